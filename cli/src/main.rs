@@ -1,0 +1,5 @@
+//! The `verdict` binary (being written; see issue 2).
+
+fn main() {
+    println!("verdict");
+}

@@ -1,0 +1,24 @@
+//! The heart of verdict: the model every other crate speaks, and the tool-agnostic machinery.
+//!
+//! - [`model`]: [`Diagnostic`], [`Report`] and their parts — what a verifier found, in the tool's own
+//!   numbers.
+//! - [`summarizer`]: the [`Summarizer`] trait, a pure parser from a tool's raw output to a [`Report`],
+//!   fed line by line so that logs of any size stream through in bounded memory.
+//! - [`lines`]: the streaming line reader every summarizer is fed by (ANSI stripped, CRLF folded,
+//!   invalid UTF-8 replaced, endless lines cut).
+//! - [`verifier`]: the [`Verifier`] trait — describe a command, interpret its captured output.
+//! - [`digest`]: Reports → the short, token-budgeted, redacted text a coding agent receives.
+//!
+//! **Invariant:** this crate knows no tool by name. Everything tool-specific lives in
+//! `verdict-summarizers` and the `verifiers/` crates.
+
+pub mod ansi;
+pub mod digest;
+pub mod lines;
+pub mod model;
+pub mod summarizer;
+pub mod verifier;
+
+pub use model::{Counts, Diagnostic, Fingerprint, Kind, Outcome, Report, Severity};
+pub use summarizer::{LineParser, Summarizer};
+pub use verifier::Verifier;

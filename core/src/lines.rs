@@ -1,0 +1,259 @@
+//! The streaming line reader every summarizer is fed by.
+//!
+//! A log may be a gigabyte, a single 200 MiB line, binary garbage, or invalid UTF-8; none of these
+//! may cost unbounded memory or panic. The reader reads fixed-size blocks, splits them on `\n` with
+//! `memchr`, and hands each line to a callback as clean `&str`:
+//!
+//! - `\r\n` becomes `\n`; a `\r` inside a line (a progress bar redrawing itself) keeps only the
+//!   text after the last one, as a terminal would show it;
+//! - terminal escape sequences are removed ([`crate::ansi`]);
+//! - invalid UTF-8 is replaced with U+FFFD;
+//! - a line longer than [`MAX_LINE`] bytes is cut there; the rest of it is skipped and counted.
+//!
+//! Memory is one read block plus at most one [`MAX_LINE`] carry-over, whatever the input.
+
+use std::io::{self, Read};
+
+use crate::ansi;
+
+/// The longest line handed to a parser, in bytes. No diagnostic line of any tool comes close; a
+/// longer line is a minified bundle or a data dump, and its start is all a person would read.
+pub const MAX_LINE: usize = 64 * 1024;
+
+/// Size of each read from the input.
+const BLOCK: usize = 256 * 1024;
+
+/// What the reader saw, for callers that want to tell a log from something else.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Bytes read.
+    pub bytes: u64,
+    /// Lines handed to the callback.
+    pub lines: u64,
+    /// Lines cut at [`MAX_LINE`].
+    pub long_lines: u64,
+    /// Lines that held invalid UTF-8.
+    pub invalid_utf8_lines: u64,
+    /// Bytes that no text log holds: NUL and the C0 controls other than tab, newline, carriage
+    /// return, form feed and escape.
+    pub binary_bytes: u64,
+}
+
+impl Stats {
+    /// Whether the input looks like binary data rather than a log: more than one byte in a hundred
+    /// is a control byte no text holds.
+    pub fn looks_binary(&self) -> bool {
+        self.bytes > 0 && self.binary_bytes * 100 > self.bytes
+    }
+}
+
+/// Reads `reader` to its end, calling `on_line` with each cleaned line.
+pub fn for_each_line<R: Read>(mut reader: R, mut on_line: impl FnMut(&str)) -> io::Result<Stats> {
+    let mut splitter = Splitter::default();
+    let mut block = vec![0u8; BLOCK];
+    loop {
+        let n = match reader.read(&mut block) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        splitter.push(&block[..n], &mut on_line);
+    }
+    Ok(splitter.finish(&mut on_line))
+}
+
+/// Calls `on_line` with each cleaned line of `text` (the in-memory form of [`for_each_line`]).
+pub fn for_each_line_in(text: &[u8], mut on_line: impl FnMut(&str)) -> Stats {
+    let mut splitter = Splitter::default();
+    splitter.push(text, &mut on_line);
+    splitter.finish(&mut on_line)
+}
+
+/// The cleaned text of `bytes`, lines joined with `\n`: what a summarizer's `sniff` receives.
+pub fn clean(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    for_each_line_in(bytes, |line| {
+        out.push_str(line);
+        out.push('\n');
+    });
+    out
+}
+
+/// A push-style line splitter: feed it blocks, it calls back with clean lines.
+#[derive(Default)]
+pub struct Splitter {
+    /// The start of a line that continues in the next block (at most [`MAX_LINE`] bytes).
+    carry: Vec<u8>,
+    /// Whether the current line already passed [`MAX_LINE`] and its rest is being skipped.
+    skipping: bool,
+    /// Scratch space for lines that need cleaning.
+    scratch: String,
+    stats: Stats,
+}
+
+impl Splitter {
+    /// Feeds the next block of input.
+    pub fn push(&mut self, block: &[u8], on_line: &mut impl FnMut(&str)) {
+        self.stats.bytes += block.len() as u64;
+        self.stats.binary_bytes += count_binary(block);
+        let mut rest = block;
+        while let Some(nl) = memchr::memchr(b'\n', rest) {
+            let (line, tail) = (&rest[..nl], &rest[nl + 1..]);
+            if self.carry.is_empty() && !self.skipping {
+                if line.len() > MAX_LINE {
+                    self.stats.long_lines += 1;
+                    self.emit_raw(&line[..MAX_LINE], on_line);
+                } else {
+                    self.emit_raw(line, on_line);
+                }
+            } else {
+                if !self.skipping {
+                    self.append_carry(line);
+                }
+                let carry = std::mem::take(&mut self.carry);
+                self.emit_raw(&carry, on_line);
+                self.carry = carry;
+                self.carry.clear();
+                self.skipping = false;
+            }
+            rest = tail;
+        }
+        if !rest.is_empty() && !self.skipping {
+            self.append_carry(rest);
+        }
+    }
+
+    /// Ends the input: emits the last line if it had no newline, and returns the statistics.
+    pub fn finish(mut self, on_line: &mut impl FnMut(&str)) -> Stats {
+        if !self.carry.is_empty() {
+            let carry = std::mem::take(&mut self.carry);
+            self.emit_raw(&carry, on_line);
+        }
+        self.stats
+    }
+
+    fn append_carry(&mut self, bytes: &[u8]) {
+        let room = MAX_LINE - self.carry.len();
+        if bytes.len() > room {
+            self.carry.extend_from_slice(&bytes[..room]);
+            self.skipping = true;
+            self.stats.long_lines += 1;
+        } else {
+            self.carry.extend_from_slice(bytes);
+        }
+    }
+
+    fn emit_raw(&mut self, mut line: &[u8], on_line: &mut impl FnMut(&str)) {
+        if let [head @ .., b'\r'] = line {
+            line = head;
+        }
+        // A carriage return inside a line redraws it: keep what was drawn last, unless that is
+        // empty (a trailing `\r` before more output).
+        if let Some(cr) = memchr::memrchr(b'\r', line) {
+            let after = &line[cr + 1..];
+            if !after.is_empty() {
+                line = after;
+            } else if let Some(prev) = memchr::memrchr(b'\r', &line[..cr]) {
+                line = &line[prev + 1..cr];
+            } else {
+                line = &line[..cr];
+            }
+        }
+        self.stats.lines += 1;
+        let text = match std::str::from_utf8(line) {
+            Ok(text) => std::borrow::Cow::Borrowed(text),
+            Err(_) => {
+                self.stats.invalid_utf8_lines += 1;
+                String::from_utf8_lossy(line)
+            }
+        };
+        if ansi::has_escapes(&text) {
+            self.scratch.clear();
+            ansi::strip_into(&text, &mut self.scratch);
+            on_line(&self.scratch);
+        } else {
+            on_line(&text);
+        }
+    }
+}
+
+/// Counts the bytes no text log holds (see [`Stats::binary_bytes`]).
+fn count_binary(block: &[u8]) -> u64 {
+    block
+        .iter()
+        .filter(|&&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0c | 0x1b))
+        .count() as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines_of(input: &[u8]) -> (Vec<String>, Stats) {
+        let mut out = Vec::new();
+        let stats = for_each_line_in(input, |l| out.push(l.to_owned()));
+        (out, stats)
+    }
+
+    #[test]
+    fn splits_crlf_strips_ansi_and_redraws() {
+        let (lines, stats) = lines_of(b"a\r\n\x1b[31mb\x1b[0m\nprogress 10%\rprogress 100%\nlast");
+        assert_eq!(lines, ["a", "b", "progress 100%", "last"]);
+        assert_eq!(stats.lines, 4);
+    }
+
+    #[test]
+    fn invalid_utf8_is_replaced_and_counted() {
+        let (lines, stats) = lines_of(b"ok\n\xff\xfe bad\n");
+        assert_eq!(lines, ["ok", "\u{fffd}\u{fffd} bad"]);
+        assert_eq!(stats.invalid_utf8_lines, 1);
+    }
+
+    #[test]
+    fn long_line_is_cut_across_blocks() {
+        let mut input = vec![b'x'; MAX_LINE * 3];
+        input.extend_from_slice(b"\nnext\n");
+        // Feed in small pieces so the line crosses many blocks.
+        let mut splitter = Splitter::default();
+        let mut out = Vec::new();
+        let mut cb = |l: &str| out.push(l.len());
+        for chunk in input.chunks(1000) {
+            splitter.push(chunk, &mut cb);
+        }
+        let stats = splitter.finish(&mut cb);
+        assert_eq!(out, [MAX_LINE, 4]);
+        assert_eq!(stats.long_lines, 1);
+    }
+
+    #[test]
+    fn line_split_across_blocks_is_joined() {
+        let mut splitter = Splitter::default();
+        let mut out = Vec::new();
+        let mut cb = |l: &str| out.push(l.to_owned());
+        splitter.push(b"hel", &mut cb);
+        splitter.push(b"lo\nwor", &mut cb);
+        splitter.push(b"ld", &mut cb);
+        splitter.finish(&mut cb);
+        assert_eq!(out, ["hello", "world"]);
+    }
+
+    #[test]
+    fn binary_input_is_recognised() {
+        let garbage: Vec<u8> = (0..4096u32).map(|i| (i * 7 % 256) as u8).collect();
+        let (_, stats) = lines_of(&garbage);
+        assert!(stats.looks_binary());
+        let (_, stats) = lines_of(b"plain text\twith tab\n");
+        assert!(!stats.looks_binary());
+    }
+
+    #[test]
+    fn multibyte_char_cut_at_max_line_is_replaced_not_panicking() {
+        let mut input = vec![b'a'; MAX_LINE - 1];
+        input.extend_from_slice("é".as_bytes());
+        input.push(b'\n');
+        let (lines, _) = lines_of(&input);
+        assert_eq!(lines.len(), 1);
+        assert!(lines[0].ends_with('\u{fffd}'));
+    }
+}

@@ -1,0 +1,435 @@
+//! The model: what a verifier found, independent of which tool found it.
+//!
+//! A [`Report`] is the whole result of one tool run: its [`Outcome`], the tool's own [`Counts`]
+//! (taken from its summary line, never from how many lines a pattern matched), the [`Diagnostic`]s
+//! it could attribute, and the summary line itself. Reports serialize to JSON with serde; this is
+//! the format `verdict summarize --format json` prints and the baseline format builds on, so the
+//! field names are part of verdict's interface.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// How many diagnostics a [`Report`] keeps. Beyond this the parser only counts
+/// ([`Report::diagnostics_dropped`]), which keeps memory bounded on logs of any size. No digest can
+/// show this many items within any sensible token budget.
+pub const MAX_DIAGNOSTICS: usize = 10_000;
+
+/// What sort of check produced a diagnostic.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// The code does not build: a compiler error (rustc, a bundler).
+    Build,
+    /// A type checker's finding (tsc, mypy).
+    Type,
+    /// A linter's finding (eslint, clippy).
+    Lint,
+    /// A failing test, or a test file that could not load.
+    Test,
+    /// Anything else: a project-specific verifier, the generic fallback.
+    Custom,
+}
+
+impl Kind {
+    /// The lowercase name used in JSON and in the digest.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Build => "build",
+            Kind::Type => "type",
+            Kind::Lint => "lint",
+            Kind::Test => "test",
+            Kind::Custom => "custom",
+        }
+    }
+}
+
+/// How serious a diagnostic is. Ordered so that `Error` is the greatest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    /// Informational: a note or help attached to nothing else.
+    Info,
+    /// Does not fail the run by itself.
+    Warning,
+    /// Fails the run.
+    Error,
+}
+
+impl Severity {
+    /// The lowercase name used in JSON and in the digest.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+/// The verdict on one tool run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// The tool ran and found nothing wrong.
+    Passed,
+    /// The tool ran and found failures in the code: errors, failing tests, test files that do not
+    /// load.
+    Failed,
+    /// Nothing could be verified: the tool crashed, its configuration is invalid, it ran no test, or
+    /// its output shows a failure that could not be understood. Never a pass.
+    Errored,
+}
+
+impl Outcome {
+    /// The lowercase name used in JSON and in the digest.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Passed => "passed",
+            Outcome::Failed => "failed",
+            Outcome::Errored => "errored",
+        }
+    }
+
+    /// The process exit code verdict uses for this outcome: 0, 1 or 2, in the convention of eslint
+    /// and ruff.
+    pub fn exit_code(self) -> i32 {
+        match self {
+            Outcome::Passed => 0,
+            Outcome::Failed => 1,
+            Outcome::Errored => 2,
+        }
+    }
+}
+
+/// A stable identity for a diagnostic, used to deduplicate and to match failures across runs.
+///
+/// It hashes the tool, the code, the file, the test name and the message with digits removed — not
+/// the line or column, so that it survives code moving up or down a file. Two identical messages in
+/// one file share a fingerprint; callers that need multiplicity count them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct Fingerprint(pub u64);
+
+impl fmt::Display for Fingerprint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:016x}", self.0)
+    }
+}
+
+impl Serialize for Fingerprint {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Fingerprint {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        u64::from_str_radix(&text, 16)
+            .map(Fingerprint)
+            .map_err(|_| serde::de::Error::custom(format!("invalid fingerprint `{text}`")))
+    }
+}
+
+impl Fingerprint {
+    /// Computes the fingerprint of a diagnostic's identifying parts.
+    pub fn compute(
+        tool: &str,
+        code: Option<&str>,
+        file: Option<&str>,
+        test: Option<&str>,
+        message: &str,
+    ) -> Fingerprint {
+        let mut hasher = blake3::Hasher::new();
+        // Each part is length-prefixed so that ("ab", "c") and ("a", "bc") differ.
+        let mut part = |bytes: &[u8]| {
+            hasher.update(&(bytes.len() as u64).to_le_bytes());
+            hasher.update(bytes);
+        };
+        part(tool.as_bytes());
+        part(code.unwrap_or("").as_bytes());
+        part(file.map(normalize_path).unwrap_or_default().as_bytes());
+        part(test.unwrap_or("").as_bytes());
+        let message: String = message
+            .chars()
+            .filter(|c| !c.is_ascii_digit())
+            .collect::<String>()
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        part(message.as_bytes());
+        let hash = hasher.finalize();
+        let mut first = [0u8; 8];
+        first.copy_from_slice(&hash.as_bytes()[..8]);
+        Fingerprint(u64::from_le_bytes(first))
+    }
+}
+
+/// Folds the spellings of one path that differ only by platform or a leading `./`.
+fn normalize_path(path: &str) -> String {
+    let path = path.replace('\\', "/");
+    path.strip_prefix("./").unwrap_or(&path).to_owned()
+}
+
+/// One finding: an error or warning at a place in the code, or a failing test.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Diagnostic {
+    /// The tool that reported it (`tsc`, `eslint`, `jest`, `cargo`, `pytest`, …).
+    pub tool: String,
+    /// What sort of check found it.
+    pub kind: Kind,
+    /// How serious it is.
+    pub severity: Severity,
+    /// The file, as the tool printed it (usually relative to the project root).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// 1-based line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    /// 1-based column.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub column: Option<u32>,
+    /// The tool's code for the rule or error: `TS2345`, `E0308`, `no-unused-vars`,
+    /// `clippy::needless_range_loop`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+    /// The message, on one line.
+    pub message: String,
+    /// The full name of the test, when this is a failing test.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub test: Option<String>,
+    /// A short detail: expected and received values, a panic message, the assertion that failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    /// Stable identity for deduplication; see [`Fingerprint`].
+    pub fingerprint: Fingerprint,
+}
+
+impl Diagnostic {
+    /// A new diagnostic with only the required parts. Chain [`Diagnostic::at`],
+    /// [`Diagnostic::with_code`], [`Diagnostic::with_test`] and [`Diagnostic::with_detail`] for the
+    /// rest; each keeps the fingerprint up to date.
+    pub fn new(tool: &str, kind: Kind, severity: Severity, message: impl Into<String>) -> Self {
+        let mut diagnostic = Diagnostic {
+            tool: tool.to_owned(),
+            kind,
+            severity,
+            file: None,
+            line: None,
+            column: None,
+            code: None,
+            message: message.into(),
+            test: None,
+            detail: None,
+            fingerprint: Fingerprint::default(),
+        };
+        diagnostic.refresh_fingerprint();
+        diagnostic
+    }
+
+    /// Sets the location. `line` and `column` are 1-based; pass `None` for what is unknown.
+    pub fn at(mut self, file: impl Into<String>, line: Option<u32>, column: Option<u32>) -> Self {
+        self.file = Some(file.into());
+        self.line = line;
+        self.column = column;
+        self.refresh_fingerprint();
+        self
+    }
+
+    /// Sets the tool's code for the rule or error.
+    pub fn with_code(mut self, code: impl Into<String>) -> Self {
+        self.code = Some(code.into());
+        self.refresh_fingerprint();
+        self
+    }
+
+    /// Sets the full name of the failing test.
+    pub fn with_test(mut self, test: impl Into<String>) -> Self {
+        self.test = Some(test.into());
+        self.refresh_fingerprint();
+        self
+    }
+
+    /// Sets the short detail (expected/received, a panic message). It is not part of the
+    /// fingerprint: values in a detail often change from run to run.
+    pub fn with_detail(mut self, detail: impl Into<String>) -> Self {
+        self.detail = Some(detail.into());
+        self
+    }
+
+    /// Recomputes [`Diagnostic::fingerprint`]; call it after changing fields directly.
+    pub fn refresh_fingerprint(&mut self) {
+        self.fingerprint = Fingerprint::compute(
+            &self.tool,
+            self.code.as_deref(),
+            self.file.as_deref(),
+            self.test.as_deref(),
+            &self.message,
+        );
+    }
+
+    /// `file:line:col`, as much of it as is known.
+    pub fn location(&self) -> Option<String> {
+        let file = self.file.as_deref()?;
+        Some(match (self.line, self.column) {
+            (Some(line), Some(column)) => format!("{file}:{line}:{column}"),
+            (Some(line), None) => format!("{file}:{line}"),
+            _ => file.to_owned(),
+        })
+    }
+}
+
+/// The tool's own counts, from its summary line. `None` means the tool did not say.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counts {
+    /// Tests that passed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tests_passed: Option<u64>,
+    /// Tests that failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tests_failed: Option<u64>,
+    /// Tests skipped, pending, todo or ignored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tests_skipped: Option<u64>,
+    /// Test files or suites that could not run (jest's `Test suite failed to run`, pytest's
+    /// collection errors).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suites_errored: Option<u64>,
+    /// Errors reported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub errors: Option<u64>,
+    /// Warnings reported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warnings: Option<u64>,
+    /// Files with at least one error or warning.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub files: Option<u64>,
+}
+
+/// The result of one tool run, as understood from its output.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Report {
+    /// The tool the output was taken for (`tsc`, `jest`, …, or `generic`).
+    pub tool: String,
+    /// Passed, failed, or could not verify.
+    pub outcome: Outcome,
+    /// The tool's own counts.
+    pub counts: Counts,
+    /// What the tool found, in the order it printed them, at most [`MAX_DIAGNOSTICS`].
+    pub diagnostics: Vec<Diagnostic>,
+    /// Diagnostics found beyond [`MAX_DIAGNOSTICS`]: counted, not kept.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub diagnostics_dropped: u64,
+    /// The tool's own summary line (`Found 3 errors in 2 files.`, `Tests: 2 failed, 5 passed, 7
+    /// total`), when it printed one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+    /// Why nothing could be verified, when the outcome is [`Outcome::Errored`]: the tool's own error
+    /// message where there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// What the parser saw but could not understand, for people reading the JSON.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+impl Report {
+    /// An empty report for `tool` with the given outcome.
+    pub fn new(tool: &str, outcome: Outcome) -> Self {
+        Report {
+            tool: tool.to_owned(),
+            outcome,
+            counts: Counts::default(),
+            diagnostics: Vec::new(),
+            diagnostics_dropped: 0,
+            summary: None,
+            error: None,
+            notes: Vec::new(),
+        }
+    }
+
+    /// An errored report: nothing could be verified, for the given reason.
+    pub fn errored(tool: &str, reason: impl Into<String>) -> Self {
+        let mut report = Report::new(tool, Outcome::Errored);
+        report.error = Some(reason.into());
+        report
+    }
+
+    /// Adds a diagnostic, or only counts it once [`MAX_DIAGNOSTICS`] are kept.
+    pub fn push(&mut self, diagnostic: Diagnostic) {
+        if self.diagnostics.len() < MAX_DIAGNOSTICS {
+            self.diagnostics.push(diagnostic);
+        } else {
+            self.diagnostics_dropped += 1;
+        }
+    }
+
+    /// Adds a note about something the parser could not understand; keeps at most a few.
+    pub fn note(&mut self, note: impl Into<String>) {
+        const MAX_NOTES: usize = 20;
+        if self.notes.len() < MAX_NOTES {
+            self.notes.push(note.into());
+        }
+    }
+
+    /// All diagnostics found, including those counted but not kept.
+    pub fn diagnostics_found(&self) -> u64 {
+        self.diagnostics.len() as u64 + self.diagnostics_dropped
+    }
+
+    /// Diagnostics kept with [`Severity::Error`].
+    pub fn errors(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fingerprint_ignores_line_and_digits_in_message_but_not_file() {
+        let a = Diagnostic::new("tsc", Kind::Type, Severity::Error, "Expected 2 arguments")
+            .at("src/a.ts", Some(3), Some(1))
+            .with_code("TS2554");
+        let b = Diagnostic::new("tsc", Kind::Type, Severity::Error, "Expected 3 arguments")
+            .at("./src/a.ts", Some(40), Some(9))
+            .with_code("TS2554");
+        let c = Diagnostic::new("tsc", Kind::Type, Severity::Error, "Expected 2 arguments")
+            .at("src/b.ts", Some(3), Some(1))
+            .with_code("TS2554");
+        assert_eq!(a.fingerprint, b.fingerprint);
+        assert_ne!(a.fingerprint, c.fingerprint);
+    }
+
+    #[test]
+    fn fingerprint_round_trips_through_json() {
+        let d = Diagnostic::new("pytest", Kind::Test, Severity::Error, "assert 1 == 2")
+            .with_test("tests/test_a.py::test_one");
+        let json = serde_json::to_string(&d).expect("serializes");
+        let back: Diagnostic = serde_json::from_str(&json).expect("deserializes");
+        assert_eq!(back, d);
+    }
+
+    #[test]
+    fn report_counts_diagnostics_beyond_the_cap() {
+        let mut report = Report::new("generic", Outcome::Failed);
+        for i in 0..MAX_DIAGNOSTICS + 5 {
+            report.push(Diagnostic::new(
+                "generic",
+                Kind::Custom,
+                Severity::Error,
+                format!("e{i}"),
+            ));
+        }
+        assert_eq!(report.diagnostics.len(), MAX_DIAGNOSTICS);
+        assert_eq!(report.diagnostics_dropped, 5);
+        assert_eq!(report.diagnostics_found(), MAX_DIAGNOSTICS as u64 + 5);
+    }
+}

@@ -1,0 +1,192 @@
+//! The [`Verifier`] trait: one check a project can run (tsc, eslint, a test runner, cargo, …).
+//!
+//! A verifier does not spawn processes itself. It *describes* the command it needs
+//! ([`CommandSpec`]: program, argv, environment, working directory, timeout, what exit codes mean)
+//! and *interprets* what that command printed ([`Captured`] → [`Report`]). Running the command —
+//! process groups, time-outs, killing whole process trees, draining pipes — is the job of one
+//! [`Runner`], so that every verifier gets it right the same way, and so that verifiers loaded as
+//! plugins exchange only plain data with the host.
+//!
+//! **Invariant:** verifier crates never spawn processes; only a [`Runner`] does.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+
+use crate::model::{Kind, Report};
+
+/// The project a verifier looks at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Workspace {
+    /// The project's root directory.
+    pub root: PathBuf,
+}
+
+impl Workspace {
+    /// A workspace rooted at `root`.
+    pub fn new(root: impl Into<PathBuf>) -> Self {
+        Workspace { root: root.into() }
+    }
+
+    /// `relative` resolved against the root.
+    pub fn path(&self, relative: impl AsRef<Path>) -> PathBuf {
+        self.root.join(relative)
+    }
+}
+
+/// Whether a verifier applies to a workspace, and why — shown by `verdict list`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Applicability {
+    /// It applies; the reason names the files that said so (`tsconfig.json`).
+    Applies(String),
+    /// It does not; the reason says what is missing.
+    DoesNotApply(String),
+}
+
+/// What a command's exit code means, as far as the tool documents it.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ExitCodes {
+    /// Exit codes that mean the tool ran and found nothing (usually `[0]`).
+    pub pass: Vec<i32>,
+    /// Exit codes that mean the tool ran and found failures in the code (tsc and eslint: `[1]`,
+    /// pytest: `[1]`).
+    pub fail: Vec<i32>,
+}
+
+/// A command a verifier needs run: plain data, with no shell involved anywhere.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CommandSpec {
+    /// The program: a path, or a name looked up on `PATH`.
+    pub program: PathBuf,
+    /// The arguments, one element each; never joined into a shell string.
+    pub args: Vec<String>,
+    /// Extra environment variables.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// The working directory.
+    pub cwd: PathBuf,
+    /// How long the command may run before its whole process tree is stopped.
+    pub timeout: Duration,
+    /// What its exit codes mean.
+    pub exit_codes: ExitCodes,
+    /// Files the tool writes its machine-readable output to (eslint `-o`, jest `--outputFile`,
+    /// pytest `--junitxml`), read back after it exits and handed to [`Verifier::interpret`].
+    #[serde(default)]
+    pub output_files: Vec<PathBuf>,
+}
+
+/// How a command ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "status")]
+pub enum Exit {
+    /// It exited with this code.
+    Code {
+        /// The exit code.
+        code: i32,
+    },
+    /// It was ended by this signal.
+    Signal {
+        /// The signal number.
+        signal: i32,
+    },
+    /// It ran past its time-out and was stopped.
+    TimedOut,
+    /// It could not be started (not installed, not executable); the message says why.
+    NotStarted {
+        /// Why it could not start.
+        message: String,
+    },
+}
+
+/// What a command printed and how it ended, as handed back by a [`Runner`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Captured {
+    /// How it ended.
+    pub exit: Exit,
+    /// Standard output and standard error, interleaved as they arrived (what a CI log shows).
+    pub output: Vec<u8>,
+    /// The contents of [`CommandSpec::output_files`], in order; `None` for a file not written.
+    pub output_files: Vec<Option<Vec<u8>>>,
+    /// How long it ran.
+    pub duration: Duration,
+    /// Where the full output was saved, for reports to point people at.
+    pub log_path: Option<PathBuf>,
+}
+
+/// Why a verifier could not even describe its command.
+#[derive(Debug, thiserror::Error)]
+pub enum VerifierError {
+    /// The tool is not installed in the project; the hint says how to install it.
+    #[error("{tool} is not installed: {hint}")]
+    NotInstalled {
+        /// The tool's name.
+        tool: String,
+        /// How to install it (`npm install --save-dev typescript`).
+        hint: String,
+    },
+    /// The project's files could not be read or make no sense to the verifier.
+    #[error("failed to read the project for {tool}: {message}")]
+    Project {
+        /// The tool's name.
+        tool: String,
+        /// What went wrong.
+        message: String,
+    },
+}
+
+/// The one component that spawns processes (see the module docs).
+#[async_trait]
+pub trait Runner: Send + Sync {
+    /// Runs `spec` to completion (or its time-out) and returns what it printed.
+    async fn run(&self, spec: &CommandSpec) -> Captured;
+}
+
+/// One check a project can run.
+///
+/// Contract: [`Verifier::name`] is stable (it is what `--only` takes and what reports show);
+/// [`Verifier::applies`] only reads files; [`Verifier::command`] only builds data;
+/// [`Verifier::interpret`] is a pure function of the captured output and must fail closed — a
+/// crash, a time-out, or a failing exit code with nothing understood is never a pass.
+#[async_trait]
+pub trait Verifier: Send + Sync {
+    /// The verifier's name: `tsc`, `eslint`, `jest`, `cargo-test`, or a project-defined one.
+    fn name(&self) -> &str;
+
+    /// The kind of diagnostics it reports.
+    fn kind(&self) -> Kind;
+
+    /// Whether it applies to `workspace`, judged from the project's own files.
+    fn applies(&self, workspace: &Workspace) -> Applicability;
+
+    /// The command to run in `workspace`.
+    fn command(&self, workspace: &Workspace) -> Result<CommandSpec, VerifierError>;
+
+    /// Turns what the command printed into a report.
+    fn interpret(&self, spec: &CommandSpec, captured: &Captured) -> Report;
+
+    /// Runs the verifier with `runner`: describe, run, interpret. Rarely overridden.
+    async fn verify(&self, workspace: &Workspace, runner: &dyn Runner) -> Report {
+        match self.command(workspace) {
+            Ok(spec) => {
+                let captured = runner.run(&spec).await;
+                self.interpret(&spec, &captured)
+            }
+            Err(error) => Report::errored(self.name(), error.to_string()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The trait must stay object-safe: linked, configured and plugin verifiers share one registry.
+    #[test]
+    fn verifier_is_object_safe() {
+        fn assert_dyn(_: Option<Box<dyn Verifier>>) {}
+        assert_dyn(None);
+    }
+}

@@ -1,0 +1,89 @@
+//! Small text helpers shared by the summarizers.
+
+/// The number just before `label` in `text`: `count_of("Tests: 2 failed, 5 passed", "failed")` is
+/// `Some(2)`. The label must start right after one space and end at a word boundary, so `"1
+/// failedx"` does not count.
+pub(crate) fn count_of(text: &str, label: &str) -> Option<u64> {
+    let mut search = 0;
+    while let Some(found) = text[search..].find(label) {
+        let at = search + found;
+        search = at + label.len();
+        let after_ok = text[search..]
+            .chars()
+            .next()
+            .is_none_or(|c| !c.is_alphanumeric() && c != '_');
+        let Some(before) = text[..at].strip_suffix(' ') else {
+            continue;
+        };
+        let digits_start = before
+            .rfind(|c: char| !c.is_ascii_digit())
+            .map_or(0, |i| i + 1);
+        let digits = &before[digits_start..];
+        if after_ok && !digits.is_empty() {
+            if let Ok(n) = digits.parse() {
+                return Some(n);
+            }
+        }
+    }
+    None
+}
+
+/// Splits `file:line[:col]` at its end: `"src/a.ts:3:7"` → `("src/a.ts", 3, Some(7))`. The file part
+/// may itself hold colons (`C:\x.ts:1:2`).
+pub(crate) fn split_location(text: &str) -> Option<(&str, u32, Option<u32>)> {
+    let (head, last) = text.rsplit_once(':')?;
+    let last: u32 = last.parse().ok()?;
+    if let Some((file, line)) = head.rsplit_once(':') {
+        if let Ok(line) = line.parse::<u32>() {
+            if !file.is_empty() {
+                return Some((file, line, Some(last)));
+            }
+        }
+    }
+    if head.is_empty() {
+        return None;
+    }
+    Some((head, last, None))
+}
+
+/// `text` cut to at most `max` characters, with `…` when cut.
+pub(crate) fn clip(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        None => text.to_owned(),
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_are_read_next_to_their_label() {
+        let line = "Tests:       2 failed, 1 skipped, 5 passed, 8 total";
+        assert_eq!(count_of(line, "failed"), Some(2));
+        assert_eq!(count_of(line, "skipped"), Some(1));
+        assert_eq!(count_of(line, "passed"), Some(5));
+        assert_eq!(count_of(line, "total"), Some(8));
+        assert_eq!(count_of(line, "todo"), None);
+        assert_eq!(count_of("3 failedx, 4 failed", "failed"), Some(4));
+    }
+
+    #[test]
+    fn locations_split_from_the_end() {
+        assert_eq!(split_location("src/a.ts:3:7"), Some(("src/a.ts", 3, Some(7))));
+        assert_eq!(split_location("a.py:12"), Some(("a.py", 12, None)));
+        assert_eq!(
+            split_location("C:\\x\\a.ts:1:2"),
+            Some(("C:\\x\\a.ts", 1, Some(2)))
+        );
+        assert_eq!(split_location("no location"), None);
+        assert_eq!(split_location(":3"), None);
+    }
+
+    #[test]
+    fn clip_counts_characters_not_bytes() {
+        assert_eq!(clip("ééé", 2), "éé…");
+        assert_eq!(clip("ab", 2), "ab");
+    }
+}

@@ -1,0 +1,83 @@
+//! `cargo xtask`: the project's automation, in Rust so that it runs wherever cargo does.
+//!
+//! - `cargo xtask test`: everything CI runs.
+//! - `cargo xtask capture [TOOL…]`: install the pinned tools and regenerate the real logs under
+//!   `summarizers/testdata/`.
+
+mod capture;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "cargo xtask", about = "verdict's project automation")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run everything CI runs: formatting, clippy, and the whole test suite.
+    Test,
+    /// Install the pinned tools and regenerate the real logs the parser tests use.
+    Capture {
+        /// Only these tools (tsc, eslint, jest, vitest, mocha, cargo, pytest, generic).
+        tools: Vec<String>,
+        /// Where tools are installed and fixture projects run.
+        #[arg(long, default_value = "/tmp/verdict-capture")]
+        root: PathBuf,
+        /// Where the logs go.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Test => test(),
+        Command::Capture { tools, root, out } => capture::run(&capture::Options {
+            root,
+            tools,
+            out: out.unwrap_or_else(|| capture::repo_root().join("summarizers/testdata")),
+        }),
+    }
+}
+
+/// Runs a cargo subcommand in the repository, failing on a non-zero exit.
+fn cargo(args: &[&str]) -> Result<()> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    eprintln!("$ cargo {}", args.join(" "));
+    duct::cmd(&cargo, args)
+        .dir(capture::repo_root())
+        .run()
+        .with_context(|| format!("cargo {} failed", args.join(" ")))?;
+    Ok(())
+}
+
+fn test() -> Result<()> {
+    cargo(&["fmt", "--all", "--", "--check"])?;
+    cargo(&[
+        "clippy",
+        "--workspace",
+        "--all-targets",
+        "--",
+        "-D",
+        "warnings",
+    ])?;
+    cargo(&["test", "--workspace", "--all-targets"])?;
+    Ok(())
+}
