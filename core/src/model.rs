@@ -201,8 +201,17 @@ pub struct Diagnostic {
     /// A short detail: expected and received values, a panic message, the assertion that failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
+    /// Whether this is likely the cause of other diagnostics: an unresolved import, a missing
+    /// module, a syntax error, a test file that does not load. The digest shows root causes before
+    /// their cascades. Set by the summarizer, which knows its tool's codes.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub root_cause: bool,
     /// Stable identity for deduplication; see [`Fingerprint`].
     pub fingerprint: Fingerprint,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 impl Diagnostic {
@@ -221,6 +230,7 @@ impl Diagnostic {
             message: message.into(),
             test: None,
             detail: None,
+            root_cause: false,
             fingerprint: Fingerprint::default(),
         };
         diagnostic.refresh_fingerprint();
@@ -254,6 +264,12 @@ impl Diagnostic {
     /// fingerprint: values in a detail often change from run to run.
     pub fn with_detail(mut self, detail: impl Into<String>) -> Self {
         self.detail = Some(detail.into());
+        self
+    }
+
+    /// Marks this as a likely root cause of other diagnostics (see [`Diagnostic::root_cause`]).
+    pub fn as_root_cause(mut self) -> Self {
+        self.root_cause = true;
         self
     }
 
