@@ -5,6 +5,7 @@
 //!   `summarizers/testdata/`.
 
 mod capture;
+mod tidy;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
