@@ -1,0 +1,5 @@
+from shop.payments import charge
+
+
+def test_charge():
+    assert charge(10) == 10

@@ -1,0 +1,2 @@
+def pytest_collection_modifyitems(session, config, items):
+    raise RuntimeError("plugin exploded while reordering tests")
