@@ -3,7 +3,9 @@
 //! - `cargo xtask test`: everything CI runs.
 //! - `cargo xtask capture [TOOL…]`: install the pinned tools and regenerate the real logs under
 //!   `summarizers/testdata/`.
+//! - `cargo xtask bench [TOOL…]`: parser throughput on 100 MiB logs, against ripgrep.
 
+mod bench;
 mod capture;
 mod tidy;
 
@@ -35,6 +37,21 @@ enum Command {
         #[arg(long)]
         out: Option<PathBuf>,
     },
+    /// Measure each parser's throughput on 100 MiB+ logs built from the captured ones, against
+    /// ripgrep on the same logs (installs ripgrep if missing), and print a Markdown table.
+    Bench {
+        /// Only these tools (default: every tool with captured logs).
+        tools: Vec<String>,
+        /// Size of each generated log, in MiB.
+        #[arg(long, default_value_t = 100)]
+        mib: u64,
+        /// Timed runs of `rg` and `verdict summarize` on each log (after one warm-up run).
+        #[arg(long, default_value_t = 10)]
+        runs: usize,
+        /// Do not rerun criterion: report its last results next to fresh rg timings.
+        #[arg(long)]
+        no_criterion: bool,
+    },
 }
 
 fn main() -> ExitCode {
@@ -54,6 +71,17 @@ fn run(cli: Cli) -> Result<()> {
             root,
             tools,
             out: out.unwrap_or_else(|| capture::repo_root().join("summarizers/testdata")),
+        }),
+        Command::Bench {
+            tools,
+            mib,
+            runs,
+            no_criterion,
+        } => bench::run(&bench::Options {
+            tools,
+            mib,
+            runs: runs.max(1),
+            no_criterion,
         }),
     }
 }

@@ -1,0 +1,186 @@
+//! Throughput of each summarizer, and of auto-detection, on logs of 100 MiB and more.
+//!
+//! For each tool with captured logs under `summarizers/testdata/<tool>/`, the bench builds one big
+//! log by repeating that tool's failing logs (the realistic worst case: a passing log is mostly
+//! lines a parser rejects at once) until it reaches the target size, writes it to the bench
+//! directory so that `cargo xtask bench` can run ripgrep over the very same bytes, and measures:
+//!
+//! - `parse/<tool>`: the tool's own summarizer over the log held in memory (line splitting, ANSI
+//!   stripping and parsing: everything but reading the file);
+//! - `summarize/<tool>`: the whole `verdict summarize` path without `--tool`: the sample, detection,
+//!   then the parse by whatever summarizer detection picked.
+//!
+//! Next to each log it writes `<tool>.json`: the logs it was built from, its size, the summarizer
+//! detection picked, and what the parse found, so that a misdetection or a parser that stopped
+//! understanding the log shows in the results rather than as a suspiciously fast number.
+//!
+//! Environment: `VERDICT_BENCH_DIR` (default `target/bench/logs`) and `VERDICT_BENCH_MIB` (default
+//! 100). Run it through `cargo xtask bench`, which also times ripgrep and prints the table; plain
+//! `cargo bench -p verdict-summarizers --bench throughput [FILTER]` works too.
+
+use std::fs;
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use criterion::{Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
+use verdict_core::Summarizer;
+
+/// The default size of each generated log, in MiB.
+const DEFAULT_MIB: u64 = 100;
+
+/// A tool's generated log, in memory.
+struct BenchLog {
+    summarizer: &'static dyn Summarizer,
+    bytes: Vec<u8>,
+}
+
+fn manifest_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn bench_dir() -> PathBuf {
+    std::env::var_os("VERDICT_BENCH_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| manifest_dir().join("../target/bench/logs"))
+}
+
+fn target_bytes() -> u64 {
+    let mib = std::env::var("VERDICT_BENCH_MIB")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+        .filter(|&mib| mib > 0)
+        .unwrap_or(DEFAULT_MIB);
+    mib << 20
+}
+
+/// The captured logs of `tool`, sorted by name: the failing ones (the tool exited non-zero, per
+/// `<case>.meta.json`) when there are any, else all of them.
+fn source_logs(tool: &str) -> Vec<PathBuf> {
+    let dir = manifest_dir().join("testdata").join(tool);
+    let Ok(entries) = fs::read_dir(&dir) else {
+        return Vec::new();
+    };
+    let mut logs: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "log"))
+        .collect();
+    logs.sort();
+    let failing: Vec<PathBuf> = logs
+        .iter()
+        .filter(|p| exited_non_zero(p))
+        .cloned()
+        .collect();
+    if failing.is_empty() { logs } else { failing }
+}
+
+/// Whether the capture of `log` recorded a non-zero exit code (or none: killed by a signal).
+fn exited_non_zero(log: &Path) -> bool {
+    let meta = log.with_extension("meta.json");
+    let Ok(text) = fs::read_to_string(meta) else {
+        return false;
+    };
+    let Ok(meta) = serde_json::from_str::<serde_json::Value>(&text) else {
+        return false;
+    };
+    meta.get("exit_code").and_then(serde_json::Value::as_i64) != Some(0)
+}
+
+/// Repeats the concatenation of `sources` until it holds at least `target` bytes. Each source
+/// ends with a newline, so that one log's last line never runs into the next one's first.
+fn build(sources: &[PathBuf], target: u64) -> Vec<u8> {
+    let mut unit = Vec::new();
+    for path in sources {
+        let Ok(bytes) = fs::read(path) else { continue };
+        unit.extend_from_slice(&bytes);
+        if !unit.ends_with(b"\n") {
+            unit.push(b'\n');
+        }
+    }
+    if unit.is_empty() {
+        return unit;
+    }
+    let copies = target.div_ceil(unit.len() as u64) as usize;
+    unit.repeat(copies)
+}
+
+/// Builds, writes and describes the log of every tool that has captured logs.
+fn logs() -> Vec<BenchLog> {
+    let dir = bench_dir();
+    if let Err(error) = fs::create_dir_all(&dir) {
+        panic!("cannot create {}: {error}", dir.display());
+    }
+    let target = target_bytes();
+    let mut logs = Vec::new();
+    for &summarizer in verdict_summarizers::all() {
+        let tool = summarizer.name();
+        let sources = source_logs(tool);
+        let bytes = build(&sources, target);
+        if bytes.is_empty() {
+            eprintln!("{tool}: no captured logs under summarizers/testdata/{tool}/, skipped");
+            continue;
+        }
+        let path = dir.join(format!("{tool}.log"));
+        if let Err(error) = fs::write(&path, &bytes) {
+            panic!("cannot write {}: {error}", path.display());
+        }
+        let detected = verdict_summarizers::detect(&verdict_summarizers::sample(&bytes));
+        let report = summarizer.parse(&bytes);
+        let info = serde_json::json!({
+            "tool": tool,
+            "bytes": bytes.len(),
+            "sources": sources
+                .iter()
+                .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+                .collect::<Vec<_>>(),
+            "detected": detected.summarizer.name(),
+            "confidence": detected.confidence,
+            "outcome": report.outcome.as_str(),
+            "diagnostics": report.diagnostics_found(),
+        });
+        let info_path = dir.join(format!("{tool}.json"));
+        if let Err(error) = fs::write(&info_path, info.to_string()) {
+            panic!("cannot write {}: {error}", info_path.display());
+        }
+        eprintln!(
+            "{tool}: {:.0} MiB from {} logs; detected as {} ({}); {} with {} diagnostics",
+            bytes.len() as f64 / (1 << 20) as f64,
+            sources.len(),
+            detected.summarizer.name(),
+            detected.confidence,
+            report.outcome.as_str(),
+            report.diagnostics_found(),
+        );
+        logs.push(BenchLog { summarizer, bytes });
+    }
+    logs
+}
+
+fn throughput(c: &mut Criterion) {
+    let logs = logs();
+    for (group_name, auto) in [("parse", false), ("summarize", true)] {
+        let mut group = c.benchmark_group(group_name);
+        // Each iteration takes a large fraction of a second: few samples, one iteration each.
+        group
+            .sampling_mode(SamplingMode::Flat)
+            .sample_size(10)
+            .warm_up_time(Duration::from_secs(1))
+            .measurement_time(Duration::from_secs(5));
+        for log in &logs {
+            group.throughput(Throughput::Bytes(log.bytes.len() as u64));
+            let bytes = &log.bytes[..];
+            let summarizer = log.summarizer;
+            group.bench_function(summarizer.name(), |b| {
+                if auto {
+                    b.iter(|| verdict_summarizers::summarize(black_box(bytes)));
+                } else {
+                    b.iter(|| summarizer.parse(black_box(bytes)));
+                }
+            });
+        }
+        group.finish();
+    }
+}
+
+criterion_group!(benches, throughput);
+criterion_main!(benches);
