@@ -1,0 +1,5 @@
+int helper(int x);
+
+int main(void) {
+    return helper(2);
+}

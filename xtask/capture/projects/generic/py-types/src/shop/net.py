@@ -1,0 +1,10 @@
+import requests_nope
+from shop.settingz import TIMEOUT
+
+
+def fetch(url: str) -> str:
+    return requests_nope.get(url, timeout=TIMEOUT).text
+
+
+def status(url: str) -> int:
+    return fetch(url)
