@@ -1,0 +1,6 @@
+module.exports = {
+  testEnvironment: 'node',
+  testTimeout: 'five seconds',
+  testPathPatterns: ['test/'],
+  colours: true,
+};

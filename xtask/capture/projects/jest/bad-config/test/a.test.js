@@ -1,0 +1,3 @@
+test('never runs', () => {
+  expect(1).toBe(1);
+});

@@ -1,0 +1,5 @@
+module.exports = {
+  testEnvironment: 'node',
+  verbose: true
+  bail: 1,
+};

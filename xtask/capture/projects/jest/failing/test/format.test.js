@@ -1,0 +1,9 @@
+const { formatPrice } = require('../src/format');
+
+test('formats euros', () => {
+  expect(formatPrice(3, 'EUR')).toBe('€3.00');
+});
+
+test('formats dollars', () => {
+  expect(formatPrice(3, 'USD')).toBe('$3.00');
+});
