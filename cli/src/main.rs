@@ -18,7 +18,8 @@ use clap::{Parser, Subcommand};
 /// Exit code when nothing could be verified or the command line is wrong.
 const EXIT_ERROR: u8 = 2;
 
-const ABOUT: &str = "Turn the output of code verifiers into a short, exact digest for coding agents and CI";
+const ABOUT: &str =
+    "Turn the output of code verifiers into a short, exact digest for coding agents and CI";
 
 const EXAMPLES: &str = "\
 Examples:

@@ -61,7 +61,9 @@ enum Format {
 fn parse_budget(text: &str) -> Result<usize, String> {
     match text.parse::<usize>() {
         Ok(n) if n >= 1 => Ok(n),
-        _ => Err(format!("`{text}` is not a token budget (a whole number, at least 1)")),
+        _ => Err(format!(
+            "`{text}` is not a token budget (a whole number, at least 1)"
+        )),
     }
 }
 
@@ -108,7 +110,9 @@ fn summarize_file(path: &std::path::Path, tool: Option<&str>) -> Result<Report> 
             let len = file.metadata()?.len();
             let mut sample = read_up_to(&mut file, SAMPLE_BYTES)?;
             if len > sample.len() as u64 {
-                let tail_start = len.saturating_sub(SAMPLE_BYTES as u64).max(sample.len() as u64);
+                let tail_start = len
+                    .saturating_sub(SAMPLE_BYTES as u64)
+                    .max(sample.len() as u64);
                 file.seek(SeekFrom::Start(tail_start))?;
                 sample.extend(read_up_to(&mut file, SAMPLE_BYTES)?);
             }
@@ -201,7 +205,10 @@ struct FanOut {
 impl FanOut {
     fn new(head: String) -> Self {
         FanOut {
-            parsers: summarizers::all().iter().map(|s| (*s, s.parser())).collect(),
+            parsers: summarizers::all()
+                .iter()
+                .map(|s| (*s, s.parser()))
+                .collect(),
             head,
             tail: VecDeque::new(),
             tail_bytes: 0,

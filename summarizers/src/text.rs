@@ -71,7 +71,10 @@ mod tests {
 
     #[test]
     fn locations_split_from_the_end() {
-        assert_eq!(split_location("src/a.ts:3:7"), Some(("src/a.ts", 3, Some(7))));
+        assert_eq!(
+            split_location("src/a.ts:3:7"),
+            Some(("src/a.ts", 3, Some(7)))
+        );
         assert_eq!(split_location("a.py:12"), Some(("a.py", 12, None)));
         assert_eq!(
             split_location("C:\\x\\a.ts:1:2"),

@@ -160,10 +160,7 @@ pub(crate) struct Options {
 /// The repository root (the parent of `xtask/`).
 pub(crate) fn repo_root() -> PathBuf {
     let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    manifest
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or(manifest)
+    manifest.parent().map(Path::to_path_buf).unwrap_or(manifest)
 }
 
 /// Runs the capture.
