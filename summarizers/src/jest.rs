@@ -1,6 +1,35 @@
-//! The `jest` summarizer (being written; see issue 2).
+//! The `jest` summarizer: jest's default and verbose reporters, as a CI log shows them.
+//!
+//! What jest prints, and what becomes of it:
+//! - `PASS path` / `FAIL path` (with a `(1.2 s)` timing, or a project badge, sometimes) names the
+//!   test file the failure blocks below it belong to;
+//! - each failure is a block `  ● Suite › nested › test name`, its lines indented by four: the
+//!   error (`expect(received).toBe(expected) // Object.is equality`, `TypeError: …`), the
+//!   `Expected: …` / `Received: …` lines or a `- Expected` / `+ Received` diff, a code frame, and
+//!   `at fn (path:line:col)` frames. One diagnostic per block: the test name is the header as jest
+//!   prints it — the describe titles and the test title joined with ` › ` (the JSON report's
+//!   `ancestorTitles` and `title`) — the location is the first frame in the test file;
+//! - `  ● Test suite failed to run` is a test file that does not load (a missing module, a syntax
+//!   error): a root cause, counted in [`Counts::suites_errored`](verdict_core::Counts);
+//! - `  ● Console` blocks and verbose `console.log` blocks are output, not failures;
+//! - with more than 20 test files jest repeats every failure after `Summary of all failing tests`:
+//!   the repeats are not counted twice;
+//! - the counts come from `Tests:       2 failed, 1 skipped, 1 todo, 5 passed, 8 total` (skipped and
+//!   todo both count as skipped) and `Test Suites: 1 failed, 2 passed, 3 total` (failed suites are
+//!   the files with failures); the `Tests:` line is the summary;
+//! - `● Validation Error:` and the other column-0 `●` blocks (bad configuration or command line),
+//!   a crash before any test (a config file that does not parse) and `No tests found, exiting
+//!   with code 1` mean nothing was verified: the outcome is errored.
 
-use verdict_core::{Kind, LineParser, Outcome, Report, Summarizer};
+use std::collections::HashSet;
+
+use verdict_core::{Diagnostic, Kind, LineParser, Outcome, Report, Severity, Summarizer};
+
+use crate::js_test::{
+    Diff, MAX_BLOCK_LINES, MAX_DETAIL, MAX_MESSAGE, is_error_line, one_line, strip_equality_note,
+    v8_frame,
+};
+use crate::text::{clip, count_of, split_location};
 
 /// Parses jest output.
 #[derive(Debug, Default, Clone, Copy)]
@@ -12,24 +41,643 @@ impl Summarizer for JestSummarizer {
     }
 
     fn kind(&self) -> Kind {
-        Kind::Custom
+        Kind::Test
     }
 
-    fn sniff(&self, _sample: &str) -> u8 {
-        0
+    fn sniff(&self, sample: &str) -> u8 {
+        // The summary lines and `Ran all test suites.` are jest's alone.
+        if sample.contains("Test Suites: ") && sample.contains("Tests:       ")
+            || sample.contains("Ran all test suites")
+        {
+            return 95;
+        }
+        if sample.contains("● Validation Error:")
+            || sample.contains("No tests found, exiting with code")
+            || sample.contains("jestjs.io/docs")
+            || sample.contains("● Test suite failed to run")
+        {
+            return 90;
+        }
+        if sample.contains("  ● ") && sample.contains(" › ") {
+            return 85;
+        }
+        // A crash before jest printed anything of its own: its config or its packages are named.
+        if sample.contains("jest.config.") || sample.contains("node_modules/jest-") {
+            return 60;
+        }
+        let headers = sample.lines().any(|line| {
+            let line = line.strip_prefix(' ').unwrap_or(line);
+            (line.starts_with("FAIL ") || line.starts_with("PASS ")) && !line.contains(" > ")
+        });
+        if headers && sample.contains("  ● ") {
+            80
+        } else if headers {
+            40
+        } else {
+            0
+        }
     }
 
     fn parser(&self) -> Box<dyn LineParser> {
-        Box::new(Parser)
+        Box::new(Parser::new())
     }
 }
 
-struct Parser;
+const TOOL: &str = "jest";
+
+/// What a `●` block is.
+#[derive(Debug)]
+enum BlockKind {
+    /// A failing test, with its full name.
+    Test(String),
+    /// `Test suite failed to run`: the file did not load.
+    Suite,
+    /// `Console` output: read past, not reported.
+    Console,
+}
+
+/// The `●` block being read. Bounded: a few short strings, whatever the block's length.
+#[derive(Debug)]
+struct Block {
+    kind: BlockKind,
+    /// The test file from the last `FAIL` header.
+    file: Option<String>,
+    message: Option<String>,
+    /// `Expected: …` / `Received: …` lines.
+    expected_received: Vec<String>,
+    diff: Diff,
+    /// For `Jest encountered an unexpected token`: the `SyntaxError` line under `Details:`.
+    syntax_error: Option<String>,
+    /// Past the message: in the code frame or the stack.
+    in_frames: bool,
+    /// The first frame in the test file.
+    frame: Option<(u32, Option<u32>)>,
+    /// The first frame in the project's code, when none is in the test file.
+    fallback: Option<(String, u32, Option<u32>)>,
+    lines: usize,
+}
+
+impl Block {
+    fn new(kind: BlockKind, file: Option<String>) -> Block {
+        Block {
+            kind,
+            file,
+            message: None,
+            expected_received: Vec::new(),
+            diff: Diff::default(),
+            syntax_error: None,
+            in_frames: false,
+            frame: None,
+            fallback: None,
+            lines: 0,
+        }
+    }
+
+    /// Reads one line of the block, indentation removed.
+    fn line(&mut self, text: &str) {
+        if matches!(self.kind, BlockKind::Console) {
+            return;
+        }
+        self.lines += 1;
+        if text.starts_with("at ") {
+            self.in_frames = true;
+            if self.frame.is_none() {
+                self.frame_line(text);
+            }
+            return;
+        }
+        if is_code_frame(text) {
+            self.in_frames = true;
+            return;
+        }
+        if self.lines > MAX_BLOCK_LINES {
+            return;
+        }
+        if self.message.is_none() {
+            self.message = Some(text.to_owned());
+            return;
+        }
+        if self.syntax_error.is_none()
+            && text.starts_with("SyntaxError:")
+            && self.message.as_deref() == Some("Jest encountered an unexpected token")
+        {
+            self.syntax_error = Some(text.to_owned());
+            return;
+        }
+        if self.in_frames {
+            return;
+        }
+        if text.starts_with("Expected") || text.starts_with("Received") {
+            // `Received:` alone introduces a multi-line value: nothing to show on one line.
+            if self.expected_received.len() < 4 && !text.ends_with(':') {
+                self.expected_received.push(one_line(text, 100));
+            }
+        } else if text.starts_with("New snapshot was not written") {
+            let sentence = text.split_inclusive(". ").next().unwrap_or(text);
+            self.expected_received.push(one_line(sentence, 100));
+        } else if let Some(rest) = text.strip_prefix('-') {
+            if !is_diff_label(rest) {
+                self.diff.push_expected(rest);
+            }
+        } else if let Some(rest) = text.strip_prefix('+') {
+            if !is_diff_label(rest) {
+                self.diff.push_received(rest);
+            }
+        }
+    }
+
+    fn frame_line(&mut self, text: &str) {
+        let Some(frame) = v8_frame(text) else {
+            return;
+        };
+        if frame.is_internal() {
+            return;
+        }
+        if self
+            .file
+            .as_deref()
+            .is_some_and(|file| same_file(file, frame.file))
+        {
+            self.frame = Some((frame.line, frame.column));
+        } else if self.fallback.is_none() {
+            self.fallback = Some((frame.file.to_owned(), frame.line, frame.column));
+        }
+    }
+
+    fn into_diagnostic(self) -> Option<Diagnostic> {
+        let Block {
+            kind,
+            file,
+            message,
+            expected_received,
+            diff,
+            syntax_error,
+            frame,
+            fallback,
+            ..
+        } = self;
+        let mut detail = if expected_received.is_empty() {
+            diff.render("Expected", "Received")
+        } else {
+            Some(clip(&expected_received.join(", "), MAX_DETAIL))
+        };
+        let (message, location) = match &kind {
+            BlockKind::Console => return None,
+            BlockKind::Test(_) => {
+                let message = message.unwrap_or_else(|| "test failed".to_owned());
+                (strip_equality_note(&message).to_owned(), frame)
+            }
+            BlockKind::Suite => {
+                let mut message = message.unwrap_or_else(|| "test suite failed to run".to_owned());
+                if let Some(syntax_error) = syntax_error {
+                    detail = Some(message);
+                    message = syntax_error;
+                }
+                let message = strip_syntax_error_path(&message).into_owned();
+                // Babel's syntax errors end with `(line:col)` and have no frame in the file.
+                let location = frame.or_else(|| trailing_line_col(&message));
+                (message, location)
+            }
+        };
+        let mut diagnostic = Diagnostic::new(
+            TOOL,
+            Kind::Test,
+            Severity::Error,
+            clip(&message, MAX_MESSAGE),
+        );
+        match (file, location, fallback) {
+            (Some(file), Some((line, column)), _) => {
+                diagnostic = diagnostic.at(file, Some(line), column);
+            }
+            (Some(file), None, _) => diagnostic = diagnostic.at(file, None, None),
+            (None, _, Some((file, line, column))) => {
+                diagnostic = diagnostic.at(file, Some(line), column);
+            }
+            (None, _, None) => {}
+        }
+        match kind {
+            BlockKind::Test(name) => diagnostic = diagnostic.with_test(name),
+            _ => diagnostic = diagnostic.as_root_cause(),
+        }
+        if let Some(detail) = detail {
+            diagnostic = diagnostic.with_detail(detail);
+        }
+        Some(diagnostic)
+    }
+}
+
+/// A column-0 `●` block: `● Validation Error:`, `● Unrecognized CLI Parameter:`, or a warning.
+#[derive(Debug)]
+struct TopBlock {
+    header: String,
+    warning: bool,
+    text: String,
+    /// The first paragraph has ended; the rest (examples, documentation links) is not kept.
+    done: bool,
+}
+
+#[derive(Debug)]
+struct Parser {
+    report: Report,
+    /// The test file of the last `FAIL`/`PASS` header.
+    file: Option<String>,
+    block: Option<Block>,
+    top: Option<TopBlock>,
+    /// The first configuration or command-line error.
+    config_error: Option<String>,
+    /// After `Summary of all failing tests`: failures already reported are repeated.
+    repeat: bool,
+    /// Fingerprints and lines of what was reported, to skip the repeats.
+    seen: HashSet<(u64, Option<u32>)>,
+    saw_summary: bool,
+    saw_fail: bool,
+    saw_any_jest_line: bool,
+    suites_errored: u64,
+    /// `No tests found, exiting with code N`, and whether N is 0.
+    no_tests: Option<(String, bool)>,
+    /// A Node.js error printed outside any block before jest ran a test.
+    crash: Option<String>,
+    /// A `path:line` printed above such an error (Node.js shows where a file fails to parse).
+    crash_location: Option<String>,
+    lines: u64,
+}
+
+impl Parser {
+    fn new() -> Parser {
+        Parser {
+            report: Report::new(TOOL, Outcome::Passed),
+            file: None,
+            block: None,
+            top: None,
+            config_error: None,
+            repeat: false,
+            seen: HashSet::new(),
+            saw_summary: false,
+            saw_fail: false,
+            saw_any_jest_line: false,
+            suites_errored: 0,
+            no_tests: None,
+            crash: None,
+            crash_location: None,
+            lines: 0,
+        }
+    }
+
+    fn finish_block(&mut self) {
+        let Some(block) = self.block.take() else {
+            return;
+        };
+        let is_suite = matches!(block.kind, BlockKind::Suite);
+        let Some(diagnostic) = block.into_diagnostic() else {
+            return;
+        };
+        let key = (diagnostic.fingerprint.0, diagnostic.line);
+        if self.repeat && self.seen.contains(&key) {
+            return;
+        }
+        if self.seen.len() < verdict_core::model::MAX_DIAGNOSTICS {
+            self.seen.insert(key);
+        }
+        if is_suite {
+            self.suites_errored += 1;
+        }
+        self.report.push(diagnostic);
+    }
+
+    fn finish_top(&mut self) {
+        let Some(top) = self.top.take() else {
+            return;
+        };
+        if top.warning || self.config_error.is_some() {
+            return;
+        }
+        let text = one_line(&top.text, MAX_MESSAGE);
+        self.config_error = Some(if text.is_empty() {
+            top.header
+        } else {
+            format!("{} {text}", top.header)
+        });
+    }
+
+    /// A line with less than four spaces of indentation: a header, a summary line, or output.
+    fn structural_line(&mut self, indent: usize, text: &str) {
+        if indent == 2 {
+            if let Some(name) = text.strip_prefix("● ") {
+                self.finish_block();
+                self.saw_any_jest_line = true;
+                let kind = match name.trim_end() {
+                    "Test suite failed to run" => BlockKind::Suite,
+                    "Console" => BlockKind::Console,
+                    name => BlockKind::Test(name.to_owned()),
+                };
+                self.block = Some(Block::new(kind, self.file.clone()));
+                return;
+            }
+            if let Some(top) = &mut self.top {
+                add_top_text(top, text);
+                return;
+            }
+        }
+        self.finish_block();
+        if indent <= 1 {
+            if let Some(rest) = text
+                .strip_prefix("FAIL ")
+                .or_else(|| text.strip_prefix("PASS "))
+            {
+                self.finish_top();
+                self.saw_any_jest_line = true;
+                if text.starts_with('F') {
+                    self.saw_fail = true;
+                }
+                self.file = Some(header_file(rest).to_owned());
+                return;
+            }
+        }
+        if indent != 0 {
+            return;
+        }
+        self.finish_top();
+        if let Some(header) = text.strip_prefix("● ") {
+            self.saw_any_jest_line = true;
+            self.top = Some(TopBlock {
+                header: header.trim_end().to_owned(),
+                warning: header.contains("Warning"),
+                text: String::new(),
+                done: false,
+            });
+            return;
+        }
+        match text.as_bytes().first() {
+            Some(b'T') => {
+                if let Some(rest) = text.strip_prefix("Tests:") {
+                    self.saw_summary = true;
+                    let counts = &mut self.report.counts;
+                    counts.tests_failed = Some(count_of(rest, "failed").unwrap_or(0));
+                    counts.tests_passed = Some(count_of(rest, "passed").unwrap_or(0));
+                    counts.tests_skipped = Some(
+                        count_of(rest, "skipped").unwrap_or(0)
+                            + count_of(rest, "todo").unwrap_or(0),
+                    );
+                    self.report.summary = Some(one_line(text, MAX_MESSAGE));
+                } else if let Some(rest) = text.strip_prefix("Test Suites:") {
+                    self.saw_summary = true;
+                    self.report.counts.files = Some(count_of(rest, "failed").unwrap_or(0));
+                } else if text.starts_with("Test run was interrupted") {
+                    self.report.note("jest: the test run was interrupted");
+                }
+            }
+            Some(b'S') if text.starts_with("Summary of all failing tests") => {
+                self.repeat = true;
+            }
+            Some(b'N') if text.starts_with("No tests found") => {
+                let passes = text.contains("exiting with code 0");
+                self.no_tests = Some((text.trim_end().to_owned(), passes));
+            }
+            _ => {
+                if self.crash.is_none() && !self.saw_any_jest_line {
+                    if is_error_line(text) {
+                        self.crash = Some(one_line(text, MAX_MESSAGE));
+                    } else if self.lines <= 3
+                        && self.crash_location.is_none()
+                        && (text.starts_with('/') || text.starts_with("file:"))
+                        && split_location(text).is_some()
+                    {
+                        self.crash_location = Some(text.trim_end().to_owned());
+                    }
+                }
+            }
+        }
+    }
+}
 
 impl LineParser for Parser {
-    fn line(&mut self, _line: &str) {}
+    fn line(&mut self, line: &str) {
+        self.lines += 1;
+        let text = line.trim_start_matches(' ');
+        let indent = line.len() - text.len();
+        if text.is_empty() {
+            if let Some(top) = &mut self.top {
+                top.done |= !top.text.is_empty();
+            }
+            return;
+        }
+        if indent >= 4 {
+            if let Some(block) = &mut self.block {
+                block.line(text.trim_end());
+            } else if let Some(top) = &mut self.top {
+                add_top_text(top, text);
+            }
+            return;
+        }
+        self.structural_line(indent, text.trim_end());
+    }
 
-    fn finish(self: Box<Self>) -> Report {
-        Report::new("jest", Outcome::Passed)
+    fn finish(mut self: Box<Self>) -> Report {
+        self.finish_block();
+        self.finish_top();
+        let mut report = self.report;
+        if self.saw_summary || self.suites_errored > 0 {
+            report.counts.suites_errored = Some(self.suites_errored);
+        }
+        let failed = report.counts.tests_failed.unwrap_or(0) > 0
+            || report.counts.files.unwrap_or(0) > 0
+            || self.suites_errored > 0
+            || !report.diagnostics.is_empty();
+        if let Some(error) = self.config_error {
+            report.outcome = Outcome::Errored;
+            report.error = Some(error);
+        } else if failed {
+            report.outcome = Outcome::Failed;
+        } else if let Some((message, passes)) = self.no_tests {
+            if passes {
+                report.note(message);
+            } else {
+                report.outcome = Outcome::Errored;
+                report.error = Some(message);
+            }
+        } else if self.saw_summary {
+            report.outcome = Outcome::Passed;
+        } else if let Some(crash) = self.crash {
+            report.outcome = Outcome::Errored;
+            report.error = Some(match self.crash_location {
+                Some(location) => format!("{crash} ({location})"),
+                None => crash,
+            });
+        } else if self.saw_fail {
+            // A `FAIL` header with no failure block and no summary: a cut log.
+            report.outcome = Outcome::Errored;
+            report.error = Some("jest reported a failing test file but no failure".to_owned());
+        }
+        report
+    }
+}
+
+/// Adds a line to the first paragraph of a column-0 `●` block.
+fn add_top_text(top: &mut TopBlock, text: &str) {
+    if top.done || top.text.len() > MAX_MESSAGE {
+        return;
+    }
+    if !top.text.is_empty() {
+        top.text.push(' ');
+    }
+    top.text.push_str(text.trim());
+}
+
+/// The file of a `FAIL`/`PASS` header: what follows the badge, without a timing or a project
+/// badge (`FAIL  client  test/a.test.js (5.2 s)`).
+fn header_file(rest: &str) -> &str {
+    let mut rest = rest.trim();
+    if rest.ends_with(')') {
+        if let Some(open) = rest.rfind(" (") {
+            let inside = &rest[open + 2..rest.len() - 1];
+            if inside.ends_with('s') && inside.starts_with(|c: char| c.is_ascii_digit()) {
+                rest = rest[..open].trim_end();
+            }
+        }
+    }
+    // A project's display name stands before the path, set apart by two spaces.
+    match rest.rfind("  ") {
+        Some(at) => rest[at..].trim_start(),
+        None => rest,
+    }
+}
+
+/// Whether two spellings name the same file: equal, or one the other's absolute form.
+fn same_file(test_file: &str, frame_file: &str) -> bool {
+    if test_file == frame_file {
+        return true;
+    }
+    let (long, short) = if test_file.len() > frame_file.len() {
+        (test_file, frame_file)
+    } else {
+        (frame_file, test_file)
+    };
+    long.ends_with(short) && long[..long.len() - short.len()].ends_with(['/', '\\'])
+}
+
+/// A line of a code frame: `> 11 |     expect(…)`, `  10 |   test(…`, `     |    ^`.
+fn is_code_frame(text: &str) -> bool {
+    let rest = match text.strip_prefix('>') {
+        Some(rest) => rest.trim_start(),
+        None => text,
+    };
+    if rest.starts_with('|') {
+        return true;
+    }
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    digits > 0 && rest[digits..].trim_start().starts_with('|')
+}
+
+/// The label lines of a diff (`- Expected  - 1`, `+ Received  + 0`, `- Snapshot  - 1`), after the
+/// sign.
+fn is_diff_label(rest: &str) -> bool {
+    let rest = rest.trim_start();
+    rest.starts_with("Expected") || rest.starts_with("Received") || rest.starts_with("Snapshot")
+}
+
+/// `SyntaxError: /abs/path/a.test.js: Unexpected token (6:3)` without the absolute path, which
+/// differs from machine to machine (the block's header already names the file).
+fn strip_syntax_error_path(message: &str) -> std::borrow::Cow<'_, str> {
+    let Some(rest) = message.strip_prefix("SyntaxError: ") else {
+        return message.into();
+    };
+    match rest.split_once(": ") {
+        Some((path, tail)) if !path.contains(' ') && path.contains(['/', '\\']) => {
+            format!("SyntaxError: {tail}").into()
+        }
+        _ => message.into(),
+    }
+}
+
+/// The `(line:col)` a Babel syntax error ends with.
+fn trailing_line_col(message: &str) -> Option<(u32, Option<u32>)> {
+    let inner = message.strip_suffix(')')?;
+    let open = inner.rfind('(')?;
+    let (line, column) = inner[open + 1..].split_once(':')?;
+    Some((line.parse().ok()?, Some(column.parse().ok()?)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(log: &str) -> Report {
+        JestSummarizer.parse(log.as_bytes())
+    }
+
+    #[test]
+    fn header_files_lose_timing_and_project_badges() {
+        assert_eq!(header_file("test/a.test.js"), "test/a.test.js");
+        assert_eq!(header_file(" test/a.test.js (5.123 s)"), "test/a.test.js");
+        assert_eq!(
+            header_file(" client  test/a.test.js (12 ms)"),
+            "test/a.test.js"
+        );
+    }
+
+    #[test]
+    fn code_frames_are_recognised() {
+        assert!(is_code_frame("> 11 |     expect(cart.total()).toBe(11);"));
+        assert!(is_code_frame("10 |   test('x', () => {"));
+        assert!(is_code_frame("|                          ^"));
+        assert!(!is_code_frame("3 !== 4"));
+        assert!(!is_code_frame("Expected: 11"));
+    }
+
+    #[test]
+    fn a_failure_block_becomes_one_diagnostic() {
+        let report = parse(
+            "FAIL test/cart.test.js (5.2 s)\n  ● Cart › totals\n\n    expect(received).toBe(expected) // Object.is equality\n\n    Expected: 11\n    Received: 7\n\n    > 11 |     expect(cart.total()).toBe(11);\n\n      at Object.toBe (test/cart.test.js:11:26)\n\nTests:       1 failed, 1 total\n",
+        );
+        assert_eq!(report.outcome, Outcome::Failed);
+        let d = &report.diagnostics[0];
+        assert_eq!(d.test.as_deref(), Some("Cart › totals"));
+        assert_eq!(d.message, "expect(received).toBe(expected)");
+        assert_eq!(d.detail.as_deref(), Some("Expected: 11, Received: 7"));
+        assert_eq!(d.location().as_deref(), Some("test/cart.test.js:11:26"));
+    }
+
+    #[test]
+    fn console_blocks_are_not_failures() {
+        let report = parse(
+            "PASS test/log.test.js\n  ● Console\n\n    console.log\n      hi\n\n      at Object.log (test/log.test.js:2:11)\n\nTests:       1 passed, 1 total\n",
+        );
+        assert_eq!(report.outcome, Outcome::Passed);
+        assert!(report.diagnostics.is_empty());
+    }
+
+    #[test]
+    fn babel_syntax_errors_lose_the_absolute_path() {
+        let report = parse(
+            "FAIL test/s.test.js\n  ● Test suite failed to run\n\n    SyntaxError: /tmp/p/test/s.test.js: Unexpected token, expected \",\" (6:3)\n\nTests:       0 total\n",
+        );
+        let d = &report.diagnostics[0];
+        assert_eq!(
+            d.message,
+            "SyntaxError: Unexpected token, expected \",\" (6:3)"
+        );
+        assert_eq!(d.location().as_deref(), Some("test/s.test.js:6:3"));
+        assert!(d.root_cause);
+        assert_eq!(report.counts.suites_errored, Some(1));
+        assert_eq!(report.outcome, Outcome::Failed);
+    }
+
+    #[test]
+    fn validation_errors_are_errored() {
+        let report = parse(
+            "● Validation Error:\n\n  Option \"testTimeout\" must be of type:\n    number\n  but instead received:\n    string\n\n  Example:\n  {\n",
+        );
+        assert_eq!(report.outcome, Outcome::Errored);
+        assert_eq!(
+            report.error.as_deref(),
+            Some(
+                "Validation Error: Option \"testTimeout\" must be of type: number but instead received: string"
+            )
+        );
+    }
+
+    #[test]
+    fn an_empty_log_passes() {
+        assert_eq!(parse("").outcome, Outcome::Passed);
     }
 }

@@ -16,6 +16,7 @@ pub mod pytest;
 pub mod tsc;
 pub mod vitest;
 
+mod js_test;
 mod text;
 
 use verdict_core::{Report, Summarizer};

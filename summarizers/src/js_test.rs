@@ -1,0 +1,256 @@
+//! What the JavaScript test runners (jest, vitest, mocha) share: V8 stack frames, error lines,
+//! expected/received diffs.
+//!
+//! All three print errors the way Node.js formats them (`TypeError: x is not a function`, then
+//! `at fn (file:line:col)` frames), and all three print assertion diffs with one sign for the
+//! expected side and the other for the received side. The helpers here read those pieces of one
+//! line at a time, so each summarizer stays a streaming parser.
+
+use crate::text::{clip, split_location};
+
+/// The longest detail a diagnostic carries, in characters.
+pub(crate) const MAX_DETAIL: usize = 200;
+
+/// The longest message a diagnostic carries, in characters.
+pub(crate) const MAX_MESSAGE: usize = 300;
+
+/// How many lines of one failure block are read for its message and detail; the rest of a long
+/// block (a big object diff, a deep stack) is only scanned for its location.
+pub(crate) const MAX_BLOCK_LINES: usize = 50;
+
+/// A location in a stack frame: `at fn (file:line:col)`, `at file:line:col`, vitest's
+/// `❯ fn file:line:col`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Frame<'a> {
+    /// The function, when the frame names one (`Context.<anonymous>`, `async fails`).
+    pub func: &'a str,
+    /// The file, with a `file://` prefix removed.
+    pub file: &'a str,
+    pub line: u32,
+    pub column: Option<u32>,
+}
+
+impl Frame<'_> {
+    /// Whether the frame is in Node.js itself or in a dependency, not in the project's code.
+    pub(crate) fn is_internal(&self) -> bool {
+        is_internal(self.file)
+    }
+}
+
+/// Parses a V8 stack frame; `text` is the line with its indentation removed, starting with `at `.
+pub(crate) fn v8_frame(text: &str) -> Option<Frame<'_>> {
+    let rest = text.strip_prefix("at ")?;
+    let (func, location) = match rest.strip_suffix(')') {
+        Some(inner) => {
+            let open = inner.rfind(" (")?;
+            (&inner[..open], &inner[open + 2..])
+        }
+        None => ("", rest),
+    };
+    location_frame(func, location)
+}
+
+/// Parses vitest's frame `❯ [fn ]file:line:col`; `text` is the line with its indentation removed.
+pub(crate) fn vitest_frame(text: &str) -> Option<Frame<'_>> {
+    let rest = text.strip_prefix('❯')?.trim();
+    let (func, location) = match rest.rsplit_once(' ') {
+        Some((func, location)) => (func, location),
+        None => ("", rest),
+    };
+    location_frame(func, location)
+}
+
+fn location_frame<'a>(func: &'a str, location: &'a str) -> Option<Frame<'a>> {
+    let (file, line, column) = split_location(location)?;
+    let file = strip_file_url(file);
+    if file.is_empty() {
+        return None;
+    }
+    Some(Frame {
+        func,
+        file,
+        line,
+        column,
+    })
+}
+
+/// Removes a `file://` prefix (ES modules print their frames as URLs), keeping a Windows drive
+/// path as `C:/…` rather than `/C:/…`.
+pub(crate) fn strip_file_url(path: &str) -> &str {
+    let Some(rest) = path.strip_prefix("file://") else {
+        return path;
+    };
+    let bytes = rest.as_bytes();
+    if bytes.len() > 3 && bytes[0] == b'/' && bytes[1].is_ascii_alphabetic() && bytes[2] == b':' {
+        &rest[1..]
+    } else {
+        rest
+    }
+}
+
+/// Whether `file` is Node.js itself or a dependency rather than the project's code.
+pub(crate) fn is_internal(file: &str) -> bool {
+    file.starts_with("node:")
+        || file.starts_with("internal/")
+        || file.starts_with('<')
+        || file.contains("node_modules/")
+        || file.contains("node_modules\\")
+}
+
+/// Whether `text` (indentation removed) starts the way Node.js prints an error:
+/// `Error: …`, `TypeError: …`, `AssertionError [ERR_ASSERTION]: …`, `Error [ERR_X]: …`.
+pub(crate) fn is_error_line(text: &str) -> bool {
+    let Some(first) = text.as_bytes().first() else {
+        return false;
+    };
+    if !first.is_ascii_uppercase() {
+        return false;
+    }
+    let name_end = text
+        .find(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+        .unwrap_or(text.len());
+    let name = &text[..name_end];
+    if !(name.ends_with("Error") || name.ends_with("Exception")) {
+        return false;
+    }
+    let rest = &text[name_end..];
+    rest.is_empty()
+        || rest.starts_with(':')
+        || (rest.starts_with(" [") && rest.contains("]:"))
+        || (rest.starts_with(" {") && name_end > 0)
+}
+
+/// `text` with every run of whitespace made one space, cut to `max` characters.
+pub(crate) fn one_line(text: &str, max: usize) -> String {
+    let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    clip(&joined, max)
+}
+
+/// The changed lines of an expected/received diff, kept for a diagnostic's detail.
+#[derive(Debug, Default)]
+pub(crate) struct Diff {
+    expected: Vec<String>,
+    received: Vec<String>,
+}
+
+impl Diff {
+    /// How many lines of each side are kept.
+    const MAX_SIDE: usize = 3;
+
+    pub(crate) fn push_expected(&mut self, text: &str) {
+        Self::push(&mut self.expected, text);
+    }
+
+    pub(crate) fn push_received(&mut self, text: &str) {
+        Self::push(&mut self.received, text);
+    }
+
+    fn push(side: &mut Vec<String>, text: &str) {
+        // A trailing comma is the pretty-printer's, not the value's.
+        let text = text.trim().trim_end_matches(',');
+        if side.len() < Self::MAX_SIDE && !text.is_empty() {
+            side.push(one_line(text, 80));
+        }
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.expected.is_empty() && self.received.is_empty()
+    }
+
+    /// `Expected: 4, Received: 3` with the tool's own words for the two sides.
+    pub(crate) fn render(&self, expected: &str, received: &str) -> Option<String> {
+        if self.is_empty() {
+            return None;
+        }
+        let mut parts = Vec::new();
+        if !self.expected.is_empty() {
+            parts.push(format!("{expected}: {}", self.expected.join(" ")));
+        }
+        if !self.received.is_empty() {
+            parts.push(format!("{received}: {}", self.received.join(" ")));
+        }
+        Some(clip(&parts.join(", "), MAX_DETAIL))
+    }
+}
+
+/// Removes the equality note jest and vitest add to a matcher's message
+/// (`expect(received).toBe(expected) // Object.is equality`): the digest has no room for it.
+pub(crate) fn strip_equality_note(message: &str) -> &str {
+    match message.rfind(" // ") {
+        Some(at) if message[at..].ends_with("equality") => &message[..at],
+        _ => message,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn v8_frames_with_and_without_a_function() {
+        assert_eq!(
+            v8_frame("at Context.<anonymous> (file:///tmp/p/test/a.test.js:18:5)"),
+            Some(Frame {
+                func: "Context.<anonymous>",
+                file: "/tmp/p/test/a.test.js",
+                line: 18,
+                column: Some(5),
+            })
+        );
+        let bare = v8_frame("at /tmp/p/test/a.test.js:12:26").expect("a frame");
+        assert_eq!(
+            (bare.func, bare.file, bare.line),
+            ("", "/tmp/p/test/a.test.js", 12)
+        );
+        assert_eq!(v8_frame("at new Promise (<anonymous>)"), None);
+        assert!(
+            v8_frame("at listOnTimeout (node:internal/timers:581:17)")
+                .expect("a frame")
+                .is_internal()
+        );
+        assert_eq!(v8_frame("at the end of the day"), None);
+    }
+
+    #[test]
+    fn vitest_frames() {
+        let frame = vitest_frame("❯ fails test/async.test.js:9:25").expect("a frame");
+        assert_eq!(
+            (frame.func, frame.file, frame.line),
+            ("fails", "test/async.test.js", 9)
+        );
+        let frame = vitest_frame("❯ test/cart.test.js:12:26").expect("a frame");
+        assert_eq!((frame.file, frame.column), ("test/cart.test.js", Some(26)));
+        assert_eq!(
+            vitest_frame("❯ test/a.test.js (3 tests | 1 failed) 5ms"),
+            None
+        );
+    }
+
+    #[test]
+    fn file_urls_lose_their_scheme() {
+        assert_eq!(strip_file_url("file:///C:/p/a.js"), "C:/p/a.js");
+        assert_eq!(strip_file_url("file:///p/a.js"), "/p/a.js");
+        assert_eq!(strip_file_url("test/a.js"), "test/a.js");
+    }
+
+    #[test]
+    fn error_lines() {
+        assert!(is_error_line("TypeError: totalOf is not a function"));
+        assert!(is_error_line(
+            "AssertionError [ERR_ASSERTION]: Expected values"
+        ));
+        assert!(is_error_line("Error: No test files found: \"test\""));
+        assert!(!is_error_line("Errors  2 errors"));
+        assert!(!is_error_line("ErrorBoundary renders"));
+        assert!(!is_error_line("error: lower case"));
+    }
+
+    #[test]
+    fn equality_notes_are_removed() {
+        assert_eq!(
+            strip_equality_note("expect(received).toBe(expected) // Object.is equality"),
+            "expect(received).toBe(expected)"
+        );
+        assert_eq!(strip_equality_note("a // b"), "a // b");
+    }
+}

@@ -1,0 +1,212 @@
+//! The jest summarizer against every real log in `testdata/jest/`, checked against jest's own JSON
+//! report of the same run (`--json --outputFile`), plus a snapshot of each report.
+//!
+//! Test names follow the summarizer's rule: the describe titles and the test title joined with
+//! ` › `, as jest prints them in its `●` headers (the JSON's `ancestorTitles` and `title`).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use verdict_core::{Outcome, Report, Summarizer};
+use verdict_summarizers::jest::JestSummarizer;
+
+fn testdata() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/jest")
+}
+
+/// Every case: the stems of the `.log` files.
+fn cases() -> Vec<String> {
+    let mut cases: Vec<String> = fs::read_dir(testdata())
+        .expect("testdata/jest exists")
+        .filter_map(|entry| {
+            let name = entry.ok()?.file_name().into_string().ok()?;
+            name.strip_suffix(".log").map(str::to_owned)
+        })
+        .collect();
+    cases.sort();
+    assert!(!cases.is_empty(), "no jest logs in testdata/jest");
+    cases
+}
+
+/// The first `at … (path:line:col)` frame of a failure message in `file` (relative to the
+/// project), as jest's JSON report prints it with absolute paths.
+fn frame_line_in(message: &str, file: &str) -> Option<u32> {
+    message.lines().find_map(|line| {
+        let rest = line.trim().strip_prefix("at ")?;
+        let location = match rest.strip_suffix(')') {
+            Some(inner) => &inner[inner.rfind(" (")? + 2..],
+            None => rest,
+        };
+        let mut parts = location.rsplitn(3, ':');
+        let _column = parts.next()?;
+        let line: u32 = parts.next()?.parse().ok()?;
+        let path = parts.next()?;
+        let in_file = path == file || path.ends_with(&format!("/{file}"));
+        (in_file && !path.contains("node_modules")).then_some(line)
+    })
+}
+
+/// Parses one case and checks it against its ground truth, then snapshots the report.
+fn check(case: &str) {
+    let dir = testdata();
+    let log = fs::read(dir.join(format!("{case}.log"))).expect("log");
+    let meta: Value =
+        serde_json::from_slice(&fs::read(dir.join(format!("{case}.meta.json"))).expect("meta"))
+            .expect("meta is JSON");
+    let report: Report = JestSummarizer.parse(&log);
+    let exit_code = meta["exit_code"].as_i64();
+
+    if exit_code == Some(0) {
+        assert_eq!(report.outcome, Outcome::Passed, "{case}: exit 0 is a pass");
+    } else {
+        assert_ne!(
+            report.outcome,
+            Outcome::Passed,
+            "{case}: exit {exit_code:?} is no pass"
+        );
+    }
+    if report.outcome == Outcome::Errored {
+        assert!(report.error.is_some(), "{case}: errored without a reason");
+    }
+
+    let truth_path = dir.join(format!("{case}.truth.json"));
+    if let Ok(truth) = fs::read(&truth_path) {
+        let truth: Value = serde_json::from_slice(&truth).expect("truth is JSON");
+        check_against_truth(case, &report, &truth);
+    } else if report.outcome == Outcome::Failed {
+        assert!(
+            report.diagnostics.iter().any(|d| d.root_cause),
+            "{case}: a failure without a report must come from a root cause"
+        );
+    }
+
+    insta::assert_json_snapshot!(case, report);
+}
+
+fn check_against_truth(case: &str, report: &Report, truth: &Value) {
+    let n = |key: &str| {
+        truth[key]
+            .as_u64()
+            .unwrap_or_else(|| panic!("{case}: {key}"))
+    };
+    let counts = &report.counts;
+    assert_eq!(
+        counts.tests_failed,
+        Some(n("numFailedTests")),
+        "{case}: failed"
+    );
+    assert_eq!(
+        counts.tests_passed,
+        Some(n("numPassedTests")),
+        "{case}: passed"
+    );
+    assert_eq!(
+        counts.tests_skipped,
+        Some(n("numPendingTests") + n("numTodoTests")),
+        "{case}: skipped"
+    );
+    assert_eq!(
+        counts.suites_errored,
+        Some(n("numRuntimeErrorTestSuites")),
+        "{case}: suites errored"
+    );
+    assert_eq!(
+        counts.files,
+        Some(n("numFailedTestSuites")),
+        "{case}: files"
+    );
+    let expected_outcome = if n("numFailedTests") + n("numRuntimeErrorTestSuites") > 0 {
+        Outcome::Failed
+    } else {
+        Outcome::Passed
+    };
+    assert_eq!(report.outcome, expected_outcome, "{case}: outcome");
+
+    let mut failing_tests = 0;
+    for suite in truth["testResults"].as_array().expect("testResults") {
+        let path = suite["name"].as_str().expect("suite name");
+        let matches_file = |file: &Option<String>| {
+            file.as_deref()
+                .is_some_and(|file| path.ends_with(&format!("/{file}")))
+        };
+        let assertions = suite["assertionResults"].as_array().expect("assertions");
+        let message = suite["message"].as_str().unwrap_or("");
+        if assertions.is_empty() && suite["status"] == "failed" && !message.is_empty() {
+            assert!(
+                report
+                    .diagnostics
+                    .iter()
+                    .any(|d| d.root_cause && d.test.is_none() && matches_file(&d.file)),
+                "{case}: no root cause for the suite {path}"
+            );
+        }
+        for test in assertions.iter().filter(|t| t["status"] == "failed") {
+            failing_tests += 1;
+            let mut titles: Vec<&str> = test["ancestorTitles"]
+                .as_array()
+                .expect("ancestorTitles")
+                .iter()
+                .map(|t| t.as_str().expect("a title"))
+                .collect();
+            titles.push(test["title"].as_str().expect("title"));
+            let name = titles.join(" › ");
+            let diagnostic = report
+                .diagnostics
+                .iter()
+                .find(|d| d.test.as_deref() == Some(&name) && matches_file(&d.file))
+                .unwrap_or_else(|| panic!("{case}: no diagnostic for `{name}` in {path}"));
+            let file = diagnostic.file.as_deref().expect("a file");
+            let failure = test["failureMessages"][0].as_str().unwrap_or("");
+            let failure = verdict_core::lines::clean(failure.as_bytes());
+            if let Some(line) = frame_line_in(&failure, file) {
+                assert_eq!(diagnostic.line, Some(line), "{case}: line of `{name}`");
+            }
+        }
+    }
+    let reported = report
+        .diagnostics
+        .iter()
+        .filter(|d| d.test.is_some())
+        .count();
+    assert_eq!(
+        reported, failing_tests,
+        "{case}: one diagnostic per failing test"
+    );
+}
+
+#[test]
+fn every_captured_log_matches_its_truth() {
+    for case in cases() {
+        check(&case);
+    }
+}
+
+#[test]
+fn crashes_before_any_test_are_errored() {
+    for case in ["bad-config", "config-syntax", "missing-env", "no-tests"] {
+        let log = fs::read(testdata().join(format!("{case}.log"))).expect("log");
+        let report = JestSummarizer.parse(&log);
+        assert_eq!(report.outcome, Outcome::Errored, "{case}");
+    }
+}
+
+#[test]
+fn the_summary_repeat_is_not_counted_twice() {
+    let log = fs::read(testdata().join("many-suites.log")).expect("log");
+    let report = JestSummarizer.parse(&log);
+    assert_eq!(
+        report.diagnostics.len() as u64,
+        report.counts.tests_failed.unwrap_or(0)
+    );
+}
+
+#[test]
+fn jest_logs_are_detected_as_jest() {
+    for case in cases() {
+        let log = fs::read(testdata().join(format!("{case}.log"))).expect("log");
+        let sample = verdict_summarizers::sample(&log);
+        let detected = verdict_summarizers::detect(&sample);
+        assert_eq!(detected.summarizer.name(), "jest", "{case}");
+    }
+}
