@@ -1,0 +1,5 @@
+export function greet(name: string): string {
+  return `hello ${name}`;
+}
+
+greet(42);

@@ -1,0 +1,7 @@
+export function tokenize(input: string): string[] {
+  const tokens = [];
+  for (const ch of input {
+    tokens.push(ch);
+  }
+  return tokens;
+}
