@@ -1,6 +1,34 @@
-//! The `vitest` summarizer (being written; see issue 2).
+//! The `vitest` summarizer: vitest's `default`, `verbose` and `dot` reporters, as a CI log shows
+//! them (no terminal).
+//!
+//! The reporters differ in how they list the tests as they run (` ✓`/` ❯`/` ×` trees, one line
+//! per test, dots); the failures and the counts come after, the same for all three:
+//! - `⎯⎯⎯ Failed Suites N ⎯⎯⎯`: test files that did not load (a missing module, a syntax error),
+//!   each headed ` FAIL  test/a.test.js [ test/a.test.js ]` — root causes, and `N` is
+//!   [`Counts::suites_errored`](verdict_core::Counts);
+//! - `⎯⎯⎯ Failed Tests N ⎯⎯⎯`: one block per error, headed by ` FAIL  file > describe > test` (several
+//!   headers when tests share an error, as when a `beforeEach` throws), then the error
+//!   (`AssertionError: expected 3 to be 4 // Object.is equality`), `Expected`/`Received` lines or a
+//!   `- Expected` / `+ Received` diff, and ` ❯ file:line:col` frames with code frames;
+//!   the blocks end at a `⎯⎯⎯[1/42]⎯` rule. The test name is what follows the file in the header:
+//!   the describe titles and the test title joined with ` > ` (the JSON report's
+//!   `ancestorTitles` and `title`); the location is the first frame in that file;
+//! - `⎯⎯⎯ Unhandled Errors ⎯⎯⎯`: errors thrown outside any test (`Uncaught Exception`,
+//!   `Unhandled Rejection`), located by their first frame in the project or by
+//!   `This error originated in "file" test file`;
+//! - the counts come from ` Test Files  1 failed | 2 passed (3)`, `      Tests  2 failed | 5 passed |
+//!   1 skipped | 1 todo (9)` (skipped and todo count as skipped; the line is the summary) and
+//!   `     Errors  2 errors`;
+//! - `failed to load config from …` with a `Startup Error`, and `No test files found, exiting with
+//!   code 1`, mean nothing was verified: the outcome is errored.
 
-use verdict_core::{Kind, LineParser, Outcome, Report, Summarizer};
+use verdict_core::{Diagnostic, Kind, LineParser, Outcome, Report, Severity, Summarizer};
+
+use crate::js_test::{
+    Diff, MAX_BLOCK_LINES, MAX_DETAIL, MAX_MESSAGE, is_error_line, is_internal, one_line,
+    strip_equality_note, vitest_frame,
+};
+use crate::text::{clip, count_of, split_location};
 
 /// Parses vitest output.
 #[derive(Debug, Default, Clone, Copy)]
@@ -12,24 +40,507 @@ impl Summarizer for VitestSummarizer {
     }
 
     fn kind(&self) -> Kind {
-        Kind::Custom
+        Kind::Test
     }
 
-    fn sniff(&self, _sample: &str) -> u8 {
+    fn sniff(&self, sample: &str) -> u8 {
+        // The `⎯` rules and the padded `Test Files` line are vitest's alone.
+        let rules = sample.contains("⎯⎯⎯");
+        if rules && (sample.contains(" Test Files ") || sample.contains(" FAIL  ")) {
+            return 95;
+        }
+        if sample.contains(" Test Files  ") || sample.contains(" RUN  v") && rules {
+            return 90;
+        }
+        if sample.contains("No test files found, exiting with code") {
+            return 90;
+        }
+        if sample.contains(" RUN  v") || sample.contains("vitest") {
+            return 60;
+        }
         0
     }
 
     fn parser(&self) -> Box<dyn LineParser> {
-        Box::new(Parser)
+        Box::new(Parser::new())
     }
 }
 
-struct Parser;
+const TOOL: &str = "vitest";
+
+/// How many ` FAIL ` headers one error block keeps.
+const MAX_HEADERS: usize = 64;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Section {
+    None,
+    FailedSuites,
+    FailedTests,
+    Unhandled,
+    Startup,
+}
+
+/// One ` FAIL ` header: the file and, for a test, its name.
+#[derive(Debug)]
+struct Header {
+    file: String,
+    test: Option<String>,
+}
+
+/// The error block being read. Bounded: a few short strings, whatever the block's length.
+#[derive(Debug, Default)]
+struct Block {
+    headers: Vec<Header>,
+    /// The block is an unhandled error (`Uncaught Exception`, `Unhandled Rejection`).
+    unhandled: Option<String>,
+    message: Option<String>,
+    expected_received: Vec<String>,
+    diff: Diff,
+    /// After a `- Expected:` / `+ Received:` label, the side the next plain line belongs to.
+    pending_side: Option<bool>,
+    frames: Vec<(String, u32, Option<u32>)>,
+    origin: Option<String>,
+    /// Past `This error originated in …`.
+    epilogue: bool,
+    lines: usize,
+}
+
+impl Block {
+    fn is_open(&self) -> bool {
+        !self.headers.is_empty() || self.unhandled.is_some()
+    }
+
+    fn line(&mut self, line: &str) {
+        let text = line.trim();
+        if text.is_empty() {
+            self.pending_side = None;
+            return;
+        }
+        self.lines += 1;
+        if text.starts_with('❯') {
+            // The first frames only: the one in the test file is among them.
+            if self.frames.len() < 8 {
+                if let Some(frame) = vitest_frame(text) {
+                    if !frame.is_internal() {
+                        self.frames
+                            .push((frame.file.to_owned(), frame.line, frame.column));
+                    }
+                }
+            }
+            return;
+        }
+        if is_code_frame(text) || self.lines > MAX_BLOCK_LINES {
+            return;
+        }
+        if self.epilogue {
+            return;
+        }
+        if let Some(rest) = text.strip_prefix("This error originated in \"") {
+            // What follows explains what an unhandled error may mean: not part of it.
+            self.epilogue = true;
+            if let Some((file, _)) = rest.split_once('"') {
+                self.origin = Some(file.to_owned());
+            }
+            return;
+        }
+        if let Some(location) = text.strip_prefix("File: ") {
+            // Vite's transform errors name the file that does not parse.
+            if let Some((file, line, column)) = split_location(location.trim()) {
+                if !is_internal(file) && self.frames.len() < 8 {
+                    self.frames.push((file.to_owned(), line, column));
+                }
+            }
+            return;
+        }
+        if self.message.is_none() {
+            self.message = Some(text.to_owned());
+            return;
+        }
+        if text.starts_with("Expected: ") || text.starts_with("Received: ") {
+            if self.expected_received.len() < 4 {
+                self.expected_received.push(one_line(text, 100));
+            }
+            return;
+        }
+        let (minus, rest) = match (text.strip_prefix('-'), text.strip_prefix('+')) {
+            (Some(rest), _) => (true, Some(rest)),
+            (None, Some(rest)) => (false, Some(rest)),
+            (None, None) => (false, None),
+        };
+        if let Some(rest) = rest {
+            let label = rest.trim_start();
+            if label.starts_with("Expected") || label.starts_with("Received") {
+                // `- Expected:` puts the value on the next lines; `- Expected` is a diff legend.
+                self.pending_side = label.ends_with(':').then_some(minus);
+            } else if minus {
+                self.diff.push_expected(rest);
+            } else {
+                self.diff.push_received(rest);
+            }
+            return;
+        }
+        match self.pending_side {
+            Some(true) => self.diff.push_expected(text),
+            Some(false) => self.diff.push_received(text),
+            None => {}
+        }
+    }
+
+    /// The diagnostics of the block: one per header, or one for an unhandled error.
+    fn into_diagnostics(self, suites: bool, mut push: impl FnMut(Diagnostic)) {
+        let detail = if self.expected_received.is_empty() {
+            self.diff.render("Expected", "Received")
+        } else {
+            Some(clip(&self.expected_received.join(", "), MAX_DETAIL))
+        };
+        let message = self.message.unwrap_or_else(|| "test failed".to_owned());
+        let message = clip(strip_equality_note(&message), MAX_MESSAGE);
+        let locate = |file: &str| {
+            self.frames
+                .iter()
+                .find(|(frame_file, ..)| same_file(file, frame_file))
+                .map(|(_, line, column)| (*line, *column))
+        };
+        let with_detail = |diagnostic: Diagnostic| match &detail {
+            Some(detail) => diagnostic.with_detail(detail.clone()),
+            None => diagnostic,
+        };
+        if let Some(label) = &self.unhandled {
+            let mut diagnostic =
+                Diagnostic::new(TOOL, Kind::Test, Severity::Error, message.clone());
+            let origin = self.origin.as_deref();
+            let located = origin
+                .and_then(|file| locate(file).map(|(l, c)| (file.to_owned(), Some(l), c)))
+                .or_else(|| {
+                    self.frames
+                        .first()
+                        .map(|(f, l, c)| (f.clone(), Some(*l), *c))
+                })
+                .or_else(|| origin.map(|file| (file.to_owned(), None, None)));
+            if let Some((file, line, column)) = located {
+                diagnostic = diagnostic.at(file, line, column);
+            }
+            push(with_detail(diagnostic.with_code(label.clone())));
+            return;
+        }
+        for header in &self.headers {
+            let (line, column) = match locate(&header.file) {
+                Some((line, column)) => (Some(line), column),
+                None => (None, None),
+            };
+            let mut diagnostic =
+                Diagnostic::new(TOOL, Kind::Test, Severity::Error, message.clone()).at(
+                    header.file.clone(),
+                    line,
+                    column,
+                );
+            if let Some(test) = &header.test {
+                diagnostic = diagnostic.with_test(test.clone());
+            }
+            if suites {
+                diagnostic = diagnostic.as_root_cause();
+            }
+            push(with_detail(diagnostic));
+        }
+    }
+}
+
+#[derive(Debug)]
+struct Parser {
+    report: Report,
+    section: Section,
+    block: Block,
+    /// The number in `Failed Suites N`.
+    failed_suites: Option<u64>,
+    saw_summary: bool,
+    config_error: Option<String>,
+    /// `No test files found, exiting with code N`, and whether N is 0.
+    no_tests: Option<(String, bool)>,
+    crash: Option<String>,
+}
+
+impl Parser {
+    fn new() -> Parser {
+        Parser {
+            report: Report::new(TOOL, Outcome::Passed),
+            section: Section::None,
+            block: Block::default(),
+            failed_suites: None,
+            saw_summary: false,
+            config_error: None,
+            no_tests: None,
+            crash: None,
+        }
+    }
+
+    fn finish_block(&mut self) {
+        let block = std::mem::take(&mut self.block);
+        if !block.is_open() {
+            return;
+        }
+        let report = &mut self.report;
+        block.into_diagnostics(self.section == Section::FailedSuites, |d| report.push(d));
+    }
+
+    /// A `⎯` line: a section header, an error's sub-header, or the rule that ends a block.
+    fn rule(&mut self, text: &str) {
+        self.finish_block();
+        let title = text.trim_matches(|c: char| c == '⎯' || c.is_whitespace());
+        if title.is_empty() || title.starts_with('[') {
+            return;
+        }
+        if let Some(rest) = title.strip_prefix("Failed Suites") {
+            self.section = Section::FailedSuites;
+            self.failed_suites = rest.trim().parse().ok();
+        } else if title.starts_with("Failed Tests") {
+            self.section = Section::FailedTests;
+        } else if title == "Unhandled Errors" {
+            self.section = Section::Unhandled;
+        } else if title.starts_with("Startup Error") {
+            self.section = Section::Startup;
+        } else if title.starts_with("Unhandled")
+            || title.starts_with("Uncaught")
+            || title.ends_with("Error")
+        {
+            self.section = Section::Unhandled;
+            self.block.unhandled = Some(title.to_owned());
+        }
+    }
+
+    fn header(&mut self, rest: &str) {
+        if self.block.message.is_some() {
+            self.finish_block();
+        }
+        if self.block.headers.len() >= MAX_HEADERS {
+            return;
+        }
+        let mut rest = rest.trim();
+        // A workspace project's label: `|client| test/a.test.js > …`.
+        if let Some(label) = rest.strip_prefix('|') {
+            if let Some((_, after)) = label.split_once("| ") {
+                rest = after;
+            }
+        }
+        let header = if let Some((file, _)) = rest.split_once(" [ ") {
+            Header {
+                file: file.to_owned(),
+                test: None,
+            }
+        } else if let Some((file, test)) = rest.split_once(" > ") {
+            Header {
+                file: file.to_owned(),
+                test: Some(test.to_owned()),
+            }
+        } else {
+            Header {
+                file: rest.to_owned(),
+                test: None,
+            }
+        };
+        self.block.headers.push(header);
+    }
+
+    fn summary_line(&mut self, text: &str) -> bool {
+        let counts = &mut self.report.counts;
+        if let Some(rest) = text.strip_prefix("Test Files ") {
+            self.saw_summary = true;
+            counts.files = Some(count_of(rest, "failed").unwrap_or(0));
+        } else if let Some(rest) = text.strip_prefix("Tests ") {
+            self.saw_summary = true;
+            counts.tests_failed = Some(count_of(rest, "failed").unwrap_or(0));
+            counts.tests_passed = Some(count_of(rest, "passed").unwrap_or(0));
+            counts.tests_skipped =
+                Some(count_of(rest, "skipped").unwrap_or(0) + count_of(rest, "todo").unwrap_or(0));
+            self.report.summary = Some(one_line(text, MAX_MESSAGE));
+        } else if let Some(rest) = text.strip_prefix("Errors ") {
+            counts.errors = count_of(rest, "errors").or_else(|| count_of(rest, "error"));
+        } else {
+            return false;
+        }
+        true
+    }
+}
 
 impl LineParser for Parser {
-    fn line(&mut self, _line: &str) {}
+    fn line(&mut self, line: &str) {
+        let text = line.trim_start();
+        let Some(&first) = text.as_bytes().first() else {
+            if self.block.is_open() {
+                self.block.line(line);
+            }
+            return;
+        };
+        // `⎯` is U+23AF: E2 8E AF.
+        if first == 0xE2 && text.starts_with('⎯') {
+            self.rule(text);
+            return;
+        }
+        if first == b'F' {
+            if let Some(rest) = text.strip_prefix("FAIL ") {
+                if matches!(self.section, Section::FailedSuites | Section::FailedTests) {
+                    self.header(rest);
+                    return;
+                }
+            }
+        }
+        if self.block.is_open() {
+            // A block runs to its rule; only the summary, which follows the last one, ends it.
+            if line.starts_with(' ') && self.summary_line(text.trim_end()) {
+                self.finish_block();
+                return;
+            }
+            self.block.line(line);
+            return;
+        }
+        let text = text.trim_end();
+        if self.section == Section::Startup {
+            if self.crash.is_none() && is_error_line(text) {
+                self.crash = Some(one_line(text, MAX_MESSAGE));
+            }
+            return;
+        }
+        if line.starts_with(' ') && self.summary_line(text) {
+            return;
+        }
+        if let Some(rest) = text.strip_prefix("failed to load config from ") {
+            self.config_error = Some(format!("failed to load config from {}", rest.trim()));
+        } else if text.starts_with("No test files found") {
+            let passes = text.contains("exiting with code 0");
+            self.no_tests = Some((text.to_owned(), passes));
+        } else if self.crash.is_none() && self.section == Section::None && is_error_line(text) {
+            self.crash = Some(one_line(text, MAX_MESSAGE));
+        }
+    }
 
-    fn finish(self: Box<Self>) -> Report {
-        Report::new("vitest", Outcome::Passed)
+    fn finish(mut self: Box<Self>) -> Report {
+        self.finish_block();
+        let mut report = self.report;
+        let errored_suites = self.failed_suites.unwrap_or(0);
+        if self.saw_summary || self.failed_suites.is_some() {
+            report.counts.suites_errored = Some(errored_suites);
+        }
+        let counts = &report.counts;
+        let failed = counts.tests_failed.unwrap_or(0) > 0
+            || counts.files.unwrap_or(0) > 0
+            || counts.errors.unwrap_or(0) > 0
+            || errored_suites > 0
+            || !report.diagnostics.is_empty();
+        if let Some(error) = self.config_error {
+            report.outcome = Outcome::Errored;
+            report.error = Some(match self.crash {
+                Some(crash) => format!("{error}: {crash}"),
+                None => error,
+            });
+        } else if failed {
+            report.outcome = Outcome::Failed;
+        } else if let Some((message, passes)) = self.no_tests {
+            if passes {
+                report.note(message);
+            } else {
+                report.outcome = Outcome::Errored;
+                report.error = Some(message);
+            }
+        } else if self.saw_summary {
+            report.outcome = Outcome::Passed;
+        } else if let Some(crash) = self.crash {
+            report.outcome = Outcome::Errored;
+            report.error = Some(crash);
+        }
+        report
+    }
+}
+
+/// A line of a code frame: `12|     expect(…)`, `   |   ^`.
+fn is_code_frame(text: &str) -> bool {
+    if text.starts_with('|') {
+        return true;
+    }
+    let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+    digits > 0 && text[digits..].starts_with('|')
+}
+
+/// Whether a header's file and a frame's file are the same (one may be absolute).
+fn same_file(header: &str, frame: &str) -> bool {
+    if header == frame {
+        return true;
+    }
+    let (long, short) = if header.len() > frame.len() {
+        (header, frame)
+    } else {
+        (frame, header)
+    };
+    !is_internal(long)
+        && long.ends_with(short)
+        && long[..long.len() - short.len()].ends_with(['/', '\\'])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(log: &str) -> Report {
+        VitestSummarizer.parse(log.as_bytes())
+    }
+
+    #[test]
+    fn a_shared_error_gives_each_header_a_diagnostic() {
+        let report = parse(concat!(
+            "⎯⎯⎯⎯⎯⎯ Failed Tests 2 ⎯⎯⎯⎯⎯⎯⎯\n\n",
+            " FAIL  test/hooks.test.js > database > reads a row\n",
+            " FAIL  test/hooks.test.js > database > writes a row\n",
+            "Error: could not connect to the database\n",
+            " ❯ test/hooks.test.js:5:11\n",
+            "      5|     throw new Error('could not connect to the database');\n",
+            "       |           ^\n\n",
+            "⎯⎯⎯⎯⎯⎯⎯⎯⎯[1/2]⎯\n\n",
+            " Test Files  1 failed (1)\n",
+            "      Tests  2 failed | 1 passed (3)\n",
+        ));
+        assert_eq!(report.outcome, Outcome::Failed);
+        assert_eq!(report.diagnostics.len(), 2);
+        let d = &report.diagnostics[1];
+        assert_eq!(d.test.as_deref(), Some("database > writes a row"));
+        assert_eq!(d.location().as_deref(), Some("test/hooks.test.js:5:11"));
+        assert_eq!(report.counts.tests_failed, Some(2));
+        assert_eq!(
+            report.summary.as_deref(),
+            Some("Tests 2 failed | 1 passed (3)")
+        );
+    }
+
+    #[test]
+    fn diffs_become_the_detail() {
+        let report = parse(concat!(
+            "⎯⎯⎯ Failed Tests 1 ⎯⎯⎯\n",
+            " FAIL  a.test.js > adds\n",
+            "AssertionError: expected 3 to be 4 // Object.is equality\n\n",
+            "- Expected\n+ Received\n\n- 4\n+ 3\n\n",
+            " ❯ a.test.js:3:17\n",
+            "⎯⎯⎯[1/1]⎯\n",
+        ));
+        let d = &report.diagnostics[0];
+        assert_eq!(d.message, "AssertionError: expected 3 to be 4");
+        assert_eq!(d.detail.as_deref(), Some("Expected: 4, Received: 3"));
+    }
+
+    #[test]
+    fn config_errors_are_errored() {
+        let report = parse(concat!(
+            "failed to load config from /p/vitest.config.js\n\n",
+            "⎯⎯⎯⎯⎯⎯⎯ Startup Error ⎯⎯⎯⎯⎯⎯⎯⎯\n",
+            "Error: Build failed with 1 error:\n",
+        ));
+        assert_eq!(report.outcome, Outcome::Errored);
+        assert_eq!(
+            report.error.as_deref(),
+            Some(
+                "failed to load config from /p/vitest.config.js: Error: Build failed with 1 error:"
+            )
+        );
+    }
+
+    #[test]
+    fn an_empty_log_passes() {
+        assert_eq!(parse("").outcome, Outcome::Passed);
     }
 }

@@ -1,0 +1,238 @@
+//! The vitest summarizer against every real log in `testdata/vitest/`, checked against vitest's own
+//! JSON report of the same run (`--reporter=json --outputFile.json`), plus a snapshot of each
+//! report.
+//!
+//! Test names follow the summarizer's rule: the describe titles and the test title joined with
+//! ` > `, as vitest prints them in its ` FAIL ` headers (the JSON's `ancestorTitles` and `title`).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use verdict_core::{Outcome, Report, Summarizer};
+use verdict_summarizers::vitest::VitestSummarizer;
+
+fn testdata() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/vitest")
+}
+
+/// Every case: the stems of the `.log` files.
+fn cases() -> Vec<String> {
+    let mut cases: Vec<String> = fs::read_dir(testdata())
+        .expect("testdata/vitest exists")
+        .filter_map(|entry| {
+            let name = entry.ok()?.file_name().into_string().ok()?;
+            name.strip_suffix(".log").map(str::to_owned)
+        })
+        .collect();
+    cases.sort();
+    assert!(!cases.is_empty(), "no vitest logs in testdata/vitest");
+    cases
+}
+
+/// The first `at … (path:line:col)` frame of a failure message in `file` (relative to the
+/// project), as vitest's JSON report prints it with absolute paths.
+fn frame_line_in(message: &str, file: &str) -> Option<u32> {
+    message.lines().find_map(|line| {
+        let rest = line.trim().strip_prefix("at ")?;
+        let location = match rest.strip_suffix(')') {
+            Some(inner) => &inner[inner.rfind(" (")? + 2..],
+            None => rest,
+        };
+        let mut parts = location.rsplitn(3, ':');
+        let _column = parts.next()?;
+        let line: u32 = parts.next()?.parse().ok()?;
+        let path = parts.next()?;
+        let in_file = path == file || path.ends_with(&format!("/{file}"));
+        (in_file && !path.contains("node_modules")).then_some(line)
+    })
+}
+
+/// Parses one case and checks it against its ground truth, then snapshots the report.
+fn check(case: &str) {
+    let dir = testdata();
+    let log = fs::read(dir.join(format!("{case}.log"))).expect("log");
+    let meta: Value =
+        serde_json::from_slice(&fs::read(dir.join(format!("{case}.meta.json"))).expect("meta"))
+            .expect("meta is JSON");
+    let report: Report = VitestSummarizer.parse(&log);
+    let exit_code = meta["exit_code"].as_i64();
+
+    if exit_code == Some(0) {
+        assert_eq!(report.outcome, Outcome::Passed, "{case}: exit 0 is a pass");
+    } else {
+        assert_ne!(
+            report.outcome,
+            Outcome::Passed,
+            "{case}: exit {exit_code:?} is no pass"
+        );
+    }
+    if report.outcome == Outcome::Errored {
+        assert!(report.error.is_some(), "{case}: errored without a reason");
+    }
+
+    let truth_path = dir.join(format!("{case}.truth.json"));
+    if let Ok(truth) = fs::read(&truth_path) {
+        let truth: Value = serde_json::from_slice(&truth).expect("truth is JSON");
+        check_against_truth(case, &report, &truth);
+    } else if report.outcome == Outcome::Failed {
+        assert!(
+            report.diagnostics.iter().any(|d| d.root_cause),
+            "{case}: a failure without a report must come from a root cause"
+        );
+    }
+
+    insta::assert_json_snapshot!(case, report);
+}
+
+fn check_against_truth(case: &str, report: &Report, truth: &Value) {
+    let n = |key: &str| {
+        truth[key]
+            .as_u64()
+            .unwrap_or_else(|| panic!("{case}: {key}"))
+    };
+    if n("numTotalTests") == 0 && truth["testResults"].as_array().is_some_and(Vec::is_empty) {
+        assert_eq!(report.outcome, Outcome::Errored, "{case}: no test ran");
+        return;
+    }
+    let counts = &report.counts;
+    assert_eq!(
+        counts.tests_failed,
+        Some(n("numFailedTests")),
+        "{case}: failed"
+    );
+    assert_eq!(
+        counts.tests_passed,
+        Some(n("numPassedTests")),
+        "{case}: passed"
+    );
+    assert_eq!(
+        counts.tests_skipped,
+        Some(n("numPendingTests") + n("numTodoTests")),
+        "{case}: skipped"
+    );
+    let results = truth["testResults"].as_array().expect("testResults");
+    let failed_to_load = results
+        .iter()
+        .filter(|r| {
+            r["status"] == "failed"
+                && r["assertionResults"].as_array().is_some_and(Vec::is_empty)
+                && r["message"].as_str().is_some_and(|m| !m.is_empty())
+        })
+        .count() as u64;
+    let failed_files = results.iter().filter(|r| r["status"] == "failed").count() as u64;
+    assert_eq!(
+        counts.suites_errored,
+        Some(failed_to_load),
+        "{case}: suites errored"
+    );
+    assert_eq!(counts.files, Some(failed_files), "{case}: files");
+    let expected_outcome = if n("numFailedTests") + failed_files > 0 {
+        Outcome::Failed
+    } else {
+        Outcome::Passed
+    };
+    if counts.errors.unwrap_or(0) == 0 {
+        assert_eq!(report.outcome, expected_outcome, "{case}: outcome");
+    } else {
+        assert_eq!(
+            report.outcome,
+            Outcome::Failed,
+            "{case}: unhandled errors fail"
+        );
+    }
+
+    let mut failing_tests = 0;
+    for suite in results {
+        let path = suite["name"].as_str().expect("suite name");
+        let matches_file = |file: &Option<String>| {
+            file.as_deref()
+                .is_some_and(|file| path.ends_with(&format!("/{file}")))
+        };
+        let assertions = suite["assertionResults"].as_array().expect("assertions");
+        let message = suite["message"].as_str().unwrap_or("");
+        if assertions.is_empty() && suite["status"] == "failed" && !message.is_empty() {
+            assert!(
+                report
+                    .diagnostics
+                    .iter()
+                    .any(|d| d.root_cause && d.test.is_none() && matches_file(&d.file)),
+                "{case}: no root cause for the suite {path}"
+            );
+        }
+        for test in assertions.iter().filter(|t| t["status"] == "failed") {
+            failing_tests += 1;
+            let mut titles: Vec<&str> = test["ancestorTitles"]
+                .as_array()
+                .expect("ancestorTitles")
+                .iter()
+                .map(|t| t.as_str().expect("a title"))
+                .collect();
+            titles.push(test["title"].as_str().expect("title"));
+            let name = titles.join(" > ");
+            let diagnostic = report
+                .diagnostics
+                .iter()
+                .find(|d| d.test.as_deref() == Some(&name) && matches_file(&d.file))
+                .unwrap_or_else(|| panic!("{case}: no diagnostic for `{name}` in {path}"));
+            let file = diagnostic.file.as_deref().expect("a file");
+            let failure = test["failureMessages"][0].as_str().unwrap_or("");
+            let failure = verdict_core::lines::clean(failure.as_bytes());
+            if let Some(line) = frame_line_in(&failure, file) {
+                assert_eq!(diagnostic.line, Some(line), "{case}: line of `{name}`");
+            }
+        }
+    }
+    let reported = report
+        .diagnostics
+        .iter()
+        .filter(|d| d.test.is_some())
+        .count();
+    assert_eq!(
+        reported, failing_tests,
+        "{case}: one diagnostic per failing test"
+    );
+}
+
+#[test]
+fn every_captured_log_matches_its_truth() {
+    for case in cases() {
+        check(&case);
+    }
+}
+
+#[test]
+fn crashes_before_any_test_are_errored() {
+    for case in ["bad-config", "no-tests"] {
+        let log = fs::read(testdata().join(format!("{case}.log"))).expect("log");
+        let report = VitestSummarizer.parse(&log);
+        assert_eq!(report.outcome, Outcome::Errored, "{case}");
+    }
+}
+
+#[test]
+fn unhandled_errors_are_reported_where_they_were_thrown() {
+    let log = fs::read(testdata().join("unhandled.log")).expect("log");
+    let report = VitestSummarizer.parse(&log);
+    assert_eq!(report.counts.errors, Some(2));
+    let unhandled: Vec<_> = report
+        .diagnostics
+        .iter()
+        .filter(|d| d.code.is_some())
+        .collect();
+    assert_eq!(unhandled.len(), 2);
+    assert_eq!(
+        unhandled[0].location().as_deref(),
+        Some("test/timer.test.js:5:11")
+    );
+}
+
+#[test]
+fn vitest_logs_are_detected_as_vitest() {
+    for case in cases() {
+        let log = fs::read(testdata().join(format!("{case}.log"))).expect("log");
+        let sample = verdict_summarizers::sample(&log);
+        let detected = verdict_summarizers::detect(&sample);
+        assert_eq!(detected.summarizer.name(), "vitest", "{case}");
+    }
+}
