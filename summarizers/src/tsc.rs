@@ -1,6 +1,45 @@
-//! The `tsc` summarizer (being written; see issue 2).
+//! The `tsc` summarizer: the TypeScript compiler's diagnostics, plain and pretty.
+//!
+//! What a tsc log holds, and how each part is read:
+//! - Plain diagnostics (`--pretty false`, and the default when the output is not a terminal, as in
+//!   CI): `src/a.ts(3,7): error TS2322: Type 'string' is not assignable to type 'number'.`, then
+//!   the rest of a chained message on lines indented by two spaces per level. Those lines become
+//!   the diagnostic's detail. There is no summary line: the tool's own list is the count.
+//! - Pretty diagnostics (`--pretty`, or a terminal): `src/a.ts:3:7 - error TS2322: …`, the chained
+//!   message, a blank line, a code frame (`3 let x: number = "a";` and a `~~~` underline), related
+//!   information (an indented location, its frame and message), and at the end a footer: `Found 51
+//!   errors in 10 files.` with an `Errors  Files` table, `Found 1 error in src/a.ts:3`, `Found 3
+//!   errors in the same file, starting at: src/a.ts:5`, or `Found 4 errors.` (build mode, and
+//!   errors without a file). The footer gives the counts.
+//! - Errors without a file (`error TS5023: Unknown compiler option '--x'.`, `error TS18003: No
+//!   inputs were found in config file …`) and errors located in a `tsconfig.json` or
+//!   `jsconfig.json` are configuration errors: nothing could be checked as configured, so the run
+//!   is errored.
+//! - Watch mode and build mode print timestamped status lines (`12:00:00 AM - Starting compilation
+//!   in watch mode...`, `[12:00:00 AM] Found 0 errors. Watching for file changes.`, `Building
+//!   project …`). Each new compilation in watch mode starts the report over: the last one is the
+//!   state of the code.
+//!
+//! typescript 7 (the native compiler) prints the same formats; only its related information differs
+//! (`  src/a.ts:3:3 - The expected type comes from …`), and that is indented like every other line
+//! this parser skips.
 
-use verdict_core::{Kind, LineParser, Outcome, Report, Summarizer};
+use std::collections::HashSet;
+
+use verdict_core::{Diagnostic, Kind, LineParser, Outcome, Report, Severity, Summarizer};
+
+use crate::text::clip;
+
+const TOOL: &str = "tsc";
+
+/// The longest message kept, in characters.
+const MAX_MESSAGE: usize = 400;
+/// The longest detail kept (the chained message's further lines), in characters.
+const MAX_DETAIL: usize = 200;
+/// How many continuation lines of one message are read; a chain is rarely deeper than ten.
+const MAX_CHAIN_LINES: usize = 50;
+/// How many distinct file names are remembered to count the files with errors.
+const MAX_FILES: usize = 100_000;
 
 /// Parses tsc output.
 #[derive(Debug, Default, Clone, Copy)]
@@ -8,28 +47,716 @@ pub struct TscSummarizer;
 
 impl Summarizer for TscSummarizer {
     fn name(&self) -> &'static str {
-        "tsc"
+        TOOL
     }
 
     fn kind(&self) -> Kind {
-        Kind::Custom
+        Kind::Type
     }
 
-    fn sniff(&self, _sample: &str) -> u8 {
-        0
+    fn sniff(&self, sample: &str) -> u8 {
+        // The footer and the watch-mode status lines are tsc's alone.
+        if sample.contains("Starting compilation in watch mode")
+            || sample.contains("Watching for file changes.")
+            || (sample.contains("\nErrors  Files\n") && sample.contains("Found "))
+            || sample.contains(" errors in the same file, starting at: ")
+        {
+            return 95;
+        }
+        // A diagnostic line. ts-jest and other wrappers print these too, inside their own
+        // output, so this alone stays below their markers.
+        let mut best = 0;
+        for line in sample.lines().take(5_000) {
+            if let Some(header) = parse_header(line) {
+                let found_footer = sample.contains("Found ");
+                best = best.max(if found_footer { 90 } else { 85 });
+                if header.file.is_some() {
+                    break;
+                }
+            }
+        }
+        best
     }
 
     fn parser(&self) -> Box<dyn LineParser> {
-        Box::new(Parser)
+        Box::new(Parser::default())
     }
 }
 
-struct Parser;
+/// The category word tsc prints before the code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Category {
+    Error,
+    Warning,
+    Suggestion,
+    Message,
+}
+
+impl Category {
+    fn from_word(word: &str) -> Option<Category> {
+        match word {
+            "error" => Some(Category::Error),
+            "warning" => Some(Category::Warning),
+            "suggestion" => Some(Category::Suggestion),
+            "message" => Some(Category::Message),
+            _ => None,
+        }
+    }
+
+    fn severity(self) -> Severity {
+        match self {
+            Category::Error => Severity::Error,
+            Category::Warning => Severity::Warning,
+            Category::Suggestion | Category::Message => Severity::Info,
+        }
+    }
+}
+
+/// Which of tsc's two formats a header was printed in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Style {
+    /// `file(l,c): error TS…`, and `error TS…` without a file.
+    Plain,
+    /// `file:l:c - error TS…`.
+    Pretty,
+}
+
+/// A diagnostic's first line, split into its parts.
+#[derive(Debug, PartialEq, Eq)]
+struct Header<'a> {
+    file: Option<&'a str>,
+    line: Option<u32>,
+    column: Option<u32>,
+    category: Category,
+    /// The digits of the code, without `TS`.
+    code: &'a str,
+    message: &'a str,
+    style: Style,
+}
+
+/// Parses a diagnostic's first line in either format, or `None` for any other line.
+///
+/// The category marker (` TS` after `error`, `warning`, …) is found first, with a fast substring
+/// search; only lines that hold one are looked at further.
+fn parse_header(line: &str) -> Option<Header<'_>> {
+    let bytes = line.as_bytes();
+    let mut from = 0;
+    while let Some(found) = memchr::memmem::find(&bytes[from..], b" TS") {
+        let at = from + found;
+        from = at + 3;
+        if let Some(header) = header_at(line, at) {
+            return Some(header);
+        }
+    }
+    // A global diagnostic at the very start of the line has no space before its category.
+    None
+}
+
+/// The header whose ` TS` marker is at byte `at` of `line`, if the text around it is one.
+fn header_at(line: &str, at: usize) -> Option<Header<'_>> {
+    let after = line.get(at + 3..)?;
+    let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 {
+        return None;
+    }
+    let code = &after[..digits];
+    let message = after[digits..].strip_prefix(": ")?;
+    let before = &line[..at];
+    let word_start = before.rfind(' ').map_or(0, |i| i + 1);
+    let category = Category::from_word(&before[word_start..])?;
+    let prefix = &before[..word_start];
+    let header = |file, line, column, style| Header {
+        file,
+        line,
+        column,
+        category,
+        code,
+        message,
+        style,
+    };
+    if prefix.is_empty() || prefix.ends_with(": ") && !prefix.ends_with("): ") {
+        // `error TS5023: …`, possibly after a task runner's `pkg:build: ` prefix.
+        return Some(header(None, None, None, Style::Plain));
+    }
+    if let Some(location) = prefix.strip_suffix("): ") {
+        let (file, position) = location.rsplit_once('(')?;
+        let (l, c) = position.split_once(',')?;
+        let file = strip_runner_prefix(file);
+        if file.is_empty() {
+            return None;
+        }
+        return Some(header(
+            Some(file),
+            Some(l.parse().ok()?),
+            Some(c.parse().ok()?),
+            Style::Plain,
+        ));
+    }
+    if let Some(location) = prefix.strip_suffix(" - ") {
+        let (rest, c) = location.rsplit_once(':')?;
+        let (file, l) = rest.rsplit_once(':')?;
+        let file = strip_runner_prefix(file);
+        if file.is_empty() {
+            return None;
+        }
+        return Some(header(
+            Some(file),
+            Some(l.parse().ok()?),
+            Some(c.parse().ok()?),
+            Style::Pretty,
+        ));
+    }
+    None
+}
+
+/// Drops what a task runner prints before tsc's own line (`web:typecheck: src/a.ts` from turbo,
+/// `packages/a typecheck: src/a.ts` from pnpm): everything up to the last `: `. A file name with
+/// `: ` in it is far rarer than these prefixes.
+fn strip_runner_prefix(file: &str) -> &str {
+    match file.rfind(": ") {
+        Some(i) => &file[i + 2..],
+        None => file,
+    }
+}
+
+/// Whether a file is a compiler configuration rather than code.
+fn is_config_file(file: &str) -> bool {
+    let name = file.rsplit(['/', '\\']).next().unwrap_or(file);
+    (name.starts_with("tsconfig") || name.starts_with("jsconfig")) && name.ends_with(".json")
+}
+
+/// Whether an error code names a likely cause of other errors: a module or export that cannot be
+/// found, missing type definitions, a project reference not built, or a syntax error (TS1xxx).
+fn is_root_cause_code(code: &str) -> bool {
+    (code.len() == 4 && code.starts_with('1'))
+        || matches!(
+            code,
+            // Cannot find module; has no exported member; did you mean; is not a module.
+            "2307" | "2305" | "2724" | "2306" | "2792" | "2614" | "2613" | "2459" | "2460"
+            // Relative imports need an extension; could not find a declaration file.
+            | "2834" | "2835" | "7016"
+            // Cannot find type definition file; install @types/node, jest, mocha.
+            | "2688" | "2580" | "2582" | "2591" | "2593"
+            // Output of a referenced project not built.
+            | "6305"
+        )
+}
+
+/// A footer: `Found N errors…`.
+#[derive(Debug, PartialEq, Eq)]
+struct Footer {
+    errors: u64,
+    /// `None` when the footer does not say (`Found 4 errors.`, watch mode).
+    files: Option<u64>,
+}
+
+/// Parses the text of a footer, after any timestamp: `Found 51 errors in 10 files.`, `Found 1
+/// error in src/a.ts:3`, `Found 3 errors in the same file, starting at: src/a.ts:5`, `Found 4
+/// errors.`, `Found 0 errors. Watching for file changes.`
+fn parse_footer(text: &str) -> Option<Footer> {
+    let rest = text.strip_prefix("Found ")?;
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let errors: u64 = rest[..digits].parse().ok()?;
+    let rest = &rest[digits..];
+    let rest = rest
+        .strip_prefix(" errors")
+        .or_else(|| rest.strip_prefix(" error"))?;
+    if rest.starts_with(" in the same file") {
+        return Some(Footer {
+            errors,
+            files: Some(1),
+        });
+    }
+    if let Some(in_files) = rest.strip_prefix(" in ") {
+        let digits = in_files.bytes().take_while(u8::is_ascii_digit).count();
+        let files = match in_files[digits..].strip_prefix(" file") {
+            Some(_) if digits > 0 => in_files[..digits].parse().ok(),
+            // `Found 1 error in src/a.ts:3`.
+            _ => Some(1),
+        };
+        return Some(Footer { errors, files });
+    }
+    (rest.is_empty() || rest.starts_with('.')).then_some(Footer {
+        errors,
+        files: None,
+    })
+}
+
+/// The text of a status line after its timestamp, or `None` when the line has none:
+/// `12:00:00 AM - Found 0 errors.` (plain) and `[12:00:00 AM] Found 0 errors.` (pretty). The time
+/// is in the machine's locale, so only its shape is checked: short, and no letters from the
+/// message before the separator.
+fn after_timestamp(line: &str) -> Option<&str> {
+    if let Some(rest) = line.strip_prefix('[') {
+        let close = rest.find("] ")?;
+        if close > 32 {
+            return None;
+        }
+        return Some(&rest[close + 2..]);
+    }
+    let sep = line.find(" - ")?;
+    if sep > 32 || !line[..sep].contains(':') {
+        return None;
+    }
+    Some(&line[sep + 3..])
+}
+
+/// The state of the line after a header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// Outside any diagnostic.
+    Idle,
+    /// Right after a header: indented lines continue its message.
+    Message,
+    /// In a pretty diagnostic's code frame or related information, until the next header.
+    Frame,
+}
+
+/// The diagnostic being read: its header is known, its chained message may continue.
+struct Pending {
+    diagnostic: Diagnostic,
+    category: Category,
+    config: bool,
+    detail: String,
+    chain_lines: usize,
+}
+
+#[derive(Default)]
+struct Totals {
+    /// Error diagnostics seen (the tool's own list in plain output).
+    errors: u64,
+    /// Distinct files with an error.
+    files: HashSet<String>,
+    /// Whether more files had errors than [`MAX_FILES`] remembers.
+    files_overflow: bool,
+    /// The sum of the footers' counts, when there were footers.
+    footer_errors: Option<u64>,
+    footer_files: Option<u64>,
+    /// Whether a footer gave no file count.
+    footer_without_files: bool,
+}
+
+struct Parser {
+    report: Report,
+    totals: Totals,
+    pending: Option<Pending>,
+    state: State,
+    /// The first configuration error, as the tool printed it.
+    config_error: Option<String>,
+    /// The first sign of a crash or of a failure that is not a diagnostic.
+    crash: Option<String>,
+    /// A line that looked like a diagnostic but could not be read.
+    unparsed: Option<String>,
+}
+
+impl Default for Parser {
+    fn default() -> Self {
+        Parser {
+            report: Report::new(TOOL, Outcome::Passed),
+            totals: Totals::default(),
+            pending: None,
+            state: State::Idle,
+            config_error: None,
+            crash: None,
+            unparsed: None,
+        }
+    }
+}
+
+impl Parser {
+    /// Ends the pending diagnostic and adds it to the report.
+    fn flush(&mut self) {
+        let Some(pending) = self.pending.take() else {
+            return;
+        };
+        let mut diagnostic = pending.diagnostic;
+        if !pending.detail.is_empty() {
+            diagnostic = diagnostic.with_detail(clip(&pending.detail, MAX_DETAIL));
+        }
+        if pending.category == Category::Error {
+            self.totals.errors += 1;
+            if let Some(file) = &diagnostic.file {
+                if !self.totals.files.contains(file) {
+                    if self.totals.files.len() < MAX_FILES {
+                        self.totals.files.insert(file.clone());
+                    } else {
+                        self.totals.files_overflow = true;
+                    }
+                }
+            }
+            if pending.config && self.config_error.is_none() {
+                let location = diagnostic
+                    .location()
+                    .map(|l| format!("{l}: "))
+                    .unwrap_or_default();
+                let code = diagnostic.code.as_deref().unwrap_or("");
+                self.config_error = Some(format!("{location}{code}: {}", diagnostic.message));
+            }
+        }
+        self.report.push(diagnostic);
+    }
+
+    fn start(&mut self, header: Header<'_>) {
+        self.flush();
+        let config = header.file.is_none_or(is_config_file);
+        let mut diagnostic = Diagnostic::new(
+            TOOL,
+            Kind::Type,
+            header.category.severity(),
+            clip(header.message.trim_end(), MAX_MESSAGE),
+        )
+        .with_code(format!("TS{}", header.code));
+        if let Some(file) = header.file {
+            diagnostic = diagnostic.at(file, header.line, header.column);
+        }
+        if header.category == Category::Error && (config || is_root_cause_code(header.code)) {
+            diagnostic = diagnostic.as_root_cause();
+        }
+        self.pending = Some(Pending {
+            diagnostic,
+            category: header.category,
+            config,
+            detail: String::new(),
+            chain_lines: 0,
+        });
+        self.state = State::Message;
+    }
+
+    /// A line of a chained message: `  Types of property 'a' are incompatible.`
+    fn continue_message(&mut self, line: &str) {
+        let Some(pending) = self.pending.as_mut() else {
+            return;
+        };
+        pending.chain_lines += 1;
+        if pending.chain_lines > MAX_CHAIN_LINES || pending.detail.len() > MAX_DETAIL * 4 {
+            return;
+        }
+        if !pending.detail.is_empty() {
+            pending.detail.push(' ');
+        }
+        pending.detail.push_str(line.trim());
+    }
+
+    /// Starts the report over: a new compilation in watch mode.
+    fn restart(&mut self) {
+        self.pending = None;
+        self.state = State::Idle;
+        let notes = std::mem::take(&mut self.report.notes);
+        self.report = Report::new(TOOL, Outcome::Passed);
+        self.report.notes = notes;
+        self.totals = Totals::default();
+        self.config_error = None;
+        self.crash = None;
+        self.unparsed = None;
+    }
+
+    /// A status line (after its timestamp) or a footer.
+    fn status(&mut self, text: &str) -> bool {
+        if let Some(footer) = parse_footer(text) {
+            self.flush();
+            self.state = State::Idle;
+            let totals = &mut self.totals;
+            totals.footer_errors = Some(totals.footer_errors.unwrap_or(0) + footer.errors);
+            match footer.files {
+                Some(files) => totals.footer_files = Some(totals.footer_files.unwrap_or(0) + files),
+                None => totals.footer_without_files = footer.errors > 0,
+            }
+            self.report.summary = Some(text.trim_end().to_owned());
+            return true;
+        }
+        if text.starts_with("Starting compilation in watch mode")
+            || text.starts_with("File change detected. Starting incremental compilation")
+        {
+            self.restart();
+            return true;
+        }
+        false
+    }
+
+    /// Looks for a crash of tsc itself, or a failure of the command around it.
+    fn other(&mut self, line: &str) {
+        if self.crash.is_some() {
+            return;
+        }
+        let crashed = line.starts_with("Error: Debug Failure")
+            || line.contains("JavaScript heap out of memory")
+            || line.starts_with("RangeError: Maximum call stack size exceeded")
+            // npx's banner when typescript is not installed.
+            || line.starts_with("To get access to the TypeScript compiler")
+            || (line.starts_with("sh: ") || line.starts_with("bash: "))
+                && (line.ends_with("not found") || line.ends_with("command not found"))
+            || line.starts_with("npm ERR!")
+            || line.starts_with("npm error")
+            || line.starts_with("error Command failed")
+            || line.starts_with("ELIFECYCLE ");
+        if crashed {
+            self.crash = Some(clip(line.trim(), MAX_MESSAGE));
+        } else if self.unparsed.is_none()
+            && (line.contains("error TS") || line.contains("error  TS"))
+        {
+            self.unparsed = Some(clip(line.trim(), MAX_MESSAGE));
+        }
+    }
+}
 
 impl LineParser for Parser {
-    fn line(&mut self, _line: &str) {}
+    fn line(&mut self, line: &str) {
+        let Some(&first) = line.as_bytes().first() else {
+            // A blank line ends a pretty message; its code frame follows.
+            if self.state == State::Message {
+                self.flush();
+                self.state = State::Frame;
+            }
+            return;
+        };
+        if first == b' ' || first == b'\t' {
+            match self.state {
+                State::Message => self.continue_message(line),
+                // pnpm's ` ELIFECYCLE  Command failed with exit code 2.`
+                State::Idle => self.other(line.trim_start()),
+                // A code frame's underline, related information.
+                State::Frame => {}
+            }
+            return;
+        }
+        if self.state == State::Frame && first.is_ascii_digit() {
+            // A code frame line: `12   const x = 1;`. Its code may hold anything.
+            let digits = line.bytes().take_while(u8::is_ascii_digit).count();
+            if line.as_bytes().get(digits) == Some(&b' ') {
+                return;
+            }
+        }
+        if let Some(header) = parse_header(line) {
+            self.start(header);
+            return;
+        }
+        self.flush();
+        self.state = State::Idle;
+        if first == b'F' && self.status(line) {
+            return;
+        }
+        if let Some(text) = after_timestamp(line) {
+            if self.status(text) {
+                return;
+            }
+        }
+        self.other(line);
+    }
 
-    fn finish(self: Box<Self>) -> Report {
-        Report::new("tsc", Outcome::Passed)
+    fn finish(mut self: Box<Self>) -> Report {
+        self.flush();
+        let mut report = self.report;
+        let totals = self.totals;
+        let seen_files = totals.files.len() as u64;
+        let errors = totals.footer_errors.unwrap_or(totals.errors);
+        // Build mode and file-less errors give no file count: the files of the listed errors
+        // are the tool's own list.
+        let files = match totals.footer_files {
+            Some(files) if !totals.footer_without_files => files,
+            Some(files) => files.max(seen_files),
+            None => seen_files,
+        };
+        if totals.files_overflow && totals.footer_files.is_none() {
+            report.note(format!(
+                "more than {MAX_FILES} files with errors; the file count stops there"
+            ));
+        }
+        report.counts.errors = Some(errors);
+        report.counts.files = Some(files);
+        if totals.footer_errors.is_some_and(|n| n != totals.errors) {
+            report.note(format!(
+                "the footer counts {errors} errors, the log lists {}",
+                totals.errors
+            ));
+        }
+        if let Some(error) = self.config_error {
+            report.outcome = Outcome::Errored;
+            report.error = Some(error);
+        } else if errors > 0 {
+            report.outcome = Outcome::Failed;
+        } else if let Some(crash) = self.crash {
+            report.outcome = Outcome::Errored;
+            report.error = Some(crash);
+        } else if let Some(unparsed) = self.unparsed {
+            report.outcome = Outcome::Errored;
+            report.note(format!(
+                "a line looks like an error but could not be read: {unparsed}"
+            ));
+            report.error = Some(unparsed);
+        } else {
+            report.outcome = Outcome::Passed;
+        }
+        report
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(log: &str) -> Report {
+        TscSummarizer.parse(log.as_bytes())
+    }
+
+    #[test]
+    fn headers_in_both_formats_and_without_a_file() {
+        let plain = parse_header("src/a b.ts(3,7): error TS2322: Type 'x' is bad.").expect("plain");
+        assert_eq!(plain.file, Some("src/a b.ts"));
+        assert_eq!((plain.line, plain.column), (Some(3), Some(7)));
+        assert_eq!((plain.code, plain.style), ("2322", Style::Plain));
+        let pretty =
+            parse_header("C:\\x\\a.ts:3:7 - warning TS6133: 'x' is unused.").expect("pretty");
+        assert_eq!(pretty.file, Some("C:\\x\\a.ts"));
+        assert_eq!(pretty.category, Category::Warning);
+        assert_eq!(pretty.style, Style::Pretty);
+        let global = parse_header("error TS5023: Unknown compiler option '--x'.").expect("global");
+        assert_eq!(global.file, None);
+        assert_eq!(global.message, "Unknown compiler option '--x'.");
+        assert_eq!(
+            parse_header("const TS = 1; // error TS123 in a comment"),
+            None
+        );
+        assert_eq!(
+            parse_header("12   const x = \"error TS1: \";").map(|h| h.code),
+            None
+        );
+    }
+
+    #[test]
+    fn task_runner_prefixes_are_dropped() {
+        let h = parse_header("web:typecheck: src/a.ts(1,2): error TS2304: Cannot find name 'x'.")
+            .expect("turbo");
+        assert_eq!(h.file, Some("src/a.ts"));
+        let h = parse_header("web:typecheck: error TS5023: Unknown compiler option 'x'.")
+            .expect("global");
+        assert_eq!(h.file, None);
+    }
+
+    #[test]
+    fn footers() {
+        let f = |t| parse_footer(t);
+        assert_eq!(
+            f("Found 51 errors in 10 files."),
+            Some(Footer {
+                errors: 51,
+                files: Some(10)
+            })
+        );
+        assert_eq!(
+            f("Found 1 error in src/a.ts:3"),
+            Some(Footer {
+                errors: 1,
+                files: Some(1)
+            })
+        );
+        assert_eq!(
+            f("Found 3 errors in the same file, starting at: src/a.ts:5"),
+            Some(Footer {
+                errors: 3,
+                files: Some(1)
+            })
+        );
+        assert_eq!(
+            f("Found 4 errors."),
+            Some(Footer {
+                errors: 4,
+                files: None
+            })
+        );
+        assert_eq!(
+            f("Found 0 errors. Watching for file changes."),
+            Some(Footer {
+                errors: 0,
+                files: None
+            })
+        );
+        assert_eq!(f("Found 3 problems"), None);
+    }
+
+    #[test]
+    fn chained_messages_become_the_detail() {
+        let report = parse(
+            "src/a.ts(7,3): error TS2322: Type 'A' is not assignable to type 'B'.\n  Types of property 'x' are incompatible.\n    Type 'string' is not assignable to type 'number'.\nsrc/b.ts(1,1): error TS2304: Cannot find name 'y'.\n",
+        );
+        assert_eq!(report.outcome, Outcome::Failed);
+        assert_eq!(report.counts.errors, Some(2));
+        assert_eq!(report.counts.files, Some(2));
+        assert_eq!(
+            report.diagnostics[0].detail.as_deref(),
+            Some(
+                "Types of property 'x' are incompatible. Type 'string' is not assignable to type 'number'."
+            )
+        );
+        assert_eq!(report.diagnostics[1].detail, None);
+    }
+
+    #[test]
+    fn watch_mode_keeps_the_last_compilation() {
+        let report = parse(
+            "[9:00:00 AM] Starting compilation in watch mode...\n\nsrc/a.ts:1:7 - error TS2322: Type 'string' is not assignable to type 'number'.\n\n1 const a: number = \"x\";\n        ~\n\n[9:00:01 AM] Found 1 error. Watching for file changes.\n\n[9:00:05 AM] File change detected. Starting incremental compilation...\n\n[9:00:05 AM] Found 0 errors. Watching for file changes.\n",
+        );
+        assert_eq!(report.outcome, Outcome::Passed);
+        assert_eq!(report.counts.errors, Some(0));
+        assert!(report.diagnostics.is_empty());
+        let plain = parse(
+            "9:00:00 - Starting compilation in watch mode...\n\nsrc/a.ts(1,7): error TS2322: Type 'string' is not assignable to type 'number'.\n\n9:00:01 - Found 1 error. Watching for file changes.\n",
+        );
+        assert_eq!(plain.outcome, Outcome::Failed);
+        assert_eq!(plain.counts.errors, Some(1));
+        assert_eq!(plain.counts.files, Some(1));
+    }
+
+    #[test]
+    fn configuration_errors_are_errored() {
+        let report = parse("error TS5023: Unknown compiler option '--strictt'.\n");
+        assert_eq!(report.outcome, Outcome::Errored);
+        assert_eq!(
+            report.error.as_deref(),
+            Some("TS5023: Unknown compiler option '--strictt'.")
+        );
+        let report = parse("tsconfig.json(4,5): error TS1005: ',' expected.\n");
+        assert_eq!(report.outcome, Outcome::Errored);
+        assert_eq!(
+            report.error.as_deref(),
+            Some("tsconfig.json:4:5: TS1005: ',' expected.")
+        );
+    }
+
+    #[test]
+    fn root_causes_are_marked() {
+        let report = parse(
+            "src/a.ts(1,20): error TS2307: Cannot find module 'x' or its corresponding type declarations.\nsrc/a.ts(2,1): error TS1005: ';' expected.\nsrc/a.ts(3,1): error TS2322: Type 'string' is not assignable to type 'number'.\n",
+        );
+        let roots: Vec<bool> = report.diagnostics.iter().map(|d| d.root_cause).collect();
+        assert_eq!(roots, [true, true, false]);
+    }
+
+    #[test]
+    fn crashes_and_unreadable_errors_are_never_a_pass() {
+        assert_eq!(parse("").outcome, Outcome::Passed);
+        let report =
+            parse("Error: Debug Failure. False expression.\n    at Object.assert (tsc.js:1:1)\n");
+        assert_eq!(report.outcome, Outcome::Errored);
+        let report = parse(
+            "\n                This is not the tsc command you are looking for\n\n\nTo get access to the TypeScript compiler, tsc, from the command line either:\n",
+        );
+        assert_eq!(report.outcome, Outcome::Errored);
+        let report = parse(" ELIFECYCLE  Command failed with exit code 2.\n");
+        assert_eq!(report.outcome, Outcome::Errored);
+        let report = parse("src/a.ts(x,y): error TS2322: broken\n");
+        assert_eq!(report.outcome, Outcome::Errored);
+    }
+
+    #[test]
+    fn code_frames_that_look_like_headers_are_skipped() {
+        let report = parse(
+            "src/a.ts:1:7 - error TS2322: Type 'string' is not assignable to type 'number'.\n\n1 const a = \"b.ts(1,2): error TS1005: x\";\n        ~\n\n\nFound 1 error in src/a.ts:1\n\n",
+        );
+        assert_eq!(report.diagnostics.len(), 1);
+        assert_eq!(report.counts.errors, Some(1));
+        assert_eq!(
+            report.summary.as_deref(),
+            Some("Found 1 error in src/a.ts:1")
+        );
     }
 }

@@ -1,0 +1,189 @@
+//! The tsc summarizer against every real log in `testdata/tsc/`, plus a snapshot of each report.
+//!
+//! tsc has no JSON output: the ground truth of each case is the plain `--pretty false` run of the
+//! same project and tsc version (`<case>.truth.txt`), read here with a strict pattern of its own,
+//! independent of the summarizer. Every error in it must be matched by a diagnostic with the same
+//! file, line, column, code and message, and the counts must be the truth's.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use regex::Regex;
+use serde_json::Value;
+use verdict_core::{Outcome, Report, Summarizer};
+use verdict_summarizers::tsc::TscSummarizer;
+
+fn testdata() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/tsc")
+}
+
+/// Every case: the stems of the `.log` files.
+fn cases() -> Vec<String> {
+    let mut cases: Vec<String> = fs::read_dir(testdata())
+        .expect("testdata/tsc exists")
+        .filter_map(|entry| {
+            let name = entry.ok()?.file_name().into_string().ok()?;
+            name.strip_suffix(".log").map(str::to_owned)
+        })
+        .collect();
+    cases.sort();
+    assert!(!cases.is_empty(), "no tsc logs in testdata/tsc");
+    cases
+}
+
+/// One error of the plain truth.
+#[derive(Debug)]
+struct TruthError {
+    file: Option<String>,
+    line: Option<u32>,
+    column: Option<u32>,
+    code: String,
+    message: String,
+}
+
+/// Reads a `--pretty false` log: one error per unindented line, chained messages indented. Any
+/// other unindented line fails the test, so that a format change is noticed here first.
+fn read_truth(case: &str, text: &str) -> Vec<TruthError> {
+    let located =
+        Regex::new(r"^(\S[^(]*)\((\d+),(\d+)\): error (TS\d+): (.+)$").expect("pattern");
+    let global = Regex::new(r"^error (TS\d+): (.+)$").expect("pattern");
+    let mut errors = Vec::new();
+    for line in text.lines() {
+        if line.is_empty() || line.starts_with(' ') {
+            continue;
+        }
+        if let Some(c) = located.captures(line) {
+            errors.push(TruthError {
+                file: Some(c[1].to_owned()),
+                line: c[2].parse().ok(),
+                column: c[3].parse().ok(),
+                code: c[4].to_owned(),
+                message: c[5].to_owned(),
+            });
+        } else if let Some(c) = global.captures(line) {
+            errors.push(TruthError {
+                file: None,
+                line: None,
+                column: None,
+                code: c[1].to_owned(),
+                message: c[2].to_owned(),
+            });
+        } else {
+            panic!("{case}: unexpected line in the truth: {line:?}");
+        }
+    }
+    errors
+}
+
+fn is_config(error: &TruthError) -> bool {
+    error
+        .file
+        .as_deref()
+        .is_none_or(|f| f.ends_with("tsconfig.json"))
+}
+
+/// Parses one case, checks it against its ground truth, and snapshots the report.
+fn check(case: &str) {
+    let dir = testdata();
+    let log = fs::read(dir.join(format!("{case}.log"))).expect("log");
+    let meta: Value =
+        serde_json::from_slice(&fs::read(dir.join(format!("{case}.meta.json"))).expect("meta"))
+            .expect("meta is JSON");
+    let truth = fs::read_to_string(dir.join(format!("{case}.truth.txt"))).expect("truth");
+    let truth = read_truth(case, &truth);
+    let report: Report = TscSummarizer.parse(&log);
+
+    let expected = if truth.iter().any(is_config) {
+        Outcome::Errored
+    } else if truth.is_empty() {
+        Outcome::Passed
+    } else {
+        Outcome::Failed
+    };
+    assert_eq!(report.outcome, expected, "{case}: outcome");
+    assert_eq!(
+        meta["exit_code"] == 0,
+        expected == Outcome::Passed,
+        "{case}: the exit code agrees"
+    );
+    if expected == Outcome::Errored {
+        assert!(report.error.is_some(), "{case}: errored without a reason");
+    }
+
+    let files: BTreeSet<&str> = truth.iter().filter_map(|e| e.file.as_deref()).collect();
+    assert_eq!(
+        report.counts.errors,
+        Some(truth.len() as u64),
+        "{case}: errors"
+    );
+    assert_eq!(
+        report.counts.files,
+        Some(files.len() as u64),
+        "{case}: files"
+    );
+    assert_eq!(
+        report.diagnostics.len(),
+        truth.len(),
+        "{case}: one diagnostic per error"
+    );
+    for error in &truth {
+        let found = report.diagnostics.iter().any(|d| {
+            d.file == error.file
+                && d.line == error.line
+                && d.column == error.column
+                && d.code.as_deref() == Some(error.code.as_str())
+                && d.message == error.message
+        });
+        assert!(found, "{case}: no diagnostic for {error:?}");
+    }
+    for diagnostic in &report.diagnostics {
+        let code = diagnostic.code.as_deref().unwrap_or("");
+        let expected_root = code.starts_with("TS1") && code.len() == 6
+            || matches!(code, "TS2307" | "TS2305" | "TS2724")
+            || diagnostic.file.as_deref().is_none_or(|f| f.ends_with(".json"));
+        if expected_root {
+            assert!(diagnostic.root_cause, "{case}: {code} is a root cause");
+        }
+    }
+
+    insta::assert_json_snapshot!(case, report);
+}
+
+#[test]
+fn every_captured_log_matches_its_truth() {
+    for case in cases() {
+        check(&case);
+    }
+}
+
+#[test]
+fn pretty_and_plain_logs_of_one_project_give_the_same_diagnostics() {
+    for version in ["", "ts7-"] {
+        let read = |name: &str| {
+            let log = fs::read(testdata().join(format!("{version}{name}.log"))).expect("log");
+            TscSummarizer.parse(&log)
+        };
+        let plain = read("many-errors-plain");
+        let pretty = read("many-errors-pretty");
+        assert_eq!(plain.diagnostics, pretty.diagnostics, "{version}many-errors");
+        assert_eq!(plain.counts, pretty.counts, "{version}many-errors");
+        assert_eq!(
+            pretty.summary.as_deref(),
+            Some("Found 51 errors in 10 files.")
+        );
+    }
+}
+
+#[test]
+fn every_log_is_recognised_as_tsc() {
+    for case in cases() {
+        let log = fs::read(testdata().join(format!("{case}.log"))).expect("log");
+        if log.is_empty() {
+            continue;
+        }
+        let sample = verdict_summarizers::sample(&log);
+        let detected = verdict_summarizers::detect(&sample);
+        assert_eq!(detected.summarizer.name(), "tsc", "{case}");
+    }
+}
