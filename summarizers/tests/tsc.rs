@@ -45,8 +45,7 @@ struct TruthError {
 /// Reads a `--pretty false` log: one error per unindented line, chained messages indented. Any
 /// other unindented line fails the test, so that a format change is noticed here first.
 fn read_truth(case: &str, text: &str) -> Vec<TruthError> {
-    let located =
-        Regex::new(r"^(\S[^(]*)\((\d+),(\d+)\): error (TS\d+): (.+)$").expect("pattern");
+    let located = Regex::new(r"^(\S[^(]*)\((\d+),(\d+)\): error (TS\d+): (.+)$").expect("pattern");
     let global = Regex::new(r"^error (TS\d+): (.+)$").expect("pattern");
     let mut errors = Vec::new();
     for line in text.lines() {
@@ -141,7 +140,10 @@ fn check(case: &str) {
         let code = diagnostic.code.as_deref().unwrap_or("");
         let expected_root = code.starts_with("TS1") && code.len() == 6
             || matches!(code, "TS2307" | "TS2305" | "TS2724")
-            || diagnostic.file.as_deref().is_none_or(|f| f.ends_with(".json"));
+            || diagnostic
+                .file
+                .as_deref()
+                .is_none_or(|f| f.ends_with(".json"));
         if expected_root {
             assert!(diagnostic.root_cause, "{case}: {code} is a root cause");
         }
@@ -166,7 +168,10 @@ fn pretty_and_plain_logs_of_one_project_give_the_same_diagnostics() {
         };
         let plain = read("many-errors-plain");
         let pretty = read("many-errors-pretty");
-        assert_eq!(plain.diagnostics, pretty.diagnostics, "{version}many-errors");
+        assert_eq!(
+            plain.diagnostics, pretty.diagnostics,
+            "{version}many-errors"
+        );
         assert_eq!(plain.counts, pretty.counts, "{version}many-errors");
         assert_eq!(
             pretty.summary.as_deref(),
