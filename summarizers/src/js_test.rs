@@ -157,6 +157,12 @@ impl Diff {
         self.expected.is_empty() && self.received.is_empty()
     }
 
+    /// Forgets what was kept (a better diff follows).
+    pub(crate) fn clear(&mut self) {
+        self.expected.clear();
+        self.received.clear();
+    }
+
     /// `Expected: 4, Received: 3` with the tool's own words for the two sides.
     pub(crate) fn render(&self, expected: &str, received: &str) -> Option<String> {
         if self.is_empty() {

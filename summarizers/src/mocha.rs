@@ -1,6 +1,36 @@
-//! The `mocha` summarizer (being written; see issue 2).
+//! The `mocha` summarizer: the spec reporter (mocha's default), as a CI log shows it. The dot,
+//! list and min reporters end with the same summary and failure list, and are read the same way.
+//!
+//! What mocha prints, and what becomes of it:
+//! - first the tree of suites and tests as they run (`✔ name`, `1) name`, `- pending`), with
+//!   console output in between: read past;
+//! - then the summary, `N passing (Xms)`, `N pending`, `N failing`: the counts (pending counts as
+//!   skipped; failures include failing hooks, as mocha counts them), and together the summary;
+//! - then one numbered block per failure: `  1) Suite` with the nested titles on the next lines,
+//!   the last ending with `:`, then the error (`AssertionError [ERR_ASSERTION]: Expected values to
+//!   be strictly equal:` with the values on the next line, `TypeError: …`), a `+ expected -
+//!   actual` diff, and `at fn (file:line:col)` frames. The test name is the suite titles and the
+//!   test title joined with ` > ` (the JSON report's `fullTitle` joins them with spaces); a hook
+//!   failure is named as mocha names it (`Suite > "before each" hook for "test"`). The location
+//!   is the test function's frame (`at Context.<anonymous> (…)`), else the first frame in the
+//!   project, else the file a timeout names; files are kept as printed, without `file://`. A
+//!   failure with no frame in the project (a thrown string) takes the file of another failure of
+//!   the same top-level suite;
+//! - `Exception during run:` (mocha loads every test file before it runs any, so one that does
+//!   not load stops the run) is a root cause, located at the printed `file:line` or the first
+//!   frame in the project; if nothing points into the project, the outcome is errored;
+//! - `Error: No test files found`, a configuration that does not parse, or a run of no test
+//!   (`0 passing`) mean nothing was verified: the outcome is errored.
 
-use verdict_core::{Kind, LineParser, Outcome, Report, Summarizer};
+use std::collections::HashMap;
+
+use verdict_core::{Diagnostic, Kind, LineParser, Outcome, Report, Severity, Summarizer};
+
+use crate::js_test::{
+    Diff, MAX_BLOCK_LINES, MAX_MESSAGE, is_error_line, is_internal, one_line, strip_file_url,
+    v8_frame,
+};
+use crate::text::{clip, split_location};
 
 /// Parses mocha output.
 #[derive(Debug, Default, Clone, Copy)]
@@ -12,24 +42,525 @@ impl Summarizer for MochaSummarizer {
     }
 
     fn kind(&self) -> Kind {
-        Kind::Custom
+        Kind::Test
     }
 
-    fn sniff(&self, _sample: &str) -> u8 {
+    fn sniff(&self, sample: &str) -> u8 {
+        // `N passing (Xms)` is mocha's alone.
+        let passing = sample.lines().any(|line| {
+            let text = line.trim_start();
+            text.starts_with(|c: char| c.is_ascii_digit())
+                && count_before(text, " passing").is_some()
+        });
+        if passing {
+            return 90;
+        }
+        if sample.contains("Error: No test files found") {
+            return 85;
+        }
+        if sample.contains("Exception during run:") {
+            return 80;
+        }
+        if sample.contains("node_modules/mocha/") || sample.contains(".mocharc") {
+            return 70;
+        }
         0
     }
 
     fn parser(&self) -> Box<dyn LineParser> {
-        Box::new(Parser)
+        Box::new(Parser::new())
     }
 }
 
-struct Parser;
+const TOOL: &str = "mocha";
+
+/// The most title lines one failure header is read for.
+const MAX_TITLES: usize = 16;
+
+/// The failure block being read. Bounded: a few short strings, whatever the block's length.
+#[derive(Debug, Default)]
+struct Block {
+    titles: Vec<String>,
+    /// The last title line (the one ending with `:`) has been read.
+    titled: bool,
+    message: Option<String>,
+    /// The message ends with `:` and its values follow on the next line.
+    message_continues: bool,
+    diff: Diff,
+    /// In a diff: whether `+` marks the expected side (mocha's) or the actual one (Node's).
+    diff_sign_is_expected: Option<bool>,
+    /// The frame of the test function (`at Context.<anonymous> (…)`).
+    context_frame: Option<(String, u32, Option<u32>)>,
+    first_frame: Option<(String, u32, Option<u32>)>,
+    lines: usize,
+}
+
+impl Block {
+    fn line(&mut self, text: &str) {
+        if !self.titled {
+            self.title(text);
+            return;
+        }
+        if text.is_empty() {
+            return;
+        }
+        self.lines += 1;
+        if text.starts_with("at ") {
+            self.frame(text);
+            return;
+        }
+        if self.lines > MAX_BLOCK_LINES {
+            return;
+        }
+        let Some(message) = &mut self.message else {
+            self.message_continues = text.ends_with(':');
+            self.message = Some(text.to_owned());
+            return;
+        };
+        if text == "+ expected - actual" {
+            // mocha's own diff: cleaner than Node's, which may precede it.
+            self.diff.clear();
+            self.diff_sign_is_expected = Some(true);
+            self.message_continues = false;
+            return;
+        }
+        if text.starts_with("+ actual - expected") {
+            // Node's assertion diff (`+` the actual side), possibly with `... Lines skipped`.
+            if self.diff_sign_is_expected.is_none() {
+                self.diff_sign_is_expected = Some(false);
+            }
+            self.message_continues = false;
+            return;
+        }
+        if self.message_continues {
+            self.message_continues = false;
+            if text.len() <= 120 {
+                message.push(' ');
+                message.push_str(text);
+                return;
+            }
+        }
+        let Some(plus_is_expected) = self.diff_sign_is_expected else {
+            return;
+        };
+        let (plus, rest) = match (text.strip_prefix('+'), text.strip_prefix('-')) {
+            (Some(rest), _) => (true, rest),
+            (None, Some(rest)) => (false, rest),
+            (None, None) => return,
+        };
+        if plus == plus_is_expected {
+            self.diff.push_expected(rest);
+        } else {
+            self.diff.push_received(rest);
+        }
+    }
+
+    fn title(&mut self, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        let (title, last) = match text.strip_suffix(':') {
+            Some(title) => (title, true),
+            None => (text, false),
+        };
+        if self.titles.len() < MAX_TITLES {
+            self.titles.push(title.to_owned());
+        }
+        self.titled = last || self.titles.len() >= MAX_TITLES;
+    }
+
+    fn frame(&mut self, text: &str) {
+        if self.context_frame.is_some() {
+            return;
+        }
+        let Some(frame) = v8_frame(text) else {
+            return;
+        };
+        if frame.is_internal() {
+            return;
+        }
+        let location = (frame.file.to_owned(), frame.line, frame.column);
+        let func = frame.func.strip_prefix("async ").unwrap_or(frame.func);
+        if func.starts_with("Context.") {
+            self.context_frame = Some(location);
+        } else if self.first_frame.is_none() {
+            self.first_frame = Some(location);
+        }
+    }
+
+    fn into_diagnostic(self) -> Diagnostic {
+        let mut message = self.message.unwrap_or_else(|| "test failed".to_owned());
+        // A timeout names the test file at its end: `… ensure it resolves. (/p/test/a.js)`.
+        let mut timeout_file = None;
+        if message.contains("Timeout of ") && message.ends_with(')') {
+            if let Some(open) = message.rfind(" (") {
+                let file = strip_file_url(&message[open + 2..message.len() - 1]).to_owned();
+                message.truncate(open);
+                timeout_file = Some(file);
+            }
+        }
+        let mut diagnostic = Diagnostic::new(
+            TOOL,
+            Kind::Test,
+            Severity::Error,
+            clip(&message, MAX_MESSAGE),
+        )
+        .with_test(self.titles.join(" > "));
+        if let Some((file, line, column)) = self.context_frame.or(self.first_frame) {
+            diagnostic = diagnostic.at(file, Some(line), column);
+        } else if let Some(file) = timeout_file {
+            diagnostic = diagnostic.at(file, None, None);
+        }
+        if let Some(detail) = self.diff.render("expected", "actual") {
+            diagnostic = diagnostic.with_detail(detail);
+        }
+        diagnostic
+    }
+}
+
+/// An `Exception during run:` or another error printed before any test ran.
+#[derive(Debug, Default)]
+struct Crash {
+    /// `Exception during run:` was printed: mocha stopped while loading the test files.
+    during_run: bool,
+    message: Option<String>,
+    /// The `file:line` Node.js prints above a syntax error, or the first frame in the project.
+    location: Option<(String, u32, Option<u32>)>,
+    /// The location points into Node.js or a dependency.
+    internal_location: Option<String>,
+    lines: usize,
+}
+
+impl Crash {
+    fn line(&mut self, text: &str) {
+        self.lines += 1;
+        if self.lines > MAX_BLOCK_LINES {
+            return;
+        }
+        if text.starts_with("at ") {
+            if self.location.is_none() {
+                if let Some(frame) = v8_frame(text) {
+                    if !frame.is_internal() {
+                        self.location = Some((frame.file.to_owned(), frame.line, frame.column));
+                    }
+                }
+            }
+            return;
+        }
+        if self.message.is_none() && is_error_line(text) {
+            self.message = Some(one_line(text, MAX_MESSAGE));
+            return;
+        }
+        if self.message.is_none() && self.location.is_none() && self.internal_location.is_none() {
+            let candidate = strip_file_url(text);
+            if candidate.starts_with(['/', '.']) || candidate.get(1..3) == Some(":/") {
+                if let Some((file, line, column)) = split_location(candidate) {
+                    if is_internal(file) {
+                        self.internal_location = Some(candidate.to_owned());
+                    } else {
+                        self.location = Some((file.to_owned(), line, column));
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[derive(Debug)]
+struct Parser {
+    report: Report,
+    /// After `N failing`: the numbered failure blocks.
+    in_failures: bool,
+    last_number: u64,
+    block: Option<Block>,
+    crash: Option<Crash>,
+    summary: Vec<String>,
+    saw_passing: bool,
+    no_tests: Option<String>,
+}
+
+impl Parser {
+    fn new() -> Parser {
+        Parser {
+            report: Report::new(TOOL, Outcome::Passed),
+            in_failures: false,
+            last_number: 0,
+            block: None,
+            crash: None,
+            summary: Vec::new(),
+            saw_passing: false,
+            no_tests: None,
+        }
+    }
+
+    fn finish_block(&mut self) {
+        if let Some(block) = self.block.take() {
+            self.report.push(block.into_diagnostic());
+        }
+    }
+
+    /// `N passing (Xms)`, `N pending`, `N failing`.
+    fn summary_line(&mut self, text: &str) -> bool {
+        let counts = &mut self.report.counts;
+        if let Some(n) = count_before(text, " passing") {
+            counts.tests_passed = Some(n);
+            counts.tests_failed.get_or_insert(0);
+            counts.tests_skipped.get_or_insert(0);
+            self.saw_passing = true;
+            self.summary.clear();
+        } else if let Some(n) = count_before(text, " pending") {
+            counts.tests_skipped = Some(n);
+        } else if let Some(n) = count_before(text, " failing") {
+            counts.tests_failed = Some(n);
+            self.finish_block();
+            self.in_failures = true;
+            self.last_number = 0;
+        } else {
+            return false;
+        }
+        if self.summary.len() < 3 {
+            self.summary.push(text.to_owned());
+        }
+        true
+    }
+
+    /// A failure header `N) title`, when `text` is one.
+    fn failure_header(&mut self, text: &str) -> bool {
+        let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+        let Some(title) = text.get(digits..).and_then(|rest| rest.strip_prefix(") ")) else {
+            return false;
+        };
+        let Ok(number) = text[..digits].parse::<u64>() else {
+            return false;
+        };
+        if number <= self.last_number {
+            return false;
+        }
+        self.finish_block();
+        self.last_number = number;
+        let mut block = Block::default();
+        block.title(title.trim_end());
+        self.block = Some(block);
+        true
+    }
+}
 
 impl LineParser for Parser {
-    fn line(&mut self, _line: &str) {}
+    fn line(&mut self, line: &str) {
+        let text = line.trim();
+        let indent = line.len() - line.trim_start().len();
+        if let Some(first) = text.as_bytes().first() {
+            if first.is_ascii_digit() {
+                if indent >= 1 && self.summary_line(text) {
+                    return;
+                }
+                if self.in_failures && (1..=4).contains(&indent) && self.failure_header(text) {
+                    return;
+                }
+            }
+        }
+        if let Some(block) = &mut self.block {
+            block.line(text);
+            return;
+        }
+        if let Some(crash) = &mut self.crash {
+            crash.line(text);
+            return;
+        }
+        if let Some(rest) = text.strip_prefix("Exception during run:") {
+            let mut crash = Crash {
+                during_run: true,
+                ..Crash::default()
+            };
+            crash.line(rest.trim());
+            crash.lines = 0;
+            self.crash = Some(crash);
+            return;
+        }
+        if indent > 0 || self.saw_passing {
+            return;
+        }
+        if text.starts_with("Error: No test files found") {
+            self.no_tests = Some(text.to_owned());
+        } else if text.starts_with("Warning: ") {
+            self.report.note(clip(text, MAX_MESSAGE));
+        } else if is_error_line(text) || text.starts_with("file:") || text.starts_with('/') {
+            // Node.js printing an error that stopped mocha: the location, then the error.
+            let mut crash = Crash::default();
+            crash.line(text);
+            if crash.message.is_some()
+                || crash.location.is_some()
+                || crash.internal_location.is_some()
+            {
+                self.crash = Some(crash);
+            }
+        }
+    }
 
-    fn finish(self: Box<Self>) -> Report {
-        Report::new("mocha", Outcome::Passed)
+    fn finish(mut self: Box<Self>) -> Report {
+        self.finish_block();
+        fill_files_from_suites(&mut self.report);
+        let mut report = self.report;
+        if !self.summary.is_empty() {
+            report.summary = Some(self.summary.join(", "));
+        }
+        let counts = &report.counts;
+        let ran_no_test = self.saw_passing
+            && counts.tests_passed == Some(0)
+            && counts.tests_failed.unwrap_or(0) == 0
+            && counts.tests_skipped.unwrap_or(0) == 0;
+        if let Some(message) = self.no_tests {
+            report.outcome = Outcome::Errored;
+            report.error = Some(message);
+        } else if counts.tests_failed.unwrap_or(0) > 0 || !report.diagnostics.is_empty() {
+            report.outcome = Outcome::Failed;
+        } else if let Some(crash) = self.crash.filter(|c| c.during_run || !self.saw_passing) {
+            let message = crash.message.unwrap_or_else(|| "mocha stopped".to_owned());
+            match crash.location {
+                // A file of the project that does not load: a failure in the code.
+                Some((file, line, column))
+                    if crash.during_run || message.starts_with("SyntaxError") =>
+                {
+                    report.outcome = Outcome::Failed;
+                    report.push(
+                        Diagnostic::new(TOOL, Kind::Test, Severity::Error, message)
+                            .at(file, Some(line), column)
+                            .as_root_cause(),
+                    );
+                }
+                location => {
+                    // Nothing in the project to point at: mocha itself could not run.
+                    report.outcome = Outcome::Errored;
+                    report.error = Some(match location {
+                        Some((file, line, _)) => format!("{message} ({file}:{line})"),
+                        None => message,
+                    });
+                }
+            }
+        } else if ran_no_test {
+            report.outcome = Outcome::Errored;
+            report.error = Some("mocha ran no test (0 passing)".to_owned());
+        }
+        report
+    }
+}
+
+/// The number before `label` at the start of `text`: `count_before("8 passing (95ms)", "
+/// passing")` is `Some(8)`. The label must end the text or be followed by a space.
+fn count_before(text: &str, label: &str) -> Option<u64> {
+    let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+    let rest = text.get(digits..)?.strip_prefix(label)?;
+    if !(rest.is_empty() || rest.starts_with(' ')) {
+        return None;
+    }
+    text[..digits].parse().ok()
+}
+
+/// Gives a failure with no file (a thrown string has no stack) the file of another failure in
+/// the same top-level suite: mocha suites are nearly always one per file.
+fn fill_files_from_suites(report: &mut Report) {
+    if report
+        .diagnostics
+        .iter()
+        .all(|d| d.file.is_some() && d.line.is_some())
+    {
+        return;
+    }
+    let suite = |d: &Diagnostic| -> Option<String> {
+        let test = d.test.as_deref()?;
+        Some(test.split(" > ").next().unwrap_or(test).to_owned())
+    };
+    let mut files: HashMap<String, String> = HashMap::new();
+    for d in &report.diagnostics {
+        if let (Some(suite), Some(file)) = (suite(d), &d.file) {
+            files.entry(suite).or_insert_with(|| file.clone());
+        }
+    }
+    let relative: Vec<String> = files
+        .values()
+        .filter(|f| !f.starts_with('/'))
+        .cloned()
+        .collect();
+    for d in &mut report.diagnostics {
+        // A timeout names its file absolute; the frames of the same run print it relative.
+        if let Some(file) = &d.file {
+            if file.starts_with('/') {
+                if let Some(short) = relative.iter().find(|r| file.ends_with(&format!("/{r}"))) {
+                    d.file = Some(short.clone());
+                    d.refresh_fingerprint();
+                }
+            }
+        }
+        if d.file.is_none() {
+            if let Some(file) = suite(d).and_then(|s| files.get(&s)) {
+                d.file = Some(file.clone());
+                d.refresh_fingerprint();
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(log: &str) -> Report {
+        MochaSummarizer.parse(log.as_bytes())
+    }
+
+    #[test]
+    fn a_numbered_failure_becomes_one_diagnostic() {
+        let report = parse(concat!(
+            "  math\n    1) adds\n\n\n  0 passing (5ms)\n  1 failing\n\n",
+            "  1) math\n       average\n         adds:\n\n",
+            "      AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:\n\n",
+            "3 !== 4\n\n      + expected - actual\n\n      -3\n      +4\n      \n",
+            "      at Context.<anonymous> (test/math.test.js:14:12)\n",
+            "      at process.processImmediate (node:internal/timers:483:21)\n",
+        ));
+        assert_eq!(report.outcome, Outcome::Failed);
+        let d = &report.diagnostics[0];
+        assert_eq!(d.test.as_deref(), Some("math > average > adds"));
+        assert_eq!(
+            d.message,
+            "AssertionError [ERR_ASSERTION]: Expected values to be strictly equal: 3 !== 4"
+        );
+        assert_eq!(d.detail.as_deref(), Some("expected: 4, actual: 3"));
+        assert_eq!(d.location().as_deref(), Some("test/math.test.js:14:12"));
+        assert_eq!(
+            report.summary.as_deref(),
+            Some("0 passing (5ms), 1 failing")
+        );
+    }
+
+    #[test]
+    fn the_test_tree_is_not_read_as_failures() {
+        let report = parse("  a\n    1) one\n    ✔ two\n\n  1 passing (1ms)\n");
+        assert!(report.diagnostics.is_empty());
+        assert_eq!(report.outcome, Outcome::Passed);
+    }
+
+    #[test]
+    fn a_test_file_that_does_not_parse_is_a_root_cause() {
+        let report = parse(concat!(
+            "\n Exception during run: /p/test/broken.test.js:6\n  };\n  ^\n\n",
+            "SyntaxError: missing ) after argument list\n",
+            "    at wrapSafe (node:internal/modules/cjs/loader:1464:18)\n",
+        ));
+        assert_eq!(report.outcome, Outcome::Failed);
+        let d = &report.diagnostics[0];
+        assert!(d.root_cause);
+        assert_eq!(d.message, "SyntaxError: missing ) after argument list");
+        assert_eq!(d.location().as_deref(), Some("/p/test/broken.test.js:6"));
+    }
+
+    #[test]
+    fn no_test_is_errored() {
+        assert_eq!(
+            parse("Error: No test files found: \"test\"\n").outcome,
+            Outcome::Errored
+        );
+        assert_eq!(parse("\n\n  0 passing (1ms)\n\n").outcome, Outcome::Errored);
+        assert_eq!(parse("").outcome, Outcome::Passed);
     }
 }

@@ -1,0 +1,192 @@
+//! The mocha summarizer against every real log in `testdata/mocha/`, checked against mocha's own
+//! JSON report of the same project (a second run with `--reporter json`), plus a snapshot of each
+//! report.
+//!
+//! Test names follow the summarizer's rule: the suite titles and the test title joined with ` > `;
+//! mocha's JSON `fullTitle` joins the same titles with single spaces.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use verdict_core::{Outcome, Report, Summarizer};
+use verdict_summarizers::mocha::MochaSummarizer;
+
+fn testdata() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/mocha")
+}
+
+/// Every case: the stems of the `.log` files.
+fn cases() -> Vec<String> {
+    let mut cases: Vec<String> = fs::read_dir(testdata())
+        .expect("testdata/mocha exists")
+        .filter_map(|entry| {
+            let name = entry.ok()?.file_name().into_string().ok()?;
+            name.strip_suffix(".log").map(str::to_owned)
+        })
+        .collect();
+    cases.sort();
+    assert!(!cases.is_empty(), "no mocha logs in testdata/mocha");
+    cases
+}
+
+/// The first `at … (path:line:col)` frame of a failure message in `file` (relative to the
+/// project), as jest's JSON report prints it with absolute paths.
+fn frame_line_in(message: &str, file: &str) -> Option<u32> {
+    message.lines().find_map(|line| {
+        let rest = line.trim().strip_prefix("at ")?;
+        let location = match rest.strip_suffix(')') {
+            Some(inner) => &inner[inner.rfind(" (")? + 2..],
+            None => rest,
+        };
+        let mut parts = location.rsplitn(3, ':');
+        let _column = parts.next()?;
+        let line: u32 = parts.next()?.parse().ok()?;
+        let path = parts.next()?;
+        let in_file = path == file || path.ends_with(&format!("/{file}"));
+        (in_file && !path.contains("node_modules")).then_some(line)
+    })
+}
+
+/// Parses one case and checks it against its ground truth, then snapshots the report.
+fn check(case: &str) {
+    let dir = testdata();
+    let log = fs::read(dir.join(format!("{case}.log"))).expect("log");
+    let meta: Value =
+        serde_json::from_slice(&fs::read(dir.join(format!("{case}.meta.json"))).expect("meta"))
+            .expect("meta is JSON");
+    let report: Report = MochaSummarizer.parse(&log);
+    let exit_code = meta["exit_code"].as_i64();
+
+    if exit_code == Some(0) {
+        assert_eq!(report.outcome, Outcome::Passed, "{case}: exit 0 is a pass");
+    } else {
+        assert_ne!(
+            report.outcome,
+            Outcome::Passed,
+            "{case}: exit {exit_code:?} is no pass"
+        );
+    }
+    if report.outcome == Outcome::Errored {
+        assert!(report.error.is_some(), "{case}: errored without a reason");
+    }
+
+    let truth_path = dir.join(format!("{case}.truth.json"));
+    if let Ok(truth) = fs::read(&truth_path) {
+        let truth: Value = serde_json::from_slice(&truth).expect("truth is JSON");
+        check_against_truth(case, &report, &truth);
+    } else if report.outcome == Outcome::Failed {
+        assert!(
+            report.diagnostics.iter().any(|d| d.root_cause),
+            "{case}: a failure without a report must come from a root cause"
+        );
+    }
+
+    insta::assert_json_snapshot!(case, report);
+}
+
+fn check_against_truth(case: &str, report: &Report, truth: &Value) {
+    let stats = &truth["stats"];
+    let n = |key: &str| {
+        stats[key]
+            .as_u64()
+            .unwrap_or_else(|| panic!("{case}: {key}"))
+    };
+    let counts = &report.counts;
+    assert_eq!(counts.tests_failed, Some(n("failures")), "{case}: failed");
+    assert_eq!(counts.tests_passed, Some(n("passes")), "{case}: passed");
+    assert_eq!(counts.tests_skipped, Some(n("pending")), "{case}: skipped");
+    let expected_outcome = if n("failures") > 0 {
+        Outcome::Failed
+    } else {
+        Outcome::Passed
+    };
+    assert_eq!(report.outcome, expected_outcome, "{case}: outcome");
+
+    let failures = truth["failures"].as_array().expect("failures");
+    for failure in failures {
+        let full_title = failure["fullTitle"].as_str().expect("fullTitle");
+        let path = failure["file"].as_str().expect("file");
+        let diagnostic = report
+            .diagnostics
+            .iter()
+            .find(|d| {
+                d.test.as_deref().map(|t| t.replace(" > ", " ")).as_deref() == Some(full_title)
+            })
+            .unwrap_or_else(|| panic!("{case}: no diagnostic for `{full_title}`"));
+        let file = diagnostic
+            .file
+            .as_deref()
+            .unwrap_or_else(|| panic!("{case}: no file for `{full_title}`"));
+        // The file is printed relative to the project, or absolute (ES modules' file:// URLs).
+        assert!(
+            path == file || path.ends_with(&format!("/{file}")),
+            "{case}: `{full_title}` is in {path}, not {file}"
+        );
+        let stack = failure["err"]["stack"].as_str().unwrap_or("");
+        if let Some(line) = frame_line_in(stack, file) {
+            // The test function's frame, when there is one, is the one the summarizer reports.
+            let context_line = stack.lines().find_map(|l| {
+                let l = l.trim().strip_prefix("at ")?;
+                let l = l.strip_prefix("async ").unwrap_or(l);
+                l.starts_with("Context.")
+                    .then(|| frame_line_in(&format!("at {l}"), file))?
+            });
+            assert_eq!(
+                diagnostic.line,
+                Some(context_line.unwrap_or(line)),
+                "{case}: line of `{full_title}`"
+            );
+        }
+    }
+    assert_eq!(
+        report.diagnostics.len(),
+        failures.len(),
+        "{case}: one diagnostic per failure"
+    );
+}
+
+#[test]
+fn every_captured_log_matches_its_truth() {
+    for case in cases() {
+        check(&case);
+    }
+}
+
+#[test]
+fn crashes_before_any_test_are_errored() {
+    for case in ["bad-config", "no-tests"] {
+        let log = fs::read(testdata().join(format!("{case}.log"))).expect("log");
+        let report = MochaSummarizer.parse(&log);
+        assert_eq!(report.outcome, Outcome::Errored, "{case}");
+    }
+}
+
+#[test]
+fn test_files_that_do_not_load_are_root_causes() {
+    for (case, file) in [
+        ("load-error", "/mocha/load-error/src/format.js"),
+        ("syntax-error", "/mocha/syntax-error/test/broken.test.js"),
+    ] {
+        let log = fs::read(testdata().join(format!("{case}.log"))).expect("log");
+        let report = MochaSummarizer.parse(&log);
+        assert_eq!(report.outcome, Outcome::Failed, "{case}");
+        let d = &report.diagnostics[0];
+        assert!(d.root_cause, "{case}");
+        assert!(
+            d.file.as_deref().is_some_and(|f| f.ends_with(file)),
+            "{case}: {:?}",
+            d.file
+        );
+    }
+}
+
+#[test]
+fn mocha_logs_are_detected_as_mocha() {
+    for case in cases() {
+        let log = fs::read(testdata().join(format!("{case}.log"))).expect("log");
+        let sample = verdict_summarizers::sample(&log);
+        let detected = verdict_summarizers::detect(&sample);
+        assert_eq!(detected.summarizer.name(), "mocha", "{case}");
+    }
+}
