@@ -1,6 +1,41 @@
-//! The `cargo` summarizer (being written; see issue 2).
+//! The `cargo` summarizer: rustc's diagnostics, clippy's lints, libtest's results and cargo's own
+//! errors, in the human format a CI log shows and in the JSON formats (`--message-format=json`,
+//! libtest's `--format json`).
+//!
+//! What a cargo log holds, and how each part is read:
+//! - rustc diagnostics: a header (`error[E0308]: mismatched types`, `warning: unused variable: `x``,
+//!   `error: expected one of …` for syntax errors, which have no code), the primary location on the
+//!   next line (`  --> src/x.rs:3:5`), then a code frame, `= note:` / `= help:` lines and
+//!   sub-diagnostics, until a blank line. Lints carry their name only in a note
+//!   (`#[warn(unused_variables)]`) or, for clippy, in the help link (`…/index.html#needless_range_loop`);
+//!   that name becomes the code.
+//! - cargo's summaries: `error: could not compile `pkg` (lib) due to 3 previous errors; 2 warnings
+//!   emitted` and `warning: `pkg` (lib) generated 2 warnings`: the error and warning counts.
+//! - libtest: `test x::y ... FAILED` lines, one `---- x::y stdout ----` block per failure with the
+//!   panic (`thread 'x::y' panicked at src/x.rs:3:5:` and the message on the next lines), and one
+//!   `test result: FAILED. 1 passed; 2 failed; …` line per test binary; the counts are their sum.
+//! - cargo's own errors (an invalid manifest, a missing `Cargo.toml`, a dependency that cannot be
+//!   loaded) come before anything is compiled: nothing was verified, so the run is errored.
 
-use verdict_core::{Kind, LineParser, Outcome, Report, Summarizer};
+use std::collections::{HashMap, HashSet};
+
+use serde::Deserialize;
+use verdict_core::{Diagnostic, Kind, LineParser, Outcome, Report, Severity, Summarizer};
+
+use crate::text::{clip, count_of, split_location};
+
+const TOOL: &str = "cargo";
+
+/// The longest detail kept (expected/found, the panic message's extra lines).
+const MAX_DETAIL: usize = 200;
+/// The longest message kept.
+const MAX_MESSAGE: usize = 300;
+/// How many failing test names are remembered to report the ones that printed no failure block.
+const MAX_TESTS: usize = 10_000;
+/// How many lines of a panic message are kept (the first is the message, the rest the detail).
+const MAX_PANIC_LINES: usize = 8;
+/// How many errors that cargo printed without a location are kept.
+const MAX_UNLOCATED: usize = 20;
 
 /// Parses cargo output.
 #[derive(Debug, Default, Clone, Copy)]
@@ -8,28 +43,1118 @@ pub struct CargoSummarizer;
 
 impl Summarizer for CargoSummarizer {
     fn name(&self) -> &'static str {
-        "cargo"
+        TOOL
     }
 
     fn kind(&self) -> Kind {
-        Kind::Custom
+        Kind::Build
     }
 
-    fn sniff(&self, _sample: &str) -> u8 {
+    fn sniff(&self, sample: &str) -> u8 {
+        // Markers no other supported tool prints: rustc's error codes with their location arrow,
+        // cargo's summaries, libtest's result line and cargo's JSON messages.
+        if sample.contains("could not compile `")
+            || sample.contains("{\"reason\":\"compiler-")
+            || (sample.contains("test result: ") && sample.contains("running "))
+            || (sample.contains("error[E") && sample.contains("--> "))
+        {
+            return 95;
+        }
+        if sample.contains("   Compiling ")
+            || sample.contains("    Finished `")
+            || sample.contains("    Checking ")
+            || sample.contains("     Running ")
+        {
+            return 80;
+        }
+        // Cargo's own errors, printed before anything is built.
+        if sample.contains("` (lib) generated ")
+            || sample.contains("could not find `Cargo.toml`")
+            || sample.contains("--> Cargo.toml:")
+            || sample.contains("failed to load manifest")
+            || sample.contains("failed to parse manifest")
+        {
+            return 80;
+        }
         0
     }
 
     fn parser(&self) -> Box<dyn LineParser> {
-        Box::new(Parser)
+        Box::new(Parser::default())
     }
 }
 
-struct Parser;
+/// A rustc diagnostic being read: its header and whatever of its body has been seen.
+struct Pending {
+    severity: Severity,
+    code: Option<String>,
+    message: String,
+    location: Option<(String, u32, Option<u32>)>,
+    /// The primary label of the code frame (`expected `u32`, found `&str``).
+    label: Option<String>,
+    /// The first `= note:` / `= help:` / `help:` that says something about this code.
+    help: Option<String>,
+    /// Lines read since the header (the location must be the first).
+    lines: u32,
+}
+
+/// A libtest failure block being read (`---- name stdout ----` up to the next block).
+#[derive(Default)]
+struct Block {
+    name: String,
+    panic: Panic,
+}
+
+/// What a failure block (or a loose panic) says.
+#[derive(Default, Clone)]
+struct Panic {
+    location: Option<(String, u32, Option<u32>)>,
+    /// The message lines: the first is the message, the rest the detail.
+    lines: Vec<String>,
+    /// Whether message lines are still being read.
+    reading: bool,
+    /// An old-style (`panicked at 'msg', file:l:c`) message still open across lines.
+    quoted: bool,
+    /// A fallback message when nothing panicked (`Error: …`, `Test executable failed`).
+    fallback: Option<String>,
+}
+
+#[derive(Default)]
+struct Parser {
+    report: Report0,
+    pending: Option<Pending>,
+    block: Option<Block>,
+    /// Failing tests from `test x ... FAILED` lines, in order, and the ones reported from a block.
+    failing: Vec<String>,
+    failing_seen: HashSet<String>,
+    reported: HashSet<String>,
+    /// Panics printed outside a block (`--nocapture`), by test name.
+    loose: Vec<(String, Panic)>,
+    loose_current: Option<(String, Panic)>,
+    /// Errors printed without a location: cargo's own, or rustc's linking errors.
+    unlocated: Vec<String>,
+    /// Whether the last unlocated error takes `Caused by:` lines.
+    caused_by: bool,
+    /// Lint names learned from their first occurrence, by [`lint_key`].
+    lint_names: HashMap<String, String>,
+    /// Whether the current failures list (`failures:` followed by indented names) is being read.
+    in_failures_list: bool,
+}
+
+/// The parts of the report built up while reading.
+#[derive(Default)]
+struct Report0 {
+    diagnostics: Vec<Diagnostic>,
+    dropped: u64,
+    errors: Option<u64>,
+    /// Errors counted by rustc itself (`aborting due to …`), used when cargo printed no summary.
+    rustc_errors: Option<u64>,
+    /// Warnings per compiled target (`` `pkg` (lib) ``): cargo states them twice when a target
+    /// fails with warnings (`generated 9 warnings`, then `…; 9 warnings emitted`).
+    target_warnings: HashMap<String, u64>,
+    rustc_warnings: Option<u64>,
+    passed: Option<u64>,
+    failed: Option<u64>,
+    ignored: Option<u64>,
+    compile_failed: bool,
+    /// `error: test failed, to rerun pass …` and friends: a failure cargo saw.
+    test_failed_marker: bool,
+    compile_summary: Option<String>,
+    warning_summary: Option<String>,
+    first_failed_result: Option<String>,
+    last_result: Option<String>,
+    finished: Option<String>,
+    build_failed_json: bool,
+    /// A manifest or cargo-level error that has a location (`--> Cargo.toml:8:14`).
+    manifest_error: Option<String>,
+    ice: Option<String>,
+    notes: Vec<String>,
+}
+
+fn add(slot: &mut Option<u64>, n: u64) {
+    *slot = Some(slot.unwrap_or(0) + n);
+}
+
+impl Report0 {
+    fn target_warned(&mut self, target: &str, n: u64) {
+        const MAX_TARGETS: usize = 10_000;
+        if let Some(seen) = self.target_warnings.get_mut(target) {
+            *seen = (*seen).max(n);
+        } else if self.target_warnings.len() < MAX_TARGETS {
+            self.target_warnings.insert(target.to_owned(), n);
+        }
+    }
+
+    fn push(&mut self, diagnostic: Diagnostic) {
+        if self.diagnostics.len() < verdict_core::model::MAX_DIAGNOSTICS {
+            self.diagnostics.push(diagnostic);
+        } else {
+            self.dropped += 1;
+        }
+    }
+}
+
+/// The lint name in `#[warn(clippy::needless_range_loop)]`, `#[deny(unused)]`,
+/// `#[allow(clippy::x)]`, or at the end of a clippy help link.
+fn lint_name(note: &str) -> Option<&str> {
+    if let Some(at) = note.find("rust-clippy/") {
+        let rest = &note[at..];
+        let name = rest.rsplit_once('#')?.1;
+        let name = name.trim_end_matches(|c: char| !c.is_alphanumeric() && c != '_');
+        if !name.is_empty() {
+            return Some(name);
+        }
+        return None;
+    }
+    for open in ["#[warn(", "#[deny(", "#[forbid(", "#[expect(", "#[allow("] {
+        if let Some(at) = note.find(open) {
+            let rest = &note[at + open.len()..];
+            let end = rest.find(')')?;
+            return Some(&rest[..end]);
+        }
+    }
+    None
+}
+
+/// The part of a lint's message that every occurrence shares: the message without the names it
+/// quotes (`function `a` is never used` → `function `` is never used`).
+fn lint_key(message: &str) -> String {
+    let mut key = String::with_capacity(message.len());
+    for (i, part) in message.split('`').enumerate() {
+        if i % 2 == 0 {
+            key.push_str(part);
+        }
+        key.push('`');
+    }
+    key
+}
+
+/// Whether an error message without a code is a syntax error: the parser's messages.
+fn is_syntax_error(message: &str) -> bool {
+    message.starts_with("expected ")
+        || message.starts_with("unexpected ")
+        || message.starts_with("this file contains an unclosed delimiter")
+        || message.starts_with("mismatched closing delimiter")
+        || message.starts_with("unmatched ")
+        || message.starts_with("unterminated ")
+        || message.starts_with("unknown start of token")
+        || message.starts_with("incorrect close delimiter")
+}
+
+/// Whether a rustc code marks a likely root cause: unresolved imports and paths, a module file or
+/// crate that cannot be found.
+fn is_root_code(code: &str) -> bool {
+    matches!(code, "E0432" | "E0433" | "E0583" | "E0463")
+}
+
+/// Whether a code is a rustc error code (`E0308`) rather than a lint name.
+fn is_error_code(code: &str) -> bool {
+    code.len() == 5 && code.starts_with('E') && code[1..].bytes().all(|b| b.is_ascii_digit())
+}
+
+/// The number after `due to ` in `could not compile … due to 3 previous errors` (`previous error`
+/// without a number is one).
+fn due_to(line: &str) -> Option<u64> {
+    let rest = &line[line.find("due to ")? + "due to ".len()..];
+    if rest.starts_with("previous error") {
+        return Some(1);
+    }
+    let digits: &str = &rest[..rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len())];
+    digits.parse().ok()
+}
+
+/// The warning count in `… generated 3 warnings (1 duplicate)`, less the duplicates cargo already
+/// reported for another target.
+fn generated(line: &str) -> Option<u64> {
+    let rest = &line[line.find(" generated ")? + " generated ".len()..];
+    let digits: &str = &rest[..rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len())];
+    let n: u64 = digits.parse().ok()?;
+    let duplicates = count_of(rest, "duplicate")
+        .or_else(|| count_of(rest, "duplicates"))
+        .unwrap_or(0);
+    Some(n.saturating_sub(duplicates))
+}
+
+/// Warnings in `…; 2 warnings emitted` / `1 warning emitted`.
+fn emitted(line: &str) -> Option<u64> {
+    count_of(line, "warnings").or_else(|| count_of(line, "warning"))
+}
+
+/// The test name and file/line of a doc-test: `src/lib.rs - add (line 8)`.
+fn doctest_location(name: &str) -> Option<(String, u32)> {
+    let (file, rest) = name.split_once(" - ")?;
+    let line = rest.rsplit_once("(line ")?.1.strip_suffix(')')?;
+    Some((file.to_owned(), line.parse().ok()?))
+}
+
+impl Panic {
+    /// Feeds one line of a failure block or of the output around a loose panic.
+    fn line(&mut self, line: &str) {
+        if let Some(at) = line.find("panicked at ")
+            && line.starts_with("thread '")
+            && self.location.is_none()
+            && self.lines.is_empty()
+        {
+            let rest = &line[at + "panicked at ".len()..];
+            if let Some(quoted) = rest.strip_prefix('\'') {
+                // Before Rust 1.73: `panicked at 'message', src/x.rs:3:5`.
+                self.quoted = true;
+                self.reading = true;
+                self.quoted_line(quoted);
+            } else {
+                self.location = split_location(rest.trim_end().trim_end_matches(':'))
+                    .map(|(f, l, c)| (f.to_owned(), l, c));
+                self.reading = true;
+            }
+            return;
+        }
+        if self.reading {
+            if self.quoted {
+                self.quoted_line(line);
+                return;
+            }
+            if line.is_empty()
+                || line.starts_with("note: ")
+                || line.starts_with("stack backtrace:")
+                || line.starts_with("thread '")
+            {
+                self.reading = false;
+                return;
+            }
+            if self.lines.len() < MAX_PANIC_LINES {
+                self.lines.push(line.trim().to_owned());
+            }
+            return;
+        }
+        if self.fallback.is_none() && self.lines.is_empty() {
+            if let Some(rest) = line.strip_prefix("note: test did not panic as expected") {
+                self.fallback = Some("test did not panic as expected".to_owned());
+                if let Some(location) = rest.strip_prefix(" at ") {
+                    self.location =
+                        split_location(location.trim()).map(|(f, l, c)| (f.to_owned(), l, c));
+                }
+            } else if line.starts_with("Error: ") {
+                // A test that returned `Err`: libtest prints the error's Debug form.
+                self.fallback = Some(line.to_owned());
+            } else if line.starts_with("error") && line.contains(": ") {
+                // A doc-test that does not compile shows rustc's diagnostics.
+                self.fallback = Some(line.to_owned());
+            } else if line.starts_with("Test executable failed") {
+                self.fallback = Some(line.to_owned());
+            }
+        }
+    }
+
+    /// Reads one line of an old-style quoted panic message, which ends with `', file:l:c`.
+    fn quoted_line(&mut self, line: &str) {
+        if let Some((message, location)) = line.rsplit_once("', ")
+            && let Some((f, l, c)) = split_location(location.trim())
+        {
+            if self.lines.len() < MAX_PANIC_LINES {
+                self.lines.push(message.trim().to_owned());
+            }
+            self.location = Some((f.to_owned(), l, c));
+            self.quoted = false;
+            self.reading = false;
+            return;
+        }
+        if self.lines.len() < MAX_PANIC_LINES {
+            self.lines.push(line.trim().to_owned());
+        }
+    }
+
+    fn message(&self) -> Option<String> {
+        self.lines
+            .iter()
+            .find(|l| !l.is_empty())
+            .cloned()
+            .or_else(|| self.fallback.clone())
+    }
+
+    fn detail(&self) -> Option<String> {
+        let first = self.lines.iter().position(|l| !l.is_empty())?;
+        let rest: Vec<&str> = self.lines[first + 1..]
+            .iter()
+            .map(|l| l.trim_end_matches(','))
+            .filter(|l| !l.is_empty())
+            .collect();
+        if rest.is_empty() {
+            None
+        } else {
+            Some(clip(&rest.join(", "), MAX_DETAIL))
+        }
+    }
+}
+
+impl Parser {
+    fn finish_pending(&mut self) {
+        let Some(mut p) = self.pending.take() else {
+            return;
+        };
+        if p.code.is_none() && !p.message.is_empty() {
+            // rustc names a lint only at its first occurrence; later ones share its message.
+            p.code = self.lint_names.get(&lint_key(&p.message)).cloned();
+        } else if let Some(code) = p.code.as_deref().filter(|c| !is_error_code(c))
+            && self.lint_names.len() < 1000
+            && !self.lint_names.contains_key(&lint_key(&p.message))
+        {
+            self.lint_names
+                .insert(lint_key(&p.message), code.to_owned());
+        }
+        let Some((file, line, column)) = p.location.take() else {
+            if p.severity == Severity::Error {
+                self.unlocated_error(p.message);
+            }
+            // A warning without a location is cargo talking about itself (an unused manifest
+            // key, a profile setting); it says nothing about the code.
+            return;
+        };
+        if file.ends_with("Cargo.toml")
+            || file.ends_with("Cargo.lock")
+            || file.ends_with(".cargo/config.toml")
+        {
+            // Cargo's own errors point into the manifest: nothing was built.
+            if p.severity == Severity::Error && self.report.manifest_error.is_none() {
+                self.report.manifest_error = Some(format!("{file}:{line}: {}", p.message));
+            }
+        }
+        let kind = match p.code.as_deref() {
+            Some(code) if !is_error_code(code) => Kind::Lint,
+            _ => Kind::Build,
+        };
+        let root = match p.code.as_deref() {
+            Some(code) => is_root_code(code),
+            None => p.severity == Severity::Error && is_syntax_error(&p.message),
+        };
+        let mut d = Diagnostic::new(TOOL, kind, p.severity, clip(&p.message, MAX_MESSAGE)).at(
+            file,
+            Some(line),
+            column,
+        );
+        if let Some(code) = p.code {
+            d = d.with_code(code);
+        }
+        if let Some(detail) = p.label.or(p.help) {
+            d = d.with_detail(clip(&detail, MAX_DETAIL));
+        }
+        if root {
+            d = d.as_root_cause();
+        }
+        self.report.push(d);
+    }
+
+    fn unlocated_error(&mut self, message: String) {
+        if self.unlocated.len() < MAX_UNLOCATED {
+            self.unlocated.push(clip(&message, MAX_MESSAGE));
+        }
+    }
+
+    fn finish_block(&mut self) {
+        let Some(block) = self.block.take() else {
+            return;
+        };
+        self.report_test(&block.name, &block.panic);
+    }
+
+    fn report_test(&mut self, name: &str, panic: &Panic) {
+        if name.is_empty() || self.reported.contains(name) {
+            return;
+        }
+        let message = panic.message().unwrap_or_else(|| "test failed".to_owned());
+        let mut d = Diagnostic::new(
+            TOOL,
+            Kind::Test,
+            Severity::Error,
+            clip(&message, MAX_MESSAGE),
+        )
+        .with_test(name);
+        if let Some((file, line)) = doctest_location(name) {
+            d = d.at(file, Some(line), None);
+        } else if let Some((file, line, column)) = &panic.location {
+            d = d.at(file.clone(), Some(*line), *column);
+        }
+        if let Some(detail) = panic.detail() {
+            d = d.with_detail(detail);
+        }
+        if self.reported.len() < MAX_TESTS {
+            self.reported.insert(name.to_owned());
+        }
+        self.report.push(d);
+    }
+
+    fn test_failed(&mut self, name: &str) {
+        if self.failing.len() < MAX_TESTS && self.failing_seen.insert(name.to_owned()) {
+            self.failing.push(name.to_owned());
+        }
+    }
+
+    fn finish_loose(&mut self) {
+        if let Some(loose) = self.loose_current.take()
+            && self.loose.len() < 1000
+        {
+            self.loose.push(loose);
+        }
+    }
+
+    /// A line of cargo's JSON message format.
+    fn json_line(&mut self, line: &str) {
+        if line.starts_with("{\"reason\":\"build-finished\"") {
+            if line.contains("\"success\":false") {
+                self.report.build_failed_json = true;
+            }
+            return;
+        }
+        if !line.starts_with("{\"reason\":\"compiler-message\"") {
+            return;
+        }
+        let Ok(json) = serde_json::from_str::<JsonLine>(line) else {
+            if self.report.notes.len() < 5 {
+                self.report.notes.push(
+                    "a compiler message in JSON could not be read (cut at 64 KiB?)".to_owned(),
+                );
+            }
+            return;
+        };
+        let Some(m) = json.message else {
+            return;
+        };
+        let severity = match m.level.as_str() {
+            "error" | "error: internal compiler error" => Severity::Error,
+            "warning" => Severity::Warning,
+            _ => return,
+        };
+        let code = m.code.map(|c| c.code);
+        if m.message.starts_with("aborting due to") {
+            if let Some(n) = due_to(&m.message) {
+                add(&mut self.report.rustc_errors, n);
+            }
+            return;
+        }
+        let primary = m.spans.iter().find(|s| s.is_primary);
+        let Some(span) = primary else {
+            if severity == Severity::Warning
+                && (m.message.ends_with("warnings emitted")
+                    || m.message.ends_with("warning emitted"))
+            {
+                return;
+            }
+            if severity == Severity::Error {
+                self.unlocated_error(m.message);
+            }
+            return;
+        };
+        // A span inside a macro of another crate (std's `assert_eq!`) is shown by rustc at the
+        // macro's call in the user's code: follow the expansion back to it.
+        let mut shown = span;
+        let mut depth = 0;
+        while is_foreign(&shown.file_name) && depth < 16 {
+            match shown.expansion.as_deref() {
+                Some(expansion) => shown = &expansion.span,
+                None => break,
+            }
+            depth += 1;
+        }
+        let location = Some((
+            shown.file_name.clone(),
+            shown.line_start,
+            Some(shown.column_start),
+        ));
+        let label = span.label.clone().filter(|l| !l.is_empty());
+        let help = m
+            .children
+            .iter()
+            .find(|c| !is_boilerplate(&c.message))
+            .map(|c| c.message.clone());
+        let code = code.or_else(|| {
+            m.children
+                .iter()
+                .find_map(|c| lint_name(&c.message).map(str::to_owned))
+        });
+        self.finish_pending();
+        self.pending = Some(Pending {
+            severity,
+            code,
+            message: m.message,
+            location,
+            label,
+            help,
+            lines: 1,
+        });
+        self.finish_pending();
+    }
+
+    /// A line of libtest's JSON format (`--format json`).
+    fn libtest_json_line(&mut self, line: &str) {
+        let Ok(event) = serde_json::from_str::<TestEvent>(line) else {
+            return;
+        };
+        match (event.kind.as_str(), event.event.as_str()) {
+            ("test", "failed") => {
+                let Some(name) = event.name else {
+                    return;
+                };
+                self.test_failed(&name);
+                let mut panic = Panic::default();
+                for l in event.stdout.as_deref().unwrap_or("").lines() {
+                    panic.line(l);
+                }
+                self.report_test(&name, &panic);
+            }
+            ("suite", "ok" | "failed") => {
+                add(&mut self.report.passed, event.passed.unwrap_or(0));
+                add(&mut self.report.failed, event.failed.unwrap_or(0));
+                add(&mut self.report.ignored, event.ignored.unwrap_or(0));
+            }
+            _ => {}
+        }
+    }
+
+    fn header(&mut self, line: &str) -> bool {
+        let (severity, rest) = if let Some(rest) = line.strip_prefix("error") {
+            (Severity::Error, rest)
+        } else if let Some(rest) = line.strip_prefix("warning") {
+            (Severity::Warning, rest)
+        } else {
+            return false;
+        };
+        let (code, message) = if let Some(rest) = rest.strip_prefix('[') {
+            let Some((code, message)) = rest.split_once("]: ") else {
+                return false;
+            };
+            (Some(code.to_owned()), message)
+        } else if let Some(message) = rest.strip_prefix(": ") {
+            (None, message)
+        } else {
+            return false;
+        };
+        self.finish_pending();
+        self.caused_by = false;
+        // Cargo's own lines that share the shape of a diagnostic.
+        if severity == Severity::Error {
+            if message.starts_with("could not compile `") {
+                self.report.compile_failed = true;
+                if let Some(n) = due_to(message) {
+                    add(&mut self.report.errors, n);
+                }
+                if let Some(n) = message.split_once("; ").and_then(|(_, w)| emitted(w)) {
+                    let target = message["could not compile ".len()..]
+                        .split(" due to")
+                        .next()
+                        .unwrap_or("");
+                    self.report.target_warned(target, n);
+                }
+                self.report
+                    .compile_summary
+                    .get_or_insert_with(|| line.to_owned());
+                return true;
+            }
+            if message.starts_with("aborting due to") {
+                if let Some(n) = due_to(message) {
+                    add(&mut self.report.rustc_errors, n);
+                }
+                if let Some(n) = message.split_once("; ").and_then(|(_, w)| emitted(w)) {
+                    add(&mut self.report.rustc_warnings, n);
+                }
+                return true;
+            }
+            if message.starts_with("test failed, to rerun pass")
+                || message.starts_with("doctest failed, to rerun pass")
+                || (message.ends_with(" targets failed:") || message.ends_with(" target failed:"))
+            {
+                self.report.test_failed_marker = true;
+                return true;
+            }
+            if message.starts_with("internal compiler error") {
+                self.report.ice.get_or_insert_with(|| message.to_owned());
+                return true;
+            }
+        } else {
+            if message.starts_with('`') && message.contains(" generated ") {
+                if let Some(n) = generated(message) {
+                    let target = message.split(" generated ").next().unwrap_or("");
+                    self.report.target_warned(target, n);
+                }
+                self.report
+                    .warning_summary
+                    .get_or_insert_with(|| line.to_owned());
+                return true;
+            }
+            if message.ends_with("warnings emitted") || message.ends_with("warning emitted") {
+                if let Some(n) = emitted(message) {
+                    add(&mut self.report.rustc_warnings, n);
+                }
+                return true;
+            }
+            if message.starts_with("build failed, waiting for other jobs") {
+                return true;
+            }
+        }
+        self.pending = Some(Pending {
+            severity,
+            code,
+            message: message.to_owned(),
+            location: None,
+            label: None,
+            help: None,
+            lines: 0,
+        });
+        true
+    }
+
+    /// A line inside a rustc diagnostic: the location, the code frame, notes.
+    fn body(&mut self, line: &str) {
+        let Some(p) = self.pending.as_mut() else {
+            return;
+        };
+        p.lines += 1;
+        let trimmed = line.trim_start();
+        if let Some(location) = trimmed.strip_prefix("--> ") {
+            if p.lines == 1 {
+                p.location =
+                    split_location(location.trim_end()).map(|(f, l, c)| (f.to_owned(), l, c));
+            }
+            return;
+        }
+        if let Some(note) = trimmed
+            .strip_prefix("= note: ")
+            .or_else(|| trimmed.strip_prefix("= help: "))
+        {
+            if (p.code.is_none() || p.code.as_deref().is_some_and(|c| !is_error_code(c)))
+                && let Some(name) = lint_name(note)
+            {
+                // The help link names a clippy lint exactly; a `#[warn(…)]` note may name
+                // the lint group (`unused`) after the lint itself.
+                if p.code.is_none() || note.contains("rust-clippy/") {
+                    p.code = Some(if note.contains("rust-clippy/") && !name.contains("::") {
+                        format!("clippy::{name}")
+                    } else {
+                        name.to_owned()
+                    });
+                }
+            }
+            if p.help.is_none() && !is_boilerplate(note) {
+                p.help = Some(note.to_owned());
+            }
+            return;
+        }
+        if p.label.is_none() && trimmed.starts_with('|') {
+            // The primary label follows the first run of carets: `|     ^^^ expected `u32``.
+            if let Some(at) = trimmed.find('^') {
+                let after = trimmed[at..].trim_start_matches('^');
+                if let Some(label) = after.strip_prefix(' ')
+                    && !label.is_empty()
+                {
+                    p.label = Some(label.trim().to_owned());
+                }
+            }
+            return;
+        }
+        if p.help.is_none()
+            && let Some(help) = trimmed.strip_prefix("help: ")
+        {
+            p.help = Some(help.to_owned());
+        }
+    }
+}
+
+/// Notes that every lint carries and that say nothing about this occurrence.
+fn is_boilerplate(note: &str) -> bool {
+    note.starts_with("for further information visit")
+        || note.contains("on by default")
+        || note.contains("implied by `")
+        || note.starts_with("to override `")
+        || note.starts_with("the lint level is defined here")
+        || note.starts_with("`#[")
+}
 
 impl LineParser for Parser {
-    fn line(&mut self, _line: &str) {}
+    fn line(&mut self, line: &str) {
+        let Some(&first) = line.as_bytes().first() else {
+            // A blank line ends a rustc diagnostic; a panic message ends there too.
+            self.finish_pending();
+            if let Some(block) = self.block.as_mut() {
+                block.panic.line(line);
+            }
+            return;
+        };
+        match first {
+            b'{' => {
+                if line.starts_with("{\"reason\":") {
+                    self.json_line(line);
+                } else if line.starts_with("{ \"type\": ") || line.starts_with("{\"type\":") {
+                    self.libtest_json_line(line);
+                }
+                return;
+            }
+            // Inside a failure block, `error: …` is the test's own output (or a doc-test's
+            // compiler error), which belongs to the block.
+            b'e' | b'w' if self.block.is_none() && self.header(line) => return,
+            b'-' if line.starts_with("---- ") => {
+                let name = line.strip_prefix("---- ").and_then(|l| {
+                    l.strip_suffix(" stdout ----")
+                        .or_else(|| l.strip_suffix(" stderr ----"))
+                });
+                if let Some(name) = name {
+                    self.finish_pending();
+                    self.finish_block();
+                    self.finish_loose();
+                    self.in_failures_list = false;
+                    self.block = Some(Block {
+                        name: name.to_owned(),
+                        panic: Panic::default(),
+                    });
+                    return;
+                }
+            }
+            b't' => {
+                if let Some(rest) = line.strip_prefix("test result: ") {
+                    self.finish_block();
+                    self.in_failures_list = false;
+                    add(
+                        &mut self.report.passed,
+                        count_of(rest, "passed").unwrap_or(0),
+                    );
+                    add(
+                        &mut self.report.failed,
+                        count_of(rest, "failed").unwrap_or(0),
+                    );
+                    add(
+                        &mut self.report.ignored,
+                        count_of(rest, "ignored").unwrap_or(0),
+                    );
+                    if rest.starts_with("FAILED") {
+                        self.report
+                            .first_failed_result
+                            .get_or_insert_with(|| line.to_owned());
+                    }
+                    self.report.last_result = Some(line.to_owned());
+                    return;
+                }
+                if let Some(rest) = line.strip_prefix("test ")
+                    && let Some((name, status)) = rest.rsplit_once(" ... ")
+                {
+                    if status.starts_with("FAILED") {
+                        let name = name.strip_suffix(" - should panic").unwrap_or(name);
+                        self.test_failed(name);
+                    }
+                    return;
+                }
+                if line.starts_with("thread '")
+                    && line.contains("panicked at ")
+                    && self.block.is_none()
+                {
+                    // A panic outside a failure block: `--nocapture`, or a test binary that
+                    // panicked outside a test.
+                    self.finish_loose();
+                    let name = line["thread '".len()..]
+                        .split_once('\'')
+                        .map(|(n, _)| n.to_owned())
+                        .unwrap_or_default();
+                    let mut panic = Panic::default();
+                    panic.line(line);
+                    self.loose_current = Some((name, panic));
+                    return;
+                }
+            }
+            b'f' if line == "failures:" => {
+                self.finish_block();
+                self.in_failures_list = true;
+                return;
+            }
+            b'C' if line == "Caused by:" => {
+                self.finish_pending();
+                self.caused_by = !self.unlocated.is_empty();
+                return;
+            }
+            b' ' => {
+                if self.in_failures_list {
+                    let name = line.trim();
+                    if !name.is_empty() {
+                        let name = name.to_owned();
+                        self.test_failed(&name);
+                    }
+                    return;
+                }
+                if self.caused_by && self.pending.is_none() && self.block.is_none() {
+                    // `Caused by:` chains of cargo's own errors are indented by two spaces.
+                    if let Some(last) = self.unlocated.last_mut()
+                        && last.len() < MAX_MESSAGE
+                    {
+                        last.push_str(": ");
+                        last.push_str(line.trim());
+                    }
+                    return;
+                }
+            }
+            _ => {}
+        }
+        if let Some(rest) = line.strip_suffix(" --- FAILED") {
+            // libtest's terse format (`-q`) names failures this way in recent versions.
+            let rest = rest.trim().to_owned();
+            self.test_failed(&rest);
+            return;
+        }
+        if line.starts_with("    Finished ") {
+            self.report.finished = Some(line.trim().to_owned());
+        }
+        if self.pending.is_some() {
+            self.body(line);
+        } else if let Some(block) = self.block.as_mut() {
+            block.panic.line(line);
+        } else if let Some((_, panic)) = self.loose_current.as_mut() {
+            panic.line(line);
+            if !panic.reading {
+                self.finish_loose();
+            }
+        }
+    }
 
-    fn finish(self: Box<Self>) -> Report {
-        Report::new("cargo", Outcome::Passed)
+    fn finish(mut self: Box<Self>) -> Report {
+        self.finish_pending();
+        self.finish_block();
+        self.finish_loose();
+        // Failing tests that printed no block: use a loose panic of the same name if there was
+        // one, else say only that the test failed.
+        let failing = std::mem::take(&mut self.failing);
+        let loose = std::mem::take(&mut self.loose);
+        for name in &failing {
+            if !self.reported.contains(name) {
+                let panic = loose
+                    .iter()
+                    .find(|(n, _)| n == name)
+                    .map(|(_, p)| p.clone())
+                    .unwrap_or_default();
+                self.report_test(name, &panic);
+            }
+        }
+
+        let r = &mut self.report;
+        let compiled_errors = r.compile_failed
+            || r.diagnostics
+                .iter()
+                .any(|d| d.severity == Severity::Error && d.kind != Kind::Test);
+        // Errors without a location next to a failed compilation are the compiler's (a linker
+        // error); alone, they are cargo's own and nothing was built.
+        let mut error = None;
+        if !self.unlocated.is_empty() {
+            if r.compile_failed {
+                for message in std::mem::take(&mut self.unlocated) {
+                    r.push(Diagnostic::new(TOOL, Kind::Build, Severity::Error, message));
+                }
+            } else {
+                error = self.unlocated.first().cloned();
+            }
+        }
+
+        let mut report = Report::new(TOOL, Outcome::Passed);
+        report.counts.errors = r.errors.or(r.rustc_errors);
+        report.counts.warnings = if r.target_warnings.is_empty() {
+            r.rustc_warnings
+        } else {
+            Some(r.target_warnings.values().sum())
+        };
+        report.counts.tests_passed = r.passed;
+        report.counts.tests_failed = r.failed;
+        report.counts.tests_skipped = r.ignored;
+        let tests_failed =
+            r.failed.unwrap_or(0) > 0 || r.diagnostics.iter().any(|d| d.kind == Kind::Test);
+        report.summary = r
+            .compile_summary
+            .clone()
+            .or_else(|| r.first_failed_result.clone())
+            .or_else(|| r.last_result.clone())
+            .or_else(|| r.warning_summary.clone())
+            .or_else(|| r.finished.clone());
+
+        let manifest = r.manifest_error.clone();
+        report.outcome = if let Some(ice) = r.ice.clone() {
+            report.error = Some(ice);
+            Outcome::Errored
+        } else if let Some(manifest) = manifest.filter(|_| !r.compile_failed) {
+            report.error = Some(manifest);
+            Outcome::Errored
+        } else if compiled_errors || tests_failed || r.errors.unwrap_or(0) > 0 {
+            Outcome::Failed
+        } else if let Some(error) = error {
+            report.error = Some(error);
+            Outcome::Errored
+        } else if r.test_failed_marker || r.build_failed_json {
+            report.error = Some(
+                "cargo reported a failure, but the log shows no error or failing test".to_owned(),
+            );
+            Outcome::Errored
+        } else {
+            Outcome::Passed
+        };
+        report.diagnostics = std::mem::take(&mut r.diagnostics);
+        report.diagnostics_dropped = r.dropped;
+        for note in std::mem::take(&mut r.notes) {
+            report.note(note);
+        }
+        report
+    }
+}
+
+/// One line of `--message-format=json`; only what is read.
+#[derive(Deserialize)]
+struct JsonLine {
+    message: Option<JsonMessage>,
+}
+
+#[derive(Deserialize)]
+struct JsonMessage {
+    level: String,
+    message: String,
+    code: Option<JsonCode>,
+    #[serde(default)]
+    spans: Vec<JsonSpan>,
+    #[serde(default)]
+    children: Vec<JsonChild>,
+}
+
+#[derive(Deserialize)]
+struct JsonCode {
+    code: String,
+}
+
+#[derive(Deserialize)]
+struct JsonSpan {
+    file_name: String,
+    line_start: u32,
+    column_start: u32,
+    #[serde(default)]
+    is_primary: bool,
+    label: Option<String>,
+    expansion: Option<Box<JsonExpansion>>,
+}
+
+#[derive(Deserialize)]
+struct JsonExpansion {
+    span: JsonSpan,
+}
+
+/// Whether a span's file is outside the package: the standard library's sources, another crate's.
+fn is_foreign(file: &str) -> bool {
+    file.starts_with('/') || file.starts_with('<') || file.contains(".cargo/registry/")
+}
+
+#[derive(Deserialize)]
+struct JsonChild {
+    message: String,
+}
+
+/// One event of libtest's JSON format; only what is read.
+#[derive(Deserialize)]
+struct TestEvent {
+    #[serde(rename = "type")]
+    kind: String,
+    event: String,
+    name: Option<String>,
+    stdout: Option<String>,
+    passed: Option<u64>,
+    failed: Option<u64>,
+    ignored: Option<u64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(log: &str) -> Report {
+        CargoSummarizer.parse(log.as_bytes())
+    }
+
+    #[test]
+    fn rustc_error_with_code_location_and_label() {
+        let report = parse(
+            "error[E0308]: mismatched types\n --> src/lib.rs:21:5\n   |\n20 | pub fn version() -> u32 {\n   |                     --- expected `u32` because of return type\n21 |     \"1.0\"\n   |     ^^^^^ expected `u32`, found `&str`\n\nerror: could not compile `broken` (lib) due to 1 previous error\n",
+        );
+        assert_eq!(report.outcome, Outcome::Failed);
+        assert_eq!(report.counts.errors, Some(1));
+        let d = &report.diagnostics[0];
+        assert_eq!(d.code.as_deref(), Some("E0308"));
+        assert_eq!(d.location().as_deref(), Some("src/lib.rs:21:5"));
+        assert_eq!(d.detail.as_deref(), Some("expected `u32`, found `&str`"));
+    }
+
+    #[test]
+    fn clippy_lint_takes_its_name_from_the_help_link() {
+        let report = parse(
+            "warning: the loop variable `i` is only used to index `values`\n --> src/lib.rs:7:14\n  |\n7 |     for i in 0..values.len() {\n  |              ^^^^^^^^^^^^^^^\n  |\n  = help: for further information visit https://rust-lang.github.io/rust-clippy/master/index.html#needless_range_loop\n  = note: `#[warn(clippy::needless_range_loop)]` on by default\n\nwarning: `clippy` (lib) generated 1 warning\n",
+        );
+        assert_eq!(report.outcome, Outcome::Passed);
+        assert_eq!(report.counts.warnings, Some(1));
+        assert_eq!(
+            report.diagnostics[0].code.as_deref(),
+            Some("clippy::needless_range_loop")
+        );
+        assert_eq!(report.diagnostics[0].kind, Kind::Lint);
+    }
+
+    #[test]
+    fn old_style_panic_and_old_compile_summary() {
+        let report = parse(
+            "running 1 test\ntest t ... FAILED\n\nfailures:\n\n---- t stdout ----\nthread 't' panicked at 'assertion failed: `(left == right)`\n  left: `1`,\n right: `2`', src/lib.rs:5:9\n\nfailures:\n    t\n\ntest result: FAILED. 0 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out\n",
+        );
+        assert_eq!(report.outcome, Outcome::Failed);
+        let d = &report.diagnostics[0];
+        assert_eq!(d.test.as_deref(), Some("t"));
+        assert_eq!(d.location().as_deref(), Some("src/lib.rs:5:9"));
+        assert_eq!(d.message, "assertion failed: `(left == right)`");
+        assert_eq!(d.detail.as_deref(), Some("left: `1`, right: `2`"));
+        assert_eq!(
+            due_to("error: could not compile `x` due to previous error"),
+            Some(1)
+        );
+    }
+
+    #[test]
+    fn cargo_errors_without_a_build_are_errored() {
+        let report = parse(
+            "error: failed to load manifest for dependency `shop-utils`\n\nCaused by:\n  failed to read `/x/Cargo.toml`\n\nCaused by:\n  No such file or directory (os error 2)\n",
+        );
+        assert_eq!(report.outcome, Outcome::Errored);
+        assert_eq!(
+            report.error.as_deref(),
+            Some(
+                "failed to load manifest for dependency `shop-utils`: failed to read `/x/Cargo.toml`: No such file or directory (os error 2)"
+            )
+        );
+    }
+
+    #[test]
+    fn warnings_less_duplicates() {
+        assert_eq!(
+            generated("`a` (lib test) generated 1 warning (1 duplicate)"),
+            Some(0)
+        );
+        assert_eq!(
+            generated(
+                "`a` (lib) generated 8 warnings (run `cargo fix --lib -p a` to apply 5 suggestions)"
+            ),
+            Some(8)
+        );
+    }
+
+    #[test]
+    fn garbage_does_not_panic() {
+        for log in [
+            "error",
+            "error[",
+            "error[E0308]",
+            "thread '",
+            "thread 'x' panicked at ",
+            "---- x stdout ----\n",
+            "test result: ",
+            "{\"reason\":\"compiler-message\"",
+            "error: x\n  \n",
+            "--> :",
+        ] {
+            let _ = parse(log);
+        }
     }
 }
