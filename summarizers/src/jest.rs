@@ -67,7 +67,9 @@ impl Summarizer for JestSummarizer {
         }
         let headers = sample.lines().any(|line| {
             let line = line.strip_prefix(' ').unwrap_or(line);
-            (line.starts_with("FAIL ") || line.starts_with("PASS ")) && !line.contains(" > ")
+            (line.starts_with("FAIL ") || line.starts_with("PASS "))
+                && !line.contains(" > ")
+                && !line.contains(" [ ")
         });
         if headers && sample.contains("  ● ") {
             80
@@ -179,10 +181,10 @@ impl Block {
             if !is_diff_label(rest) {
                 self.diff.push_expected(rest);
             }
-        } else if let Some(rest) = text.strip_prefix('+') {
-            if !is_diff_label(rest) {
-                self.diff.push_received(rest);
-            }
+        } else if let Some(rest) = text.strip_prefix('+')
+            && !is_diff_label(rest)
+        {
+            self.diff.push_received(rest);
         }
     }
 
@@ -379,19 +381,18 @@ impl Parser {
             }
         }
         self.finish_block();
-        if indent <= 1 {
-            if let Some(rest) = text
+        if indent <= 1
+            && let Some(rest) = text
                 .strip_prefix("FAIL ")
                 .or_else(|| text.strip_prefix("PASS "))
-            {
-                self.finish_top();
-                self.saw_any_jest_line = true;
-                if text.starts_with('F') {
-                    self.saw_fail = true;
-                }
-                self.file = Some(header_file(rest).to_owned());
-                return;
+        {
+            self.finish_top();
+            self.saw_any_jest_line = true;
+            if text.starts_with('F') {
+                self.saw_fail = true;
             }
+            self.file = Some(header_file(rest).to_owned());
+            return;
         }
         if indent != 0 {
             return;
@@ -527,12 +528,12 @@ fn add_top_text(top: &mut TopBlock, text: &str) {
 /// badge (`FAIL  client  test/a.test.js (5.2 s)`).
 fn header_file(rest: &str) -> &str {
     let mut rest = rest.trim();
-    if rest.ends_with(')') {
-        if let Some(open) = rest.rfind(" (") {
-            let inside = &rest[open + 2..rest.len() - 1];
-            if inside.ends_with('s') && inside.starts_with(|c: char| c.is_ascii_digit()) {
-                rest = rest[..open].trim_end();
-            }
+    if rest.ends_with(')')
+        && let Some(open) = rest.rfind(" (")
+    {
+        let inside = &rest[open + 2..rest.len() - 1];
+        if inside.ends_with('s') && inside.starts_with(|c: char| c.is_ascii_digit()) {
+            rest = rest[..open].trim_end();
         }
     }
     // A project's display name stands before the path, set apart by two spaces.

@@ -192,12 +192,13 @@ impl Block {
         let mut message = self.message.unwrap_or_else(|| "test failed".to_owned());
         // A timeout names the test file at its end: `… ensure it resolves. (/p/test/a.js)`.
         let mut timeout_file = None;
-        if message.contains("Timeout of ") && message.ends_with(')') {
-            if let Some(open) = message.rfind(" (") {
-                let file = strip_file_url(&message[open + 2..message.len() - 1]).to_owned();
-                message.truncate(open);
-                timeout_file = Some(file);
-            }
+        if message.contains("Timeout of ")
+            && message.ends_with(')')
+            && let Some(open) = message.rfind(" (")
+        {
+            let file = strip_file_url(&message[open + 2..message.len() - 1]).to_owned();
+            message.truncate(open);
+            timeout_file = Some(file);
         }
         let mut diagnostic = Diagnostic::new(
             TOOL,
@@ -238,12 +239,11 @@ impl Crash {
             return;
         }
         if text.starts_with("at ") {
-            if self.location.is_none() {
-                if let Some(frame) = v8_frame(text) {
-                    if !frame.is_internal() {
-                        self.location = Some((frame.file.to_owned(), frame.line, frame.column));
-                    }
-                }
+            if self.location.is_none()
+                && let Some(frame) = v8_frame(text)
+                && !frame.is_internal()
+            {
+                self.location = Some((frame.file.to_owned(), frame.line, frame.column));
             }
             return;
         }
@@ -253,13 +253,13 @@ impl Crash {
         }
         if self.message.is_none() && self.location.is_none() && self.internal_location.is_none() {
             let candidate = strip_file_url(text);
-            if candidate.starts_with(['/', '.']) || candidate.get(1..3) == Some(":/") {
-                if let Some((file, line, column)) = split_location(candidate) {
-                    if is_internal(file) {
-                        self.internal_location = Some(candidate.to_owned());
-                    } else {
-                        self.location = Some((file.to_owned(), line, column));
-                    }
+            if (candidate.starts_with(['/', '.']) || candidate.get(1..3) == Some(":/"))
+                && let Some((file, line, column)) = split_location(candidate)
+            {
+                if is_internal(file) {
+                    self.internal_location = Some(candidate.to_owned());
+                } else {
+                    self.location = Some((file.to_owned(), line, column));
                 }
             }
         }
@@ -349,14 +349,14 @@ impl LineParser for Parser {
     fn line(&mut self, line: &str) {
         let text = line.trim();
         let indent = line.len() - line.trim_start().len();
-        if let Some(first) = text.as_bytes().first() {
-            if first.is_ascii_digit() {
-                if indent >= 1 && self.summary_line(text) {
-                    return;
-                }
-                if self.in_failures && (1..=4).contains(&indent) && self.failure_header(text) {
-                    return;
-                }
+        if let Some(first) = text.as_bytes().first()
+            && first.is_ascii_digit()
+        {
+            if indent >= 1 && self.summary_line(text) {
+                return;
+            }
+            if self.in_failures && (1..=4).contains(&indent) && self.failure_header(text) {
+                return;
             }
         }
         if let Some(block) = &mut self.block {
@@ -483,19 +483,18 @@ fn fill_files_from_suites(report: &mut Report) {
         .collect();
     for d in &mut report.diagnostics {
         // A timeout names its file absolute; the frames of the same run print it relative.
-        if let Some(file) = &d.file {
-            if file.starts_with('/') {
-                if let Some(short) = relative.iter().find(|r| file.ends_with(&format!("/{r}"))) {
-                    d.file = Some(short.clone());
-                    d.refresh_fingerprint();
-                }
-            }
+        if let Some(file) = &d.file
+            && file.starts_with('/')
+            && let Some(short) = relative.iter().find(|r| file.ends_with(&format!("/{r}")))
+        {
+            d.file = Some(short.clone());
+            d.refresh_fingerprint();
         }
-        if d.file.is_none() {
-            if let Some(file) = suite(d).and_then(|s| files.get(&s)) {
-                d.file = Some(file.clone());
-                d.refresh_fingerprint();
-            }
+        if d.file.is_none()
+            && let Some(file) = suite(d).and_then(|s| files.get(&s))
+        {
+            d.file = Some(file.clone());
+            d.refresh_fingerprint();
         }
     }
 }

@@ -119,13 +119,12 @@ impl Block {
         self.lines += 1;
         if text.starts_with('❯') {
             // The first frames only: the one in the test file is among them.
-            if self.frames.len() < 8 {
-                if let Some(frame) = vitest_frame(text) {
-                    if !frame.is_internal() {
-                        self.frames
-                            .push((frame.file.to_owned(), frame.line, frame.column));
-                    }
-                }
+            if self.frames.len() < 8
+                && let Some(frame) = vitest_frame(text)
+                && !frame.is_internal()
+            {
+                self.frames
+                    .push((frame.file.to_owned(), frame.line, frame.column));
             }
             return;
         }
@@ -145,10 +144,11 @@ impl Block {
         }
         if let Some(location) = text.strip_prefix("File: ") {
             // Vite's transform errors name the file that does not parse.
-            if let Some((file, line, column)) = split_location(location.trim()) {
-                if !is_internal(file) && self.frames.len() < 8 {
-                    self.frames.push((file.to_owned(), line, column));
-                }
+            if let Some((file, line, column)) = split_location(location.trim())
+                && !is_internal(file)
+                && self.frames.len() < 8
+            {
+                self.frames.push((file.to_owned(), line, column));
             }
             return;
         }
@@ -316,10 +316,10 @@ impl Parser {
         }
         let mut rest = rest.trim();
         // A workspace project's label: `|client| test/a.test.js > …`.
-        if let Some(label) = rest.strip_prefix('|') {
-            if let Some((_, after)) = label.split_once("| ") {
-                rest = after;
-            }
+        if let Some(label) = rest.strip_prefix('|')
+            && let Some((_, after)) = label.split_once("| ")
+        {
+            rest = after;
         }
         let header = if let Some((file, _)) = rest.split_once(" [ ") {
             Header {
@@ -375,13 +375,12 @@ impl LineParser for Parser {
             self.rule(text);
             return;
         }
-        if first == b'F' {
-            if let Some(rest) = text.strip_prefix("FAIL ") {
-                if matches!(self.section, Section::FailedSuites | Section::FailedTests) {
-                    self.header(rest);
-                    return;
-                }
-            }
+        if first == b'F'
+            && let Some(rest) = text.strip_prefix("FAIL ")
+            && matches!(self.section, Section::FailedSuites | Section::FailedTests)
+        {
+            self.header(rest);
+            return;
         }
         if self.block.is_open() {
             // A block runs to its rule; only the summary, which follows the last one, ends it.
