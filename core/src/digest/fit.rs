@@ -1,0 +1,494 @@
+//! Fitting the digest into its budget.
+//!
+//! The skeleton — headlines, pass lines, each report's tail and the footer — must be there; items
+//! fill what is left, in one global priority order: every report's root causes, then every report's
+//! first error of each file, and so on down to warnings, taking the reports in turn within a tier so
+//! that a pipeline shares the budget fairly. Items go in until the next one does not fit (the last
+//! may be clipped shorter to use the room), never skipping ahead: what is shown is always the top of
+//! the ranking. Tails and the footer are recounted after each item, since what they say changes.
+//!
+//! When the skeleton itself is too big, it degrades a level at a time: [`Level::Compact`] counts
+//! files in tails instead of naming them and puts passing reports on one line; [`Level::Minimal`]
+//! drops tails and pass lines and keeps a short footer; [`Level::Bare`] drops the log's path from
+//! it; below that the digest is only the headlines, cut with a visible marker if even they do not
+//! fit. The richest level that still shows at least
+//! one item of every failing report is chosen.
+//!
+//! Each line is counted once (`count(line) + 1` for its newline, which over-counts slightly: the
+//! tokenizer sometimes merges a newline into the previous token). The assembled text is then
+//! counted exactly, the footer's own token number settled to a fixed point, and if the exact count
+//! were ever over budget the last item would be dropped and the digest rebuilt.
+
+use super::lines::{self, TailInput};
+use super::plan::Plan;
+use super::tokens::{self, clip_with};
+use super::{Digest, Tally};
+
+/// The least room worth clipping a last item into; below this it would be a location and `…`.
+const MIN_LAST_ITEM: usize = 14;
+
+/// The largest a tail may be.
+const TAIL_MAX: usize = 64;
+
+/// The largest a pass line may be.
+const PASS_MAX: usize = 32;
+
+/// How much of the skeleton is kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Level {
+    /// Tails name files; one line per passing report; the footer gives the tokens used.
+    Full,
+    /// Tails count files; passing reports share one line of names.
+    Compact,
+    /// No tails, no pass lines; the footer says only what was left out and where the log is.
+    Minimal,
+    /// As `Minimal`, without the log's path.
+    Bare,
+}
+
+impl Level {
+    const ALL: [Level; 4] = [Level::Full, Level::Compact, Level::Minimal, Level::Bare];
+
+    fn headline_max(self) -> usize {
+        match self {
+            Level::Full => 96,
+            Level::Compact => 48,
+            Level::Minimal | Level::Bare => 24,
+        }
+    }
+}
+
+/// The tokens a line costs in the digest: its own and its newline.
+fn cost(line: &str) -> usize {
+    tokens::count(line) + 1
+}
+
+/// What is shown of one report so far.
+#[derive(Debug, Clone)]
+struct State {
+    shown: Tally,
+    /// Diagnostics not yet shown, per file of the plan.
+    per_file: Vec<u32>,
+    /// Files a shown item names.
+    named: Vec<bool>,
+    /// Item lines shown, in order, and their cost in total.
+    lines: Vec<String>,
+    items_cost: usize,
+    /// Whether the last line was clipped shorter than the others to fit.
+    squeezed: bool,
+    tail: Option<String>,
+    tail_cost: usize,
+}
+
+impl State {
+    fn new(plan: &Plan<'_>) -> State {
+        let mut per_file = vec![0u32; plan.files.len()];
+        for entry in &plan.entries {
+            if let Some(file) = entry.file {
+                per_file[file] = per_file[file].saturating_add(1);
+            }
+        }
+        State {
+            shown: Tally::default(),
+            per_file,
+            named: vec![false; plan.files.len()],
+            lines: Vec::new(),
+            items_cost: 0,
+            squeezed: false,
+            tail: None,
+            tail_cost: 0,
+        }
+    }
+
+    fn omitted(&self, plan: &Plan<'_>) -> Tally {
+        plan.totals.saturating_sub(self.shown)
+    }
+
+    fn omitted_files(&self) -> u64 {
+        self.per_file.iter().filter(|&&n| n > 0).count() as u64
+    }
+
+    /// Marks the diagnostics of item `index` as shown.
+    fn cover(&mut self, plan: &Plan<'_>, index: usize) {
+        for &member in &plan.items[index].members {
+            let entry = plan.entries[member];
+            self.shown.add(entry.category, 1);
+            if let Some(file) = entry.file {
+                self.per_file[file] = self.per_file[file].saturating_sub(1);
+                self.named[file] = true;
+            }
+        }
+    }
+
+    fn refresh_tail(&mut self, plan: &Plan<'_>, level: Level) {
+        self.tail = match level {
+            Level::Full | Level::Compact => lines::tail(
+                plan,
+                &TailInput {
+                    omitted: self.omitted(plan),
+                    shown_any: !self.lines.is_empty(),
+                    per_file: &self.per_file,
+                    named: &self.named,
+                    with_names: level == Level::Full,
+                },
+                TAIL_MAX,
+            ),
+            Level::Minimal | Level::Bare => None,
+        };
+        self.tail_cost = self.tail.as_deref().map_or(0, cost);
+    }
+}
+
+/// One attempt at a level.
+struct Run {
+    level: Level,
+    headlines: Vec<Option<String>>,
+    pass: Vec<String>,
+    states: Vec<State>,
+    accepted: usize,
+    /// Whether the last item was clipped shorter than the others to fit.
+    squeezed: bool,
+}
+
+impl Run {
+    /// Items shown in full (not squeezed into the last of the room).
+    fn full_items(&self) -> usize {
+        self.accepted - usize::from(self.squeezed)
+    }
+
+    /// Whether every failing report that has items shows at least one in full.
+    fn shows_every_report(&self, plans: &[Plan<'_>]) -> bool {
+        plans.iter().zip(&self.states).all(|(plan, state)| {
+            !plan.failing()
+                || plan.items.is_empty()
+                || state.lines.len() > usize::from(state.squeezed)
+        })
+    }
+}
+
+struct Fitter<'p, 'a> {
+    plans: &'p [Plan<'a>],
+    budget: usize,
+    max_item: usize,
+    /// (plan, item) in global priority order.
+    order: Vec<(usize, usize)>,
+    /// Rendered items at `max_item`, with their cost.
+    cache: Vec<Vec<Option<(String, usize)>>>,
+    /// Distinct log paths of failing reports, with their tool.
+    logs: Vec<(&'a str, &'a str)>,
+}
+
+/// Builds the digest of `plans` within `budget` tokens.
+pub(super) fn fit(plans: &[Plan<'_>], budget: usize) -> Digest {
+    if !plans.iter().any(Plan::failing) {
+        return all_passed(plans, budget);
+    }
+    let mut fitter = Fitter::new(plans, budget);
+    let mut best: Option<Run> = None;
+    for level in Level::ALL {
+        let Some(run) = fitter.run(level, usize::MAX) else {
+            continue;
+        };
+        if run.shows_every_report(plans) {
+            best = Some(run);
+            break;
+        }
+        let better = |b: &Run| (run.full_items(), run.accepted) > (b.full_items(), b.accepted);
+        if best.as_ref().is_none_or(better) {
+            best = Some(run);
+        }
+    }
+    let mut run = match best {
+        Some(run) => run,
+        None => return fitter.headlines_only(),
+    };
+    loop {
+        let digest = fitter.assemble(&run);
+        if digest.tokens <= budget {
+            return digest;
+        }
+        // The exact count came out over the estimate: take one item back and rebuild.
+        let fewer = run.accepted.saturating_sub(1);
+        match fitter.run(run.level, fewer) {
+            Some(smaller) if run.accepted > 0 => run = smaller,
+            _ => return fitter.headlines_only(),
+        }
+    }
+}
+
+impl<'p, 'a> Fitter<'p, 'a> {
+    fn new(plans: &'p [Plan<'a>], budget: usize) -> Self {
+        let mut order: Vec<(usize, usize, usize, usize)> = Vec::new();
+        for (p, plan) in plans.iter().enumerate().filter(|(_, plan)| plan.failing()) {
+            let mut rank_in_tier = 0;
+            let mut tier = None;
+            for (i, item) in plan.items.iter().enumerate() {
+                if tier != Some(item.tier) {
+                    tier = Some(item.tier);
+                    rank_in_tier = 0;
+                }
+                order.push((item.tier as usize, rank_in_tier, p, i));
+                rank_in_tier += 1;
+            }
+        }
+        order.sort_unstable();
+        let mut logs: Vec<(&'a str, &'a str)> = Vec::new();
+        for plan in plans.iter().filter(|plan| plan.failing()) {
+            if let Some(log) = plan.log
+                && !logs.iter().any(|(_, path)| *path == log)
+            {
+                logs.push((plan.report.tool.as_str(), log));
+            }
+        }
+        Fitter {
+            plans,
+            budget,
+            max_item: (budget / 10).clamp(16, 48),
+            order: order.into_iter().map(|(_, _, p, i)| (p, i)).collect(),
+            cache: plans
+                .iter()
+                .map(|plan| vec![None; plan.items.len()])
+                .collect(),
+            logs,
+        }
+    }
+
+    fn item(&mut self, p: usize, i: usize) -> (String, usize) {
+        if let Some(cached) = &self.cache[p][i] {
+            return cached.clone();
+        }
+        let line = lines::item(&self.plans[p], &self.plans[p].items[i], self.max_item);
+        let rendered = (line.clone(), cost(&line));
+        self.cache[p][i] = Some(rendered.clone());
+        rendered
+    }
+
+    fn omitted(&self, states: &[State]) -> Tally {
+        let mut omitted = Tally::default();
+        for (plan, state) in self.plans.iter().zip(states) {
+            if plan.failing() {
+                omitted += state.omitted(plan);
+            }
+        }
+        omitted
+    }
+
+    fn footer(&self, level: Level, used: usize, states: &[State]) -> Option<String> {
+        let used = matches!(level, Level::Full | Level::Compact).then_some(used);
+        let logs = if level == Level::Bare {
+            &[][..]
+        } else {
+            &self.logs[..]
+        };
+        lines::footer(used, self.budget, self.omitted(states), logs)
+    }
+
+    /// Fills `level`'s skeleton with at most `cap` items; `None` when the skeleton does not fit.
+    fn run(&mut self, level: Level, cap: usize) -> Option<Run> {
+        let plans = self.plans;
+        let headlines: Vec<Option<String>> = plans
+            .iter()
+            .map(|plan| {
+                plan.failing()
+                    .then(|| lines::headline(plan, level.headline_max()))
+            })
+            .collect();
+        let passing: Vec<_> = plans
+            .iter()
+            .filter(|plan| !plan.failing())
+            .map(|plan| plan.report)
+            .collect();
+        let pass: Vec<String> = match level {
+            Level::Full => passing
+                .iter()
+                .map(|report| lines::pass_line(report, PASS_MAX))
+                .collect(),
+            Level::Compact if !passing.is_empty() => {
+                vec![lines::passed_names(&passing, PASS_MAX)]
+            }
+            Level::Compact | Level::Minimal | Level::Bare => Vec::new(),
+        };
+        let fixed: usize = headlines.iter().flatten().map(|h| cost(h)).sum::<usize>()
+            + pass.iter().map(|l| cost(l)).sum::<usize>();
+
+        let mut states: Vec<State> = plans.iter().map(State::new).collect();
+        for (plan, state) in plans.iter().zip(&mut states) {
+            if plan.failing() {
+                state.refresh_tail(plan, level);
+            }
+        }
+        // The footer is estimated with the budget as its token number: the real number is no
+        // longer in digits, and so in tokens.
+        let total = |fitter: &Self, states: &[State]| {
+            fixed
+                + states
+                    .iter()
+                    .map(|s| s.items_cost + s.tail_cost)
+                    .sum::<usize>()
+                + fitter
+                    .footer(level, fitter.budget, states)
+                    .as_deref()
+                    .map_or(0, cost)
+        };
+        // The text has no final newline.
+        let budget = self.budget + 1;
+        if total(self, &states) > budget {
+            return None;
+        }
+
+        let mut accepted = 0;
+        let mut squeezed = false;
+        for index in 0..self.order.len() {
+            if accepted >= cap {
+                break;
+            }
+            let (p, i) = self.order[index];
+            let plan = &plans[p];
+            let before = states[p].clone();
+            let (line, line_cost) = self.item(p, i);
+            states[p].cover(plan, i);
+            states[p].lines.push(String::new());
+            states[p].refresh_tail(plan, level);
+            let rest = total(self, &states);
+            if rest + line_cost <= budget {
+                states[p].lines.pop();
+                states[p].lines.push(line);
+                states[p].items_cost += line_cost;
+                accepted += 1;
+                continue;
+            }
+            // It does not fit as it is: clip it into the room left, if that is worth it, and stop.
+            if budget >= rest + MIN_LAST_ITEM {
+                let line = lines::item(plan, &plan.items[i], budget - rest - 1);
+                let line_cost = cost(&line);
+                if rest + line_cost <= budget && !line.trim().is_empty() {
+                    states[p].lines.pop();
+                    states[p].lines.push(line);
+                    states[p].items_cost += line_cost;
+                    states[p].squeezed = true;
+                    accepted += 1;
+                    squeezed = true;
+                    break;
+                }
+            }
+            states[p] = before;
+            break;
+        }
+        Some(Run {
+            level,
+            headlines,
+            pass,
+            states,
+            accepted,
+            squeezed,
+        })
+    }
+
+    /// The text of `run`, with the footer's token number settled.
+    fn assemble(&self, run: &Run) -> Digest {
+        let mut body: Vec<&str> = Vec::new();
+        for ((headline, state), plan) in run.headlines.iter().zip(&run.states).zip(self.plans) {
+            let Some(headline) = headline else {
+                continue;
+            };
+            debug_assert!(plan.failing());
+            body.push(headline);
+            body.extend(state.lines.iter().map(String::as_str));
+            body.extend(state.tail.as_deref());
+        }
+        body.extend(run.pass.iter().map(String::as_str));
+        let body = body.join("\n");
+
+        let mut text = body.clone();
+        let mut used = self.budget;
+        // The footer states the digest's own size, which it is part of: iterate to a fixed point
+        // (one or two rounds: a number's token count changes only every three digits).
+        for _ in 0..8 {
+            text = match self.footer(run.level, used, &run.states) {
+                Some(footer) => format!("{body}\n{footer}"),
+                None => body.clone(),
+            };
+            let counted = tokens::count(&text);
+            if counted == used {
+                break;
+            }
+            used = counted;
+        }
+        let tokens = tokens::count(&text);
+
+        let mut shown = Tally::default();
+        let mut omitted = Tally::default();
+        let mut omitted_files = 0;
+        for (plan, state) in self.plans.iter().zip(&run.states) {
+            if plan.failing() {
+                shown += state.shown;
+                omitted += state.omitted(plan);
+                omitted_files += state.omitted_files();
+            }
+        }
+        Digest {
+            text,
+            tokens,
+            budget: self.budget,
+            shown,
+            omitted,
+            omitted_files,
+            cut: false,
+        }
+    }
+
+    /// The last resort: the headlines alone, cut with a marker if even they do not fit.
+    fn headlines_only(&self) -> Digest {
+        let text = self
+            .plans
+            .iter()
+            .filter(|plan| plan.failing())
+            .map(|plan| lines::headline(plan, Level::Minimal.headline_max()))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let text = cut(&text, self.budget);
+        let mut omitted = Tally::default();
+        let mut omitted_files = 0;
+        for plan in self.plans.iter().filter(|plan| plan.failing()) {
+            omitted += plan.totals;
+            omitted_files += plan.files.len() as u64;
+        }
+        Digest {
+            tokens: tokens::count(&text),
+            text,
+            budget: self.budget,
+            shown: Tally::default(),
+            omitted,
+            omitted_files,
+            cut: true,
+        }
+    }
+}
+
+/// `text` within `budget`, with a visible marker if it had to be cut.
+fn cut(text: &str, budget: usize) -> String {
+    clip_with(text, budget, " … (cut)").into_owned()
+}
+
+/// Every report passed: one line each.
+fn all_passed(plans: &[Plan<'_>], budget: usize) -> Digest {
+    let text = if plans.is_empty() {
+        "nothing was verified".to_owned()
+    } else {
+        plans
+            .iter()
+            .map(|plan| lines::pass_line(plan.report, PASS_MAX))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let clipped = cut(&text, budget);
+    Digest {
+        tokens: tokens::count(&clipped),
+        cut: clipped != text,
+        text: clipped,
+        budget,
+        shown: Tally::default(),
+        omitted: Tally::default(),
+        omitted_files: 0,
+    }
+}

@@ -1,0 +1,476 @@
+//! The text of each kind of digest line: headlines, pass lines, items, tails and the footer.
+//!
+//! Every function here returns a line that is already one line, redacted, and (where it takes a
+//! `max`) clipped to `max` tokens, so that what [`super::fit`] counts is exactly what is shown.
+
+use super::Tally;
+use super::plan::{Item, Plan};
+use super::redact::redact;
+use super::text::{FIELD_BYTES, one_line, plural};
+use super::tokens::{self, clip};
+use crate::model::{Diagnostic, Outcome, Report, Severity};
+
+/// Indentation of the lines under a headline.
+pub(super) const INDENT: &str = "  ";
+
+/// How many files a tail names before it says `…`.
+const NAMED_FILES: usize = 4;
+
+/// How many files a group names before it says `…`.
+const GROUP_FILES: usize = 3;
+
+/// How many lines of one file a group lists before it says `…`.
+const LISTED_LINES: usize = 6;
+
+/// A field of the input, on one line and redacted.
+fn field(text: &str) -> String {
+    redact(&one_line(text, FIELD_BYTES)).into_owned()
+}
+
+/// `text` clipped to `max` tokens, owned.
+fn clipped(text: &str, max: usize) -> String {
+    clip(text, max).into_owned()
+}
+
+/// The headline of a failed or errored report: `tsc: 42 errors in 9 files`, `jest: could not
+/// verify — <error>`.
+pub(super) fn headline(plan: &Plan<'_>, max: usize) -> String {
+    let report = plan.report;
+    let body = match report.outcome {
+        Outcome::Errored => {
+            let reason = report
+                .error
+                .as_deref()
+                .or(report.summary.as_deref())
+                .unwrap_or("no reason given");
+            format!("could not verify — {reason}")
+        }
+        Outcome::Failed | Outcome::Passed => failure_counts(plan),
+    };
+    clipped(&field(&format!("{}: {body}", report.tool)), max)
+}
+
+/// The counts of a failed report: the tool's own where it gave them, otherwise counted from the
+/// diagnostics and said so.
+fn failure_counts(plan: &Plan<'_>) -> String {
+    let report = plan.report;
+    let mut parts = tool_counts(report);
+    if parts.is_empty() {
+        let known = plan.known;
+        let mut counted = Vec::new();
+        if known.failed_tests > 0 {
+            counted.push(plural(known.failed_tests, "failed test", "failed tests"));
+        }
+        if known.errors > 0 {
+            counted.push(plural(known.errors, "error", "errors"));
+        }
+        if known.warnings > 0 {
+            counted.push(plural(known.warnings, "warning", "warnings"));
+        }
+        if report.diagnostics_dropped > 0 {
+            counted.push(format!("{} more not itemized", report.diagnostics_dropped));
+        }
+        if counted.is_empty() {
+            return match &report.summary {
+                Some(summary) => format!("failed — {summary}"),
+                None => "failed; no failure could be itemized, see the full log".to_owned(),
+            };
+        }
+        let files = plan.files.len() as u64;
+        let mut text = counted.join(", ");
+        if files > 0 {
+            text.push_str(&format!(" in {}", plural(files, "file", "files")));
+        }
+        text.push_str(" (counted by verdict; the tool printed no totals)");
+        parts.push(text);
+    }
+    parts.join("; ")
+}
+
+/// The tool's own counts as phrases: `3 failed, 12 passed (1 suite failed to run)`, `42 errors in
+/// 9 files`. Empty when the tool gave none.
+fn tool_counts(report: &Report) -> Vec<String> {
+    let counts = &report.counts;
+    let mut parts = Vec::new();
+
+    let mut tests = Vec::new();
+    if let Some(n) = counts.tests_failed {
+        tests.push(format!("{n} failed"));
+    }
+    if let Some(n) = counts.tests_passed {
+        tests.push(format!("{n} passed"));
+    }
+    if let Some(n) = counts.tests_skipped.filter(|&n| n > 0) {
+        tests.push(format!("{n} skipped"));
+    }
+    let suites = counts
+        .suites_errored
+        .filter(|&n| n > 0)
+        .map(|n| format!("{} failed to run", plural(n, "suite", "suites")));
+    match (tests.is_empty(), suites) {
+        (false, Some(suites)) => parts.push(format!("{} ({suites})", tests.join(", "))),
+        (false, None) => parts.push(tests.join(", ")),
+        (true, Some(suites)) => parts.push(suites),
+        (true, None) => {}
+    }
+
+    if counts.errors.is_some() || counts.warnings.is_some() {
+        let mut found = Vec::new();
+        if let Some(n) = counts.errors {
+            found.push(plural(n, "error", "errors"));
+        }
+        if let Some(n) = counts
+            .warnings
+            .filter(|&n| n > 0 || counts.errors.is_none())
+        {
+            found.push(plural(n, "warning", "warnings"));
+        }
+        let mut text = found.join(", ");
+        if let Some(files) = counts.files {
+            text.push_str(&format!(" in {}", plural(files, "file", "files")));
+        }
+        parts.push(text);
+    }
+    parts
+}
+
+/// The line of a passing report: `pytest: 128 passed`, `tsc: no errors`, `generic: no failure
+/// found`.
+pub(super) fn pass_line(report: &Report, max: usize) -> String {
+    clipped(
+        &field(&format!("{}: {}", report.tool, pass_body(report))),
+        max,
+    )
+}
+
+fn pass_body(report: &Report) -> String {
+    let counts = &report.counts;
+    if counts.tests_passed.is_some() || counts.tests_skipped.is_some() {
+        let mut parts = vec![format!("{} passed", counts.tests_passed.unwrap_or(0))];
+        if let Some(n) = counts.tests_skipped.filter(|&n| n > 0) {
+            parts.push(format!("{n} skipped"));
+        }
+        return parts.join(", ");
+    }
+    match (counts.errors, counts.warnings.filter(|&n| n > 0)) {
+        (Some(_), Some(w)) | (None, Some(w)) => {
+            format!("no errors, {}", plural(w, "warning", "warnings"))
+        }
+        (Some(_), None) => "no errors".to_owned(),
+        (None, None) => "no failure found".to_owned(),
+    }
+}
+
+/// All passing reports on one line, names only: `passed: eslint, pytest`.
+pub(super) fn passed_names(reports: &[&Report], max: usize) -> String {
+    let names: Vec<&str> = reports.iter().map(|r| r.tool.as_str()).collect();
+    clipped(&field(&format!("passed: {}", names.join(", "))), max)
+}
+
+/// The line of one item, indented, within `max` tokens.
+pub(super) fn item(plan: &Plan<'_>, item: &Item, max: usize) -> String {
+    let first = plan.diagnostic(item.first());
+    let line = if item.members.len() > 1 {
+        group(plan, item, max)
+    } else if first.test.is_some() {
+        failed_test(first, max)
+    } else {
+        field(&diagnostic(first))
+    };
+    clipped(&format!("{INDENT}{line}"), max)
+}
+
+/// `file:line:col [warning] CODE message`.
+fn diagnostic(d: &Diagnostic) -> String {
+    let mut parts = Vec::new();
+    if let Some(location) = d.location() {
+        parts.push(location);
+    }
+    if let Some(label) = severity_label(d.severity) {
+        parts.push(label.to_owned());
+    }
+    if let Some(code) = &d.code {
+        parts.push(code.clone());
+    }
+    let reason = reason(d);
+    if !reason.is_empty() {
+        parts.push(reason);
+    }
+    parts.join(" ")
+}
+
+fn severity_label(severity: Severity) -> Option<&'static str> {
+    match severity {
+        Severity::Error => None,
+        Severity::Warning => Some("warning"),
+        Severity::Info => Some("note"),
+    }
+}
+
+/// The message, and the detail when it adds something: `expect(received).toBe(expected):
+/// Expected: 3; Received: 4`.
+fn reason(d: &Diagnostic) -> String {
+    let message = one_line(&d.message, FIELD_BYTES);
+    let detail = d
+        .detail
+        .as_deref()
+        .map(|detail| one_line(detail, FIELD_BYTES))
+        .unwrap_or_default();
+    if detail.is_empty() || message.contains(&detail) {
+        message
+    } else if message.is_empty() || detail.contains(&message) {
+        detail
+    } else {
+        format!("{message}: {detail}")
+    }
+}
+
+/// `name — file:line — reason`; the name may take at most half the line.
+fn failed_test(d: &Diagnostic, max: usize) -> String {
+    let name = field(d.test.as_deref().unwrap_or_default());
+    let mut line = clipped(&name, max / 2);
+    if let Some(file) = &d.file {
+        line.push_str(" — ");
+        line.push_str(file);
+        if let Some(number) = d.line {
+            line.push_str(&format!(":{number}"));
+        }
+    }
+    let reason = reason(d);
+    if !reason.is_empty() {
+        line.push_str(" — ");
+        line.push_str(&reason);
+    }
+    field(&line)
+}
+
+/// `CODE message ×12 in 9 files: a.ts:3, b.ts:7, …` or `CODE message ×3 in a.ts (lines 3, 8,
+/// 12)`; the message is clipped first, so that the count and the places stay.
+fn group(plan: &Plan<'_>, item: &Item, max: usize) -> String {
+    let first = plan.diagnostic(item.first());
+    let mut head = Vec::new();
+    if let Some(label) = severity_label(first.severity) {
+        head.push(label.to_owned());
+    }
+    if let Some(code) = &first.code {
+        head.push(code.clone());
+    }
+    head.push(first.message.clone());
+    let head = field(&head.join(" "));
+
+    // The distinct files, in order, each with the lines it holds.
+    let mut files: Vec<(usize, Vec<u32>)> = Vec::new();
+    for &member in &item.members {
+        let Some(file) = plan.entries[member].file else {
+            continue;
+        };
+        let line = plan.diagnostic(member).line;
+        match files.iter_mut().find(|(f, _)| *f == file) {
+            Some((_, lines)) => lines.extend(line),
+            None => files.push((file, line.into_iter().collect())),
+        }
+    }
+    let n = item.members.len();
+    // From the most to the least detailed.
+    let mut places = Vec::new();
+    match files.as_slice() {
+        [] => {}
+        [(file, lines)] => {
+            let mut lines = lines.clone();
+            lines.dedup();
+            let listed: Vec<String> = lines
+                .iter()
+                .take(LISTED_LINES)
+                .map(u32::to_string)
+                .collect();
+            let more = if lines.len() > LISTED_LINES {
+                ", …"
+            } else {
+                ""
+            };
+            if !listed.is_empty() {
+                places.push(format!(
+                    " in {} (lines {}{more})",
+                    plan.files[*file],
+                    listed.join(", ")
+                ));
+            }
+            places.push(format!(" in {}", plan.files[*file]));
+        }
+        many => {
+            let named: Vec<String> = many
+                .iter()
+                .take(GROUP_FILES)
+                .map(|(file, lines)| match lines.first() {
+                    Some(line) => format!("{}:{line}", plan.files[*file]),
+                    None => plan.files[*file].to_owned(),
+                })
+                .collect();
+            let more = if many.len() > GROUP_FILES {
+                ", …"
+            } else {
+                ""
+            };
+            places.push(format!(
+                " in {} files: {}{more}",
+                many.len(),
+                named.join(", ")
+            ));
+            places.push(format!(" in {} files", many.len()));
+        }
+    }
+    places.push(String::new());
+    let suffixes: Vec<String> = places
+        .iter()
+        .map(|place| field(&format!("×{n}{place}")))
+        .collect();
+    // One token goes to the indentation, one to the space before the suffix. The message keeps
+    // at least half of the rest (all of it, if it is shorter); the places take what is left.
+    let room = max.saturating_sub(2);
+    let head_tokens = tokens::count(&head);
+    let for_places = room.saturating_sub(head_tokens.min(room / 2));
+    let suffix = suffixes
+        .iter()
+        .find(|suffix| tokens::fits(suffix, for_places))
+        .or(suffixes.last())
+        .map(String::as_str)
+        .unwrap_or_default();
+    let room = room.saturating_sub(tokens::count(suffix));
+    format!("{} {suffix}", clip(&head, room))
+}
+
+/// What a tail or the footer says was left out: `37 more errors, 2 failed tests, 5 warnings`
+/// (with `more` after the first number when `more`). Empty when nothing was.
+pub(super) fn left_out(tally: Tally, more: bool) -> String {
+    let kinds = [
+        (tally.errors, "error", "errors"),
+        (tally.failed_tests, "failed test", "failed tests"),
+        (tally.warnings, "warning", "warnings"),
+        (tally.other, "other finding", "other findings"),
+    ];
+    let mut parts = Vec::new();
+    for (n, one, many) in kinds {
+        if n == 0 {
+            continue;
+        }
+        let noun = if n == 1 { one } else { many };
+        if more && parts.is_empty() {
+            parts.push(format!("{n} more {noun}"));
+        } else {
+            parts.push(format!("{n} {noun}"));
+        }
+    }
+    parts.join(", ")
+}
+
+/// What one report's tail needs to know.
+pub(super) struct TailInput<'s> {
+    /// What was left out.
+    pub(super) omitted: Tally,
+    /// Whether any item of the report is shown.
+    pub(super) shown_any: bool,
+    /// Diagnostics left out, per file of the plan.
+    pub(super) per_file: &'s [u32],
+    /// Whether a shown item names the file already.
+    pub(super) named: &'s [bool],
+    /// Whether to name files (otherwise only count them).
+    pub(super) with_names: bool,
+}
+
+/// The exact tail of a report: `… and 37 more errors in 6 files: x.ts, y.ts, …`, or `… not shown:
+/// 42 errors in 9 files: …` when no item of it is shown. `None` when nothing was left out.
+pub(super) fn tail(plan: &Plan<'_>, input: &TailInput<'_>, max: usize) -> Option<String> {
+    if input.omitted.is_zero() {
+        return None;
+    }
+    let files: Vec<usize> = (0..input.per_file.len())
+        .filter(|&f| input.per_file[f] > 0)
+        .collect();
+    let in_files: u64 = input.per_file.iter().map(|&n| u64::from(n)).sum();
+    // Some of what was left out cannot be placed in a file: the tool counted more than the parser
+    // kept, or a diagnostic had no file.
+    let plus = if input.omitted.total() > in_files {
+        "+"
+    } else {
+        ""
+    };
+    let mut place = String::new();
+    if !files.is_empty() {
+        let noun = if files.len() == 1 && plus.is_empty() {
+            "file"
+        } else {
+            "files"
+        };
+        place = format!(" in {}{plus} {noun}", files.len());
+        if input.with_names {
+            // Files no shown item names come first: they are news.
+            let unnamed = files.iter().filter(|&&f| !input.named[f]);
+            let named = files.iter().filter(|&&f| input.named[f]);
+            let listed: Vec<&str> = unnamed
+                .chain(named)
+                .take(NAMED_FILES)
+                .map(|&f| plan.files[f])
+                .collect();
+            let more = if files.len() > NAMED_FILES {
+                ", …"
+            } else {
+                ""
+            };
+            place.push_str(&format!(": {}{more}", listed.join(", ")));
+        }
+    }
+    let text = if input.shown_any {
+        format!("… and {}{place}", left_out(input.omitted, true))
+    } else {
+        format!("… not shown: {}{place}", left_out(input.omitted, false))
+    };
+    Some(clipped(&format!("{INDENT}{}", field(&text)), max))
+}
+
+/// The last line: `412/500 tokens · 37 errors not shown · full log: <path>`. `used` is left out
+/// when `None`; `None` when there is nothing to say.
+pub(super) fn footer(
+    used: Option<usize>,
+    budget: usize,
+    omitted: Tally,
+    logs: &[(&str, &str)],
+) -> Option<String> {
+    let mut parts = Vec::new();
+    if let Some(used) = used {
+        parts.push(format!("{used}/{budget} tokens"));
+    }
+    if !omitted.is_zero() {
+        parts.push(format!("{} not shown", left_out(omitted, false)));
+    }
+    match logs {
+        [] => {}
+        [(_, path)] => parts.push(format!("full log: {path}")),
+        several => parts.push(several_logs(several)),
+    }
+    if parts.is_empty() {
+        None
+    } else {
+        Some(field(&parts.join(" · ")))
+    }
+}
+
+/// The directory part of `path`, with its separator; empty when there is none.
+fn dir_of(path: &str) -> &str {
+    path.rfind(['/', '\\']).map_or("", |i| &path[..=i])
+}
+
+/// `full logs in .verdict/logs/: tsc.log, jest.log` when the logs share a directory, otherwise
+/// `full logs: tsc a/tsc.log, jest b/jest.log`.
+fn several_logs(logs: &[(&str, &str)]) -> String {
+    let dir = logs.first().map_or("", |(_, path)| dir_of(path));
+    if !dir.is_empty() && logs.iter().all(|(_, path)| dir_of(path) == dir) {
+        let names: Vec<&str> = logs.iter().map(|(_, path)| &path[dir.len()..]).collect();
+        format!("full logs in {dir}: {}", names.join(", "))
+    } else {
+        let each: Vec<String> = logs
+            .iter()
+            .map(|(tool, path)| format!("{tool} {path}"))
+            .collect();
+        format!("full logs: {}", each.join(", "))
+    }
+}

@@ -1,0 +1,336 @@
+//! What one report holds, ranked: the items a digest may show, most actionable first, and the
+//! totals its tail and footer account for.
+//!
+//! An item is one diagnostic, or a group of diagnostics with the same severity class, code and
+//! message (whitespace folded) found in several places. Failing tests are never grouped: each has
+//! its own name and reason. Items fall into [`Tier`]s:
+//!
+//! 1. root causes (an unresolved import, a test file that does not load) — fixing one often fixes
+//!    many;
+//! 2. the first error of each file (and errors with no file) — one per place the agent must open;
+//! 3. the other errors, in the order the tool printed them;
+//! 4. the first warning of each file, then 5. the other warnings: warnings never outrank an error.
+//!
+//! Within a tier, items keep the tool's order.
+
+use std::collections::HashMap;
+
+use super::Tally;
+use super::text::message_key;
+use crate::model::{Diagnostic, Outcome, Report, Severity};
+
+/// How a diagnostic is counted and shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Category {
+    /// An error that is not a failing test (a compiler error, a test file that does not load).
+    Error,
+    /// A failing test.
+    FailedTest,
+    /// A warning or a note.
+    Warning,
+}
+
+impl Category {
+    pub(super) fn of(diagnostic: &Diagnostic) -> Category {
+        match diagnostic.severity {
+            Severity::Error if diagnostic.test.is_some() => Category::FailedTest,
+            Severity::Error => Category::Error,
+            Severity::Warning | Severity::Info => Category::Warning,
+        }
+    }
+
+    pub(super) fn is_error(self) -> bool {
+        self != Category::Warning
+    }
+}
+
+impl Tally {
+    pub(super) fn add(&mut self, category: Category, n: u64) {
+        match category {
+            Category::Error => self.errors += n,
+            Category::FailedTest => self.failed_tests += n,
+            Category::Warning => self.warnings += n,
+        }
+    }
+}
+
+/// Priority class of an item; lower is shown first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Tier {
+    RootCause,
+    FirstErrorOfFile,
+    Error,
+    FirstWarningOfFile,
+    Warning,
+}
+
+/// A diagnostic, as the plan sees it.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Entry {
+    pub(super) category: Category,
+    /// Index into [`Plan::files`].
+    pub(super) file: Option<usize>,
+}
+
+/// One line a digest may show.
+#[derive(Debug, Clone)]
+pub(super) struct Item {
+    /// Indices into the report's diagnostics, in the tool's order; more than one for a group.
+    pub(super) members: Vec<usize>,
+    pub(super) tier: Tier,
+}
+
+impl Item {
+    pub(super) fn first(&self) -> usize {
+        self.members.first().copied().unwrap_or(0)
+    }
+}
+
+/// One report, analysed.
+#[derive(Debug)]
+pub(super) struct Plan<'a> {
+    pub(super) report: &'a Report,
+    pub(super) log: Option<&'a str>,
+    /// Distinct files, in order of first appearance, as first spelled.
+    pub(super) files: Vec<&'a str>,
+    /// Parallel to the report's diagnostics.
+    pub(super) entries: Vec<Entry>,
+    /// Every item, most actionable first.
+    pub(super) items: Vec<Item>,
+    /// Diagnostics kept in the report, by category.
+    pub(super) known: Tally,
+    /// What the report holds in all: the tool's count where it is larger than what was kept, and
+    /// diagnostics the parser counted but did not keep when the tool gave no count.
+    pub(super) totals: Tally,
+}
+
+impl<'a> Plan<'a> {
+    pub(super) fn new(report: &'a Report, log: Option<&'a str>) -> Plan<'a> {
+        let mut files: Vec<&'a str> = Vec::new();
+        let mut file_index: HashMap<&'a str, usize> = HashMap::new();
+        let mut entries = Vec::with_capacity(report.diagnostics.len());
+        let mut known = Tally::default();
+        for diagnostic in &report.diagnostics {
+            let category = Category::of(diagnostic);
+            known.add(category, 1);
+            let file = diagnostic.file.as_deref().map(|path| {
+                let key = path.strip_prefix("./").unwrap_or(path);
+                *file_index.entry(key).or_insert_with(|| {
+                    files.push(path);
+                    files.len() - 1
+                })
+            });
+            entries.push(Entry { category, file });
+        }
+        let items = rank(report, &entries, files.len());
+        let totals = totals(report, known);
+        Plan {
+            report,
+            log,
+            files,
+            entries,
+            items,
+            known,
+            totals,
+        }
+    }
+
+    /// Whether the report gets a section of its own (failed or errored), not a pass line.
+    pub(super) fn failing(&self) -> bool {
+        self.report.outcome != Outcome::Passed
+    }
+
+    /// The diagnostic at `index`.
+    pub(super) fn diagnostic(&self, index: usize) -> &'a Diagnostic {
+        &self.report.diagnostics[index]
+    }
+}
+
+/// Groups the diagnostics into items and sorts them by tier, then by the tool's order.
+fn rank(report: &Report, entries: &[Entry], file_count: usize) -> Vec<Item> {
+    let mut items: Vec<Item> = Vec::new();
+    let mut groups: HashMap<(bool, Option<&str>, String), usize> = HashMap::new();
+    for (index, (diagnostic, entry)) in report.diagnostics.iter().zip(entries).enumerate() {
+        if diagnostic.test.is_some() {
+            items.push(Item {
+                members: vec![index],
+                tier: Tier::Error,
+            });
+            continue;
+        }
+        let key = (
+            entry.category.is_error(),
+            diagnostic.code.as_deref(),
+            message_key(&diagnostic.message),
+        );
+        match groups.get(&key) {
+            Some(&item) => items[item].members.push(index),
+            None => {
+                groups.insert(key, items.len());
+                items.push(Item {
+                    members: vec![index],
+                    tier: Tier::Error,
+                });
+            }
+        }
+    }
+
+    let mut first_error = vec![None; file_count];
+    let mut first_warning = vec![None; file_count];
+    for (index, entry) in entries.iter().enumerate() {
+        if let Some(file) = entry.file {
+            let slot = if entry.category.is_error() {
+                &mut first_error[file]
+            } else {
+                &mut first_warning[file]
+            };
+            slot.get_or_insert(index);
+        }
+    }
+    for item in &mut items {
+        let is_error = entries[item.first()].category.is_error();
+        let opens_a_file = item.members.iter().any(|&m| match entries[m].file {
+            None => true,
+            Some(file) if is_error => first_error[file] == Some(m),
+            Some(file) => first_warning[file] == Some(m),
+        });
+        let root = item
+            .members
+            .iter()
+            .any(|&m| report.diagnostics[m].root_cause);
+        item.tier = match (is_error, root, opens_a_file) {
+            (true, true, _) => Tier::RootCause,
+            (true, false, true) => Tier::FirstErrorOfFile,
+            (true, false, false) => Tier::Error,
+            (false, _, true) => Tier::FirstWarningOfFile,
+            (false, _, false) => Tier::Warning,
+        };
+    }
+    items.sort_by_key(|item| (item.tier, item.first()));
+    items
+}
+
+/// What a report holds in all. The tool's own numbers win where they are larger than what the
+/// parser kept; the parser's overflow counts only when the tool gave no numbers at all (otherwise
+/// the tool's numbers already include it).
+fn totals(report: &Report, known: Tally) -> Tally {
+    let counts = &report.counts;
+    let tool_errors = counts
+        .errors
+        .unwrap_or(0)
+        .max(counts.suites_errored.unwrap_or(0));
+    let has_tool_counts = counts.errors.is_some()
+        || counts.warnings.is_some()
+        || counts.tests_failed.is_some()
+        || counts.suites_errored.is_some();
+    Tally {
+        errors: known.errors.max(tool_errors),
+        failed_tests: known.failed_tests.max(counts.tests_failed.unwrap_or(0)),
+        warnings: known.warnings.max(counts.warnings.unwrap_or(0)),
+        other: if has_tool_counts {
+            0
+        } else {
+            report.diagnostics_dropped
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Kind;
+
+    fn error(file: &str, line: u32, code: &str, message: &str) -> Diagnostic {
+        Diagnostic::new("t", Kind::Type, Severity::Error, message)
+            .at(file, Some(line), Some(1))
+            .with_code(code)
+    }
+
+    fn report(diagnostics: Vec<Diagnostic>) -> Report {
+        let mut report = Report::new("t", Outcome::Failed);
+        report.diagnostics = diagnostics;
+        report
+    }
+
+    /// The ranked items as `tier first-member [other members]`.
+    fn ranked(report: &Report) -> Vec<String> {
+        Plan::new(report, None)
+            .items
+            .iter()
+            .map(|item| format!("{:?} {:?}", item.tier, item.members))
+            .collect()
+    }
+
+    #[test]
+    fn root_causes_then_first_of_each_file_then_repeats_then_warnings() {
+        let mut warning = error("c.ts", 1, "W1", "unused");
+        warning.severity = Severity::Warning;
+        let r = report(vec![
+            warning,                                                       // 0
+            error("a.ts", 1, "E1", "first in a"),                          // 1
+            error("a.ts", 2, "E2", "second in a"),                         // 2
+            error("b.ts", 1, "E3", "first in b"),                          // 3
+            error("b.ts", 9, "E4", "cannot import './x'").as_root_cause(), // 4
+            error("a.ts", 3, "E5", "same"),                                // 5
+            error("b.ts", 3, "E5", "same"),                                // 6
+        ]);
+        assert_eq!(
+            ranked(&r),
+            [
+                "RootCause [4]",
+                "FirstErrorOfFile [1]",
+                "FirstErrorOfFile [3]",
+                "Error [2]",
+                "Error [5, 6]",
+                "FirstWarningOfFile [0]",
+            ]
+        );
+    }
+
+    #[test]
+    fn groups_need_same_code_and_message_and_class() {
+        let mut warning = error("a.ts", 4, "E1", "m");
+        warning.severity = Severity::Warning;
+        let r = report(vec![
+            error("a.ts", 1, "E1", "m"),
+            error("b.ts", 1, "E1", "m  "),
+            error("c.ts", 1, "E2", "m"),
+            warning,
+        ]);
+        assert_eq!(
+            ranked(&r),
+            [
+                "FirstErrorOfFile [0, 1]",
+                "FirstErrorOfFile [2]",
+                "FirstWarningOfFile [3]"
+            ]
+        );
+    }
+
+    #[test]
+    fn failing_tests_are_never_grouped() {
+        let test = |name: &str| {
+            Diagnostic::new("t", Kind::Test, Severity::Error, "expected 1")
+                .at("t.test.ts", Some(1), None)
+                .with_test(name)
+        };
+        let r = report(vec![test("a"), test("b")]);
+        assert_eq!(ranked(&r), ["FirstErrorOfFile [0]", "Error [1]"]);
+    }
+
+    #[test]
+    fn totals_prefer_the_tools_numbers() {
+        let mut r = report(vec![error("a.ts", 1, "E1", "m")]);
+        r.counts.errors = Some(42);
+        r.diagnostics_dropped = 7;
+        let plan = Plan::new(&r, None);
+        assert_eq!(plan.totals.errors, 42);
+        assert_eq!(plan.totals.other, 0);
+
+        let mut r = report(vec![error("a.ts", 1, "E1", "m")]);
+        r.diagnostics_dropped = 7;
+        let plan = Plan::new(&r, None);
+        assert_eq!(plan.totals.errors, 1);
+        assert_eq!(plan.totals.other, 7);
+    }
+}
