@@ -1,6 +1,62 @@
-//! The `eslint` summarizer (being written; see issue 2).
+//! The `eslint` summarizer: the default `stylish` format and the `-f json` report.
+//!
+//! What an eslint log holds, and how each part is read:
+//! - `stylish` (the default): a file's path on a line of its own, then one row per problem,
+//!   `  12:5  error  'x' is defined but never used  no-unused-vars` (line:column, severity, the
+//!   message with its final period dropped, the rule id; no rule id for a fatal `Parsing error: …`),
+//!   a blank line, and at the end `✖ 61 problems (55 errors, 6 warnings)` and `25 errors and 2
+//!   warnings potentially fixable with the `--fix` option.` The `✖` line gives the counts; the
+//!   files are those printed with at least one row. A clean run prints nothing.
+//! - `-f json` (and `-f json-with-metadata`, the same results inside `{"results":[…]}`): one
+//!   array of results (`filePath`, `messages[{ruleId, severity, message, line, column, fatal}]`,
+//!   `errorCount`, `warningCount`, …), usually on one line. Each result object is cut out of the
+//!   stream as its braces close and parsed on its own, so memory is bounded by one result (whose
+//!   long strings, such as the file's `source`, are cut short first), not by the report.
+//! - Crashes: `Oops! Something went wrong! :(`, `ESLint: 9.x.y`, then the error (an invalid or
+//!   missing config, a config that does not load, no files matching the pattern): nothing was
+//!   linted, so the run is errored with eslint's message.
+//!
+//! Warnings alone pass, as eslint's exit code does, unless eslint says `ESLint found too many
+//! warnings (maximum: N).` (`--max-warnings`).
+//!
+//! A JSON report is one line, often longer than the line reader's limit
+//! ([`verdict_core::lines::MAX_LINE`]). [`EslintSummarizer::parse_reader`] therefore hands a
+//! report found at the start of the input to the JSON reader as raw bytes, around the line reader;
+//! the line parser alone (for callers that feed it lines) notes a report that was cut and
+//! does not pass it.
 
-use verdict_core::{Kind, LineParser, Outcome, Report, Summarizer};
+use std::io::{self, Read};
+
+use serde::Deserialize;
+use verdict_core::lines::{MAX_LINE, Splitter, Stats};
+use verdict_core::{Diagnostic, Kind, LineParser, Outcome, Report, Severity, Summarizer};
+
+use crate::text::clip;
+
+const TOOL: &str = "eslint";
+
+/// The longest message kept, in characters.
+const MAX_MESSAGE: usize = 400;
+/// The longest crash message kept, in characters.
+const MAX_ERROR: usize = 400;
+/// How many lines of a crash's message are kept (the stack trace that follows is not).
+const MAX_ERROR_LINES: usize = 4;
+/// How much of the input's start is searched for a JSON report that begins after a preamble
+/// (npm's `> eslint -f json .`).
+const JSON_HEAD: usize = 64 * 1024;
+/// The read block of [`EslintSummarizer::parse_reader`].
+const BLOCK: usize = 256 * 1024;
+
+/// Rules whose findings are likely causes of others: modules that cannot be resolved.
+const ROOT_CAUSE_RULES: &[&str] = &[
+    "import/no-unresolved",
+    "import-x/no-unresolved",
+    "import/named",
+    "n/no-missing-import",
+    "n/no-missing-require",
+    "node/no-missing-import",
+    "node/no-missing-require",
+];
 
 /// Parses eslint output.
 #[derive(Debug, Default, Clone, Copy)]
@@ -8,28 +64,1007 @@ pub struct EslintSummarizer;
 
 impl Summarizer for EslintSummarizer {
     fn name(&self) -> &'static str {
-        "eslint"
+        TOOL
     }
 
     fn kind(&self) -> Kind {
-        Kind::Custom
+        Kind::Lint
     }
 
-    fn sniff(&self, _sample: &str) -> u8 {
+    fn sniff(&self, sample: &str) -> u8 {
+        // The summary, the fixable line and the crash banner are eslint's alone.
+        if sample.contains("potentially fixable with the `--fix` option")
+            || sample.contains("Oops! Something went wrong! :(")
+            || sample.contains("ESLint couldn't find ")
+            || sample.lines().any(|l| parse_summary(l).is_some())
+        {
+            return 95;
+        }
+        let start = sample.trim_start();
+        if (start.starts_with("[{\"filePath\":")
+            || start.starts_with("{\"results\":[{\"filePath\":"))
+            && sample.contains("\"messages\":")
+        {
+            return 95;
+        }
+        if sample.contains("\"filePath\":") && sample.contains("\"errorCount\":") {
+            return 80;
+        }
+        // Rows without their summary (a log cut short).
+        let rows = sample
+            .lines()
+            .filter(|l| parse_row(l).is_some())
+            .take(3)
+            .count();
+        if rows >= 3 {
+            return 70;
+        }
         0
     }
 
     fn parser(&self) -> Box<dyn LineParser> {
-        Box::new(Parser)
+        Box::new(Parser::default())
+    }
+
+    fn parse(&self, log: &[u8]) -> Report {
+        let mut input = log;
+        match self.parse_reader(&mut input) {
+            Ok((report, _)) => report,
+            // Reading a slice cannot fail; this is for the type's sake.
+            Err(error) => Report::errored(TOOL, format!("failed to read the log: {error}")),
+        }
+    }
+
+    fn parse_reader(&self, reader: &mut dyn Read) -> io::Result<(Report, Stats)> {
+        let mut parser = Parser::default();
+        let mut splitter = Splitter::default();
+        let mut raw = Stats::default();
+        let mut block = vec![0u8; BLOCK];
+
+        // The start of the input, read whole (up to JSON_HEAD), to find a JSON report after a
+        // short preamble before the line reader could cut it.
+        let mut head = Vec::with_capacity(JSON_HEAD);
+        (&mut *reader)
+            .take(JSON_HEAD as u64)
+            .read_to_end(&mut head)?;
+        let mut pending: &[u8] = &head;
+        if let Some(at) = json_start(pending) {
+            splitter.push(&pending[..at], &mut |line: &str| parser.line(line));
+            parser.start_raw_json();
+            pending = &pending[at..];
+        }
+        let mut head_done = false;
+        loop {
+            while !pending.is_empty() {
+                if parser.raw_json_active() {
+                    let used = parser.feed_raw(pending);
+                    count_raw(&pending[..used], &mut raw);
+                    pending = &pending[used..];
+                } else {
+                    splitter.push(pending, &mut |line: &str| parser.line(line));
+                    pending = &[];
+                }
+            }
+            if !head_done {
+                head_done = true;
+                if head.len() < JSON_HEAD {
+                    break;
+                }
+            }
+            let n = loop {
+                match reader.read(&mut block) {
+                    Ok(n) => break n,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(e) => return Err(e),
+                }
+            };
+            if n == 0 {
+                break;
+            }
+            pending = &block[..n];
+        }
+        let mut stats = splitter.finish(&mut |line: &str| parser.line(line));
+        stats.bytes += raw.bytes;
+        stats.lines += raw.lines;
+        stats.binary_bytes += raw.binary_bytes;
+        Ok((Box::new(parser).finish(), stats))
     }
 }
 
-struct Parser;
+/// Adds raw JSON bytes to the reader's statistics, as the line reader counts them.
+fn count_raw(bytes: &[u8], stats: &mut Stats) {
+    stats.bytes += bytes.len() as u64;
+    stats.lines += memchr::memchr_iter(b'\n', bytes).count() as u64;
+    stats.binary_bytes += bytes
+        .iter()
+        .filter(|&&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0c | 0x1b))
+        .count() as u64;
+}
+
+/// Where a JSON report starts in `head`: at the start of a line, `[` then `{"filePath"`, or
+/// `{"results":[` (`json-with-metadata`), whitespace allowed between the tokens.
+fn json_start(head: &[u8]) -> Option<usize> {
+    let mut line_start = 0;
+    loop {
+        if looks_like_report(&head[line_start..]) {
+            return Some(line_start);
+        }
+        let nl = memchr::memchr(b'\n', &head[line_start..])?;
+        line_start += nl + 1;
+    }
+}
+
+/// Whether `text` begins with the opening of an eslint JSON report.
+fn looks_like_report(text: &[u8]) -> bool {
+    fn skip_ws(text: &[u8]) -> &[u8] {
+        let n = text
+            .iter()
+            .take_while(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+            .count();
+        &text[n..]
+    }
+    let text = skip_ws(text);
+    if let Some(rest) = text.strip_prefix(b"[") {
+        let rest = skip_ws(rest);
+        let Some(rest) = rest.strip_prefix(b"{") else {
+            return false;
+        };
+        return skip_ws(rest).starts_with(b"\"filePath\"");
+    }
+    if let Some(rest) = text.strip_prefix(b"{") {
+        let rest = skip_ws(rest);
+        let Some(rest) = rest.strip_prefix(b"\"results\"") else {
+            return false;
+        };
+        let rest = skip_ws(rest);
+        let Some(rest) = rest.strip_prefix(b":") else {
+            return false;
+        };
+        return skip_ws(rest).starts_with(b"[");
+    }
+    false
+}
+
+/// `✖ 61 problems (55 errors, 6 warnings)`: the errors and warnings.
+fn parse_summary(line: &str) -> Option<(u64, u64)> {
+    let at = line.find(" problem")?;
+    let before = &line[..at];
+    let digits_start = before
+        .rfind(|c: char| !c.is_ascii_digit())
+        .map_or(0, |i| i + 1);
+    before[digits_start..].parse::<u64>().ok()?;
+    let rest = &line[at + " problem".len()..];
+    let rest = rest.strip_prefix('s').unwrap_or(rest);
+    let inner = rest.strip_prefix(" (")?;
+    let inner = &inner[..inner.find(')')?];
+    let (errors, warnings) = inner.split_once(", ")?;
+    let number = |part: &str, word: &str| -> Option<u64> {
+        let (n, label) = part.split_once(' ')?;
+        (label == word || label.strip_suffix('s') == Some(word))
+            .then(|| n.parse().ok())
+            .flatten()
+    };
+    Some((number(errors, "error")?, number(warnings, "warning")?))
+}
+
+/// One stylish row.
+#[derive(Debug, PartialEq, Eq)]
+struct Row<'a> {
+    line: u32,
+    column: u32,
+    severity: Severity,
+    message: &'a str,
+    rule: Option<&'a str>,
+}
+
+/// Parses `  12:5  error  'x' is defined but never used  no-unused-vars`.
+fn parse_row(line: &str) -> Option<Row<'_>> {
+    let rest = line.strip_prefix("  ")?.trim_start_matches(' ');
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let line_no: u32 = rest[..digits].parse().ok()?;
+    let rest = rest[digits..].strip_prefix(':')?;
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let column: u32 = rest[..digits].parse().ok()?;
+    let rest = &rest[digits..];
+    let rest = rest.strip_prefix(' ')?.trim_start_matches(' ');
+    let (severity, rest) = if let Some(rest) = rest.strip_prefix("error") {
+        (Severity::Error, rest)
+    } else if let Some(rest) = rest.strip_prefix("warning") {
+        (Severity::Warning, rest)
+    } else {
+        return None;
+    };
+    let rest = rest.strip_prefix(' ')?.trim_start_matches(' ').trim_end();
+    if rest.is_empty() {
+        return None;
+    }
+    // The rule id is the last column, two spaces or more after the message. A fatal error has
+    // none, and its message may hold anything.
+    let (message, rule) = match rest.rsplit_once("  ") {
+        Some((message, rule)) if !rest.starts_with("Parsing error") && is_rule_id(rule.trim()) => {
+            (message.trim_end(), Some(rule.trim()))
+        }
+        _ => (rest, None),
+    };
+    Some(Row {
+        line: line_no,
+        column,
+        severity,
+        message,
+        rule,
+    })
+}
+
+/// Whether `text` can be a rule id: `no-unused-vars`, `@typescript-eslint/no-explicit-any`,
+/// `react-hooks/exhaustive-deps`.
+fn is_rule_id(text: &str) -> bool {
+    !text.is_empty()
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'/' | b'@' | b'.'))
+}
+
+/// Whether a line starts a crash message that eslint prints instead of linting, without its
+/// `Oops!` banner.
+fn starts_crash(line: &str) -> bool {
+    line.starts_with("Invalid option '")
+        || line.starts_with("Invalid value for option '")
+        || line.starts_with("ESLint couldn't find ")
+        || line.starts_with("No files matching the pattern ")
+}
+
+/// A diagnostic for one problem, in either format.
+fn diagnostic(
+    file: &str,
+    line: u32,
+    column: u32,
+    severity: Severity,
+    message: &str,
+    rule: Option<&str>,
+    fatal: bool,
+) -> Diagnostic {
+    let mut d = Diagnostic::new(TOOL, Kind::Lint, severity, clip(message, MAX_MESSAGE));
+    // Line 0 is eslint's way of saying "no line" (a file ignored by a pattern).
+    let line = (line > 0).then_some(line);
+    let column = line.and((column > 0).then_some(column));
+    d = d.at(file, line, column);
+    if let Some(rule) = rule {
+        d = d.with_code(rule);
+    }
+    let root = fatal
+        || message.starts_with("Parsing error")
+        || rule.is_some_and(|r| ROOT_CAUSE_RULES.contains(&r));
+    if root && severity == Severity::Error {
+        d = d.as_root_cause();
+    }
+    d
+}
+
+/// One result of eslint's JSON report, the fields read.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct JsonResult {
+    file_path: String,
+    #[serde(default)]
+    messages: Vec<JsonMessage>,
+    #[serde(default)]
+    error_count: u64,
+    #[serde(default)]
+    warning_count: u64,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct JsonMessage {
+    rule_id: Option<String>,
+    #[serde(default)]
+    severity: u8,
+    #[serde(default)]
+    message: String,
+    line: Option<u32>,
+    column: Option<u32>,
+    #[serde(default)]
+    fatal: bool,
+}
+
+/// The longest string kept whole in a result object; the rest of a longer one (a file's
+/// `source`) is dropped before parsing.
+const MAX_JSON_STRING: usize = 4 * 1024;
+/// The largest result object read; a larger one is counted as unreadable.
+const MAX_JSON_OBJECT: usize = 16 << 20;
+/// The deepest nesting followed.
+const MAX_JSON_DEPTH: usize = 256;
+
+/// Cuts the result objects out of an eslint JSON report as it streams past.
+///
+/// It follows strings and brackets only, which is all it needs to know where each result starts
+/// and ends; each result is then parsed by serde. Memory is one result object, its long strings
+/// cut to [`MAX_JSON_STRING`].
+#[derive(Default)]
+struct JsonScanner {
+    /// The open containers, `[` or `{`.
+    stack: Vec<u8>,
+    in_string: bool,
+    escape: bool,
+    /// Hex digits of a `\uXXXX` escape still to come; a string is never cut inside one.
+    hex_left: usize,
+    /// The result object being cut out, when `capturing`.
+    capture: Vec<u8>,
+    capturing: bool,
+    /// The depth of the stack at which the captured object closes.
+    capture_depth: usize,
+    /// The length of the current string in the capture, and whether its rest is dropped.
+    string_len: usize,
+    cutting: bool,
+    /// Result objects too large to read.
+    oversized: u64,
+    /// Whether the nesting went deeper than [`MAX_JSON_DEPTH`].
+    too_deep: bool,
+}
+
+impl JsonScanner {
+    /// Whether an object opening now is a result: an element of the top-level array, or of the
+    /// array directly inside the top-level object (`{"results":[…]}`).
+    fn at_result_parent(&self) -> bool {
+        matches!(self.stack.as_slice(), [b'['] | [b'{', b'['])
+    }
+
+    /// Feeds bytes; calls `on_result` with each complete result object. Returns the index just
+    /// after the end of the top-level value when it ends within `bytes`.
+    fn feed(&mut self, bytes: &[u8], on_result: &mut impl FnMut(&[u8])) -> Option<usize> {
+        let mut i = 0;
+        while i < bytes.len() {
+            if self.in_string {
+                if self.escape {
+                    self.escape = false;
+                    let b = bytes[i];
+                    self.push_string_byte(b);
+                    if b == b'u' {
+                        self.hex_left = 4;
+                    }
+                    i += 1;
+                    continue;
+                }
+                let Some(offset) = memchr::memchr2(b'"', b'\\', &bytes[i..]) else {
+                    self.push_string_chunk(&bytes[i..]);
+                    return None;
+                };
+                self.push_string_chunk(&bytes[i..i + offset]);
+                i += offset;
+                if bytes[i] == b'\\' {
+                    if self.capturing && !self.cutting && self.string_len + 6 > MAX_JSON_STRING {
+                        self.cutting = true;
+                    }
+                    self.push_string_byte(b'\\');
+                    self.escape = true;
+                } else {
+                    self.in_string = false;
+                    self.cutting = false;
+                    self.hex_left = 0;
+                    self.string_len = 0;
+                    if self.capturing {
+                        self.capture.push(b'"');
+                    }
+                }
+                i += 1;
+                continue;
+            }
+            let b = bytes[i];
+            match b {
+                b'"' => {
+                    self.in_string = true;
+                    self.string_len = 0;
+                    if self.capturing {
+                        self.capture.push(b);
+                    }
+                }
+                b'{' | b'[' => {
+                    if b == b'{' && !self.capturing && self.at_result_parent() {
+                        self.capturing = true;
+                        self.capture.clear();
+                        self.capture_depth = self.stack.len();
+                    }
+                    if self.stack.len() < MAX_JSON_DEPTH {
+                        self.stack.push(b);
+                    } else {
+                        self.too_deep = true;
+                    }
+                    if self.capturing {
+                        self.capture.push(b);
+                    }
+                }
+                b'}' | b']' => {
+                    if self.capturing {
+                        self.capture.push(b);
+                    }
+                    self.stack.pop();
+                    if self.capturing && self.stack.len() <= self.capture_depth {
+                        self.capturing = false;
+                        on_result(&self.capture);
+                        self.capture.clear();
+                    }
+                    if self.stack.is_empty() {
+                        return Some(i + 1);
+                    }
+                }
+                b' ' | b'\t' | b'\r' | b'\n' => {}
+                _ => {
+                    if self.capturing {
+                        self.capture.push(b);
+                    }
+                }
+            }
+            if self.capturing && self.capture.len() > MAX_JSON_OBJECT {
+                self.capturing = false;
+                self.capture = Vec::new();
+                self.oversized += 1;
+            }
+            i += 1;
+        }
+        None
+    }
+
+    fn push_string_byte(&mut self, b: u8) {
+        if self.capturing && !self.cutting {
+            self.capture.push(b);
+            self.string_len += 1;
+        }
+    }
+
+    /// Copies part of a string that holds no quote and no backslash, cutting a long string at a
+    /// character boundary.
+    fn push_string_chunk(&mut self, mut chunk: &[u8]) {
+        if !self.capturing || chunk.is_empty() {
+            return;
+        }
+        if self.hex_left > 0 {
+            let n = self.hex_left.min(chunk.len());
+            if !self.cutting {
+                self.capture.extend_from_slice(&chunk[..n]);
+                self.string_len += n;
+            }
+            self.hex_left -= n;
+            chunk = &chunk[n..];
+        }
+        if self.cutting {
+            return;
+        }
+        let room = MAX_JSON_STRING.saturating_sub(self.string_len);
+        if chunk.len() <= room {
+            self.capture.extend_from_slice(chunk);
+            self.string_len += chunk.len();
+            return;
+        }
+        let mut cut = room;
+        while cut > 0 && chunk.get(cut).is_some_and(|b| b & 0xC0 == 0x80) {
+            cut -= 1;
+        }
+        self.capture.extend_from_slice(&chunk[..cut]);
+        self.string_len += cut;
+        self.cutting = true;
+    }
+}
+
+/// Where a JSON report is being read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum JsonSource {
+    /// Lines from the line reader.
+    Lines,
+    /// Raw bytes, around the line reader ([`EslintSummarizer::parse_reader`]).
+    Raw,
+    /// Raw bytes, between two reports: whitespace until the next one or other output.
+    RawBetween,
+}
+
+/// What the JSON report said, summed over its results.
+#[derive(Default)]
+struct JsonTotals {
+    reports: u64,
+    errors: u64,
+    warnings: u64,
+    files: u64,
+    /// Result objects that could not be read.
+    unreadable: u64,
+    /// Whether a report was cut (a line longer than the line reader's limit) or did not end.
+    incomplete: bool,
+}
+
+struct Parser {
+    report: Report,
+    /// The JSON report being read, and from where.
+    json: Option<(JsonScanner, JsonSource)>,
+    json_totals: JsonTotals,
+    /// The path line stylish printed last, and how many rows followed it.
+    file: Option<String>,
+    file_rows: u64,
+    /// Rows seen, and files with at least one row.
+    row_errors: u64,
+    row_warnings: u64,
+    row_files: u64,
+    /// The `✖` lines' counts, summed.
+    summary: Option<(u64, u64)>,
+    too_many_warnings: Option<String>,
+    /// Inside `Oops! Something went wrong!`: the lines of eslint's message.
+    in_crash: bool,
+    crash_lines: Vec<String>,
+    crash_done: bool,
+    /// The first sign of a failure around eslint (npm's, yarn's or pnpm's error lines).
+    failure_sign: Option<String>,
+}
+
+impl Default for Parser {
+    fn default() -> Self {
+        Parser {
+            report: Report::new(TOOL, Outcome::Passed),
+            json: None,
+            json_totals: JsonTotals::default(),
+            file: None,
+            file_rows: 0,
+            row_errors: 0,
+            row_warnings: 0,
+            row_files: 0,
+            summary: None,
+            too_many_warnings: None,
+            in_crash: false,
+            crash_lines: Vec::new(),
+            crash_done: false,
+            failure_sign: None,
+        }
+    }
+}
+
+impl Parser {
+    fn start_raw_json(&mut self) {
+        self.json = Some((JsonScanner::default(), JsonSource::Raw));
+    }
+
+    fn raw_json_active(&self) -> bool {
+        matches!(
+            self.json,
+            Some((_, JsonSource::Raw | JsonSource::RawBetween))
+        )
+    }
+
+    /// Feeds raw bytes to the JSON report; returns how many were used. Bytes after the last
+    /// report that are not another report go back to the line reader.
+    fn feed_raw(&mut self, bytes: &[u8]) -> usize {
+        let mut used = 0;
+        while used < bytes.len() {
+            let Some((scanner, source)) = self.json.as_mut() else {
+                return used;
+            };
+            if *source == JsonSource::RawBetween {
+                let ws = bytes[used..]
+                    .iter()
+                    .take_while(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+                    .count();
+                used += ws;
+                if used == bytes.len() {
+                    return used;
+                }
+                if looks_like_report(&bytes[used..]) || matches!(bytes[used], b'[' | b'{') {
+                    *scanner = JsonScanner::default();
+                    *source = JsonSource::Raw;
+                } else {
+                    self.json = None;
+                    return used;
+                }
+                continue;
+            }
+            let mut results = Vec::new();
+            let end = scanner.feed(&bytes[used..], &mut |object| {
+                results.push(serde_json::from_slice::<JsonResult>(object))
+            });
+            for result in results {
+                self.json_result(result);
+            }
+            match end {
+                Some(end) => {
+                    used += end;
+                    self.end_json_report();
+                    if let Some((_, source)) = self.json.as_mut() {
+                        *source = JsonSource::RawBetween;
+                    }
+                }
+                None => return bytes.len(),
+            }
+        }
+        used
+    }
+
+    /// Feeds one line of a JSON report read line by line.
+    fn json_line(&mut self, line: &str) {
+        let Some((scanner, _)) = self.json.as_mut() else {
+            return;
+        };
+        let mut results = Vec::new();
+        let mut on_result =
+            |object: &[u8]| results.push(serde_json::from_slice::<JsonResult>(object));
+        let mut end = scanner.feed(line.as_bytes(), &mut on_result);
+        if end.is_none() {
+            end = scanner.feed(b"\n", &mut on_result).map(|_| line.len());
+        }
+        for result in results {
+            self.json_result(result);
+        }
+        if end.is_some() {
+            self.end_json_report();
+            self.json = None;
+        } else if line.len() + 4 >= MAX_LINE {
+            // The line reader cut this line: the rest of the report is lost.
+            self.json_totals.incomplete = true;
+            self.report.note(format!(
+                "eslint's JSON report is on a line longer than {} KiB, cut by the line reader; \
+                 only its start was read",
+                MAX_LINE / 1024
+            ));
+            self.json = None;
+        }
+    }
+
+    fn end_json_report(&mut self) {
+        self.json_totals.reports += 1;
+        if let Some((scanner, _)) = &self.json {
+            self.json_totals.unreadable += scanner.oversized;
+            if scanner.too_deep {
+                self.json_totals.incomplete = true;
+            }
+        }
+    }
+
+    fn json_result(&mut self, result: Result<JsonResult, serde_json::Error>) {
+        let result = match result {
+            Ok(result) => result,
+            Err(error) => {
+                self.json_totals.unreadable += 1;
+                self.report.note(format!(
+                    "a result of eslint's JSON report could not be read: {error}"
+                ));
+                return;
+            }
+        };
+        let totals = &mut self.json_totals;
+        totals.errors += result.error_count;
+        totals.warnings += result.warning_count;
+        if result.error_count + result.warning_count > 0 {
+            totals.files += 1;
+        }
+        for message in &result.messages {
+            let severity = match message.severity {
+                2 => Severity::Error,
+                1 => Severity::Warning,
+                _ => Severity::Info,
+            };
+            // As stylish prints it: without the final period.
+            let text = message.message.lines().next().unwrap_or("");
+            let text = match text.strip_suffix('.') {
+                Some(stripped) if !stripped.ends_with(' ') => stripped,
+                _ => text,
+            };
+            self.report.push(diagnostic(
+                &result.file_path,
+                message.line.unwrap_or(0),
+                message.column.unwrap_or(0),
+                severity,
+                text,
+                message.rule_id.as_deref(),
+                message.fatal,
+            ));
+        }
+    }
+
+    /// Ends the rows of the current stylish file.
+    fn end_file(&mut self) {
+        if self.file.take().is_some() && self.file_rows > 0 {
+            self.row_files += 1;
+        }
+        self.file_rows = 0;
+    }
+
+    fn crash_line(&mut self, line: &str) {
+        let trimmed = line.trim();
+        if trimmed.is_empty() {
+            if !self.crash_lines.is_empty() {
+                self.crash_done = true;
+            }
+            return;
+        }
+        if self.crash_done || trimmed.starts_with("at ") {
+            self.crash_done = !self.crash_lines.is_empty();
+            return;
+        }
+        if self.crash_lines.is_empty() && trimmed.starts_with("ESLint: ") {
+            return;
+        }
+        if self.crash_lines.len() < MAX_ERROR_LINES {
+            self.crash_lines.push(clip(trimmed, MAX_ERROR));
+        }
+    }
+}
 
 impl LineParser for Parser {
-    fn line(&mut self, _line: &str) {}
+    fn line(&mut self, line: &str) {
+        if matches!(self.json, Some((_, JsonSource::Lines))) {
+            self.json_line(line);
+            return;
+        }
+        let Some(&first) = line.as_bytes().first() else {
+            self.end_file();
+            if self.in_crash {
+                self.crash_line(line);
+            }
+            return;
+        };
+        if self.in_crash {
+            self.crash_line(line);
+            return;
+        }
+        if first == b' ' {
+            if self.file.is_some()
+                && let Some(row) = parse_row(line)
+            {
+                self.file_rows += 1;
+                match row.severity {
+                    Severity::Error => self.row_errors += 1,
+                    _ => self.row_warnings += 1,
+                }
+                let file = self.file.as_deref().unwrap_or("");
+                let d = diagnostic(
+                    file,
+                    row.line,
+                    row.column,
+                    row.severity,
+                    row.message,
+                    row.rule,
+                    false,
+                );
+                self.report.push(d);
+                return;
+            }
+            // The fixable line, a crash's indented detail, a stack frame.
+            let trimmed = line.trim_start();
+            if trimmed.starts_with("ELIFECYCLE") && self.failure_sign.is_none() {
+                self.failure_sign = Some(clip(trimmed, MAX_ERROR));
+            }
+            return;
+        }
+        // A report printed over several lines (`jq .`) opens with a lone `[`.
+        if matches!(first, b'[' | b'{')
+            && (looks_like_report(line.as_bytes()) || line.trim_end() == "[")
+        {
+            self.end_file();
+            self.json = Some((JsonScanner::default(), JsonSource::Lines));
+            self.json_line(line);
+            return;
+        }
+        if line.contains(" problem")
+            && let Some((errors, warnings)) = parse_summary(line)
+        {
+            self.end_file();
+            let (e, w) = self.summary.unwrap_or((0, 0));
+            self.summary = Some((e + errors, w + warnings));
+            self.report.summary = Some(line.trim().to_owned());
+            return;
+        }
+        if line.starts_with("Oops! Something went wrong!") {
+            self.end_file();
+            self.in_crash = true;
+            return;
+        }
+        if line.starts_with("ESLint found too many warnings") {
+            self.too_many_warnings = Some(line.trim_end().to_owned());
+            return;
+        }
+        if starts_crash(line) {
+            self.in_crash = true;
+            self.crash_line(line);
+            return;
+        }
+        if self.failure_sign.is_none()
+            && (line.starts_with("npm ERR!")
+                || line.starts_with("npm error")
+                || line.starts_with("error Command failed"))
+        {
+            self.failure_sign = Some(clip(line.trim(), MAX_ERROR));
+            return;
+        }
+        // A file's path; its rows follow.
+        self.end_file();
+        self.file = Some(line.trim_end().to_owned());
+    }
 
-    fn finish(self: Box<Self>) -> Report {
-        Report::new("eslint", Outcome::Passed)
+    fn finish(mut self: Box<Self>) -> Report {
+        self.end_file();
+        if self.json.is_some() {
+            if matches!(self.json, Some((_, JsonSource::Raw | JsonSource::Lines))) {
+                self.json_totals.incomplete = true;
+                self.report
+                    .note("eslint's JSON report ends before it closes");
+            }
+            self.end_json_report();
+        }
+        let mut report = self.report;
+        let json = self.json_totals;
+        let (errors, warnings, files) = if json.reports > 0 {
+            (
+                json.errors + self.summary.map_or(0, |s| s.0),
+                json.warnings + self.summary.map_or(0, |s| s.1),
+                json.files + self.row_files,
+            )
+        } else if let Some((errors, warnings)) = self.summary {
+            (errors, warnings, self.row_files)
+        } else {
+            if self.row_errors + self.row_warnings > 0 {
+                report.note("no `✖ N problems` summary: the counts are the rows printed");
+            }
+            (self.row_errors, self.row_warnings, self.row_files)
+        };
+        let json_broken = json.incomplete || json.unreadable > 0;
+        if json_broken {
+            report.note(format!(
+                "eslint's JSON report was not read whole ({} results unreadable); its counts are \
+                 those of the results read",
+                json.unreadable
+            ));
+        }
+        report.counts.errors = Some(errors);
+        report.counts.warnings = Some(warnings);
+        report.counts.files = Some(files);
+
+        let crash = (!self.crash_lines.is_empty() || self.in_crash).then(|| {
+            if self.crash_lines.is_empty() {
+                "eslint crashed: Oops! Something went wrong!".to_owned()
+            } else {
+                clip(&self.crash_lines.join(" "), MAX_ERROR)
+            }
+        });
+        if let Some(crash) = crash {
+            report.outcome = Outcome::Errored;
+            report.error = Some(crash);
+        } else if errors > 0 {
+            report.outcome = Outcome::Failed;
+        } else if let Some(too_many) = self.too_many_warnings {
+            report.outcome = Outcome::Failed;
+            report.summary.get_or_insert(too_many);
+        } else if json_broken {
+            report.outcome = Outcome::Errored;
+            report.error = Some("eslint's JSON report could not be read whole".to_owned());
+        } else if let Some(sign) = self.failure_sign {
+            report.outcome = Outcome::Errored;
+            report.error = Some(sign);
+        } else {
+            report.outcome = Outcome::Passed;
+        }
+        report
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(log: &str) -> Report {
+        EslintSummarizer.parse(log.as_bytes())
+    }
+
+    fn lines(log: &str) -> Report {
+        let mut parser = EslintSummarizer.parser();
+        verdict_core::lines::for_each_line_in(log.as_bytes(), |line| parser.line(line));
+        parser.finish()
+    }
+
+    #[test]
+    fn rows() {
+        let row = parse_row("  12:5   error    'x' is defined but never used  no-unused-vars")
+            .expect("row");
+        assert_eq!((row.line, row.column), (12, 5));
+        assert_eq!(row.message, "'x' is defined but never used");
+        assert_eq!(row.rule, Some("no-unused-vars"));
+        let fatal = parse_row("  5:60  error  Parsing error: Unexpected token  )").expect("fatal");
+        assert_eq!(fatal.message, "Parsing error: Unexpected token  )");
+        assert_eq!(fatal.rule, None);
+        let scoped = parse_row(
+            "  3:1  warning  Unexpected any. Specify a different type  @typescript-eslint/no-explicit-any",
+        )
+        .expect("scoped");
+        assert_eq!(scoped.rule, Some("@typescript-eslint/no-explicit-any"));
+        assert_eq!(parse_row("  12:5  note  x"), None);
+        assert_eq!(parse_row("    at foo (x.js:1:2)"), None);
+    }
+
+    #[test]
+    fn summaries() {
+        assert_eq!(
+            parse_summary("✖ 61 problems (55 errors, 6 warnings)"),
+            Some((55, 6))
+        );
+        assert_eq!(
+            parse_summary("✖ 1 problem (1 error, 0 warnings)"),
+            Some((1, 0))
+        );
+        assert_eq!(
+            parse_summary("x 1 problem (0 errors, 1 warning)"),
+            Some((0, 1))
+        );
+        assert_eq!(parse_summary("no problems here"), None);
+    }
+
+    #[test]
+    fn warnings_alone_pass_unless_capped() {
+        let log = "\n/p/a.js\n  1:1  warning  Unexpected console statement  no-console\n\n✖ 1 problem (0 errors, 1 warning)\n\n";
+        let report = parse(log);
+        assert_eq!(report.outcome, Outcome::Passed);
+        assert_eq!(report.counts.warnings, Some(1));
+        assert_eq!(report.counts.files, Some(1));
+        let capped = parse(&format!(
+            "{log}ESLint found too many warnings (maximum: 0).\n"
+        ));
+        assert_eq!(capped.outcome, Outcome::Failed);
+    }
+
+    #[test]
+    fn json_reports_in_any_layout() {
+        let compact = r#"[{"filePath":"/p/a.js","messages":[{"ruleId":null,"fatal":true,"severity":2,"message":"Parsing error: Unexpected token )","line":5,"column":60}],"errorCount":1,"warningCount":0,"source":"x\"y\u00e9"},{"filePath":"/p/b.js","messages":[],"errorCount":0,"warningCount":0}]"#;
+        let pretty = "> eslint -f json .\n\n[\n  {\n    \"filePath\": \"/p/a.js\",\n    \"messages\": [{\"ruleId\": \"no-undef\", \"severity\": 2, \"message\": \"'x' is not defined.\", \"line\": 1, \"column\": 2}],\n    \"errorCount\": 1,\n    \"warningCount\": 0\n  }\n]\n";
+        for report in [parse(compact), lines(compact), parse(pretty), lines(pretty)] {
+            assert_eq!(report.outcome, Outcome::Failed);
+            assert_eq!(report.counts.errors, Some(1));
+            assert_eq!(report.counts.files, Some(1));
+            assert_eq!(report.diagnostics.len(), 1);
+            assert!(report.notes.is_empty(), "{:?}", report.notes);
+        }
+        let fatal = &parse(compact).diagnostics[0];
+        assert!(fatal.root_cause);
+        assert_eq!(fatal.message, "Parsing error: Unexpected token )");
+        assert_eq!(parse(pretty).diagnostics[0].message, "'x' is not defined");
+    }
+
+    #[test]
+    fn long_strings_are_cut_and_repeated_reports_summed() {
+        let source = "é".repeat(100_000);
+        let one = format!(
+            r#"[{{"filePath":"/p/a.js","messages":[{{"ruleId":"semi","severity":1,"message":"Missing semicolon.","line":1,"column":2}}],"errorCount":0,"warningCount":1,"source":"{source}\\u00e9\\n"}}]"#
+        );
+        let log = format!("{one}\n{one}\n");
+        let report = parse(&log);
+        assert_eq!(report.outcome, Outcome::Passed);
+        assert_eq!(report.counts.warnings, Some(2));
+        assert_eq!(report.diagnostics.len(), 2);
+        assert!(report.notes.is_empty(), "{:?}", report.notes);
+        // Fed line by line, the report is longer than a line may be: never a pass.
+        let cut = lines(&log);
+        assert_ne!(cut.outcome, Outcome::Passed);
+        assert!(!cut.notes.is_empty());
+    }
+
+    #[test]
+    fn a_report_that_does_not_end_is_never_a_pass() {
+        let report = parse(
+            r#"[{"filePath":"/p/a.js","messages":[],"errorCount":0,"warningCount":0},{"filePath":"#,
+        );
+        assert_eq!(report.outcome, Outcome::Errored);
+    }
+
+    #[test]
+    fn crashes_are_errored_with_eslint_message() {
+        let report = parse(
+            "\nOops! Something went wrong! :(\n\nESLint: 9.39.5\n\nTypeError: Key \"rules\": Key \"eqeqeq\":\n\tValue \"sometimes\" should be equal to one of the allowed values.\n\n    at Config.validateRulesConfig (/x/config.js:1:1)\n",
+        );
+        assert_eq!(report.outcome, Outcome::Errored);
+        assert_eq!(
+            report.error.as_deref(),
+            Some(
+                "TypeError: Key \"rules\": Key \"eqeqeq\": Value \"sometimes\" should be equal to one of the allowed values."
+            )
+        );
+        let report = parse(
+            "Invalid option '--ext' - perhaps you meant '-c'?\nYou're using eslint.config.js, some command line flags are no longer available.\n",
+        );
+        assert_eq!(report.outcome, Outcome::Errored);
+        assert_eq!(parse("").outcome, Outcome::Passed);
+        assert_eq!(
+            parse("npm ERR! code ELIFECYCLE\n").outcome,
+            Outcome::Errored
+        );
     }
 }

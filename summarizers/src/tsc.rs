@@ -375,13 +375,13 @@ impl Parser {
         }
         if pending.category == Category::Error {
             self.totals.errors += 1;
-            if let Some(file) = &diagnostic.file {
-                if !self.totals.files.contains(file) {
-                    if self.totals.files.len() < MAX_FILES {
-                        self.totals.files.insert(file.clone());
-                    } else {
-                        self.totals.files_overflow = true;
-                    }
+            if let Some(file) = &diagnostic.file
+                && !self.totals.files.contains(file)
+            {
+                if self.totals.files.len() < MAX_FILES {
+                    self.totals.files.insert(file.clone());
+                } else {
+                    self.totals.files_overflow = true;
                 }
             }
             if pending.config && self.config_error.is_none() {
@@ -535,10 +535,10 @@ impl LineParser for Parser {
         if first == b'F' && self.status(line) {
             return;
         }
-        if let Some(text) = after_timestamp(line) {
-            if self.status(text) {
-                return;
-            }
+        if let Some(text) = after_timestamp(line)
+            && self.status(text)
+        {
+            return;
         }
         self.other(line);
     }
