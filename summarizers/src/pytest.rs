@@ -1,6 +1,39 @@
-//! The `pytest` summarizer (being written; see issue 2).
+//! The `pytest` summarizer: pytest's terminal report in any verbosity (`-q`, default, `-v`) and
+//! traceback style (`--tb=auto|long|short|line|native|no`).
+//!
+//! A pytest log is read by its sections, each opened by a `=== title ===` rule:
+//! - `ERRORS` and `FAILURES` hold one block per problem, opened by a `___ title ___` rule: a
+//!   failing test (`test_x`, `TestK.test_m`, `test_x[1-2]`), an error in a fixture (`ERROR at setup
+//!   of test_x`), a test file that cannot be imported (`ERROR collecting tests/test_x.py`). In a
+//!   block, `E   …` lines hold the exception (the last group of them is the one raised) and the
+//!   traceback entries give the places (`tests/test_x.py:12: AssertionError`, `tests/test_x.py:12:
+//!   in test_y`, `File "…/tests/test_x.py", line 12, in test_y`). With `--tb=line` there are no
+//!   blocks, one `/abs/tests/test_x.py:12: assert …` line per failure instead.
+//! - `short test summary info` names each failure by its node id (`FAILED tests/test_x.py::test_y -
+//!   AssertionError: …`); the blocks only show the short name, so the two are joined at the end.
+//! - the closing line (`=== 2 failed, 5 passed, 1 skipped in 0.12s ===`, undecorated with `-q`)
+//!   holds the counts.
+//!
+//! A run that never ran a test is errored: no tests collected (exit 5), a usage error, an
+//! `INTERNALERROR`. A conftest that fails to import and test files that fail to collect are the
+//! code failing to load: failed, with the import or syntax error as the root cause.
 
-use verdict_core::{Kind, LineParser, Outcome, Report, Summarizer};
+use std::sync::LazyLock;
+
+use regex::Regex;
+use verdict_core::{Diagnostic, Kind, LineParser, Outcome, Report, Severity, Summarizer};
+
+use crate::text::{clip, count_of};
+
+const TOOL: &str = "pytest";
+const MAX_DETAIL: usize = 200;
+const MAX_MESSAGE: usize = 300;
+/// Lines of an `E` group kept: the exception and a few lines of its explanation.
+const MAX_GROUP: usize = 12;
+/// Files whose last traceback line a block remembers.
+const MAX_BLOCK_FILES: usize = 8;
+/// Short-summary and `-v` entries remembered to name the failures of the blocks.
+const MAX_ENTRIES: usize = verdict_core::model::MAX_DIAGNOSTICS;
 
 /// Parses pytest output.
 #[derive(Debug, Default, Clone, Copy)]
@@ -8,28 +41,1092 @@ pub struct PytestSummarizer;
 
 impl Summarizer for PytestSummarizer {
     fn name(&self) -> &'static str {
-        "pytest"
+        TOOL
     }
 
     fn kind(&self) -> Kind {
-        Kind::Custom
+        Kind::Test
     }
 
-    fn sniff(&self, _sample: &str) -> u8 {
+    fn sniff(&self, sample: &str) -> u8 {
+        if sample.contains(" test session starts ")
+            || sample.contains("short test summary info")
+            || sample.contains("ImportError while loading conftest")
+            || sample.contains("ERROR: usage: pytest")
+            || (sample.contains("platform ") && sample.contains(", pytest-"))
+        {
+            return 95;
+        }
+        if sample.contains("INTERNALERROR> ") {
+            return 90;
+        }
+        // `-q` prints little more than the closing line.
+        if sample
+            .lines()
+            .rev()
+            .take(20)
+            .any(|l| final_counts(l).is_some())
+        {
+            return 60;
+        }
         0
     }
 
     fn parser(&self) -> Box<dyn LineParser> {
-        Box::new(Parser)
+        Box::new(Parser::default())
     }
 }
 
-struct Parser;
+/// `2 failed, 5 passed, 1 skipped in 0.12s`, with or without its `=` rule, or `no tests ran in
+/// 0.01s`: the counts part.
+fn final_counts(line: &str) -> Option<&str> {
+    static FINAL: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r"^=* ?((?:\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|warnings?|deselected|rerun|subtests passed|subtests failed)(?:, )?)+|no tests ran)(?: in [\d.]+s(?: \([\d:.]+\))?)? ?=*$",
+        )
+        .expect("valid regex")
+    });
+    let trimmed = line.trim_matches(|c| c == '=' || c == ' ');
+    let first = trimmed.as_bytes().first()?;
+    if !(first.is_ascii_digit() || trimmed.starts_with("no tests ran")) {
+        return None;
+    }
+    let captures = FINAL.captures(line)?;
+    captures.get(1).map(|m| m.as_str())
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Section {
+    None,
+    Errors,
+    Failures,
+    Warnings,
+    Summary,
+    Other,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum BlockKind {
+    /// A failing test, by its short name.
+    Test,
+    /// `ERROR at setup of x` / `ERROR at teardown of x`.
+    Setup,
+    /// `ERROR collecting tests/test_x.py`.
+    Collect,
+    /// `ImportError while loading conftest '…'`.
+    Conftest,
+    /// A `--tb=line` failure: only a place and a message.
+    Line,
+}
+
+/// A failure block being read, then kept until the end to be joined with its node id.
+#[derive(Debug)]
+struct Block {
+    kind: BlockKind,
+    title: String,
+    /// The last traceback line seen in each file, in the order files were first seen.
+    files: Vec<(String, u32)>,
+    /// The last traceback line in the project.
+    last: Option<(String, u32)>,
+    /// The place a `SyntaxError` points at (`E     File "x.py", line 2`).
+    syntax: Option<(String, u32)>,
+    group: Vec<String>,
+    in_group: bool,
+    /// The last unindented `SomeError: message` line (the `--tb=native` form).
+    exception: Option<String>,
+    fallback: Option<String>,
+    /// Captured output follows; nothing more in the block is the report's.
+    captured: bool,
+}
+
+impl Block {
+    fn new(kind: BlockKind, title: String) -> Block {
+        Block {
+            kind,
+            title,
+            files: Vec::new(),
+            last: None,
+            syntax: None,
+            group: Vec::new(),
+            in_group: false,
+            exception: None,
+            fallback: None,
+            captured: false,
+        }
+    }
+
+    fn place(&mut self, file: String, line: u32) {
+        if let Some(entry) = self.files.iter_mut().find(|(f, _)| *f == file) {
+            entry.1 = line;
+        } else if self.files.len() < MAX_BLOCK_FILES {
+            self.files.push((file.clone(), line));
+        }
+        self.last = Some((file, line));
+    }
+
+    fn line(&mut self, line: &str, rootdir: Option<&str>) {
+        if self.captured {
+            return;
+        }
+        if let Some(rest) = line.strip_prefix('E')
+            && (rest.is_empty() || rest.starts_with(' '))
+        {
+            if !self.in_group {
+                self.group.clear();
+                self.in_group = true;
+            }
+            let content = rest.trim();
+            if let Some((file, n)) = python_frame(content) {
+                // A `SyntaxError` shows where the parser stopped as a frame inside `E` lines.
+                if let Some(file) = project_path(file, rootdir) {
+                    self.syntax = Some((file, n));
+                }
+            }
+            if self.group.len() < MAX_GROUP {
+                self.group.push(content.to_owned());
+            }
+            return;
+        }
+        self.in_group = false;
+        if line.starts_with("----") && line.contains(" Captured ") {
+            self.captured = true;
+            return;
+        }
+        if let Some((file, n)) = python_frame(line.trim_start()) {
+            if let Some(file) = project_path(file, rootdir) {
+                self.place(file, n);
+            }
+            return;
+        }
+        if let Some(rest) = line.strip_prefix("file ") {
+            // A missing fixture: `file /abs/tests/test_x.py, line 18`.
+            if let Some((file, n)) = rest.rsplit_once(", line ")
+                && let (Some(file), Ok(n)) = (project_path(file, rootdir), n.trim().parse())
+            {
+                self.place(file, n);
+            }
+            return;
+        }
+        if let Some((file, n, _)) = traceback_entry(line) {
+            if let Some(file) = project_path(file, rootdir) {
+                self.place(file, n);
+            }
+            return;
+        }
+        if is_exception_line(line) {
+            self.exception = Some(line.to_owned());
+            return;
+        }
+        if self.fallback.is_none() && !line.trim().is_empty() {
+            self.fallback = Some(line.trim().to_owned());
+        }
+    }
+
+    /// The message and detail: the raised exception's line from the last `E` group, and the rest
+    /// of the group.
+    fn message(&self) -> (Option<String>, Option<String>) {
+        if !self.group.is_empty() {
+            let at = self
+                .group
+                .iter()
+                .position(|l| is_exception_line(l))
+                .unwrap_or(0);
+            let message = self.group.get(at).cloned();
+            let rest: Vec<&str> = self
+                .group
+                .iter()
+                .enumerate()
+                .filter(|(i, l)| *i != at && !l.is_empty())
+                .map(|(_, l)| l.as_str())
+                .collect();
+            let detail = (!rest.is_empty()).then(|| clip(&rest.join(" "), MAX_DETAIL));
+            return (message, detail);
+        }
+        (
+            self.exception.clone().or_else(|| self.fallback.clone()),
+            None,
+        )
+    }
+}
+
+/// `File "path", line 12, in f` (a native traceback frame): the path and line.
+fn python_frame(text: &str) -> Option<(&str, u32)> {
+    let rest = text.strip_prefix("File \"")?;
+    let (file, rest) = rest.split_once("\", line ")?;
+    let digits = &rest[..rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len())];
+    Some((file, digits.parse().ok()?))
+}
+
+/// `path.py:12: rest` (a traceback entry in pytest's own styles, or a `--tb=line` failure): the
+/// path, the line and the rest.
+fn traceback_entry(line: &str) -> Option<(&str, u32, &str)> {
+    let first = *line.as_bytes().first()?;
+    if first == b' ' || first == b'\t' {
+        return None;
+    }
+    let at = line.find(".py:")? + 3;
+    let (file, rest) = line.split_at(at);
+    let rest = rest.strip_prefix(':')?;
+    let end = rest.find(':')?;
+    let n: u32 = rest[..end].parse().ok()?;
+    if file.contains(' ') && !file.starts_with('/') {
+        return None;
+    }
+    Some((file, n, rest[end + 1..].trim()))
+}
+
+/// A file in the project, relative to the rootdir; `None` for the standard library, installed
+/// packages and pytest itself, whose frames say nothing about where the code fails.
+fn project_path(file: &str, rootdir: Option<&str>) -> Option<String> {
+    let file = match rootdir.and_then(|root| file.strip_prefix(root)) {
+        Some(relative) => relative.trim_start_matches('/'),
+        None => file,
+    };
+    if rootdir.is_none()
+        && file.starts_with('/')
+        && !file.contains("/lib/python")
+        && !file.contains("-packages/")
+    {
+        // Without a `rootdir:` line (`-q`) an absolute path may be the project's; it is made
+        // relative once a node id names the file it ends with.
+        return Some(file.to_owned());
+    }
+    if file.starts_with('/')
+        || file.starts_with('~')
+        || file.starts_with('<')
+        || file.starts_with("..")
+        || file.contains("site-packages/")
+        || file.contains("dist-packages/")
+        || file.is_empty()
+    {
+        return None;
+    }
+    Some(file.strip_prefix("./").unwrap_or(file).to_owned())
+}
+
+/// Whether `path` (relative, or absolute when the rootdir is unknown) is the relative `file`.
+fn same_file(path: &str, file: &str) -> bool {
+    path == file
+        || (path.starts_with('/')
+            && path.ends_with(file)
+            && path[..path.len() - file.len()].ends_with('/'))
+}
+
+/// The rootdir, from an absolute path in `line` that ends with the relative `file` (`-q` prints no
+/// `rootdir:` line, but a file that fails to import is named both ways).
+fn rootdir_from(line: &str, file: &str) -> Option<String> {
+    if file.is_empty() {
+        return None;
+    }
+    let end = line.find(&format!("/{file}"))?;
+    let start = line[..end].rfind(['\'', '"', ' ']).map_or(0, |i| i + 1);
+    let root = &line[start..end];
+    root.starts_with('/').then(|| format!("{root}/"))
+}
+
+/// `ValueError: …`, `json.decoder.JSONDecodeError: …`, `AssertionError`: the line that names the
+/// exception raised.
+fn is_exception_line(line: &str) -> bool {
+    let name = line.split(": ").next().unwrap_or(line);
+    if name.is_empty()
+        || name.len() > 80
+        || !name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
+        || !name.as_bytes()[0].is_ascii_alphabetic()
+    {
+        return false;
+    }
+    let last = name.rsplit('.').next().unwrap_or(name);
+    last.ends_with("Error")
+        || last.ends_with("Exception")
+        || last.ends_with("Exit")
+        || last.ends_with("Interrupt")
+        || last == "Failed"
+        || last == "StopIteration"
+        || last.ends_with("Warning")
+}
+
+/// Whether a failure's message shows code that does not load.
+fn is_load_error(message: &str) -> bool {
+    message.starts_with("ModuleNotFoundError")
+        || message.starts_with("ImportError")
+        || message.starts_with("SyntaxError")
+        || message.starts_with("IndentationError")
+        || message.starts_with("TabError")
+}
+
+/// A failure named by node id: a `FAILED`/`ERROR` line of the short summary, or of `-v`.
+#[derive(Debug)]
+struct Entry {
+    error: bool,
+    nodeid: String,
+    message: Option<String>,
+    used: bool,
+}
+
+/// The short name a block shows for a node id: `tests/a.py::K::test_m[x]` → `K.test_m[x]`.
+fn short_name(nodeid: &str) -> String {
+    match nodeid.split_once("::") {
+        Some((_, rest)) => rest.replace("::", "."),
+        None => nodeid.to_owned(),
+    }
+}
+
+/// The node id a block's short name stands for in `file`: `K.test_m[x.y]` → `file::K::test_m[x.y]`.
+fn node_id(file: &str, short: &str) -> String {
+    let mut out = String::with_capacity(file.len() + short.len() + 4);
+    out.push_str(file);
+    out.push_str("::");
+    let mut depth = 0;
+    for c in short.chars() {
+        match c {
+            '[' => depth += 1,
+            ']' => depth -= 1,
+            '.' if depth == 0 => {
+                out.push_str("::");
+                continue;
+            }
+            _ => {}
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// `FAILED tests/a.py::test_x[a - b] - AssertionError: …` → node id and message.
+fn split_entry(rest: &str) -> (String, Option<String>) {
+    // A parametrized id may itself hold ` - `: look for the separator after its brackets.
+    let search_from = match (rest.find('['), rest.find(" - ")) {
+        (Some(open), Some(dash)) if open < dash => rest[open..].find("] ").map_or(0, |i| open + i),
+        _ => 0,
+    };
+    match rest[search_from..].find(" - ") {
+        Some(i) => (
+            rest[..search_from + i].to_owned(),
+            Some(rest[search_from + i + 3..].to_owned()),
+        ),
+        None => (rest.trim_end().to_owned(), None),
+    }
+}
+
+#[derive(Default)]
+struct Parser {
+    rootdir: Option<String>,
+    section: Option<Section>,
+    block: Option<Block>,
+    blocks: Vec<Block>,
+    entries: Vec<Entry>,
+    verbose: Vec<Entry>,
+    warnings: Vec<Diagnostic>,
+    warning_test: Option<String>,
+    started: bool,
+    final_line: Option<String>,
+    final_counts: Option<String>,
+    collection_errors: Option<u64>,
+    usage: bool,
+    error: Option<String>,
+    internal: Option<String>,
+    interrupted: bool,
+}
+
+impl Parser {
+    fn close_block(&mut self) {
+        if let Some(block) = self.block.take()
+            && self.blocks.len() < MAX_ENTRIES
+        {
+            self.blocks.push(block);
+        }
+    }
+
+    fn rule(&mut self, line: &str) -> bool {
+        let title = line.trim_matches(|c| c == '=' || c == ' ');
+        if title.len() + 2 > line.len() {
+            return false;
+        }
+        if let Some(counts) = final_counts(line) {
+            self.close_block();
+            self.final_line = Some(line.to_owned());
+            self.final_counts = Some(counts.to_owned());
+            self.section = Some(Section::Other);
+            return true;
+        }
+        let section = match title {
+            "ERRORS" => Section::Errors,
+            "FAILURES" => Section::Failures,
+            "warnings summary" => Section::Warnings,
+            "short test summary info" => Section::Summary,
+            "test session starts" => {
+                self.started = true;
+                Section::None
+            }
+            _ => Section::Other,
+        };
+        self.close_block();
+        self.section = Some(section);
+        true
+    }
+
+    fn block_header(&mut self, line: &str) -> bool {
+        if !line.starts_with("___") || !line.ends_with('_') {
+            return false;
+        }
+        let title = line.trim_matches(|c| c == '_' || c == ' ');
+        if title.is_empty() || line.starts_with("_ _") {
+            return false;
+        }
+        self.close_block();
+        let (kind, title) = if let Some(file) = title.strip_prefix("ERROR collecting ") {
+            (BlockKind::Collect, file)
+        } else if let Some(name) = title
+            .strip_prefix("ERROR at setup of ")
+            .or_else(|| title.strip_prefix("ERROR at teardown of "))
+        {
+            (BlockKind::Setup, name)
+        } else {
+            (BlockKind::Test, title)
+        };
+        self.block = Some(Block::new(kind, title.to_owned()));
+        true
+    }
+
+    fn summary_entry(&mut self, line: &str) -> bool {
+        let (error, rest) = if let Some(rest) = line.strip_prefix("FAILED ") {
+            (false, rest)
+        } else if let Some(rest) = line.strip_prefix("ERROR ") {
+            (true, rest)
+        } else {
+            return false;
+        };
+        let (nodeid, message) = split_entry(rest);
+        if self.entries.len() < MAX_ENTRIES {
+            self.entries.push(Entry {
+                error,
+                nodeid,
+                message,
+                used: false,
+            });
+        }
+        true
+    }
+
+    /// `tests/a.py::test_x FAILED    [ 10%]` (`-v`), or `[gw0] [ 10%] FAILED tests/a.py::test_x`
+    /// (pytest-xdist).
+    fn verbose_entry(&mut self, line: &str) {
+        if !line.contains("::") {
+            return;
+        }
+        let (error, nodeid) = if let Some(rest) = line.strip_prefix("[gw") {
+            let rest = rest.split_once("] ").map_or("", |(_, r)| r);
+            let rest = rest.split_once("] ").map_or(rest, |(_, r)| r);
+            if let Some(id) = rest.strip_prefix("FAILED ") {
+                (false, id)
+            } else if let Some(id) = rest.strip_prefix("ERROR ") {
+                (true, id)
+            } else {
+                return;
+            }
+        } else {
+            let line = line.split(" [").next().unwrap_or(line).trim_end();
+            if let Some(id) = line.strip_suffix(" FAILED") {
+                (false, id)
+            } else if let Some(id) = line.strip_suffix(" ERROR") {
+                (true, id)
+            } else {
+                return;
+            }
+        };
+        if self.verbose.len() < MAX_ENTRIES {
+            self.verbose.push(Entry {
+                error,
+                nodeid: nodeid.trim().to_owned(),
+                message: None,
+                used: false,
+            });
+        }
+    }
+
+    fn warning_line(&mut self, line: &str) {
+        if !line.starts_with(' ') {
+            if !line.is_empty() && !line.starts_with("-- Docs") {
+                self.warning_test = Some(line.trim().to_owned());
+            }
+            return;
+        }
+        let Some((file, n, rest)) = traceback_entry(line.trim_start()) else {
+            return;
+        };
+        let Some(file) = project_path(file, self.rootdir.as_deref()) else {
+            return;
+        };
+        let (category, message) = rest.split_once(": ").unwrap_or(("", rest));
+        let mut d = Diagnostic::new(
+            TOOL,
+            Kind::Test,
+            Severity::Warning,
+            clip(message, MAX_MESSAGE),
+        )
+        .at(file, Some(n), None);
+        if !category.is_empty() {
+            d = d.with_code(category);
+        }
+        if let Some(test) = self.warning_test.as_deref().filter(|t| t.contains("::")) {
+            d = d.with_test(test);
+        }
+        if self.warnings.len() < 1000 {
+            self.warnings.push(d);
+        }
+    }
+
+    /// Finds the entry a block stands for, by short name and place.
+    fn take_entry(&mut self, block: &Block, error: bool) -> Option<(String, Option<String>)> {
+        let files: Vec<&str> = block.files.iter().map(|(f, _)| f.as_str()).collect();
+        for list in [&mut self.entries, &mut self.verbose] {
+            let candidates = list.iter().enumerate().filter(|(_, e)| {
+                !e.used && e.error == error && short_name(&e.nodeid) == block.title
+            });
+            let mut chosen = None;
+            for (i, e) in candidates {
+                let file = e.nodeid.split("::").next().unwrap_or("");
+                let in_block = files.iter().any(|f| same_file(f, file));
+                if chosen.is_none() || in_block {
+                    chosen = Some(i);
+                    if in_block {
+                        break;
+                    }
+                }
+            }
+            if let Some(i) = chosen
+                && let Some(e) = list.get_mut(i)
+            {
+                e.used = true;
+                return Some((e.nodeid.clone(), e.message.clone()));
+            }
+        }
+        None
+    }
+
+    /// Finds the `FAILED` entry of a `--tb=line` failure: the first unused one in its file.
+    fn take_line_entry(&mut self, file: &str) -> Option<(String, Option<String>)> {
+        for list in [&mut self.entries, &mut self.verbose] {
+            if let Some(e) = list.iter_mut().find(|e| {
+                let entry_file = e.nodeid.split("::").next().unwrap_or("");
+                !e.used && !e.error && same_file(file, entry_file)
+            }) {
+                e.used = true;
+                return Some((e.nodeid.clone(), e.message.clone()));
+            }
+        }
+        None
+    }
+
+    fn block_diagnostic(
+        &mut self,
+        block: &Block,
+        assigned: Option<(String, Option<String>)>,
+    ) -> Diagnostic {
+        let (message, detail) = block.message();
+        match block.kind {
+            BlockKind::Collect | BlockKind::Conftest => {
+                let file = if block.kind == BlockKind::Collect {
+                    Some(block.title.clone())
+                } else {
+                    // The conftest's own frame, relative, rather than the absolute path pytest
+                    // names it by.
+                    block
+                        .files
+                        .iter()
+                        .rev()
+                        .find(|(f, _)| f.ends_with("conftest.py") && !f.starts_with('/'))
+                        .or(block.files.first())
+                        .map(|(f, _)| f.clone())
+                        .or_else(|| Some(block.title.clone()))
+                };
+                if block.kind == BlockKind::Collect {
+                    for list in [&mut self.entries, &mut self.verbose] {
+                        if let Some(e) = list
+                            .iter_mut()
+                            .find(|e| e.error && !e.used && e.nodeid == block.title)
+                        {
+                            e.used = true;
+                        }
+                    }
+                }
+                let message =
+                    message.unwrap_or_else(|| "could not import the test file".to_owned());
+                let mut d = Diagnostic::new(
+                    TOOL,
+                    Kind::Test,
+                    Severity::Error,
+                    clip(&message, MAX_MESSAGE),
+                );
+                if let Some(file) = file {
+                    let line = block
+                        .syntax
+                        .as_ref()
+                        .filter(|(f, _)| *f == file)
+                        .or_else(|| block.files.iter().find(|(f, _)| *f == file))
+                        .map(|(_, n)| *n);
+                    d = d.at(file, line, None);
+                }
+                if let Some(detail) = detail {
+                    d = d.with_detail(detail);
+                }
+                d.as_root_cause()
+            }
+            BlockKind::Test | BlockKind::Setup | BlockKind::Line => {
+                let found = if assigned.is_some() {
+                    assigned
+                } else if block.kind == BlockKind::Line {
+                    let file = block
+                        .last
+                        .as_ref()
+                        .map(|(f, _)| f.clone())
+                        .unwrap_or_default();
+                    self.take_line_entry(&file)
+                } else {
+                    self.take_entry(block, block.kind == BlockKind::Setup)
+                };
+                let (nodeid, entry_message) = match found {
+                    Some((id, m)) => (Some(id), m),
+                    None => (None, None),
+                };
+                let test_file = nodeid
+                    .as_deref()
+                    .and_then(|id| id.split("::").next().filter(|_| id.contains("::")))
+                    .map(str::to_owned)
+                    .or_else(|| {
+                        (block.kind == BlockKind::Test)
+                            .then(|| block.files.first().map(|(f, _)| f.clone()))
+                            .flatten()
+                    });
+                let test = match (&nodeid, &test_file) {
+                    (Some(id), _) => Some(id.clone()),
+                    (None, Some(file)) if block.kind != BlockKind::Line => {
+                        Some(node_id(file, &block.title))
+                    }
+                    _ if !block.title.is_empty() => Some(block.title.clone()),
+                    _ => None,
+                };
+                let place = test_file
+                    .as_ref()
+                    .and_then(|file| block.files.iter().find(|(f, _)| same_file(f, file)))
+                    .or(block.last.as_ref())
+                    .cloned()
+                    .map(|(file, line)| match &test_file {
+                        // An absolute `--tb=line` path, now known to be the test file.
+                        Some(test_file)
+                            if file.starts_with('/') && file.ends_with(test_file.as_str()) =>
+                        {
+                            (test_file.clone(), line)
+                        }
+                        _ => (file, line),
+                    });
+                let message = message
+                    .or(entry_message)
+                    .unwrap_or_else(|| "test failed".to_owned());
+                let root = is_load_error(&message);
+                let mut d = Diagnostic::new(
+                    TOOL,
+                    Kind::Test,
+                    Severity::Error,
+                    clip(&message, MAX_MESSAGE),
+                );
+                if let Some((file, line)) = place {
+                    d = d.at(file, Some(line), None);
+                } else if let Some(file) = test_file {
+                    d = d.at(file, None, None);
+                }
+                if let Some(test) = test {
+                    d = d.with_test(test);
+                }
+                if let Some(detail) = detail {
+                    d = d.with_detail(detail);
+                }
+                if root {
+                    d = d.as_root_cause();
+                }
+                d
+            }
+        }
+    }
+}
 
 impl LineParser for Parser {
-    fn line(&mut self, _line: &str) {}
+    fn line(&mut self, line: &str) {
+        let Some(&first) = line.as_bytes().first() else {
+            if let Some(block) = self.block.as_mut() {
+                block.line(line, self.rootdir.as_deref());
+            }
+            return;
+        };
+        match first {
+            b'=' if line.ends_with('=') && self.rule(line) => return,
+            b'_' if self.block_header(line) => return,
+            b'!' if line.starts_with("!!!") => {
+                let title = line.trim_matches(|c| c == '!' || c == ' ');
+                if let Some(rest) = title.strip_prefix("Interrupted: ") {
+                    if rest.contains("during collection") {
+                        self.collection_errors =
+                            count_of(rest, "errors").or_else(|| count_of(rest, "error"));
+                    } else {
+                        self.interrupted = true;
+                    }
+                } else if title.contains("KeyboardInterrupt") {
+                    self.interrupted = true;
+                }
+                return;
+            }
+            b'r' if self.rootdir.is_none() => {
+                if let Some(rest) = line.strip_prefix("rootdir: ") {
+                    let root = rest
+                        .split(", ")
+                        .next()
+                        .unwrap_or(rest)
+                        .trim_end_matches('/');
+                    self.rootdir = Some(format!("{root}/"));
+                    return;
+                }
+            }
+            b'I' => {
+                if let Some(rest) = line.strip_prefix("INTERNALERROR> ") {
+                    // The last unindented line is the exception that stopped pytest.
+                    if !rest.starts_with(' ') && !rest.starts_with("Traceback") && !rest.is_empty()
+                    {
+                        self.internal = Some(rest.to_owned());
+                    }
+                    return;
+                }
+                if line.starts_with("ImportError while loading conftest") {
+                    self.close_block();
+                    let path = line.split('\'').nth(1).unwrap_or("conftest.py");
+                    self.block = Some(Block::new(BlockKind::Conftest, path.to_owned()));
+                    self.section = Some(Section::Other);
+                    return;
+                }
+            }
+            b'E' if line.starts_with("ERROR: ") => {
+                // pytest stopped before running: a usage error, a path that does not exist.
+                if line.starts_with("ERROR: usage:") {
+                    self.usage = true;
+                } else {
+                    self.error
+                        .get_or_insert_with(|| line["ERROR: ".len()..].to_owned());
+                }
+                return;
+            }
+            _ => {}
+        }
+        if self.usage && self.error.is_none() && line.contains(": error: ") {
+            self.error = Some(line.to_owned());
+            return;
+        }
+        match self.section {
+            Some(Section::Summary) => {
+                if !self.summary_entry(line)
+                    && let Some(counts) = final_counts(line)
+                {
+                    self.final_line = Some(line.to_owned());
+                    self.final_counts = Some(counts.to_owned());
+                }
+                return;
+            }
+            Some(Section::Warnings) => {
+                self.warning_line(line);
+                return;
+            }
+            _ => {}
+        }
+        if let Some(block) = self.block.as_mut() {
+            if self.rootdir.is_none() && block.kind == BlockKind::Collect {
+                self.rootdir = rootdir_from(line, &block.title);
+            }
+            block.line(line, self.rootdir.as_deref());
+            return;
+        }
+        if self.section == Some(Section::Failures) {
+            // `--tb=line`: one `path:line: message` per failure, with no block around it.
+            if let Some((file, n, message)) = traceback_entry(line) {
+                // A failure in the standard library or a package has no place in the project,
+                // but still stands for one failure.
+                let mut block = Block::new(BlockKind::Line, String::new());
+                if let Some(file) = project_path(file, self.rootdir.as_deref()) {
+                    block.place(file, n);
+                }
+                block.fallback = Some(message.to_owned());
+                if self.blocks.len() < MAX_ENTRIES {
+                    self.blocks.push(block);
+                }
+            }
+            return;
+        }
+        if line.contains("::") {
+            self.verbose_entry(line);
+            return;
+        }
+        if let Some(counts) = final_counts(line) {
+            self.final_line = Some(line.to_owned());
+            self.final_counts = Some(counts.to_owned());
+        }
+    }
 
-    fn finish(self: Box<Self>) -> Report {
-        Report::new("pytest", Outcome::Passed)
+    fn finish(mut self: Box<Self>) -> Report {
+        self.close_block();
+        let mut report = Report::new(TOOL, Outcome::Passed);
+        let blocks = std::mem::take(&mut self.blocks);
+        // `--tb=line` prints one line per failure, at the deepest frame (often not in the test
+        // file), in the order of the short summary: walk both in order, pairing a line with the
+        // next entry that has the same message or file (some failures, a strict xpass, print no
+        // line).
+        let use_verbose = self.entries.is_empty();
+        let failed: Vec<usize> = if use_verbose {
+            &self.verbose
+        } else {
+            &self.entries
+        }
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| !e.error)
+        .map(|(i, _)| i)
+        .collect();
+        let mut next = 0;
+        for block in &blocks {
+            let mut assigned = None;
+            if block.kind == BlockKind::Line {
+                let list = if use_verbose {
+                    &mut self.verbose
+                } else {
+                    &mut self.entries
+                };
+                let file = block.last.as_ref().map_or("", |(f, _)| f.as_str());
+                let message = block.fallback.as_deref().unwrap_or("");
+                for k in next..failed.len().min(next + 5) {
+                    let Some(e) = failed.get(k).and_then(|&i| list.get_mut(i)) else {
+                        break;
+                    };
+                    let entry_file = e.nodeid.split("::").next().unwrap_or("");
+                    let same_message = e
+                        .message
+                        .as_deref()
+                        .is_some_and(|m| m.chars().take(30).eq(message.chars().take(30)));
+                    let same_place = e.message.is_none() && same_file(file, entry_file);
+                    if !e.used && (same_message || same_place) {
+                        e.used = true;
+                        assigned = Some((e.nodeid.clone(), e.message.clone()));
+                        next = k + 1;
+                        break;
+                    }
+                }
+            }
+            let d = self.block_diagnostic(block, assigned);
+            report.push(d);
+        }
+        // Failures named only in the short summary (`--tb=no`, or more failures than blocks).
+        for e in self.entries.iter().filter(|e| !e.used) {
+            let message = e
+                .message
+                .clone()
+                .unwrap_or_else(|| "test failed".to_owned());
+            let collecting = !e.nodeid.contains("::");
+            let mut d = Diagnostic::new(
+                TOOL,
+                Kind::Test,
+                Severity::Error,
+                clip(&message, MAX_MESSAGE),
+            );
+            let file = e.nodeid.split("::").next().unwrap_or("");
+            if !file.is_empty() {
+                d = d.at(file, None, None);
+            }
+            if collecting {
+                d = d.as_root_cause();
+            } else {
+                d = d.with_test(e.nodeid.clone());
+                if is_load_error(&message) {
+                    d = d.as_root_cause();
+                }
+            }
+            report.push(d);
+        }
+        if self.entries.is_empty() {
+            for e in self.verbose.iter().filter(|e| !e.used) {
+                let file = e.nodeid.split("::").next().unwrap_or("").to_owned();
+                let d = Diagnostic::new(TOOL, Kind::Test, Severity::Error, "test failed")
+                    .at(file, None, None)
+                    .with_test(e.nodeid.clone());
+                report.push(d);
+            }
+        }
+        for w in std::mem::take(&mut self.warnings) {
+            report.push(w);
+        }
+
+        if self.rootdir.is_none() {
+            // `-q` prints no rootdir: find it from an absolute path that ends with a file the
+            // log also names relatively, and make the remaining absolute paths relative.
+            let relative: Vec<&str> = report
+                .diagnostics
+                .iter()
+                .filter_map(|d| d.test.as_deref().and_then(|t| t.split("::").next()))
+                .chain(
+                    blocks
+                        .iter()
+                        .flat_map(|b| b.files.iter().map(|(f, _)| f.as_str())),
+                )
+                .filter(|f| !f.starts_with('/'))
+                .take(1000)
+                .collect();
+            let root = blocks
+                .iter()
+                .flat_map(|b| b.files.iter().map(|(f, _)| f.as_str()))
+                .chain(report.diagnostics.iter().filter_map(|d| d.file.as_deref()))
+                .filter(|f| f.starts_with('/'))
+                .find_map(|abs| {
+                    relative
+                        .iter()
+                        .find(|r| same_file(abs, r))
+                        .map(|r| abs[..abs.len() - r.len()].to_owned())
+                });
+            if let Some(root) = root {
+                for d in &mut report.diagnostics {
+                    if let Some(rel) = d.file.as_deref().and_then(|f| f.strip_prefix(&*root)) {
+                        d.file = Some(rel.to_owned());
+                        d.refresh_fingerprint();
+                    }
+                }
+            }
+        }
+        let counts = self.final_counts.as_deref().unwrap_or("");
+        if self.final_counts.is_some() {
+            let c = &mut report.counts;
+            c.tests_passed = Some(count_of(counts, "passed").unwrap_or(0));
+            c.tests_failed = Some(count_of(counts, "failed").unwrap_or(0));
+            // JUnit and most dashboards count an expected failure as skipped.
+            c.tests_skipped = Some(
+                count_of(counts, "skipped").unwrap_or(0) + count_of(counts, "xfailed").unwrap_or(0),
+            );
+            c.errors = count_of(counts, "errors").or_else(|| count_of(counts, "error"));
+            c.warnings = count_of(counts, "warnings").or_else(|| count_of(counts, "warning"));
+        }
+        report.counts.suites_errored = self.collection_errors;
+        report.summary = self
+            .final_line
+            .clone()
+            .map(|l| l.trim_matches(|c| c == '=' || c == ' ').to_owned());
+
+        let failing = report.counts.tests_failed.unwrap_or(0) > 0
+            || report.counts.errors.unwrap_or(0) > 0
+            || report.errors().next().is_some();
+        let ran = [
+            "passed", "failed", "skipped", "xfailed", "xpassed", "error", "errors",
+        ]
+        .iter()
+        .any(|label| count_of(counts, label).unwrap_or(0) > 0);
+        report.outcome = if let Some(internal) = self.internal.take() {
+            report.error = Some(format!("INTERNALERROR: {internal}"));
+            Outcome::Errored
+        } else if self.usage || (self.error.is_some() && !failing) {
+            report.error = Some(
+                self.error
+                    .take()
+                    .unwrap_or_else(|| "pytest was called with invalid arguments".to_owned()),
+            );
+            Outcome::Errored
+        } else if failing {
+            Outcome::Failed
+        } else if self.interrupted {
+            report.error = Some("pytest was interrupted before it finished".to_owned());
+            Outcome::Errored
+        } else if self.final_counts.is_some() && !ran {
+            // Exit code 5: nothing was collected, or everything was deselected.
+            report.error = Some(
+                report
+                    .summary
+                    .clone()
+                    .unwrap_or_else(|| "no tests ran".to_owned()),
+            );
+            Outcome::Errored
+        } else if self.started && self.final_counts.is_none() {
+            report.error = Some("the log ends before pytest's summary line".to_owned());
+            Outcome::Errored
+        } else {
+            Outcome::Passed
+        };
+        report
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(log: &str) -> Report {
+        PytestSummarizer.parse(log.as_bytes())
+    }
+
+    #[test]
+    fn final_line_with_every_label() {
+        let line = "= 2 failed, 5 passed, 1 skipped, 1 xfailed, 1 xpassed, 3 warnings, 1 error, 2 deselected, 1 rerun in 0.12s =";
+        assert!(final_counts(line).is_some());
+        assert!(final_counts("5 passed, 1 skipped in 0.02s").is_some());
+        assert!(final_counts("no tests ran in 0.01s").is_some());
+        assert!(final_counts("==== 3 passed in 61.20s (0:01:01) ====").is_some());
+        assert!(final_counts("5 passing (3ms)").is_none());
+    }
+
+    #[test]
+    fn node_ids_keep_dots_inside_parameters() {
+        assert_eq!(
+            node_id("tests/a.py", "K.test_m[1.5-x]"),
+            "tests/a.py::K::test_m[1.5-x]"
+        );
+        assert_eq!(short_name("tests/a.py::K::test_m[1.5]"), "K.test_m[1.5]");
+        assert_eq!(
+            split_entry("tests/a.py::t[a - b] - AssertionError: x"),
+            (
+                "tests/a.py::t[a - b]".to_owned(),
+                Some("AssertionError: x".to_owned())
+            )
+        );
+    }
+
+    #[test]
+    fn short_traceback_names_the_test_file_line() {
+        let report = parse(
+            "=== FAILURES ===\n___ test_add ___\ntests/test_a.py:4: in test_add\n    helper()\nsrc/m.py:9: in helper\n    raise ValueError('x')\nE   ValueError: x\n=== short test summary info ===\nFAILED tests/test_a.py::test_add - ValueError: x\n=== 1 failed in 0.01s ===\n",
+        );
+        assert_eq!(report.outcome, Outcome::Failed);
+        let d = &report.diagnostics[0];
+        assert_eq!(d.test.as_deref(), Some("tests/test_a.py::test_add"));
+        assert_eq!(d.location().as_deref(), Some("tests/test_a.py:4"));
+        assert_eq!(d.message, "ValueError: x");
+    }
+
+    #[test]
+    fn no_tests_ran_is_errored() {
+        let report = parse("collected 0 items\n\n=== no tests ran in 0.01s ===\n");
+        assert_eq!(report.outcome, Outcome::Errored);
+    }
+
+    #[test]
+    fn garbage_does_not_panic() {
+        for log in [
+            "=",
+            "___",
+            "E",
+            "E ",
+            "FAILED ",
+            "ERROR ",
+            "x.py:",
+            "x.py:1",
+            "File \"",
+            "File \"x\", line ",
+            "[gw0",
+            "___ ERROR collecting ___\n",
+        ] {
+            let _ = parse(log);
+        }
     }
 }

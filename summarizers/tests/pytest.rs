@@ -1,0 +1,280 @@
+//! The pytest summarizer against every captured pytest log in `testdata/pytest/`.
+//!
+//! Each log is checked against the JUnit XML pytest wrote in the same run: every failing or
+//! erroring test case is matched by a diagnostic for that test (or, for a file that failed to
+//! collect, for that file), placed at the last line of the test's own file in the traceback the
+//! XML holds; the failure, error and skip counts equal the XML's. Runs that stopped before writing
+//! a report must be errored, or failed when the code did not load. Each report is snapshotted.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use quick_xml::Reader;
+use quick_xml::events::Event;
+use serde_json::Value;
+use verdict_core::{Diagnostic, Outcome, Report, Summarizer};
+use verdict_summarizers::pytest::PytestSummarizer;
+
+fn testdata() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/pytest")
+}
+
+fn cases() -> Vec<String> {
+    let mut cases: Vec<String> = fs::read_dir(testdata())
+        .expect("testdata/pytest exists")
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            e.file_name()
+                .to_str()
+                .and_then(|n| n.strip_suffix(".log"))
+                .map(str::to_owned)
+        })
+        .collect();
+    cases.sort();
+    assert!(!cases.is_empty(), "no captured pytest logs");
+    cases
+}
+
+/// One `<testcase>` of the JUnit XML that failed or errored.
+#[derive(Debug, Default)]
+struct Failure {
+    classname: String,
+    name: String,
+    text: String,
+}
+
+/// The suite's counts and its failing cases.
+#[derive(Debug, Default)]
+struct Truth {
+    failures: u64,
+    errors: u64,
+    skipped: u64,
+    failing: Vec<Failure>,
+}
+
+fn attr(e: &quick_xml::events::BytesStart<'_>, name: &str) -> String {
+    e.attributes()
+        .filter_map(|a| a.ok())
+        .find(|a| AsRef::<str>::as_ref(&a.key) == name)
+        .and_then(|a| {
+            a.normalized_value(quick_xml::XmlVersion::Implicit1_0)
+                .ok()
+                .map(|v| v.into_owned())
+        })
+        .unwrap_or_default()
+}
+
+fn read_truth(xml: &str) -> Truth {
+    let mut reader = Reader::from_str(xml);
+    let mut truth = Truth::default();
+    let mut case: Option<Failure> = None;
+    let mut in_problem = false;
+    loop {
+        match reader.read_event() {
+            Ok(Event::Start(e)) | Ok(Event::Empty(e)) => match AsRef::<str>::as_ref(&e.name()) {
+                "testsuite" => {
+                    truth.failures += attr(&e, "failures").parse::<u64>().unwrap_or(0);
+                    truth.errors += attr(&e, "errors").parse::<u64>().unwrap_or(0);
+                    truth.skipped += attr(&e, "skipped").parse::<u64>().unwrap_or(0);
+                }
+                "testcase" => {
+                    case = Some(Failure {
+                        classname: attr(&e, "classname"),
+                        name: attr(&e, "name"),
+                        text: String::new(),
+                    });
+                }
+                "failure" | "error" => {
+                    if let Some(case) = case.take() {
+                        truth.failing.push(case);
+                    }
+                    in_problem = true;
+                }
+                _ => {}
+            },
+            Ok(Event::Text(t)) if in_problem => {
+                if let Some(last) = truth.failing.last_mut() {
+                    last.text.push_str(t.as_ref());
+                }
+            }
+            Ok(Event::GeneralRef(r)) if in_problem => {
+                if let Some(last) = truth.failing.last_mut() {
+                    let entity = match AsRef::<str>::as_ref(&r) {
+                        "lt" => "<",
+                        "gt" => ">",
+                        "amp" => "&",
+                        "quot" => "\"",
+                        "apos" => "'",
+                        "#10" => "\n",
+                        _ => "",
+                    };
+                    last.text.push_str(entity);
+                }
+            }
+            Ok(Event::End(e)) if matches!(AsRef::<str>::as_ref(&e.name()), "failure" | "error") => {
+                in_problem = false;
+            }
+            Ok(Event::Eof) | Err(_) => break,
+            _ => {}
+        }
+    }
+    truth
+}
+
+/// `tests/a.py::K::t[x]` → `tests.a.K.t[x]`, the JUnit spelling.
+fn dotted(nodeid: &str) -> String {
+    let (file, rest) = nodeid.split_once("::").unwrap_or((nodeid, ""));
+    let file = file.trim_end_matches(".py").replace('/', ".");
+    if rest.is_empty() {
+        file
+    } else {
+        format!("{file}.{}", rest.replace("::", "."))
+    }
+}
+
+/// The last line of `file` in a JUnit failure text, in any traceback style.
+fn last_line_in(text: &str, file: &str, rootdir: &str) -> Option<u32> {
+    let text = text.replace(rootdir, "");
+    let mut found = None;
+    for line in text.lines() {
+        let line = line.trim_start_matches(['E', ' ']);
+        if let Some(rest) = line.strip_prefix(&format!("{file}:"))
+            && let Some(n) = rest.split(':').next().and_then(|n| n.parse().ok())
+        {
+            found = Some(n);
+        }
+        if let Some(rest) = line.strip_prefix(&format!("File \"{file}\", line "))
+            && let Some(n) = rest.split(',').next().and_then(|n| n.parse().ok())
+        {
+            found = Some(n);
+        }
+    }
+    found
+}
+
+fn check_truth(case: &str, report: &Report, truth: &Truth, project: &str, places: bool) {
+    let rootdir = format!("/tmp/verdict-capture/pytest/{project}/");
+    for failure in &truth.failing {
+        let (file, matches): (String, Vec<&Diagnostic>) = if failure.classname.is_empty() {
+            // A file that failed to collect: JUnit names it by its module.
+            let file = format!("{}.py", failure.name.replace('.', "/"));
+            let found = report
+                .diagnostics
+                .iter()
+                .filter(|d| d.file.as_deref() == Some(&*file) && d.test.is_none())
+                .collect();
+            (file, found)
+        } else {
+            let want = format!("{}.{}", failure.classname, failure.name);
+            let found: Vec<&Diagnostic> = report
+                .diagnostics
+                .iter()
+                .filter(|d| d.test.as_deref().is_some_and(|t| dotted(t) == want))
+                .collect();
+            let file = found
+                .first()
+                .and_then(|d| d.test.as_deref())
+                .and_then(|t| t.split("::").next())
+                .unwrap_or("")
+                .to_owned();
+            (file, found)
+        };
+        assert!(
+            !matches.is_empty(),
+            "{case}: no diagnostic for {}::{}",
+            failure.classname,
+            failure.name
+        );
+        // With `--tb=no` the log shows no place, whatever the XML holds.
+        if let Some(line) = last_line_in(&failure.text, &file, &rootdir).filter(|_| places) {
+            assert!(
+                matches
+                    .iter()
+                    .any(|d| d.file.as_deref() == Some(&*file) && d.line == Some(line)),
+                "{case}: {}::{} not placed at {file}:{line}: {matches:?}",
+                failure.classname,
+                failure.name
+            );
+        }
+    }
+    assert_eq!(
+        report.counts.tests_failed,
+        Some(truth.failures),
+        "{case}: failed"
+    );
+    assert_eq!(
+        report.counts.errors.unwrap_or(0),
+        truth.errors,
+        "{case}: errors"
+    );
+    assert_eq!(
+        report.counts.tests_skipped,
+        Some(truth.skipped),
+        "{case}: skipped"
+    );
+}
+
+/// Checks one captured case against its truth and meta, and snapshots its report.
+fn check(case: &str) {
+    let dir = testdata();
+    let log = fs::read(dir.join(format!("{case}.log"))).expect("log");
+    let meta: Value =
+        serde_json::from_slice(&fs::read(dir.join(format!("{case}.meta.json"))).expect("meta"))
+            .expect("meta is JSON");
+    let report = PytestSummarizer.parse(&log);
+    let exit_code = meta["exit_code"].as_i64();
+    // pytest's exit codes: 0 passed, 1 tests failed, 2 interrupted (collection errors), 3
+    // internal error, 4 usage error (or a conftest that fails to import), 5 no tests collected.
+    match exit_code {
+        Some(0) => assert_eq!(report.outcome, Outcome::Passed, "{case}"),
+        Some(1) | Some(2) => assert_eq!(report.outcome, Outcome::Failed, "{case}"),
+        _ => {
+            assert_ne!(
+                report.outcome,
+                Outcome::Passed,
+                "{case}: a crash is never a pass"
+            );
+            if report.outcome == Outcome::Errored {
+                assert!(report.error.is_some(), "{case}: says why");
+            } else {
+                assert!(
+                    report.diagnostics.iter().any(|d| d.root_cause),
+                    "{case}: failed to load, with a root cause"
+                );
+            }
+        }
+    }
+    if let Ok(xml) = fs::read_to_string(dir.join(format!("{case}.truth.xml")))
+        && report.outcome != Outcome::Errored
+    {
+        let project = meta["argv"]
+            .as_array()
+            .and_then(|_| case.split('-').next())
+            .unwrap_or("");
+        let project = match project {
+            "collect" => "collect-errors",
+            other => other,
+        };
+        let places = !meta["argv"]
+            .as_array()
+            .is_some_and(|argv| argv.iter().any(|a| a == "--tb=no"));
+        check_truth(case, &report, &read_truth(&xml), project, places);
+    }
+    insta::assert_json_snapshot!(case.to_owned(), report);
+}
+
+#[test]
+fn every_captured_log_matches_its_truth() {
+    for case in cases() {
+        check(&case);
+    }
+}
+
+#[test]
+fn the_log_is_detected_as_pytest() {
+    for case in cases() {
+        let log = fs::read(testdata().join(format!("{case}.log"))).expect("log");
+        let detection = verdict_summarizers::detect(&verdict_summarizers::sample(&log));
+        assert_eq!(detection.summarizer.name(), "pytest", "{case}");
+    }
+}
