@@ -56,7 +56,6 @@ pub(crate) fn cases() -> Vec<Case> {
     make = make.truth(
         Truth::Stdout(strings(&[
             "make",
-            "-k",
             "CFLAGS=-Wall -Wextra -fdiagnostics-format=json",
         ])),
         "json",
