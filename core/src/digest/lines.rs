@@ -258,16 +258,26 @@ fn group(plan: &Plan<'_>, item: &Item, max: usize) -> String {
     head.push(first.message.clone());
     let head = field(&head.join(" "));
 
-    // The distinct files, in order, each with the lines it holds.
+    // The distinct files, in order, each with the lines it holds (only the first file's lines
+    // are ever listed; the others need only their first).
     let mut files: Vec<(usize, Vec<u32>)> = Vec::new();
+    let mut slot_of: Vec<Option<usize>> = vec![None; plan.files.len()];
     for &member in &item.members {
         let Some(file) = plan.entries[member].file else {
             continue;
         };
         let line = plan.diagnostic(member).line;
-        match files.iter_mut().find(|(f, _)| *f == file) {
-            Some((_, lines)) => lines.extend(line),
-            None => files.push((file, line.into_iter().collect())),
+        match slot_of[file] {
+            Some(slot) => {
+                let first = &mut files[0].1;
+                if slot == 0 && first.len() <= LISTED_LINES && first.last().copied() != line {
+                    first.extend(line);
+                }
+            }
+            None => {
+                slot_of[file] = Some(files.len());
+                files.push((file, line.into_iter().collect()));
+            }
         }
     }
     let n = item.members.len();
@@ -276,8 +286,6 @@ fn group(plan: &Plan<'_>, item: &Item, max: usize) -> String {
     match files.as_slice() {
         [] => {}
         [(file, lines)] => {
-            let mut lines = lines.clone();
-            lines.dedup();
             let listed: Vec<String> = lines
                 .iter()
                 .take(LISTED_LINES)

@@ -114,7 +114,10 @@ impl Tally {
 
     /// The sum of all numbers.
     pub fn total(&self) -> u64 {
-        self.errors + self.failed_tests + self.warnings + self.other
+        self.errors
+            .saturating_add(self.failed_tests)
+            .saturating_add(self.warnings)
+            .saturating_add(self.other)
     }
 
     fn saturating_sub(self, other: Tally) -> Tally {
@@ -129,10 +132,11 @@ impl Tally {
 
 impl std::ops::AddAssign for Tally {
     fn add_assign(&mut self, other: Tally) {
-        self.errors += other.errors;
-        self.failed_tests += other.failed_tests;
-        self.warnings += other.warnings;
-        self.other += other.other;
+        // Counts come from the input, which may hold any number: saturate rather than overflow.
+        self.errors = self.errors.saturating_add(other.errors);
+        self.failed_tests = self.failed_tests.saturating_add(other.failed_tests);
+        self.warnings = self.warnings.saturating_add(other.warnings);
+        self.other = self.other.saturating_add(other.other);
     }
 }
 

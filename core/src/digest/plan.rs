@@ -46,11 +46,12 @@ impl Category {
 
 impl Tally {
     pub(super) fn add(&mut self, category: Category, n: u64) {
-        match category {
-            Category::Error => self.errors += n,
-            Category::FailedTest => self.failed_tests += n,
-            Category::Warning => self.warnings += n,
-        }
+        let slot = match category {
+            Category::Error => &mut self.errors,
+            Category::FailedTest => &mut self.failed_tests,
+            Category::Warning => &mut self.warnings,
+        };
+        *slot = slot.saturating_add(n);
     }
 }
 
@@ -149,7 +150,7 @@ impl<'a> Plan<'a> {
 /// Groups the diagnostics into items and sorts them by tier, then by the tool's order.
 fn rank(report: &Report, entries: &[Entry], file_count: usize) -> Vec<Item> {
     let mut items: Vec<Item> = Vec::new();
-    let mut groups: HashMap<(bool, Option<&str>, String), usize> = HashMap::new();
+    let mut groups: HashMap<(bool, Option<&str>, u64), usize> = HashMap::new();
     for (index, (diagnostic, entry)) in report.diagnostics.iter().zip(entries).enumerate() {
         if diagnostic.test.is_some() {
             items.push(Item {
