@@ -25,11 +25,15 @@
 //! the line parser alone (for callers that feed it lines) notes a report that was cut and
 //! does not pass it.
 
+use std::borrow::Cow;
 use std::io::{self, Read};
 
 use serde::Deserialize;
 use verdict_core::lines::{MAX_LINE, Splitter, Stats};
-use verdict_core::{Diagnostic, Kind, LineParser, Outcome, Report, Severity, Summarizer};
+use verdict_core::model::MAX_DIAGNOSTICS;
+use verdict_core::{
+    Diagnostic, Fingerprint, Kind, LineParser, Outcome, Report, Severity, Summarizer,
+};
 
 use crate::text::clip;
 
@@ -175,10 +179,13 @@ impl Summarizer for EslintSummarizer {
 fn count_raw(bytes: &[u8], stats: &mut Stats) {
     stats.bytes += bytes.len() as u64;
     stats.lines += memchr::memchr_iter(b'\n', bytes).count() as u64;
+    // The control bytes other than tab, newline, carriage return, form feed and escape, as a
+    // bit mask over 0..32: branch-free, so the loop vectorizes.
+    const TEXT_CONTROLS: u32 = 1 << b'\t' | 1 << b'\n' | 1 << b'\r' | 1 << 0x0c | 1 << 0x1b;
     stats.binary_bytes += bytes
         .iter()
-        .filter(|&&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0c | 0x1b))
-        .count() as u64;
+        .map(|&b| u64::from(b < 0x20) & u64::from((!TEXT_CONTROLS >> (b & 31)) & 1))
+        .sum::<u64>();
 }
 
 /// Where a JSON report starts in `head`: at the start of a line, `[` then `{"filePath"`, or
@@ -258,34 +265,50 @@ struct Row<'a> {
 }
 
 /// Parses `  12:5  error  'x' is defined but never used  no-unused-vars`.
+///
+/// Byte by byte rather than with a pattern: rows are most of a stylish log.
 fn parse_row(line: &str) -> Option<Row<'_>> {
-    let rest = line.strip_prefix("  ")?.trim_start_matches(' ');
-    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-    let line_no: u32 = rest[..digits].parse().ok()?;
-    let rest = rest[digits..].strip_prefix(':')?;
-    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-    let column: u32 = rest[..digits].parse().ok()?;
-    let rest = &rest[digits..];
-    let rest = rest.strip_prefix(' ')?.trim_start_matches(' ');
-    let (severity, rest) = if let Some(rest) = rest.strip_prefix("error") {
-        (Severity::Error, rest)
-    } else if let Some(rest) = rest.strip_prefix("warning") {
-        (Severity::Warning, rest)
+    let bytes = line.as_bytes();
+    if !bytes.starts_with(b"  ") {
+        return None;
+    }
+    let mut i = skip_spaces(bytes, 2);
+    let (line_no, next) = number(bytes, i)?;
+    if bytes.get(next) != Some(&b':') {
+        return None;
+    }
+    let (column, next) = number(bytes, next + 1)?;
+    if bytes.get(next) != Some(&b' ') {
+        return None;
+    }
+    i = skip_spaces(bytes, next);
+    let rest = &bytes[i..];
+    let (severity, len) = if rest.starts_with(b"error ") {
+        (Severity::Error, 5)
+    } else if rest.starts_with(b"warning ") {
+        (Severity::Warning, 7)
     } else {
         return None;
     };
-    let rest = rest.strip_prefix(' ')?.trim_start_matches(' ').trim_end();
+    let start = skip_spaces(bytes, i + len);
+    let rest = line.get(start..)?.trim_end_matches(' ');
     if rest.is_empty() {
         return None;
     }
-    // The rule id is the last column, two spaces or more after the message. A fatal error has
-    // none, and its message may hold anything.
-    let (message, rule) = match rest.rsplit_once("  ") {
-        Some((message, rule)) if !rest.starts_with("Parsing error") && is_rule_id(rule.trim()) => {
-            (message.trim_end(), Some(rule.trim()))
-        }
-        _ => (rest, None),
-    };
+    // The rule id is the last column, two spaces or more after the message; it has no space of
+    // its own, so the row's last space tells. A fatal error has none, and its message may hold
+    // anything.
+    let mut message = rest;
+    let mut rule = None;
+    if let Some(last) = memchr::memrchr(b' ', rest.as_bytes())
+        && last > 0
+        && rest.as_bytes()[last - 1] == b' '
+        && !rest.starts_with("Parsing error")
+        && is_rule_id(&rest[last + 1..])
+    {
+        message = rest[..last].trim_end_matches(' ');
+        rule = Some(&rest[last + 1..]);
+    }
     Some(Row {
         line: line_no,
         column,
@@ -293,6 +316,30 @@ fn parse_row(line: &str) -> Option<Row<'_>> {
         message,
         rule,
     })
+}
+
+/// The index of the first byte at or after `from` that is not a space.
+fn skip_spaces(bytes: &[u8], from: usize) -> usize {
+    from + bytes
+        .get(from..)
+        .map_or(0, |rest| rest.iter().take_while(|&&b| b == b' ').count())
+}
+
+/// The decimal number at `from`, and the index after it.
+fn number(bytes: &[u8], from: usize) -> Option<(u32, usize)> {
+    let digits = bytes
+        .get(from..)?
+        .iter()
+        .take_while(|b| b.is_ascii_digit())
+        .count();
+    if digits == 0 || digits > 9 {
+        return None;
+    }
+    let mut n = 0u32;
+    for &b in &bytes[from..from + digits] {
+        n = n * 10 + u32::from(b - b'0');
+    }
+    Some((n, from + digits))
 }
 
 /// Whether `text` can be a rule id: `no-unused-vars`, `@typescript-eslint/no-explicit-any`,
@@ -313,8 +360,11 @@ fn starts_crash(line: &str) -> bool {
         || line.starts_with("No files matching the pattern ")
 }
 
-/// A diagnostic for one problem, in either format.
-fn diagnostic(
+/// Adds a diagnostic for one problem, in either format, or only counts it once the report is
+/// full (building one costs more than reading its line).
+#[allow(clippy::too_many_arguments)]
+fn push(
+    report: &mut Report,
     file: &str,
     line: u32,
     column: u32,
@@ -322,31 +372,56 @@ fn diagnostic(
     message: &str,
     rule: Option<&str>,
     fatal: bool,
-) -> Diagnostic {
-    let mut d = Diagnostic::new(TOOL, Kind::Lint, severity, clip(message, MAX_MESSAGE));
+) {
+    if report.diagnostics.len() >= MAX_DIAGNOSTICS {
+        report.diagnostics_dropped += 1;
+        return;
+    }
     // Line 0 is eslint's way of saying "no line" (a file ignored by a pattern).
     let line = (line > 0).then_some(line);
     let column = line.and((column > 0).then_some(column));
-    d = d.at(file, line, column);
-    if let Some(rule) = rule {
-        d = d.with_code(rule);
-    }
     let root = fatal
         || message.starts_with("Parsing error")
         || rule.is_some_and(|r| ROOT_CAUSE_RULES.contains(&r));
-    if root && severity == Severity::Error {
-        d = d.as_root_cause();
-    }
-    d
+    // Built in one go: each builder method would recompute the fingerprint.
+    let mut d = Diagnostic {
+        tool: TOOL.to_owned(),
+        kind: Kind::Lint,
+        severity,
+        file: Some(file.to_owned()),
+        line,
+        column,
+        code: rule.map(str::to_owned),
+        message: clip(message, MAX_MESSAGE),
+        test: None,
+        detail: None,
+        root_cause: root && severity == Severity::Error,
+        fingerprint: Fingerprint::default(),
+    };
+    d.refresh_fingerprint();
+    report.push(d);
 }
 
-/// One result of eslint's JSON report, the fields read.
+/// One result of eslint's JSON report, the fields read. Strings borrow from the input where
+/// they hold no escape.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct JsonResult {
-    file_path: String,
+struct JsonResult<'a> {
+    #[serde(borrow)]
+    file_path: Cow<'a, str>,
+    #[serde(default, borrow)]
+    messages: Vec<JsonMessage<'a>>,
     #[serde(default)]
-    messages: Vec<JsonMessage>,
+    error_count: u64,
+    #[serde(default)]
+    warning_count: u64,
+}
+
+/// A result's counts alone, for when the report holds all the diagnostics it keeps: the messages
+/// are skipped, not built.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct JsonCounts {
     #[serde(default)]
     error_count: u64,
     #[serde(default)]
@@ -355,20 +430,94 @@ struct JsonResult {
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct JsonMessage {
-    rule_id: Option<String>,
+struct JsonMessage<'a> {
+    #[serde(default, borrow)]
+    rule_id: Option<Cow<'a, str>>,
     #[serde(default)]
     severity: u8,
-    #[serde(default)]
-    message: String,
+    #[serde(default, borrow)]
+    message: Cow<'a, str>,
     line: Option<u32>,
     column: Option<u32>,
     #[serde(default)]
     fatal: bool,
 }
 
-/// The longest string kept whole in a result object; the rest of a longer one (a file's
-/// `source`) is dropped before parsing.
+/// What the JSON report said, summed over its results.
+#[derive(Default)]
+struct JsonTotals {
+    reports: u64,
+    errors: u64,
+    warnings: u64,
+    files: u64,
+    /// Result objects that could not be read.
+    unreadable: u64,
+    /// Whether a report was cut (a line longer than the line reader's limit) or did not end.
+    incomplete: bool,
+}
+
+/// Reads one result object of the JSON report into the report and the totals.
+fn read_result(object: &[u8], report: &mut Report, totals: &mut JsonTotals) {
+    if report.diagnostics.len() >= MAX_DIAGNOSTICS {
+        match serde_json::from_slice::<JsonCounts>(object) {
+            Ok(counts) => {
+                totals.add(counts.error_count, counts.warning_count);
+                // The messages are counted without being read: one per problem.
+                report.diagnostics_dropped += counts.error_count + counts.warning_count;
+            }
+            Err(error) => totals.unreadable(report, &error),
+        }
+        return;
+    }
+    let result = match serde_json::from_slice::<JsonResult<'_>>(object) {
+        Ok(result) => result,
+        Err(error) => return totals.unreadable(report, &error),
+    };
+    totals.add(result.error_count, result.warning_count);
+    for message in &result.messages {
+        let severity = match message.severity {
+            2 => Severity::Error,
+            1 => Severity::Warning,
+            _ => Severity::Info,
+        };
+        // As stylish prints it: the first line, without the final period.
+        let text = message.message.lines().next().unwrap_or("");
+        let text = match text.strip_suffix('.') {
+            Some(stripped) if !stripped.ends_with(' ') => stripped,
+            _ => text,
+        };
+        push(
+            report,
+            &result.file_path,
+            message.line.unwrap_or(0),
+            message.column.unwrap_or(0),
+            severity,
+            text,
+            message.rule_id.as_deref(),
+            message.fatal,
+        );
+    }
+}
+
+impl JsonTotals {
+    fn add(&mut self, errors: u64, warnings: u64) {
+        self.errors += errors;
+        self.warnings += warnings;
+        if errors + warnings > 0 {
+            self.files += 1;
+        }
+    }
+
+    fn unreadable(&mut self, report: &mut Report, error: &serde_json::Error) {
+        self.unreadable += 1;
+        report.note(format!(
+            "a result of eslint's JSON report could not be read: {error}"
+        ));
+    }
+}
+
+/// The longest string kept whole in a result object copied across input blocks; the rest of a
+/// longer one (a file's `source`) is dropped before parsing.
 const MAX_JSON_STRING: usize = 4 * 1024;
 /// The largest result object read; a larger one is counted as unreadable.
 const MAX_JSON_OBJECT: usize = 16 << 20;
@@ -378,8 +527,9 @@ const MAX_JSON_DEPTH: usize = 256;
 /// Cuts the result objects out of an eslint JSON report as it streams past.
 ///
 /// It follows strings and brackets only, which is all it needs to know where each result starts
-/// and ends; each result is then parsed by serde. Memory is one result object, its long strings
-/// cut to [`MAX_JSON_STRING`].
+/// and ends; each result is then parsed by serde. An object that ends in the input it started in
+/// is handed over where it lies; one that spans inputs is copied, its long strings cut to
+/// [`MAX_JSON_STRING`], so memory is one input block plus one (cut) result object.
 #[derive(Default)]
 struct JsonScanner {
     /// The open containers, `[` or `{`.
@@ -388,12 +538,17 @@ struct JsonScanner {
     escape: bool,
     /// Hex digits of a `\uXXXX` escape still to come; a string is never cut inside one.
     hex_left: usize,
-    /// The result object being cut out, when `capturing`.
-    capture: Vec<u8>,
+    /// Whether a result object is open.
     capturing: bool,
-    /// The depth of the stack at which the captured object closes.
-    capture_depth: usize,
-    /// The length of the current string in the capture, and whether its rest is dropped.
+    /// Where the open result object starts in the current input, while it is not copied.
+    direct: Option<usize>,
+    /// The open result object, copied once it spans inputs.
+    capture: Vec<u8>,
+    /// Braces open in the result object; it ends when they are all closed.
+    braces: u64,
+    /// Whether the open result object is too large and is only followed to its end.
+    discarding: bool,
+    /// The length of the current string in the copy, and whether its rest is dropped.
     string_len: usize,
     cutting: bool,
     /// Result objects too large to read.
@@ -409,9 +564,27 @@ impl JsonScanner {
         matches!(self.stack.as_slice(), [b'['] | [b'{', b'['])
     }
 
+    /// Whether bytes are being copied into `capture`.
+    fn copying(&self) -> bool {
+        self.capturing && self.direct.is_none() && !self.discarding
+    }
+
     /// Feeds bytes; calls `on_result` with each complete result object. Returns the index just
     /// after the end of the top-level value when it ends within `bytes`.
     fn feed(&mut self, bytes: &[u8], on_result: &mut impl FnMut(&[u8])) -> Option<usize> {
+        let end = self.scan(bytes, on_result);
+        if let Some(start) = self.direct.take() {
+            if self.capturing && !self.discarding {
+                // The object goes on in the next input: keep what it has so far.
+                let stop = end.unwrap_or(bytes.len());
+                self.capture.extend_from_slice(&bytes[start..stop]);
+                self.string_len = 0;
+            }
+        }
+        end
+    }
+
+    fn scan(&mut self, bytes: &[u8], on_result: &mut impl FnMut(&[u8])) -> Option<usize> {
         let mut i = 0;
         while i < bytes.len() {
             if self.in_string {
@@ -432,7 +605,7 @@ impl JsonScanner {
                 self.push_string_chunk(&bytes[i..i + offset]);
                 i += offset;
                 if bytes[i] == b'\\' {
-                    if self.capturing && !self.cutting && self.string_len + 6 > MAX_JSON_STRING {
+                    if self.copying() && !self.cutting && self.string_len + 6 > MAX_JSON_STRING {
                         self.cutting = true;
                     }
                     self.push_string_byte(b'\\');
@@ -442,62 +615,82 @@ impl JsonScanner {
                     self.cutting = false;
                     self.hex_left = 0;
                     self.string_len = 0;
-                    if self.capturing {
+                    if self.copying() {
                         self.capture.push(b'"');
                     }
                 }
                 i += 1;
                 continue;
             }
-            let b = bytes[i];
-            match b {
-                b'"' => {
-                    self.in_string = true;
-                    self.string_len = 0;
-                    if self.capturing {
-                        self.capture.push(b);
+            if self.capturing {
+                // Inside a result only strings and braces matter: jump to the next one.
+                let Some(offset) = memchr::memchr3(b'"', b'{', b'}', &bytes[i..]) else {
+                    if self.copying() {
+                        self.capture.extend_from_slice(&bytes[i..]);
+                    }
+                    return None;
+                };
+                if self.copying() {
+                    self.capture.extend_from_slice(&bytes[i..i + offset]);
+                }
+                i += offset;
+                let b = bytes[i];
+                if self.copying() {
+                    self.capture.push(b);
+                }
+                match b {
+                    b'"' => {
+                        self.in_string = true;
+                        self.string_len = 0;
+                    }
+                    b'{' => self.braces += 1,
+                    _ => {
+                        self.braces = self.braces.saturating_sub(1);
+                        if self.braces == 0 {
+                            self.capturing = false;
+                            match self.direct.take() {
+                                Some(start) => on_result(&bytes[start..=i]),
+                                None if !self.discarding => on_result(&self.capture),
+                                None => {}
+                            }
+                            self.discarding = false;
+                            self.capture.clear();
+                        }
                     }
                 }
+                if self.capture.len() > MAX_JSON_OBJECT {
+                    // Too large to read: follow it to its end without keeping it.
+                    self.capture = Vec::new();
+                    self.oversized += 1;
+                    self.discarding = true;
+                }
+                i += 1;
+                continue;
+            }
+            let b = bytes[i];
+            match b {
+                b'"' => self.in_string = true,
+                b'{' if self.at_result_parent() => {
+                    self.capturing = true;
+                    self.discarding = false;
+                    self.braces = 1;
+                    self.direct = Some(i);
+                    self.capture.clear();
+                }
                 b'{' | b'[' => {
-                    if b == b'{' && !self.capturing && self.at_result_parent() {
-                        self.capturing = true;
-                        self.capture.clear();
-                        self.capture_depth = self.stack.len();
-                    }
                     if self.stack.len() < MAX_JSON_DEPTH {
                         self.stack.push(b);
                     } else {
                         self.too_deep = true;
                     }
-                    if self.capturing {
-                        self.capture.push(b);
-                    }
                 }
                 b'}' | b']' => {
-                    if self.capturing {
-                        self.capture.push(b);
-                    }
                     self.stack.pop();
-                    if self.capturing && self.stack.len() <= self.capture_depth {
-                        self.capturing = false;
-                        on_result(&self.capture);
-                        self.capture.clear();
-                    }
                     if self.stack.is_empty() {
                         return Some(i + 1);
                     }
                 }
-                b' ' | b'\t' | b'\r' | b'\n' => {}
-                _ => {
-                    if self.capturing {
-                        self.capture.push(b);
-                    }
-                }
-            }
-            if self.capturing && self.capture.len() > MAX_JSON_OBJECT {
-                self.capturing = false;
-                self.capture = Vec::new();
-                self.oversized += 1;
+                _ => {}
             }
             i += 1;
         }
@@ -505,7 +698,7 @@ impl JsonScanner {
     }
 
     fn push_string_byte(&mut self, b: u8) {
-        if self.capturing && !self.cutting {
+        if self.copying() && !self.cutting {
             self.capture.push(b);
             self.string_len += 1;
         }
@@ -514,19 +707,20 @@ impl JsonScanner {
     /// Copies part of a string that holds no quote and no backslash, cutting a long string at a
     /// character boundary.
     fn push_string_chunk(&mut self, mut chunk: &[u8]) {
-        if !self.capturing || chunk.is_empty() {
+        if chunk.is_empty() {
             return;
         }
+        let copying = self.copying();
         if self.hex_left > 0 {
             let n = self.hex_left.min(chunk.len());
-            if !self.cutting {
+            if copying && !self.cutting {
                 self.capture.extend_from_slice(&chunk[..n]);
                 self.string_len += n;
             }
             self.hex_left -= n;
             chunk = &chunk[n..];
         }
-        if self.cutting {
+        if !copying || self.cutting {
             return;
         }
         let room = MAX_JSON_STRING.saturating_sub(self.string_len);
@@ -554,19 +748,6 @@ enum JsonSource {
     Raw,
     /// Raw bytes, between two reports: whitespace until the next one or other output.
     RawBetween,
-}
-
-/// What the JSON report said, summed over its results.
-#[derive(Default)]
-struct JsonTotals {
-    reports: u64,
-    errors: u64,
-    warnings: u64,
-    files: u64,
-    /// Result objects that could not be read.
-    unreadable: u64,
-    /// Whether a report was cut (a line longer than the line reader's limit) or did not end.
-    incomplete: bool,
 }
 
 struct Parser {
@@ -651,13 +832,10 @@ impl Parser {
                 }
                 continue;
             }
-            let mut results = Vec::new();
+            let (report, totals) = (&mut self.report, &mut self.json_totals);
             let end = scanner.feed(&bytes[used..], &mut |object| {
-                results.push(serde_json::from_slice::<JsonResult>(object))
+                read_result(object, report, totals)
             });
-            for result in results {
-                self.json_result(result);
-            }
             match end {
                 Some(end) => {
                     used += end;
@@ -677,15 +855,11 @@ impl Parser {
         let Some((scanner, _)) = self.json.as_mut() else {
             return;
         };
-        let mut results = Vec::new();
-        let mut on_result =
-            |object: &[u8]| results.push(serde_json::from_slice::<JsonResult>(object));
+        let (report, totals) = (&mut self.report, &mut self.json_totals);
+        let mut on_result = |object: &[u8]| read_result(object, report, totals);
         let mut end = scanner.feed(line.as_bytes(), &mut on_result);
         if end.is_none() {
             end = scanner.feed(b"\n", &mut on_result).map(|_| line.len());
-        }
-        for result in results {
-            self.json_result(result);
         }
         if end.is_some() {
             self.end_json_report();
@@ -709,47 +883,6 @@ impl Parser {
             if scanner.too_deep {
                 self.json_totals.incomplete = true;
             }
-        }
-    }
-
-    fn json_result(&mut self, result: Result<JsonResult, serde_json::Error>) {
-        let result = match result {
-            Ok(result) => result,
-            Err(error) => {
-                self.json_totals.unreadable += 1;
-                self.report.note(format!(
-                    "a result of eslint's JSON report could not be read: {error}"
-                ));
-                return;
-            }
-        };
-        let totals = &mut self.json_totals;
-        totals.errors += result.error_count;
-        totals.warnings += result.warning_count;
-        if result.error_count + result.warning_count > 0 {
-            totals.files += 1;
-        }
-        for message in &result.messages {
-            let severity = match message.severity {
-                2 => Severity::Error,
-                1 => Severity::Warning,
-                _ => Severity::Info,
-            };
-            // As stylish prints it: without the final period.
-            let text = message.message.lines().next().unwrap_or("");
-            let text = match text.strip_suffix('.') {
-                Some(stripped) if !stripped.ends_with(' ') => stripped,
-                _ => text,
-            };
-            self.report.push(diagnostic(
-                &result.file_path,
-                message.line.unwrap_or(0),
-                message.column.unwrap_or(0),
-                severity,
-                text,
-                message.rule_id.as_deref(),
-                message.fatal,
-            ));
         }
     }
 
@@ -809,7 +942,8 @@ impl LineParser for Parser {
                     _ => self.row_warnings += 1,
                 }
                 let file = self.file.as_deref().unwrap_or("");
-                let d = diagnostic(
+                push(
+                    &mut self.report,
                     file,
                     row.line,
                     row.column,
@@ -818,7 +952,6 @@ impl LineParser for Parser {
                     row.rule,
                     false,
                 );
-                self.report.push(d);
                 return;
             }
             // The fixable line, a crash's indented detail, a stack frame.

@@ -25,8 +25,14 @@
 //! this parser skips.
 
 use std::collections::HashSet;
+use std::sync::LazyLock;
 
-use verdict_core::{Diagnostic, Kind, LineParser, Outcome, Report, Severity, Summarizer};
+use memchr::memmem;
+
+use verdict_core::model::MAX_DIAGNOSTICS;
+use verdict_core::{
+    Diagnostic, Fingerprint, Kind, LineParser, Outcome, Report, Severity, Summarizer,
+};
 
 use crate::text::clip;
 
@@ -139,9 +145,10 @@ struct Header<'a> {
 /// The category marker (` TS` after `error`, `warning`, …) is found first, with a fast substring
 /// search; only lines that hold one are looked at further.
 fn parse_header(line: &str) -> Option<Header<'_>> {
+    static MARKER: LazyLock<memmem::Finder<'static>> = LazyLock::new(|| memmem::Finder::new(" TS"));
     let bytes = line.as_bytes();
     let mut from = 0;
-    while let Some(found) = memchr::memmem::find(&bytes[from..], b" TS") {
+    while let Some(found) = MARKER.find(&bytes[from..]) {
         let at = from + found;
         from = at + 3;
         if let Some(header) = header_at(line, at) {
@@ -162,7 +169,7 @@ fn header_at(line: &str, at: usize) -> Option<Header<'_>> {
     let code = &after[..digits];
     let message = after[digits..].strip_prefix(": ")?;
     let before = &line[..at];
-    let word_start = before.rfind(' ').map_or(0, |i| i + 1);
+    let word_start = memchr::memrchr(b' ', before.as_bytes()).map_or(0, |i| i + 1);
     let category = Category::from_word(&before[word_start..])?;
     let prefix = &before[..word_start];
     let header = |file, line, column, style| Header {
@@ -179,7 +186,8 @@ fn header_at(line: &str, at: usize) -> Option<Header<'_>> {
         return Some(header(None, None, None, Style::Plain));
     }
     if let Some(location) = prefix.strip_suffix("): ") {
-        let (file, position) = location.rsplit_once('(')?;
+        let open = memchr::memrchr(b'(', location.as_bytes())?;
+        let (file, position) = (&location[..open], &location[open + 1..]);
         let (l, c) = position.split_once(',')?;
         let file = strip_runner_prefix(file);
         if file.is_empty() {
@@ -213,6 +221,10 @@ fn header_at(line: &str, at: usize) -> Option<Header<'_>> {
 /// `packages/a typecheck: src/a.ts` from pnpm): everything up to the last `: `. A file name with
 /// `: ` in it is far rarer than these prefixes.
 fn strip_runner_prefix(file: &str) -> &str {
+    // Most paths hold no space: one fast search settles it.
+    if memchr::memchr(b' ', file.as_bytes()).is_none() {
+        return file;
+    }
     match file.rfind(": ") {
         Some(i) => &file[i + 2..],
         None => file,
@@ -221,6 +233,9 @@ fn strip_runner_prefix(file: &str) -> &str {
 
 /// Whether a file is a compiler configuration rather than code.
 fn is_config_file(file: &str) -> bool {
+    if !file.ends_with(".json") {
+        return false;
+    }
     let name = file.rsplit(['/', '\\']).next().unwrap_or(file);
     (name.starts_with("tsconfig") || name.starts_with("jsconfig")) && name.ends_with(".json")
 }
@@ -314,9 +329,8 @@ enum State {
 
 /// The diagnostic being read: its header is known, its chained message may continue.
 struct Pending {
-    diagnostic: Diagnostic,
-    category: Category,
-    config: bool,
+    /// `None` once the report holds [`MAX_DIAGNOSTICS`]: the diagnostic is only counted.
+    diagnostic: Option<Diagnostic>,
     detail: String,
     chain_lines: usize,
 }
@@ -327,6 +341,8 @@ struct Totals {
     errors: u64,
     /// Distinct files with an error.
     files: HashSet<String>,
+    /// The last file added to `files`.
+    last_file: String,
     /// Whether more files had errors than [`MAX_FILES`] remembers.
     files_overflow: bool,
     /// The sum of the footers' counts, when there were footers.
@@ -369,53 +385,73 @@ impl Parser {
         let Some(pending) = self.pending.take() else {
             return;
         };
-        let mut diagnostic = pending.diagnostic;
-        if !pending.detail.is_empty() {
-            diagnostic = diagnostic.with_detail(clip(&pending.detail, MAX_DETAIL));
-        }
-        if pending.category == Category::Error {
-            self.totals.errors += 1;
-            if let Some(file) = &diagnostic.file
-                && !self.totals.files.contains(file)
-            {
-                if self.totals.files.len() < MAX_FILES {
-                    self.totals.files.insert(file.clone());
-                } else {
-                    self.totals.files_overflow = true;
-                }
+        if let Some(mut diagnostic) = pending.diagnostic {
+            if !pending.detail.is_empty() {
+                diagnostic.detail = Some(clip(&pending.detail, MAX_DETAIL));
             }
-            if pending.config && self.config_error.is_none() {
-                let location = diagnostic
-                    .location()
-                    .map(|l| format!("{l}: "))
-                    .unwrap_or_default();
-                let code = diagnostic.code.as_deref().unwrap_or("");
-                self.config_error = Some(format!("{location}{code}: {}", diagnostic.message));
-            }
+            self.report.push(diagnostic);
         }
-        self.report.push(diagnostic);
     }
 
     fn start(&mut self, header: Header<'_>) {
         self.flush();
         let config = header.file.is_none_or(is_config_file);
-        let mut diagnostic = Diagnostic::new(
-            TOOL,
-            Kind::Type,
-            header.category.severity(),
-            clip(header.message.trim_end(), MAX_MESSAGE),
-        )
-        .with_code(format!("TS{}", header.code));
-        if let Some(file) = header.file {
-            diagnostic = diagnostic.at(file, header.line, header.column);
+        let error = header.category == Category::Error;
+        if error {
+            // Counted here, not when the diagnostic is kept: the report keeps at most
+            // MAX_DIAGNOSTICS, the counts cover all.
+            self.totals.errors += 1;
+            // Errors come grouped by file: most of them are in the file of the one before.
+            if let Some(file) = header.file
+                && self.totals.last_file != file
+            {
+                let known = self.totals.files.contains(file);
+                if !known && self.totals.files.len() >= MAX_FILES {
+                    self.totals.files_overflow = true;
+                } else {
+                    if !known {
+                        self.totals.files.insert(file.to_owned());
+                    }
+                    self.totals.last_file.clear();
+                    self.totals.last_file.push_str(file);
+                }
+            }
+            if config && self.config_error.is_none() {
+                let location = match (header.file, header.line, header.column) {
+                    (Some(file), Some(line), Some(column)) => format!("{file}:{line}:{column}: "),
+                    _ => String::new(),
+                };
+                self.config_error = Some(format!(
+                    "{location}TS{}: {}",
+                    header.code,
+                    clip(header.message.trim_end(), MAX_MESSAGE)
+                ));
+            }
         }
-        if header.category == Category::Error && (config || is_root_cause_code(header.code)) {
-            diagnostic = diagnostic.as_root_cause();
-        }
+        let diagnostic = if self.report.diagnostics.len() < MAX_DIAGNOSTICS {
+            // Built in one go: each builder method would recompute the fingerprint.
+            let mut diagnostic = Diagnostic {
+                tool: TOOL.to_owned(),
+                kind: Kind::Type,
+                severity: header.category.severity(),
+                file: header.file.map(str::to_owned),
+                line: header.line,
+                column: header.column,
+                code: Some(format!("TS{}", header.code)),
+                message: clip(header.message.trim_end(), MAX_MESSAGE),
+                test: None,
+                detail: None,
+                root_cause: error && (config || is_root_cause_code(header.code)),
+                fingerprint: Fingerprint::default(),
+            };
+            diagnostic.refresh_fingerprint();
+            Some(diagnostic)
+        } else {
+            self.report.diagnostics_dropped += 1;
+            None
+        };
         self.pending = Some(Pending {
             diagnostic,
-            category: header.category,
-            config,
             detail: String::new(),
             chain_lines: 0,
         });
@@ -427,6 +463,9 @@ impl Parser {
         let Some(pending) = self.pending.as_mut() else {
             return;
         };
+        if pending.diagnostic.is_none() {
+            return;
+        }
         pending.chain_lines += 1;
         if pending.chain_lines > MAX_CHAIN_LINES || pending.detail.len() > MAX_DETAIL * 4 {
             return;
