@@ -1,0 +1,367 @@
+//! Tests of the `verdict` binary as users run it: the real executable, real captured logs, and the
+//! bad input the real world sends (issue 2, item 7) — empty input, binary garbage, invalid UTF-8,
+//! CRLF, the interleaved output of parallel jobs, a 1 GiB log and a single 200 MiB line, the last
+//! two generated on the fly and measured for peak memory.
+//!
+//! Logs come from `summarizers/testdata/` (written by `cargo xtask capture`); the tests pick up
+//! whatever is there, and fail rather than pass vacuously when nothing is.
+
+mod support;
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use support::stream::stream;
+use support::{Expect, verdict};
+
+const MIB: u64 = 1 << 20;
+
+/// The bound of issue 2 on the peak RSS of `verdict summarize`, whatever the input.
+const PEAK_RSS_LIMIT_MIB: f64 = 100.0;
+
+#[test]
+fn help_shows_examples_and_exit_codes() {
+    for args in [&["--help"][..], &["summarize", "--help"]] {
+        let run = verdict(args, "");
+        assert_eq!(run.code, 0, "verdict {args:?}");
+        assert!(
+            run.stdout.contains("Examples:") && run.stdout.contains("verdict summarize"),
+            "verdict {args:?} shows no examples:\n{}",
+            run.stdout
+        );
+        assert!(
+            run.stdout.contains("Exit codes"),
+            "verdict {args:?} does not explain its exit codes:\n{}",
+            run.stdout
+        );
+    }
+}
+
+#[test]
+fn unknown_tool_is_a_usage_error() {
+    let run = verdict(&["summarize", "--tool", "no-such-tool"], "error: x\n");
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("no-such-tool"), "{}", run.stderr);
+    assert!(run.stdout.is_empty(), "{}", run.stdout);
+}
+
+#[test]
+fn empty_input_is_a_pass() {
+    let empty = tempfile::NamedTempFile::new().expect("temporary file");
+    let path = empty.path().to_string_lossy().into_owned();
+    for args in [
+        &["summarize"][..],
+        &["summarize", "-"],
+        &["summarize", &path],
+    ] {
+        let run = verdict(args, "");
+        assert_eq!(
+            run.code, 0,
+            "verdict {args:?}:\n{}{}",
+            run.stdout, run.stderr
+        );
+        let text = run.stdout.to_lowercase();
+        assert!(
+            text.contains("pass") || text.contains("no failure"),
+            "the digest of an empty log does not say it found no failure:\n{}",
+            run.stdout
+        );
+        let json = verdict(&[args, &["--format", "json"]].concat(), "").json();
+        assert_eq!(json["outcome"], "passed", "{json:#}");
+    }
+}
+
+#[test]
+fn binary_garbage_is_errored() {
+    let garbage = support::garbage(MIB as usize);
+    let file = support::temp_file(&garbage);
+    let path = file.path().to_string_lossy().into_owned();
+    for args in [&["summarize"][..], &["summarize", &path]] {
+        let run = verdict(args, garbage.clone());
+        assert_eq!(
+            run.code, 2,
+            "verdict {args:?} on binary data:\n{}",
+            run.stdout
+        );
+        assert!(!run.stdout.trim().is_empty(), "no digest for binary data");
+        let json = verdict(&[args, &["--format", "json"]].concat(), garbage.clone()).json();
+        assert_eq!(json["outcome"], "errored", "{json:#}");
+        let error = json["error"].as_str().unwrap_or_default();
+        assert!(
+            error.contains("binary"),
+            "unclear error for binary data: {error:?}"
+        );
+    }
+}
+
+#[test]
+fn captured_logs_exit_with_their_outcome() {
+    let mut wrong = Vec::new();
+    let mut seen = [false; 3];
+    for log in support::captured_logs() {
+        let file = support::temp_file(&log.bytes);
+        let path = file.path().to_string_lossy().into_owned();
+        let expect = log.expected_exit();
+        for (how, run) in [
+            ("file", verdict(&["summarize", &path], "")),
+            ("stdin", verdict(&["summarize"], log.bytes.clone())),
+        ] {
+            let ok = match expect {
+                Expect::Code(code) => run.code == code,
+                Expect::NotPass => run.code != 0,
+            };
+            if ok {
+                if let Ok(i) = usize::try_from(run.code) {
+                    seen[i] = true;
+                }
+            } else {
+                wrong.push(format!(
+                    "{} ({how}): expected {expect:?}, got {}: {}",
+                    log.id(),
+                    run.code,
+                    run.stdout.lines().next().unwrap_or("")
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "wrong exit codes:\n{}", wrong.join("\n"));
+    assert_eq!(
+        seen, [true; 3],
+        "the captured logs should include a pass (0), a failure (1) and a crash (2)"
+    );
+}
+
+#[test]
+fn crlf_log_gives_the_same_report() {
+    let mut different = Vec::new();
+    for log in support::captured_logs() {
+        let lf = verdict(&["summarize", "--format", "json"], log.bytes.clone());
+        let crlf = verdict(
+            &["summarize", "--format", "json"],
+            support::to_crlf(&log.bytes),
+        );
+        if (lf.code, lf.json()) != (crlf.code, crlf.json()) {
+            different.push(format!(
+                "{}: exit {} with LF, {} with CRLF\n--- LF\n{}\n--- CRLF\n{}",
+                log.id(),
+                lf.code,
+                crlf.code,
+                lf.stdout,
+                crlf.stdout
+            ));
+        }
+    }
+    assert!(
+        different.is_empty(),
+        "CRLF changed the report of {} logs:\n{}",
+        different.len(),
+        different.join("\n")
+    );
+}
+
+#[test]
+fn invalid_utf8_keeps_the_verdict_and_is_noted() {
+    let mut wrong = Vec::new();
+    for log in support::captured_logs() {
+        let clean = verdict(&["summarize"], log.bytes.clone());
+        // Junk before and after the log, and inside its middle line.
+        let mut corrupted = b"\xff\xfe\xc3\x28 stray bytes \xa0\xa1\n".to_vec();
+        let lines: Vec<&[u8]> = log.bytes.split_inclusive(|&b| b == b'\n').collect();
+        for (i, line) in lines.iter().enumerate() {
+            if i == lines.len() / 2 {
+                let body = line.strip_suffix(b"\n").unwrap_or(line);
+                corrupted.extend_from_slice(body);
+                corrupted.extend_from_slice(b" \xe2\x28\xa1\n");
+            } else {
+                corrupted.extend_from_slice(line);
+            }
+        }
+        if !corrupted.ends_with(b"\n") {
+            corrupted.push(b'\n');
+        }
+        corrupted.extend_from_slice(b"\xc0\xaf\xed\xa0\x80\n");
+        let run = verdict(&["summarize"], corrupted.clone());
+        if run.code != clean.code {
+            wrong.push(format!(
+                "{}: exit {} when clean, {} with invalid UTF-8: {}",
+                log.id(),
+                clean.code,
+                run.code,
+                run.stdout.lines().next().unwrap_or("")
+            ));
+        }
+        let json = verdict(&["summarize", "--format", "json"], corrupted).json();
+        let noted = json["notes"].as_array().is_some_and(|notes| {
+            notes
+                .iter()
+                .any(|n| n.as_str().is_some_and(|n| n.contains("UTF-8")))
+        });
+        if !noted {
+            wrong.push(format!("{}: invalid UTF-8 is not noted: {json}", log.id()));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn latin1_log_is_read_as_text() {
+    let log =
+        b"src/main.c:3:5: error: \xabunbekannter Bezeichner\xbb f\xfcr \xe4\n1 error generated.\n";
+    let run = verdict(&["summarize", "--format", "json"], log.to_vec());
+    let json = run.json();
+    assert_ne!(
+        json["outcome"], "passed",
+        "an error line was lost: {json:#}"
+    );
+    assert_ne!(
+        json["error"].as_str().map(|e| e.contains("binary")),
+        Some(true),
+        "Latin-1 text is not binary data: {json:#}"
+    );
+}
+
+#[test]
+fn interleaved_parallel_jobs_are_not_a_pass() {
+    let failing = support::one_failing_log_per_tool();
+    let mut pairs: Vec<(&support::Log, &support::Log)> =
+        failing.iter().zip(failing.iter().cycle().skip(1)).collect();
+    // Two jobs of the same tool, when a tool has two failing logs (`make -j`, parallel test
+    // binaries).
+    let all = support::captured_logs();
+    let same_tool: Vec<(support::Log, support::Log)> = failing
+        .iter()
+        .filter_map(|first| {
+            let second = all
+                .iter()
+                .find(|l| l.tool == first.tool && l.case != first.case && l.is_failing())?;
+            Some((first.clone(), second.clone()))
+        })
+        .collect();
+    pairs.extend(same_tool.iter().map(|(a, b)| (a, b)));
+    let mut wrong = Vec::new();
+    for (a, b) in pairs {
+        let mixed = support::interleave(&a.bytes, &b.bytes);
+        let run = verdict(&["summarize"], mixed);
+        if !matches!(run.code, 1 | 2) || run.stdout.trim().is_empty() {
+            wrong.push(format!(
+                "{} interleaved with {}: exit {}, digest {:?}",
+                a.id(),
+                b.id(),
+                run.code,
+                run.stdout
+            ));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "two failing jobs interleaved must not pass:\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn closed_stdout_is_not_an_error() {
+    let failing = support::one_failing_log_per_tool();
+    for input in [&b""[..], &failing[0].bytes] {
+        let mut child = Command::new(assert_cmd::cargo::cargo_bin!("verdict"))
+            .arg("summarize")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("failed to start verdict");
+        // Close the reading end before verdict writes anything (it reads all its input first).
+        drop(child.stdout.take());
+        let mut stdin = child.stdin.take().expect("piped stdin");
+        stdin.write_all(input).expect("verdict reads all its input");
+        drop(stdin);
+        let output = child.wait_with_output().expect("verdict ran");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        support::assert_sane(
+            "verdict summarize | (closed)",
+            output.status.code(),
+            &stderr,
+        );
+        assert!(stderr.is_empty(), "a closed stdout was reported: {stderr}");
+        assert_ne!(
+            output.status.code(),
+            Some(2),
+            "a closed stdout is not an error"
+        );
+    }
+}
+
+#[test]
+fn gigabyte_log_streams_in_bounded_memory() {
+    const LEN: u64 = 1024 * MIB;
+    let streamed = stream(
+        "gigabyte_log_streams_in_bounded_memory",
+        &["summarize"],
+        every_failing_log,
+        LEN,
+    );
+    eprintln!("{}", streamed.describe("1 GiB log"));
+    assert_eq!(streamed.fed, LEN, "verdict stopped reading its input");
+    assert!(
+        matches!(streamed.run.code, 1 | 2),
+        "a log full of failures gave exit {}: {}",
+        streamed.run.code,
+        streamed.run.stdout
+    );
+    assert!(!streamed.run.stdout.trim().is_empty(), "no digest");
+    assert!(
+        streamed.peak_rss_mib < PEAK_RSS_LIMIT_MIB,
+        "{}",
+        streamed.describe("1 GiB log")
+    );
+}
+
+/// Real failing logs of every tool, one after the other as in a CI log that runs them all.
+fn every_failing_log() -> Vec<u8> {
+    let mut unit = Vec::new();
+    for log in support::captured_logs() {
+        if log.is_failing() {
+            unit.extend_from_slice(&log.bytes);
+            if !unit.ends_with(b"\n") {
+                unit.push(b'\n');
+            }
+        }
+    }
+    unit
+}
+
+#[test]
+fn single_200_mib_line_is_cut_in_bounded_memory() {
+    const LEN: u64 = 200 * MIB;
+    let streamed = stream(
+        "single_200_mib_line_is_cut_in_bounded_memory",
+        &["summarize", "--format", "json"],
+        failing_log_on_one_line,
+        LEN,
+    );
+    eprintln!("{}", streamed.describe("200 MiB line"));
+    assert_eq!(streamed.fed, LEN, "verdict stopped reading its input");
+    let json = streamed.run.json();
+    let noted = json["notes"].as_array().is_some_and(|notes| {
+        notes
+            .iter()
+            .any(|n| n.as_str().is_some_and(|n| n.contains("cut")))
+    });
+    assert!(noted, "the report does not say the line was cut: {json:#}");
+    assert!(
+        streamed.peak_rss_mib < PEAK_RSS_LIMIT_MIB,
+        "{}",
+        streamed.describe("200 MiB line")
+    );
+}
+
+/// A real failing log with its line breaks made spaces: real text, but never a newline (a minified
+/// bundle, or a log whose newlines were lost).
+fn failing_log_on_one_line() -> Vec<u8> {
+    let failing = support::one_failing_log_per_tool();
+    failing[0]
+        .bytes
+        .iter()
+        .map(|&b| if b == b'\n' || b == b'\r' { b' ' } else { b })
+        .collect()
+}
