@@ -26,8 +26,8 @@ use std::collections::HashSet;
 use verdict_core::{Diagnostic, Kind, LineParser, Outcome, Report, Severity, Summarizer};
 
 use crate::js_test::{
-    Diff, MAX_BLOCK_LINES, MAX_DETAIL, MAX_MESSAGE, is_error_line, one_line, strip_equality_note,
-    v8_frame,
+    Diff, MAX_BLOCK_LINES, MAX_DETAIL, MAX_MESSAGE, failure, is_error_line, is_full, one_line,
+    strip_equality_note, v8_frame,
 };
 use crate::text::{clip, count_of, split_location};
 
@@ -102,6 +102,8 @@ enum BlockKind {
 #[derive(Debug)]
 struct Block {
     kind: BlockKind,
+    /// The report is full and this is no repeat: the block is only counted, its lines not read.
+    count_only: bool,
     /// The test file from the last `FAIL` header.
     file: Option<String>,
     message: Option<String>,
@@ -123,6 +125,7 @@ impl Block {
     fn new(kind: BlockKind, file: Option<String>) -> Block {
         Block {
             kind,
+            count_only: false,
             file,
             message: None,
             expected_received: Vec::new(),
@@ -137,7 +140,7 @@ impl Block {
 
     /// Reads one line of the block, indentation removed.
     fn line(&mut self, text: &str) {
-        if matches!(self.kind, BlockKind::Console) {
+        if self.count_only || matches!(self.kind, BlockKind::Console) {
             return;
         }
         self.lines += 1;
@@ -241,29 +244,28 @@ impl Block {
                 (message, location)
             }
         };
-        let mut diagnostic = Diagnostic::new(
-            TOOL,
-            Kind::Test,
-            Severity::Error,
-            clip(&message, MAX_MESSAGE),
-        );
+        let mut diagnostic = failure(TOOL, clip(&message, MAX_MESSAGE));
         match (file, location, fallback) {
-            (Some(file), Some((line, column)), _) => {
-                diagnostic = diagnostic.at(file, Some(line), column);
+            (Some(file), location, _) => {
+                diagnostic.file = Some(file);
+                if let Some((line, column)) = location {
+                    diagnostic.line = Some(line);
+                    diagnostic.column = column;
+                }
             }
-            (Some(file), None, _) => diagnostic = diagnostic.at(file, None, None),
             (None, _, Some((file, line, column))) => {
-                diagnostic = diagnostic.at(file, Some(line), column);
+                diagnostic.file = Some(file);
+                diagnostic.line = Some(line);
+                diagnostic.column = column;
             }
             (None, _, None) => {}
         }
         match kind {
-            BlockKind::Test(name) => diagnostic = diagnostic.with_test(name),
-            _ => diagnostic = diagnostic.as_root_cause(),
+            BlockKind::Test(name) => diagnostic.test = Some(name),
+            _ => diagnostic.root_cause = true,
         }
-        if let Some(detail) = detail {
-            diagnostic = diagnostic.with_detail(detail);
-        }
+        diagnostic.detail = detail;
+        diagnostic.refresh_fingerprint();
         Some(diagnostic)
     }
 }
@@ -330,6 +332,14 @@ impl Parser {
             return;
         };
         let is_suite = matches!(block.kind, BlockKind::Suite);
+        if is_full(&self.report) && !self.repeat {
+            // Only counted from here on: no need to build it.
+            if !matches!(block.kind, BlockKind::Console) {
+                self.suites_errored += u64::from(is_suite);
+                self.report.diagnostics_dropped += 1;
+            }
+            return;
+        }
         let Some(diagnostic) = block.into_diagnostic() else {
             return;
         };
@@ -372,7 +382,9 @@ impl Parser {
                     "Console" => BlockKind::Console,
                     name => BlockKind::Test(name.to_owned()),
                 };
-                self.block = Some(Block::new(kind, self.file.clone()));
+                let mut block = Block::new(kind, self.file.clone());
+                block.count_only = is_full(&self.report) && !self.repeat;
+                self.block = Some(block);
                 return;
             }
             if let Some(top) = &mut self.top {
@@ -412,6 +424,9 @@ impl Parser {
             Some(b'T') => {
                 if let Some(rest) = text.strip_prefix("Tests:") {
                     self.saw_summary = true;
+                    // The run is over: a log holding another run reports its failures anew.
+                    self.repeat = false;
+                    self.seen.clear();
                     let counts = &mut self.report.counts;
                     counts.tests_failed = Some(count_of(rest, "failed").unwrap_or(0));
                     counts.tests_passed = Some(count_of(rest, "passed").unwrap_or(0));
@@ -454,7 +469,7 @@ impl Parser {
 impl LineParser for Parser {
     fn line(&mut self, line: &str) {
         self.lines += 1;
-        let text = line.trim_start_matches(' ');
+        let text = line.trim_ascii_start();
         let indent = line.len() - text.len();
         if text.is_empty() {
             if let Some(top) = &mut self.top {
@@ -464,13 +479,13 @@ impl LineParser for Parser {
         }
         if indent >= 4 {
             if let Some(block) = &mut self.block {
-                block.line(text.trim_end());
+                block.line(text.trim_ascii_end());
             } else if let Some(top) = &mut self.top {
                 add_top_text(top, text);
             }
             return;
         }
-        self.structural_line(indent, text.trim_end());
+        self.structural_line(indent, text.trim_ascii_end());
     }
 
     fn finish(mut self: Box<Self>) -> Report {

@@ -6,6 +6,9 @@
 //! expected side and the other for the received side. The helpers here read those pieces of one
 //! line at a time, so each summarizer stays a streaming parser.
 
+use verdict_core::model::MAX_DIAGNOSTICS;
+use verdict_core::{Diagnostic, Fingerprint, Kind, Report, Severity};
+
 use crate::text::{clip, split_location};
 
 /// The longest detail a diagnostic carries, in characters.
@@ -17,6 +20,32 @@ pub(crate) const MAX_MESSAGE: usize = 300;
 /// How many lines of one failure block are read for its message and detail; the rest of a long
 /// block (a big object diff, a deep stack) is only scanned for its location.
 pub(crate) const MAX_BLOCK_LINES: usize = 50;
+
+/// A failing test's diagnostic with only its message; the caller sets the other fields and then
+/// calls [`Diagnostic::refresh_fingerprint`] once. (The builder methods each recompute the
+/// fingerprint, a hash that costs more than reading the lines of a failure.)
+pub(crate) fn failure(tool: &str, message: String) -> Diagnostic {
+    Diagnostic {
+        tool: tool.to_owned(),
+        kind: Kind::Test,
+        severity: Severity::Error,
+        file: None,
+        line: None,
+        column: None,
+        code: None,
+        message,
+        test: None,
+        detail: None,
+        root_cause: false,
+        fingerprint: Fingerprint::default(),
+    }
+}
+
+/// Whether `report` keeps no more diagnostics: the next ones are only counted, so there is no
+/// need to build them.
+pub(crate) fn is_full(report: &Report) -> bool {
+    report.diagnostics.len() >= MAX_DIAGNOSTICS
+}
 
 /// A location in a stack frame: `at fn (file:line:col)`, `at file:line:col`, vitest's
 /// `❯ fn file:line:col`.

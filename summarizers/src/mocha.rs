@@ -27,8 +27,8 @@ use std::collections::HashMap;
 use verdict_core::{Diagnostic, Kind, LineParser, Outcome, Report, Severity, Summarizer};
 
 use crate::js_test::{
-    Diff, MAX_BLOCK_LINES, MAX_MESSAGE, is_error_line, is_internal, one_line, strip_file_url,
-    v8_frame,
+    Diff, MAX_BLOCK_LINES, MAX_MESSAGE, failure, is_error_line, is_full, is_internal, one_line,
+    strip_file_url, v8_frame,
 };
 use crate::text::{clip, split_location};
 
@@ -80,6 +80,8 @@ const MAX_TITLES: usize = 16;
 /// The failure block being read. Bounded: a few short strings, whatever the block's length.
 #[derive(Debug, Default)]
 struct Block {
+    /// The report is full: the block is only counted, its lines are not read.
+    count_only: bool,
     titles: Vec<String>,
     /// The last title line (the one ending with `:`) has been read.
     titled: bool,
@@ -97,6 +99,9 @@ struct Block {
 
 impl Block {
     fn line(&mut self, text: &str) {
+        if self.count_only {
+            return;
+        }
         if !self.titled {
             self.title(text);
             return;
@@ -156,7 +161,7 @@ impl Block {
     }
 
     fn title(&mut self, text: &str) {
-        if text.is_empty() {
+        if text.is_empty() || self.count_only {
             return;
         }
         let (title, last) = match text.strip_suffix(':') {
@@ -200,21 +205,17 @@ impl Block {
             message.truncate(open);
             timeout_file = Some(file);
         }
-        let mut diagnostic = Diagnostic::new(
-            TOOL,
-            Kind::Test,
-            Severity::Error,
-            clip(&message, MAX_MESSAGE),
-        )
-        .with_test(self.titles.join(" > "));
+        let mut diagnostic = failure(TOOL, clip(&message, MAX_MESSAGE));
+        diagnostic.test = Some(self.titles.join(" > "));
         if let Some((file, line, column)) = self.context_frame.or(self.first_frame) {
-            diagnostic = diagnostic.at(file, Some(line), column);
-        } else if let Some(file) = timeout_file {
-            diagnostic = diagnostic.at(file, None, None);
+            diagnostic.file = Some(file);
+            diagnostic.line = Some(line);
+            diagnostic.column = column;
+        } else {
+            diagnostic.file = timeout_file;
         }
-        if let Some(detail) = self.diff.render("expected", "actual") {
-            diagnostic = diagnostic.with_detail(detail);
-        }
+        diagnostic.detail = self.diff.render("expected", "actual");
+        diagnostic.refresh_fingerprint();
         diagnostic
     }
 }
@@ -295,7 +296,12 @@ impl Parser {
 
     fn finish_block(&mut self) {
         if let Some(block) = self.block.take() {
-            self.report.push(block.into_diagnostic());
+            if is_full(&self.report) {
+                // Only counted from here on: no need to build it.
+                self.report.diagnostics_dropped += 1;
+            } else {
+                self.report.push(block.into_diagnostic());
+            }
         }
     }
 
@@ -338,7 +344,10 @@ impl Parser {
         }
         self.finish_block();
         self.last_number = number;
-        let mut block = Block::default();
+        let mut block = Block {
+            count_only: is_full(&self.report),
+            ..Block::default()
+        };
         block.title(title.trim_end());
         self.block = Some(block);
         true
@@ -347,8 +356,8 @@ impl Parser {
 
 impl LineParser for Parser {
     fn line(&mut self, line: &str) {
-        let text = line.trim();
-        let indent = line.len() - line.trim_start().len();
+        let text = line.trim_ascii();
+        let indent = line.len() - line.trim_ascii_start().len();
         if let Some(first) = text.as_bytes().first()
             && first.is_ascii_digit()
         {

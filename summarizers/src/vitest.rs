@@ -25,8 +25,8 @@
 use verdict_core::{Diagnostic, Kind, LineParser, Outcome, Report, Severity, Summarizer};
 
 use crate::js_test::{
-    Diff, MAX_BLOCK_LINES, MAX_DETAIL, MAX_MESSAGE, is_error_line, is_internal, one_line,
-    strip_equality_note, vitest_frame,
+    Diff, MAX_BLOCK_LINES, MAX_DETAIL, MAX_MESSAGE, failure, is_error_line, is_full, is_internal,
+    one_line, strip_equality_note, vitest_frame,
 };
 use crate::text::{clip, count_of, split_location};
 
@@ -90,6 +90,8 @@ struct Header {
 /// The error block being read. Bounded: a few short strings, whatever the block's length.
 #[derive(Debug, Default)]
 struct Block {
+    /// The report is full: the headers are counted, the lines not read.
+    count_only: bool,
     headers: Vec<Header>,
     /// The block is an unhandled error (`Uncaught Exception`, `Unhandled Rejection`).
     unhandled: Option<String>,
@@ -111,7 +113,10 @@ impl Block {
     }
 
     fn line(&mut self, line: &str) {
-        let text = line.trim();
+        if self.count_only {
+            return;
+        }
+        let text = line.trim_ascii();
         if text.is_empty() {
             self.pending_side = None;
             return;
@@ -187,7 +192,12 @@ impl Block {
     }
 
     /// The diagnostics of the block: one per header, or one for an unhandled error.
-    fn into_diagnostics(self, suites: bool, mut push: impl FnMut(Diagnostic)) {
+    fn into_diagnostics(self, suites: bool, report: &mut Report) {
+        if self.count_only {
+            report.diagnostics_dropped += self.headers.len().max(1) as u64;
+            return;
+        }
+        let mut push = |d: Diagnostic, report: &mut Report| report.push(d);
         let detail = if self.expected_received.is_empty() {
             self.diff.render("Expected", "Received")
         } else {
@@ -201,13 +211,8 @@ impl Block {
                 .find(|(frame_file, ..)| same_file(file, frame_file))
                 .map(|(_, line, column)| (*line, *column))
         };
-        let with_detail = |diagnostic: Diagnostic| match &detail {
-            Some(detail) => diagnostic.with_detail(detail.clone()),
-            None => diagnostic,
-        };
         if let Some(label) = &self.unhandled {
-            let mut diagnostic =
-                Diagnostic::new(TOOL, Kind::Test, Severity::Error, message.clone());
+            let mut diagnostic = failure(TOOL, message);
             let origin = self.origin.as_deref();
             let located = origin
                 .and_then(|file| locate(file).map(|(l, c)| (file.to_owned(), Some(l), c)))
@@ -218,29 +223,32 @@ impl Block {
                 })
                 .or_else(|| origin.map(|file| (file.to_owned(), None, None)));
             if let Some((file, line, column)) = located {
-                diagnostic = diagnostic.at(file, line, column);
+                diagnostic.file = Some(file);
+                diagnostic.line = line;
+                diagnostic.column = column;
             }
-            push(with_detail(diagnostic.with_code(label.clone())));
+            diagnostic.code = Some(label.clone());
+            diagnostic.detail = detail;
+            diagnostic.refresh_fingerprint();
+            push(diagnostic, report);
             return;
         }
         for header in &self.headers {
-            let (line, column) = match locate(&header.file) {
-                Some((line, column)) => (Some(line), column),
-                None => (None, None),
-            };
-            let mut diagnostic =
-                Diagnostic::new(TOOL, Kind::Test, Severity::Error, message.clone()).at(
-                    header.file.clone(),
-                    line,
-                    column,
-                );
-            if let Some(test) = &header.test {
-                diagnostic = diagnostic.with_test(test.clone());
+            if is_full(report) {
+                report.diagnostics_dropped += 1;
+                continue;
             }
-            if suites {
-                diagnostic = diagnostic.as_root_cause();
+            let mut diagnostic = failure(TOOL, message.clone());
+            if let Some((line, column)) = locate(&header.file) {
+                diagnostic.line = Some(line);
+                diagnostic.column = column;
             }
-            push(with_detail(diagnostic));
+            diagnostic.file = Some(header.file.clone());
+            diagnostic.test = header.test.clone();
+            diagnostic.root_cause = suites;
+            diagnostic.detail = detail.clone();
+            diagnostic.refresh_fingerprint();
+            push(diagnostic, report);
         }
     }
 }
@@ -279,7 +287,7 @@ impl Parser {
             return;
         }
         let report = &mut self.report;
-        block.into_diagnostics(self.section == Section::FailedSuites, |d| report.push(d));
+        block.into_diagnostics(self.section == Section::FailedSuites, report);
     }
 
     /// A `⎯` line: a section header, an error's sub-header, or the rule that ends a block.
@@ -312,6 +320,15 @@ impl Parser {
             self.finish_block();
         }
         if self.block.headers.len() >= MAX_HEADERS {
+            return;
+        }
+        if is_full(&self.report) {
+            // Counted when the block ends; the file and name are not needed.
+            self.block.count_only = true;
+            self.block.headers.push(Header {
+                file: String::new(),
+                test: None,
+            });
             return;
         }
         let mut rest = rest.trim();
@@ -363,7 +380,7 @@ impl Parser {
 
 impl LineParser for Parser {
     fn line(&mut self, line: &str) {
-        let text = line.trim_start();
+        let text = line.trim_ascii_start();
         let Some(&first) = text.as_bytes().first() else {
             if self.block.is_open() {
                 self.block.line(line);
@@ -384,14 +401,14 @@ impl LineParser for Parser {
         }
         if self.block.is_open() {
             // A block runs to its rule; only the summary, which follows the last one, ends it.
-            if line.starts_with(' ') && self.summary_line(text.trim_end()) {
+            if line.starts_with(' ') && self.summary_line(text.trim_ascii_end()) {
                 self.finish_block();
                 return;
             }
             self.block.line(line);
             return;
         }
-        let text = text.trim_end();
+        let text = text.trim_ascii_end();
         if self.section == Section::Startup {
             if self.crash.is_none() && is_error_line(text) {
                 self.crash = Some(one_line(text, MAX_MESSAGE));
