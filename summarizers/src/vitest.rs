@@ -22,7 +22,7 @@
 //! - `failed to load config from …` with a `Startup Error`, and `No test files found, exiting with
 //!   code 1`, mean nothing was verified: the outcome is errored.
 
-use verdict_core::{Diagnostic, Kind, LineParser, Outcome, Report, Severity, Summarizer};
+use verdict_core::{Diagnostic, Kind, LineParser, Outcome, Report, Summarizer};
 
 use crate::js_test::{
     Diff, MAX_BLOCK_LINES, MAX_DETAIL, MAX_MESSAGE, failure, is_error_line, is_full, is_internal,
@@ -197,7 +197,7 @@ impl Block {
             report.diagnostics_dropped += self.headers.len().max(1) as u64;
             return;
         }
-        let mut push = |d: Diagnostic, report: &mut Report| report.push(d);
+        let push = |d: Diagnostic, report: &mut Report| report.push(d);
         let detail = if self.expected_received.is_empty() {
             self.diff.render("Expected", "Received")
         } else {
