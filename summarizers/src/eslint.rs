@@ -573,13 +573,14 @@ impl JsonScanner {
     /// after the end of the top-level value when it ends within `bytes`.
     fn feed(&mut self, bytes: &[u8], on_result: &mut impl FnMut(&[u8])) -> Option<usize> {
         let end = self.scan(bytes, on_result);
-        if let Some(start) = self.direct.take() {
-            if self.capturing && !self.discarding {
-                // The object goes on in the next input: keep what it has so far.
-                let stop = end.unwrap_or(bytes.len());
-                self.capture.extend_from_slice(&bytes[start..stop]);
-                self.string_len = 0;
-            }
+        if let Some(start) = self.direct.take()
+            && self.capturing
+            && !self.discarding
+        {
+            // The object goes on in the next input: keep what it has so far.
+            let stop = end.unwrap_or(bytes.len());
+            self.capture.extend_from_slice(&bytes[start..stop]);
+            self.string_len = 0;
         }
         end
     }
