@@ -361,7 +361,7 @@ fn starts_crash(line: &str) -> bool {
 }
 
 /// Adds a diagnostic for one problem, in either format, or only counts it once the report is
-/// full (building one costs more than reading its line).
+/// full (building one costs more than reading its line). Returns whether it was kept.
 #[allow(clippy::too_many_arguments)]
 fn push(
     report: &mut Report,
@@ -372,10 +372,10 @@ fn push(
     message: &str,
     rule: Option<&str>,
     fatal: bool,
-) {
+) -> bool {
     if report.diagnostics.len() >= MAX_DIAGNOSTICS {
         report.diagnostics_dropped += 1;
-        return;
+        return false;
     }
     // Line 0 is eslint's way of saying "no line" (a file ignored by a pattern).
     let line = (line > 0).then_some(line);
@@ -400,6 +400,28 @@ fn push(
     };
     d.refresh_fingerprint();
     report.push(d);
+    true
+}
+
+/// The longest detail kept: the further lines of a multi-line message.
+const MAX_DETAIL: usize = 200;
+
+/// Appends a further line of its message to the last diagnostic's detail.
+fn append_detail(report: &mut Report, line: &str) {
+    let Some(diagnostic) = report.diagnostics.last_mut() else {
+        return;
+    };
+    let detail = diagnostic.detail.get_or_insert_with(String::new);
+    if detail.chars().count() >= MAX_DETAIL {
+        return;
+    }
+    if !detail.is_empty() {
+        detail.push(' ');
+    }
+    detail.push_str(line.trim());
+    if detail.chars().count() > MAX_DETAIL {
+        *detail = clip(detail, MAX_DETAIL);
+    }
 }
 
 /// One result of eslint's JSON report, the fields read. Strings borrow from the input where
@@ -480,13 +502,15 @@ fn read_result(object: &[u8], report: &mut Report, totals: &mut JsonTotals) {
             1 => Severity::Warning,
             _ => Severity::Info,
         };
-        // As stylish prints it: the first line, without the final period.
-        let text = message.message.lines().next().unwrap_or("");
+        // As stylish prints it: the first line, without the final period; the further lines
+        // are the detail.
+        let mut lines = message.message.lines();
+        let text = lines.next().unwrap_or("");
         let text = match text.strip_suffix('.') {
             Some(stripped) if !stripped.ends_with(' ') => stripped,
             _ => text,
         };
-        push(
+        let kept = push(
             report,
             &result.file_path,
             message.line.unwrap_or(0),
@@ -496,8 +520,16 @@ fn read_result(object: &[u8], report: &mut Report, totals: &mut JsonTotals) {
             message.rule_id.as_deref(),
             message.fatal,
         );
+        if kept {
+            for line in lines.take(MAX_CONTINUATION_LINES) {
+                append_detail(report, line);
+            }
+        }
     }
 }
+
+/// How many further lines of a multi-line message are read into its detail.
+const MAX_CONTINUATION_LINES: usize = 10;
 
 impl JsonTotals {
     fn add(&mut self, errors: u64, warnings: u64) {
@@ -759,6 +791,11 @@ struct Parser {
     /// The path line stylish printed last, and how many rows followed it.
     file: Option<String>,
     file_rows: u64,
+    /// Whether the last line was a row (a multi-line message may go on below it), whether that
+    /// row's diagnostic was kept, and how many lines continued it.
+    after_row: bool,
+    last_row_kept: bool,
+    continuation_lines: usize,
     /// Rows seen, and files with at least one row.
     row_errors: u64,
     row_warnings: u64,
@@ -782,6 +819,9 @@ impl Default for Parser {
             json_totals: JsonTotals::default(),
             file: None,
             file_rows: 0,
+            after_row: false,
+            last_row_kept: false,
+            continuation_lines: 0,
             row_errors: 0,
             row_warnings: 0,
             row_files: 0,
@@ -923,6 +963,7 @@ impl LineParser for Parser {
             return;
         }
         let Some(&first) = line.as_bytes().first() else {
+            self.after_row = false;
             self.end_file();
             if self.in_crash {
                 self.crash_line(line);
@@ -943,7 +984,7 @@ impl LineParser for Parser {
                     _ => self.row_warnings += 1,
                 }
                 let file = self.file.as_deref().unwrap_or("");
-                push(
+                self.last_row_kept = push(
                     &mut self.report,
                     file,
                     row.line,
@@ -953,6 +994,8 @@ impl LineParser for Parser {
                     row.rule,
                     false,
                 );
+                self.after_row = true;
+                self.continuation_lines = 0;
                 return;
             }
             // The fixable line, a crash's indented detail, a stack frame.
@@ -960,6 +1003,16 @@ impl LineParser for Parser {
             if trimmed.starts_with("ELIFECYCLE") && self.failure_sign.is_none() {
                 self.failure_sign = Some(clip(trimmed, MAX_ERROR));
             }
+            return;
+        }
+        if self.after_row {
+            // A multi-line message goes on at the start of the line (typescript-eslint's
+            // "However, that TSConfig does not include this file"): files are separated by a
+            // blank line, so this is no file's path.
+            if self.last_row_kept && self.continuation_lines < MAX_CONTINUATION_LINES {
+                append_detail(&mut self.report, line);
+            }
+            self.continuation_lines += 1;
             return;
         }
         // A report printed over several lines (`jq .`) opens with a lone `[`.
@@ -1104,6 +1157,29 @@ mod tests {
         assert_eq!(scoped.rule, Some("@typescript-eslint/no-explicit-any"));
         assert_eq!(parse_row("  12:5  note  x"), None);
         assert_eq!(parse_row("    at foo (x.js:1:2)"), None);
+    }
+
+    #[test]
+    fn multi_line_messages_stay_with_their_file() {
+        let report = parse(
+            "\n/p/a.ts\n  0:0  error  Parsing error: ESLint was configured to run on `<tsconfigRootDir>/a.ts` using `parserOptions.project`: <tsconfigRootDir>/tsconfig.json\nHowever, that TSConfig does not include this file. Either:\n- Change ESLint's list of included files to not include this file\n  3:1  error  'x' is not defined  no-undef\n\n/p/b.ts\n  1:1  warning  Unexpected console statement  no-console\n\n✖ 3 problems (2 errors, 1 warning)\n",
+        );
+        let files: Vec<&str> = report
+            .diagnostics
+            .iter()
+            .filter_map(|d| d.file.as_deref())
+            .collect();
+        assert_eq!(files, ["/p/a.ts", "/p/a.ts", "/p/b.ts"]);
+        assert_eq!(report.counts.files, Some(2));
+        let first = &report.diagnostics[0];
+        assert!(first.root_cause);
+        assert_eq!(first.line, None);
+        assert_eq!(
+            first.detail.as_deref(),
+            Some(
+                "However, that TSConfig does not include this file. Either: - Change ESLint's list of included files to not include this file"
+            )
+        );
     }
 
     #[test]
