@@ -37,6 +37,16 @@ const MAX_PANIC_LINES: usize = 8;
 /// How many errors that cargo printed without a location are kept.
 const MAX_UNLOCATED: usize = 20;
 
+/// `panicked at `, searched with a prebuilt finder on every line of a failure block.
+static PANICKED: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+    std::sync::LazyLock::new(|| memchr::memmem::Finder::new("panicked at "));
+
+/// The levels of a JSON compiler message that count as diagnostics.
+static LEVEL_ERROR: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+    std::sync::LazyLock::new(|| memchr::memmem::Finder::new("\"level\":\"error\""));
+static LEVEL_WARNING: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+    std::sync::LazyLock::new(|| memchr::memmem::Finder::new("\"level\":\"warning\""));
+
 /// Parses cargo output.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct CargoSummarizer;
@@ -176,6 +186,10 @@ fn add(slot: &mut Option<u64>, n: u64) {
 }
 
 impl Report0 {
+    fn full(&self) -> bool {
+        self.diagnostics.len() >= verdict_core::model::MAX_DIAGNOSTICS
+    }
+
     fn target_warned(&mut self, target: &str, n: u64) {
         const MAX_TARGETS: usize = 10_000;
         if let Some(seen) = self.target_warnings.get_mut(target) {
@@ -294,7 +308,7 @@ fn doctest_location(name: &str) -> Option<(String, u32)> {
 impl Panic {
     /// Feeds one line of a failure block or of the output around a loose panic.
     fn line(&mut self, line: &str) {
-        if let Some(at) = line.find("panicked at ")
+        if let Some(at) = PANICKED.find(line.as_bytes())
             && line.starts_with("thread '")
             && self.location.is_none()
             && self.lines.is_empty()
@@ -395,15 +409,13 @@ impl Parser {
         let Some(mut p) = self.pending.take() else {
             return;
         };
-        if p.code.is_none() && !p.message.is_empty() {
-            // rustc names a lint only at its first occurrence; later ones share its message.
-            p.code = self.lint_names.get(&lint_key(&p.message)).cloned();
-        } else if let Some(code) = p.code.as_deref().filter(|c| !is_error_code(c))
+        if let Some(code) = p.code.as_deref().filter(|c| !is_error_code(c))
             && self.lint_names.len() < 1000
-            && !self.lint_names.contains_key(&lint_key(&p.message))
         {
+            let key = lint_key(&p.message);
             self.lint_names
-                .insert(lint_key(&p.message), code.to_owned());
+                .entry(key)
+                .or_insert_with(|| code.to_owned());
         }
         let Some((file, line, column)) = p.location.take() else {
             if p.severity == Severity::Error {
@@ -421,6 +433,15 @@ impl Parser {
             if p.severity == Severity::Error && self.report.manifest_error.is_none() {
                 self.report.manifest_error = Some(format!("{file}:{line}: {}", p.message));
             }
+        }
+        if self.report.full() {
+            // Beyond the cap a diagnostic is only counted; building it would cost the time.
+            self.report.dropped += 1;
+            return;
+        }
+        if p.code.is_none() && !self.lint_names.is_empty() {
+            // rustc names a lint only at its first occurrence; later ones share its message.
+            p.code = self.lint_names.get(&lint_key(&p.message)).cloned();
         }
         let kind = match p.code.as_deref() {
             Some(code) if !is_error_code(code) => Kind::Lint,
@@ -462,6 +483,13 @@ impl Parser {
 
     fn report_test(&mut self, name: &str, panic: &Panic) {
         if name.is_empty() || self.reported.contains(name) {
+            return;
+        }
+        if self.report.full() {
+            self.report.dropped += 1;
+            if self.reported.len() < MAX_TESTS {
+                self.reported.insert(name.to_owned());
+            }
             return;
         }
         let message = panic.message().unwrap_or_else(|| "test failed".to_owned());
@@ -509,6 +537,14 @@ impl Parser {
             return;
         }
         if !line.starts_with("{\"reason\":\"compiler-message\"") {
+            return;
+        }
+        if self.report.full() {
+            // Beyond the cap a message is only counted; reading its JSON would cost the time.
+            let bytes = line.as_bytes();
+            if LEVEL_ERROR.find(bytes).is_some() || LEVEL_WARNING.find(bytes).is_some() {
+                self.report.dropped += 1;
+            }
             return;
         }
         let Ok(json) = serde_json::from_str::<JsonLine>(line) else {
@@ -1138,6 +1174,16 @@ mod tests {
             ),
             Some(8)
         );
+    }
+
+    #[test]
+    fn diagnostics_beyond_the_cap_are_counted() {
+        let n = verdict_core::model::MAX_DIAGNOSTICS + 5;
+        let log: String = (0..n)
+            .map(|i| format!("error[E0308]: mismatched types\n --> src/a.rs:{i}:1\n\n"))
+            .collect();
+        let report = parse(&log);
+        assert_eq!(report.diagnostics_found(), n as u64);
     }
 
     #[test]

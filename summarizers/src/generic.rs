@@ -18,9 +18,6 @@
 //! nothing placeable, and passed otherwise. [`GenericSummarizer::sniff`] always says 0: it is chosen
 //! only when no other summarizer claims a log.
 
-use std::sync::LazyLock;
-
-use regex::Regex;
 use verdict_core::{Diagnostic, Kind, LineParser, Outcome, Report, Severity, Summarizer};
 
 use crate::text::{clip, count_of};
@@ -67,13 +64,85 @@ impl Summarizer for GenericSummarizer {
     }
 }
 
-/// `file:line[:col]: [severity:] message`.
-static LOCATED: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"^(?P<file>[^\s:][^:]*?):(?P<line>\d+)(?::(?P<col>\d+))?:\s*(?:(?P<sev>fatal error|error|warning|note|info|Error|Warning|ERROR|WARNING|Note|Info|remark)\s*:\s*)?(?P<msg>.*)$",
-    )
-    .expect("valid regex")
-});
+/// `: error: `, searched with a prebuilt finder: a substring search per line would build its
+/// searcher every time.
+static FILE_ERROR: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+    std::sync::LazyLock::new(|| memchr::memmem::Finder::new(": error: "));
+
+/// The parts of `file:line[:col]: [severity:] message`.
+struct Located<'a> {
+    file: &'a str,
+    line: u32,
+    column: Option<u32>,
+    severity: Option<&'a str>,
+    message: &'a str,
+}
+
+/// Severity words a located line may carry before its message.
+const SEVERITIES: &[&str] = &[
+    "fatal error",
+    "error",
+    "warning",
+    "note",
+    "info",
+    "Error",
+    "Warning",
+    "ERROR",
+    "WARNING",
+    "Note",
+    "Info",
+    "remark",
+];
+
+/// Splits `file:line[:col]: [severity:] message`; the file holds no colon and starts with no
+/// blank. Written by hand: a regex with captures ran at a tenth of the speed.
+fn located(line: &str) -> Option<Located<'_>> {
+    let bytes = line.as_bytes();
+    let colon = memchr::memchr(b':', bytes)?;
+    if colon == 0 || bytes[0].is_ascii_whitespace() {
+        return None;
+    }
+    let digits = |from: usize| {
+        let end = bytes[from..]
+            .iter()
+            .position(|b| !b.is_ascii_digit())
+            .map_or(bytes.len(), |n| from + n);
+        (end > from).then_some(end)
+    };
+    let line_end = digits(colon + 1)?;
+    if bytes.get(line_end) != Some(&b':') {
+        return None;
+    }
+    let line_no: u32 = line[colon + 1..line_end].parse().ok()?;
+    let mut rest_start = line_end + 1;
+    let mut column = None;
+    if let Some(col_end) = digits(line_end + 1)
+        && bytes.get(col_end) == Some(&b':')
+    {
+        column = line[line_end + 1..col_end].parse().ok();
+        rest_start = col_end + 1;
+    }
+    let rest = line[rest_start..].trim_start();
+    let mut severity = None;
+    let mut message = rest;
+    for word in SEVERITIES {
+        if let Some(after) = rest.strip_prefix(word) {
+            let after = after.trim_start();
+            if let Some(after) = after.strip_prefix(':') {
+                severity = Some(*word);
+                message = after.trim_start();
+                break;
+            }
+        }
+    }
+    Some(Located {
+        file: &line[..colon],
+        line: line_no,
+        column,
+        severity,
+        message,
+    })
+}
 
 /// Source files whose diagnostics come from compilers.
 const BUILD_EXTENSIONS: &[&str] = &[
@@ -268,7 +337,8 @@ impl Parser {
         });
         if !gate {
             // `src/nope.py: error: Cannot read file`: an error with a file and no line.
-            if let Some((file, message)) = line.split_once(": error: ")
+            if let Some(at) = FILE_ERROR.find(bytes)
+                && let (file, message) = (&line[..at], &line[at + ": error: ".len()..])
                 && !file.is_empty()
                 && !file.contains(' ')
                 && file.contains('.')
@@ -291,19 +361,17 @@ impl Parser {
             self.report.push(d);
             return true;
         }
-        let Some(c) = LOCATED.captures(line) else {
+        let Some(found) = located(line) else {
             return false;
         };
-        let file = c.name("file").map_or("", |m| m.as_str());
-        if file.contains("://") || file.starts_with("http") {
+        let file = found.file;
+        if file.contains("//") || file.starts_with("http") {
             return false;
         }
-        let Ok(line_no) = c.name("line").map_or("", |m| m.as_str()).parse::<u32>() else {
-            return false;
-        };
-        let column = c.name("col").and_then(|m| m.as_str().parse::<u32>().ok());
-        let severity_text = c.name("sev").map(|m| m.as_str().to_ascii_lowercase());
-        let raw = c.name("msg").map_or("", |m| m.as_str());
+        let line_no = found.line;
+        let column = found.column;
+        let severity_text = found.severity.map(str::to_ascii_lowercase);
+        let raw = found.message;
         let severity = match severity_text.as_deref() {
             Some("error" | "fatal error") => Severity::Error,
             Some("warning") => Severity::Warning,
@@ -325,6 +393,16 @@ impl Parser {
                 }
             }
         };
+        if self.report.diagnostics.len() >= verdict_core::model::MAX_DIAGNOSTICS {
+            // Beyond the cap a diagnostic is only counted; building it would cost the time.
+            self.report.diagnostics_dropped += 1;
+            if severity == Severity::Error {
+                self.error_lines += 1;
+                self.placed_error = true;
+            }
+            self.open_message = false;
+            return true;
+        }
         let (message, code) = split_code(raw);
         let kind = if has_extension(file, BUILD_EXTENSIONS) {
             Kind::Build
@@ -670,6 +748,15 @@ mod tests {
             report.diagnostics[0].location().as_deref(),
             Some("src/main.rs:5:3")
         );
+    }
+
+    #[test]
+    fn diagnostics_beyond_the_cap_are_counted() {
+        let n = verdict_core::model::MAX_DIAGNOSTICS + 5;
+        let log: String = (0..n).map(|i| format!("a.c:{i}:1: error: bad\n")).collect();
+        let report = parse(&log);
+        assert_eq!(report.diagnostics_found(), n as u64);
+        assert_eq!(report.outcome, Outcome::Failed);
     }
 
     #[test]

@@ -18,6 +18,7 @@
 //! `INTERNALERROR`. A conftest that fails to import and test files that fail to collect are the
 //! code failing to load: failed, with the import or syntax error as the root cause.
 
+use std::collections::{HashMap, VecDeque};
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -34,6 +35,10 @@ const MAX_GROUP: usize = 12;
 const MAX_BLOCK_FILES: usize = 8;
 /// Short-summary and `-v` entries remembered to name the failures of the blocks.
 const MAX_ENTRIES: usize = verdict_core::model::MAX_DIAGNOSTICS;
+
+/// `::`, the separator of node ids, searched with a prebuilt finder on every plain line.
+static DOUBLE_COLON: LazyLock<memchr::memmem::Finder<'static>> =
+    LazyLock::new(|| memchr::memmem::Finder::new("::"));
 
 /// Parses pytest output.
 #[derive(Debug, Default, Clone, Copy)]
@@ -266,7 +271,8 @@ fn traceback_entry(line: &str) -> Option<(&str, u32, &str)> {
     if first == b' ' || first == b'\t' {
         return None;
     }
-    let at = line.find(".py:")? + 3;
+    // `memchr` on the colon is much cheaper than a substring search for `.py:`.
+    let at = memchr::memchr_iter(b':', line.as_bytes()).find(|&i| line[..i].ends_with(".py"))?;
     let (file, rest) = line.split_at(at);
     let rest = rest.strip_prefix(':')?;
     let end = rest.find(':')?;
@@ -367,6 +373,20 @@ struct Entry {
     used: bool,
 }
 
+/// The file of a node id: `tests/a.py::test_x` → `tests/a.py`.
+fn entry_file(nodeid: &str) -> &str {
+    nodeid.find("::").map_or(nodeid, |i| &nodeid[..i])
+}
+
+/// Node ids by the short name their failure blocks show.
+fn index_by_short_name(entries: &[Entry]) -> HashMap<String, Vec<usize>> {
+    let mut index: HashMap<String, Vec<usize>> = HashMap::new();
+    for (i, e) in entries.iter().enumerate() {
+        index.entry(short_name(&e.nodeid)).or_default().push(i);
+    }
+    index
+}
+
 /// The short name a block shows for a node id: `tests/a.py::K::test_m[x]` → `K.test_m[x]`.
 fn short_name(nodeid: &str) -> String {
     match nodeid.split_once("::") {
@@ -423,6 +443,14 @@ struct Parser {
     warnings: Vec<Diagnostic>,
     warning_test: Option<String>,
     started: bool,
+    /// `entries` and `verbose` by short name, built at the end.
+    entry_index: HashMap<String, Vec<usize>>,
+    verbose_index: HashMap<String, Vec<usize>>,
+    /// Unused `FAILED` entries by file, for `--tb=line` failures, built at the end.
+    line_index: HashMap<String, VecDeque<usize>>,
+    /// Failures beyond the cap: counted, not read.
+    dropped: u64,
+    skipping: bool,
     final_line: Option<String>,
     final_counts: Option<String>,
     collection_errors: Option<u64>,
@@ -465,6 +493,7 @@ impl Parser {
             _ => Section::Other,
         };
         self.close_block();
+        self.skipping = false;
         self.section = Some(section);
         true
     }
@@ -478,6 +507,13 @@ impl Parser {
             return false;
         }
         self.close_block();
+        if self.blocks.len() >= MAX_ENTRIES {
+            // Beyond the cap a failure is only counted, and its lines are skipped unread.
+            self.dropped += 1;
+            self.skipping = true;
+            return true;
+        }
+        self.skipping = false;
         let (kind, title) = if let Some(file) = title.strip_prefix("ERROR collecting ") {
             (BlockKind::Collect, file)
         } else if let Some(name) = title
@@ -500,8 +536,15 @@ impl Parser {
         } else {
             return false;
         };
+        if self.entries.len() >= MAX_ENTRIES {
+            if self.blocks.is_empty() {
+                // `--tb=no`: the summary is the only record of these failures.
+                self.dropped += 1;
+            }
+            return true;
+        }
         let (nodeid, message) = split_entry(rest);
-        if self.entries.len() < MAX_ENTRIES {
+        {
             self.entries.push(Entry {
                 error,
                 nodeid,
@@ -582,15 +625,21 @@ impl Parser {
 
     /// Finds the entry a block stands for, by short name and place.
     fn take_entry(&mut self, block: &Block, error: bool) -> Option<(String, Option<String>)> {
-        let files: Vec<&str> = block.files.iter().map(|(f, _)| f.as_str()).collect();
-        for list in [&mut self.entries, &mut self.verbose] {
-            let candidates = list.iter().enumerate().filter(|(_, e)| {
-                !e.used && e.error == error && short_name(&e.nodeid) == block.title
-            });
+        for (list, index) in [
+            (&mut self.entries, &self.entry_index),
+            (&mut self.verbose, &self.verbose_index),
+        ] {
+            let Some(candidates) = index.get(&block.title) else {
+                continue;
+            };
             let mut chosen = None;
-            for (i, e) in candidates {
-                let file = e.nodeid.split("::").next().unwrap_or("");
-                let in_block = files.iter().any(|f| same_file(f, file));
+            for &i in candidates {
+                let Some(e) = list.get(i) else { continue };
+                if e.used || e.error != error {
+                    continue;
+                }
+                let file = entry_file(&e.nodeid);
+                let in_block = block.files.iter().any(|(f, _)| same_file(f, file));
                 if chosen.is_none() || in_block {
                     chosen = Some(i);
                     if in_block {
@@ -610,11 +659,26 @@ impl Parser {
 
     /// Finds the `FAILED` entry of a `--tb=line` failure: the first unused one in its file.
     fn take_line_entry(&mut self, file: &str) -> Option<(String, Option<String>)> {
-        for list in [&mut self.entries, &mut self.verbose] {
-            if let Some(e) = list.iter_mut().find(|e| {
-                let entry_file = e.nodeid.split("::").next().unwrap_or("");
-                !e.used && !e.error && same_file(file, entry_file)
-            }) {
+        let key = if self.line_index.contains_key(file) {
+            file.to_owned()
+        } else {
+            // An absolute path (no rootdir known): the file it ends with.
+            self.line_index
+                .keys()
+                .take(1000)
+                .find(|k| same_file(file, k))?
+                .clone()
+        };
+        let list = if self.entries.is_empty() {
+            &mut self.verbose
+        } else {
+            &mut self.entries
+        };
+        let queue = self.line_index.get_mut(&key)?;
+        while let Some(i) = queue.pop_front() {
+            if let Some(e) = list.get_mut(i)
+                && !e.used
+            {
                 e.used = true;
                 return Some((e.nodeid.clone(), e.message.clone()));
             }
@@ -839,6 +903,9 @@ impl LineParser for Parser {
             }
             _ => {}
         }
+        if self.skipping {
+            return;
+        }
         if let Some(block) = self.block.as_mut() {
             if self.rootdir.is_none() && block.kind == BlockKind::Collect {
                 self.rootdir = rootdir_from(line, &block.title);
@@ -858,11 +925,13 @@ impl LineParser for Parser {
                 block.fallback = Some(message.to_owned());
                 if self.blocks.len() < MAX_ENTRIES {
                     self.blocks.push(block);
+                } else {
+                    self.dropped += 1;
                 }
             }
             return;
         }
-        if line.contains("::") {
+        if DOUBLE_COLON.find(line.as_bytes()).is_some() {
             self.verbose_entry(line);
             return;
         }
@@ -876,6 +945,19 @@ impl LineParser for Parser {
         self.close_block();
         let mut report = Report::new(TOOL, Outcome::Passed);
         let blocks = std::mem::take(&mut self.blocks);
+        self.entry_index = index_by_short_name(&self.entries);
+        self.verbose_index = index_by_short_name(&self.verbose);
+        let named = if self.entries.is_empty() {
+            &self.verbose
+        } else {
+            &self.entries
+        };
+        for (i, e) in named.iter().enumerate().filter(|(_, e)| !e.error) {
+            self.line_index
+                .entry(entry_file(&e.nodeid).to_owned())
+                .or_default()
+                .push_back(i);
+        }
         // `--tb=line` prints one line per failure, at the deepest frame (often not in the test
         // file), in the order of the short summary: walk both in order, pairing a line with the
         // next entry that has the same message or file (some failures, a strict xpass, print no
@@ -962,6 +1044,7 @@ impl LineParser for Parser {
         for w in std::mem::take(&mut self.warnings) {
             report.push(w);
         }
+        report.diagnostics_dropped += self.dropped;
 
         if self.rootdir.is_none() {
             // `-q` prints no rootdir: find it from an absolute path that ends with a file the
