@@ -239,8 +239,11 @@ impl Block {
                     message = syntax_error;
                 }
                 let message = strip_syntax_error_path(&message).into_owned();
-                // Babel's syntax errors end with `(line:col)` and have no frame in the file.
-                let location = frame.or_else(|| trailing_line_col(&message));
+                // Babel's syntax errors end with `(line:col)` and have no frame in the file;
+                // ts-jest's type errors start with `file:line:col - error TS…`.
+                let location = frame
+                    .or_else(|| trailing_line_col(&message))
+                    .or_else(|| leading_location_in(&message, file.as_deref()));
                 (message, location)
             }
         };
@@ -445,6 +448,15 @@ impl Parser {
             Some(b'S') if text.starts_with("Summary of all failing tests") => {
                 self.repeat = true;
             }
+            Some(b'J') if text.starts_with("Jest: \"") && text.contains("threshold") => {
+                // `Jest: "global" coverage threshold for lines (80%) not met: 50%`: the tests
+                // passed, the run did not.
+                let mut diagnostic = failure(TOOL, clip(text, MAX_MESSAGE));
+                diagnostic.kind = Kind::Custom;
+                diagnostic.code = Some("coverage-threshold".to_owned());
+                diagnostic.refresh_fingerprint();
+                self.report.push(diagnostic);
+            }
             Some(b'N') if text.starts_with("No tests found") => {
                 let passes = text.contains("exiting with code 0");
                 self.no_tests = Some((text.trim_end().to_owned(), passes));
@@ -605,6 +617,14 @@ fn strip_syntax_error_path(message: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// The `line:col` of a message that starts with `file:line:col - ` (a TypeScript diagnostic), when
+/// the file is the test file.
+fn leading_location_in(message: &str, test_file: Option<&str>) -> Option<(u32, Option<u32>)> {
+    let (location, _) = message.split_once(" - ")?;
+    let (file, line, column) = split_location(location)?;
+    same_file(test_file?, file).then_some((line, column))
+}
+
 /// The `(line:col)` a Babel syntax error ends with.
 fn trailing_line_col(message: &str) -> Option<(u32, Option<u32>)> {
     let inner = message.strip_suffix(')')?;
@@ -690,6 +710,29 @@ mod tests {
                 "Validation Error: Option \"testTimeout\" must be of type: number but instead received: string"
             )
         );
+    }
+
+    #[test]
+    fn coverage_thresholds_fail_the_run() {
+        let report = parse(
+            "PASS test/a.test.js\nJest: \"global\" coverage threshold for lines (80%) not met: 50%\nTests:       1 passed, 1 total\n",
+        );
+        assert_eq!(report.outcome, Outcome::Failed);
+        assert_eq!(
+            report.diagnostics[0].code.as_deref(),
+            Some("coverage-threshold")
+        );
+    }
+
+    #[test]
+    fn ts_jest_type_errors_are_located() {
+        let report = parse(
+            "FAIL test/a.test.ts\n  ● Test suite failed to run\n\n    test/a.test.ts:3:7 - error TS2322: Type 'string' is not assignable to type 'number'.\n\n",
+        );
+        let d = &report.diagnostics[0];
+        assert!(d.root_cause);
+        assert_eq!(d.location().as_deref(), Some("test/a.test.ts:3:7"));
+        assert_eq!(report.outcome, Outcome::Failed);
     }
 
     #[test]

@@ -280,6 +280,99 @@ mod tests {
         assert!(!is_error_line("error: lower case"));
     }
 
+    /// Lines built from the markers the three parsers look for, shuffled, cut anywhere, with
+    /// invalid UTF-8 and very long lines: no parser may panic, and each gives a report.
+    #[test]
+    fn parsers_survive_marker_soup() {
+        use verdict_core::Summarizer;
+
+        let pieces: &[&[u8]] = &[
+            b"  \xe2\x97\x8f ",
+            b"FAIL ",
+            b" FAIL  ",
+            b"PASS ",
+            b"\xe2\x8e\xaf\xe2\x8e\xaf ",
+            b"Failed Tests 3",
+            b"Failed Suites x",
+            b" \xe2\x9d\xaf ",
+            b"at ",
+            b"(",
+            b")",
+            b":",
+            b"12",
+            b"0",
+            b"file:///",
+            b"/",
+            b" > ",
+            b" \xe2\x80\xba ",
+            b"Tests:",
+            b"Test Suites:",
+            b" Test Files ",
+            b"Tests  ",
+            b"Errors  ",
+            b"1) ",
+            b"2) ",
+            b" passing (3ms)",
+            b" failing",
+            b" pending",
+            b"Exception during run:",
+            b"Error: ",
+            b"SyntaxError: ",
+            b"- ",
+            b"+ ",
+            b"Expected",
+            b"Received: ",
+            b"+ expected - actual",
+            b"+ actual - expected",
+            b"\xff\xfe",
+            b"\x1b[31m",
+            b"\r",
+            b"\n",
+            b"\n",
+            b"\n",
+            b"    ",
+            b"  ",
+            b"|",
+            b"> 3 |",
+            b"\"",
+            b"[ ",
+            b"This error originated in \"",
+            b"File: ",
+            b"No tests found",
+            b"\xe2\x97\x8f Validation Error:",
+            b"Jest: \"global\" coverage threshold",
+            b"ERROR: Coverage for ",
+            b" - error TS1: ",
+        ];
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let summarizers: [&dyn Summarizer; 3] = [
+            &crate::jest::JestSummarizer,
+            &crate::vitest::VitestSummarizer,
+            &crate::mocha::MochaSummarizer,
+        ];
+        for round in 0..200 {
+            let mut log = Vec::new();
+            for _ in 0..400 {
+                let piece = pieces[(next() % pieces.len() as u64) as usize];
+                log.extend_from_slice(piece);
+            }
+            if round % 50 == 0 {
+                log.extend(std::iter::repeat_n(b'x', 100_000));
+            }
+            for summarizer in summarizers {
+                let report = summarizer.parse(&log);
+                assert_eq!(report.tool, summarizer.name());
+                let _ = summarizer.sniff(&String::from_utf8_lossy(&log));
+            }
+        }
+    }
+
     #[test]
     fn equality_notes_are_removed() {
         assert_eq!(

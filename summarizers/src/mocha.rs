@@ -252,6 +252,16 @@ impl Crash {
             self.message = Some(one_line(text, MAX_MESSAGE));
             return;
         }
+        // A compiler's diagnostic under the error (ts-node): `test/a.ts:3:7 - error TS2322: …`.
+        if self.location.is_none()
+            && self.message.is_some()
+            && let Some((location, _)) = text.split_once(" - ")
+            && let Some((file, line, column)) = split_location(location)
+            && !file.contains(' ')
+            && !is_internal(file)
+        {
+            self.location = Some((file.to_owned(), line, column));
+        }
         if self.message.is_none() && self.location.is_none() && self.internal_location.is_none() {
             let candidate = strip_file_url(text);
             if (candidate.starts_with(['/', '.']) || candidate.get(1..3) == Some(":/"))
@@ -560,6 +570,20 @@ mod tests {
         assert!(d.root_cause);
         assert_eq!(d.message, "SyntaxError: missing ) after argument list");
         assert_eq!(d.location().as_deref(), Some("/p/test/broken.test.js:6"));
+    }
+
+    #[test]
+    fn ts_node_compile_errors_are_located() {
+        let report = parse(concat!(
+            "\n Exception during run: TSError: ⨯ Unable to compile TypeScript:\n",
+            "test/a.test.ts:3:7 - error TS2322: Type 'string' is not assignable to type 'number'.\n",
+            "    at createTSError (/p/node_modules/ts-node/src/index.ts:859:12)\n",
+        ));
+        assert_eq!(report.outcome, Outcome::Failed);
+        assert_eq!(
+            report.diagnostics[0].location().as_deref(),
+            Some("test/a.test.ts:3:7")
+        );
     }
 
     #[test]

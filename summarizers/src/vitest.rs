@@ -418,6 +418,16 @@ impl LineParser for Parser {
         if line.starts_with(' ') && self.summary_line(text) {
             return;
         }
+        if text.starts_with("ERROR: Coverage for ") {
+            // `ERROR: Coverage for lines (50%) does not meet global threshold (80%)`: the tests
+            // passed, the run did not.
+            let mut diagnostic = failure(TOOL, clip(text, MAX_MESSAGE));
+            diagnostic.kind = Kind::Custom;
+            diagnostic.code = Some("coverage-threshold".to_owned());
+            diagnostic.refresh_fingerprint();
+            self.report.push(diagnostic);
+            return;
+        }
         if let Some(rest) = text.strip_prefix("failed to load config from ") {
             self.config_error = Some(format!("failed to load config from {}", rest.trim()));
         } else if text.starts_with("No test files found") {
@@ -553,6 +563,16 @@ mod tests {
                 "failed to load config from /p/vitest.config.js: Error: Build failed with 1 error:"
             )
         );
+    }
+
+    #[test]
+    fn coverage_thresholds_fail_the_run() {
+        let report = parse(concat!(
+            " Test Files  1 passed (1)\n",
+            "      Tests  1 passed (1)\n",
+            "ERROR: Coverage for lines (50%) does not meet global threshold (80%)\n",
+        ));
+        assert_eq!(report.outcome, Outcome::Failed);
     }
 
     #[test]
