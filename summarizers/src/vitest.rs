@@ -365,7 +365,11 @@ impl Parser {
         } else if let Some(rest) = text.strip_prefix("Tests ") {
             self.saw_summary = true;
             counts.tests_failed = Some(count_of(rest, "failed").unwrap_or(0));
-            counts.tests_passed = Some(count_of(rest, "passed").unwrap_or(0));
+            // `test.fails` tests that failed as expected count as passed, as in the JSON report.
+            counts.tests_passed = Some(
+                count_of(rest, "passed").unwrap_or(0)
+                    + count_of(rest, "expected fail").unwrap_or(0),
+            );
             counts.tests_skipped =
                 Some(count_of(rest, "skipped").unwrap_or(0) + count_of(rest, "todo").unwrap_or(0));
             self.report.summary = Some(one_line(text, MAX_MESSAGE));
