@@ -569,6 +569,31 @@ mod tests {
         );
     }
 
+    /// vitest writes its failures to stderr and its summary to stdout: through one pipe the
+    /// summary may come first (seen with the dot reporter and `--silent`).
+    #[test]
+    fn failures_after_the_summary_are_read() {
+        let report = parse(concat!(
+            " RUN  v4.1.0 C:/work/app\n\nx\n\n",
+            " Test Files  1 failed (1)\n",
+            "      Tests  1 failed (1)\n\n",
+            "⎯⎯⎯⎯⎯⎯⎯ Failed Tests 1 ⎯⎯⎯⎯⎯⎯⎯\n\n",
+            " FAIL  |unit| src/a.test.ts > parses a range\n",
+            "AssertionError: expected 6 to be undefined\n\n",
+            "- Expected:\nundefined\n\n+ Received:\n6\n\n",
+            " ❯ src/a.test.ts:5:33\n",
+        ));
+        assert_eq!(report.outcome, Outcome::Failed);
+        let d = &report.diagnostics[0];
+        assert_eq!(d.test.as_deref(), Some("parses a range"));
+        assert_eq!(d.location().as_deref(), Some("src/a.test.ts:5:33"));
+        assert_eq!(
+            d.detail.as_deref(),
+            Some("Expected: undefined, Received: 6")
+        );
+        assert_eq!(report.counts.tests_failed, Some(1));
+    }
+
     #[test]
     fn coverage_thresholds_fail_the_run() {
         let report = parse(concat!(
