@@ -956,8 +956,31 @@ impl Parser {
     }
 }
 
+/// Removes a CI runner's timestamp from the start of a line: GitHub Actions' raw logs put
+/// `2024-05-01T12:34:56.7890123Z ` before every line the tool printed.
+fn strip_ci_timestamp(line: &str) -> &str {
+    let b = line.as_bytes();
+    let shaped = b.len() >= 20
+        && b[0].is_ascii_digit()
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && b[10] == b'T'
+        && b[13] == b':';
+    if !shaped {
+        return line;
+    }
+    match memchr::memchr(b'Z', &b[..b.len().min(40)]) {
+        Some(z) => {
+            let rest = &line[z + 1..];
+            rest.strip_prefix(' ').unwrap_or(rest)
+        }
+        None => line,
+    }
+}
+
 impl LineParser for Parser {
     fn line(&mut self, line: &str) {
+        let line = strip_ci_timestamp(line);
         if matches!(self.json, Some((_, JsonSource::Lines))) {
             self.json_line(line);
             return;
@@ -1180,6 +1203,16 @@ mod tests {
                 "However, that TSConfig does not include this file. Either: - Change ESLint's list of included files to not include this file"
             )
         );
+    }
+
+    #[test]
+    fn github_actions_timestamps_are_dropped() {
+        let report = parse(
+            "2024-05-01T12:34:56.7890123Z \n2024-05-01T12:34:56.7890123Z /p/a.js\n2024-05-01T12:34:56.7890123Z   1:1  error  'x' is not defined  no-undef\n2024-05-01T12:34:56.7890123Z\n2024-05-01T12:34:56.7890123Z ✖ 1 problem (1 error, 0 warnings)\n",
+        );
+        assert_eq!(report.outcome, Outcome::Failed);
+        assert_eq!(report.diagnostics[0].file.as_deref(), Some("/p/a.js"));
+        assert_eq!(report.counts.errors, Some(1));
     }
 
     #[test]
