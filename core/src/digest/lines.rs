@@ -47,7 +47,11 @@ pub(super) fn headline(plan: &Plan<'_>, max: usize) -> String {
         }
         Outcome::Failed | Outcome::Passed => failure_counts(plan),
     };
-    clipped(&field(&format!("{}: {body}", report.tool)), max)
+    let root = plan
+        .root
+        .map(|root| format!(" (paths relative to {root})"))
+        .unwrap_or_default();
+    clipped(&field(&format!("{}: {body}{root}", report.tool)), max)
 }
 
 /// The counts of a failed report: the tool's own where it gave them, otherwise counted from the
@@ -107,14 +111,25 @@ fn tool_counts(report: &Report) -> Vec<String> {
         .suites_errored
         .filter(|&n| n > 0)
         .map(|n| format!("{} failed to run", plural(n, "suite", "suites")));
+    // The files the tool counted go with its errors and warnings when it counted those, and with
+    // the tests otherwise.
+    let has_findings = counts.errors.is_some() || counts.warnings.is_some();
+    let files = counts
+        .files
+        .map(|n| format!(" in {}", plural(n, "file", "files")));
+    let test_files = if has_findings {
+        ""
+    } else {
+        files.as_deref().unwrap_or_default()
+    };
     match (tests.is_empty(), suites) {
-        (false, Some(suites)) => parts.push(format!("{} ({suites})", tests.join(", "))),
-        (false, None) => parts.push(tests.join(", ")),
-        (true, Some(suites)) => parts.push(suites),
+        (false, Some(suites)) => parts.push(format!("{}{test_files} ({suites})", tests.join(", "))),
+        (false, None) => parts.push(format!("{}{test_files}", tests.join(", "))),
+        (true, Some(suites)) => parts.push(format!("{suites}{test_files}")),
         (true, None) => {}
     }
 
-    if counts.errors.is_some() || counts.warnings.is_some() {
+    if has_findings {
         let mut found = Vec::new();
         if let Some(n) = counts.errors {
             found.push(plural(n, "error", "errors"));
@@ -125,11 +140,7 @@ fn tool_counts(report: &Report) -> Vec<String> {
         {
             found.push(plural(n, "warning", "warnings"));
         }
-        let mut text = found.join(", ");
-        if let Some(files) = counts.files {
-            text.push_str(&format!(" in {}", plural(files, "file", "files")));
-        }
-        parts.push(text);
+        parts.push(format!("{}{}", found.join(", "), files.unwrap_or_default()));
     }
     parts
 }
@@ -173,17 +184,29 @@ pub(super) fn item(plan: &Plan<'_>, item: &Item, max: usize) -> String {
     let line = if item.members.len() > 1 {
         group(plan, item, max)
     } else if first.test.is_some() {
-        failed_test(first, max)
+        failed_test(plan, item.first(), max)
     } else {
-        field(&diagnostic(first))
+        field(&diagnostic(plan, item.first()))
     };
     clipped(&format!("{INDENT}{line}"), max)
 }
 
+/// `file:line:col`, as much of it as is known, with the file as the plan shows it.
+fn location(plan: &Plan<'_>, index: usize, with_column: bool) -> Option<String> {
+    let file = plan.display_file(plan.entries[index].file?);
+    let d = plan.diagnostic(index);
+    Some(match (d.line, d.column) {
+        (Some(line), Some(column)) if with_column => format!("{file}:{line}:{column}"),
+        (Some(line), _) => format!("{file}:{line}"),
+        _ => file.to_owned(),
+    })
+}
+
 /// `file:line:col [warning] CODE message`.
-fn diagnostic(d: &Diagnostic) -> String {
+fn diagnostic(plan: &Plan<'_>, index: usize) -> String {
+    let d = plan.diagnostic(index);
     let mut parts = Vec::new();
-    if let Some(location) = d.location() {
+    if let Some(location) = location(plan, index, true) {
         parts.push(location);
     }
     if let Some(label) = severity_label(d.severity) {
@@ -226,15 +249,13 @@ fn reason(d: &Diagnostic) -> String {
 }
 
 /// `name — file:line — reason`; the name may take at most half the line.
-fn failed_test(d: &Diagnostic, max: usize) -> String {
+fn failed_test(plan: &Plan<'_>, index: usize, max: usize) -> String {
+    let d = plan.diagnostic(index);
     let name = field(d.test.as_deref().unwrap_or_default());
     let mut line = clipped(&name, max / 2);
-    if let Some(file) = &d.file {
+    if let Some(location) = location(plan, index, false) {
         line.push_str(" — ");
-        line.push_str(file);
-        if let Some(number) = d.line {
-            line.push_str(&format!(":{number}"));
-        }
+        line.push_str(&location);
     }
     let reason = reason(d);
     if !reason.is_empty() {
@@ -286,6 +307,9 @@ fn group(plan: &Plan<'_>, item: &Item, max: usize) -> String {
     match files.as_slice() {
         [] => {}
         [(file, lines)] => {
+            let mut lines = lines.clone();
+            lines.sort_unstable();
+            lines.dedup();
             let listed: Vec<String> = lines
                 .iter()
                 .take(LISTED_LINES)
@@ -299,19 +323,19 @@ fn group(plan: &Plan<'_>, item: &Item, max: usize) -> String {
             if !listed.is_empty() {
                 places.push(format!(
                     " in {} (lines {}{more})",
-                    plan.files[*file],
+                    plan.display_file(*file),
                     listed.join(", ")
                 ));
             }
-            places.push(format!(" in {}", plan.files[*file]));
+            places.push(format!(" in {}", plan.display_file(*file)));
         }
         many => {
             let named: Vec<String> = many
                 .iter()
                 .take(GROUP_FILES)
                 .map(|(file, lines)| match lines.first() {
-                    Some(line) => format!("{}:{line}", plan.files[*file]),
-                    None => plan.files[*file].to_owned(),
+                    Some(line) => format!("{}:{line}", plan.display_file(*file)),
+                    None => plan.display_file(*file).to_owned(),
                 })
                 .collect();
             let more = if many.len() > GROUP_FILES {
@@ -417,7 +441,7 @@ pub(super) fn tail(plan: &Plan<'_>, input: &TailInput<'_>, max: usize) -> Option
             let listed: Vec<&str> = unnamed
                 .chain(named)
                 .take(NAMED_FILES)
-                .map(|&f| plan.files[f])
+                .map(|&f| plan.display_file(f))
                 .collect();
             let more = if files.len() > NAMED_FILES {
                 ", …"

@@ -94,6 +94,9 @@ pub(super) struct Plan<'a> {
     pub(super) log: Option<&'a str>,
     /// Distinct files, in order of first appearance, as first spelled.
     pub(super) files: Vec<&'a str>,
+    /// The directory all absolute paths share (with its final separator), when stating it once
+    /// saves repeating it: files are shown relative to it.
+    pub(super) root: Option<&'a str>,
     /// Parallel to the report's diagnostics.
     pub(super) entries: Vec<Entry>,
     /// Every item, most actionable first.
@@ -125,10 +128,12 @@ impl<'a> Plan<'a> {
         }
         let items = rank(report, &entries, files.len());
         let totals = totals(report, known);
+        let root = common_root(report);
         Plan {
             report,
             log,
             files,
+            root,
             entries,
             items,
             known,
@@ -141,10 +146,63 @@ impl<'a> Plan<'a> {
         self.report.outcome != Outcome::Passed
     }
 
+    /// How file `index` is shown: relative to [`Plan::root`] when it is under it.
+    pub(super) fn display_file(&self, index: usize) -> &'a str {
+        let file = self.files[index];
+        match self.root {
+            Some(root) => file
+                .strip_prefix(root)
+                .filter(|rest| !rest.is_empty())
+                .unwrap_or(file),
+            None => file,
+        }
+    }
+
     /// The diagnostic at `index`.
     pub(super) fn diagnostic(&self, index: usize) -> &'a Diagnostic {
         &self.report.diagnostics[index]
     }
+}
+
+/// Whether `path` is absolute, on Unix or Windows.
+fn is_absolute(path: &str) -> bool {
+    let bytes = path.as_bytes();
+    path.starts_with('/')
+        || path.starts_with("\\\\")
+        || bytes.len() >= 3
+            && bytes[0].is_ascii_alphabetic()
+            && bytes[1] == b':'
+            && (bytes[2] == b'\\' || bytes[2] == b'/')
+}
+
+/// The longest directory prefix (ending with a separator) that every absolute path among the
+/// report's files shares, when at least two diagnostics have one: `/home/ci/work/app/`. Relative
+/// paths are left as they are.
+fn common_root(report: &Report) -> Option<&str> {
+    let mut absolute = report
+        .diagnostics
+        .iter()
+        .filter_map(|d| d.file.as_deref())
+        .filter(|file| is_absolute(file));
+    let first = absolute.next()?;
+    let mut shared = first.len();
+    let mut count = 1;
+    for path in absolute {
+        count += 1;
+        shared = first
+            .bytes()
+            .zip(path.bytes())
+            .take(shared)
+            .take_while(|(a, b)| a == b)
+            .count();
+    }
+    // Cut back to the last separator, so that the root is a whole directory.
+    // (Bytes, not chars: the paths may first differ inside a multi-byte character.)
+    let end = first.as_bytes()[..shared]
+        .iter()
+        .rposition(|&b| b == b'/' || b == b'\\')?
+        + 1;
+    (count >= 2 && end > 1).then(|| &first[..end])
 }
 
 /// Groups the diagnostics into items and sorts them by tier, then by the tool's order.

@@ -655,6 +655,12 @@ fn headlines_state_the_tools_counts_or_say_they_are_verdicts() {
         headline_of(&failing_tests()),
         "jest: 3 failed, 12 passed (1 suite failed to run)"
     );
+    let mut in_files = failing_tests();
+    in_files.counts.files = Some(11);
+    assert_eq!(
+        headline_of(&in_files),
+        "jest: 3 failed, 12 passed in 11 files (1 suite failed to run)"
+    );
 
     let mut both = failing_tests();
     both.counts.errors = Some(2);
@@ -808,4 +814,72 @@ fn ten_thousand_diagnostics_and_more_dropped() {
         digest.text
     );
     insta::assert_snapshot!(shown(&digest));
+}
+
+#[test]
+fn absolute_paths_are_shown_relative_to_their_root_stated_once() {
+    let report = failed(
+        "eslint",
+        vec![
+            error(
+                "eslint",
+                "/home/ci/work/app/src/a.js",
+                1,
+                "no-undef",
+                "'x' is not defined.",
+            ),
+            error(
+                "eslint",
+                "/home/ci/work/app/src/lib/b.js",
+                2,
+                "eqeqeq",
+                "Expected '==='.",
+            ),
+            error(
+                "eslint",
+                "/home/ci/work/app/src/lib/b.js",
+                3,
+                "eqeqeq",
+                "Expected '==='.",
+            ),
+        ],
+    );
+    let text = check(&[(&report, None)], 500).text;
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[..3],
+        [
+            "eslint: 3 errors in 2 files (counted by verdict; the tool printed no totals) (paths \
+             relative to /home/ci/work/app/src/)",
+            "  a.js:1:5 no-undef 'x' is not defined.",
+            "  eqeqeq Expected '==='. ×2 in lib/b.js (lines 2, 3)",
+        ],
+        "{text}"
+    );
+
+    let windows = failed(
+        "tsc",
+        vec![
+            error("tsc", "C:\\work\\app\\src\\a.ts", 1, "TS1", "m"),
+            error("tsc", "C:\\work\\app\\test\\b.ts", 1, "TS2", "n"),
+        ],
+    );
+    let text = check(&[(&windows, None)], 500).text;
+    assert!(
+        text.contains("(paths relative to C:\\work\\app\\)"),
+        "{text}"
+    );
+    assert!(text.contains("\n  src\\a.ts:1:5 TS1 m"), "{text}");
+
+    // One absolute path, or paths sharing only `/`, are left alone.
+    let single = failed("t", vec![error("t", "/srv/app/main.c", 1, "E", "m")]);
+    assert!(!check(&[(&single, None)], 500).text.contains("relative to"));
+    let apart = failed(
+        "t",
+        vec![
+            error("t", "/srv/a.c", 1, "E", "m"),
+            error("t", "/opt/b.c", 1, "E", "m"),
+        ],
+    );
+    assert!(!check(&[(&apart, None)], 500).text.contains("relative to"));
 }
