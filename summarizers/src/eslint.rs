@@ -204,6 +204,7 @@ fn json_start(head: &[u8]) -> Option<usize> {
 /// Whether `text` begins with the opening of an eslint JSON report.
 fn looks_like_report(text: &[u8]) -> bool {
     fn skip_ws(text: &[u8]) -> &[u8] {
+        let text = text.strip_prefix("\u{feff}".as_bytes()).unwrap_or(text);
         let n = text
             .iter()
             .take_while(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
@@ -365,7 +366,7 @@ fn starts_crash(line: &str) -> bool {
 #[allow(clippy::too_many_arguments)]
 fn push(
     report: &mut Report,
-    file: &str,
+    file: Option<&str>,
     line: u32,
     column: u32,
     severity: Severity,
@@ -388,7 +389,7 @@ fn push(
         tool: TOOL.to_owned(),
         kind: Kind::Lint,
         severity,
-        file: Some(file.to_owned()),
+        file: file.map(str::to_owned),
         line,
         column,
         code: rule.map(str::to_owned),
@@ -512,7 +513,7 @@ fn read_result(object: &[u8], report: &mut Report, totals: &mut JsonTotals) {
         };
         let kept = push(
             report,
-            &result.file_path,
+            Some(&result.file_path),
             message.line.unwrap_or(0),
             message.column.unwrap_or(0),
             severity,
@@ -981,6 +982,8 @@ fn strip_ci_timestamp(line: &str) -> &str {
 impl LineParser for Parser {
     fn line(&mut self, line: &str) {
         let line = strip_ci_timestamp(line);
+        // PowerShell's redirection starts the output with a byte order mark.
+        let line = line.strip_prefix('\u{feff}').unwrap_or(line);
         if matches!(self.json, Some((_, JsonSource::Lines))) {
             self.json_line(line);
             return;
@@ -998,18 +1001,16 @@ impl LineParser for Parser {
             return;
         }
         if first == b' ' {
-            if self.file.is_some()
-                && let Some(row) = parse_row(line)
-            {
+            // A row without its file (a log that starts in the middle) still counts.
+            if let Some(row) = parse_row(line) {
                 self.file_rows += 1;
                 match row.severity {
                     Severity::Error => self.row_errors += 1,
                     _ => self.row_warnings += 1,
                 }
-                let file = self.file.as_deref().unwrap_or("");
                 self.last_row_kept = push(
                     &mut self.report,
-                    file,
+                    self.file.as_deref(),
                     row.line,
                     row.column,
                     row.severity,
@@ -1213,6 +1214,16 @@ mod tests {
         assert_eq!(report.outcome, Outcome::Failed);
         assert_eq!(report.diagnostics[0].file.as_deref(), Some("/p/a.js"));
         assert_eq!(report.counts.errors, Some(1));
+    }
+
+    #[test]
+    fn a_log_cut_at_its_start_or_with_a_byte_order_mark_still_fails() {
+        let report = parse("  3:1  error  'x' is not defined  no-undef\n");
+        assert_eq!(report.outcome, Outcome::Failed);
+        assert_eq!(report.diagnostics[0].file, None);
+        let bom = "\u{feff}[{\"filePath\":\"/p/a.js\",\"messages\":[{\"ruleId\":\"no-undef\",\"severity\":2,\"message\":\"'x' is not defined.\",\"line\":1,\"column\":1}],\"errorCount\":1,\"warningCount\":0}]\n";
+        assert_eq!(parse(bom).outcome, Outcome::Failed);
+        assert_eq!(lines(bom).outcome, Outcome::Failed);
     }
 
     #[test]
