@@ -169,6 +169,8 @@ impl Run {
 struct Fitter<'p, 'a> {
     plans: &'p [Plan<'a>],
     budget: usize,
+    /// The most tokens one item may take: a sixth of the budget, within limits that keep an
+    /// item legible and stop one long message from crowding out the rest.
     max_item: usize,
     /// (plan, item) in global priority order.
     order: Vec<(usize, usize)>,
@@ -243,7 +245,7 @@ impl<'p, 'a> Fitter<'p, 'a> {
         Fitter {
             plans,
             budget,
-            max_item: (budget / 10).clamp(16, 48),
+            max_item: (budget / 6).clamp(16, 48),
             order: order.into_iter().map(|(_, _, p, i)| (p, i)).collect(),
             cache: plans
                 .iter()
@@ -437,16 +439,23 @@ impl<'p, 'a> Fitter<'p, 'a> {
         }
     }
 
-    /// The last resort: the headlines alone, cut with a marker if even they do not fit.
+    /// The last resort: the headlines alone; when they do not fit, every failing report's main
+    /// number on one line; when even that does not fit, that line cut with a marker.
     fn headlines_only(&self) -> Digest {
-        let text = self
-            .plans
-            .iter()
-            .filter(|plan| plan.failing())
+        let failing = || self.plans.iter().filter(|plan| plan.failing());
+        let headlines = failing()
             .map(|plan| lines::headline(plan, Level::Minimal.headline_max()))
             .collect::<Vec<_>>()
             .join("\n");
-        let text = cut(&text, self.budget);
+        let text = if tokens::fits(&headlines, self.budget) {
+            headlines
+        } else {
+            let short = failing()
+                .map(lines::short_headline)
+                .collect::<Vec<_>>()
+                .join(" · ");
+            cut(&short, self.budget)
+        };
         let mut omitted = Tally::default();
         let mut omitted_files = 0;
         for plan in self.plans.iter().filter(|plan| plan.failing()) {

@@ -54,6 +54,24 @@ pub(super) fn headline(plan: &Plan<'_>, max: usize) -> String {
     clipped(&field(&format!("{}: {body}{root}", report.tool)), max)
 }
 
+/// A failing report in a few words, for when the budget has no room for its headline: `tsc: 41
+/// errors`, `jest: 3 failed`, `cargo: could not verify`.
+pub(super) fn short_headline(plan: &Plan<'_>) -> String {
+    let totals = plan.totals;
+    let what = if plan.report.outcome == Outcome::Errored {
+        "could not verify".to_owned()
+    } else if totals.failed_tests > 0 {
+        format!("{} failed", totals.failed_tests)
+    } else if totals.errors > 0 {
+        plural(totals.errors, "error", "errors")
+    } else if totals.warnings > 0 {
+        plural(totals.warnings, "warning", "warnings")
+    } else {
+        "failed".to_owned()
+    };
+    field(&format!("{}: {what}", plan.report.tool))
+}
+
 /// The counts of a failed report: the tool's own where it gave them, otherwise counted from the
 /// diagnostics and said so.
 fn failure_counts(plan: &Plan<'_>) -> String {
@@ -356,10 +374,18 @@ fn group(plan: &Plan<'_>, item: &Item, max: usize) -> String {
         .iter()
         .map(|place| field(&format!("×{n}{place}")))
         .collect();
-    // One token goes to the indentation, one to the space before the suffix. The message keeps
-    // at least half of the rest (all of it, if it is shorter); the places take what is left.
+    // One token goes to the indentation, one to the space before the suffix. The whole message
+    // with at least a count of places is best (the message says what to fix); when the message is
+    // too long for that, it keeps at least half of the room and the places take what is left.
     let room = max.saturating_sub(2);
     let head_tokens = tokens::count(&head);
+    let with_places = &suffixes[..suffixes.len().saturating_sub(1)];
+    if let Some(suffix) = with_places
+        .iter()
+        .find(|suffix| tokens::fits(suffix, room.saturating_sub(head_tokens)))
+    {
+        return format!("{head} {suffix}");
+    }
     let for_places = room.saturating_sub(head_tokens.min(room / 2));
     let suffix = suffixes
         .iter()

@@ -1,32 +1,44 @@
 //! The digest: Reports → the short text a coding agent receives, within a hard token budget.
 //!
-//! A digest answers, in a few hundred tokens, "what is wrong and where do I start":
+//! A digest answers, in a few hundred tokens, "what is wrong and where do I start" (here three
+//! failing verifiers and two passing ones, in 500 tokens):
 //!
 //! ```text
-//! tsc: 42 errors in 9 files
-//!   src/db.ts:1:20 TS2307 Cannot find module './pool' or its corresponding type declarations.
-//!   TS2304 Cannot find name 'foo' ×12 in 4 files: src/a.ts:3, src/b.ts:7, src/c.ts:1, src/d.ts:9
-//!   src/api.ts:10:5 TS2345 Argument of type 'string' is not assignable to parameter of type 'number'.
-//!   … and 28 more errors in 6 files: src/x.ts, src/y.ts, src/z.ts, src/w.ts, …
+//! tsc: 41 errors in 18 files
+//!   src/db/index.ts:1:5 TS2307 Cannot find module './pool' or its corresponding type declarations.
+//!   TS2304 Cannot find name 'foo'. ×10 in 5 files: src/a.ts:3, src/b.ts:4, src/c.ts:5, …
+//!   src/feature0/handler.ts:20:5 TS2345 Argument of type '{ id: string; name0: string; }' is not …
+//!   … and 28 more errors in 12 files: src/feature2/handler.ts, src/feature3/handler.ts, …
 //! jest: 3 failed, 12 passed (1 suite failed to run)
-//!   src/cart.test.ts — Test suite failed to run: Cannot find module './cart'
+//!   src/checkout.test.ts Test suite failed to run: Cannot find module './checkout' from '…'
 //!   cart › adds items — src/cart.test.ts:14 — expect(received).toBe(expected): Expected: 3; Received: 4
-//!   … and 2 more failed tests in 1 file: src/price.test.ts
-//! eslint: no errors
-//! 231/500 tokens · 28 errors, 2 failed tests not shown · full logs: tsc .verdict/tsc.log, jest .verdict/jest.log
+//!   … and 1 more failed test in 1 file: src/cart.test.ts
+//! eslint: 3 errors, 7 warnings in 3 files
+//!   no-undef 'process' is not defined. ×2 in 2 files: src/app.ts:40, src/server.ts:1
+//!   src/util.ts:9:5 eqeqeq Expected '===' and instead saw '=='.
+//!   … and 7 more warnings in 2 files: src/app.ts, src/util.ts
+//! pytest: 128 passed
+//! cargo: no errors
+//! 483/500 tokens · 28 errors, 1 failed test, 7 warnings not shown · full logs in .verdict/logs/: tsc.log, jest.log, eslint.log
 //! ```
 //!
 //! - One headline per failed or errored report, with the tool's own counts ([`crate::Counts`]);
-//!   when the tool printed none, counts of the diagnostics, said to be verdict's.
-//! - Then items, most actionable first ([`plan`]): root causes, the first error of each file, the
-//!   other errors, and only then warnings. Identical messages in several places are one line.
+//!   when the tool printed none, counts of the diagnostics, said to be verdict's. Absolute paths
+//!   are shown relative to the directory they share, stated once in the headline.
+//! - Then items, most actionable first: root causes, the first error of each file, the other
+//!   errors, and only then warnings; across reports, tier by tier, taking the reports in turn.
+//!   The same code and message in several places is one line (`×12 in 4 files: …`); a failing
+//!   test is `name — file:line — reason`, an error `file:line:col CODE message`.
 //! - An exact tail under each report for what did not fit, and a last line with the tokens used,
-//!   what was left out in all and where the full log is: nothing is dropped silently.
+//!   what was left out in all and where the full log is: nothing is dropped silently. [`Digest`]
+//!   carries the same numbers for programs.
 //! - Passing reports get one line each.
-//! - Every line is redacted ([`redact`]) before it is counted, and the whole is counted with a real
-//!   tokenizer ([`tokens`]); [`fit`] never lets it exceed the budget, degrading gracefully (fewer
-//!   items, tails without names, a bare footer, headlines only, a cut headline) as it shrinks.
-//! - The same input always gives the same digest: nothing depends on hash order or time.
+//! - Every line is redacted ([`redact`]) before it is counted, and counted with a real tokenizer
+//!   ([`tokens`]); the digest never exceeds its budget, and degrades step by step as the budget
+//!   shrinks: fewer and shorter items, tails that count files instead of naming them, a footer
+//!   without the token count and then without the log, the headlines alone, then one line with each
+//!   failing verifier's main number, cut with a visible `(cut)` if even that does not fit.
+//! - The same input always gives the same digest: nothing shown depends on hash order or time.
 //!
 //! **Invariant:** the digest knows no tool by name: it reads only the model's fields.
 

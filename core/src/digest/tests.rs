@@ -883,3 +883,23 @@ fn absolute_paths_are_shown_relative_to_their_root_stated_once() {
     );
     assert!(!check(&[(&apart, None)], 500).text.contains("relative to"));
 }
+
+#[test]
+fn several_reports_when_tight() {
+    let tsc = many_type_errors();
+    let jest = failing_tests();
+    let eslint = lint_errors_and_warnings();
+    let pytest = passed_tests("pytest", 128);
+    let inputs = [
+        (&tsc, Some(".verdict/logs/tsc.log")),
+        (&jest, Some(".verdict/logs/jest.log")),
+        (&eslint, Some(".verdict/logs/eslint.log")),
+        (&pytest, None),
+    ];
+    let mut out = String::new();
+    for budget in [12, 30, 60, 100, 160] {
+        let digest = check(&inputs, budget);
+        out.push_str(&format!("== budget {budget}\n{}\n", shown(&digest)));
+    }
+    insta::assert_snapshot!(out);
+}
