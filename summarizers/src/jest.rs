@@ -27,7 +27,7 @@ use verdict_core::{Diagnostic, Kind, LineParser, Outcome, Report, Summarizer};
 
 use crate::js_test::{
     Diff, MAX_BLOCK_LINES, MAX_DETAIL, MAX_MESSAGE, failure, is_error_line, is_full, one_line,
-    strip_equality_note, v8_frame,
+    strip_ci_timestamp, strip_equality_note, v8_frame,
 };
 use crate::text::{clip, count_of, split_location};
 
@@ -66,6 +66,7 @@ impl Summarizer for JestSummarizer {
             return 60;
         }
         let headers = sample.lines().any(|line| {
+            let line = strip_ci_timestamp(line);
             let line = line.strip_prefix(' ').unwrap_or(line);
             (line.starts_with("FAIL ") || line.starts_with("PASS "))
                 && !line.contains(" > ")
@@ -480,6 +481,7 @@ impl Parser {
 
 impl LineParser for Parser {
     fn line(&mut self, line: &str) {
+        let line = strip_ci_timestamp(line);
         self.lines += 1;
         let text = line.trim_ascii_start();
         let indent = line.len() - text.len();
@@ -671,6 +673,22 @@ mod tests {
         assert_eq!(d.message, "expect(received).toBe(expected)");
         assert_eq!(d.detail.as_deref(), Some("Expected: 11, Received: 7"));
         assert_eq!(d.location().as_deref(), Some("test/cart.test.js:11:26"));
+    }
+
+    #[test]
+    fn github_actions_timestamps_keep_the_blocks() {
+        let report = parse(concat!(
+            "2024-05-01T12:34:56.7890123Z FAIL test/a.test.js\n",
+            "2024-05-01T12:34:56.7890123Z   ● a › b\n",
+            "2024-05-01T12:34:56.7890123Z \n",
+            "2024-05-01T12:34:56.7890123Z     TypeError: x is not a function\n",
+            "2024-05-01T12:34:56.7890123Z       at Object.<anonymous> (test/a.test.js:3:5)\n",
+            "2024-05-01T12:34:57.0000000Z Tests:       1 failed, 1 total\n",
+        ));
+        let d = &report.diagnostics[0];
+        assert_eq!(d.test.as_deref(), Some("a › b"));
+        assert_eq!(d.location().as_deref(), Some("test/a.test.js:3:5"));
+        assert_eq!(report.counts.tests_failed, Some(1));
     }
 
     #[test]
