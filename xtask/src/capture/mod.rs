@@ -25,6 +25,7 @@ mod pytest;
 mod tsc;
 mod vitest;
 
+use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -198,11 +199,14 @@ pub(crate) fn install_node(root: &Path) -> Result<()> {
     fs::copy(src.join("package.json"), root.join("package.json"))?;
     fs::write(root.join("package-lock.json"), &lock)?;
     eprintln!("installing the pinned npm tools into {}", root.display());
-    duct::cmd!("npm", "ci", "--no-audit", "--no-fund")
+    // `npm install` rather than `npm ci`: it installs what the lock file pins, but unlike `npm ci`
+    // it does not reject a lock file that lacks the optional native packages of other platforms
+    // (a lock written on Linux omits them, and `npm ci` then refuses to run at all).
+    duct::cmd!("npm", "install", "--no-audit", "--no-fund")
         .dir(root)
         .stdout_to_stderr()
         .run()
-        .context("npm ci failed (is Node.js with npm installed?)")?;
+        .context("npm install failed (is Node.js with npm installed?)")?;
     fs::write(stamp, lock)?;
     Ok(())
 }
@@ -236,12 +240,14 @@ pub(crate) fn install_python(root: &Path) -> Result<()> {
     Ok(())
 }
 
-/// The program path of a case.
-fn program_path(program: &Program, root: &Path) -> PathBuf {
+/// The program of a case: a path for the pinned tools, a bare name (looked up on `PATH`) for the
+/// machine's own. It is an `OsString` rather than a `Path` because duct runs a `Path` without a
+/// separator as `./name`, never searching `PATH`.
+fn program_path(program: &Program, root: &Path) -> OsString {
     match program {
-        Program::Node(name) => root.join("node_modules/.bin").join(name),
-        Program::Venv(name) => root.join("venv/bin").join(name),
-        Program::System(name) => PathBuf::from(name),
+        Program::Node(name) => root.join("node_modules/.bin").join(name).into(),
+        Program::Venv(name) => root.join("venv/bin").join(name).into(),
+        Program::System(name) => OsString::from(name),
     }
 }
 
@@ -262,7 +268,7 @@ fn copy_tree(from: &Path, to: &Path) -> Result<()> {
 
 /// Runs a program in `dir` and returns its interleaved output and exit code.
 fn run_program(
-    program: &Path,
+    program: &OsString,
     args: &[String],
     dir: &Path,
     env: &[(&str, &str)],
@@ -283,7 +289,7 @@ fn run_program(
     }
     let output = expression
         .run()
-        .with_context(|| format!("failed to start {}", program.display()))?;
+        .with_context(|| format!("failed to start {}", program.to_string_lossy()))?;
     Ok((output.stdout, output.status.code()))
 }
 
@@ -335,12 +341,12 @@ fn capture(case: &Case, options: &Options) -> Result<()> {
             None
         }
         Truth::Stdout(args) => {
-            let (bytes, _) = run_program(&program, args, &dir, &[])?;
+            let (bytes, _) = run_program(&program, args, &dir, &case.env)?;
             fs::write(&truth_path, scrub(bytes))?;
             Some(args.clone())
         }
         Truth::RunFile(args, file) => {
-            run_program(&program, args, &dir, &[])?;
+            run_program(&program, args, &dir, &case.env)?;
             let bytes =
                 fs::read(dir.join(file)).with_context(|| format!("{file} was not written"))?;
             fs::write(&truth_path, scrub(bytes))?;
