@@ -195,6 +195,10 @@ impl Block {
 
     fn into_diagnostic(self) -> Diagnostic {
         let mut message = self.message.unwrap_or_else(|| "test failed".to_owned());
+        // Node's assertion code adds nothing to `AssertionError`.
+        if let Some(rest) = message.strip_prefix("AssertionError [ERR_ASSERTION]:") {
+            message = format!("AssertionError:{rest}");
+        }
         // A timeout names the test file at its end: `… ensure it resolves. (/p/test/a.js)`.
         let mut timeout_file = None;
         if message.contains("Timeout of ")
@@ -542,7 +546,7 @@ mod tests {
         assert_eq!(d.test.as_deref(), Some("math > average > adds"));
         assert_eq!(
             d.message,
-            "AssertionError [ERR_ASSERTION]: Expected values to be strictly equal: 3 !== 4"
+            "AssertionError: Expected values to be strictly equal: 3 !== 4"
         );
         assert_eq!(d.detail.as_deref(), Some("expected: 4, actual: 3"));
         assert_eq!(d.location().as_deref(), Some("test/math.test.js:14:12"));

@@ -265,6 +265,10 @@ struct Parser {
     /// `No test files found, exiting with code N`, and whether N is 0.
     no_tests: Option<(String, bool)>,
     crash: Option<String>,
+    /// Lines read after the startup error's message, looking for its location.
+    startup_lines: usize,
+    /// The project directory from the ` RUN ` line, with a trailing `/`.
+    root: Option<String>,
 }
 
 impl Parser {
@@ -278,16 +282,56 @@ impl Parser {
             config_error: None,
             no_tests: None,
             crash: None,
+            startup_lines: 0,
+            root: None,
         }
     }
 
     fn finish_block(&mut self) {
-        let block = std::mem::take(&mut self.block);
+        let mut block = std::mem::take(&mut self.block);
         if !block.is_open() {
             return;
         }
+        // `Cannot find module './x.js' imported from /abs/project/src/a.js`: the project's own
+        // root adds nothing.
+        if let (Some(root), Some(message)) = (&self.root, &mut block.message) {
+            if message.contains(root.as_str()) {
+                *message = message.replace(root.as_str(), "");
+            }
+        }
         let report = &mut self.report;
         block.into_diagnostics(self.section == Section::FailedSuites, report);
+    }
+
+    /// A line of the `Startup Error` section: the error, and what it says next when it ends
+    /// with `:` (`Error: Build failed with 1 error:` is followed by the parse error).
+    fn startup_line(&mut self, text: &str) {
+        let text = text.trim_ascii();
+        if text.is_empty() || self.startup_lines >= 8 {
+            return;
+        }
+        match &mut self.crash {
+            None if is_error_line(text) => {
+                self.crash = Some(one_line(text, MAX_MESSAGE));
+                self.startup_lines = 0;
+            }
+            Some(crash) if crash.ends_with(':') => {
+                crash.push(' ');
+                crash.push_str(&one_line(text, MAX_MESSAGE));
+            }
+            Some(crash) => {
+                self.startup_lines += 1;
+                // rolldown's report frames the place: `╭─[ vitest.config.js:7:5 ]`.
+                if let Some(location) = text
+                    .strip_prefix("╭─[")
+                    .and_then(|rest| rest.strip_suffix(']'))
+                {
+                    crash.push_str(&format!(" ({})", location.trim()));
+                    self.startup_lines = 8;
+                }
+            }
+            None => {}
+        }
     }
 
     /// A `⎯` line: a section header, an error's sub-header, or the rule that ends a block.
@@ -415,8 +459,13 @@ impl LineParser for Parser {
         }
         let text = text.trim_ascii_end();
         if self.section == Section::Startup {
-            if self.crash.is_none() && is_error_line(text) {
-                self.crash = Some(one_line(text, MAX_MESSAGE));
+            self.startup_line(text);
+            return;
+        }
+        if let Some(rest) = text.strip_prefix("RUN ") {
+            // ` RUN  v5.1.1 /path/to/project`: messages name files under it absolute.
+            if let Some((_, root)) = rest.trim().split_once(' ') {
+                self.root = Some(format!("{}/", root.trim_end_matches('/')));
             }
             return;
         }
@@ -559,13 +608,17 @@ mod tests {
         let report = parse(concat!(
             "failed to load config from /p/vitest.config.js\n\n",
             "⎯⎯⎯⎯⎯⎯⎯ Startup Error ⎯⎯⎯⎯⎯⎯⎯⎯\n",
-            "Error: Build failed with 1 error:\n",
+            "Error: Build failed with 1 error:\n\n",
+            "[PARSE_ERROR] Expected `,`\n",
+            "   ╭─[ vitest.config.js:7:5 ]\n",
+            "   │\n",
         ));
         assert_eq!(report.outcome, Outcome::Errored);
         assert_eq!(
             report.error.as_deref(),
             Some(
-                "failed to load config from /p/vitest.config.js: Error: Build failed with 1 error:"
+                "failed to load config from /p/vitest.config.js: Error: Build failed with 1 error: \
+                 [PARSE_ERROR] Expected `,` (vitest.config.js:7:5)"
             )
         );
     }
