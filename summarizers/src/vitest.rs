@@ -294,10 +294,10 @@ impl Parser {
         }
         // `Cannot find module './x.js' imported from /abs/project/src/a.js`: the project's own
         // root adds nothing.
-        if let (Some(root), Some(message)) = (&self.root, &mut block.message) {
-            if message.contains(root.as_str()) {
-                *message = message.replace(root.as_str(), "");
-            }
+        if let (Some(root), Some(message)) = (&self.root, &mut block.message)
+            && message.contains(root.as_str())
+        {
+            *message = message.replace(root.as_str(), "");
         }
         let report = &mut self.report;
         block.into_diagnostics(self.section == Section::FailedSuites, report);
