@@ -237,6 +237,10 @@ fn diagnostic(plan: &Plan<'_>, index: usize) -> String {
     if !reason.is_empty() {
         parts.push(reason);
     }
+    if parts.is_empty() {
+        // A finding the tool gave no words to still counts, and is shown as such.
+        parts.push("(no message)".to_owned());
+    }
     parts.join(" ")
 }
 
@@ -269,7 +273,10 @@ fn reason(d: &Diagnostic) -> String {
 /// `name — file:line — reason`; the name may take at most half the line.
 fn failed_test(plan: &Plan<'_>, index: usize, max: usize) -> String {
     let d = plan.diagnostic(index);
-    let name = field(d.test.as_deref().unwrap_or_default());
+    let mut name = field(d.test.as_deref().unwrap_or_default());
+    if name.is_empty() {
+        name = "(unnamed test)".to_owned();
+    }
     let mut line = clipped(&name, max / 2);
     if let Some(location) = location(plan, index, false) {
         line.push_str(" — ");
