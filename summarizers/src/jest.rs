@@ -565,10 +565,12 @@ fn header_file(rest: &str) -> &str {
             rest = rest[..open].trim_end();
         }
     }
-    // A project's display name stands before the path, set apart by two spaces.
-    match rest.rfind("  ") {
-        Some(at) => rest[at..].trim_start(),
-        None => rest,
+    // A project's display name stands before the path: `FAIL server server/api.test.js`, or
+    // with colour `FAIL  server  server/api.test.js`. Test paths with spaces are rarer than
+    // display names, so the path is the last word when that word looks like a file.
+    match rest.rsplit_once(' ') {
+        Some((_, last)) if last.contains('.') => last,
+        _ => rest,
     }
 }
 

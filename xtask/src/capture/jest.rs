@@ -6,6 +6,7 @@
 //!   rejections and a timeout, a failing `beforeEach`, snapshots in CI, console output, a missing
 //!   module that two suites load (the root cause) and a test file with a syntax error;
 //! - `many-suites`: 22 suites, so jest repeats every failure under "Summary of all failing tests";
+//! - `projects`: two projects with display names, which jest prints between `FAIL` and the path;
 //! - `passing`, with skipped and todo tests and console output;
 //! - `no-tests` ("No tests found, exiting with code 1"), `bad-config` (`● Validation Error:`),
 //!   `config-syntax` (jest.config.js does not parse), `missing-env` (an environment that is not
@@ -48,6 +49,18 @@ pub(crate) fn cases() -> Vec<Case> {
             "many-suites",
             "many-suites",
             &["--json", "--outputFile=truth.json"],
+        )
+        .truth(truth(), "json"),
+        jest(
+            "projects",
+            "projects",
+            &["--json", "--outputFile=truth.json"],
+        )
+        .truth(truth(), "json"),
+        jest(
+            "projects-color",
+            "projects",
+            &["--colors", "--json", "--outputFile=truth.json"],
         )
         .truth(truth(), "json"),
         jest("passing", "passing", &["--json", "--outputFile=truth.json"]).truth(truth(), "json"),
