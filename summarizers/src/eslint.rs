@@ -179,13 +179,17 @@ impl Summarizer for EslintSummarizer {
 fn count_raw(bytes: &[u8], stats: &mut Stats) {
     stats.bytes += bytes.len() as u64;
     stats.lines += memchr::memchr_iter(b'\n', bytes).count() as u64;
-    // The control bytes other than tab, newline, carriage return, form feed and escape, as a
-    // bit mask over 0..32: branch-free, so the loop vectorizes.
-    const TEXT_CONTROLS: u32 = 1 << b'\t' | 1 << b'\n' | 1 << b'\r' | 1 << 0x0c | 1 << 0x1b;
-    stats.binary_bytes += bytes
-        .iter()
-        .map(|&b| u64::from(b < 0x20) & u64::from((!TEXT_CONTROLS >> (b & 31)) & 1))
-        .sum::<u64>();
+    // Counted in chunks of 255 into a byte-wide counter, with comparisons only: the loop
+    // vectorizes (several GiB/s, where a per-byte `matches!` runs at a few hundred MiB/s).
+    for chunk in bytes.chunks(255) {
+        let mut binary: u8 = 0;
+        for &b in chunk {
+            let control =
+                (b < 0x20) & (b != b'\t') & (b != b'\n') & (b != b'\r') & (b != 0x0c) & (b != 0x1b);
+            binary += u8::from(control);
+        }
+        stats.binary_bytes += u64::from(binary);
+    }
 }
 
 /// Where a JSON report starts in `head`: at the start of a line, `[` then `{"filePath"`, or
@@ -482,6 +486,16 @@ struct JsonTotals {
 /// Reads one result object of the JSON report into the report and the totals.
 fn read_result(object: &[u8], report: &mut Report, totals: &mut JsonTotals) {
     if report.diagnostics.len() >= MAX_DIAGNOSTICS {
+        // Only the counts are wanted: read the two numbers where they are, without parsing the
+        // rest (most of a result's bytes are its file's `source`).
+        if let (Some(errors), Some(warnings)) = (
+            number_field(object, b"\"errorCount\""),
+            number_field(object, b"\"warningCount\""),
+        ) {
+            totals.add(errors, warnings);
+            report.diagnostics_dropped += errors + warnings;
+            return;
+        }
         match serde_json::from_slice::<JsonCounts>(object) {
             Ok(counts) => {
                 totals.add(counts.error_count, counts.warning_count);
@@ -531,6 +545,27 @@ fn read_result(object: &[u8], report: &mut Report, totals: &mut JsonTotals) {
 
 /// How many further lines of a multi-line message are read into its detail.
 const MAX_CONTINUATION_LINES: usize = 10;
+
+/// The number after `key` (a quoted key, `"errorCount"`) in a result object. The first match is
+/// the result's own field: no other object in a result has that key, and inside a string value a
+/// quote is escaped, so the quoted key cannot appear there.
+fn number_field(object: &[u8], key: &[u8]) -> Option<u64> {
+    let at = memchr::memmem::find(object, key)? + key.len();
+    let rest = &object[at..];
+    let ws = |text: &[u8]| {
+        text.iter()
+            .take_while(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+            .count()
+    };
+    let rest = &rest[ws(rest)..];
+    let rest = rest.strip_prefix(b":")?;
+    let rest = &rest[ws(rest)..];
+    let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+    if digits == 0 || digits > 18 {
+        return None;
+    }
+    std::str::from_utf8(&rest[..digits]).ok()?.parse().ok()
+}
 
 impl JsonTotals {
     fn add(&mut self, errors: u64, warnings: u64) {
@@ -1224,6 +1259,15 @@ mod tests {
         let bom = "\u{feff}[{\"filePath\":\"/p/a.js\",\"messages\":[{\"ruleId\":\"no-undef\",\"severity\":2,\"message\":\"'x' is not defined.\",\"line\":1,\"column\":1}],\"errorCount\":1,\"warningCount\":0}]\n";
         assert_eq!(parse(bom).outcome, Outcome::Failed);
         assert_eq!(lines(bom).outcome, Outcome::Failed);
+    }
+
+    #[test]
+    fn counts_are_read_where_they_are() {
+        let object = br#"{"filePath":"/p/\"errorCount\":9.js","messages":[{"message":"x \"errorCount\": 7"}],"errorCount" : 2,"warningCount":
+ 3}"#;
+        assert_eq!(number_field(object, b"\"errorCount\""), Some(2));
+        assert_eq!(number_field(object, b"\"warningCount\""), Some(3));
+        assert_eq!(number_field(b"{}", b"\"errorCount\""), None);
     }
 
     #[test]
