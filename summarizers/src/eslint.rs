@@ -296,7 +296,7 @@ fn parse_row(line: &str) -> Option<Row<'_>> {
         return None;
     };
     let start = skip_spaces(bytes, i + len);
-    let rest = line.get(start..)?.trim_end_matches(' ');
+    let rest = trim_end_spaces(line.get(start..)?);
     if rest.is_empty() {
         return None;
     }
@@ -311,7 +311,7 @@ fn parse_row(line: &str) -> Option<Row<'_>> {
         && !rest.starts_with("Parsing error")
         && is_rule_id(&rest[last + 1..])
     {
-        message = rest[..last].trim_end_matches(' ');
+        message = trim_end_spaces(&rest[..last]);
         rule = Some(&rest[last + 1..]);
     }
     Some(Row {
@@ -321,6 +321,12 @@ fn parse_row(line: &str) -> Option<Row<'_>> {
         message,
         rule,
     })
+}
+
+/// `text` without its trailing spaces (bytes, not chars: the rows' padding is ASCII).
+fn trim_end_spaces(text: &str) -> &str {
+    let kept = text.len() - text.bytes().rev().take_while(|&b| b == b' ').count();
+    &text[..kept]
 }
 
 /// The index of the first byte at or after `from` that is not a space.
