@@ -1155,14 +1155,10 @@ impl LineParser for Parser {
         if json_broken {
             report.note(format!(
                 "eslint's JSON report was not read whole ({} results unreadable); its counts are \
-                 those of the results read",
+                 unknown",
                 json.unreadable
             ));
         }
-        report.counts.errors = Some(errors);
-        report.counts.warnings = Some(warnings);
-        report.counts.files = Some(files);
-
         let crash = (!self.crash_lines.is_empty() || self.in_crash).then(|| {
             if self.crash_lines.is_empty() {
                 "eslint crashed: Oops! Something went wrong!".to_owned()
@@ -1170,6 +1166,15 @@ impl LineParser for Parser {
                 clip(&self.crash_lines.join(" "), MAX_ERROR)
             }
         });
+        // Counts only when eslint linted and its report was read whole: a crash or a cut report
+        // has no counts of its own.
+        let linted =
+            json.reports > 0 || self.summary.is_some() || self.row_errors + self.row_warnings > 0;
+        if (crash.is_none() || linted) && !json_broken {
+            report.counts.errors = Some(errors);
+            report.counts.warnings = Some(warnings);
+            report.counts.files = Some(files);
+        }
         if let Some(crash) = crash {
             report.outcome = Outcome::Errored;
             report.error = Some(crash);

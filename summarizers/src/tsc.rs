@@ -623,8 +623,12 @@ impl LineParser for Parser {
                 "more than {MAX_FILES} files with errors; the file count stops there"
             ));
         }
-        report.counts.errors = Some(errors);
-        report.counts.files = Some(files);
+        // A crash before any error was listed has no counts of its own.
+        let crashed = errors == 0 && (self.crash.is_some() || self.unparsed.is_some());
+        if !crashed {
+            report.counts.errors = Some(errors);
+            report.counts.files = Some(files);
+        }
         if totals.footer_errors.is_some_and(|n| n != totals.errors) {
             report.note(format!(
                 "the footer counts {errors} errors, the log lists {}",
