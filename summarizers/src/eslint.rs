@@ -10,11 +10,17 @@
 //! - `-f json` (and `-f json-with-metadata`, the same results inside `{"results":[…]}`): one
 //!   array of results (`filePath`, `messages[{ruleId, severity, message, line, column, fatal}]`,
 //!   `errorCount`, `warningCount`, …), usually on one line. Each result object is cut out of the
-//!   stream as its braces close and parsed on its own, so memory is bounded by one result (whose
-//!   long strings, such as the file's `source`, are cut short first), not by the report.
+//!   stream as its braces close and parsed on its own, so memory is bounded by one input block
+//!   and one result (whose long strings, such as the file's `source`, are cut short when it spans
+//!   blocks), not by the report. Once the report holds all the diagnostics it keeps, only each
+//!   result's `errorCount` and `warningCount` are read.
 //! - Crashes: `Oops! Something went wrong! :(`, `ESLint: 9.x.y`, then the error (an invalid or
 //!   missing config, a config that does not load, no files matching the pattern): nothing was
 //!   linted, so the run is errored with eslint's message.
+//!
+//! A message of several lines (typescript-eslint's `Parsing error: ESLint was configured to run
+//! on …` explains itself over five) goes on at the start of the lines below its row, before the
+//! blank line that ends the file: those lines are its detail, not file paths.
 //!
 //! Warnings alone pass, as eslint's exit code does, unless eslint says `ESLint found too many
 //! warnings (maximum: N).` (`--max-warnings`).
