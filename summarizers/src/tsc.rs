@@ -71,17 +71,15 @@ impl Summarizer for TscSummarizer {
         }
         // A diagnostic line. ts-jest and other wrappers print these too, inside their own
         // output, so this alone stays below their markers.
-        let mut best = 0;
-        for line in sample.lines().take(5_000) {
-            if let Some(header) = parse_header(line) {
-                let found_footer = sample.contains("Found ");
-                best = best.max(if found_footer { 90 } else { 85 });
-                if header.file.is_some() {
-                    break;
-                }
-            }
+        let header = sample
+            .lines()
+            .take(5_000)
+            .any(|line| parse_header(line).is_some());
+        match (header, sample.contains("Found ")) {
+            (true, true) => 90,
+            (true, false) => 85,
+            _ => 0,
         }
-        best
     }
 
     fn parser(&self) -> Box<dyn LineParser> {
