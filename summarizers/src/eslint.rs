@@ -1187,7 +1187,12 @@ impl LineParser for Parser {
         } else if errors > 0 {
             report.outcome = Outcome::Failed;
         } else if let Some(too_many) = self.too_many_warnings {
+            // The warnings fail the run: say so where the digest shows it, not only in the exit
+            // code.
             report.outcome = Outcome::Failed;
+            let mut d = Diagnostic::new(TOOL, Kind::Lint, Severity::Error, too_many.clone());
+            d.root_cause = true;
+            report.push(d);
             report.summary.get_or_insert(too_many);
         } else if json_broken {
             report.outcome = Outcome::Errored;
