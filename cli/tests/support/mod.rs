@@ -67,6 +67,8 @@ pub(crate) struct Log {
     pub(crate) tool: String,
     /// The case: the file stem.
     pub(crate) case: String,
+    /// Where it is.
+    pub(crate) path: PathBuf,
     /// The log's bytes.
     pub(crate) bytes: Vec<u8>,
     /// The tool's own exit code, from `<case>.meta.json` (`None`: killed, or no meta file).
@@ -160,6 +162,7 @@ pub(crate) fn captured_logs() -> Vec<Log> {
                     .file_stem()
                     .map(|s| s.to_string_lossy().into_owned())
                     .unwrap_or_default(),
+                path: path.clone(),
                 bytes: fs::read(&path)
                     .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display())),
                 tool_exit: meta.and_then(|m| m.get("exit_code")?.as_i64()),
@@ -207,6 +210,25 @@ pub(crate) fn to_crlf(text: &[u8]) -> Vec<u8> {
     out
 }
 
+/// `log` with invalid UTF-8 before it, after it, and at the end of its middle line.
+pub(crate) fn with_invalid_utf8(log: &[u8]) -> Vec<u8> {
+    let mut out = b"\xff\xfe\xc3\x28 stray bytes \xa0\xa1\n".to_vec();
+    let lines: Vec<&[u8]> = log.split_inclusive(|&b| b == b'\n').collect();
+    for (i, line) in lines.iter().enumerate() {
+        if i == lines.len() / 2 {
+            out.extend_from_slice(line.strip_suffix(b"\n").unwrap_or(line));
+            out.extend_from_slice(b" \xe2\x28\xa1\n");
+        } else {
+            out.extend_from_slice(line);
+        }
+    }
+    if !out.ends_with(b"\n") {
+        out.push(b'\n');
+    }
+    out.extend_from_slice(b"\xc0\xaf\xed\xa0\x80\n");
+    out
+}
+
 /// The lines of `a` and `b` taken in turn, as two parallel jobs writing to one log.
 pub(crate) fn interleave(a: &[u8], b: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(a.len() + b.len() + 2);
@@ -239,6 +261,22 @@ pub(crate) fn garbage(len: usize) -> Vec<u8> {
             (state >> 24) as u8
         })
         .collect()
+}
+
+/// What a `--format json` run said, in a few words: its outcome, and its error or summary line.
+pub(crate) fn gist(run: &Run) -> String {
+    match serde_json::from_str::<serde_json::Value>(&run.stdout) {
+        Ok(json) => format!(
+            "{} {}: {}",
+            json["tool"].as_str().unwrap_or("?"),
+            json["outcome"].as_str().unwrap_or("?"),
+            json["error"]
+                .as_str()
+                .or(json["summary"].as_str())
+                .unwrap_or("")
+        ),
+        Err(_) => run.stdout.lines().next().unwrap_or("").to_owned(),
+    }
 }
 
 /// A temporary file holding `data`, deleted when dropped.
