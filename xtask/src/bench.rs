@@ -42,20 +42,36 @@ pub(crate) fn rg_patterns(tool: &str) -> &'static [&'static str] {
             r"✖ \d+ problems?",
             r#""severity":\s*[12]"#,
         ],
-        // `● Suite › test` blocks, `Test suite failed to run`, the `Tests:` summary.
-        "jest" => &[r"●", r"^(Tests|Test Suites):"],
+        // `FAIL file` headers, `● Suite › test` blocks, the `Tests:` / `Test Suites:` summary.
+        "jest" => &[r"^\s*FAIL ", r"●", r"^(Tests|Test Suites):"],
         // ` FAIL  file > test`, ` × test`, the `Test Files` / `Tests` summary.
         "vitest" => &[r"FAIL|×", r"^\s*(Test Files|Tests)\s+\d"],
         // `N passing` / `N failing` / `N pending`, numbered failure blocks `  1) suite`.
         "mocha" => &[r"^\s*\d+ (passing|failing|pending)", r"^\s+\d+\) "],
-        // rustc and clippy diagnostics, libtest panics and results.
-        "cargo" => &[r"^(error|warning)(\[|:)", r"panicked at", r"test result:"],
-        // Short summary lines, `E ` explanation lines, the final `= … in 0.12s =` line.
-        "pytest" => &[r"^(FAILED|ERROR)", r"^E ", r"= .* in [0-9.]+s"],
-        // Anything that looks like an error, a failure or a `file:line` location.
+        // rustc and clippy diagnostics and their locations, libtest failures, panics and results.
+        "cargo" => &[
+            r"^(error|warning)(\[|:)",
+            r"^\s*--> ",
+            r"^test .* \.\.\. FAILED",
+            r"panicked at",
+            r"test result:",
+        ],
+        // Failure headers `____ test_x ____`, `E ` lines, the short summary, the closing line.
+        "pytest" => &[
+            r"^_{3,} .* _{3,}$",
+            r"^E ",
+            r"^(FAILED|ERROR) ",
+            r"^={3,} .* in [0-9.]+s",
+        ],
+        // What the generic parser places or counts: `file:line[:col]: severity:`, tracebacks,
+        // panics, linker errors, bare failure lines, tool summaries.
         _ => &[
-            r"(?i)\b(error|fail(ed|ure)?|fatal|panic|exception)\b",
-            r"[\w./-]+\.\w+:\d+",
+            r":\d+(:\d+)?: (fatal )?(error|warning)",
+            r"^Traceback \(most recent call last\)|^\s*File .*, line \d+",
+            r"^panic: |panicked at",
+            r"undefined reference to",
+            r"^(error|fatal|FAILED)\b|\*\*\* .*Error \d+",
+            r"^Found \d+ errors?|\d+ errors? generated",
         ],
     }
 }

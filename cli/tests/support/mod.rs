@@ -82,12 +82,12 @@ impl Log {
     }
 
     /// Whether the case's name says the code under test fails (`failing`, `build-errors`,
-    /// `test-failures`, …) and the tool agreed by exiting non-zero.
+    /// `test-failures`, `many-problems`, …) and the tool agreed by exiting non-zero.
     pub(crate) fn is_failing(&self) -> bool {
         self.tool_exit != Some(0)
             && self
                 .words()
-                .any(|w| matches!(w, "failing" | "failures" | "errors"))
+                .any(|w| matches!(w, "failing" | "failures" | "errors" | "problems"))
     }
 
     fn words(&self) -> impl Iterator<Item = &str> {
