@@ -143,7 +143,9 @@ fn summarize_stdin(tool: Option<&str>) -> Result<Report> {
     }
     let mut fan_out = FanOut::new(head_text);
     let stats = lines::for_each_line(&mut input, |line| fan_out.line(line))?;
-    Ok(finish(fan_out.finish(), &stats))
+    let mut report = fan_out.finish();
+    report.refresh_fingerprints();
+    Ok(finish(report, &stats))
 }
 
 fn lookup(name: &str) -> Result<&'static dyn Summarizer> {

@@ -92,35 +92,101 @@ pub struct Splitter {
     stats: Stats,
 }
 
+/// What a block may hold that needs cleaning; checked once per block with `memchr` so that the
+/// common case — plain lines — costs nothing more per line.
+#[derive(Clone, Copy)]
+struct Needs {
+    carriage_return: bool,
+    escape: bool,
+}
+
+impl Needs {
+    const ALL: Needs = Needs {
+        carriage_return: true,
+        escape: true,
+    };
+
+    fn of(block: &[u8]) -> Needs {
+        Needs {
+            carriage_return: memchr::memchr(b'\r', block).is_some(),
+            escape: memchr::memchr(0x1b, block).is_some(),
+        }
+    }
+}
+
 impl Splitter {
     /// Feeds the next block of input.
     pub fn push(&mut self, block: &[u8], on_line: &mut impl FnMut(&str)) {
         self.stats.bytes += block.len() as u64;
         self.stats.binary_bytes += count_binary(block);
-        let mut rest = block;
-        while let Some(nl) = memchr::memchr(b'\n', rest) {
-            let (line, tail) = (&rest[..nl], &rest[nl + 1..]);
-            if self.carry.is_empty() && !self.skipping {
-                if line.len() > MAX_LINE {
-                    self.stats.long_lines += 1;
-                    self.emit_raw(&line[..MAX_LINE], on_line);
-                } else {
-                    self.emit_raw(line, on_line);
-                }
-            } else {
+        let needs = Needs::of(block);
+        let mut start = 0;
+        // A line that began in an earlier block ends at this block's first newline.
+        if !self.carry.is_empty() || self.skipping {
+            let Some(nl) = memchr::memchr(b'\n', block) else {
                 if !self.skipping {
-                    self.append_carry(line);
+                    self.append_carry(block);
                 }
-                let carry = std::mem::take(&mut self.carry);
-                self.emit_raw(&carry, on_line);
-                self.carry = carry;
-                self.carry.clear();
-                self.skipping = false;
+                return;
+            };
+            if !self.skipping {
+                self.append_carry(&block[..nl]);
             }
-            rest = tail;
+            let carry = std::mem::take(&mut self.carry);
+            self.emit(&carry, Needs::ALL, on_line);
+            self.carry = carry;
+            self.carry.clear();
+            self.skipping = false;
+            start = nl + 1;
         }
-        if !rest.is_empty() && !self.skipping {
-            self.append_carry(rest);
+        // The complete lines that follow are validated as UTF-8 in one pass (SIMD); a section that
+        // is not valid falls back to line-by-line repair.
+        let end = memchr::memrchr(b'\n', &block[start..]).map_or(start, |nl| start + nl + 1);
+        match simdutf8::basic::from_utf8(&block[start..end]) {
+            Ok(text) => self.emit_valid(text, needs, on_line),
+            Err(_) => {
+                let section = &block[start..end];
+                let mut from = 0;
+                for nl in memchr::memchr_iter(b'\n', section) {
+                    self.emit_cut(&section[from..nl], needs, on_line);
+                    from = nl + 1;
+                }
+            }
+        }
+        if end < block.len() {
+            self.append_carry(&block[end..]);
+        }
+    }
+
+    /// Emits the complete lines of `text`, which ends with a newline.
+    fn emit_valid(&mut self, text: &str, needs: Needs, on_line: &mut impl FnMut(&str)) {
+        let mut start = 0;
+        for nl in memchr::memchr_iter(b'\n', text.as_bytes()) {
+            // Slicing at a newline, which is ASCII, always falls on a char boundary.
+            let line = &text[start..nl];
+            start = nl + 1;
+            if line.len() > MAX_LINE {
+                self.emit_cut(line.as_bytes(), needs, on_line);
+                continue;
+            }
+            let line = if needs.carriage_return {
+                let range = redrawn(line.as_bytes());
+                &line[range]
+            } else {
+                line
+            };
+            self.stats.lines += 1;
+            self.deliver(line, needs, on_line);
+        }
+    }
+
+    /// Emits one line given as bytes, cut at [`MAX_LINE`].
+    fn emit_cut(&mut self, line: &[u8], needs: Needs, on_line: &mut impl FnMut(&str)) {
+        if line.len() > MAX_LINE {
+            self.stats.long_lines += 1;
+            self.emit(&line[..MAX_LINE], Needs::ALL, on_line);
+        } else {
+            self.emit(line, needs, on_line);
         }
     }
 
@@ -128,7 +194,7 @@ impl Splitter {
     pub fn finish(mut self, on_line: &mut impl FnMut(&str)) -> Stats {
         if !self.carry.is_empty() {
             let carry = std::mem::take(&mut self.carry);
-            self.emit_raw(&carry, on_line);
+            self.emit(&carry, Needs::ALL, on_line);
         }
         self.stats
     }
@@ -144,46 +210,74 @@ impl Splitter {
         }
     }
 
-    fn emit_raw(&mut self, mut line: &[u8], on_line: &mut impl FnMut(&str)) {
-        if let [head @ .., b'\r'] = line {
-            line = head;
-        }
-        // A carriage return inside a line redraws it: keep what was drawn last, unless that is
-        // empty (a trailing `\r` before more output).
-        if let Some(cr) = memchr::memrchr(b'\r', line) {
-            let after = &line[cr + 1..];
-            if !after.is_empty() {
-                line = after;
-            } else if let Some(prev) = memchr::memrchr(b'\r', &line[..cr]) {
-                line = &line[prev + 1..cr];
-            } else {
-                line = &line[..cr];
-            }
-        }
+    fn emit(&mut self, line: &[u8], needs: Needs, on_line: &mut impl FnMut(&str)) {
+        let line = if needs.carriage_return {
+            &line[redrawn(line)]
+        } else {
+            line
+        };
         self.stats.lines += 1;
-        let text = match std::str::from_utf8(line) {
-            Ok(text) => std::borrow::Cow::Borrowed(text),
+        match std::str::from_utf8(line) {
+            Ok(text) => self.deliver(text, needs, on_line),
             Err(_) => {
                 self.stats.invalid_utf8_lines += 1;
-                String::from_utf8_lossy(line)
+                let text = String::from_utf8_lossy(line).into_owned();
+                self.deliver(&text, needs, on_line);
             }
-        };
-        if ansi::has_escapes(&text) {
+        }
+    }
+
+    /// Hands a line to the callback, without its escape sequences.
+    #[inline]
+    fn deliver(&mut self, text: &str, needs: Needs, on_line: &mut impl FnMut(&str)) {
+        if needs.escape && ansi::has_escapes(text) {
             self.scratch.clear();
-            ansi::strip_into(&text, &mut self.scratch);
+            ansi::strip_into(text, &mut self.scratch);
             on_line(&self.scratch);
         } else {
-            on_line(&text);
+            on_line(text);
         }
     }
 }
 
-/// Counts the bytes no text log holds (see [`Stats::binary_bytes`]).
+/// The part of a line a terminal would show, as a range of `line`: without a trailing `\r`
+/// (CRLF), and after the last `\r` inside it (a progress bar redrawing itself) unless that part is
+/// empty. The range starts and ends next to a `\r` or at an end, so it is a char boundary in text.
+fn redrawn(line: &[u8]) -> std::ops::Range<usize> {
+    let mut end = line.len();
+    if line.last() == Some(&b'\r') {
+        end -= 1;
+    }
+    let Some(cr) = memchr::memrchr(b'\r', &line[..end]) else {
+        return 0..end;
+    };
+    if cr + 1 < end {
+        return cr + 1..end;
+    }
+    match memchr::memrchr(b'\r', &line[..cr]) {
+        Some(prev) => prev + 1..cr,
+        None => 0..cr,
+    }
+}
+
+/// Counts the bytes no text log holds (see [`Stats::binary_bytes`]). Written as branch-free sums
+/// over chunks small enough for a `u8` counter, which the compiler vectorizes.
 fn count_binary(block: &[u8]) -> u64 {
     block
-        .iter()
-        .filter(|&&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0c | 0x1b))
-        .count() as u64
+        .chunks(255)
+        .map(|chunk| {
+            chunk.iter().fold(0u8, |count, &b| {
+                let control = (b < 0x20)
+                    & (b != b'\t')
+                    & (b != b'\n')
+                    & (b != b'\r')
+                    & (b != 0x0c)
+                    & (b != 0x1b);
+                count + u8::from(control)
+            })
+        })
+        .map(u64::from)
+        .sum()
 }
 
 #[cfg(test)]
@@ -236,6 +330,48 @@ mod tests {
         splitter.push(b"ld", &mut cb);
         splitter.finish(&mut cb);
         assert_eq!(out, ["hello", "world"]);
+    }
+
+    /// Whatever the block boundaries, the same input gives the same lines: the fast path (whole
+    /// sections validated at once) and the slow one (line by line, carried across blocks) agree.
+    #[test]
+    fn lines_do_not_depend_on_block_boundaries() {
+        let mut input = Vec::new();
+        for i in 0..200u32 {
+            input.extend_from_slice(format!("line {i} ✓ ünïcödé\r\n").as_bytes());
+            if i % 7 == 0 {
+                input.extend_from_slice(b"\x1b[31mred\x1b[0m text\n");
+            }
+            if i % 11 == 0 {
+                input.extend_from_slice(b"bad \xff\xfe bytes\n");
+            }
+            if i % 13 == 0 {
+                input.extend_from_slice(b"50%\r100%\n");
+            }
+        }
+        input.extend_from_slice("no newline at the end é".as_bytes());
+        let (whole, whole_stats) = lines_of(&input);
+        for size in [1, 2, 3, 5, 64, 1000, 4096] {
+            let mut splitter = Splitter::default();
+            let mut out = Vec::new();
+            let mut cb = |l: &str| out.push(l.to_owned());
+            for chunk in input.chunks(size) {
+                splitter.push(chunk, &mut cb);
+            }
+            let stats = splitter.finish(&mut cb);
+            assert_eq!(out, whole, "block size {size}");
+            assert_eq!(stats.lines, whole_stats.lines, "block size {size}");
+            assert_eq!(
+                stats.invalid_utf8_lines, whole_stats.invalid_utf8_lines,
+                "block size {size}"
+            );
+        }
+        assert!(whole.contains(&"red text".to_owned()));
+        assert!(whole.contains(&"100%".to_owned()));
+        assert_eq!(
+            whole.last().map(String::as_str),
+            Some("no newline at the end é")
+        );
     }
 
     #[test]

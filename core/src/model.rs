@@ -217,9 +217,10 @@ fn is_false(b: &bool) -> bool {
 impl Diagnostic {
     /// A new diagnostic with only the required parts. Chain [`Diagnostic::at`],
     /// [`Diagnostic::with_code`], [`Diagnostic::with_test`] and [`Diagnostic::with_detail`] for the
-    /// rest; each keeps the fingerprint up to date.
+    /// rest. The fingerprint is computed once, when the diagnostic enters a report
+    /// ([`Report::push`]), not at every step of building it.
     pub fn new(tool: &str, kind: Kind, severity: Severity, message: impl Into<String>) -> Self {
-        let mut diagnostic = Diagnostic {
+        Diagnostic {
             tool: tool.to_owned(),
             kind,
             severity,
@@ -232,9 +233,7 @@ impl Diagnostic {
             detail: None,
             root_cause: false,
             fingerprint: Fingerprint::default(),
-        };
-        diagnostic.refresh_fingerprint();
-        diagnostic
+        }
     }
 
     /// Sets the location. `line` and `column` are 1-based; pass `None` for what is unknown.
@@ -242,21 +241,18 @@ impl Diagnostic {
         self.file = Some(file.into());
         self.line = line;
         self.column = column;
-        self.refresh_fingerprint();
         self
     }
 
     /// Sets the tool's code for the rule or error.
     pub fn with_code(mut self, code: impl Into<String>) -> Self {
         self.code = Some(code.into());
-        self.refresh_fingerprint();
         self
     }
 
     /// Sets the full name of the failing test.
     pub fn with_test(mut self, test: impl Into<String>) -> Self {
         self.test = Some(test.into());
-        self.refresh_fingerprint();
         self
     }
 
@@ -375,12 +371,22 @@ impl Report {
         report
     }
 
-    /// Adds a diagnostic, or only counts it once [`MAX_DIAGNOSTICS`] are kept.
-    pub fn push(&mut self, diagnostic: Diagnostic) {
+    /// Adds a diagnostic (computing its fingerprint), or only counts it once [`MAX_DIAGNOSTICS`]
+    /// are kept.
+    pub fn push(&mut self, mut diagnostic: Diagnostic) {
         if self.diagnostics.len() < MAX_DIAGNOSTICS {
+            diagnostic.refresh_fingerprint();
             self.diagnostics.push(diagnostic);
         } else {
             self.diagnostics_dropped += 1;
+        }
+    }
+
+    /// Recomputes every fingerprint, for diagnostics changed after they were pushed (a parser
+    /// that learns a test's full name later). [`crate::Summarizer::parse`] calls it.
+    pub fn refresh_fingerprints(&mut self) {
+        for diagnostic in &mut self.diagnostics {
+            diagnostic.refresh_fingerprint();
         }
     }
 
@@ -411,6 +417,10 @@ mod tests {
 
     #[test]
     fn fingerprint_ignores_line_and_digits_in_message_but_not_file() {
+        let fingerprint = |mut d: Diagnostic| {
+            d.refresh_fingerprint();
+            d
+        };
         let a = Diagnostic::new("tsc", Kind::Type, Severity::Error, "Expected 2 arguments")
             .at("src/a.ts", Some(3), Some(1))
             .with_code("TS2554");
@@ -420,6 +430,7 @@ mod tests {
         let c = Diagnostic::new("tsc", Kind::Type, Severity::Error, "Expected 2 arguments")
             .at("src/b.ts", Some(3), Some(1))
             .with_code("TS2554");
+        let (a, b, c) = (fingerprint(a), fingerprint(b), fingerprint(c));
         assert_eq!(a.fingerprint, b.fingerprint);
         assert_ne!(a.fingerprint, c.fingerprint);
     }

@@ -40,14 +40,18 @@ pub trait Summarizer: Send + Sync {
     fn parse(&self, log: &[u8]) -> Report {
         let mut parser = self.parser();
         lines::for_each_line_in(log, |line| parser.line(line));
-        parser.finish()
+        let mut report = parser.finish();
+        report.refresh_fingerprints();
+        report
     }
 
     /// Parses a log from a reader, in bounded memory.
     fn parse_reader(&self, reader: &mut dyn Read) -> io::Result<(Report, lines::Stats)> {
         let mut parser = self.parser();
         let stats = lines::for_each_line(reader, |line| parser.line(line))?;
-        Ok((parser.finish(), stats))
+        let mut report = parser.finish();
+        report.refresh_fingerprints();
+        Ok((report, stats))
     }
 }
 

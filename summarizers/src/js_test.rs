@@ -44,9 +44,9 @@ pub(crate) fn strip_ci_timestamp(line: &str) -> &str {
     }
 }
 
-/// A failing test's diagnostic with only its message; the caller sets the other fields and then
-/// calls [`Diagnostic::refresh_fingerprint`] once. (The builder methods each recompute the
-/// fingerprint, a hash that costs more than reading the lines of a failure.)
+/// A failing test's diagnostic with only its message; the caller sets the other fields.
+/// [`verdict_core::Report::push`] computes its fingerprint; a caller that needs it earlier (to
+/// skip repeats) calls [`Diagnostic::refresh_fingerprint`].
 pub(crate) fn failure(tool: &str, message: String) -> Diagnostic {
     Diagnostic {
         tool: tool.to_owned(),

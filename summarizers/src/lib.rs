@@ -97,7 +97,9 @@ pub fn sample(log: &[u8]) -> String {
         return verdict_core::lines::clean(log);
     }
     let mut text = verdict_core::lines::clean(&log[..SAMPLE_BYTES]);
-    text.push_str(&verdict_core::lines::clean(&log[log.len() - SAMPLE_BYTES..]));
+    text.push_str(&verdict_core::lines::clean(
+        &log[log.len() - SAMPLE_BYTES..],
+    ));
     text
 }
 

@@ -19,10 +19,11 @@ pub(crate) fn count_of(text: &str, label: &str) -> Option<u64> {
             .rfind(|c: char| !c.is_ascii_digit())
             .map_or(0, |i| i + 1);
         let digits = &before[digits_start..];
-        if after_ok && !digits.is_empty() {
-            if let Ok(n) = digits.parse() {
-                return Some(n);
-            }
+        if after_ok
+            && !digits.is_empty()
+            && let Ok(n) = digits.parse()
+        {
+            return Some(n);
         }
     }
     None
@@ -33,12 +34,11 @@ pub(crate) fn count_of(text: &str, label: &str) -> Option<u64> {
 pub(crate) fn split_location(text: &str) -> Option<(&str, u32, Option<u32>)> {
     let (head, last) = text.rsplit_once(':')?;
     let last: u32 = last.parse().ok()?;
-    if let Some((file, line)) = head.rsplit_once(':') {
-        if let Ok(line) = line.parse::<u32>() {
-            if !file.is_empty() {
-                return Some((file, line, Some(last)));
-            }
-        }
+    if let Some((file, line)) = head.rsplit_once(':')
+        && let Ok(line) = line.parse::<u32>()
+        && !file.is_empty()
+    {
+        return Some((file, line, Some(last)));
     }
     if head.is_empty() {
         return None;

@@ -1,0 +1,190 @@
+//! The digest of every captured log, end to end: detection, parsing and the digest together.
+//!
+//! For each `testdata/<tool>/<case>.log` this checks what the issue promises of the digest an agent
+//! receives: the format is detected as the tool that wrote it; a log whose tool exited non-zero is
+//! never a pass; a failing log's digest states the tool's exact counts in its headline, names or
+//! counts every failing file, and stays within the token budget; a passing log's digest is one line.
+//! The digests themselves are snapshot-tested.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use verdict_core::digest::{self, tokens};
+use verdict_core::{Outcome, Report, Severity};
+
+const BUDGET: usize = 500;
+
+/// One captured case: the log and what `meta.json` says of it.
+struct Case {
+    tool: String,
+    name: String,
+    log: Vec<u8>,
+    exit_code: Option<i64>,
+}
+
+fn cases() -> Vec<Case> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata");
+    let mut logs: Vec<PathBuf> = fs::read_dir(&root)
+        .expect("testdata exists")
+        .flatten()
+        .filter(|tool| tool.path().is_dir())
+        .flat_map(|tool| fs::read_dir(tool.path()).expect("tool dir").flatten())
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|e| e == "log"))
+        .collect();
+    logs.sort();
+    logs.into_iter()
+        .map(|path| {
+            let meta: serde_json::Value = serde_json::from_slice(
+                &fs::read(path.with_extension("meta.json")).expect("meta.json next to the log"),
+            )
+            .expect("meta.json is JSON");
+            Case {
+                tool: path
+                    .parent()
+                    .and_then(Path::file_name)
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .expect("tool folder"),
+                name: path
+                    .file_stem()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .expect("file stem"),
+                log: fs::read(&path).expect("log readable"),
+                exit_code: meta["exit_code"].as_i64(),
+            }
+        })
+        .collect()
+}
+
+/// Whether `number` appears in `text` as a whole number (not inside a longer one).
+fn has_number(text: &str, number: u64) -> bool {
+    let needle = number.to_string();
+    text.match_indices(&needle).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + needle.len()..].chars().next();
+        !before.is_some_and(|c| c.is_ascii_digit()) && !after.is_some_and(|c| c.is_ascii_digit())
+    })
+}
+
+/// The checks of one case; returns the problems found (empty when all hold).
+fn check(case: &Case, report: &Report, digest: &digest::Digest) -> Vec<String> {
+    let mut problems = Vec::new();
+    if digest.tokens > BUDGET || tokens::count(&digest.text) > BUDGET {
+        problems.push(format!(
+            "digest has {} tokens, over the budget of {BUDGET}",
+            tokens::count(&digest.text)
+        ));
+    }
+    if case.exit_code.is_some_and(|code| code != 0) && report.outcome == Outcome::Passed {
+        problems.push(format!(
+            "the tool exited {:?} but the report is a pass",
+            case.exit_code
+        ));
+    }
+    match report.outcome {
+        Outcome::Passed => {
+            if digest.text.lines().count() != 1 {
+                problems.push("a pass should be one line".to_owned());
+            }
+        }
+        Outcome::Failed => {
+            let headline = digest.text.lines().next().unwrap_or_default();
+            let counts = &report.counts;
+            for (label, count) in [
+                ("tests_failed", counts.tests_failed),
+                ("tests_passed", counts.tests_passed),
+                ("errors", counts.errors),
+                ("files", counts.files),
+            ] {
+                if let Some(n) = count.filter(|&n| n > 0)
+                    && !has_number(headline, n)
+                {
+                    problems.push(format!("headline {headline:?} lacks {label} = {n}"));
+                }
+            }
+            let files: BTreeSet<&str> = report
+                .diagnostics
+                .iter()
+                .filter(|d| d.severity == Severity::Error)
+                .filter_map(|d| d.file.as_deref())
+                .collect();
+            // Absolute paths are shown relative to a root the headline states once.
+            let root = headline
+                .split_once("(paths relative to ")
+                .and_then(|(_, rest)| rest.split_once(')'))
+                .map(|(root, _)| root);
+            let named = files
+                .iter()
+                .filter(|file| {
+                    let relative = root.and_then(|root| file.strip_prefix(root));
+                    digest.text.contains(**file)
+                        || relative.is_some_and(|relative| digest.text.contains(relative))
+                })
+                .count();
+            if (named as u64).saturating_add(digest.omitted_files) < files.len() as u64 {
+                problems.push(format!(
+                    "{} failing files, {named} named and {} counted",
+                    files.len(),
+                    digest.omitted_files
+                ));
+            }
+        }
+        Outcome::Errored => {
+            if !digest.text.contains(&report.tool) {
+                problems.push("an errored digest should name the tool".to_owned());
+            }
+        }
+    }
+    problems
+}
+
+#[test]
+fn every_captured_log_gives_an_honest_digest_within_budget() {
+    let cases = cases();
+    assert!(
+        cases.len() >= 50,
+        "expected the captured logs, found {}",
+        cases.len()
+    );
+    let mut problems = Vec::new();
+    let mut digests = Vec::new();
+    for case in &cases {
+        let summarizer =
+            verdict_summarizers::by_name(&case.tool).expect("folder is a summarizer name");
+        let report = summarizer.parse(&case.log);
+        let log_name = format!("testdata/{}/{}.log", case.tool, case.name);
+        let input = digest::Input {
+            report: &report,
+            log: Some(&log_name),
+        };
+        let digest = digest::render(&[input], &digest::Options { budget: BUDGET });
+        for problem in check(case, &report, &digest) {
+            problems.push(format!("{}/{}: {problem}", case.tool, case.name));
+        }
+        digests.push((format!("{}__{}", case.tool, case.name), digest.text));
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    for (name, text) in digests {
+        insta::assert_snapshot!(name, text);
+    }
+}
+
+#[test]
+fn every_captured_log_is_detected_as_its_tool() {
+    let mut wrong = Vec::new();
+    for case in cases() {
+        let detection = verdict_summarizers::detect(&verdict_summarizers::sample(&case.log));
+        let chosen = detection.summarizer.name();
+        // A log with nothing in it (tsc and eslint print nothing on success) cannot name its
+        // tool; the generic summarizer calls it a pass, which is the same verdict.
+        let blank = case.log.iter().all(u8::is_ascii_whitespace);
+        if chosen != case.tool && !(blank && chosen == "generic") {
+            wrong.push(format!(
+                "{}/{}: detected as {chosen} ({}%)",
+                case.tool, case.name, detection.confidence
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
