@@ -5,33 +5,22 @@
 //! JSON events for test runs (every failing test, where it panicked, and the summed counts). Logs
 //! without a truth are cargo's own failures and must be errored. Each report is also snapshotted.
 
+mod support;
+
 use std::collections::HashSet;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::Value;
 use verdict_core::{Outcome, Report, Severity, Summarizer};
 use verdict_summarizers::cargo::CargoSummarizer;
 
 fn testdata() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/cargo")
+    support::testdata("cargo")
 }
 
-/// The cases: every `<case>.log`, sorted.
 fn cases() -> Vec<String> {
-    let mut cases: Vec<String> = fs::read_dir(testdata())
-        .expect("testdata/cargo exists")
-        .filter_map(|e| e.ok())
-        .filter_map(|e| {
-            e.file_name()
-                .to_str()
-                .and_then(|n| n.strip_suffix(".log"))
-                .map(str::to_owned)
-        })
-        .collect();
-    cases.sort();
-    assert!(!cases.is_empty(), "no captured cargo logs");
-    cases
+    support::case_names("cargo")
 }
 
 /// The `{…}` lines of a truth file (cargo interleaves its own stderr lines with them).
@@ -160,9 +149,7 @@ fn check_test_truth(case: &str, report: &Report, truth: &[Value]) {
 fn check(case: &str) {
     let dir = testdata();
     let log = fs::read(dir.join(format!("{case}.log"))).expect("log");
-    let meta: Value =
-        serde_json::from_slice(&fs::read(dir.join(format!("{case}.meta.json"))).expect("meta"))
-            .expect("meta is JSON");
+    let meta = support::meta("cargo", case);
     let report = CargoSummarizer.parse(&log);
     let exit_code = meta["exit_code"].as_i64();
 

@@ -6,9 +6,9 @@
 //! counts every failing file, and stays within the token budget; a passing log's digest is one line.
 //! The digests themselves are snapshot-tested.
 
+mod support;
+
 use std::collections::BTreeSet;
-use std::fs;
-use std::path::{Path, PathBuf};
 
 use verdict_core::digest::{self, tokens};
 use verdict_core::{Outcome, Report, Severity};
@@ -24,35 +24,15 @@ struct Case {
 }
 
 fn cases() -> Vec<Case> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata");
-    let mut logs: Vec<PathBuf> = fs::read_dir(&root)
-        .expect("testdata exists")
-        .flatten()
-        .filter(|tool| tool.path().is_dir())
-        .flat_map(|tool| fs::read_dir(tool.path()).expect("tool dir").flatten())
-        .map(|entry| entry.path())
-        .filter(|path| path.extension().is_some_and(|e| e == "log"))
-        .collect();
-    logs.sort();
-    logs.into_iter()
-        .map(|path| {
-            let meta: serde_json::Value = serde_json::from_slice(
-                &fs::read(path.with_extension("meta.json")).expect("meta.json next to the log"),
-            )
-            .expect("meta.json is JSON");
-            Case {
-                tool: path
-                    .parent()
-                    .and_then(Path::file_name)
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .expect("tool folder"),
-                name: path
-                    .file_stem()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .expect("file stem"),
-                log: fs::read(&path).expect("log readable"),
-                exit_code: meta["exit_code"].as_i64(),
-            }
+    verdict_summarizers::names()
+        .into_iter()
+        .flat_map(|tool| {
+            support::case_names(tool).into_iter().map(move |name| Case {
+                tool: tool.to_owned(),
+                log: support::log(tool, &name),
+                exit_code: support::exit_code(tool, &name),
+                name,
+            })
         })
         .collect()
 }

@@ -4,29 +4,21 @@
 //! Stylish drops a message's final period; the JSON keeps it. The summarizer gives both formats as
 //! stylish prints them, so messages are compared without it.
 
+mod support;
+
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::Value;
 use verdict_core::{Outcome, Report, Severity, Summarizer};
 use verdict_summarizers::eslint::EslintSummarizer;
 
 fn testdata() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/eslint")
+    support::testdata("eslint")
 }
 
-/// Every case: the stems of the `.log` files.
 fn cases() -> Vec<String> {
-    let mut cases: Vec<String> = fs::read_dir(testdata())
-        .expect("testdata/eslint exists")
-        .filter_map(|entry| {
-            let name = entry.ok()?.file_name().into_string().ok()?;
-            name.strip_suffix(".log").map(str::to_owned)
-        })
-        .collect();
-    cases.sort();
-    assert!(!cases.is_empty(), "no eslint logs in testdata/eslint");
-    cases
+    support::case_names("eslint")
 }
 
 fn read_log(case: &str) -> Vec<u8> {
@@ -37,9 +29,7 @@ fn read_log(case: &str) -> Vec<u8> {
 fn check(case: &str) {
     let dir = testdata();
     let log = read_log(case);
-    let meta: Value =
-        serde_json::from_slice(&fs::read(dir.join(format!("{case}.meta.json"))).expect("meta"))
-            .expect("meta is JSON");
+    let meta = support::meta("eslint", case);
     let report: Report = EslintSummarizer.parse(&log);
     let exit_code = meta["exit_code"].as_i64();
 

@@ -6,31 +6,21 @@
 //! at its file and line, and mypy's error count is the one its summary printed. Logs without a
 //! truth (a crash, a link error, make with no rule) must not pass. Each report is snapshotted.
 
+mod support;
+
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::Value;
 use verdict_core::{Outcome, Report, Severity, Summarizer};
 use verdict_summarizers::generic::GenericSummarizer;
 
 fn testdata() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/generic")
+    support::testdata("generic")
 }
 
 fn cases() -> Vec<String> {
-    let mut cases: Vec<String> = fs::read_dir(testdata())
-        .expect("testdata/generic exists")
-        .filter_map(|e| e.ok())
-        .filter_map(|e| {
-            e.file_name()
-                .to_str()
-                .and_then(|n| n.strip_suffix(".log"))
-                .map(str::to_owned)
-        })
-        .collect();
-    cases.sort();
-    assert!(!cases.is_empty(), "no captured generic logs");
-    cases
+    support::case_names("generic")
 }
 
 /// Asserts a diagnostic of `severity` at `file:line`.
@@ -86,9 +76,7 @@ fn check_mypy(case: &str, report: &Report, truth: &str) {
 fn check(case: &str) {
     let dir = testdata();
     let log = fs::read(dir.join(format!("{case}.log"))).expect("log");
-    let meta: Value =
-        serde_json::from_slice(&fs::read(dir.join(format!("{case}.meta.json"))).expect("meta"))
-            .expect("meta is JSON");
+    let meta = support::meta("generic", case);
     let report = GenericSummarizer.parse(&log);
     match meta["exit_code"].as_i64() {
         Some(0) => assert_eq!(report.outcome, Outcome::Passed, "{case}"),

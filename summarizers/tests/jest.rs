@@ -4,71 +4,32 @@
 //! Test names follow the summarizer's rule: the describe titles and the test title joined with
 //! ` › `, as jest prints them in its `●` headers (the JSON's `ancestorTitles` and `title`).
 
+mod support;
+
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::Value;
 use verdict_core::{Outcome, Report, Summarizer};
 use verdict_summarizers::jest::JestSummarizer;
 
 fn testdata() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/jest")
+    support::testdata("jest")
 }
 
-/// Every case: the stems of the `.log` files.
 fn cases() -> Vec<String> {
-    let mut cases: Vec<String> = fs::read_dir(testdata())
-        .expect("testdata/jest exists")
-        .filter_map(|entry| {
-            let name = entry.ok()?.file_name().into_string().ok()?;
-            name.strip_suffix(".log").map(str::to_owned)
-        })
-        .collect();
-    cases.sort();
-    assert!(!cases.is_empty(), "no jest logs in testdata/jest");
-    cases
-}
-
-/// The first `at … (path:line:col)` frame of a failure message in `file` (relative to the
-/// project), as jest's JSON report prints it with absolute paths.
-fn frame_line_in(message: &str, file: &str) -> Option<u32> {
-    message.lines().find_map(|line| {
-        let rest = line.trim().strip_prefix("at ")?;
-        let location = match rest.strip_suffix(')') {
-            Some(inner) => &inner[inner.rfind(" (")? + 2..],
-            None => rest,
-        };
-        let mut parts = location.rsplitn(3, ':');
-        let _column = parts.next()?;
-        let line: u32 = parts.next()?.parse().ok()?;
-        let path = parts.next()?;
-        let in_file = path == file || path.ends_with(&format!("/{file}"));
-        (in_file && !path.contains("node_modules")).then_some(line)
-    })
+    support::case_names("jest")
 }
 
 /// Parses one case and checks it against its ground truth, then snapshots the report.
 fn check(case: &str) {
     let dir = testdata();
     let log = fs::read(dir.join(format!("{case}.log"))).expect("log");
-    let meta: Value =
-        serde_json::from_slice(&fs::read(dir.join(format!("{case}.meta.json"))).expect("meta"))
-            .expect("meta is JSON");
+    let meta = support::meta("jest", case);
     let report: Report = JestSummarizer.parse(&log);
     let exit_code = meta["exit_code"].as_i64();
 
-    if exit_code == Some(0) {
-        assert_eq!(report.outcome, Outcome::Passed, "{case}: exit 0 is a pass");
-    } else {
-        assert_ne!(
-            report.outcome,
-            Outcome::Passed,
-            "{case}: exit {exit_code:?} is no pass"
-        );
-    }
-    if report.outcome == Outcome::Errored {
-        assert!(report.error.is_some(), "{case}: errored without a reason");
-    }
+    support::check_outcome(case, exit_code, &report);
 
     let truth_path = dir.join(format!("{case}.truth.json"));
     if let Ok(truth) = fs::read(&truth_path) {
@@ -159,7 +120,7 @@ fn check_against_truth(case: &str, report: &Report, truth: &Value) {
             let file = diagnostic.file.as_deref().expect("a file");
             let failure = test["failureMessages"][0].as_str().unwrap_or("");
             let failure = verdict_core::lines::clean(failure.as_bytes());
-            if let Some(line) = frame_line_in(&failure, file) {
+            if let Some(line) = support::frame_line_in(&failure, file) {
                 assert_eq!(diagnostic.line, Some(line), "{case}: line of `{name}`");
             }
         }

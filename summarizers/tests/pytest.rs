@@ -6,33 +6,22 @@
 //! XML holds; the failure, error and skip counts equal the XML's. Runs that stopped before writing
 //! a report must be errored, or failed when the code did not load. Each report is snapshotted.
 
+mod support;
+
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use quick_xml::Reader;
 use quick_xml::events::Event;
-use serde_json::Value;
 use verdict_core::{Diagnostic, Outcome, Report, Summarizer};
 use verdict_summarizers::pytest::PytestSummarizer;
 
 fn testdata() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/pytest")
+    support::testdata("pytest")
 }
 
 fn cases() -> Vec<String> {
-    let mut cases: Vec<String> = fs::read_dir(testdata())
-        .expect("testdata/pytest exists")
-        .filter_map(|e| e.ok())
-        .filter_map(|e| {
-            e.file_name()
-                .to_str()
-                .and_then(|n| n.strip_suffix(".log"))
-                .map(str::to_owned)
-        })
-        .collect();
-    cases.sort();
-    assert!(!cases.is_empty(), "no captured pytest logs");
-    cases
+    support::case_names("pytest")
 }
 
 /// One `<testcase>` of the JUnit XML that failed or errored.
@@ -218,9 +207,7 @@ fn check_truth(case: &str, report: &Report, truth: &Truth, project: &str, places
 fn check(case: &str) {
     let dir = testdata();
     let log = fs::read(dir.join(format!("{case}.log"))).expect("log");
-    let meta: Value =
-        serde_json::from_slice(&fs::read(dir.join(format!("{case}.meta.json"))).expect("meta"))
-            .expect("meta is JSON");
+    let meta = support::meta("pytest", case);
     let report = PytestSummarizer.parse(&log);
     let exit_code = meta["exit_code"].as_i64();
     // pytest's exit codes: 0 passed, 1 tests failed, 2 interrupted (collection errors), 3

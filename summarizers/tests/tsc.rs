@@ -5,31 +5,22 @@
 //! independent of the summarizer. Every error in it must be matched by a diagnostic with the same
 //! file, line, column, code and message, and the counts must be the truth's.
 
+mod support;
+
 use std::collections::BTreeSet;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use regex::Regex;
-use serde_json::Value;
 use verdict_core::{Outcome, Report, Summarizer};
 use verdict_summarizers::tsc::TscSummarizer;
 
 fn testdata() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/tsc")
+    support::testdata("tsc")
 }
 
-/// Every case: the stems of the `.log` files.
 fn cases() -> Vec<String> {
-    let mut cases: Vec<String> = fs::read_dir(testdata())
-        .expect("testdata/tsc exists")
-        .filter_map(|entry| {
-            let name = entry.ok()?.file_name().into_string().ok()?;
-            name.strip_suffix(".log").map(str::to_owned)
-        })
-        .collect();
-    cases.sort();
-    assert!(!cases.is_empty(), "no tsc logs in testdata/tsc");
-    cases
+    support::case_names("tsc")
 }
 
 /// One error of the plain truth.
@@ -86,9 +77,7 @@ fn is_config(error: &TruthError) -> bool {
 fn check(case: &str) {
     let dir = testdata();
     let log = fs::read(dir.join(format!("{case}.log"))).expect("log");
-    let meta: Value =
-        serde_json::from_slice(&fs::read(dir.join(format!("{case}.meta.json"))).expect("meta"))
-            .expect("meta is JSON");
+    let meta = support::meta("tsc", case);
     let truth = fs::read_to_string(dir.join(format!("{case}.truth.txt"))).expect("truth");
     let truth = read_truth(case, &truth);
     let report: Report = TscSummarizer.parse(&log);

@@ -1,0 +1,93 @@
+//! What every parser test needs: the captured cases of a tool under `testdata/<tool>/`, and the
+//! rules that hold for every tool (a non-zero exit is never a pass, an errored report says why).
+//!
+//! Each test binary uses part of it.
+#![allow(dead_code)]
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use verdict_core::{Outcome, Report};
+
+/// `testdata/<tool>/`.
+pub(crate) fn testdata(tool: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata")
+        .join(tool)
+}
+
+/// The names of every captured case of `tool` (the stems of its `.log` files), sorted; fails when
+/// there are none, so that a missing capture cannot pass unnoticed.
+pub(crate) fn case_names(tool: &str) -> Vec<String> {
+    let dir = testdata(tool);
+    let mut names: Vec<String> = fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|entry| {
+            let name = entry.ok()?.file_name().into_string().ok()?;
+            name.strip_suffix(".log").map(str::to_owned)
+        })
+        .collect();
+    names.sort();
+    assert!(!names.is_empty(), "no captured logs in {}", dir.display());
+    names
+}
+
+/// The captured log of a case.
+pub(crate) fn log(tool: &str, case: &str) -> Vec<u8> {
+    let path = testdata(tool).join(format!("{case}.log"));
+    fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The meta file of a case, as `cargo xtask capture` wrote it.
+pub(crate) fn meta(tool: &str, case: &str) -> Value {
+    let path = testdata(tool).join(format!("{case}.meta.json"));
+    let bytes = fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The tool's exit code in the captured run.
+pub(crate) fn exit_code(tool: &str, case: &str) -> Option<i64> {
+    meta(tool, case)["exit_code"].as_i64()
+}
+
+/// The ground truth of a case (`<case>.truth.<ext>`), when the tool wrote one.
+pub(crate) fn truth(tool: &str, case: &str, ext: &str) -> Option<Vec<u8>> {
+    fs::read(testdata(tool).join(format!("{case}.truth.{ext}"))).ok()
+}
+
+/// The rules every tool's report keeps: exit 0 is a pass, any other exit is not, and an errored
+/// report gives its reason.
+pub(crate) fn check_outcome(case: &str, exit_code: Option<i64>, report: &Report) {
+    if exit_code == Some(0) {
+        assert_eq!(report.outcome, Outcome::Passed, "{case}: exit 0 is a pass");
+    } else {
+        assert_ne!(
+            report.outcome,
+            Outcome::Passed,
+            "{case}: exit {exit_code:?} is no pass"
+        );
+    }
+    if report.outcome == Outcome::Errored {
+        assert!(report.error.is_some(), "{case}: errored without a reason");
+    }
+}
+
+/// The line of the first `at … (path:line:col)` stack frame of `message` in `file` (relative to
+/// the project), as the JSON reports of the JavaScript test runners print them with absolute
+/// paths; frames in `node_modules` do not count.
+pub(crate) fn frame_line_in(message: &str, file: &str) -> Option<u32> {
+    message.lines().find_map(|line| {
+        let rest = line.trim().strip_prefix("at ")?;
+        let location = match rest.strip_suffix(')') {
+            Some(inner) => &inner[inner.rfind(" (")? + 2..],
+            None => rest,
+        };
+        let mut parts = location.rsplitn(3, ':');
+        let _column = parts.next()?;
+        let line: u32 = parts.next()?.parse().ok()?;
+        let path = parts.next()?;
+        let in_file = path == file || path.ends_with(&format!("/{file}"));
+        (in_file && !path.contains("node_modules")).then_some(line)
+    })
+}
