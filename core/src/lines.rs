@@ -6,6 +6,8 @@
 //!
 //! - `\r\n` becomes `\n`; a `\r` inside a line (a progress bar redrawing itself) keeps only the
 //!   text after the last one, as a terminal would show it;
+//! - the timestamp GitHub Actions' raw logs put before every line (`2024-05-01T12:34:56.7890123Z `)
+//!   is removed, so that parsers see the tool's own indentation;
 //! - terminal escape sequences are removed ([`crate::ansi`]);
 //! - invalid UTF-8 is replaced with U+FFFD;
 //! - a line longer than [`MAX_LINE`] bytes is cut there; the rest of it is skipped and counted.
@@ -227,9 +229,11 @@ impl Splitter {
         }
     }
 
-    /// Hands a line to the callback, without its escape sequences.
+    /// Hands a line to the callback, without a CI timestamp and escape sequences.
     #[inline]
     fn deliver(&mut self, text: &str, needs: Needs, on_line: &mut impl FnMut(&str)) {
+        // The timestamp is ASCII and ends right before the tool's text: a char boundary.
+        let text = &text[ci_timestamp_len(text.as_bytes())..];
         if needs.escape && ansi::has_escapes(text) {
             self.scratch.clear();
             ansi::strip_into(text, &mut self.scratch);
@@ -258,6 +262,41 @@ fn redrawn(line: &[u8]) -> std::ops::Range<usize> {
         Some(prev) => prev + 1..cr,
         None => 0..cr,
     }
+}
+
+/// The length of the timestamp a CI runner put before a line, with its one space
+/// (`2024-05-01T12:34:56.7890123Z `, as in GitHub Actions' raw logs), or 0. The shape is checked
+/// exactly, so that a line a tool printed that merely starts with a date is left alone.
+fn ci_timestamp_len(line: &[u8]) -> usize {
+    const SHAPE: &[u8; 19] = b"dddd-dd-ddTdd:dd:dd";
+    if line.len() < SHAPE.len() + 1 || !line[0].is_ascii_digit() {
+        return 0;
+    }
+    let shaped = SHAPE.iter().zip(line).all(|(&want, &got)| {
+        if want == b'd' {
+            got.is_ascii_digit()
+        } else {
+            got == want
+        }
+    });
+    if !shaped {
+        return 0;
+    }
+    let mut end = SHAPE.len();
+    if line.get(end) == Some(&b'.') {
+        end += 1;
+        while line.get(end).is_some_and(u8::is_ascii_digit) {
+            end += 1;
+        }
+    }
+    if line.get(end) != Some(&b'Z') {
+        return 0;
+    }
+    end += 1;
+    if line.get(end) == Some(&b' ') {
+        end += 1;
+    }
+    end
 }
 
 /// Counts the bytes no text log holds (see [`Stats::binary_bytes`]). Written as branch-free sums
@@ -371,6 +410,17 @@ mod tests {
         assert_eq!(
             whole.last().map(String::as_str),
             Some("no newline at the end é")
+        );
+    }
+
+    #[test]
+    fn github_actions_timestamps_are_removed_keeping_indentation() {
+        let (lines, _) = lines_of(
+            b"2024-05-01T12:34:56.7890123Z   \xe2\x97\x8f a\n2024-05-01T12:34:56Z \x1b[31mred\x1b[0m\n2024-05-01 is a date\n12   const x = 1;\n",
+        );
+        assert_eq!(
+            lines,
+            ["  ● a", "red", "2024-05-01 is a date", "12   const x = 1;"]
         );
     }
 

@@ -27,7 +27,7 @@ use verdict_core::{Diagnostic, Kind, LineParser, Outcome, Report, Summarizer};
 
 use crate::js_test::{
     Diff, MAX_BLOCK_LINES, MAX_DETAIL, MAX_MESSAGE, failure, is_error_line, is_full, one_line,
-    strip_ci_timestamp, strip_equality_note, v8_frame,
+    strip_equality_note, v8_frame,
 };
 use crate::text::{clip, count_of, split_location};
 
@@ -66,7 +66,6 @@ impl Summarizer for JestSummarizer {
             return 60;
         }
         let headers = sample.lines().any(|line| {
-            let line = strip_ci_timestamp(line);
             let line = line.strip_prefix(' ').unwrap_or(line);
             (line.starts_with("FAIL ") || line.starts_with("PASS "))
                 && !line.contains(" > ")
@@ -481,7 +480,6 @@ impl Parser {
 
 impl LineParser for Parser {
     fn line(&mut self, line: &str) {
-        let line = strip_ci_timestamp(line);
         self.lines += 1;
         let text = line.trim_ascii_start();
         let indent = line.len() - text.len();

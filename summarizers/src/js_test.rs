@@ -21,29 +21,6 @@ pub(crate) const MAX_MESSAGE: usize = 300;
 /// block (a big object diff, a deep stack) is only scanned for its location.
 pub(crate) const MAX_BLOCK_LINES: usize = 50;
 
-/// Removes the timestamp GitHub Actions' raw logs put before every line
-/// (`2024-05-01T12:34:56.7890123Z `), so that the indentation the parsers read is the tool's.
-pub(crate) fn strip_ci_timestamp(line: &str) -> &str {
-    let b = line.as_bytes();
-    let shaped = b.len() >= 20
-        && b[0].is_ascii_digit()
-        && b[4] == b'-'
-        && b[7] == b'-'
-        && b[10] == b'T'
-        && b[13] == b':';
-    if !shaped {
-        return line;
-    }
-    match memchr::memchr(b'Z', &b[..b.len().min(40)]) {
-        // `Z` is ASCII: the slice after it starts on a character boundary.
-        Some(z) => {
-            let rest = &line[z + 1..];
-            rest.strip_prefix(' ').unwrap_or(rest)
-        }
-        None => line,
-    }
-}
-
 /// A failing test's diagnostic with only its message; the caller sets the other fields.
 /// [`verdict_core::Report::push`] computes its fingerprint; a caller that needs it earlier (to
 /// skip repeats) calls [`Diagnostic::refresh_fingerprint`].
@@ -394,19 +371,6 @@ mod tests {
                 let _ = summarizer.sniff(&String::from_utf8_lossy(&log));
             }
         }
-    }
-
-    #[test]
-    fn ci_timestamps_are_removed_and_indentation_kept() {
-        assert_eq!(
-            strip_ci_timestamp("2024-05-01T12:34:56.7890123Z   ● a › b"),
-            "  ● a › b"
-        );
-        assert_eq!(strip_ci_timestamp("  1) Suite"), "  1) Suite");
-        assert_eq!(
-            strip_ci_timestamp("2024-05-01 is a date"),
-            "2024-05-01 is a date"
-        );
     }
 
     #[test]

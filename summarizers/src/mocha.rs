@@ -28,7 +28,7 @@ use verdict_core::{Diagnostic, Kind, LineParser, Outcome, Report, Severity, Summ
 
 use crate::js_test::{
     Diff, MAX_BLOCK_LINES, MAX_MESSAGE, failure, is_error_line, is_full, is_internal, one_line,
-    strip_ci_timestamp, strip_file_url, v8_frame,
+    strip_file_url, v8_frame,
 };
 use crate::text::{clip, split_location};
 
@@ -48,7 +48,7 @@ impl Summarizer for MochaSummarizer {
     fn sniff(&self, sample: &str) -> u8 {
         // `N passing (Xms)` is mocha's alone.
         let passing = sample.lines().any(|line| {
-            let text = strip_ci_timestamp(line).trim_start();
+            let text = line.trim_start();
             text.starts_with(|c: char| c.is_ascii_digit())
                 && count_before(text, " passing").is_some()
         });
@@ -370,7 +370,6 @@ impl Parser {
 
 impl LineParser for Parser {
     fn line(&mut self, line: &str) {
-        let line = strip_ci_timestamp(line);
         let text = line.trim_ascii();
         let indent = line.len() - line.trim_ascii_start().len();
         if let Some(first) = text.as_bytes().first()

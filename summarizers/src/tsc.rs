@@ -536,31 +536,8 @@ impl Parser {
     }
 }
 
-/// Removes a CI runner's timestamp from the start of a line: GitHub Actions' raw logs put
-/// `2024-05-01T12:34:56.7890123Z ` before every line the tool printed.
-fn strip_ci_timestamp(line: &str) -> &str {
-    let b = line.as_bytes();
-    let shaped = b.len() >= 20
-        && b[0].is_ascii_digit()
-        && b[4] == b'-'
-        && b[7] == b'-'
-        && b[10] == b'T'
-        && b[13] == b':';
-    if !shaped {
-        return line;
-    }
-    match memchr::memchr(b'Z', &b[..b.len().min(40)]) {
-        Some(z) => {
-            let rest = &line[z + 1..];
-            rest.strip_prefix(' ').unwrap_or(rest)
-        }
-        None => line,
-    }
-}
-
 impl LineParser for Parser {
     fn line(&mut self, line: &str) {
-        let line = strip_ci_timestamp(line);
         let Some(&first) = line.as_bytes().first() else {
             // A blank line ends a pretty message; its code frame follows.
             if self.state == State::Message {
@@ -704,7 +681,6 @@ mod tests {
         assert_eq!(report.diagnostics[0].file.as_deref(), Some("src/a.ts"));
         assert_eq!(report.diagnostics[0].detail.as_deref(), Some("Detail."));
         assert_eq!(report.diagnostics[1].file, None);
-        assert_eq!(strip_ci_timestamp("12   const x = 1;"), "12   const x = 1;");
     }
 
     #[test]

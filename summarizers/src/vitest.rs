@@ -26,7 +26,7 @@ use verdict_core::{Diagnostic, Kind, LineParser, Outcome, Report, Summarizer};
 
 use crate::js_test::{
     Diff, MAX_BLOCK_LINES, MAX_DETAIL, MAX_MESSAGE, failure, is_error_line, is_full, is_internal,
-    one_line, strip_ci_timestamp, strip_equality_note, vitest_frame,
+    one_line, strip_equality_note, vitest_frame,
 };
 use crate::text::{clip, count_of, split_location};
 
@@ -428,7 +428,6 @@ impl Parser {
 
 impl LineParser for Parser {
     fn line(&mut self, line: &str) {
-        let line = strip_ci_timestamp(line);
         let text = line.trim_ascii_start();
         let Some(&first) = text.as_bytes().first() else {
             if self.block.is_open() {
