@@ -101,9 +101,13 @@ pub(crate) fn run(args: &Args) -> Result<u8> {
     Ok(report.outcome.exit_code() as u8)
 }
 
-/// Summarizes a file: detection sees its start and its end.
+/// Summarizes a file: detection sees its start and its end. A file that cannot seek (a named
+/// pipe, `<(command)`) is read as a stream, like stdin.
 fn summarize_file(path: &std::path::Path, tool: Option<&str>) -> Result<Report> {
     let mut file = File::open(path)?;
+    if !file.metadata()?.is_file() {
+        return summarize_stream(file, tool);
+    }
     let summarizer = match tool {
         Some(name) => lookup(name)?,
         None => {
@@ -127,7 +131,11 @@ fn summarize_file(path: &std::path::Path, tool: Option<&str>) -> Result<Report> 
 /// Summarizes stdin: detection sees its start; when that is not conclusive, all summarizers read
 /// the stream and the choice is made at its end.
 fn summarize_stdin(tool: Option<&str>) -> Result<Report> {
-    let mut stdin = io::stdin().lock();
+    summarize_stream(io::stdin().lock(), tool)
+}
+
+/// Summarizes a stream that can only be read once, from its start.
+fn summarize_stream(mut stdin: impl Read, tool: Option<&str>) -> Result<Report> {
     if let Some(name) = tool {
         let (report, stats) = lookup(name)?.parse_reader(&mut stdin)?;
         return Ok(finish(report, &stats));
