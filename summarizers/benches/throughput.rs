@@ -1,8 +1,9 @@
 //! Throughput of each summarizer, and of auto-detection, on logs of 100 MiB and more.
 //!
 //! For each tool with captured logs under `summarizers/testdata/<tool>/`, the bench builds one big
-//! log by repeating that tool's failing logs (the realistic worst case: a passing log is mostly
-//! lines a parser rejects at once) until it reaches the target size, writes it to the bench
+//! log by repeating that tool's logs of failing code (the realistic worst case: a passing log is
+//! mostly lines a parser rejects at once, a crash log is a few lines) until it reaches the target
+//! size, writes it to the bench
 //! directory so that `cargo xtask bench` can run ripgrep over the very same bytes, and measures:
 //!
 //! - `parse/<tool>`: the tool's own summarizer over the log held in memory (line splitting, ANSI
@@ -54,8 +55,9 @@ fn target_bytes() -> u64 {
     mib << 20
 }
 
-/// The captured logs of `tool`, sorted by name: the failing ones (the tool exited non-zero, per
-/// `<case>.meta.json`) when there are any, else all of them.
+/// The captured logs of `tool`, sorted by name: those of failing code (the case's name says so —
+/// `failing`, `…-errors`, `…-failures`, `many-problems` — and the tool exited non-zero, per
+/// `<case>.meta.json`); else every log whose tool exited non-zero; else all of them.
 fn source_logs(tool: &str) -> Vec<PathBuf> {
     let dir = manifest_dir().join("testdata").join(tool);
     let Ok(entries) = fs::read_dir(&dir) else {
@@ -66,12 +68,27 @@ fn source_logs(tool: &str) -> Vec<PathBuf> {
         .filter(|p| p.extension().is_some_and(|x| x == "log"))
         .collect();
     logs.sort();
-    let failing: Vec<PathBuf> = logs
+    let non_zero: Vec<PathBuf> = logs
         .iter()
         .filter(|p| exited_non_zero(p))
         .cloned()
         .collect();
-    if failing.is_empty() { logs } else { failing }
+    let failing: Vec<PathBuf> = non_zero
+        .iter()
+        .filter(|p| names_failing_code(p))
+        .cloned()
+        .collect();
+    [failing, non_zero, logs]
+        .into_iter()
+        .find(|set| !set.is_empty())
+        .unwrap_or_default()
+}
+
+/// Whether the case's name says the code under test fails.
+fn names_failing_code(log: &Path) -> bool {
+    let stem = log.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+    stem.split('-')
+        .any(|word| matches!(word, "failing" | "failures" | "errors" | "problems"))
 }
 
 /// Whether the capture of `log` recorded a non-zero exit code (or none: killed by a signal).
