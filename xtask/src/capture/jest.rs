@@ -11,8 +11,19 @@
 //! - `no-tests` ("No tests found, exiting with code 1"), `bad-config` (`● Validation Error:`),
 //!   `config-syntax` (jest.config.js does not parse), `missing-env` (an environment that is not
 //!   installed).
+//!
+//! The `jest29-` cases run the previous major (jest 29) on the same projects through its npm alias
+//! `jest29`. An alias has no `.bin` entry of its own, so they name the launcher inside the package
+//! (a `Program::Node` path relative to `node_modules/.bin`).
 
 use super::{Case, Program, Truth};
+
+/// The launcher of jest 29, relative to `node_modules/.bin`.
+const JEST29: &str = "../jest29/bin/jest.js";
+
+fn jest29(name: &'static str, project: &'static str, args: &[&str]) -> Case {
+    Case::new("jest", name, project, Program::Node(JEST29), args)
+}
 
 fn jest(name: &'static str, project: &'static str, args: &[&str]) -> Case {
     Case::new("jest", name, project, Program::Node("jest"), args)
@@ -73,5 +84,31 @@ pub(crate) fn cases() -> Vec<Case> {
         jest("bad-config", "bad-config", &[]),
         jest("config-syntax", "config-syntax", &[]),
         jest("missing-env", "missing-env", &[]),
+        // jest 29.
+        jest29(
+            "jest29-failing",
+            "failing",
+            &["--json", "--outputFile=truth.json"],
+        )
+        .truth(truth(), "json"),
+        jest29(
+            "jest29-failing-color",
+            "failing",
+            &["--colors", "--json", "--outputFile=truth.json"],
+        )
+        .env("FORCE_COLOR", "1")
+        .truth(truth(), "json"),
+        jest29(
+            "jest29-passing",
+            "passing",
+            &["--json", "--outputFile=truth.json"],
+        )
+        .truth(truth(), "json"),
+        jest29(
+            "jest29-no-tests",
+            "no-tests",
+            &["--json", "--outputFile=truth.json"],
+        ),
+        jest29("jest29-bad-config", "bad-config", &[]),
     ]
 }

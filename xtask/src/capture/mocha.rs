@@ -10,11 +10,38 @@
 //! - `load-error` (a required module is missing: mocha stops before running anything),
 //!   `syntax-error` (a test file does not parse), `no-tests` ("Error: No test files found"),
 //!   `bad-config` (.mocharc.json does not parse).
+//!
+//! The `mocha10-` cases run the older major mocha 10 on the same projects through its npm alias
+//! `mocha10`, naming the launcher inside the package (an alias has no `.bin` entry of its own).
 
 use super::{Case, Program, Truth, strings};
 
+/// The launcher of mocha 10, relative to `node_modules/.bin`.
+const MOCHA10: &str = "../mocha10/bin/mocha.js";
+
 fn mocha(name: &'static str, project: &'static str, args: &[&str]) -> Case {
-    Case::new("mocha", name, project, Program::Node("mocha"), args).truth(
+    with_truth(Case::new(
+        "mocha",
+        name,
+        project,
+        Program::Node("mocha"),
+        args,
+    ))
+}
+
+fn mocha10(name: &'static str, project: &'static str, args: &[&str]) -> Case {
+    with_truth(Case::new(
+        "mocha",
+        name,
+        project,
+        Program::Node(MOCHA10),
+        args,
+    ))
+}
+
+/// The ground truth of a case: a second run with the JSON reporter.
+fn with_truth(case: Case) -> Case {
+    case.truth(
         Truth::RunFile(
             strings(&[
                 "--reporter",
@@ -58,6 +85,24 @@ pub(crate) fn cases() -> Vec<Case> {
             "bad-config",
             "bad-config",
             Program::Node("mocha"),
+            &[],
+        ),
+        // mocha 10.
+        mocha10("mocha10-failing", "failing", &[]),
+        mocha10("mocha10-failing-color", "failing", &["--color"]).env("FORCE_COLOR", "1"),
+        mocha10("mocha10-passing", "passing", &[]),
+        Case::new(
+            "mocha",
+            "mocha10-load-error",
+            "load-error",
+            Program::Node(MOCHA10),
+            &[],
+        ),
+        Case::new(
+            "mocha",
+            "mocha10-no-tests",
+            "no-tests",
+            Program::Node(MOCHA10),
             &[],
         ),
     ]

@@ -213,15 +213,23 @@ pub(crate) fn install_node(root: &Path) -> Result<()> {
 
 /// Creates `<root>/venv` with the pinned Python tools.
 pub(crate) fn install_python(root: &Path) -> Result<()> {
-    let requirements = repo_root().join("xtask/capture/requirements.txt");
-    let wanted = fs::read(&requirements).context("read requirements.txt")?;
-    let venv = root.join("venv");
+    install_venv(
+        &repo_root().join("xtask/capture/requirements.txt"),
+        &root.join("venv"),
+    )
+}
+
+/// Creates a venv at `venv` with the packages of `requirements` (skipped when the requirements
+/// are unchanged since the last install).
+pub(crate) fn install_venv(requirements: &Path, venv: &Path) -> Result<()> {
+    let wanted =
+        fs::read(requirements).with_context(|| format!("read {}", requirements.display()))?;
     let stamp = venv.join(".verdict-requirements");
     if fs::read(&stamp).ok().as_deref() == Some(&wanted[..]) {
         return Ok(());
     }
     eprintln!("installing the pinned Python tools into {}", venv.display());
-    duct::cmd!("python3", "-m", "venv", "--clear", &venv)
+    duct::cmd!("python3", "-m", "venv", "--clear", venv)
         .stdout_to_stderr()
         .run()
         .context("python3 -m venv failed")?;
@@ -231,7 +239,7 @@ pub(crate) fn install_python(root: &Path) -> Result<()> {
         "--quiet",
         "--disable-pip-version-check",
         "-r",
-        &requirements
+        requirements
     )
     .stdout_to_stderr()
     .run()

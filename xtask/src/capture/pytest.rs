@@ -3,8 +3,42 @@
 //!
 //! The ground truth is pytest's own JUnit XML, written by the same run (`--junitxml`). Runs where
 //! pytest exits before writing it (a usage error, a conftest that fails to import) have none.
+//!
+//! The `pytest8-` cases run the previous major (pytest 8, from
+//! `xtask/capture/requirements-pytest8.txt`) on the same projects, from a second venv in the
+//! capture root that [`cases`] creates on demand.
 
-use super::{Case, Program, Truth};
+use std::path::Path;
+
+use super::{Case, Program, Truth, install_venv, repo_root};
+
+/// The venv of pytest 8, under the default capture root.
+const VENV8: &str = "/tmp/verdict-capture/venv-pytest8";
+
+/// Its pytest.
+const PYTEST8: &str = "/tmp/verdict-capture/venv-pytest8/bin/pytest";
+
+/// A pytest 8 case, with its JUnit XML as ground truth.
+fn case8(name: &'static str, project: &'static str, args: &[&str]) -> Case {
+    let mut all = args.to_vec();
+    all.push("--junitxml=truth.xml");
+    Case::new("pytest", name, project, Program::System(PYTEST8), &all)
+        .truth(Truth::File(JUNIT), "xml")
+}
+
+/// A pytest 8 case whose run stops before pytest writes any report.
+fn crash8(name: &'static str, project: &'static str, args: &[&str]) -> Case {
+    Case::new("pytest", name, project, Program::System(PYTEST8), args)
+}
+
+/// Creates the pytest 8 venv unless it is there already. The framework only knows the one venv
+/// of `requirements.txt`; a failure here only warns, and the pytest 8 cases then fail to start.
+fn install_pytest8() {
+    let requirements = repo_root().join("xtask/capture/requirements-pytest8.txt");
+    if let Err(error) = install_venv(&requirements, Path::new(VENV8)) {
+        eprintln!("warning: pytest 8 venv: {error:#}");
+    }
+}
 
 /// Where each run writes its JUnit XML, relative to the project.
 const JUNIT: &str = "truth.xml";
@@ -24,7 +58,7 @@ fn crash(name: &'static str, project: &'static str, args: &[&str]) -> Case {
 
 /// The pytest cases.
 pub(crate) fn cases() -> Vec<Case> {
-    vec![
+    let mut cases = vec![
         case("failing", "failing", &[]),
         case("failing-quiet", "failing", &["-q"]),
         case("failing-verbose", "failing", &["-v"]),
@@ -57,5 +91,28 @@ pub(crate) fn cases() -> Vec<Case> {
         crash("bad-config", "bad-config", &[]),
         crash("usage-error", "passing", &["--definitely-not-an-option"]),
         crash("missing-path", "passing", &["tests/test_nope.py"]),
+    ];
+    cases.extend(cases8());
+    cases
+}
+
+/// The pytest 8 cases. Listing them creates their venv: the framework's list of cases is the only
+/// hook a capture module has (after the first time this is a comparison of the stamp file).
+fn cases8() -> Vec<Case> {
+    install_pytest8();
+    vec![
+        case8("pytest8-failing", "failing", &[]),
+        case8("pytest8-failing-quiet", "failing", &["-q"]),
+        case8("pytest8-failing-tb-short", "failing", &["--tb=short"]),
+        case8("pytest8-failing-tb-line", "failing", &["--tb=line"]),
+        case8(
+            "pytest8-failing-color",
+            "failing",
+            &["--color=yes", "--tb=short"],
+        ),
+        case8("pytest8-collect-errors", "collect-errors", &[]),
+        case8("pytest8-passing", "passing", &[]),
+        case8("pytest8-no-tests", "no-tests", &[]),
+        crash8("pytest8-bad-conftest", "bad-conftest", &[]),
     ]
 }

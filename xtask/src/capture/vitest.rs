@@ -11,8 +11,46 @@
 //! - `unhandled`: errors thrown outside any test ("Unhandled Errors", `Errors  2 errors`);
 //! - `passing`; `no-tests` ("No test files found, exiting with code 1"); `bad-config` (the config
 //!   file does not parse: "Startup Error").
+//!
+//! The `vitest3-` cases run the previous major (vitest 3) on the same projects through its npm
+//! alias `vitest3`, on the machine's own Node.js 20 (`/usr/bin/node`) rather than the pinned
+//! Node.js 22 the framework puts first on `PATH`: Node 20 is what many of its users run. The script
+//! path is under the capture root, whose default is fixed.
 
-use super::{Case, Program, Truth};
+use super::{Case, Program, Truth, strings};
+
+/// The launcher of vitest 3 under the default capture root.
+const VITEST3: &str = "/tmp/verdict-capture/node_modules/vitest3/vitest.mjs";
+
+/// A vitest 3 case: `node <launcher> <args>`.
+fn vitest3(name: &'static str, project: &'static str, args: &[&str]) -> Case {
+    let mut all = vec![VITEST3];
+    all.extend_from_slice(args);
+    let mut case = Case::new(
+        "vitest",
+        name,
+        project,
+        Program::System("/usr/bin/node"),
+        &all,
+    );
+    case.version_args = strings(&[VITEST3, "--version"]);
+    case
+}
+
+/// A vitest 3 case with the given reporter and its JSON report as ground truth.
+fn vitest3_reporter(name: &'static str, project: &'static str, reporter: &str) -> Case {
+    vitest3(
+        name,
+        project,
+        &[
+            "run",
+            reporter,
+            "--reporter=json",
+            "--outputFile.json=truth.json",
+        ],
+    )
+    .truth(Truth::File("truth.json"), "json")
+}
 
 fn vitest(name: &'static str, project: &'static str, reporter: &str, extra: &[&str]) -> Case {
     let mut args = vec![
@@ -50,5 +88,11 @@ pub(crate) fn cases() -> Vec<Case> {
             Program::Node("vitest"),
             &["run"],
         ),
+        // vitest 3 on Node.js 20.
+        vitest3_reporter("vitest3-failing", "failing", "--reporter=default"),
+        vitest3_reporter("vitest3-failing-verbose", "failing", "--reporter=verbose"),
+        vitest3_reporter("vitest3-passing", "passing", "--reporter=default"),
+        vitest3_reporter("vitest3-no-tests", "no-tests", "--reporter=default"),
+        vitest3("vitest3-bad-config", "bad-config", &["run"]),
     ]
 }
