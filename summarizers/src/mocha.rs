@@ -129,8 +129,10 @@ impl Block {
             self.message_continues = false;
             return;
         }
-        if text.starts_with("+ actual - expected") {
-            // Node's assertion diff (`+` the actual side), possibly with `... Lines skipped`.
+        // Node's assertion diff (`+` the actual side), possibly with `... Lines skipped`; with
+        // colour, Node 22 writes the legend as `actual expected` (the words coloured, no signs)
+        // and the diff inline, character by character.
+        if text.starts_with("+ actual - expected") || text == "actual expected" {
             if self.diff_sign_is_expected.is_none() {
                 self.diff_sign_is_expected = Some(false);
             }
@@ -528,6 +530,29 @@ mod tests {
 
     fn parse(log: &str) -> Report {
         MochaSummarizer.parse(log.as_bytes())
+    }
+
+    #[test]
+    fn node_22_coloured_legend_is_not_part_of_the_message() {
+        // mocha 10 under FORCE_COLOR on Node 22: the legend has no signs once the colour is gone.
+        let report = parse(concat!(
+            "  0 passing (5ms)\n  1 failing\n\n",
+            "  1) strings\n       slugifies a title:\n\n",
+            "      \x1b[31mAssertionError [ERR_ASSERTION]: Expected values to be strictly equal:\n",
+            "\x1b[32mactual\x1b[39m \x1b[31mexpected\x1b[39m\n\n",
+            "'hello_-big_-world'\n\x1b[0m\n",
+            "      + expected - actual\n\n      -hello_big_world\n      +hello-big-world\n",
+            "      at Context.<anonymous> (test/strings.test.js:10:12)\n",
+        ));
+        let d = &report.diagnostics[0];
+        assert_eq!(
+            d.message,
+            "AssertionError: Expected values to be strictly equal:"
+        );
+        assert_eq!(
+            d.detail.as_deref(),
+            Some("expected: hello-big-world, actual: hello_big_world")
+        );
     }
 
     #[test]

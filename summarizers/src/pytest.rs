@@ -29,6 +29,8 @@ use crate::text::{clip, count_of};
 const TOOL: &str = "pytest";
 const MAX_DETAIL: usize = 200;
 const MAX_MESSAGE: usize = 300;
+/// How a strict xpass names its failure (the reason follows).
+const XPASS_STRICT: &str = "[XPASS(strict)]";
 /// Lines of an `E` group kept: the exception and a few lines of its explanation.
 const MAX_GROUP: usize = 12;
 /// Files whose last traceback line a block remembers.
@@ -914,6 +916,16 @@ impl LineParser for Parser {
             return;
         }
         if self.section == Some(Section::Failures) {
+            // `--tb=line`: a strict xpass has no traceback, only its reason (pytest 8 prints it
+            // once, pytest 9 twice; the copy that pairs with no entry is dropped at the end).
+            if line.starts_with(XPASS_STRICT) {
+                let mut block = Block::new(BlockKind::Line, String::new());
+                block.fallback = Some(line.trim_end().to_owned());
+                if self.blocks.len() < MAX_ENTRIES {
+                    self.blocks.push(block);
+                }
+                return;
+            }
             // `--tb=line`: one `path:line: message` per failure, with no block around it.
             if let Some((file, n, message)) = traceback_entry(line) {
                 // A failure in the standard library or a package has no place in the project,
@@ -984,6 +996,7 @@ impl LineParser for Parser {
                 };
                 let file = block.last.as_ref().map_or("", |(f, _)| f.as_str());
                 let message = block.fallback.as_deref().unwrap_or("");
+                let xpass = block.last.is_none() && message.starts_with(XPASS_STRICT);
                 for k in next..failed.len().min(next + 5) {
                     let Some(e) = failed.get(k).and_then(|&i| list.get_mut(i)) else {
                         break;
@@ -994,13 +1007,26 @@ impl LineParser for Parser {
                         .as_deref()
                         .is_some_and(|m| m.chars().take(30).eq(message.chars().take(30)));
                     let same_place = e.message.is_none() && same_file(file, entry_file);
-                    if !e.used && (same_message || same_place) {
+                    // pytest 8 names a strict xpass in the short summary without its reason.
+                    let bare_xpass = xpass && e.message.is_none();
+                    if !e.used && (same_message || same_place || bare_xpass) {
                         e.used = true;
                         assigned = Some((e.nodeid.clone(), e.message.clone()));
                         next = k + 1;
                         break;
                     }
                 }
+            }
+            if assigned.is_none()
+                && block.kind == BlockKind::Line
+                && block.last.is_none()
+                && block
+                    .fallback
+                    .as_deref()
+                    .is_some_and(|m| m.starts_with(XPASS_STRICT))
+            {
+                // A repeated strict-xpass reason: its test is already paired or in the summary.
+                continue;
             }
             let d = self.block_diagnostic(block, assigned);
             report.push(d);
@@ -1173,6 +1199,36 @@ mod tests {
                 Some("AssertionError: x".to_owned())
             )
         );
+    }
+
+    #[test]
+    fn tb_line_strict_xpass_does_not_take_the_next_failure() {
+        // pytest 8: the xpass has its reason in FAILURES but none in the short summary.
+        let pytest8 = concat!(
+            "rootdir: /r\n=== FAILURES ===\n[XPASS(strict)] strict xfail\n",
+            "/r/tests/test_m.py:33: assert 45 == 40\n=== short test summary info ===\n",
+            "FAILED tests/test_m.py::test_xpass\n",
+            "FAILED tests/test_m.py::test_slow - assert 45 == 40\n=== 2 failed in 0.01s ===\n",
+        );
+        // pytest 9: the reason twice in FAILURES, and in the short summary.
+        let pytest9 = concat!(
+            "rootdir: /r\n=== FAILURES ===\n[XPASS(strict)] strict xfail\n",
+            "[XPASS(strict)] strict xfail\n/r/tests/test_m.py:33: assert 45 == 40\n",
+            "=== short test summary info ===\n",
+            "FAILED tests/test_m.py::test_xpass - [XPASS(strict)] strict xfail\n",
+            "FAILED tests/test_m.py::test_slow - assert 45 == 40\n=== 2 failed in 0.01s ===\n",
+        );
+        for log in [pytest8, pytest9] {
+            let report = parse(log);
+            assert_eq!(report.diagnostics.len(), 2, "{log}");
+            let xpass = &report.diagnostics[0];
+            assert_eq!(xpass.test.as_deref(), Some("tests/test_m.py::test_xpass"));
+            assert_eq!(xpass.message, "[XPASS(strict)] strict xfail");
+            assert_eq!(xpass.line, None);
+            let slow = &report.diagnostics[1];
+            assert_eq!(slow.test.as_deref(), Some("tests/test_m.py::test_slow"));
+            assert_eq!(slow.location().as_deref(), Some("tests/test_m.py:33"));
+        }
     }
 
     #[test]
