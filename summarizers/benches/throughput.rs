@@ -6,6 +6,9 @@
 //! size, writes it to the bench
 //! directory so that `cargo xtask bench` can run ripgrep over the very same bytes, and measures:
 //!
+//! - `lines/<tool>`: the shared line reader alone ([`verdict_core::lines`]: splitting, CRLF, ANSI
+//!   stripping, UTF-8 checks) feeding a parser that does nothing — the part of every parser's
+//!   time that is not the parser's own;
 //! - `parse/<tool>`: the tool's own summarizer over the log held in memory (line splitting, ANSI
 //!   stripping and parsing: everything but reading the file);
 //! - `summarize/<tool>`: the whole `verdict summarize` path without `--tool`: the sample, detection,
@@ -175,8 +178,8 @@ fn logs() -> Vec<BenchLog> {
 
 fn throughput(c: &mut Criterion) {
     let logs = logs();
-    for (group_name, auto) in [("parse", false), ("summarize", true)] {
-        let mut group = c.benchmark_group(group_name);
+    for measured in [Measured::Lines, Measured::Parse, Measured::Summarize] {
+        let mut group = c.benchmark_group(measured.group());
         // Each iteration takes a large fraction of a second: few samples, one iteration each.
         group
             .sampling_mode(SamplingMode::Flat)
@@ -187,15 +190,39 @@ fn throughput(c: &mut Criterion) {
             group.throughput(Throughput::Bytes(log.bytes.len() as u64));
             let bytes = &log.bytes[..];
             let summarizer = log.summarizer;
-            group.bench_function(summarizer.name(), |b| {
-                if auto {
-                    b.iter(|| verdict_summarizers::summarize(black_box(bytes)));
-                } else {
-                    b.iter(|| summarizer.parse(black_box(bytes)));
-                }
+            group.bench_function(summarizer.name(), |b| match measured {
+                Measured::Lines => b.iter(|| {
+                    verdict_core::lines::for_each_line_in(black_box(bytes), |line| {
+                        black_box(line);
+                    })
+                }),
+                Measured::Parse => b.iter(|| summarizer.parse(black_box(bytes))),
+                Measured::Summarize => b.iter(|| verdict_summarizers::summarize(black_box(bytes))),
             });
         }
         group.finish();
+    }
+}
+
+/// What is measured on each log.
+#[derive(Clone, Copy)]
+enum Measured {
+    /// The shared line reader alone (splitting, CRLF, ANSI stripping, UTF-8 checks), feeding a
+    /// parser that does nothing: the floor every parser's time includes.
+    Lines,
+    /// The tool's own summarizer.
+    Parse,
+    /// Sample, detection, and the parse by the summarizer detected.
+    Summarize,
+}
+
+impl Measured {
+    fn group(self) -> &'static str {
+        match self {
+            Measured::Lines => "lines",
+            Measured::Parse => "parse",
+            Measured::Summarize => "summarize",
+        }
     }
 }
 
