@@ -109,6 +109,19 @@ pub(crate) fn cases() -> Vec<Case> {
             "no-tests",
             &["--json", "--outputFile=truth.json"],
         ),
+        jest29(
+            "jest29-many-suites",
+            "many-suites",
+            &["--json", "--outputFile=truth.json"],
+        )
+        .truth(truth(), "json"),
+        jest29(
+            "jest29-projects",
+            "projects",
+            &["--json", "--outputFile=truth.json"],
+        )
+        .truth(truth(), "json"),
         jest29("jest29-bad-config", "bad-config", &[]),
+        jest29("jest29-config-syntax", "config-syntax", &[]),
     ]
 }

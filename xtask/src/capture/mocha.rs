@@ -90,7 +90,22 @@ pub(crate) fn cases() -> Vec<Case> {
         // mocha 10.
         mocha10("mocha10-failing", "failing", &[]),
         mocha10("mocha10-failing-color", "failing", &["--color"]).env("FORCE_COLOR", "1"),
+        mocha10("mocha10-esm-failing", "esm-failing", &[]),
         mocha10("mocha10-passing", "passing", &[]),
+        Case::new(
+            "mocha",
+            "mocha10-syntax-error",
+            "syntax-error",
+            Program::Node(MOCHA10),
+            &[],
+        ),
+        Case::new(
+            "mocha",
+            "mocha10-bad-config",
+            "bad-config",
+            Program::Node(MOCHA10),
+            &[],
+        ),
         Case::new(
             "mocha",
             "mocha10-load-error",

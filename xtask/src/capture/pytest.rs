@@ -103,7 +103,12 @@ fn cases8() -> Vec<Case> {
     vec![
         case8("pytest8-failing", "failing", &[]),
         case8("pytest8-failing-quiet", "failing", &["-q"]),
+        case8("pytest8-failing-verbose", "failing", &["-v"]),
+        case8("pytest8-failing-tb-long", "failing", &["--tb=long"]),
         case8("pytest8-failing-tb-short", "failing", &["--tb=short"]),
+        case8("pytest8-failing-tb-native", "failing", &["--tb=native"]),
+        case8("pytest8-failing-tb-no-ra", "failing", &["--tb=no", "-ra"]),
+        case8("pytest8-failing-ra-all", "failing", &["-rA", "--tb=short"]),
         case8("pytest8-failing-tb-line", "failing", &["--tb=line"]),
         case8(
             "pytest8-failing-color",
@@ -111,8 +116,16 @@ fn cases8() -> Vec<Case> {
             &["--color=yes", "--tb=short"],
         ),
         case8("pytest8-collect-errors", "collect-errors", &[]),
+        case8("pytest8-collect-errors-quiet", "collect-errors", &["-q"]),
         case8("pytest8-passing", "passing", &[]),
         case8("pytest8-no-tests", "no-tests", &[]),
+        case8("pytest8-internal-error", "internal-error", &[]),
         crash8("pytest8-bad-conftest", "bad-conftest", &[]),
+        crash8("pytest8-bad-config", "bad-config", &[]),
+        crash8(
+            "pytest8-usage-error",
+            "passing",
+            &["--definitely-not-an-option"],
+        ),
     ]
 }

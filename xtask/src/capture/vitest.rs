@@ -91,6 +91,8 @@ pub(crate) fn cases() -> Vec<Case> {
         // vitest 3 on Node.js 20.
         vitest3_reporter("vitest3-failing", "failing", "--reporter=default"),
         vitest3_reporter("vitest3-failing-verbose", "failing", "--reporter=verbose"),
+        vitest3_reporter("vitest3-failing-dot", "failing", "--reporter=dot"),
+        vitest3_reporter("vitest3-unhandled", "unhandled", "--reporter=default"),
         vitest3_reporter("vitest3-passing", "passing", "--reporter=default"),
         vitest3_reporter("vitest3-no-tests", "no-tests", "--reporter=default"),
         vitest3("vitest3-bad-config", "bad-config", &["run"]),
