@@ -87,7 +87,6 @@ pub(crate) fn run(args: &Args) -> Result<u8> {
             };
             let options = digest::Options {
                 budget: args.budget,
-                ..digest::Options::default()
             };
             let digest = digest::render(&[input], &options);
             writeln!(stdout, "{}", digest.text)?;
