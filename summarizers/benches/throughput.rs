@@ -19,7 +19,8 @@
 //! understanding the log shows in the results rather than as a suspiciously fast number.
 //!
 //! Environment: `VERDICT_BENCH_DIR` (default `target/bench/logs`) and `VERDICT_BENCH_MIB` (default
-//! 100). Run it through `cargo xtask bench`, which also times ripgrep and prints the table; plain
+//! 100). Under `cargo test --all-targets` (no `--bench` argument) each log is one copy of its
+//! sources and nothing is written, so that the test pass stays quick. Run it through `cargo xtask bench`, which also times ripgrep and prints the table; plain
 //! `cargo bench -p verdict-summarizers --bench throughput [FILTER]` works too.
 
 use std::fs;
@@ -49,7 +50,18 @@ fn bench_dir() -> PathBuf {
         .unwrap_or_else(|| manifest_dir().join("../target/bench/logs"))
 }
 
+/// Whether this is a benchmark run (`cargo bench`), rather than the single pass `cargo test
+/// --all-targets` makes over every bench to check that it runs.
+fn benchmarking() -> bool {
+    std::env::args().any(|arg| arg == "--bench")
+}
+
+/// How big each generated log is: the target size when benchmarking, one copy of the sources in a
+/// test pass, which must stay quick in a debug build.
 fn target_bytes() -> u64 {
+    if !benchmarking() {
+        return 1;
+    }
     let mib = std::env::var("VERDICT_BENCH_MIB")
         .ok()
         .and_then(|v| v.parse::<u64>().ok())
@@ -127,7 +139,9 @@ fn build(sources: &[PathBuf], target: u64) -> Vec<u8> {
 /// Builds, writes and describes the log of every tool that has captured logs.
 fn logs() -> Vec<BenchLog> {
     let dir = bench_dir();
-    if let Err(error) = fs::create_dir_all(&dir) {
+    if benchmarking()
+        && let Err(error) = fs::create_dir_all(&dir)
+    {
         panic!("cannot create {}: {error}", dir.display());
     }
     let target = target_bytes();
@@ -138,6 +152,11 @@ fn logs() -> Vec<BenchLog> {
         let bytes = build(&sources, target);
         if bytes.is_empty() {
             eprintln!("{tool}: no captured logs under summarizers/testdata/{tool}/, skipped");
+            continue;
+        }
+        if !benchmarking() {
+            // A test pass leaves the logs of the last benchmark run alone.
+            logs.push(BenchLog { summarizer, bytes });
             continue;
         }
         let path = dir.join(format!("{tool}.log"));
