@@ -17,13 +17,15 @@ pub fn has_escapes(text: &str) -> bool {
 pub fn strip_into(text: &str, out: &mut String) {
     let bytes = text.as_bytes();
     let mut start = 0;
-    let mut i = 0;
-    while let Some(offset) = memchr::memchr(0x1b, &bytes[i..]) {
-        let esc = i + offset;
+    // One iterator over the line rather than a search per sequence: a coloured line holds many
+    // short sequences, and starting a search costs more than the bytes between them.
+    for esc in memchr::memchr_iter(0x1b, bytes) {
+        if esc < start {
+            // Part of the sequence just skipped (the ESC of an `ESC \` terminator).
+            continue;
+        }
         out.push_str(&text[start..esc]);
-        let end = sequence_end(bytes, esc);
-        start = end;
-        i = end;
+        start = sequence_end(bytes, esc);
     }
     out.push_str(&text[start..]);
 }

@@ -162,23 +162,49 @@ impl Splitter {
 
     /// Emits the complete lines of `text`, which ends with a newline.
     fn emit_valid(&mut self, text: &str, needs: Needs, on_line: &mut impl FnMut(&str)) {
+        let bytes = text.as_bytes();
+        // Where the next `\r` and ESC are, found once per occurrence rather than searched for in
+        // every line: in a coloured log most lines hold an escape, but searching each short line
+        // separately costs more than reading it.
+        let find = |byte: u8, from: usize| {
+            memchr::memchr(byte, &bytes[from..]).map_or(usize::MAX, |i| from + i)
+        };
+        let mut next_cr = if needs.carriage_return {
+            find(b'\r', 0)
+        } else {
+            usize::MAX
+        };
+        let mut next_esc = if needs.escape {
+            find(0x1b, 0)
+        } else {
+            usize::MAX
+        };
         let mut start = 0;
-        for nl in memchr::memchr_iter(b'\n', text.as_bytes()) {
+        for nl in memchr::memchr_iter(b'\n', bytes) {
             // Slicing at a newline, which is ASCII, always falls on a char boundary.
             let line = &text[start..nl];
             start = nl + 1;
+            let line_needs = Needs {
+                carriage_return: next_cr < nl,
+                escape: next_esc < nl,
+            };
+            if line_needs.carriage_return {
+                next_cr = find(b'\r', start);
+            }
+            if line_needs.escape {
+                next_esc = find(0x1b, start);
+            }
             if line.len() > MAX_LINE {
-                self.emit_cut(line.as_bytes(), needs, on_line);
+                self.emit_cut(line.as_bytes(), line_needs, on_line);
                 continue;
             }
-            let line = if needs.carriage_return {
-                let range = redrawn(line.as_bytes());
-                &line[range]
+            let line = if line_needs.carriage_return {
+                &line[redrawn(line.as_bytes())]
             } else {
                 line
             };
             self.stats.lines += 1;
-            self.deliver(line, needs, on_line);
+            self.deliver(line, line_needs, on_line);
         }
     }
 
