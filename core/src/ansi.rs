@@ -44,7 +44,8 @@ pub fn strip(text: &str) -> String {
 /// byte a sequence consumes is ASCII, and a sequence cut short ends before the first non-ASCII byte.
 fn sequence_end(bytes: &[u8], esc: usize) -> usize {
     debug_assert_eq!(bytes[esc], ESC as u8);
-    let Some(&kind) = bytes.get(esc + 1) else {
+    let Some(&kind) = bytes.get(esc + 1).filter(|&&b| b != b'\n') else {
+        // A lone ESC at the end of the text or of a line.
         return esc + 1;
     };
     match kind {
@@ -62,13 +63,15 @@ fn sequence_end(bytes: &[u8], esc: usize) -> usize {
         }
         b']' | b'P' | b'X' | b'^' | b'_' => {
             // OSC and the other string sequences end with BEL or ST (`ESC \`). An unterminated one
-            // ends at the next non-ASCII byte or the end of the line, so that text is not lost.
+            // ends at the next non-ASCII byte or newline, or the end, so that text is not lost.
             let mut j = esc + 2;
             while j < bytes.len() {
                 match bytes[j] {
                     0x07 => return j + 1,
                     0x1b if bytes.get(j + 1) == Some(&b'\\') => return j + 2,
                     0x1b => return j,
+                    // A newline ends it too, so that text can be stripped many lines at once.
+                    b'\n' => return j,
                     b if b >= 0x80 => return j,
                     _ => j += 1,
                 }
@@ -77,7 +80,10 @@ fn sequence_end(bytes: &[u8], esc: usize) -> usize {
         }
         b'(' | b')' | b'*' | b'+' | b'#' | b'%' => {
             // Character set designation: ESC ( B and friends, three bytes.
-            if bytes.get(esc + 2).is_some_and(|b| b.is_ascii()) {
+            if bytes
+                .get(esc + 2)
+                .is_some_and(|b| b.is_ascii() && *b != b'\n')
+            {
                 esc + 3
             } else {
                 esc + 2
@@ -111,6 +117,20 @@ mod tests {
         ];
         for (input, expected) in cases {
             assert_eq!(strip(input), expected, "input: {input:?}");
+        }
+    }
+
+    /// Text is stripped many lines at once, so no sequence may swallow a newline.
+    #[test]
+    fn no_sequence_spans_a_newline() {
+        let cases = [
+            "lone \u{1b}\nnext",
+            "charset \u{1b}(\nnext",
+            "csi \u{1b}[31\nnext",
+            "osc \u{1b}]8;;link\nnext",
+        ];
+        for input in cases {
+            assert!(strip(input).ends_with("\nnext"), "input: {input:?}");
         }
     }
 

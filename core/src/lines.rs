@@ -91,6 +91,8 @@ pub struct Splitter {
     skipping: bool,
     /// Scratch space for lines that need cleaning.
     scratch: String,
+    /// Scratch space for a whole section without its escape sequences.
+    section: String,
     stats: Stats,
 }
 
@@ -162,6 +164,20 @@ impl Splitter {
 
     /// Emits the complete lines of `text`, which ends with a newline.
     fn emit_valid(&mut self, text: &str, needs: Needs, on_line: &mut impl FnMut(&str)) {
+        if needs.escape {
+            // A coloured section is stripped in one pass, which costs far less than stripping
+            // its lines one by one. No escape sequence spans a newline (see `ansi`).
+            let mut section = std::mem::take(&mut self.section);
+            section.clear();
+            ansi::strip_into(text, &mut section);
+            let plain = Needs {
+                escape: false,
+                ..needs
+            };
+            self.emit_valid(&section, plain, on_line);
+            self.section = section;
+            return;
+        }
         let bytes = text.as_bytes();
         // Where the next `\r` and ESC are, found once per occurrence rather than searched for in
         // every line: in a coloured log most lines hold an escape, but searching each short line
