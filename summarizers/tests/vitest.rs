@@ -103,56 +103,7 @@ fn check_against_truth(case: &str, report: &Report, truth: &Value) {
         );
     }
 
-    let mut failing_tests = 0;
-    for suite in results {
-        let path = suite["name"].as_str().expect("suite name");
-        let matches_file = |file: &Option<String>| {
-            file.as_deref()
-                .is_some_and(|file| path.ends_with(&format!("/{file}")))
-        };
-        let assertions = suite["assertionResults"].as_array().expect("assertions");
-        let message = suite["message"].as_str().unwrap_or("");
-        if assertions.is_empty() && suite["status"] == "failed" && !message.is_empty() {
-            assert!(
-                report
-                    .diagnostics
-                    .iter()
-                    .any(|d| d.root_cause && d.test.is_none() && matches_file(&d.file)),
-                "{case}: no root cause for the suite {path}"
-            );
-        }
-        for test in assertions.iter().filter(|t| t["status"] == "failed") {
-            failing_tests += 1;
-            let mut titles: Vec<&str> = test["ancestorTitles"]
-                .as_array()
-                .expect("ancestorTitles")
-                .iter()
-                .map(|t| t.as_str().expect("a title"))
-                .collect();
-            titles.push(test["title"].as_str().expect("title"));
-            let name = titles.join(" > ");
-            let diagnostic = report
-                .diagnostics
-                .iter()
-                .find(|d| d.test.as_deref() == Some(&name) && matches_file(&d.file))
-                .unwrap_or_else(|| panic!("{case}: no diagnostic for `{name}` in {path}"));
-            let file = diagnostic.file.as_deref().expect("a file");
-            let failure = test["failureMessages"][0].as_str().unwrap_or("");
-            let failure = verdict_core::lines::clean(failure.as_bytes());
-            if let Some(line) = support::frame_line_in(&failure, file) {
-                assert_eq!(diagnostic.line, Some(line), "{case}: line of `{name}`");
-            }
-        }
-    }
-    let reported = report
-        .diagnostics
-        .iter()
-        .filter(|d| d.test.is_some())
-        .count();
-    assert_eq!(
-        reported, failing_tests,
-        "{case}: one diagnostic per failing test"
-    );
+    support::check_jest_format_tests(case, report, truth, " > ");
 }
 
 #[test]

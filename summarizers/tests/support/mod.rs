@@ -91,3 +91,66 @@ pub(crate) fn frame_line_in(message: &str, file: &str) -> Option<u32> {
         (in_file && !path.contains("node_modules")).then_some(line)
     })
 }
+
+/// Checks every failing test of a jest-format JSON report (jest's `--json`, and vitest's JSON
+/// reporter, which writes the same shape) against the report: a diagnostic for each, named by the
+/// describe titles and the title joined with `separator`, in its file, at the line of its first
+/// stack frame there; a root cause for each suite that failed to load; and no other test
+/// diagnostics.
+pub(crate) fn check_jest_format_tests(
+    case: &str,
+    report: &verdict_core::Report,
+    truth: &Value,
+    separator: &str,
+) {
+    let mut failing_tests = 0;
+    for suite in truth["testResults"].as_array().expect("testResults") {
+        let path = suite["name"].as_str().expect("suite name");
+        let matches_file = |file: &Option<String>| {
+            file.as_deref()
+                .is_some_and(|file| path.ends_with(&format!("/{file}")))
+        };
+        let assertions = suite["assertionResults"].as_array().expect("assertions");
+        let message = suite["message"].as_str().unwrap_or("");
+        if assertions.is_empty() && suite["status"] == "failed" && !message.is_empty() {
+            assert!(
+                report
+                    .diagnostics
+                    .iter()
+                    .any(|d| d.root_cause && d.test.is_none() && matches_file(&d.file)),
+                "{case}: no root cause for the suite {path}"
+            );
+        }
+        for test in assertions.iter().filter(|t| t["status"] == "failed") {
+            failing_tests += 1;
+            let mut titles: Vec<&str> = test["ancestorTitles"]
+                .as_array()
+                .expect("ancestorTitles")
+                .iter()
+                .map(|t| t.as_str().expect("a title"))
+                .collect();
+            titles.push(test["title"].as_str().expect("title"));
+            let name = titles.join(separator);
+            let diagnostic = report
+                .diagnostics
+                .iter()
+                .find(|d| d.test.as_deref() == Some(&name) && matches_file(&d.file))
+                .unwrap_or_else(|| panic!("{case}: no diagnostic for `{name}` in {path}"));
+            let file = diagnostic.file.as_deref().expect("a file");
+            let failure = test["failureMessages"][0].as_str().unwrap_or("");
+            let failure = verdict_core::lines::clean(failure.as_bytes());
+            if let Some(line) = frame_line_in(&failure, file) {
+                assert_eq!(diagnostic.line, Some(line), "{case}: line of `{name}`");
+            }
+        }
+    }
+    let reported = report
+        .diagnostics
+        .iter()
+        .filter(|d| d.test.is_some())
+        .count();
+    assert_eq!(
+        reported, failing_tests,
+        "{case}: one diagnostic per failing test"
+    );
+}
