@@ -96,7 +96,15 @@ fn every_captured_log_matches_its_truth() {
 
 #[test]
 fn crashes_before_any_test_are_errored() {
-    for case in ["bad-config", "config-syntax", "missing-env", "no-tests"] {
+    for case in [
+        "bad-config",
+        "config-syntax",
+        "missing-env",
+        "no-tests",
+        "jest29-bad-config",
+        "jest29-config-syntax",
+        "jest29-no-tests",
+    ] {
         let log = fs::read(testdata().join(format!("{case}.log"))).expect("log");
         let report = JestSummarizer.parse(&log);
         assert_eq!(report.outcome, Outcome::Errored, "{case}");

@@ -116,7 +116,12 @@ fn every_captured_log_matches_its_truth() {
 
 #[test]
 fn crashes_before_any_test_are_errored() {
-    for case in ["bad-config", "no-tests"] {
+    for case in [
+        "bad-config",
+        "no-tests",
+        "mocha10-bad-config",
+        "mocha10-no-tests",
+    ] {
         let log = fs::read(testdata().join(format!("{case}.log"))).expect("log");
         let report = MochaSummarizer.parse(&log);
         assert_eq!(report.outcome, Outcome::Errored, "{case}");

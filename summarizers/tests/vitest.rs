@@ -115,7 +115,12 @@ fn every_captured_log_matches_its_truth() {
 
 #[test]
 fn crashes_before_any_test_are_errored() {
-    for case in ["bad-config", "no-tests"] {
+    for case in [
+        "bad-config",
+        "no-tests",
+        "vitest3-bad-config",
+        "vitest3-no-tests",
+    ] {
         let log = fs::read(testdata().join(format!("{case}.log"))).expect("log");
         let report = VitestSummarizer.parse(&log);
         assert_eq!(report.outcome, Outcome::Errored, "{case}");
