@@ -24,25 +24,7 @@ fn cases() -> Vec<String> {
 
 /// Parses one case and checks it against its ground truth, then snapshots the report.
 fn check(case: &str) {
-    let dir = testdata();
-    let log = fs::read(dir.join(format!("{case}.log"))).expect("log");
-    let meta = support::meta("vitest", case);
-    let report: Report = VitestSummarizer.parse(&log);
-    let exit_code = meta["exit_code"].as_i64();
-
-    support::check_outcome(case, exit_code, &report);
-
-    let truth_path = dir.join(format!("{case}.truth.json"));
-    if let Ok(truth) = fs::read(&truth_path) {
-        let truth: Value = serde_json::from_slice(&truth).expect("truth is JSON");
-        check_against_truth(case, &report, &truth);
-    } else if report.outcome == Outcome::Failed {
-        assert!(
-            report.diagnostics.iter().any(|d| d.root_cause),
-            "{case}: a failure without a report must come from a root cause"
-        );
-    }
-
+    let report = support::check_json_case("vitest", case, &VitestSummarizer, check_against_truth);
     insta::assert_json_snapshot!(case, report);
 }
 

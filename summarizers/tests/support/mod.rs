@@ -154,3 +154,29 @@ pub(crate) fn check_jest_format_tests(
         "{case}: one diagnostic per failing test"
     );
 }
+
+/// Parses a case of a test runner whose ground truth is a JSON report, with the checks every such
+/// runner shares: the outcome rules, then `check_against_truth` when the tool wrote a report, or —
+/// when it wrote none but the code failed — a root cause that explains why. Returns the report for
+/// the caller to snapshot (insta names snapshots after the calling test file).
+pub(crate) fn check_json_case(
+    tool: &str,
+    case: &str,
+    summarizer: &dyn verdict_core::Summarizer,
+    check_against_truth: fn(&str, &Report, &Value),
+) -> Report {
+    let report = summarizer.parse(&log(tool, case));
+    check_outcome(case, exit_code(tool, case), &report);
+    match truth(tool, case, "json") {
+        Some(bytes) => {
+            let truth: Value = serde_json::from_slice(&bytes).expect("truth is JSON");
+            check_against_truth(case, &report, &truth);
+        }
+        None if report.outcome == Outcome::Failed => assert!(
+            report.diagnostics.iter().any(|d| d.root_cause),
+            "{case}: a failure without a report must come from a root cause"
+        ),
+        None => {}
+    }
+    report
+}
