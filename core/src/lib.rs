@@ -19,6 +19,8 @@ pub mod model;
 pub mod summarizer;
 pub mod verifier;
 
-pub use model::{Counts, Diagnostic, Fingerprint, Kind, Outcome, Report, Severity};
+pub use model::{
+    Counts, Diagnostic, Fingerprint, Kind, Outcome, Report, Severity, Status, Verification,
+};
 pub use summarizer::{LineParser, Summarizer};
 pub use verifier::Verifier;

@@ -411,6 +411,81 @@ impl Report {
     }
 }
 
+/// How a verifier's result was obtained in a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// The tool ran.
+    Ran,
+    /// The tool did not run: its inputs are unchanged since it last passed, and that pass stands.
+    Cached,
+    /// The tool did not run because a verifier it needs did not pass, or `--fail-fast` stopped the
+    /// run; the report is errored and says which.
+    Skipped,
+    /// The run was interrupted (Ctrl-C) while or before the tool ran; the report is errored.
+    Cancelled,
+}
+
+impl Status {
+    /// The lowercase name used in JSON and in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Ran => "ran",
+            Status::Cached => "cached",
+            Status::Skipped => "skipped",
+            Status::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// One verifier's part of a run: which verifier, how its result was obtained, and the [`Report`].
+///
+/// The report's outcome is final: the pipeline has already reconciled it with the exit code
+/// (a failing exit with nothing understood, a time-out, a crash: errored, never passed).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verification {
+    /// The verifier's name (`tsc`, `cargo-test`, a project-defined name); what `--only` takes.
+    pub verifier: String,
+    /// The kind of check it is.
+    pub kind: Kind,
+    /// How the result was obtained.
+    pub status: Status,
+    /// What it found.
+    pub report: Report,
+    /// The argv it ran, for people to reproduce it (`None` when nothing ran).
+    pub command: Option<Vec<String>>,
+    /// Where its full output is, relative to the workspace root where possible.
+    pub log: Option<String>,
+    /// How long it took (zero when cached or skipped).
+    pub duration: std::time::Duration,
+    /// What people should know about how it ran: `cached`, `re-ran 3 failed tests first`,
+    /// `2 known failures set aside (baseline)`.
+    pub notes: Vec<String>,
+}
+
+impl Verification {
+    /// The outcome of the verifier.
+    pub fn outcome(&self) -> Outcome {
+        self.report.outcome
+    }
+}
+
+/// The outcome of a whole run: errored if any verifier errored, else failed if any failed, else
+/// passed. An empty run has verified nothing and is errored.
+pub fn overall(verifications: &[Verification]) -> Outcome {
+    if verifications.is_empty() {
+        return Outcome::Errored;
+    }
+    let outcomes = verifications.iter().map(Verification::outcome);
+    if outcomes.clone().any(|o| o == Outcome::Errored) {
+        Outcome::Errored
+    } else if outcomes.clone().any(|o| o == Outcome::Failed) {
+        Outcome::Failed
+    } else {
+        Outcome::Passed
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -102,18 +102,41 @@ pub enum Exit {
 }
 
 /// What a command printed and how it ended, as handed back by a [`Runner`].
+///
+/// The output itself is not held in memory (a tool may print gigabytes): the runner writes standard
+/// output and standard error, interleaved as they arrived, to [`Captured::log_path`], and a
+/// verifier streams it from there ([`Captured::open_log`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Captured {
     /// How it ended.
     pub exit: Exit,
-    /// Standard output and standard error, interleaved as they arrived (what a CI log shows).
-    pub output: Vec<u8>,
+    /// Where the full output was written (what a CI log would show).
+    pub log_path: PathBuf,
+    /// How many bytes of output were written there.
+    pub log_bytes: u64,
     /// The contents of [`CommandSpec::output_files`], in order; `None` for a file not written.
     pub output_files: Vec<Option<Vec<u8>>>,
     /// How long it ran.
     pub duration: Duration,
-    /// Where the full output was saved, for reports to point people at.
-    pub log_path: Option<PathBuf>,
+}
+
+impl Captured {
+    /// Opens the output log for reading.
+    pub fn open_log(&self) -> std::io::Result<std::fs::File> {
+        std::fs::File::open(&self.log_path)
+    }
+}
+
+/// The files a verifier's result depends on, for the cache that skips a verifier whose inputs are
+/// unchanged since it last passed.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Inputs {
+    /// Gitignore-style globs, relative to the workspace root, of the project files the tool reads
+    /// (`**/*.ts`, `tsconfig.json`). Files ignored by the project's `.gitignore` never count.
+    pub globs: Vec<String>,
+    /// Files outside that set whose content identifies the tool's version or configuration
+    /// (`node_modules/typescript/package.json`, `Cargo.lock`); missing ones count as absent.
+    pub tool_files: Vec<PathBuf>,
 }
 
 /// Why a verifier could not even describe its command.
@@ -140,8 +163,9 @@ pub enum VerifierError {
 /// The one component that spawns processes (see the module docs).
 #[async_trait]
 pub trait Runner: Send + Sync {
-    /// Runs `spec` to completion (or its time-out) and returns what it printed.
-    async fn run(&self, spec: &CommandSpec) -> Captured;
+    /// Runs `spec` to completion (or its time-out, or cancellation), writing its interleaved
+    /// output to `log` (created, with its parent directories), and returns how it ended.
+    async fn run(&self, spec: &CommandSpec, log: &Path) -> Captured;
 }
 
 /// One check a project can run.
@@ -164,14 +188,29 @@ pub trait Verifier: Send + Sync {
     /// The command to run in `workspace`.
     fn command(&self, workspace: &Workspace) -> Result<CommandSpec, VerifierError>;
 
-    /// Turns what the command printed into a report.
+    /// Turns what the command printed into a report. It need not check the exit code against
+    /// what it parsed: the pipeline does that for every verifier alike.
     fn interpret(&self, spec: &CommandSpec, captured: &Captured) -> Report;
 
-    /// Runs the verifier with `runner`: describe, run, interpret. Rarely overridden.
-    async fn verify(&self, workspace: &Workspace, runner: &dyn Runner) -> Report {
+    /// The files its result depends on. `None` (the default) means it cannot tell, and it is
+    /// never skipped by the cache.
+    fn inputs(&self, _workspace: &Workspace) -> Option<Inputs> {
+        None
+    }
+
+    /// A command that re-runs only what failed in `previous` with the tool's own filters (jest
+    /// `--onlyFailures`, pytest `--lf`, test names), for `--failed-first`. `None` (the default)
+    /// when the tool has no such filter or `previous` names nothing to re-run.
+    fn rerun_failed(&self, _workspace: &Workspace, _previous: &Report) -> Option<CommandSpec> {
+        None
+    }
+
+    /// Runs the verifier with `runner`, writing the output to `log`: describe, run, interpret.
+    /// Rarely overridden.
+    async fn verify(&self, workspace: &Workspace, runner: &dyn Runner, log: &Path) -> Report {
         match self.command(workspace) {
             Ok(spec) => {
-                let captured = runner.run(&spec).await;
+                let captured = runner.run(&spec, log).await;
                 self.interpret(&spec, &captured)
             }
             Err(error) => Report::errored(self.name(), error.to_string()),

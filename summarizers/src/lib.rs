@@ -11,6 +11,8 @@ pub mod cargo;
 pub mod eslint;
 pub mod generic;
 pub mod jest;
+pub mod jest_json;
+pub mod junit;
 pub mod mocha;
 pub mod pytest;
 pub mod tsc;

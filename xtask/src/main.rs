@@ -1,6 +1,7 @@
 //! `cargo xtask`: the project's automation, in Rust so that it runs wherever cargo does.
 //!
 //! - `cargo xtask test`: everything CI runs.
+//! - `cargo xtask tools`: install the real tools the tests run into `target/verdict-tools/`.
 //! - `cargo xtask capture [TOOL…]`: install the pinned tools and regenerate the real logs under
 //!   `summarizers/testdata/`.
 //! - `cargo xtask bench [TOOL…]`: parser throughput on 100 MiB logs, against ripgrep.
@@ -8,6 +9,7 @@
 mod bench;
 mod capture;
 mod tidy;
+mod tools;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -26,6 +28,9 @@ struct Cli {
 enum Command {
     /// Run everything CI runs: formatting, clippy, and the whole test suite.
     Test,
+    /// Install the real tools the tests run (npm tools with their Node.js, a venv with pytest)
+    /// into `target/verdict-tools/`.
+    Tools,
     /// Install the pinned tools and regenerate the real logs the parser tests use.
     Capture {
         /// Only these tools (tsc, eslint, jest, vitest, mocha, cargo, pytest, generic).
@@ -67,6 +72,7 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Test => test(),
+        Command::Tools => tools::install().map(|root| println!("{}", root.display())),
         Command::Capture { tools, root, out } => capture::run(&capture::Options {
             root,
             tools,
@@ -97,6 +103,18 @@ fn cargo(args: &[&str]) -> Result<()> {
     Ok(())
 }
 
+/// [`cargo`] with one more environment variable.
+fn cargo_with_env(args: &[&str], key: &str, value: &std::path::Path) -> Result<()> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    eprintln!("$ {key}={} cargo {}", value.display(), args.join(" "));
+    duct::cmd(&cargo, args)
+        .dir(capture::repo_root())
+        .env(key, value)
+        .run()
+        .with_context(|| format!("cargo {} failed", args.join(" ")))?;
+    Ok(())
+}
+
 fn test() -> Result<()> {
     cargo(&["fmt", "--all", "--", "--check"])?;
     cargo(&[
@@ -107,6 +125,12 @@ fn test() -> Result<()> {
         "-D",
         "warnings",
     ])?;
-    cargo(&["test", "--workspace", "--all-targets"])?;
+    let tools = tools::install()?;
+    // The tests that run real tools find them here (see `xtask/src/tools.rs`).
+    cargo_with_env(
+        &["test", "--workspace", "--all-targets"],
+        "VERDICT_TOOLS",
+        &tools,
+    )?;
     Ok(())
 }
