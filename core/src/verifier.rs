@@ -23,12 +23,24 @@ use crate::model::{Kind, Report};
 pub struct Workspace {
     /// The project's root directory.
     pub root: PathBuf,
+    /// This run's directory (`.verdict/runs/<run-id>/` under the root), where logs go and where a
+    /// verifier puts the files its tool writes machine-readable output to
+    /// (`<run_dir>/<verifier>.json`). It exists before [`Verifier::command`] is called.
+    pub run_dir: PathBuf,
 }
 
 impl Workspace {
-    /// A workspace rooted at `root`.
+    /// A workspace rooted at `root`, with its run directory at `.verdict/runs/current`.
     pub fn new(root: impl Into<PathBuf>) -> Self {
-        Workspace { root: root.into() }
+        let root = root.into();
+        let run_dir = root.join(".verdict").join("runs").join("current");
+        Workspace { root, run_dir }
+    }
+
+    /// The same workspace with another run directory.
+    pub fn with_run_dir(mut self, run_dir: impl Into<PathBuf>) -> Self {
+        self.run_dir = run_dir.into();
+        self
     }
 
     /// `relative` resolved against the root.
@@ -94,6 +106,8 @@ pub enum Exit {
     },
     /// It ran past its time-out and was stopped.
     TimedOut,
+    /// It was stopped because the run was interrupted (Ctrl-C).
+    Cancelled,
     /// It could not be started (not installed, not executable); the message says why.
     NotStarted {
         /// Why it could not start.
