@@ -1,6 +1,7 @@
 //! `cargo xtask`: the project's automation, in Rust so that it runs wherever cargo does.
 //!
 //! - `cargo xtask test`: everything CI runs.
+//! - `cargo xtask example [ARGS…]`: install the example project's tools and run `verdict run` on it.
 //! - `cargo xtask tools`: install the real tools the tests run into `target/verdict-tools/`.
 //! - `cargo xtask capture [TOOL…]`: install the pinned tools and regenerate the real logs under
 //!   `summarizers/testdata/`.
@@ -8,6 +9,7 @@
 
 mod bench;
 mod capture;
+mod example;
 mod tidy;
 mod tools;
 
@@ -31,6 +33,12 @@ enum Command {
     /// Install the real tools the tests run (npm tools with their Node.js, a venv with pytest)
     /// into `target/verdict-tools/`.
     Tools,
+    /// Install what the example project needs and run `verdict run` on it (the README's main job).
+    Example {
+        /// Arguments passed on to `verdict run` (`--format json`, `--only tsc`).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
     /// Install the pinned tools and regenerate the real logs the parser tests use.
     Capture {
         /// Only these tools (tsc, eslint, jest, vitest, mocha, cargo, pytest, generic).
@@ -61,7 +69,7 @@ enum Command {
 
 fn main() -> ExitCode {
     match run(Cli::parse()) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         Err(error) => {
             eprintln!("error: {error:#}");
             ExitCode::FAILURE
@@ -69,10 +77,11 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(cli: Cli) -> Result<()> {
-    match cli.command {
+fn run(cli: Cli) -> Result<ExitCode> {
+    let done = match cli.command {
         Command::Test => test(),
         Command::Tools => tools::install().map(|root| println!("{}", root.display())),
+        Command::Example { args } => return example::run(&args),
         Command::Capture { tools, root, out } => capture::run(&capture::Options {
             root,
             tools,
@@ -89,7 +98,8 @@ fn run(cli: Cli) -> Result<()> {
             runs: runs.max(1),
             no_criterion,
         }),
-    }
+    };
+    done.map(|()| ExitCode::SUCCESS)
 }
 
 /// Runs a cargo subcommand in the repository, failing on a non-zero exit.

@@ -1,0 +1,16 @@
+export interface Item {
+  name: string;
+  price: number;
+  quantity: number;
+}
+
+export function total(items: Item[]): number {
+  return items.reduce((sum, item) => sum + item.price * item.quantity, 0);
+}
+
+// Deliberate type error: a discount is a number, not a string.
+export function discounted(items: Item[], discount: number): string {
+  return total(items) * (1 - discount);
+}
+
+export const sample: Item[] = [{ name: "tea", price: "3.50", quantity: 2 }];
