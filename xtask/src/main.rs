@@ -5,9 +5,11 @@
 //! - `cargo xtask tools`: install the real tools the tests run into `target/verdict-tools/`.
 //! - `cargo xtask capture [TOOL…]`: install the pinned tools and regenerate the real logs under
 //!   `summarizers/testdata/`.
-//! - `cargo xtask bench [TOOL…]`: parser throughput on 100 MiB logs, against ripgrep.
+//! - `cargo xtask bench [TOOL…]`: parser throughput on 100 MiB logs, against ripgrep;
+//!   `cargo xtask bench --pipeline`: `verdict run` against its tools run one by one and in parallel.
 
 mod bench;
+mod bench_pipeline;
 mod capture;
 mod example;
 mod tidy;
@@ -64,6 +66,10 @@ enum Command {
         /// Do not rerun criterion: report its last results next to fresh rg timings.
         #[arg(long)]
         no_criterion: bool,
+        /// Instead of parser throughput, time `verdict run` on the example project against its
+        /// tools run one after another and against the floor of a parallel run.
+        #[arg(long)]
+        pipeline: bool,
     },
 }
 
@@ -88,10 +94,16 @@ fn run(cli: Cli) -> Result<ExitCode> {
             out: out.unwrap_or_else(|| capture::repo_root().join("summarizers/testdata")),
         }),
         Command::Bench {
+            runs,
+            pipeline: true,
+            ..
+        } => bench_pipeline::run(runs.max(1)),
+        Command::Bench {
             tools,
             mib,
             runs,
             no_criterion,
+            pipeline: false,
         } => bench::run(&bench::Options {
             tools,
             mib,
