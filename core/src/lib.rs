@@ -16,6 +16,7 @@ pub mod ansi;
 pub mod digest;
 pub mod lines;
 pub mod model;
+pub mod process;
 pub mod summarizer;
 pub mod verifier;
 

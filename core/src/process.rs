@@ -1,0 +1,723 @@
+//! The one module that spawns processes: [`ProcessRunner`], the [`Runner`] every verifier's
+//! command goes through.
+//!
+//! What it guarantees, in the manner of cargo-nextest's runner:
+//!
+//! - **No shell.** The program and its arguments are an argv vector. A bare program name is looked
+//!   up on the `PATH` the command will see (the spec's, else the runner's, else verdict's own); a
+//!   relative path with a `/` is resolved against the command's working directory. Standard input is
+//!   `/dev/null`, so a tool that waits for input cannot hang a run.
+//! - **A process group per command.** The child is the leader of a new process group, so that a
+//!   time-out, Ctrl-C or cleanup reaches every process it started (the node processes that `npx`
+//!   spawns, a test runner's workers), not just the first one.
+//! - **Stopping is graceful, then certain.** On a time-out the group gets `SIGTERM`, then, if
+//!   anything is still alive after the grace period, `SIGKILL`. On cancellation (Ctrl-C) the group
+//!   first gets `SIGINT` — what the tool would have received from the terminal had it been in the
+//!   foreground group — then the same grace → `SIGTERM` → grace → `SIGKILL` flow.
+//! - **Pipes drained while the tool runs.** Standard output and standard error are read
+//!   concurrently and written to the log file in the order they arrive, so a tool that writes
+//!   megabytes to one of them never blocks, and memory stays bounded whatever the output size.
+//! - **Nothing is left behind.** Once the tool exits, its pipes get a short *leak timeout* to close
+//!   (a grandchild that inherited them may keep them open); then any process still in the group is
+//!   stopped with the same grace flow, and the tool itself is always reaped. Processes that left the
+//!   group on purpose (`setsid`, a daemonizing tool) are out of reach of any process-group
+//!   approach; their hold on the pipes is cut after the leak timeout so they cannot hang verdict.
+//! - **Fail closed.** A program that cannot be started, a working directory that does not exist, a
+//!   stale output file that cannot be removed or a log that cannot be written all end as
+//!   [`Exit::NotStarted`] with a message naming what failed — an errored verification, never a pass.
+//!
+//! **Invariant:** this is the only module in verdict that spawns processes.
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::fs::File;
+use std::io::{self, Write};
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{ExitStatus, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use rustix::process::{Pid, Signal};
+use tokio::io::AsyncReadExt;
+use tokio::process::{Child, ChildStderr, ChildStdout, Command};
+use tokio::sync::{oneshot, watch};
+
+use crate::verifier::{Captured, CommandSpec, Exit, Runner};
+
+/// How long a stopped process group gets to exit before `SIGKILL`, unless configured.
+pub const DEFAULT_GRACE: Duration = Duration::from_secs(5);
+
+/// How long the output pipes may stay open after the tool exited, unless configured.
+pub const DEFAULT_LEAK_TIMEOUT: Duration = Duration::from_millis(100);
+
+/// The largest output file read back into [`Captured::output_files`], unless configured.
+pub const DEFAULT_MAX_OUTPUT_FILE: u64 = 256 * 1024 * 1024;
+
+/// How often a process group is checked for survivors while it is given its grace period.
+const POLL_INTERVAL: Duration = Duration::from_millis(10);
+
+/// How long to wait for the kernel to finish off a group after `SIGKILL`.
+const KILL_WAIT: Duration = Duration::from_secs(1);
+
+/// The size of each read from a pipe.
+const READ_BUFFER: usize = 64 * 1024;
+
+/// Stops the commands of a [`ProcessRunner`]: cloned freely, typically into a Ctrl-C handler.
+///
+/// Cancelling is final: running commands are stopped (`SIGINT`, grace, `SIGTERM`, grace,
+/// `SIGKILL`) and end as [`Exit::Cancelled`], and commands started afterwards end as
+/// [`Exit::Cancelled`] at once, without being spawned.
+#[derive(Debug, Clone)]
+pub struct CancelHandle {
+    sender: Arc<watch::Sender<bool>>,
+}
+
+impl CancelHandle {
+    fn new() -> Self {
+        CancelHandle {
+            sender: Arc::new(watch::Sender::new(false)),
+        }
+    }
+
+    /// Cancels every running and future command of the runner this handle came from.
+    pub fn cancel(&self) {
+        self.sender.send_replace(true);
+    }
+
+    /// Whether [`CancelHandle::cancel`] has been called.
+    pub fn is_cancelled(&self) -> bool {
+        *self.sender.borrow()
+    }
+
+    /// Resolves once the handle is cancelled (at once if it already is).
+    async fn cancelled(&self) {
+        let mut receiver = self.sender.subscribe();
+        // An error means the sender is gone, which cannot happen while `self` holds it.
+        let _ = receiver.wait_for(|cancelled| *cancelled).await;
+    }
+}
+
+/// The [`Runner`] that spawns real processes (see the module docs for what it guarantees).
+#[derive(Debug, Clone)]
+pub struct ProcessRunner {
+    env: BTreeMap<String, String>,
+    grace: Duration,
+    leak_timeout: Duration,
+    max_output_file: u64,
+    cancel: CancelHandle,
+}
+
+impl Default for ProcessRunner {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ProcessRunner {
+    /// A runner with the default grace period (5 s), leak timeout (100 ms) and output-file cap
+    /// (256 MiB), adding no environment variables.
+    pub fn new() -> Self {
+        ProcessRunner {
+            env: BTreeMap::new(),
+            grace: DEFAULT_GRACE,
+            leak_timeout: DEFAULT_LEAK_TIMEOUT,
+            max_output_file: DEFAULT_MAX_OUTPUT_FILE,
+            cancel: CancelHandle::new(),
+        }
+    }
+
+    /// Sets an environment variable for every command this runner starts. A command's own
+    /// [`CommandSpec::env`] wins over it.
+    pub fn with_env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.env.insert(key.into(), value.into());
+        self
+    }
+
+    /// Sets how long a signalled process group gets before the next, harder signal.
+    pub fn with_grace(mut self, grace: Duration) -> Self {
+        self.grace = grace;
+        self
+    }
+
+    /// Sets how long the output pipes may stay open after the tool itself exited.
+    pub fn with_leak_timeout(mut self, leak_timeout: Duration) -> Self {
+        self.leak_timeout = leak_timeout;
+        self
+    }
+
+    /// Sets the largest output file read back; a larger one is handed over as `None`.
+    pub fn with_max_output_file(mut self, bytes: u64) -> Self {
+        self.max_output_file = bytes;
+        self
+    }
+
+    /// A handle that cancels this runner's commands (shared by every clone of the runner).
+    pub fn cancel_handle(&self) -> CancelHandle {
+        self.cancel.clone()
+    }
+
+    /// Cancels every running and future command (see [`CancelHandle`]).
+    pub fn cancel(&self) {
+        self.cancel.cancel();
+    }
+
+    /// Whether this runner has been cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        self.cancel.is_cancelled()
+    }
+
+    /// The environment a command sees on top of verdict's own: the runner's, then the spec's.
+    fn merged_env<'a>(&'a self, spec: &'a CommandSpec) -> BTreeMap<&'a str, &'a str> {
+        let mut env: BTreeMap<&str, &str> = self
+            .env
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        env.extend(spec.env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+        env
+    }
+}
+
+#[async_trait]
+impl Runner for ProcessRunner {
+    async fn run(&self, spec: &CommandSpec, log: &Path) -> Captured {
+        let mut captured = Captured {
+            exit: Exit::Cancelled,
+            log_path: log.to_path_buf(),
+            log_bytes: 0,
+            output_files: vec![None; spec.output_files.len()],
+            duration: Duration::ZERO,
+        };
+        let file = match create_log(log) {
+            Ok(file) => file,
+            Err(error) => {
+                captured.exit = Exit::NotStarted {
+                    message: format!("failed to create the log `{}`: {error}", log.display()),
+                };
+                return captured;
+            }
+        };
+        if self.is_cancelled() {
+            return captured;
+        }
+        if let Err(message) = remove_stale_outputs(spec) {
+            captured.exit = Exit::NotStarted { message };
+            return captured;
+        }
+        let mut child = match self.spawn(spec) {
+            Ok(child) => child,
+            Err(error) => {
+                captured.exit = Exit::NotStarted {
+                    message: format!("failed to start `{}`: {error}", spec.program.display()),
+                };
+                return captured;
+            }
+        };
+        let start = Instant::now();
+        let run = self.supervise(spec, &mut child, file, start).await;
+        captured.exit = run.exit;
+        captured.log_bytes = run.log_bytes;
+        captured.duration = run.reaped.saturating_duration_since(start);
+        if let Some(error) = run.log_error {
+            captured.exit = Exit::NotStarted {
+                message: format!("failed to write the log `{}`: {error}", log.display()),
+            };
+        }
+        captured.output_files = read_outputs(spec, self.max_output_file);
+        captured
+    }
+}
+
+/// What [`ProcessRunner::supervise`] found out.
+struct Supervised {
+    exit: Exit,
+    reaped: Instant,
+    log_bytes: u64,
+    log_error: Option<io::Error>,
+}
+
+/// Why the wait for the tool ended.
+enum Ending {
+    Exited(io::Result<ExitStatus>),
+    TimedOut,
+    Cancelled,
+}
+
+impl ProcessRunner {
+    /// Builds and spawns the command: resolved program, argv, environment, working directory, its
+    /// own process group, stdin from `/dev/null`, stdout and stderr piped.
+    fn spawn(&self, spec: &CommandSpec) -> io::Result<Child> {
+        std::fs::metadata(&spec.cwd)
+            .and_then(|meta| {
+                if meta.is_dir() {
+                    Ok(())
+                } else {
+                    Err(io::Error::from(rustix::io::Errno::NOTDIR))
+                }
+            })
+            .map_err(|error| {
+                io::Error::new(
+                    error.kind(),
+                    format!("working directory `{}`: {error}", spec.cwd.display()),
+                )
+            })?;
+        let env = self.merged_env(spec);
+        let path_var = env
+            .get("PATH")
+            .map(OsString::from)
+            .or_else(|| std::env::var_os("PATH"));
+        let program = resolve_program(&spec.program, &spec.cwd, path_var.as_deref())?;
+        let mut command = Command::new(program);
+        command
+            .args(&spec.args)
+            .envs(env)
+            .current_dir(&spec.cwd)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            // If the future running this command is dropped, tokio kills and reaps the direct child;
+            // `GroupGuard` takes care of the rest of its group.
+            .kill_on_drop(true);
+        command.spawn()
+    }
+
+    /// Drains the child's output into `file` while waiting for it to exit, time out or be
+    /// cancelled; then stops whatever is left of its process group.
+    async fn supervise(
+        &self,
+        spec: &CommandSpec,
+        child: &mut Child,
+        file: File,
+        start: Instant,
+    ) -> Supervised {
+        let group = child
+            .id()
+            .and_then(|id| i32::try_from(id).ok())
+            .and_then(Pid::from_raw);
+        let mut guard = GroupGuard { group };
+        let (stop_drain, stop_drain_rx) = oneshot::channel();
+        let mut drain = tokio::spawn(drain(
+            child.stdout.take(),
+            child.stderr.take(),
+            file,
+            stop_drain_rx,
+        ));
+        let mut stopper = Stopper {
+            group,
+            grace: self.grace,
+            int_sent: false,
+            term_sent: None,
+        };
+
+        let deadline = start.checked_add(spec.timeout);
+        let ending = tokio::select! {
+            status = child.wait() => Ending::Exited(status),
+            () = sleep_until(deadline) => Ending::TimedOut,
+            () = self.cancel.cancelled() => Ending::Cancelled,
+        };
+        let (exit, status) = match ending {
+            Ending::Exited(status) => (None, status),
+            Ending::TimedOut => {
+                let status = stopper.stop(child, &[Signal::TERM]).await;
+                (Some(Exit::TimedOut), status)
+            }
+            Ending::Cancelled => {
+                let status = stopper.stop(child, &[Signal::INT, Signal::TERM]).await;
+                (Some(Exit::Cancelled), status)
+            }
+        };
+        let reaped = Instant::now();
+        let exit = exit.unwrap_or_else(|| match status {
+            Ok(status) => exit_of(status),
+            Err(error) => Exit::NotStarted {
+                message: format!("failed to wait for the tool: {error}"),
+            },
+        });
+
+        // The tool is gone; its pipes get the leak timeout to close. A grandchild that still holds
+        // them is stopped with the rest of the group, and whatever escaped the group loses its hold
+        // on the pipes after one more leak timeout.
+        let mut drained = tokio::time::timeout(self.leak_timeout, &mut drain)
+            .await
+            .ok();
+        stopper.clear(self.cancel.is_cancelled()).await;
+        if drained.is_none() {
+            drained = tokio::time::timeout(self.leak_timeout, &mut drain)
+                .await
+                .ok();
+        }
+        let drained = match drained {
+            Some(joined) => joined,
+            None => {
+                let _ = stop_drain.send(());
+                drain.await
+            }
+        };
+        guard.group = None;
+        let (log_bytes, log_error) = match drained {
+            Ok(Drained { bytes, error }) => (bytes, error),
+            Err(join_error) => (0, Some(io::Error::other(join_error.to_string()))),
+        };
+        Supervised {
+            exit,
+            reaped,
+            log_bytes,
+            log_error,
+        }
+    }
+}
+
+/// Sends the signals that stop a process group, remembering when `SIGTERM` went out so that the
+/// group's grace period is counted once.
+struct Stopper {
+    group: Option<Pid>,
+    grace: Duration,
+    int_sent: bool,
+    term_sent: Option<Instant>,
+}
+
+impl Stopper {
+    fn signal(&mut self, signal: Signal) {
+        if let Some(group) = self.group {
+            if signal == Signal::TERM {
+                if self.term_sent.is_some() {
+                    return;
+                }
+                self.term_sent = Some(Instant::now());
+            }
+            if signal == Signal::INT {
+                self.int_sent = true;
+            }
+            // ESRCH (the group is already gone) is what we want; nothing else can go wrong for a
+            // group we created.
+            let _ = rustix::process::kill_process_group(group, signal);
+        }
+    }
+
+    /// Stops the running tool: each signal in turn, a grace period after each, then `SIGKILL`.
+    /// Returns the tool's exit status once it is reaped.
+    async fn stop(&mut self, child: &mut Child, signals: &[Signal]) -> io::Result<ExitStatus> {
+        for &signal in signals {
+            self.signal(signal);
+            if let Ok(status) = tokio::time::timeout(self.grace, child.wait()).await {
+                return status;
+            }
+        }
+        self.signal(Signal::KILL);
+        child.wait().await
+    }
+
+    /// Makes sure no process of the group survives the tool: `SIGINT` first if the run was
+    /// cancelled, then `SIGTERM`, each with the grace period (counted once for `SIGTERM`, from when
+    /// it was first sent), then `SIGKILL`.
+    async fn clear(&mut self, cancelled: bool) {
+        let Some(group) = self.group else { return };
+        if !group_alive(group) {
+            return;
+        }
+        if cancelled && !self.int_sent {
+            self.signal(Signal::INT);
+            if wait_group_gone(group, Instant::now() + self.grace).await {
+                return;
+            }
+        }
+        self.signal(Signal::TERM);
+        let term_sent = self.term_sent.unwrap_or_else(Instant::now);
+        if wait_group_gone(group, term_sent + self.grace).await {
+            return;
+        }
+        self.signal(Signal::KILL);
+        // SIGKILL cannot be ignored; a short wait lets the kernel finish the job before we return.
+        let _ = wait_group_gone(group, Instant::now() + KILL_WAIT).await;
+    }
+}
+
+/// Kills the group if a run is abandoned half-way (its future dropped).
+struct GroupGuard {
+    group: Option<Pid>,
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        if let Some(group) = self.group.take() {
+            let _ = rustix::process::kill_process_group(group, Signal::KILL);
+        }
+    }
+}
+
+/// Waits until no live process is left in `group`, or `until`; true when the group is gone.
+async fn wait_group_gone(group: Pid, until: Instant) -> bool {
+    loop {
+        if !group_alive(group) {
+            return true;
+        }
+        let now = Instant::now();
+        if now >= until {
+            return false;
+        }
+        tokio::time::sleep(POLL_INTERVAL.min(until - now)).await;
+    }
+}
+
+/// Whether any process of `group` is still running. Zombies do not count: the group's other
+/// members are reparented when the tool exits, and reaping them is their new parent's job (one that
+/// does not reap — a container's minimal init — must not make us wait a full grace period).
+fn group_alive(group: Pid) -> bool {
+    match rustix::process::test_kill_process_group(group) {
+        Err(rustix::io::Errno::SRCH) => false,
+        // EPERM: only processes we may not signal are left (a setuid program); nothing we can do.
+        Err(_) => false,
+        Ok(()) => group_has_live_member(group).unwrap_or(true),
+    }
+}
+
+/// Scans `/proc` for a member of `group` that is not a zombie; `None` when `/proc` cannot be read.
+fn group_has_live_member(group: Pid) -> Option<bool> {
+    let group = group.as_raw_pid();
+    for entry in std::fs::read_dir("/proc").ok()? {
+        let Ok(entry) = entry else { continue };
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if !name.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        if let Some((state, pgrp)) = parse_stat(&stat)
+            && pgrp == group
+            && state != 'Z'
+            && state != 'X'
+        {
+            return Some(true);
+        }
+    }
+    Some(false)
+}
+
+/// The state and process group of a `/proc/<pid>/stat` line: `pid (comm) state ppid pgrp …`.
+/// The command name may contain spaces and parentheses, so the fields start after the last `)`.
+fn parse_stat(stat: &str) -> Option<(char, i32)> {
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let mut fields = rest.split_ascii_whitespace();
+    let state = fields.next()?.chars().next()?;
+    let _ppid = fields.next()?;
+    let pgrp = fields.next()?.parse().ok()?;
+    Some((state, pgrp))
+}
+
+/// How a reaped tool ended.
+fn exit_of(status: ExitStatus) -> Exit {
+    match (status.code(), status.signal()) {
+        (Some(code), _) => Exit::Code { code },
+        (None, Some(signal)) => Exit::Signal { signal },
+        // Neither a code nor a signal: cannot happen for a reaped process on Unix, and must not
+        // pass for success if it ever does.
+        (None, None) => Exit::NotStarted {
+            message: format!("the tool ended with an unknown status: {status}"),
+        },
+    }
+}
+
+/// Sleeps until `deadline`; forever when there is none (a time-out too large to represent).
+async fn sleep_until(deadline: Option<Instant>) {
+    match deadline {
+        Some(deadline) => tokio::time::sleep_until(deadline.into()).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Creates the log file and its parent directories.
+fn create_log(log: &Path) -> io::Result<File> {
+    if let Some(parent) = log.parent()
+        && !parent.as_os_str().is_empty()
+    {
+        std::fs::create_dir_all(parent)?;
+    }
+    File::create(log)
+}
+
+/// An output file's path: relative ones are relative to the command's working directory.
+fn output_path(spec: &CommandSpec, path: &Path) -> PathBuf {
+    spec.cwd.join(path)
+}
+
+/// Removes output files left by an earlier run, so that a tool that fails before writing its
+/// report cannot be credited with the last run's.
+fn remove_stale_outputs(spec: &CommandSpec) -> Result<(), String> {
+    for path in &spec.output_files {
+        let path = output_path(spec, path);
+        match std::fs::remove_file(&path) {
+            Ok(()) => {}
+            Err(error) if error.kind() == io::ErrorKind::NotFound => {}
+            Err(error) => {
+                return Err(format!(
+                    "failed to remove the stale output file `{}`: {error}",
+                    path.display()
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Reads the output files back. A file the tool did not write is `None`; so is one larger than
+/// `max` or one that cannot be read — the verifier then falls back on the log, and a verifier that
+/// cannot do without the file must report the run as errored. A warning names the file.
+fn read_outputs(spec: &CommandSpec, max: u64) -> Vec<Option<Vec<u8>>> {
+    spec.output_files
+        .iter()
+        .map(|path| {
+            let path = output_path(spec, path);
+            let read = || -> io::Result<Option<Vec<u8>>> {
+                let file = match File::open(&path) {
+                    Ok(file) => file,
+                    Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
+                    Err(error) => return Err(error),
+                };
+                let len = file.metadata()?.len();
+                if len > max {
+                    tracing::warn!(
+                        path = %path.display(),
+                        len,
+                        max,
+                        "output file larger than the cap; not read"
+                    );
+                    return Ok(None);
+                }
+                let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+                io::Read::read_to_end(&mut io::Read::take(file, max + 1), &mut bytes)?;
+                if bytes.len() as u64 > max {
+                    tracing::warn!(path = %path.display(), max, "output file grew past the cap; not read");
+                    return Ok(None);
+                }
+                Ok(Some(bytes))
+            };
+            read().unwrap_or_else(|error| {
+                tracing::warn!(path = %path.display(), %error, "failed to read an output file");
+                None
+            })
+        })
+        .collect()
+}
+
+/// Resolves the program to execute: a path with a `/` as is (relative ones against `cwd`), a bare
+/// name on `path_var`. A name found nowhere is `ENOENT`; one found only without the execute bit is
+/// handed to the OS so that it fails with `EACCES`.
+fn resolve_program(
+    program: &Path,
+    cwd: &Path,
+    path_var: Option<&std::ffi::OsStr>,
+) -> io::Result<PathBuf> {
+    if program.components().count() > 1 || program.is_absolute() {
+        return Ok(cwd.join(program));
+    }
+    let mut not_executable = None;
+    for dir in std::env::split_paths(path_var.unwrap_or_default()) {
+        if dir.as_os_str().is_empty() {
+            continue;
+        }
+        let candidate = cwd.join(dir).join(program);
+        match std::fs::metadata(&candidate) {
+            Ok(meta) if meta.is_file() && meta.permissions().mode() & 0o111 != 0 => {
+                return Ok(candidate);
+            }
+            Ok(meta) if meta.is_file() => {
+                not_executable.get_or_insert(candidate);
+            }
+            _ => {}
+        }
+    }
+    not_executable.ok_or_else(|| io::Error::from(rustix::io::Errno::NOENT))
+}
+
+/// What [`drain`] wrote.
+struct Drained {
+    bytes: u64,
+    error: Option<io::Error>,
+}
+
+/// Copies stdout and stderr to `file` as they arrive until both close or `stop` fires. A write
+/// error is remembered and the pipes are still drained (discarding), so the tool never blocks.
+async fn drain(
+    mut stdout: Option<ChildStdout>,
+    mut stderr: Option<ChildStderr>,
+    mut file: File,
+    mut stop: oneshot::Receiver<()>,
+) -> Drained {
+    let mut out_buf = vec![0u8; READ_BUFFER];
+    let mut err_buf = vec![0u8; READ_BUFFER];
+    let mut drained = Drained {
+        bytes: 0,
+        error: None,
+    };
+    while stdout.is_some() || stderr.is_some() {
+        let (read, from_stdout) = tokio::select! {
+            read = read_some(&mut stdout, &mut out_buf) => (read, true),
+            read = read_some(&mut stderr, &mut err_buf) => (read, false),
+            _ = &mut stop => break,
+        };
+        let buf = if from_stdout { &out_buf } else { &err_buf };
+        match read {
+            Ok(0) | Err(_) => {
+                if from_stdout {
+                    stdout = None;
+                } else {
+                    stderr = None;
+                }
+            }
+            Ok(n) => {
+                if drained.error.is_none() {
+                    match file.write_all(&buf[..n]) {
+                        Ok(()) => drained.bytes += n as u64,
+                        Err(error) => drained.error = Some(error),
+                    }
+                }
+            }
+        }
+    }
+    if drained.error.is_none()
+        && let Err(error) = file.flush()
+    {
+        drained.error = Some(error);
+    }
+    drained
+}
+
+/// Reads from a pipe that may already be closed (then never resolves, so `select!` ignores it).
+async fn read_some<R: tokio::io::AsyncRead + Unpin>(
+    pipe: &mut Option<R>,
+    buf: &mut [u8],
+) -> io::Result<usize> {
+    match pipe {
+        Some(pipe) => pipe.read(buf).await,
+        None => std::future::pending().await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stat_fields_after_the_last_parenthesis() {
+        assert_eq!(parse_stat("42 (sh) S 1 40 40 0 -1"), Some(('S', 40)));
+        assert_eq!(parse_stat("42 (a) b) (c) Z 1 7 7 0"), Some(('Z', 7)));
+        assert_eq!(parse_stat("garbage"), None);
+    }
+
+    #[test]
+    fn bare_names_are_looked_up_on_path_and_paths_resolved_against_cwd() {
+        let cwd = Path::new("/work/dir");
+        assert_eq!(
+            resolve_program(Path::new("./bin/tool"), cwd, None).ok(),
+            Some(PathBuf::from("/work/dir/./bin/tool"))
+        );
+        let missing = resolve_program(Path::new("surely-not-a-program"), cwd, Some("".as_ref()));
+        assert_eq!(missing.err().map(|e| e.raw_os_error()), Some(Some(2)));
+    }
+}
