@@ -1,2 +1,429 @@
 //! The JSON report jest writes with `--json --outputFile` (and vitest with `--reporter=json`, in
 //! the same shape), turned into a [`verdict_core::Report`].
+//!
+//! What the report holds, and what becomes of it:
+//! - the counts `numFailedTests`, `numPassedTests`, `numPendingTests` + `numTodoTests` (both
+//!   skipped), `numRuntimeErrorTestSuites` (jest only; for vitest the suites that failed with a
+//!   message and no test are counted instead);
+//! - `testResults[]`, one per test file (`name` is an absolute path, made relative to the project
+//!   root when it is known), with `assertionResults[]`, one per test: a `failed` one becomes a
+//!   diagnostic named by its `ancestorTitles` and `title` joined the way the tool prints them in its
+//!   human output (jest ` › `, vitest ` > `), so that both parses of one run name a test alike. Its
+//!   message is the first line of its first `failureMessages` entry (ANSI stripped), the detail the
+//!   lines after it up to the stack, and its line the first stack frame in the test file (else the
+//!   `location` the tool recorded);
+//! - a test file that failed with a `message` and no failing test did not load (a syntax error, a
+//!   missing module): a root cause. jest's message is the `● Test suite failed to run` block of its
+//!   human output, so it is read by the [`jest`](crate::jest) summarizer; vitest's is the error
+//!   alone;
+//! - `wasInterrupted`, a report with no test file and no test, and `success: false` with nothing
+//!   that failed (a coverage threshold, an error outside any test) are errored: the log says more.
+//!
+//! A report that is not JSON, or not of this shape (a file cut off when the tool was killed), is
+//! errored with the parser's message; parsing never panics.
+
+use serde::Deserialize;
+use verdict_core::{Diagnostic, Outcome, Report, Summarizer};
+
+use crate::js_test::{
+    Diff, MAX_DETAIL, MAX_MESSAGE, failure, is_internal, one_line, strip_equality_note, v8_frame,
+};
+use crate::text::clip;
+
+/// The parts of the report this parser reads; everything is optional so that another version's
+/// report still parses.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct JsonReport {
+    num_total_tests: Option<u64>,
+    num_passed_tests: Option<u64>,
+    num_failed_tests: Option<u64>,
+    num_pending_tests: Option<u64>,
+    num_todo_tests: Option<u64>,
+    num_runtime_error_test_suites: Option<u64>,
+    success: Option<bool>,
+    was_interrupted: Option<bool>,
+    test_results: Option<Vec<FileResult>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct FileResult {
+    #[serde(default)]
+    name: String,
+    status: Option<String>,
+    message: Option<String>,
+    #[serde(default)]
+    assertion_results: Vec<TestResult>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct TestResult {
+    #[serde(default)]
+    ancestor_titles: Vec<String>,
+    #[serde(default)]
+    title: String,
+    full_name: Option<String>,
+    #[serde(default)]
+    status: String,
+    #[serde(default)]
+    failure_messages: Vec<String>,
+    location: Option<Location>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Location {
+    line: Option<u32>,
+    column: Option<u32>,
+}
+
+/// Parses a jest-format JSON report written by `tool` (`jest` or `vitest`), keeping file paths as
+/// the report gives them (absolute). Prefer [`parse_relative_to`] when the project root is known.
+pub fn parse(tool: &str, json: &[u8]) -> Report {
+    parse_inner(tool, json, None)
+}
+
+/// Parses a jest-format JSON report written by `tool` (`jest` or `vitest`) for the project at
+/// `root` (an absolute path): file paths under it are made relative to it, as the tools' human
+/// output prints them.
+pub fn parse_relative_to(tool: &str, json: &[u8], root: &str) -> Report {
+    let root = root.trim_end_matches('/');
+    parse_inner(tool, json, (!root.is_empty()).then_some(root))
+}
+
+/// How `tool` joins the describe titles and the test title in its human output.
+fn separator(tool: &str) -> &'static str {
+    if tool == "vitest" { " > " } else { " › " }
+}
+
+fn parse_inner(tool: &str, json: &[u8], root: Option<&str>) -> Report {
+    let parsed: JsonReport = match serde_json::from_slice(json) {
+        Ok(parsed) => parsed,
+        Err(error) => {
+            return Report::errored(
+                tool,
+                format!("{tool}'s JSON report could not be read: {error}"),
+            );
+        }
+    };
+    let Some(files) = parsed.test_results else {
+        return Report::errored(
+            tool,
+            format!("{tool}'s JSON report has no `testResults`: not a jest-format report"),
+        );
+    };
+    let mut report = Report::new(tool, Outcome::Passed);
+    let mut counted = TallyFromTests::default();
+    let mut suites_errored = 0u64;
+    let mut failed_files = 0u64;
+    let mut failed_without_reason = Vec::new();
+    for file in &files {
+        let path = relative(&file.name, root);
+        let before = report.diagnostics_found();
+        for test in &file.assertion_results {
+            counted.count(&test.status);
+            if test.status == "failed" {
+                report.push(test_diagnostic(tool, &path, &file.name, root, test));
+            }
+        }
+        let message = file.message.as_deref().unwrap_or("").trim();
+        let file_failed = file.status.as_deref() == Some("failed");
+        let failing_tests = report.diagnostics_found() - before;
+        if file_failed && failing_tests == 0 && !message.is_empty() {
+            suites_errored += 1;
+            for diagnostic in suite_diagnostics(tool, &path, message, root) {
+                report.push(diagnostic);
+            }
+        } else if file_failed && failing_tests == 0 {
+            failed_without_reason.push(path.clone());
+        }
+        failed_files += u64::from(file_failed);
+    }
+
+    let counts = &mut report.counts;
+    counts.tests_failed = Some(parsed.num_failed_tests.unwrap_or(counted.failed));
+    counts.tests_passed = Some(parsed.num_passed_tests.unwrap_or(counted.passed));
+    counts.tests_skipped = Some(match (parsed.num_pending_tests, parsed.num_todo_tests) {
+        (None, None) => counted.skipped,
+        (pending, todo) => pending.unwrap_or(0) + todo.unwrap_or(0),
+    });
+    counts.suites_errored = Some(
+        parsed
+            .num_runtime_error_test_suites
+            .unwrap_or(suites_errored),
+    );
+    counts.files = Some(failed_files);
+
+    let total = parsed.num_total_tests.unwrap_or(counted.total);
+    if parsed.was_interrupted == Some(true) {
+        report.outcome = Outcome::Errored;
+        report.error = Some(format!("{tool}: the test run was interrupted"));
+    } else if report.diagnostics_found() > 0 || report.counts.tests_failed.unwrap_or(0) > 0 {
+        report.outcome = Outcome::Failed;
+        for path in failed_without_reason {
+            report.note(format!(
+                "{tool} marked {path} as failed without a failing test or a message"
+            ));
+        }
+    } else if files.is_empty() && total == 0 && parsed.success != Some(true) {
+        report.outcome = Outcome::Errored;
+        report.error = Some(format!("{tool} found no test files: nothing was verified"));
+    } else if parsed.success == Some(false) || !failed_without_reason.is_empty() {
+        report.outcome = Outcome::Errored;
+        report.error = Some(match failed_without_reason.first() {
+            Some(path) => format!(
+                "{tool} marked {path} as failed without a failing test or a message; see the log"
+            ),
+            None => format!(
+                "{tool} reported a failed run without a failing test (a coverage threshold, an \
+                 error outside any test?); see the log"
+            ),
+        });
+    }
+    report
+}
+
+/// Tallies of the tests themselves, for a report that lacks the `num…` totals.
+#[derive(Debug, Default)]
+struct TallyFromTests {
+    total: u64,
+    passed: u64,
+    failed: u64,
+    skipped: u64,
+}
+
+impl TallyFromTests {
+    fn count(&mut self, status: &str) {
+        self.total += 1;
+        match status {
+            "passed" => self.passed += 1,
+            "failed" => self.failed += 1,
+            "pending" | "skipped" | "todo" | "disabled" => self.skipped += 1,
+            _ => {}
+        }
+    }
+}
+
+/// `path` relative to `root` when it lies under it.
+fn relative(path: &str, root: Option<&str>) -> String {
+    let path = crate::js_test::strip_file_url(path);
+    match root.and_then(|root| path.strip_prefix(root)?.strip_prefix('/')) {
+        Some(rest) => rest.to_owned(),
+        None => path.to_owned(),
+    }
+}
+
+/// `text` with every `<root>/` removed, so that messages name files as the human output does.
+fn relativize_text(text: &str, root: Option<&str>) -> String {
+    match root {
+        Some(root) => text
+            .replace(&format!("file://{root}/"), "")
+            .replace(&format!("{root}/"), ""),
+        None => text.to_owned(),
+    }
+}
+
+/// The diagnostic of one failing test.
+fn test_diagnostic(
+    tool: &str,
+    path: &str,
+    absolute: &str,
+    root: Option<&str>,
+    test: &TestResult,
+) -> Diagnostic {
+    let raw = test.failure_messages.first().map_or("", String::as_str);
+    let text = verdict_core::lines::clean(raw.as_bytes());
+    let failure_text = FailureText::read(&text, tool);
+    let message = relativize_text(
+        failure_text.message.as_deref().unwrap_or("test failed"),
+        root,
+    );
+    let mut diagnostic = failure(tool, clip(&message, MAX_MESSAGE));
+    diagnostic.file = Some(path.to_owned());
+    let in_file = |frame_file: &str| {
+        let frame_file = crate::js_test::strip_file_url(frame_file);
+        frame_file == absolute || frame_file == path || relative(frame_file, root) == path
+    };
+    let frame = text.lines().find_map(|line| {
+        let frame = v8_frame(line.trim())?;
+        (!frame.is_internal() && in_file(frame.file)).then_some((frame.line, frame.column))
+    });
+    let location = frame.or_else(|| {
+        let location = test.location.as_ref()?;
+        Some((location.line?, location.column))
+    });
+    if let Some((line, column)) = location {
+        diagnostic.line = Some(line);
+        diagnostic.column = column;
+    }
+    let mut titles = test.ancestor_titles.clone();
+    titles.push(test.title.clone());
+    let name = if test.title.is_empty() {
+        test.full_name.clone().unwrap_or_default()
+    } else {
+        titles.join(separator(tool))
+    };
+    diagnostic.test = Some(name);
+    diagnostic.detail = failure_text.detail.map(|d| relativize_text(&d, root));
+    diagnostic
+}
+
+/// The message and detail of a failure message: its first line, and from the lines after it up to
+/// the code frame or the stack, the `Expected: …` / `Received: …` lines or the changed lines of a
+/// diff.
+#[derive(Debug, Default)]
+struct FailureText {
+    message: Option<String>,
+    detail: Option<String>,
+}
+
+impl FailureText {
+    fn read(text: &str, tool: &str) -> FailureText {
+        let mut message: Option<String> = None;
+        let mut plain = Vec::new();
+        let mut diff = Diff::default();
+        for line in text.lines() {
+            let trimmed = line.trim();
+            if trimmed.is_empty() {
+                continue;
+            }
+            if trimmed.starts_with("at ") || is_code_frame(trimmed) {
+                break;
+            }
+            if message.is_none() {
+                let first = match trimmed.strip_prefix("Error: ") {
+                    // jest prints a plain `Error`'s message without its name.
+                    Some(rest) if tool == "jest" => rest,
+                    _ => trimmed,
+                };
+                message = Some(strip_equality_note(first).to_owned());
+                continue;
+            }
+            if let Some(rest) = trimmed.strip_prefix('-') {
+                if !is_diff_label(rest) {
+                    diff.push_expected(rest);
+                }
+            } else if let Some(rest) = trimmed.strip_prefix('+') {
+                if !is_diff_label(rest) {
+                    diff.push_received(rest);
+                }
+            } else if plain.len() < 4
+                && (trimmed.starts_with("Expected") || trimmed.starts_with("Received"))
+                && !trimmed.ends_with(':')
+            {
+                // `Received:` alone introduces a multi-line value: nothing to show on one line.
+                plain.push(one_line(trimmed, 100));
+            } else if plain.is_empty() && trimmed.starts_with("New snapshot was not written") {
+                let sentence = trimmed.split_inclusive(". ").next().unwrap_or(trimmed);
+                plain.push(one_line(sentence, 100));
+            }
+        }
+        let detail = if plain.is_empty() {
+            diff.render("Expected", "Received")
+        } else {
+            Some(clip(&plain.join(", "), MAX_DETAIL))
+        };
+        FailureText { message, detail }
+    }
+}
+
+/// A line of a code frame: `> 12 | code`, `12 | code`, `| ^`.
+fn is_code_frame(text: &str) -> bool {
+    let rest = match text.strip_prefix('>') {
+        Some(rest) => rest.trim_start(),
+        None => text,
+    };
+    if rest.starts_with('|') {
+        return true;
+    }
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    digits > 0 && rest[digits..].trim_start().starts_with('|')
+}
+
+/// The label lines of a diff (`- Expected  - 1`, `+ Received  + 0`), after the sign.
+fn is_diff_label(rest: &str) -> bool {
+    let rest = rest.trim_start();
+    ["Expected", "Received", "Snapshot"]
+        .iter()
+        .any(|label| rest.starts_with(label))
+}
+
+/// The root-cause diagnostics of a test file that did not load.
+fn suite_diagnostics(tool: &str, path: &str, message: &str, root: Option<&str>) -> Vec<Diagnostic> {
+    let message = relativize_text(message, root);
+    if tool == "jest" && message.contains("● ") {
+        // jest's message is its human `● Test suite failed to run` block: its own parser knows
+        // every kind of it (babel's syntax errors, missing modules, ts-jest's type errors).
+        let log = format!("FAIL {path}\n{message}\n");
+        let parsed = crate::jest::JestSummarizer.parse(log.as_bytes());
+        let causes: Vec<Diagnostic> = parsed
+            .diagnostics
+            .into_iter()
+            .filter(|d| d.root_cause)
+            .collect();
+        if !causes.is_empty() {
+            return causes;
+        }
+    }
+    let cleaned = verdict_core::lines::clean(message.as_bytes());
+    let first = cleaned
+        .lines()
+        .map(str::trim)
+        .find(|line| !line.is_empty() && !line.starts_with('●'))
+        .unwrap_or("test file failed to run");
+    let mut diagnostic = failure(tool, clip(&one_line(first, MAX_MESSAGE), MAX_MESSAGE));
+    diagnostic.file = Some(path.to_owned());
+    diagnostic.root_cause = true;
+    // Where in the project the error was thrown, when its stack says so.
+    if let Some(frame) = cleaned
+        .lines()
+        .find_map(|line| v8_frame(line.trim()).filter(|f| !is_internal(f.file)))
+        && relative(frame.file, root) == path
+    {
+        diagnostic.line = Some(frame.line);
+        diagnostic.column = frame.column;
+    }
+    vec![diagnostic]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn truncated_and_foreign_json_is_errored() {
+        for json in [
+            &b"{\"numTotalTests\": 3, \"testResults\": [{\"na"[..],
+            b"",
+            b"[1, 2]",
+            b"{}",
+        ] {
+            let report = parse("jest", json);
+            assert_eq!(report.outcome, Outcome::Errored);
+            assert!(report.error.is_some());
+        }
+    }
+
+    #[test]
+    fn matcher_messages_lose_the_error_name_and_equality_note_in_jest_only() {
+        let text = "Error: expect(received).toBe(expected) // Object.is equality\n\nExpected: 4\nReceived: 3\n    at Object.<anonymous> (/p/test/a.test.js:3:5)";
+        let jest = FailureText::read(text, "jest");
+        assert_eq!(
+            jest.message.as_deref(),
+            Some("expect(received).toBe(expected)")
+        );
+        assert_eq!(jest.detail.as_deref(), Some("Expected: 4, Received: 3"));
+        let vitest = FailureText::read("Error: boom\n    at x (/p/a.js:1:1)", "vitest");
+        assert_eq!(vitest.message.as_deref(), Some("Error: boom"));
+        assert_eq!(vitest.detail, None);
+    }
+
+    #[test]
+    fn paths_under_the_root_become_relative() {
+        assert_eq!(relative("/p/q/test/a.js", Some("/p/q")), "test/a.js");
+        assert_eq!(relative("file:///p/q/test/a.js", Some("/p/q")), "test/a.js");
+        assert_eq!(relative("/p/qq/test/a.js", Some("/p/q")), "/p/qq/test/a.js");
+        assert_eq!(relative("/p/q/test/a.js", None), "/p/q/test/a.js");
+    }
+}
