@@ -1,0 +1,457 @@
+//! The `eslint` verifier: lints a JavaScript or TypeScript project with the project's own eslint
+//! (`node_modules/.bin/eslint`).
+//!
+//! What it runs, and why: `eslint -f json -o <run dir>/eslint.json .` in the project root. The JSON
+//! report is what the [`Report`] is built from (every message with its rule, severity and
+//! position); what eslint prints besides (its crash banner, deprecation warnings) stays in the log,
+//! which is read when there is no report.
+//!
+//! Configuration formats, and what each eslint major does with them:
+//! - A flat config (`eslint.config.{js,mjs,cjs,ts,mts,cts}`), looked up from the project root
+//!   upwards as eslint does: the normal case for eslint 9 and 10.
+//! - Only a legacy config (`.eslintrc.*`, or `eslintConfig` in package.json): eslint 8 reads it by
+//!   default. eslint 9 ignores it — it fails with "couldn't find an eslint.config.(js|mjs|cjs)
+//!   file" — unless `ESLINT_USE_FLAT_CONFIG=false` is set, so the verifier sets it (and says so in
+//!   [`Verifier::applies`]): the project's lint rules are in that file, and linting with them is
+//!   what the project asked for. eslint 10 removed eslintrc support altogether, so there the
+//!   command cannot be built and the run is errored with the migration hint.
+//! - No config at all, but eslint is a dependency: it applies, and eslint's own error ("couldn't
+//!   find a config file") makes the run errored — a project that depends on eslint and cannot run
+//!   it has not passed its lint.
+//!
+//! Exit codes: 0 no errors (warnings alone pass), 1 lint errors, 2 a configuration error or a
+//! crash (the log then holds eslint's `Oops! Something went wrong! :(` and the reason).
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use verdict_core::verifier::{
+    Applicability, Captured, CommandSpec, Exit, ExitCodes, Inputs, VerifierError, Workspace,
+};
+use verdict_core::{Kind, Outcome, Report, Severity, Summarizer, Verifier};
+use verdict_summarizers::eslint::EslintSummarizer;
+use verdict_verifier_support::{PackageJson, node_bin, summarize_log_as};
+
+const NAME: &str = "eslint";
+
+/// How long eslint may run by default.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10 * 60);
+
+/// The hint shown when the project has no eslint installed.
+pub const INSTALL_HINT: &str = "npm install --save-dev eslint";
+
+/// The flat config file names eslint looks for, in its order.
+pub const FLAT_CONFIGS: &[&str] = &[
+    "eslint.config.js",
+    "eslint.config.mjs",
+    "eslint.config.cjs",
+    "eslint.config.ts",
+    "eslint.config.mts",
+    "eslint.config.cts",
+];
+
+/// The legacy (eslintrc) config file names.
+pub const LEGACY_CONFIGS: &[&str] = &[
+    ".eslintrc.js",
+    ".eslintrc.cjs",
+    ".eslintrc.yaml",
+    ".eslintrc.yml",
+    ".eslintrc.json",
+    ".eslintrc",
+];
+
+/// The environment variable that makes eslint 9 read a legacy config.
+pub const USE_FLAT_CONFIG: &str = "ESLINT_USE_FLAT_CONFIG";
+
+/// The name of the JSON report in the run directory.
+pub const REPORT_FILE: &str = "eslint.json";
+
+/// All the verifiers of this crate: just [`Eslint`].
+pub fn verifiers() -> Vec<Box<dyn Verifier>> {
+    vec![Box::new(Eslint::default())]
+}
+
+/// The `eslint` verifier (see the crate docs).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Eslint {
+    timeout: Duration,
+}
+
+impl Default for Eslint {
+    fn default() -> Self {
+        Eslint {
+            timeout: DEFAULT_TIMEOUT,
+        }
+    }
+}
+
+impl Eslint {
+    /// The same verifier with another time-out.
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+}
+
+/// The eslint configuration a workspace has, as eslint would find it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Config {
+    /// A flat config (the path, relative to the root when it is inside it).
+    Flat(String),
+    /// Only a legacy eslintrc config (the file, or `package.json` for `eslintConfig`).
+    Legacy(String),
+    /// None found.
+    Missing,
+}
+
+/// Finds the configuration eslint would use for `workspace`: a flat config in the root or an
+/// ancestor first (as eslint 9 looks for one), else a legacy config in the root or an ancestor.
+pub fn config(workspace: &Workspace) -> Config {
+    let shown = |path: &Path| {
+        path.strip_prefix(&workspace.root)
+            .unwrap_or(path)
+            .to_string_lossy()
+            .into_owned()
+    };
+    for dir in workspace.root.ancestors() {
+        if let Some(name) = FLAT_CONFIGS.iter().find(|n| dir.join(n).is_file()) {
+            return Config::Flat(shown(&dir.join(name)));
+        }
+    }
+    for dir in workspace.root.ancestors() {
+        if let Some(name) = LEGACY_CONFIGS.iter().find(|n| dir.join(n).is_file()) {
+            return Config::Legacy(shown(&dir.join(name)));
+        }
+        if has_eslint_config_key(&dir.join("package.json")) {
+            return Config::Legacy(format!(
+                "{} (eslintConfig)",
+                shown(&dir.join("package.json"))
+            ));
+        }
+    }
+    Config::Missing
+}
+
+fn has_eslint_config_key(package_json: &Path) -> bool {
+    std::fs::read_to_string(package_json)
+        .ok()
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+        .is_some_and(|value| value.get("eslintConfig").is_some())
+}
+
+/// The eslint package a `node_modules/.bin/eslint` entry runs: its directory and major version.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Installed {
+    /// The `.bin` entry.
+    pub bin: PathBuf,
+    /// The package's directory (links resolved), when it could be found.
+    pub package_dir: Option<PathBuf>,
+    /// Its version, when its package.json could be read.
+    pub version: Option<String>,
+}
+
+impl Installed {
+    /// Finds the project's eslint.
+    pub fn find(workspace: &Workspace) -> Option<Installed> {
+        let bin = node_bin(workspace, NAME)?;
+        let package_dir = std::fs::canonicalize(&bin).ok().and_then(|target| {
+            target
+                .ancestors()
+                .skip(1)
+                .find(|dir| dir.join("package.json").is_file())
+                .map(Path::to_path_buf)
+        });
+        let version = package_dir.as_ref().and_then(|dir| {
+            let text = std::fs::read_to_string(dir.join("package.json")).ok()?;
+            let value: serde_json::Value = serde_json::from_str(&text).ok()?;
+            value.get("version")?.as_str().map(str::to_owned)
+        });
+        Some(Installed {
+            bin,
+            package_dir,
+            version,
+        })
+    }
+
+    /// The major version, when known.
+    pub fn major(&self) -> Option<u32> {
+        self.version.as_deref()?.split('.').next()?.parse().ok()
+    }
+}
+
+/// Marks a passed report errored when the command did not end with an exit code declared a pass.
+fn fail_closed(mut report: Report, spec: &CommandSpec, captured: &Captured) -> Report {
+    if report.outcome != Outcome::Passed {
+        return report;
+    }
+    let reason = match &captured.exit {
+        Exit::Code { code } if spec.exit_codes.pass.contains(code) => return report,
+        Exit::Code { code } if spec.exit_codes.fail.contains(code) => format!(
+            "eslint exited with {code}, which means lint errors, but none could be read from its \
+             report; see {}",
+            captured.log_path.display()
+        ),
+        Exit::Code { code } => format!(
+            "eslint exited with {code} (a configuration error or a crash); see {}",
+            captured.log_path.display()
+        ),
+        Exit::Signal { signal } => format!("eslint was killed by signal {signal}"),
+        Exit::TimedOut => "eslint timed out and was stopped".to_owned(),
+        Exit::Cancelled => "eslint was stopped: the run was interrupted".to_owned(),
+        Exit::NotStarted { message } => message.clone(),
+    };
+    report.outcome = Outcome::Errored;
+    report.error = Some(reason);
+    report
+}
+
+/// Rewrites the absolute paths of eslint's JSON report relative to the project root (`cwd`), so
+/// that locations and fingerprints do not depend on where the project is checked out.
+fn relativize(report: &mut Report, cwd: &Path) {
+    let mut roots = vec![cwd.to_path_buf()];
+    if let Ok(canonical) = std::fs::canonicalize(cwd)
+        && canonical != cwd
+    {
+        roots.push(canonical);
+    }
+    let mut changed = false;
+    for diagnostic in &mut report.diagnostics {
+        let Some(file) = &diagnostic.file else {
+            continue;
+        };
+        let relative = roots
+            .iter()
+            .find_map(|root| Path::new(file).strip_prefix(root).ok())
+            .map(|path| path.to_string_lossy().into_owned());
+        if let Some(relative) = relative {
+            diagnostic.file = Some(relative);
+            changed = true;
+        }
+    }
+    if changed {
+        report.refresh_fingerprints();
+    }
+}
+
+impl Eslint {
+    /// The command that lints `targets` (paths relative to the root, or `.`).
+    fn command_for(
+        &self,
+        workspace: &Workspace,
+        targets: &[String],
+        rerun: bool,
+    ) -> Result<CommandSpec, VerifierError> {
+        let installed = Installed::find(workspace).ok_or_else(|| VerifierError::NotInstalled {
+            tool: NAME.to_owned(),
+            hint: INSTALL_HINT.to_owned(),
+        })?;
+        let mut env = std::collections::BTreeMap::new();
+        let config = config(workspace);
+        let flat = match &config {
+            Config::Flat(_) | Config::Missing => true,
+            Config::Legacy(file) => match installed.major() {
+                Some(major) if major >= 10 => {
+                    return Err(VerifierError::Project {
+                        tool: NAME.to_owned(),
+                        message: format!(
+                            "eslint {} no longer reads legacy configs such as {file} (eslintrc \
+                             support was removed in eslint 10); migrate it to eslint.config.js: \
+                             https://eslint.org/docs/latest/use/configure/migration-guide",
+                            installed.version.as_deref().unwrap_or("10")
+                        ),
+                    });
+                }
+                Some(9) => {
+                    env.insert(USE_FLAT_CONFIG.to_owned(), "false".to_owned());
+                    false
+                }
+                // eslint 8 and older read eslintrc by default; an unknown version is treated
+                // the same way, and eslint will say if it disagrees.
+                _ => false,
+            },
+        };
+        let report = workspace.run_dir.join(REPORT_FILE);
+        let mut args = vec![
+            "-f".to_owned(),
+            "json".to_owned(),
+            "-o".to_owned(),
+            report.to_string_lossy().into_owned(),
+        ];
+        if rerun {
+            // A file fixed by deleting it is not an error, and neither is one the config now
+            // ignores (that flag only exists with flat configs).
+            args.push("--no-error-on-unmatched-pattern".to_owned());
+            if flat {
+                args.push("--no-warn-ignored".to_owned());
+            }
+        }
+        // A file whose name starts with a dash must not read as an option.
+        args.extend(targets.iter().map(|target| {
+            if target.starts_with('-') {
+                format!("./{target}")
+            } else {
+                target.clone()
+            }
+        }));
+        Ok(CommandSpec {
+            program: installed.bin,
+            args,
+            env,
+            cwd: workspace.root.clone(),
+            timeout: self.timeout,
+            exit_codes: ExitCodes {
+                pass: vec![0],
+                fail: vec![1],
+            },
+            output_files: vec![report],
+        })
+    }
+}
+
+impl Verifier for Eslint {
+    fn name(&self) -> &str {
+        NAME
+    }
+
+    fn kind(&self) -> Kind {
+        Kind::Lint
+    }
+
+    fn applies(&self, workspace: &Workspace) -> Applicability {
+        let depends = match PackageJson::read(workspace) {
+            Ok(Some(package)) => package.depends_on(NAME) || package.script_running(NAME).is_some(),
+            Ok(None) => false,
+            Err(message) => {
+                return match config(workspace) {
+                    Config::Missing => {
+                        Applicability::DoesNotApply(format!("no eslint config, and {message}"))
+                    }
+                    Config::Flat(file) | Config::Legacy(file) => Applicability::Applies(file),
+                };
+            }
+        };
+        match config(workspace) {
+            Config::Flat(file) => Applicability::Applies(file),
+            Config::Legacy(file) => {
+                let major = Installed::find(workspace).and_then(|i| i.major());
+                Applicability::Applies(match major {
+                    Some(major) if major >= 10 => format!(
+                        "{file}, a legacy config that eslint {major} cannot read (migrate it to \
+                         eslint.config.js)"
+                    ),
+                    Some(9) => format!(
+                        "{file}, a legacy config: eslint 9 reads it only with \
+                         {USE_FLAT_CONFIG}=false, which verdict sets"
+                    ),
+                    _ => format!("{file} (a legacy config)"),
+                })
+            }
+            Config::Missing if depends => Applicability::Applies(
+                "package.json depends on eslint (but no eslint config was found)".to_owned(),
+            ),
+            Config::Missing => Applicability::DoesNotApply(
+                "no eslint.config.* or .eslintrc*, and package.json does not use eslint".to_owned(),
+            ),
+        }
+    }
+
+    fn command(&self, workspace: &Workspace) -> Result<CommandSpec, VerifierError> {
+        self.command_for(workspace, &[".".to_owned()], false)
+    }
+
+    fn interpret(&self, spec: &CommandSpec, captured: &Captured) -> Report {
+        let json = captured
+            .output_files
+            .first()
+            .and_then(|file| file.as_deref())
+            .filter(|bytes| bytes.iter().any(|b| !b.is_ascii_whitespace()));
+        let exit_code = match captured.exit {
+            Exit::Code { code } => Some(code),
+            _ => None,
+        };
+        let mut report = match json {
+            // A report eslint wrote on an exit it declares normal: the full result.
+            Some(json) if exit_code.is_some_and(|c| c == 0 || c == 1) => {
+                EslintSummarizer.parse(json)
+            }
+            // Otherwise what it printed explains it (a crash, a config error).
+            _ => {
+                let mut report = summarize_log_as(NAME, captured);
+                if json.is_none() && report.outcome == Outcome::Passed {
+                    report.outcome = Outcome::Errored;
+                    report.error = Some(format!(
+                        "eslint wrote no report to {}; see {}",
+                        spec.output_files
+                            .first()
+                            .map_or_else(|| "its output file".into(), |p| p.display().to_string()),
+                        captured.log_path.display()
+                    ));
+                }
+                report
+            }
+        };
+        relativize(&mut report, &spec.cwd);
+        fail_closed(report, spec, captured)
+    }
+
+    fn inputs(&self, workspace: &Workspace) -> Option<Inputs> {
+        let tool_file = Installed::find(workspace)
+            .and_then(|installed| installed.package_dir)
+            .map(|dir| dir.join("package.json"))
+            .unwrap_or_else(|| PathBuf::from("node_modules/eslint/package.json"));
+        let mut tool_files = vec![tool_file];
+        // A config above the root (a monorepo's) is read too.
+        match config(workspace) {
+            Config::Flat(file) | Config::Legacy(file) if Path::new(&file).is_absolute() => {
+                tool_files.push(PathBuf::from(file));
+            }
+            _ => {}
+        }
+        Some(Inputs {
+            globs: [
+                // What eslint lints by default and what plugins commonly add, its configs, the
+                // ignore file, and package.json (eslintConfig, and the `type` that decides how
+                // .js files are parsed).
+                "*.js",
+                "*.jsx",
+                "*.mjs",
+                "*.cjs",
+                "*.ts",
+                "*.tsx",
+                "*.mts",
+                "*.cts",
+                "*.vue",
+                "*.svelte",
+                "*.astro",
+                "*.json",
+                "*.jsonc",
+                "*.md",
+                "*.yaml",
+                "*.yml",
+                ".eslintrc",
+                ".eslintignore",
+                "!**/node_modules/**",
+            ]
+            .into_iter()
+            .map(str::to_owned)
+            .collect(),
+            tool_files,
+        })
+    }
+
+    fn rerun_failed(&self, workspace: &Workspace, previous: &Report) -> Option<CommandSpec> {
+        let files: BTreeSet<String> = previous
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .filter_map(|d| d.file.clone())
+            .filter(|file| workspace.path(file).is_file())
+            .collect();
+        if files.is_empty() {
+            return None;
+        }
+        let files: Vec<String> = files.into_iter().collect();
+        self.command_for(workspace, &files, true).ok()
+    }
+}

@@ -1,0 +1,437 @@
+//! The `tsc` verifier: type-checks a TypeScript project with the project's own compiler
+//! (`node_modules/.bin/tsc`, TypeScript 5 or the native TypeScript 7).
+//!
+//! What it runs, and why:
+//! - A project with a `tsconfig.json`: `tsc -p tsconfig.json --noEmit --pretty false`. `--noEmit`
+//!   checks without writing anything into the project; `--pretty false` gives one line per
+//!   diagnostic (`src/a.ts(3,7): error TS2322: …`), which is also what tsc prints when its output
+//!   is not a terminal, and what the `tsc` summarizer reads.
+//! - A project whose `tsconfig.json` has `references` (a "solution" config, often with `"files":
+//!   []`), or whose own scripts run `tsc -b`: build mode, `tsc -b tsconfig.json --pretty false`.
+//!   Plain `tsc --noEmit` on a solution config checks no file at all and exits 0 — a pass that
+//!   verified nothing — so it is never used there. `--noEmit` cannot be used either: tsc rejects it
+//!   for a project that others reference (`TS6310: Referenced project … may not disable emit`),
+//!   because a dependent project is checked against the declarations its references emit. Build
+//!   mode therefore writes what the project's own build writes (its `outDir`s and
+//!   `.tsbuildinfo` files), exactly as `tsc -b` in the project's scripts would.
+//! - No `tsconfig.json`, but a `package.json` script that runs `tsc -p <config>` (or `tsc -b
+//!   <config>`): that config. A project that only depends on `typescript` with no config at all
+//!   does not apply: tsc without a config and without files prints its help and checks nothing.
+//!
+//! Exit codes (measured with TypeScript 5.9 and 7.0): 0 when there is nothing to report; 1 or 2
+//! when diagnostics were reported (`tsc --noEmit` exits 2 in TypeScript 5 and 1 in TypeScript 7,
+//! build mode the other way round) — and also 1 or 2 for a configuration error (an unknown option,
+//! a `tsconfig.json` that is not valid JSON, no inputs). The exit code cannot tell a type error from
+//! a broken configuration; the summarizer can: an error without a file, or one located in a
+//! `tsconfig.json`, makes the report errored.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use verdict_core::verifier::{
+    Applicability, Captured, CommandSpec, Exit, ExitCodes, Inputs, VerifierError, Workspace,
+};
+use verdict_core::{Kind, Outcome, Report, Verifier};
+use verdict_verifier_support::{PackageJson, node_bin, summarize_log_as};
+
+const NAME: &str = "tsc";
+
+/// How long tsc may run by default.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10 * 60);
+
+/// The hint shown when the project has no TypeScript compiler installed.
+pub const INSTALL_HINT: &str = "npm install --save-dev typescript";
+
+/// All the verifiers of this crate: just [`Tsc`].
+pub fn verifiers() -> Vec<Box<dyn Verifier>> {
+    vec![Box::new(Tsc::default())]
+}
+
+/// The `tsc` verifier (see the crate docs).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tsc {
+    timeout: Duration,
+}
+
+impl Default for Tsc {
+    fn default() -> Self {
+        Tsc {
+            timeout: DEFAULT_TIMEOUT,
+        }
+    }
+}
+
+impl Tsc {
+    /// The same verifier with another time-out.
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+}
+
+/// What tsc checks in a workspace, as detected from the project's files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Project {
+    /// The config file, relative to the workspace root (`tsconfig.json`).
+    pub config: String,
+    /// Whether it is checked in build mode (`tsc -b`): the config has project references, or the
+    /// project's own scripts build it that way.
+    pub build: bool,
+    /// What was found, for `verdict list`.
+    pub found: String,
+}
+
+/// Detects what tsc should check in `workspace`. `Err` says why tsc does not apply.
+pub fn project(workspace: &Workspace) -> Result<Project, String> {
+    let package = PackageJson::read(workspace);
+    let script = match &package {
+        Ok(Some(package)) => script_invocation(package),
+        _ => None,
+    };
+    if workspace.path("tsconfig.json").is_file() {
+        let references = has_references(&workspace.path("tsconfig.json"));
+        let script_builds = script.as_ref().is_some_and(|s| s.build);
+        let found = if references {
+            "tsconfig.json with project references (checked with `tsc -b`)".to_owned()
+        } else if let Some(script) = script.as_ref().filter(|s| s.build) {
+            format!(
+                "tsconfig.json, built with `tsc -b` by the `{}` script",
+                script.name
+            )
+        } else {
+            "tsconfig.json".to_owned()
+        };
+        return Ok(Project {
+            config: "tsconfig.json".to_owned(),
+            build: references || script_builds,
+            found,
+        });
+    }
+    if let Some(script) = script
+        && let Some(config) = &script.project
+    {
+        let path = workspace.path(config);
+        let config = if path.is_dir() && path.join("tsconfig.json").is_file() {
+            Path::new(config)
+                .join("tsconfig.json")
+                .to_string_lossy()
+                .into_owned()
+        } else if path.is_file() {
+            config.clone()
+        } else {
+            return Err(format!(
+                "the `{}` script runs tsc on {config}, which does not exist",
+                script.name
+            ));
+        };
+        let build = script.build || has_references(&workspace.path(&config));
+        return Ok(Project {
+            found: format!("{config}, checked by the `{}` script", script.name),
+            config,
+            build,
+        });
+    }
+    match package {
+        Err(message) => Err(format!("no tsconfig.json, and {message}")),
+        Ok(Some(package)) if package.depends_on("typescript") => Err(
+            "package.json depends on typescript, but there is no tsconfig.json for tsc to check \
+             (`npx tsc --init` creates one)"
+                .to_owned(),
+        ),
+        Ok(Some(package)) if package.script_running("tsc").is_some() => Err(
+            "a package.json script runs tsc, but there is no tsconfig.json for it to check"
+                .to_owned(),
+        ),
+        _ => Err("no tsconfig.json".to_owned()),
+    }
+}
+
+/// How a `package.json` script runs tsc.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct ScriptInvocation {
+    /// The script's name.
+    name: String,
+    /// The project it names with `-p`, `--project`, `-b <path>` or `--build <path>`.
+    project: Option<String>,
+    /// Whether it runs build mode.
+    build: bool,
+}
+
+/// The first script that runs tsc, and the project and mode it runs it with. Only the arguments of
+/// that one command are read (up to `&&`, `||`, `;` or `|`).
+fn script_invocation(package: &PackageJson) -> Option<ScriptInvocation> {
+    let name = package.script_running(NAME)?;
+    let command = package.scripts.get(name)?.as_str()?;
+    let words: Vec<&str> = command.split_whitespace().collect();
+    let start = words
+        .iter()
+        .position(|word| *word == NAME || word.ends_with("/tsc"))?;
+    let mut invocation = ScriptInvocation {
+        name: name.to_owned(),
+        project: None,
+        build: false,
+    };
+    let mut words = words[start + 1..]
+        .iter()
+        .take_while(|word| !matches!(**word, "&&" | "||" | ";" | "|"))
+        .peekable();
+    while let Some(word) = words.next() {
+        match *word {
+            "-p" | "--project" => {
+                invocation.project = words.next().map(|s| (*s).to_owned());
+            }
+            "-b" | "--build" => {
+                invocation.build = true;
+                if let Some(next) = words.peek()
+                    && !next.starts_with('-')
+                {
+                    invocation.project = Some((**next).to_owned());
+                    words.next();
+                }
+            }
+            _ => {}
+        }
+    }
+    Some(invocation)
+}
+
+/// Whether the tsconfig at `path` has a non-empty `references` list. A config that cannot be read
+/// or parsed has none here: tsc itself will report what is wrong with it.
+fn has_references(path: &Path) -> bool {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return false;
+    };
+    let Ok(value) = serde_json::from_str::<serde_json::Value>(&strip_jsonc(&text)) else {
+        return false;
+    };
+    value
+        .get("references")
+        .and_then(|r| r.as_array())
+        .is_some_and(|r| !r.is_empty())
+}
+
+/// Turns the JSON-with-comments of a tsconfig into JSON: drops `//` and `/* */` comments outside
+/// strings, and commas before a closing `}` or `]`.
+pub fn strip_jsonc(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    let mut in_string = false;
+    while let Some(c) = chars.next() {
+        if in_string {
+            out.push(c);
+            match c {
+                '\\' => {
+                    if let Some(escaped) = chars.next() {
+                        out.push(escaped);
+                    }
+                }
+                '"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => {
+                in_string = true;
+                out.push(c);
+            }
+            '/' if chars.peek() == Some(&'/') => {
+                for next in chars.by_ref() {
+                    if next == '\n' {
+                        out.push('\n');
+                        break;
+                    }
+                }
+            }
+            '/' if chars.peek() == Some(&'*') => {
+                chars.next();
+                let mut previous = '\0';
+                for next in chars.by_ref() {
+                    if previous == '*' && next == '/' {
+                        break;
+                    }
+                    previous = next;
+                }
+                out.push(' ');
+            }
+            '}' | ']' => {
+                // A trailing comma: the last non-space character written is a comma.
+                let kept = out.trim_end().len();
+                if out[..kept].ends_with(',') {
+                    out.truncate(kept - 1);
+                }
+                out.push(c);
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// The directory of the npm package that `bin` (a `node_modules/.bin` entry) belongs to, with
+/// symbolic links resolved: the nearest ancestor of its target with a `package.json`.
+fn package_dir(bin: &Path) -> Option<PathBuf> {
+    let target = std::fs::canonicalize(bin).ok()?;
+    target
+        .ancestors()
+        .skip(1)
+        .find(|dir| dir.join("package.json").is_file())
+        .map(Path::to_path_buf)
+}
+
+/// Marks a passed report errored when the command did not end with an exit code declared a pass:
+/// whatever the output looked like, a tool that did not say "pass" has not passed.
+fn fail_closed(mut report: Report, spec: &CommandSpec, captured: &Captured) -> Report {
+    if report.outcome != Outcome::Passed {
+        return report;
+    }
+    let reason = match &captured.exit {
+        Exit::Code { code } if spec.exit_codes.pass.contains(code) => return report,
+        Exit::Code { code } => format!(
+            "tsc exited with {code} but printed no diagnostic that could be read; see {}",
+            captured.log_path.display()
+        ),
+        Exit::Signal { signal } => format!("tsc was killed by signal {signal}"),
+        Exit::TimedOut => "tsc timed out and was stopped".to_owned(),
+        Exit::Cancelled => "tsc was stopped: the run was interrupted".to_owned(),
+        Exit::NotStarted { message } => message.clone(),
+    };
+    report.outcome = Outcome::Errored;
+    report.error = Some(reason);
+    report
+}
+
+impl Verifier for Tsc {
+    fn name(&self) -> &str {
+        NAME
+    }
+
+    fn kind(&self) -> Kind {
+        Kind::Type
+    }
+
+    fn applies(&self, workspace: &Workspace) -> Applicability {
+        match project(workspace) {
+            Ok(project) => Applicability::Applies(project.found),
+            Err(reason) => Applicability::DoesNotApply(reason),
+        }
+    }
+
+    fn command(&self, workspace: &Workspace) -> Result<CommandSpec, VerifierError> {
+        let project = project(workspace).map_err(|message| VerifierError::Project {
+            tool: NAME.to_owned(),
+            message,
+        })?;
+        let program = node_bin(workspace, NAME).ok_or_else(|| VerifierError::NotInstalled {
+            tool: NAME.to_owned(),
+            hint: INSTALL_HINT.to_owned(),
+        })?;
+        let args: Vec<String> = if project.build {
+            // `-b` must come first.
+            vec!["-b", project.config.as_str(), "--pretty", "false"]
+        } else {
+            vec![
+                "-p",
+                project.config.as_str(),
+                "--noEmit",
+                "--pretty",
+                "false",
+            ]
+        }
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
+        Ok(CommandSpec {
+            program,
+            args,
+            env: Default::default(),
+            cwd: workspace.root.clone(),
+            timeout: self.timeout,
+            exit_codes: ExitCodes {
+                pass: vec![0],
+                fail: vec![1, 2],
+            },
+            output_files: Vec::new(),
+        })
+    }
+
+    fn interpret(&self, spec: &CommandSpec, captured: &Captured) -> Report {
+        let report = summarize_log_as(NAME, captured);
+        fail_closed(report, spec, captured)
+    }
+
+    fn inputs(&self, workspace: &Workspace) -> Option<Inputs> {
+        let tool_file = node_bin(workspace, NAME)
+            .and_then(|bin| package_dir(&bin))
+            .map(|dir| dir.join("package.json"))
+            .unwrap_or_else(|| PathBuf::from("node_modules/typescript/package.json"));
+        Some(Inputs {
+            globs: [
+                // Sources tsc may read (`allowJs`, `checkJs`), declarations, and every JSON file:
+                // tsconfigs and what they extend, package.json (`types`, `exports`, `imports`),
+                // lock files, and modules imported with `resolveJsonModule`.
+                "*.ts",
+                "*.tsx",
+                "*.mts",
+                "*.cts",
+                "*.js",
+                "*.jsx",
+                "*.mjs",
+                "*.cjs",
+                "*.json",
+                "!**/node_modules/**",
+            ]
+            .into_iter()
+            .map(str::to_owned)
+            .collect(),
+            tool_files: vec![tool_file],
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strip_jsonc_drops_comments_and_trailing_commas_but_not_strings() {
+        let text = r#"{
+  // a comment
+  "compilerOptions": { "outDir": "a//b", /* block */ "paths": {"x/*": ["y/*"],}, },
+  "references": [{ "path": "./core" },],
+}"#;
+        let value: serde_json::Value =
+            serde_json::from_str(&strip_jsonc(text)).expect("valid JSON after stripping");
+        assert_eq!(value["compilerOptions"]["outDir"], "a//b");
+        assert_eq!(value["compilerOptions"]["paths"]["x/*"][0], "y/*");
+        assert_eq!(value["references"][0]["path"], "./core");
+    }
+
+    fn scripts(command: &str) -> PackageJson {
+        serde_json::from_value(serde_json::json!({ "scripts": { "check": command } }))
+            .expect("valid package.json")
+    }
+
+    #[test]
+    fn script_invocation_reads_project_and_build_mode() {
+        let check = |command: &str, project: Option<&str>, build: bool| {
+            let invocation = script_invocation(&scripts(command)).expect("a script runs tsc");
+            assert_eq!(invocation.project.as_deref(), project, "{command}");
+            assert_eq!(invocation.build, build, "{command}");
+        };
+        check(
+            "tsc --noEmit -p tsconfig.app.json",
+            Some("tsconfig.app.json"),
+            false,
+        );
+        check("tsc --project web && tsc -p other.json", Some("web"), false);
+        check("tsc -b", None, true);
+        check(
+            "tsc --build packages/tsconfig.json --verbose",
+            Some("packages/tsconfig.json"),
+            true,
+        );
+        check("./node_modules/.bin/tsc -p x.json", Some("x.json"), false);
+        check("tsc && jest -p y", None, false);
+    }
+}
