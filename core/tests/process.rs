@@ -542,3 +542,91 @@ async fn the_log_gets_its_parent_directories() {
     assert_eq!(captured.exit, Exit::Code { code: 0 });
     assert_eq!(std::fs::read_to_string(log).expect("read"), "hi\n");
 }
+
+#[tokio::test]
+async fn the_tool_itself_is_reaped() {
+    let fixture = Fixture::new();
+    let tool = fixture.script("tool.sh", "echo $$ >> \"$PIDS\"\nexit 0");
+    let (captured, _) = run(
+        &runner(),
+        &fixture,
+        &fixture.spec(&tool, Duration::from_secs(10)),
+    )
+    .await;
+    assert_eq!(captured.exit, Exit::Code { code: 0 });
+    let pids = fixture.pids();
+    assert_eq!(pids.len(), 1);
+    // Not even a zombie: the runner waited for its own child.
+    assert!(
+        !Path::new(&format!("/proc/{}", pids[0])).exists(),
+        "{pids:?} left as a zombie"
+    );
+}
+
+#[tokio::test]
+async fn a_process_that_left_the_group_cannot_hang_the_run() {
+    let fixture = Fixture::new();
+    // `setsid` puts the sleep in a session of its own, out of reach of the group's signals; it still
+    // holds the pipes. The run must end after the leak timeouts, without waiting for it.
+    let tool = fixture.script(
+        "tool.sh",
+        "setsid sleep 30 &\necho $! >> \"$PIDS\"\necho done\nexit 0",
+    );
+    let (captured, elapsed) = run(
+        &runner(),
+        &fixture,
+        &fixture.spec(&tool, Duration::from_secs(30)),
+    )
+    .await;
+    let pids = fixture.pids();
+    for &pid in &pids {
+        if let Some(pid) = rustix::process::Pid::from_raw(pid) {
+            let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+        }
+    }
+    assert_eq!(captured.exit, Exit::Code { code: 0 });
+    assert_eq!(fixture.log_text(), "done\n");
+    assert!(
+        elapsed < LEAK * 2 + Duration::from_millis(500),
+        "{elapsed:?}"
+    );
+    assert_eq!(pids.len(), 1);
+}
+
+#[tokio::test]
+async fn an_abandoned_run_kills_its_tree() {
+    let fixture = Fixture::new();
+    fixture.script("level2.sh", "echo $$ >> \"$PIDS\"\nsleep 30");
+    let tool = fixture.script("level1.sh", "echo $$ >> \"$PIDS\"\n./level2.sh &\nsleep 30");
+    let runner = runner();
+    let spec = fixture.spec(&tool, Duration::from_secs(30));
+    let log = fixture.log();
+    let mut run = Box::pin(runner.run(&spec, &log));
+    let pids = tokio::select! {
+        captured = &mut run => panic!("the tool ended early: {captured:?}"),
+        pids = fixture.wait_for_pids(2) => pids,
+    };
+    // Dropping the run (what `select!` or an aborted task does) must not leak the tree.
+    drop(run);
+    assert_all_gone(&pids).await;
+}
+
+#[tokio::test]
+async fn a_log_that_cannot_be_written_fails_closed() {
+    let fixture = Fixture::new();
+    let tool = fixture.script("tool.sh", "echo some output\nexit 0");
+    // Every write to /dev/full fails with ENOSPC, as on a full disk.
+    let captured = runner()
+        .run(
+            &fixture.spec(&tool, Duration::from_secs(10)),
+            Path::new("/dev/full"),
+        )
+        .await;
+    let Exit::NotStarted { message } = &captured.exit else {
+        panic!("{:?}", captured.exit)
+    };
+    assert!(
+        message.starts_with("failed to write the log `/dev/full`: "),
+        "{message}"
+    );
+}
