@@ -1,2 +1,558 @@
 //! JUnit XML (pytest `--junitxml`, and any other tool that writes it), turned into a
 //! [`verdict_core::Report`].
+//!
+//! The counts are the tool's own: the `tests`, `failures`, `errors` and `skipped` attributes of
+//! each `<testsuite>`, summed. Every `<testcase>` with a `<failure>` or `<error>` child becomes a
+//! [`Kind::Test`] diagnostic. Passed and skipped cases only count.
+//!
+//! For pytest (`tool == "pytest"`) a case is named by its node id, as the log parser
+//! ([`crate::pytest`]) names it, so that the same failure has the same fingerprint whichever of
+//! the two was read. pytest writes a node id into JUnit as `classname` (the file's path with `/`
+//! as `.` and no `.py`, then the classes) and `name` (the function and its parameters); the file is
+//! the `file` attribute (`junit_family=xunit1`), else the path in the traceback text whose dotted
+//! form starts the classname, else the classname up to its first capitalized part. The message,
+//! the place (the last line of the test's own file in the traceback) and the detail come from the
+//! failure's text, read by the log parser's own block reader. A file that failed to collect is an
+//! `<error>` case with an empty classname; pytest's own crash is the case `pytest.internal`.
+//!
+//! Malformed or truncated XML gives an errored report (with what was read before the fault):
+//! the tool did not finish its report, so nothing it says can be trusted as a pass. Memory stays
+//! bounded: at most [`MAX_TEXT`] bytes of a failure's text are kept, and a report keeps at most
+//! [`verdict_core::model::MAX_DIAGNOSTICS`] diagnostics.
+
+use quick_xml::Reader;
+use quick_xml::events::{BytesStart, Event};
+use verdict_core::{Counts, Diagnostic, Kind, Outcome, Report, Severity};
+
+use crate::text::clip;
+
+/// The most text of one failure kept for reading its message and place. A traceback longer than
+/// this is cut at its start: the exception and the frame that raised it come last.
+pub const MAX_TEXT: usize = 64 * 1024;
+const MAX_MESSAGE: usize = 300;
+
+/// Parses JUnit XML written by `tool`. Never fails: bad XML is an errored report.
+pub fn parse(tool: &str, xml: &[u8]) -> Report {
+    parse_with_rootdir(tool, xml, None)
+}
+
+/// [`parse`], knowing the directory the tool ran in (pytest's rootdir), so that the absolute
+/// paths of a traceback become the project's relative ones without guessing.
+pub fn parse_with_rootdir(tool: &str, xml: &[u8], rootdir: Option<&str>) -> Report {
+    let rootdir = rootdir.map(|r| format!("{}/", r.trim_end_matches('/')));
+    let mut reader = Reader::from_reader(xml);
+    reader.config_mut().trim_text(false);
+    let mut state = State::default();
+    let mut fault = None;
+    loop {
+        match reader.read_event() {
+            Ok(Event::Start(e)) => state.open(&e, false),
+            Ok(Event::Empty(e)) => state.open(&e, true),
+            Ok(Event::End(e)) => state.close(AsRef::<str>::as_ref(&e.name())),
+            Ok(Event::Text(t)) => state.text(&t.xml10_content()),
+            Ok(Event::CData(t)) => state.text(&t),
+            Ok(Event::GeneralRef(r)) => {
+                let resolved = match r.resolve_char_ref() {
+                    Ok(Some(c)) => Some(c.to_string()),
+                    Ok(None) => quick_xml::escape::resolve_predefined_entity(&r.xml10_content())
+                        .map(str::to_owned),
+                    Err(_) => None,
+                };
+                match resolved {
+                    Some(text) => state.text(&text),
+                    None => {
+                        fault = Some(format!(
+                            "unknown entity `&{};` at byte {}",
+                            r.xml10_content(),
+                            reader.buffer_position()
+                        ));
+                        break;
+                    }
+                }
+            }
+            Ok(Event::Eof) => break,
+            Ok(_) => {}
+            Err(error) => {
+                fault = Some(format!(
+                    "malformed XML at byte {}: {error}",
+                    reader.error_position()
+                ));
+                break;
+            }
+        }
+    }
+    if fault.is_none() && state.depth != 0 {
+        fault = Some("the XML ends before its elements are closed".to_owned());
+    }
+    if fault.is_none() && !state.seen_suite {
+        fault = Some("no <testsuite> element".to_owned());
+    }
+    state.finish(tool, fault, rootdir.as_deref())
+}
+
+/// A `<testcase>` being read.
+#[derive(Debug, Default)]
+struct Case {
+    classname: String,
+    name: String,
+    file: Option<String>,
+    line: Option<u32>,
+    /// `failure` or `error`, once one is seen.
+    problem: Option<Problem>,
+}
+
+#[derive(Debug)]
+struct Problem {
+    error: bool,
+    /// `failed on setup with "…"` / `failed on teardown with "…"` (pytest's fixture errors).
+    message: Option<String>,
+    text: String,
+    /// The element is open: its text is the traceback.
+    open: bool,
+}
+
+#[derive(Debug, Default)]
+struct Sums {
+    tests: u64,
+    failures: u64,
+    errors: u64,
+    skipped: u64,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    depth: usize,
+    seen_suite: bool,
+    case: Option<Case>,
+    sums: Sums,
+    cases: Vec<Case>,
+    dropped: u64,
+}
+
+fn attribute(e: &BytesStart<'_>, name: &str) -> Option<String> {
+    e.attributes()
+        .filter_map(Result::ok)
+        .find(|a| AsRef::<str>::as_ref(&a.key) == name)
+        .and_then(|a| {
+            a.normalized_value(quick_xml::XmlVersion::Implicit1_0)
+                .ok()
+                .map(|v| v.into_owned())
+        })
+}
+
+fn number(e: &BytesStart<'_>, name: &str) -> u64 {
+    attribute(e, name)
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(0)
+}
+
+impl State {
+    fn open(&mut self, e: &BytesStart<'_>, empty: bool) {
+        if !empty {
+            self.depth += 1;
+        }
+        match AsRef::<str>::as_ref(&e.name()) {
+            "testsuite" => {
+                self.seen_suite = true;
+                self.sums.tests += number(e, "tests");
+                self.sums.failures += number(e, "failures");
+                self.sums.errors += number(e, "errors");
+                self.sums.skipped += number(e, "skipped");
+            }
+            "testcase" => {
+                self.close_case();
+                let case = Case {
+                    classname: attribute(e, "classname").unwrap_or_default(),
+                    name: attribute(e, "name").unwrap_or_default(),
+                    file: attribute(e, "file").filter(|f| !f.is_empty()),
+                    line: attribute(e, "line").and_then(|l| l.trim().parse().ok()),
+                    problem: None,
+                };
+                if empty {
+                    // A passing case: nothing to keep.
+                    return;
+                }
+                self.case = Some(case);
+            }
+            name @ ("failure" | "error") => {
+                let Some(case) = self.case.as_mut() else {
+                    return;
+                };
+                // pytest writes one problem per case, but a teardown error can follow a failure:
+                // the first one stands for the case.
+                if case.problem.is_none() {
+                    case.problem = Some(Problem {
+                        error: name == "error",
+                        message: attribute(e, "message"),
+                        text: String::new(),
+                        open: !empty,
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn close(&mut self, name: &str) {
+        self.depth = self.depth.saturating_sub(1);
+        match name {
+            "testcase" => self.close_case(),
+            "failure" | "error" => {
+                if let Some(problem) = self.case.as_mut().and_then(|c| c.problem.as_mut()) {
+                    problem.open = false;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn text(&mut self, text: &str) {
+        let Some(problem) = self
+            .case
+            .as_mut()
+            .and_then(|c| c.problem.as_mut())
+            .filter(|p| p.open)
+        else {
+            return;
+        };
+        problem.text.push_str(text);
+        if problem.text.len() > 2 * MAX_TEXT {
+            // Keep the end: the raised exception and its frame are last.
+            let mut cut = problem.text.len() - MAX_TEXT;
+            while !problem.text.is_char_boundary(cut) {
+                cut += 1;
+            }
+            problem.text.drain(..cut);
+        }
+    }
+
+    fn close_case(&mut self) {
+        let Some(case) = self.case.take() else {
+            return;
+        };
+        if case.problem.is_none() {
+            return;
+        }
+        if self.cases.len() < verdict_core::model::MAX_DIAGNOSTICS {
+            self.cases.push(case);
+        } else {
+            self.dropped += 1;
+        }
+    }
+
+    fn finish(mut self, tool: &str, fault: Option<String>, rootdir: Option<&str>) -> Report {
+        self.close_case();
+        let mut report = Report::new(tool, Outcome::Passed);
+        let mut internal = None;
+        for case in &self.cases {
+            let Some(problem) = &case.problem else {
+                continue;
+            };
+            if tool == "pytest" && case.classname == "pytest" && case.name == "internal" {
+                // pytest's own crash (`INTERNALERROR`), not a test.
+                let last = problem
+                    .text
+                    .lines()
+                    .rev()
+                    .map(str::trim)
+                    .find(|l| !l.is_empty())
+                    .map(str::to_owned);
+                internal = Some(last.or_else(|| problem.message.clone()).unwrap_or_default());
+                continue;
+            }
+            let diagnostic = if tool == "pytest" {
+                pytest_diagnostic(case, problem, rootdir)
+            } else {
+                plain_diagnostic(tool, case, problem)
+            };
+            report.push(diagnostic);
+        }
+        report.diagnostics_dropped += self.dropped;
+
+        let sums = &self.sums;
+        let passed = sums
+            .tests
+            .saturating_sub(sums.failures + sums.errors + sums.skipped);
+        report.counts = Counts {
+            tests_passed: Some(passed),
+            tests_failed: Some(sums.failures),
+            tests_skipped: Some(sums.skipped),
+            errors: Some(sums.errors),
+            suites_errored: {
+                // pytest names a file that failed to collect with an empty classname.
+                let collect = self
+                    .cases
+                    .iter()
+                    .filter(|c| {
+                        c.classname.is_empty() && c.problem.as_ref().is_some_and(|p| p.error)
+                    })
+                    .count() as u64;
+                (tool == "pytest" && collect > 0).then_some(collect)
+            },
+            ..Counts::default()
+        };
+        let mut parts = vec![format!("{} tests", sums.tests)];
+        for (n, label) in [
+            (sums.failures, "failed"),
+            (passed, "passed"),
+            (sums.skipped, "skipped"),
+            (sums.errors, "errors"),
+        ] {
+            if n > 0 {
+                parts.push(format!("{n} {label}"));
+            }
+        }
+        report.summary = Some(parts.join(", "));
+
+        let failing = sums.failures + sums.errors > 0 || report.errors().next().is_some();
+        report.outcome = if let Some(fault) = fault {
+            report.error = Some(format!("unreadable JUnit XML: {fault}"));
+            Outcome::Errored
+        } else if let Some(internal) = internal {
+            report.error = Some(format!("INTERNALERROR: {internal}"));
+            Outcome::Errored
+        } else if failing {
+            Outcome::Failed
+        } else if sums.tests == 0 {
+            report.error = Some("no tests ran".to_owned());
+            Outcome::Errored
+        } else {
+            Outcome::Passed
+        };
+        report
+    }
+}
+
+/// A failing case of any tool: `classname::name`, the `file` and `line` attributes, the message
+/// attribute (or the text's first line).
+fn plain_diagnostic(tool: &str, case: &Case, problem: &Problem) -> Diagnostic {
+    let message = problem
+        .message
+        .as_deref()
+        .and_then(|m| m.lines().map(str::trim).find(|l| !l.is_empty()))
+        .or_else(|| problem.text.lines().map(str::trim).find(|l| !l.is_empty()))
+        .unwrap_or(if problem.error {
+            "test errored"
+        } else {
+            "test failed"
+        });
+    let mut d = Diagnostic::new(
+        tool,
+        Kind::Test,
+        Severity::Error,
+        clip(message, MAX_MESSAGE),
+    );
+    if let Some(file) = &case.file {
+        d = d.at(file.clone(), case.line, None);
+    }
+    let test = if case.classname.is_empty() {
+        case.name.clone()
+    } else {
+        format!("{}::{}", case.classname, case.name)
+    };
+    if !test.is_empty() {
+        d = d.with_test(test);
+    }
+    d
+}
+
+/// A failing pytest case, named by its node id and read by the log parser's block reader.
+fn pytest_diagnostic(case: &Case, problem: &Problem, rootdir: Option<&str>) -> Diagnostic {
+    let nodeid = pytest_node_id(case, &problem.text);
+    // A fixture's error: pytest prefixes the exception with the phase.
+    let message = problem.message.as_deref().map(|m| {
+        ["failed on setup with ", "failed on teardown with "]
+            .iter()
+            .find_map(|prefix| m.strip_prefix(prefix))
+            .map(|m| m.trim_matches('"'))
+            .unwrap_or(m)
+    });
+    let message = message
+        .and_then(|m| m.lines().next())
+        .filter(|m| !m.is_empty());
+    let setup = problem.error && nodeid.contains("::");
+    crate::pytest::failure_from_text(&nodeid, setup, &problem.text, message, rootdir)
+}
+
+/// `tests/test_a.py` → `tests.test_a`, the spelling of a file in a JUnit classname.
+fn dotted_module(file: &str) -> String {
+    file.strip_suffix(".py").unwrap_or(file).replace('/', ".")
+}
+
+/// The node id of a pytest case (see the module docs).
+fn pytest_node_id(case: &Case, text: &str) -> String {
+    // A file that failed to collect: the name is its module.
+    if case.classname.is_empty() {
+        let file = case
+            .file
+            .clone()
+            .or_else(|| file_in_text(text, &case.name))
+            .unwrap_or_else(|| format!("{}.py", case.name.replace('.', "/")));
+        return file;
+    }
+    let file = case
+        .file
+        .clone()
+        .filter(|f| {
+            let module = dotted_module(f);
+            case.classname == module || case.classname.starts_with(&format!("{module}."))
+        })
+        .or_else(|| file_in_text(text, &case.classname))
+        .unwrap_or_else(|| guess_file(&case.classname));
+    let module = dotted_module(&file);
+    let classes = case
+        .classname
+        .strip_prefix(&module)
+        .map(|rest| rest.trim_start_matches('.'))
+        .unwrap_or("");
+    let mut nodeid = file;
+    for class in classes.split('.').filter(|c| !c.is_empty()) {
+        nodeid.push_str("::");
+        nodeid.push_str(class);
+    }
+    nodeid.push_str("::");
+    nodeid.push_str(&case.name);
+    nodeid
+}
+
+/// The relative `.py` path in a traceback whose dotted module is `classname` or starts it,
+/// preferring the longest.
+fn file_in_text(text: &str, classname: &str) -> Option<String> {
+    let mut best: Option<String> = None;
+    for line in text.lines().take(10_000) {
+        let line = line.trim_start_matches(['E', ' ']);
+        let path = if let Some(rest) = line.strip_prefix("File \"") {
+            rest.split('"').next()
+        } else {
+            line.find(".py:").map(|at| &line[..at + 3])
+        };
+        let Some(path) = path.filter(|p| p.ends_with(".py") && !p.contains(' ')) else {
+            continue;
+        };
+        // An absolute path: try each of its tails.
+        let mut candidates = vec![path];
+        if path.starts_with('/') {
+            candidates.extend(path.match_indices('/').map(|(i, _)| &path[i + 1..]));
+        }
+        for candidate in candidates {
+            if candidate.starts_with('/') || candidate.starts_with("..") {
+                continue;
+            }
+            let module = dotted_module(candidate);
+            let fits = classname == module || classname.starts_with(&format!("{module}."));
+            if fits && best.as_ref().is_none_or(|b| b.len() < candidate.len()) {
+                best = Some(candidate.to_owned());
+            }
+        }
+    }
+    best
+}
+
+/// The file of a classname with no traceback to go by: its parts up to the first capitalized one
+/// (pytest collects classes named `Test*`).
+fn guess_file(classname: &str) -> String {
+    let parts: Vec<&str> = classname.split('.').collect();
+    let end = parts
+        .iter()
+        .skip(1)
+        .position(|p| p.starts_with(|c: char| c.is_ascii_uppercase()))
+        .map_or(parts.len(), |i| i + 1);
+    format!("{}.py", parts[..end].join("/"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn case(classname: &str, name: &str, file: Option<&str>) -> Case {
+        Case {
+            classname: classname.to_owned(),
+            name: name.to_owned(),
+            file: file.map(str::to_owned),
+            ..Case::default()
+        }
+    }
+
+    #[test]
+    fn node_ids_from_classname_file_and_text() {
+        let c = case(
+            "tests.test_a.TestK",
+            "test_m[1.5-x]",
+            Some("tests/test_a.py"),
+        );
+        assert_eq!(
+            pytest_node_id(&c, ""),
+            "tests/test_a.py::TestK::test_m[1.5-x]"
+        );
+        let c = case("tests.test_a.TestK", "test_m", None);
+        assert_eq!(
+            pytest_node_id(&c, "tests/test_a.py:3: AssertionError"),
+            "tests/test_a.py::TestK::test_m"
+        );
+        // A directory with a capital letter, found from the traceback.
+        let c = case("Pkg.tests.test_a", "test_m", None);
+        assert_eq!(
+            pytest_node_id(&c, "  File \"/abs/Pkg/tests/test_a.py\", line 3, in test_m"),
+            "Pkg/tests/test_a.py::test_m"
+        );
+        let c = case("tests.test_a.TestK", "test_m", None);
+        assert_eq!(pytest_node_id(&c, ""), "tests/test_a.py::TestK::test_m");
+        let c = case("", "tests.test_b", None);
+        assert_eq!(pytest_node_id(&c, ""), "tests/test_b.py");
+    }
+
+    #[test]
+    fn malformed_xml_is_errored() {
+        for xml in [
+            &b""[..],
+            b"not xml at all",
+            b"<testsuites><testsuite tests=\"1\"><testcase name=\"a\">",
+            b"<testsuite tests=\"1\" failures=\"0\"><testcase name=\"a\"></wrong></testsuite>",
+            b"<testsuite tests=\"1\"><testcase name=\"a\"><failure>&bogus;</failure></testcase></testsuite>",
+            b"<testsuite tests=\"1\"><testcase name=\"\xff\xfe\"/></testsuite>",
+        ] {
+            let report = parse("pytest", xml);
+            assert_eq!(
+                report.outcome,
+                Outcome::Errored,
+                "{}",
+                String::from_utf8_lossy(xml)
+            );
+            assert!(report.error.is_some());
+        }
+    }
+
+    #[test]
+    fn huge_failure_text_is_cut_from_the_start() {
+        let mut xml = String::from(
+            "<testsuite tests=\"1\" failures=\"1\"><testcase classname=\"t\" name=\"x\"><failure message=\"m\">",
+        );
+        for _ in 0..100_000 {
+            xml.push_str("filler line of a long traceback\n");
+        }
+        xml.push_str(
+            "E   ValueError: the end\n\nt.py:9: ValueError</failure></testcase></testsuite>",
+        );
+        let report = parse("pytest", xml.as_bytes());
+        assert_eq!(report.outcome, Outcome::Failed);
+        assert_eq!(report.diagnostics[0].message, "ValueError: the end");
+        assert_eq!(report.diagnostics[0].location().as_deref(), Some("t.py:9"));
+    }
+
+    #[test]
+    fn other_tools_name_tests_by_classname_and_name() {
+        let report = parse(
+            "junit",
+            br#"<testsuites><testsuite name="s" tests="2" failures="1" errors="0" skipped="0">
+            <testcase classname="com.example.FooTest" name="bar" file="src/Foo.java" line="12">
+            <failure message="expected: 1 but was: 2" type="AssertionError">stack</failure></testcase>
+            <testcase classname="com.example.FooTest" name="baz"/></testsuite></testsuites>"#,
+        );
+        assert_eq!(report.outcome, Outcome::Failed);
+        assert_eq!(report.counts.tests_passed, Some(1));
+        let d = &report.diagnostics[0];
+        assert_eq!(d.test.as_deref(), Some("com.example.FooTest::bar"));
+        assert_eq!(d.location().as_deref(), Some("src/Foo.java:12"));
+        assert_eq!(d.message, "expected: 1 but was: 2");
+    }
+}

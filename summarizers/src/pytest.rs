@@ -1167,6 +1167,61 @@ impl LineParser for Parser {
     }
 }
 
+/// The diagnostic of one failure known by its node id, from the text pytest printed for it: the
+/// body of its block under `FAILURES` or `ERRORS`, which is also the text of the failure's element
+/// in `--junitxml` output. [`crate::junit`] uses it so that a failure read from the XML gets the
+/// same message, place and fingerprint as the same failure read from the log.
+///
+/// A `nodeid` without `::` is a test file that failed to collect; `setup` marks an error in a
+/// fixture (setup or teardown). `message` stands in when the text names no exception. Absolute
+/// paths are made relative to `rootdir` (absolute, ending with `/`) when it is known, else to
+/// the rootdir found from an absolute path to the test's own file, or to its first directory.
+pub(crate) fn failure_from_text(
+    nodeid: &str,
+    setup: bool,
+    text: &str,
+    message: Option<&str>,
+    rootdir: Option<&str>,
+) -> Diagnostic {
+    let file = entry_file(nodeid);
+    let rootdir = rootdir.map(str::to_owned).or_else(|| {
+        text.lines()
+            .take(1000)
+            .find_map(|line| rootdir_from(line, file))
+            .or_else(|| {
+                // `tests/test_x.py` failing in `/abs/tests/conftest.py`: the rootdir is what
+                // comes before the test file's first directory in a path of the project.
+                let (top, _) = file.split_once('/')?;
+                text.lines().take(1000).find_map(|line| {
+                    let line = line.trim_start_matches(['E', ' ']);
+                    let line = line.strip_prefix("File \"").unwrap_or(line);
+                    if !line.starts_with('/') || line.contains("/lib/python") {
+                        return None;
+                    }
+                    let end = line.find(&format!("/{top}/"))?;
+                    Some(format!("{}/", &line[..end]))
+                })
+            })
+    });
+    let mut block = if nodeid.contains("::") {
+        let kind = if setup {
+            BlockKind::Setup
+        } else {
+            BlockKind::Test
+        };
+        Block::new(kind, short_name(nodeid))
+    } else {
+        Block::new(BlockKind::Collect, nodeid.to_owned())
+    };
+    for line in text.lines() {
+        block.line(line, rootdir.as_deref());
+    }
+    Parser::default().block_diagnostic(
+        &block,
+        Some((nodeid.to_owned(), message.map(str::to_owned))),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

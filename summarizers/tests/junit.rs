@@ -1,0 +1,163 @@
+//! The JUnit parser against every JUnit XML file pytest wrote in the captured runs of
+//! `testdata/pytest/` (`<case>.truth.xml`), checked against the XML's own attributes (read here
+//! with a separate, minimal reader) and against the log parser's report of the same run: the same
+//! failing tests, and — where both show the same traceback — the same fingerprints.
+
+mod support;
+
+use std::collections::BTreeSet;
+
+use verdict_core::{Kind, Outcome, Report, Severity, Summarizer};
+use verdict_summarizers::junit;
+use verdict_summarizers::pytest::PytestSummarizer;
+
+/// The cases that have a JUnit file.
+fn cases() -> Vec<String> {
+    let cases: Vec<String> = support::case_names("pytest")
+        .into_iter()
+        .filter(|case| support::truth("pytest", case, "xml").is_some())
+        .collect();
+    assert!(cases.len() >= 20, "expected the captured JUnit files");
+    cases
+}
+
+/// A `key="value"` attribute of the first `<testsuite` element, read without an XML library.
+fn suite_attribute(xml: &str, key: &str) -> u64 {
+    let suite = &xml[xml.find("<testsuite ").expect("a testsuite")..];
+    let suite = &suite[..suite.find('>').expect("closed")];
+    let at = suite
+        .find(&format!(" {key}=\""))
+        .unwrap_or_else(|| panic!("{key}"));
+    let value = &suite[at + key.len() + 3..];
+    value[..value.find('"').expect("quoted")]
+        .parse()
+        .expect("a number")
+}
+
+/// The failing tests of a report: node ids, and files for what failed to collect.
+fn failing(report: &Report) -> BTreeSet<String> {
+    report
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error && d.kind == Kind::Test)
+        .filter_map(|d| d.test.clone().or_else(|| d.file.clone()))
+        .collect()
+}
+
+/// Checks one case: counts, outcome, and agreement with the log parser.
+fn check(case: &str) {
+    let xml = support::truth("pytest", case, "xml").expect("xml");
+    let text = String::from_utf8(xml.clone()).expect("UTF-8");
+    let report = junit::parse("pytest", &xml);
+    let log = PytestSummarizer.parse(&support::log("pytest", case));
+    let meta = support::meta("pytest", case);
+    let argv: Vec<String> = meta["argv"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default();
+
+    let (tests, failures, errors, skipped) = (
+        suite_attribute(&text, "tests"),
+        suite_attribute(&text, "failures"),
+        suite_attribute(&text, "errors"),
+        suite_attribute(&text, "skipped"),
+    );
+    let c = &report.counts;
+    assert_eq!(c.tests_failed, Some(failures), "{case}: failures");
+    assert_eq!(c.errors, Some(errors), "{case}: errors");
+    assert_eq!(c.tests_skipped, Some(skipped), "{case}: skipped");
+    assert_eq!(
+        c.tests_passed,
+        Some(tests - failures - errors - skipped),
+        "{case}: passed"
+    );
+
+    // pytest's own crash is written as one error case; it is no test of the code.
+    if text.contains("classname=\"pytest\" name=\"internal\"") {
+        assert_eq!(report.outcome, Outcome::Errored, "{case}");
+        assert!(
+            report
+                .error
+                .as_deref()
+                .is_some_and(|e| e.contains("plugin exploded")),
+            "{case}: {:?}",
+            report.error
+        );
+        return;
+    }
+    let expected = match (failures + errors, tests) {
+        (0, 0) => Outcome::Errored,
+        (0, _) => Outcome::Passed,
+        _ => Outcome::Failed,
+    };
+    assert_eq!(report.outcome, expected, "{case}");
+    assert_eq!(
+        report.diagnostics.len() as u64,
+        failures + errors,
+        "{case}: one diagnostic per failing case"
+    );
+    if expected != Outcome::Errored {
+        assert_eq!(report.outcome, log.outcome, "{case}: outcome as the log's");
+        assert_eq!(c.tests_failed, log.counts.tests_failed, "{case}: failed");
+        assert_eq!(c.tests_skipped, log.counts.tests_skipped, "{case}: skipped");
+    }
+
+    // The same failing tests, by the same names.
+    let from_log = failing(&log);
+    let from_xml = failing(&report);
+    assert_eq!(from_xml, from_log, "{case}: failing tests");
+
+    // Where the log shows the tracebacks the XML holds, the same diagnostics, to the fingerprint.
+    let same_text = !argv
+        .iter()
+        .any(|a| a == "--tb=line" || a == "--tb=no" || a == "-rA");
+    if same_text {
+        for d in &report.diagnostics {
+            let twin = log
+                .diagnostics
+                .iter()
+                .find(|l| l.fingerprint == d.fingerprint)
+                .unwrap_or_else(|| {
+                    panic!(
+                        "{case}: no log diagnostic with the fingerprint of {d:?}\nlog: {:?}",
+                        log.diagnostics
+                            .iter()
+                            .filter(|l| l.test == d.test && l.file == d.file)
+                            .collect::<Vec<_>>()
+                    )
+                });
+            assert_eq!(twin.location(), d.location(), "{case}: {:?}", d.test);
+            assert_eq!(twin.root_cause, d.root_cause, "{case}: {:?}", d.test);
+        }
+    }
+}
+
+#[test]
+fn every_captured_junit_file() {
+    for case in cases() {
+        check(&case);
+    }
+}
+
+#[test]
+fn truncated_files_are_errored_never_passed() {
+    for case in cases() {
+        let xml = support::truth("pytest", &case, "xml").expect("xml");
+        for cut in [xml.len() / 3, xml.len() / 2, xml.len() - 20] {
+            let report = junit::parse("pytest", &xml[..cut]);
+            assert_eq!(report.outcome, Outcome::Errored, "{case} cut at {cut}");
+            assert!(
+                report
+                    .error
+                    .as_deref()
+                    .is_some_and(|e| e.starts_with("unreadable JUnit XML")),
+                "{case}: {:?}",
+                report.error
+            );
+        }
+    }
+}
