@@ -5,6 +5,7 @@
 //! - `cargo xtask tools`: install the real tools the tests run into `target/verdict-tools/`.
 //! - `cargo xtask capture [TOOL…]`: install the pinned tools and regenerate the real logs under
 //!   `summarizers/testdata/`.
+//! - `cargo xtask plugin [--release]`: build the example verifier plugin and print its path.
 //! - `cargo xtask bench [TOOL…]`: parser throughput on 100 MiB logs, against ripgrep;
 //!   `cargo xtask bench --pipeline`: `verdict run` against its tools run one by one and in parallel.
 
@@ -12,6 +13,7 @@ mod bench;
 mod bench_pipeline;
 mod capture;
 mod example;
+mod plugin;
 mod tidy;
 mod tools;
 
@@ -40,6 +42,12 @@ enum Command {
         /// Arguments passed on to `verdict run` (`--format json`, `--only tsc`).
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
+    },
+    /// Build the example verifier plugin (`git-diff-check`) as a shared library and print its path.
+    Plugin {
+        /// Build with the release profile.
+        #[arg(long)]
+        release: bool,
     },
     /// Install the pinned tools and regenerate the real logs the parser tests use.
     Capture {
@@ -88,6 +96,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Test => test(),
         Command::Tools => tools::install().map(|root| println!("{}", root.display())),
         Command::Example { args } => return example::run(&args),
+        Command::Plugin { release } => {
+            plugin::build(release).map(|library| println!("{}", library.display()))
+        }
         Command::Capture { tools, root, out } => capture::run(&capture::Options {
             root,
             tools,
