@@ -1,0 +1,143 @@
+//! The `jest` verifier.
+//!
+//! It runs `node_modules/.bin/jest --ci --json --outputFile=<run_dir>/jest.json
+//! --testLocationInResults`: `--ci` makes a missing snapshot a failure instead of writing it,
+//! `--json --outputFile` writes the machine-readable report to a file while the human output
+//! still goes to stderr — the log people read — and `--testLocationInResults` records where each
+//! test is, for a failure whose stack does not point into the test file.
+//!
+//! Exit codes (jest 29 and 30): 0 when every test passed; 1 for failing tests and test files that
+//! do not load — and also for `No tests found` and a config that does not load. The exit code
+//! cannot tell those apart; the log can (see [`crate::interpret_json_and_log`]).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use verdict_core::verifier::{
+    Applicability, Captured, CommandSpec, ExitCodes, Inputs, VerifierError, Workspace,
+};
+use verdict_core::{Kind, Report, Verifier};
+use verdict_verifier_support::node_bin;
+
+use crate::{DEFAULT_TIMEOUT, Evidence, Failing};
+
+const NAME: &str = "jest";
+
+/// The hint shown when the project has no jest installed.
+pub(crate) const INSTALL_HINT: &str = "npm install --save-dev jest";
+
+const CONFIGS: &[&str] = &[
+    "jest.config.js",
+    "jest.config.ts",
+    "jest.config.mjs",
+    "jest.config.cjs",
+    "jest.config.mts",
+    "jest.config.cts",
+    "jest.config.json",
+];
+
+/// How the jest summarizer joins the describe titles and the test title (` › `, as jest prints
+/// them); jest's `--testNamePattern` matches them joined with a space.
+const SEPARATOR: &str = " › ";
+
+/// The `jest` verifier (see the module docs).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Jest {
+    timeout: Duration,
+}
+
+impl Default for Jest {
+    fn default() -> Self {
+        Jest {
+            timeout: DEFAULT_TIMEOUT,
+        }
+    }
+}
+
+impl Jest {
+    /// The same verifier with another time-out.
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The command with its report written to `<run_dir>/<report>`.
+    fn base(&self, workspace: &Workspace, report: &str) -> Result<CommandSpec, VerifierError> {
+        let program = node_bin(workspace, NAME).ok_or_else(|| VerifierError::NotInstalled {
+            tool: NAME.to_owned(),
+            hint: INSTALL_HINT.to_owned(),
+        })?;
+        let output = workspace.run_dir.join(report);
+        Ok(CommandSpec {
+            program,
+            args: vec![
+                "--ci".to_owned(),
+                "--json".to_owned(),
+                format!("--outputFile={}", output.display()),
+                "--testLocationInResults".to_owned(),
+            ],
+            env: crate::deterministic_env(),
+            cwd: workspace.root.clone(),
+            timeout: self.timeout,
+            exit_codes: ExitCodes {
+                pass: vec![0],
+                fail: vec![1],
+            },
+            output_files: vec![output],
+        })
+    }
+}
+
+impl Verifier for Jest {
+    fn name(&self) -> &str {
+        NAME
+    }
+
+    fn kind(&self) -> Kind {
+        Kind::Test
+    }
+
+    fn applies(&self, workspace: &Workspace) -> Applicability {
+        crate::detect(
+            workspace,
+            &Evidence {
+                tool: NAME,
+                programs: &[],
+                configs: CONFIGS,
+                package_key: Some("jest"),
+            },
+        )
+    }
+
+    fn command(&self, workspace: &Workspace) -> Result<CommandSpec, VerifierError> {
+        self.base(workspace, "jest.json")
+    }
+
+    fn interpret(&self, spec: &CommandSpec, captured: &Captured) -> Report {
+        crate::interpret_json_and_log(NAME, spec, captured)
+    }
+
+    fn inputs(&self, _workspace: &Workspace) -> Option<Inputs> {
+        Some(Inputs {
+            globs: crate::source_globs(&["babel.config.*", ".babelrc"]),
+            tool_files: vec![PathBuf::from("node_modules/jest/package.json")],
+        })
+    }
+
+    /// The failing test files, named by path (`--runTestsByPath`: exact paths, not the regular
+    /// expressions jest's positional arguments otherwise are), and the failing tests' full names
+    /// as an anchored `--testNamePattern`. jest's own `--onlyFailures` is not used: it depends on
+    /// jest's cache of the last run, which verdict does not control.
+    fn rerun_failed(&self, workspace: &Workspace, previous: &Report) -> Option<CommandSpec> {
+        let failing = Failing::of(previous)?;
+        let mut spec = self.base(workspace, "jest.failed-first.json").ok()?;
+        if let Some(pattern) = failing.name_pattern(SEPARATOR, " ") {
+            spec.args.push(format!("--testNamePattern={pattern}"));
+        }
+        if !failing.files.is_empty() {
+            spec.args.push("--runTestsByPath".to_owned());
+            spec.args.extend(failing.files);
+        }
+        Some(spec)
+    }
+}

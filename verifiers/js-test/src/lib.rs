@@ -1,0 +1,374 @@
+//! verdict's JavaScript test verifiers: [`Jest`], [`Vitest`] and [`Mocha`], each run with the
+//! project's own binary (`node_modules/.bin/<tool>`).
+//!
+//! What they share lives here: detection from the project's files ([`detect`]), the environment
+//! that makes the runners' output deterministic, reading a jest-format JSON report together with
+//! the human log ([`interpret_json_and_log`]), file paths made relative to the project, and the
+//! filters that re-run only what failed ([`Failing`]).
+//!
+//! Like every verifier crate, this one never spawns a process: it describes commands and reads
+//! what they printed.
+
+mod jest;
+mod mocha;
+mod vitest;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::time::Duration;
+
+use verdict_core::verifier::{Applicability, Captured, CommandSpec, Workspace};
+use verdict_core::{Counts, Outcome, Report, Verifier};
+use verdict_verifier_support::{PackageJson, first_file, summarize_log_as};
+
+pub use jest::Jest;
+pub use mocha::Mocha;
+pub use vitest::Vitest;
+
+/// How long a test run may take by default.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10 * 60);
+
+/// All the verifiers of this crate: [`Jest`], [`Vitest`] and [`Mocha`].
+pub fn verifiers() -> Vec<Box<dyn Verifier>> {
+    vec![
+        Box::new(Jest::default()),
+        Box::new(Vitest::default()),
+        Box::new(Mocha::default()),
+    ]
+}
+
+/// The environment every runner gets: `CI=true` (no watch mode, no interactive prompts, jest
+/// refuses to write new snapshots), and no colour (`FORCE_COLOR=0` for chalk and supports-color,
+/// `NO_COLOR=1` for vitest's tinyrainbow) so that logs read the same on any machine.
+pub(crate) fn deterministic_env() -> BTreeMap<String, String> {
+    [("CI", "true"), ("FORCE_COLOR", "0"), ("NO_COLOR", "1")]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect()
+}
+
+/// What says a runner applies to a project.
+pub(crate) struct Evidence<'a> {
+    /// The runner's name, as a dependency and as a program in scripts.
+    pub tool: &'a str,
+    /// Other program names its scripts may use (`_mocha`).
+    pub programs: &'a [&'a str],
+    /// Its config files, in the order they are looked for.
+    pub configs: &'a [&'a str],
+    /// The key of `package.json` that holds its config (`jest`, `mocha`), if it has one.
+    pub package_key: Option<&'a str>,
+}
+
+/// Whether a runner applies to `workspace`: `package.json` depends on it, a script runs it, it has
+/// a config file, or `package.json` holds its config. The reason names every piece of evidence.
+pub(crate) fn detect(workspace: &Workspace, evidence: &Evidence<'_>) -> Applicability {
+    let tool = evidence.tool;
+    let mut found = Vec::new();
+    let package = PackageJson::read(workspace);
+    if let Ok(Some(package)) = &package {
+        if package.depends_on(tool) {
+            found.push(format!("package.json depends on {tool}"));
+        }
+        let script = std::iter::once(tool)
+            .chain(evidence.programs.iter().copied())
+            .find_map(|program| package.script_running(program));
+        if let Some(script) = script {
+            found.push(format!("the `{script}` script runs {tool}"));
+        }
+    }
+    if let Some(key) = evidence.package_key
+        && package_has_key(workspace, key)
+    {
+        found.push(format!("package.json has a `{key}` config"));
+    }
+    if let Some(config) = first_file(workspace, evidence.configs) {
+        found.push(config);
+    }
+    if !found.is_empty() {
+        return Applicability::Applies(found.join("; "));
+    }
+    let why =
+        format!("no {tool} in package.json dependencies or scripts, and no {tool} config file");
+    match package {
+        Err(message) => Applicability::DoesNotApply(format!("{why} ({message})")),
+        Ok(_) => Applicability::DoesNotApply(why),
+    }
+}
+
+/// Whether `package.json` has a top-level `key`.
+fn package_has_key(workspace: &Workspace, key: &str) -> bool {
+    let Ok(text) = std::fs::read_to_string(workspace.path("package.json")) else {
+        return false;
+    };
+    serde_json::from_str::<serde_json::Value>(&text)
+        .ok()
+        .is_some_and(|value| value.get(key).is_some())
+}
+
+/// The source, test and config files a JavaScript test run reads, for the result cache.
+pub(crate) fn source_globs(configs: &[&str]) -> Vec<String> {
+    let mut globs: Vec<String> = [
+        "*.js", "*.jsx", "*.mjs", "*.cjs", "*.ts", "*.tsx", "*.mts", "*.cts", "*.json", "*.snap",
+    ]
+    .into_iter()
+    .map(str::to_owned)
+    .collect();
+    globs.extend(configs.iter().map(|c| (*c).to_owned()));
+    globs.push("!**/node_modules/**".to_owned());
+    globs.push("!.verdict/**".to_owned());
+    globs
+}
+
+/// Makes every diagnostic's file relative to `root` (the runners print absolute paths and
+/// `file://` URLs in stack frames) and refreshes the fingerprints.
+pub(crate) fn relative_files(report: &mut Report, root: &Path) {
+    let root = root.to_string_lossy();
+    let root = root.trim_end_matches('/');
+    let mut changed = false;
+    for diagnostic in &mut report.diagnostics {
+        let Some(file) = &diagnostic.file else {
+            continue;
+        };
+        let bare = file.strip_prefix("file://").unwrap_or(file);
+        if let Some(rest) = bare
+            .strip_prefix(root)
+            .and_then(|rest| rest.strip_prefix('/'))
+        {
+            diagnostic.file = Some(rest.to_owned());
+            changed = true;
+        }
+    }
+    if changed {
+        report.refresh_fingerprints();
+    }
+}
+
+/// Reads a jest-format run: the JSON report the tool wrote (`--json --outputFile`, vitest's JSON
+/// reporter) for the tests, and the human log for what only it shows.
+///
+/// The JSON report has exact names, counts and messages, but it is silent about what happened
+/// outside the tests: a config that does not load, `No tests found`, a coverage threshold, vitest's
+/// unhandled errors. So the log is always read as well, and:
+/// - with no JSON report (the tool stopped before writing it), the log's report stands — but never
+///   as a pass: a run that did not finish has not passed;
+/// - a JSON report that does not parse (cut off when the tool was killed) is noted, and the log's
+///   report stands on the same terms;
+/// - otherwise the JSON report stands, with the log's diagnostics that are no test and no test
+///   file (coverage thresholds, unhandled errors) added — they fail the run — and the log's error
+///   (a config error, `No tests found`) taking over a report with no failing test.
+pub(crate) fn interpret_json_and_log(
+    tool: &str,
+    spec: &CommandSpec,
+    captured: &Captured,
+) -> Report {
+    let mut log = summarize_log_as(tool, captured);
+    relative_files(&mut log, &spec.cwd);
+    let json = captured.output_files.first().and_then(Option::as_ref);
+    let Some(bytes) = json else {
+        log.note(format!(
+            "{tool} wrote no JSON report; this report is read from its log"
+        ));
+        return never_a_pass(
+            log,
+            format!("{tool} wrote no JSON report, so its run did not finish; see the log"),
+        );
+    };
+    let root = spec.cwd.to_string_lossy();
+    let mut report = verdict_summarizers::jest_json::parse_relative_to(tool, bytes, &root);
+    if report.outcome == Outcome::Errored && report.counts == Counts::default() {
+        // Not a report at all: the parser says why.
+        let why = report.error.unwrap_or_default();
+        log.note(why.clone());
+        return never_a_pass(log, why);
+    }
+    report.summary = log.summary.clone();
+    if report.counts.errors.is_none() {
+        report.counts.errors = log.counts.errors;
+    }
+    let mut extras = 0;
+    for diagnostic in log.diagnostics {
+        if diagnostic.test.is_none() && !diagnostic.root_cause {
+            report.push(diagnostic);
+            extras += 1;
+        }
+    }
+    for note in log.notes {
+        report.note(note);
+    }
+    if extras > 0 && report.outcome != Outcome::Failed {
+        report.outcome = Outcome::Failed;
+        report.error = None;
+    } else if log.outcome == Outcome::Errored && report.outcome != Outcome::Failed {
+        report.outcome = Outcome::Errored;
+        report.error = log
+            .error
+            .or(report.error)
+            .or_else(|| Some(format!("{tool}'s log shows an error; see the log")));
+    }
+    report
+}
+
+/// `report`, made errored with `why` if it passed.
+fn never_a_pass(mut report: Report, why: String) -> Report {
+    if report.outcome == Outcome::Passed {
+        report.outcome = Outcome::Errored;
+        report.error = Some(why);
+    }
+    report
+}
+
+/// What failed in a previous run, as the test runners' filters need it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failing {
+    /// The test files to run again: those of the failing tests and the files that did not load.
+    /// Empty when some failing test has no file (then every file runs, filtered by name).
+    pub files: Vec<String>,
+    /// The full names of the failing tests, as the summarizers name them (titles joined with the
+    /// runner's separator).
+    pub tests: Vec<String>,
+}
+
+impl Failing {
+    /// What failed in `previous`; `None` when it names nothing to re-run.
+    pub fn of(previous: &Report) -> Option<Failing> {
+        let mut files = BTreeSet::new();
+        let mut tests = BTreeSet::new();
+        let mut every_file = false;
+        for diagnostic in previous.errors() {
+            match (&diagnostic.test, &diagnostic.file) {
+                (Some(test), file) => {
+                    tests.insert(test.clone());
+                    match file {
+                        Some(file) => {
+                            files.insert(file.clone());
+                        }
+                        None => every_file = true,
+                    }
+                }
+                (None, Some(file)) if diagnostic.root_cause => {
+                    files.insert(file.clone());
+                }
+                (None, _) => {}
+            }
+        }
+        if tests.is_empty() && files.is_empty() {
+            return None;
+        }
+        if every_file {
+            files.clear();
+        }
+        Some(Failing {
+            files: files.into_iter().map(safe_path_arg).collect(),
+            tests: tests.into_iter().collect(),
+        })
+    }
+
+    /// A JavaScript regular expression that matches exactly the failing tests' full names as the
+    /// runner matches them: the test names split on `separator` (how the summarizer joined the
+    /// titles), escaped, and joined with `joiner` (a regex: how the runner joins them when it
+    /// filters).
+    pub fn name_pattern(&self, separator: &str, joiner: &str) -> Option<String> {
+        if self.tests.is_empty() {
+            return None;
+        }
+        let names: Vec<String> = self
+            .tests
+            .iter()
+            .map(|test| {
+                test.split(separator)
+                    .map(escape_regex)
+                    .collect::<Vec<_>>()
+                    .join(joiner)
+            })
+            .collect();
+        Some(format!("^(?:{})$", names.join("|")))
+    }
+}
+
+/// A path that cannot be taken for an option.
+fn safe_path_arg(path: String) -> String {
+    if path.starts_with('-') {
+        format!("./{path}")
+    } else {
+        path
+    }
+}
+
+/// `text` with every character that means something in a JavaScript regular expression escaped.
+pub fn escape_regex(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(
+            c,
+            '\\' | '^'
+                | '$'
+                | '.'
+                | '|'
+                | '?'
+                | '*'
+                | '+'
+                | '('
+                | ')'
+                | '['
+                | ']'
+                | '{'
+                | '}'
+                | '/'
+        ) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use verdict_core::{Diagnostic, Kind, Severity};
+
+    fn failing_test(file: Option<&str>, name: &str) -> Diagnostic {
+        let mut d =
+            Diagnostic::new("jest", Kind::Test, Severity::Error, "expected").with_test(name);
+        d.file = file.map(str::to_owned);
+        d
+    }
+
+    #[test]
+    fn regex_metacharacters_are_escaped() {
+        assert_eq!(escape_regex("adds (1 + 2) [x]"), r"adds \(1 \+ 2\) \[x\]");
+        assert_eq!(escape_regex("a.b|c^$"), r"a\.b\|c\^\$");
+    }
+
+    #[test]
+    fn failing_names_become_one_anchored_pattern() {
+        let mut previous = Report::new("jest", Outcome::Failed);
+        previous.push(failing_test(Some("test/a.test.js"), "math › adds (1 + 2)"));
+        previous.push(failing_test(Some("test/b.test.js"), "other fails"));
+        let failing = Failing::of(&previous).expect("something failed");
+        assert_eq!(failing.files, ["test/a.test.js", "test/b.test.js"]);
+        assert_eq!(
+            failing.name_pattern(" › ", " ").as_deref(),
+            Some(r"^(?:math adds \(1 \+ 2\)|other fails)$")
+        );
+    }
+
+    #[test]
+    fn a_test_without_a_file_runs_every_file_and_nothing_failing_is_none() {
+        let mut previous = Report::new("jest", Outcome::Failed);
+        previous.push(failing_test(None, "a"));
+        previous.push(failing_test(Some("-odd.test.js"), "b"));
+        let failing = Failing::of(&previous).expect("something failed");
+        assert!(failing.files.is_empty());
+        assert_eq!(Failing::of(&Report::new("jest", Outcome::Passed)), None);
+        let mut cause = Diagnostic::new("jest", Kind::Test, Severity::Error, "no module")
+            .at("-x.test.js", None, None)
+            .as_root_cause();
+        cause.refresh_fingerprint();
+        let mut previous = Report::new("jest", Outcome::Failed);
+        previous.push(cause);
+        let failing = Failing::of(&previous).expect("a file did not load");
+        assert_eq!(failing.files, ["./-x.test.js"]);
+        assert_eq!(failing.name_pattern(" › ", " "), None);
+    }
+}

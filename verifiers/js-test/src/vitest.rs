@@ -1,0 +1,173 @@
+//! The `vitest` verifier.
+//!
+//! It runs `node_modules/.bin/vitest run --reporter=default --reporter=json
+//! --outputFile.json=<run_dir>/vitest.json`: `run` is one run without watch mode; the default
+//! reporter writes the human output into the log, and the JSON reporter (jest's report shape)
+//! writes its report to the file that `--outputFile.json` names for that reporter alone. The
+//! reporters are named explicitly so that neither a project's `reporters` config nor CI
+//! detection (vitest adds reporters under GitHub Actions) changes what verdict reads.
+//!
+//! Exit codes (vitest 3 and 5): 0 when every test passed; 1 for failing tests, test files that
+//! do not load and unhandled errors — and also for `No test files found` and a config that does
+//! not load, which only the log tells apart (see [`crate::interpret_json_and_log`]).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use verdict_core::verifier::{
+    Applicability, Captured, CommandSpec, ExitCodes, Inputs, VerifierError, Workspace,
+};
+use verdict_core::{Kind, Report, Verifier};
+use verdict_verifier_support::node_bin;
+
+use crate::{DEFAULT_TIMEOUT, Evidence, Failing};
+
+const NAME: &str = "vitest";
+
+/// The hint shown when the project has no vitest installed.
+pub(crate) const INSTALL_HINT: &str = "npm install --save-dev vitest";
+
+const CONFIGS: &[&str] = &[
+    "vitest.config.ts",
+    "vitest.config.js",
+    "vitest.config.mts",
+    "vitest.config.mjs",
+    "vitest.config.cts",
+    "vitest.config.cjs",
+    "vitest.workspace.ts",
+    "vitest.workspace.js",
+];
+
+const VITE_CONFIGS: &[&str] = &[
+    "vite.config.ts",
+    "vite.config.js",
+    "vite.config.mts",
+    "vite.config.mjs",
+    "vite.config.cts",
+    "vite.config.cjs",
+];
+
+/// How the vitest summarizer joins the describe titles and the test title (` > `, as vitest prints
+/// them).
+const SEPARATOR: &str = " > ";
+
+/// How vitest joins them when it matches `-t`: ` > ` in vitest 5 (measured), a space in earlier
+/// versions; the pattern accepts both.
+const FILTER_JOINER: &str = "(?: > | )";
+
+/// The `vitest` verifier (see the module docs).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Vitest {
+    timeout: Duration,
+}
+
+impl Default for Vitest {
+    fn default() -> Self {
+        Vitest {
+            timeout: DEFAULT_TIMEOUT,
+        }
+    }
+}
+
+impl Vitest {
+    /// The same verifier with another time-out.
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The command with its report written to `<run_dir>/<report>`.
+    fn base(&self, workspace: &Workspace, report: &str) -> Result<CommandSpec, VerifierError> {
+        let program = node_bin(workspace, NAME).ok_or_else(|| VerifierError::NotInstalled {
+            tool: NAME.to_owned(),
+            hint: INSTALL_HINT.to_owned(),
+        })?;
+        let output = workspace.run_dir.join(report);
+        Ok(CommandSpec {
+            program,
+            args: vec![
+                "run".to_owned(),
+                "--reporter=default".to_owned(),
+                "--reporter=json".to_owned(),
+                format!("--outputFile.json={}", output.display()),
+            ],
+            env: crate::deterministic_env(),
+            cwd: workspace.root.clone(),
+            timeout: self.timeout,
+            exit_codes: ExitCodes {
+                pass: vec![0],
+                fail: vec![1],
+            },
+            output_files: vec![output],
+        })
+    }
+}
+
+/// The first `vite.config.*` that configures tests (has a `test` key), if any.
+fn vite_config_with_tests(workspace: &Workspace) -> Option<&'static str> {
+    VITE_CONFIGS.iter().copied().find(|name| {
+        std::fs::read_to_string(workspace.path(name)).is_ok_and(|text| {
+            text.contains("test:") || text.contains("test :") || text.contains("\"test\"")
+        })
+    })
+}
+
+impl Verifier for Vitest {
+    fn name(&self) -> &str {
+        NAME
+    }
+
+    fn kind(&self) -> Kind {
+        Kind::Test
+    }
+
+    fn applies(&self, workspace: &Workspace) -> Applicability {
+        let detected = crate::detect(
+            workspace,
+            &Evidence {
+                tool: NAME,
+                programs: &[],
+                configs: CONFIGS,
+                package_key: None,
+            },
+        );
+        match (detected, vite_config_with_tests(workspace)) {
+            (Applicability::Applies(reason), Some(vite)) => {
+                Applicability::Applies(format!("{reason}; {vite} configures tests"))
+            }
+            (Applicability::DoesNotApply(_), Some(vite)) => {
+                Applicability::Applies(format!("{vite} configures tests"))
+            }
+            (detected, None) => detected,
+        }
+    }
+
+    fn command(&self, workspace: &Workspace) -> Result<CommandSpec, VerifierError> {
+        self.base(workspace, "vitest.json")
+    }
+
+    fn interpret(&self, spec: &CommandSpec, captured: &Captured) -> Report {
+        crate::interpret_json_and_log(NAME, spec, captured)
+    }
+
+    fn inputs(&self, _workspace: &Workspace) -> Option<Inputs> {
+        let mut configs: Vec<&str> = CONFIGS.to_vec();
+        configs.extend_from_slice(VITE_CONFIGS);
+        Some(Inputs {
+            globs: crate::source_globs(&configs),
+            tool_files: vec![PathBuf::from("node_modules/vitest/package.json")],
+        })
+    }
+
+    /// The failing test files as filters (vitest matches them against test file paths) and the
+    /// failing tests' full names as an anchored `-t` pattern.
+    fn rerun_failed(&self, workspace: &Workspace, previous: &Report) -> Option<CommandSpec> {
+        let failing = Failing::of(previous)?;
+        let mut spec = self.base(workspace, "vitest.failed-first.json").ok()?;
+        if let Some(pattern) = failing.name_pattern(SEPARATOR, FILTER_JOINER) {
+            spec.args.push(format!("--testNamePattern={pattern}"));
+        }
+        spec.args.extend(failing.files);
+        Some(spec)
+    }
+}
