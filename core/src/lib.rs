@@ -7,12 +7,15 @@
 //! - [`lines`]: the streaming line reader every summarizer is fed by (ANSI stripped, CRLF folded,
 //!   invalid UTF-8 replaced, endless lines cut).
 //! - [`verifier`]: the [`Verifier`] trait — describe a command, interpret its captured output.
+//! - [`cache`]: the result cache that skips a verifier whose inputs are unchanged since it last
+//!   passed, and the last report of each verifier for `--failed-first`.
 //! - [`digest`]: Reports → the short, token-budgeted, redacted text a coding agent receives.
 //!
 //! **Invariant:** this crate knows no tool by name. Everything tool-specific lives in
 //! `verdict-summarizers` and the `verifiers/` crates.
 
 pub mod ansi;
+pub mod cache;
 pub mod digest;
 pub mod lines;
 pub mod model;
