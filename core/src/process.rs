@@ -69,34 +69,43 @@ const READ_BUFFER: usize = 64 * 1024;
 ///
 /// Cancelling is final: running commands are stopped (`SIGINT`, grace, `SIGTERM`, grace,
 /// `SIGKILL`) and end as [`Exit::Cancelled`], and commands started afterwards end as
-/// [`Exit::Cancelled`] at once, without being spawned.
+/// [`Exit::Cancelled`] at once, without being spawned. Cancelling a second time (a second Ctrl-C)
+/// cuts the grace periods short: whatever is still running gets `SIGKILL` at once.
 #[derive(Debug, Clone)]
 pub struct CancelHandle {
-    sender: Arc<watch::Sender<bool>>,
+    /// How many times [`CancelHandle::cancel`] was called (saturating).
+    sender: Arc<watch::Sender<u8>>,
 }
 
 impl CancelHandle {
     fn new() -> Self {
         CancelHandle {
-            sender: Arc::new(watch::Sender::new(false)),
+            sender: Arc::new(watch::Sender::new(0)),
         }
     }
 
-    /// Cancels every running and future command of the runner this handle came from.
+    /// Cancels every running and future command of the runner this handle came from; called again,
+    /// kills what is still running without waiting for the grace periods.
     pub fn cancel(&self) {
-        self.sender.send_replace(true);
+        self.sender
+            .send_modify(|count| *count = count.saturating_add(1));
     }
 
     /// Whether [`CancelHandle::cancel`] has been called.
     pub fn is_cancelled(&self) -> bool {
-        *self.sender.borrow()
+        *self.sender.borrow() > 0
     }
 
-    /// Resolves once the handle is cancelled (at once if it already is).
-    async fn cancelled(&self) {
+    /// Whether [`CancelHandle::cancel`] has been called twice: no more grace.
+    fn is_hurried(&self) -> bool {
+        *self.sender.borrow() > 1
+    }
+
+    /// Resolves once [`CancelHandle::cancel`] has been called `times` times (at once if it has).
+    async fn cancelled(&self, times: u8) {
         let mut receiver = self.sender.subscribe();
         // An error means the sender is gone, which cannot happen while `self` holds it.
-        let _ = receiver.wait_for(|cancelled| *cancelled).await;
+        let _ = receiver.wait_for(|count| *count >= times).await;
     }
 }
 
@@ -309,6 +318,7 @@ impl ProcessRunner {
         let mut stopper = Stopper {
             group,
             grace: self.grace,
+            cancel: self.cancel.clone(),
             int_sent: false,
             term_sent: None,
         };
@@ -317,7 +327,7 @@ impl ProcessRunner {
         let ending = tokio::select! {
             status = child.wait() => Ending::Exited(status),
             () = sleep_until(deadline) => Ending::TimedOut,
-            () = self.cancel.cancelled() => Ending::Cancelled,
+            () = self.cancel.cancelled(1) => Ending::Cancelled,
         };
         let (exit, status) = match ending {
             Ending::Exited(status) => (None, status),
@@ -344,7 +354,7 @@ impl ProcessRunner {
         let mut drained = tokio::time::timeout(self.leak_timeout, &mut drain)
             .await
             .ok();
-        stopper.clear(self.cancel.is_cancelled()).await;
+        stopper.clear().await;
         if drained.is_none() {
             drained = tokio::time::timeout(self.leak_timeout, &mut drain)
                 .await
@@ -372,39 +382,50 @@ impl ProcessRunner {
 }
 
 /// Sends the signals that stop a process group, remembering when `SIGTERM` went out so that the
-/// group's grace period is counted once.
+/// group's grace period is counted once, and cutting every grace period short on a second cancel.
 struct Stopper {
     group: Option<Pid>,
     grace: Duration,
+    cancel: CancelHandle,
     int_sent: bool,
     term_sent: Option<Instant>,
 }
 
 impl Stopper {
     fn signal(&mut self, signal: Signal) {
-        if let Some(group) = self.group {
-            if signal == Signal::TERM {
-                if self.term_sent.is_some() {
-                    return;
-                }
-                self.term_sent = Some(Instant::now());
+        let Some(group) = self.group else { return };
+        if signal == Signal::INT {
+            if self.int_sent {
+                return;
             }
-            if signal == Signal::INT {
-                self.int_sent = true;
-            }
-            // ESRCH (the group is already gone) is what we want; nothing else can go wrong for a
-            // group we created.
-            let _ = rustix::process::kill_process_group(group, signal);
+            self.int_sent = true;
         }
+        if signal == Signal::TERM {
+            if self.term_sent.is_some() {
+                return;
+            }
+            self.term_sent = Some(Instant::now());
+        }
+        // ESRCH (the group is already gone) is what we want; nothing else can go wrong for a
+        // group we created.
+        let _ = rustix::process::kill_process_group(group, signal);
     }
 
     /// Stops the running tool: each signal in turn, a grace period after each, then `SIGKILL`.
     /// Returns the tool's exit status once it is reaped.
     async fn stop(&mut self, child: &mut Child, signals: &[Signal]) -> io::Result<ExitStatus> {
         for &signal in signals {
+            if self.cancel.is_hurried() {
+                break;
+            }
             self.signal(signal);
-            if let Ok(status) = tokio::time::timeout(self.grace, child.wait()).await {
-                return status;
+            tokio::select! {
+                waited = tokio::time::timeout(self.grace, child.wait()) => {
+                    if let Ok(status) = waited {
+                        return status;
+                    }
+                }
+                () = self.cancel.cancelled(2) => break,
             }
         }
         self.signal(Signal::KILL);
@@ -414,25 +435,36 @@ impl Stopper {
     /// Makes sure no process of the group survives the tool: `SIGINT` first if the run was
     /// cancelled, then `SIGTERM`, each with the grace period (counted once for `SIGTERM`, from when
     /// it was first sent), then `SIGKILL`.
-    async fn clear(&mut self, cancelled: bool) {
+    async fn clear(&mut self) {
         let Some(group) = self.group else { return };
         if !group_alive(group) {
             return;
         }
-        if cancelled && !self.int_sent {
+        if self.cancel.is_cancelled() && !self.int_sent {
             self.signal(Signal::INT);
-            if wait_group_gone(group, Instant::now() + self.grace).await {
+            if self
+                .wait_group_gone(group, Instant::now() + self.grace)
+                .await
+            {
                 return;
             }
         }
         self.signal(Signal::TERM);
         let term_sent = self.term_sent.unwrap_or_else(Instant::now);
-        if wait_group_gone(group, term_sent + self.grace).await {
+        if self.wait_group_gone(group, term_sent + self.grace).await {
             return;
         }
         self.signal(Signal::KILL);
         // SIGKILL cannot be ignored; a short wait lets the kernel finish the job before we return.
         let _ = wait_group_gone(group, Instant::now() + KILL_WAIT).await;
+    }
+
+    /// [`wait_group_gone`], cut short (false) by a second cancel.
+    async fn wait_group_gone(&self, group: Pid, until: Instant) -> bool {
+        tokio::select! {
+            gone = wait_group_gone(group, until) => gone,
+            () = self.cancel.cancelled(2) => false,
+        }
     }
 }
 

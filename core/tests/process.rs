@@ -630,3 +630,38 @@ async fn a_log_that_cannot_be_written_fails_closed() {
         "{message}"
     );
 }
+
+#[tokio::test]
+async fn a_second_cancel_kills_at_once() {
+    let fixture = Fixture::new();
+    let tool = fixture.script(
+        "tool.sh",
+        "trap '' INT TERM\nsleep 30 &\necho $! >> \"$PIDS\"\necho $$ >> \"$PIDS\"\nwait",
+    );
+    // A grace period far longer than the test may take.
+    let runner = runner().with_grace(Duration::from_secs(30));
+    let spec = fixture.spec(&tool, Duration::from_secs(60));
+    let log = fixture.log();
+    let start = Instant::now();
+    let handle = {
+        let runner = runner.clone();
+        tokio::spawn(async move { runner.run(&spec, &log).await })
+    };
+    let pids = fixture.wait_for_pids(2).await;
+    let cancel = runner.cancel_handle();
+    cancel.cancel();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(
+        !handle.is_finished(),
+        "SIGINT and SIGTERM are ignored: the grace period applies"
+    );
+    cancel.cancel();
+    let captured = handle.await.expect("join");
+    assert_eq!(captured.exit, Exit::Cancelled);
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        start.elapsed()
+    );
+    assert_all_gone(&pids).await;
+}
