@@ -1,0 +1,465 @@
+//! The cargo verifiers: `cargo-check` ([`CargoCheck`]), `clippy` ([`Clippy`]) and `cargo-test`
+//! ([`CargoTest`]) on a Rust project, a package or a workspace.
+//!
+//! They apply to a workspace whose root holds a `Cargo.toml` with a `[package]` or a
+//! `[workspace]` table, and they run the `cargo` on `PATH` (the rustup proxy, so that the
+//! project's `rust-toolchain.toml` picks the toolchain), else `~/.cargo/bin/cargo`.
+//!
+//! What they run, and why:
+//! - `cargo check --workspace --all-targets --message-format=json`: every member, tests and
+//!   examples included. The JSON messages are exact (file, line, column, code, level) where the
+//!   human format must be read back from its layout, and each one carries rustc's own rendering,
+//!   so the log stays readable; cargo's own errors (a bad manifest, a missing dependency) still
+//!   come on standard error in its human format. The `cargo` summarizer reads both.
+//! - `cargo clippy --workspace --all-targets --message-format=json`: warnings are reported (as
+//!   warnings) but do not fail the verifier; errors do. A project that wants warnings to fail
+//!   says so itself (`[lints.clippy] … = "deny"`, `#![deny(clippy::…)]`, `-D warnings` in
+//!   `.cargo/config.toml`), and clippy then reports them as errors. verdict does not add
+//!   `-D warnings`: it would also make clippy stop at the first crate with a warning, hiding the
+//!   rest.
+//! - `cargo test --workspace --no-fail-fast --message-format=json`: the build part in JSON, so a
+//!   test that does not compile is exact; libtest's human output (`test x ... FAILED`, the panic,
+//!   `test result:` per binary) for the tests, which is what the summarizer reads. No
+//!   `--all-targets`, which would skip doc-tests. `--no-fail-fast` runs every test binary even
+//!   after one fails, so all the failures are reported at once.
+//!
+//! Every command runs with `CARGO_TERM_COLOR=never` and the project's own target directory:
+//! sharing it keeps a second run fast (check, clippy and test running at once serialize on
+//! cargo's build-directory lock, which is fine).
+//!
+//! Exit codes: 0 pass, 101 failures (a compile error, a denied lint, a failing test); cargo's own
+//! errors also exit 101, and the summarizer tells those apart (errored, never a pass).
+//!
+//! Inputs for the cache: the Rust sources, every manifest, the lock file, build scripts, cargo's
+//! project config, the toolchain files and clippy's config. The toolchain itself is not hashed:
+//! a `rustup update` that changes what stable means is not seen unless a toolchain file pins it.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use verdict_core::verifier::{
+    Applicability, Captured, CommandSpec, Exit, ExitCodes, Inputs, VerifierError, Workspace,
+};
+use verdict_core::{Kind, Outcome, Report, Verifier};
+use verdict_verifier_support::{on_path, summarize_log_as};
+
+/// How long a cargo command may run by default: a cold build of a large workspace is slow.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30 * 60);
+
+/// The hint shown when cargo cannot be found.
+pub const INSTALL_HINT: &str = "install Rust with rustup (https://rustup.rs), then make sure \
+                                `cargo` is on PATH";
+
+/// The most failing tests [`CargoTest::rerun_failed`] names on a command line; with more, the
+/// whole suite is run again.
+pub const MAX_RERUN_TESTS: usize = 500;
+
+/// All the verifiers of this crate: [`CargoCheck`], [`Clippy`] and [`CargoTest`].
+pub fn verifiers() -> Vec<Box<dyn Verifier>> {
+    vec![
+        Box::new(CargoCheck::default()),
+        Box::new(Clippy::default()),
+        Box::new(CargoTest::default()),
+    ]
+}
+
+/// Whether a cargo verifier applies to `workspace`: `Ok` with what was found, `Err` with what is
+/// missing.
+pub fn project(workspace: &Workspace) -> Result<String, String> {
+    let path = workspace.path("Cargo.toml");
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            return Err("no Cargo.toml".to_owned());
+        }
+        Err(error) => return Err(format!("failed to read {}: {error}", path.display())),
+    };
+    // A table header on its own line; cargo itself reports anything malformed.
+    let tables: Vec<&str> = text
+        .lines()
+        .map(|line| line.split('#').next().unwrap_or("").trim())
+        .filter(|line| *line == "[package]" || *line == "[workspace]")
+        .collect();
+    match (
+        tables.contains(&"[package]"),
+        tables.contains(&"[workspace]"),
+    ) {
+        (true, true) => Ok("Cargo.toml (a package and its workspace)".to_owned()),
+        (true, false) => Ok("Cargo.toml (a package)".to_owned()),
+        (false, true) => Ok("Cargo.toml (a workspace)".to_owned()),
+        (false, false) => Err("Cargo.toml has no [package] or [workspace] table".to_owned()),
+    }
+}
+
+/// The `cargo` to run: the one on `PATH` (rustup's proxy honours `rust-toolchain.toml`), else
+/// rustup's default install location.
+pub fn cargo_program() -> Option<PathBuf> {
+    on_path("cargo").or_else(|| {
+        let home = std::env::var_os("CARGO_HOME")
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cargo")))?;
+        let cargo = home.join("bin").join("cargo");
+        cargo.is_file().then_some(cargo)
+    })
+}
+
+/// Which cargo command a verifier runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Command {
+    Check,
+    Clippy,
+    Test,
+}
+
+impl Command {
+    fn name(self) -> &'static str {
+        match self {
+            Command::Check => "cargo-check",
+            Command::Clippy => "clippy",
+            Command::Test => "cargo-test",
+        }
+    }
+
+    fn kind(self) -> Kind {
+        match self {
+            Command::Check => Kind::Build,
+            Command::Clippy => Kind::Lint,
+            Command::Test => Kind::Test,
+        }
+    }
+
+    fn args(self) -> Vec<String> {
+        let args: &[&str] = match self {
+            Command::Check => &[
+                "check",
+                "--workspace",
+                "--all-targets",
+                "--message-format=json",
+            ],
+            Command::Clippy => &[
+                "clippy",
+                "--workspace",
+                "--all-targets",
+                "--message-format=json",
+            ],
+            Command::Test => &[
+                "test",
+                "--workspace",
+                "--no-fail-fast",
+                "--message-format=json",
+            ],
+        };
+        args.iter().map(|a| (*a).to_owned()).collect()
+    }
+
+    fn spec(
+        self,
+        workspace: &Workspace,
+        timeout: Duration,
+        args: Vec<String>,
+    ) -> Result<CommandSpec, VerifierError> {
+        project(workspace).map_err(|message| VerifierError::Project {
+            tool: self.name().to_owned(),
+            message,
+        })?;
+        let program = cargo_program().ok_or_else(|| VerifierError::NotInstalled {
+            tool: "cargo".to_owned(),
+            hint: INSTALL_HINT.to_owned(),
+        })?;
+        Ok(CommandSpec {
+            program,
+            args,
+            env: [("CARGO_TERM_COLOR".to_owned(), "never".to_owned())]
+                .into_iter()
+                .collect(),
+            cwd: workspace.root.clone(),
+            timeout,
+            exit_codes: ExitCodes {
+                pass: vec![0],
+                fail: vec![101],
+            },
+            output_files: Vec::new(),
+        })
+    }
+
+    fn interpret(self, spec: &CommandSpec, captured: &Captured) -> Report {
+        let report = summarize_log_as("cargo", captured);
+        fail_closed(self, report, spec, captured)
+    }
+
+    fn inputs(self) -> Inputs {
+        let mut globs = vec![
+            "*.rs",
+            "Cargo.toml",
+            "Cargo.lock",
+            ".cargo/config.toml",
+            ".cargo/config",
+            "rust-toolchain",
+            "rust-toolchain.toml",
+        ];
+        if self == Command::Clippy {
+            globs.extend(["clippy.toml", ".clippy.toml"]);
+        }
+        globs.push("!**/target/**");
+        Inputs {
+            globs: globs.into_iter().map(str::to_owned).collect(),
+            tool_files: Vec::new(),
+        }
+    }
+}
+
+/// Marks a passed report errored when cargo did not exit with a code declared a pass: whatever
+/// the output looked like, a cargo that did not say "pass" has not passed.
+fn fail_closed(
+    command: Command,
+    mut report: Report,
+    spec: &CommandSpec,
+    captured: &Captured,
+) -> Report {
+    if report.outcome != Outcome::Passed {
+        return report;
+    }
+    let name = command.name();
+    let reason = match &captured.exit {
+        Exit::Code { code } if spec.exit_codes.pass.contains(code) => return report,
+        Exit::Code { code } => format!(
+            "{name} exited with {code} but printed no error or failing test that could be read; \
+             see {}",
+            captured.log_path.display()
+        ),
+        Exit::Signal { signal } => format!("{name} was killed by signal {signal}"),
+        Exit::TimedOut => format!("{name} timed out and was stopped"),
+        Exit::Cancelled => format!("{name} was stopped: the run was interrupted"),
+        Exit::NotStarted { message } => format!("failed to start cargo: {message}"),
+    };
+    report.outcome = Outcome::Errored;
+    report.error = Some(reason);
+    report
+}
+
+macro_rules! cargo_verifier {
+    ($(#[$doc:meta])* $ty:ident) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        pub struct $ty {
+            timeout: Duration,
+        }
+
+        impl Default for $ty {
+            fn default() -> Self {
+                $ty {
+                    timeout: DEFAULT_TIMEOUT,
+                }
+            }
+        }
+
+        impl $ty {
+            /// The same verifier with another time-out.
+            pub fn with_timeout(mut self, timeout: Duration) -> Self {
+                self.timeout = timeout;
+                self
+            }
+        }
+    };
+}
+
+cargo_verifier!(
+    /// `cargo-check`: `cargo check` on every target of every member (see the crate docs).
+    CargoCheck
+);
+cargo_verifier!(
+    /// `clippy`: `cargo clippy` on every target of every member; warnings are reported, errors
+    /// fail (see the crate docs).
+    Clippy
+);
+cargo_verifier!(
+    /// `cargo-test`: `cargo test` on every member, not stopping at the first failing binary (see
+    /// the crate docs).
+    CargoTest
+);
+
+impl Verifier for CargoCheck {
+    fn name(&self) -> &str {
+        Command::Check.name()
+    }
+
+    fn kind(&self) -> Kind {
+        Command::Check.kind()
+    }
+
+    fn applies(&self, workspace: &Workspace) -> Applicability {
+        applicability(workspace)
+    }
+
+    fn command(&self, workspace: &Workspace) -> Result<CommandSpec, VerifierError> {
+        Command::Check.spec(workspace, self.timeout, Command::Check.args())
+    }
+
+    fn interpret(&self, spec: &CommandSpec, captured: &Captured) -> Report {
+        Command::Check.interpret(spec, captured)
+    }
+
+    fn inputs(&self, _workspace: &Workspace) -> Option<Inputs> {
+        Some(Command::Check.inputs())
+    }
+}
+
+impl Verifier for Clippy {
+    fn name(&self) -> &str {
+        Command::Clippy.name()
+    }
+
+    fn kind(&self) -> Kind {
+        Command::Clippy.kind()
+    }
+
+    fn applies(&self, workspace: &Workspace) -> Applicability {
+        applicability(workspace)
+    }
+
+    fn command(&self, workspace: &Workspace) -> Result<CommandSpec, VerifierError> {
+        Command::Clippy.spec(workspace, self.timeout, Command::Clippy.args())
+    }
+
+    fn interpret(&self, spec: &CommandSpec, captured: &Captured) -> Report {
+        Command::Clippy.interpret(spec, captured)
+    }
+
+    fn inputs(&self, _workspace: &Workspace) -> Option<Inputs> {
+        Some(Command::Clippy.inputs())
+    }
+}
+
+impl Verifier for CargoTest {
+    fn name(&self) -> &str {
+        Command::Test.name()
+    }
+
+    fn kind(&self) -> Kind {
+        Command::Test.kind()
+    }
+
+    fn applies(&self, workspace: &Workspace) -> Applicability {
+        applicability(workspace)
+    }
+
+    fn command(&self, workspace: &Workspace) -> Result<CommandSpec, VerifierError> {
+        Command::Test.spec(workspace, self.timeout, Command::Test.args())
+    }
+
+    fn interpret(&self, spec: &CommandSpec, captured: &Captured) -> Report {
+        Command::Test.interpret(spec, captured)
+    }
+
+    fn inputs(&self, _workspace: &Workspace) -> Option<Inputs> {
+        Some(Command::Test.inputs())
+    }
+
+    /// `cargo test … -- --exact <name>…` with the failing tests' full names (libtest takes
+    /// several filters; a binary that has none of them runs nothing and passes). `None` when the
+    /// previous run names no failing test (it failed to compile, say) or too many.
+    fn rerun_failed(&self, workspace: &Workspace, previous: &Report) -> Option<CommandSpec> {
+        let names = failing_tests(previous);
+        if names.is_empty() || names.len() > MAX_RERUN_TESTS {
+            return None;
+        }
+        let mut args = Command::Test.args();
+        args.push("--".to_owned());
+        args.push("--exact".to_owned());
+        args.extend(names);
+        Command::Test.spec(workspace, self.timeout, args).ok()
+    }
+}
+
+/// The distinct names of the failing tests in `report`, in order.
+pub fn failing_tests(report: &Report) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for name in report
+        .diagnostics
+        .iter()
+        .filter(|d| d.kind == Kind::Test)
+        .filter_map(|d| d.test.as_deref())
+    {
+        if !names.iter().any(|n| n == name) {
+            names.push(name.to_owned());
+        }
+    }
+    names
+}
+
+fn applicability(workspace: &Workspace) -> Applicability {
+    match project(workspace) {
+        Ok(found) => Applicability::Applies(found),
+        Err(reason) => Applicability::DoesNotApply(reason),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use verdict_core::{Diagnostic, Severity};
+
+    fn workspace_with(manifest: Option<&str>) -> (tempfile::TempDir, Workspace) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        if let Some(manifest) = manifest {
+            std::fs::write(dir.path().join("Cargo.toml"), manifest).expect("write");
+        }
+        let workspace = Workspace::new(dir.path());
+        (dir, workspace)
+    }
+
+    #[test]
+    fn applies_to_a_package_or_a_workspace_only() {
+        let cases = [
+            (Some("[package]\nname = \"a\"\n"), true),
+            (Some("[workspace]\nmembers = [\"a\"]\n"), true),
+            (Some("# [package]\n[dependencies]\n"), false),
+            (None, false),
+        ];
+        for (manifest, applies) in cases {
+            let (_dir, workspace) = workspace_with(manifest);
+            for verifier in verifiers() {
+                assert_eq!(
+                    matches!(verifier.applies(&workspace), Applicability::Applies(_)),
+                    applies,
+                    "{manifest:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn commands_ask_for_json_and_no_colour() {
+        let (_dir, workspace) = workspace_with(Some("[package]\nname = \"a\"\n"));
+        let check = CargoCheck::default()
+            .command(&workspace)
+            .expect("cargo found");
+        assert_eq!(check.args[0], "check");
+        assert!(check.args.contains(&"--message-format=json".to_owned()));
+        assert_eq!(check.env["CARGO_TERM_COLOR"], "never");
+        assert_eq!(check.exit_codes.fail, vec![101]);
+        let test = CargoTest::default()
+            .command(&workspace)
+            .expect("cargo found");
+        assert!(test.args.contains(&"--no-fail-fast".to_owned()));
+        assert!(!test.args.contains(&"--all-targets".to_owned()));
+    }
+
+    #[test]
+    fn rerun_names_each_failing_test_once() {
+        let (_dir, workspace) = workspace_with(Some("[package]\nname = \"a\"\n"));
+        let mut report = Report::new("cargo", Outcome::Failed);
+        for name in ["tests::a", "tests::b", "tests::a"] {
+            report.push(
+                Diagnostic::new("cargo", Kind::Test, Severity::Error, "panicked").with_test(name),
+            );
+        }
+        let spec = CargoTest::default()
+            .rerun_failed(&workspace, &report)
+            .expect("a rerun");
+        let tail: Vec<&str> = spec.args.iter().map(String::as_str).rev().take(4).collect();
+        assert_eq!(tail, ["tests::b", "tests::a", "--exact", "--"]);
+        let empty = Report::new("cargo", Outcome::Failed);
+        assert_eq!(CargoTest::default().rerun_failed(&workspace, &empty), None);
+    }
+}

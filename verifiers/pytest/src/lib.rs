@@ -1,0 +1,516 @@
+//! The `pytest` verifier: runs a Python project's tests with the project's own pytest.
+//!
+//! It applies when the project configures pytest (`pytest.ini`, `[tool.pytest.ini_options]` or
+//! `[tool.pytest]` in `pyproject.toml`, `[tool:pytest]` in `setup.cfg`, `[pytest]` in `tox.ini`)
+//! or has pytest-style tests (`conftest.py`, `tests/test_*.py`, `test_*.py` at the root).
+//!
+//! What it runs, and why: `<python> -m pytest --junitxml=<run_dir>/pytest.xml -o
+//! junit_family=xunit1 --color=no`, where `<python>` is the project's virtualenv
+//! (`.venv/bin/python`, `venv/bin/python`, then `$VIRTUAL_ENV/bin/python`), else `python3` on
+//! `PATH`. `python -m pytest` runs the pytest installed for that interpreter and puts the project
+//! root on `sys.path`, as the project's own CI usually does.
+//! - `--junitxml` is pytest's machine-readable report: exact counts and one element per failing
+//!   test, read by [`verdict_summarizers::junit`]. The `xunit1` family adds each test's `file`
+//!   and `line`, which make the node id exact (`xunit2`, the default, leaves only the dotted
+//!   classname). The human log is kept too: it holds what JUnit lacks (the summary line, the
+//!   warnings summary, usage and conftest errors that stop pytest before any report is written).
+//! - The cache plugin stays on: a project whose `addopts` use `--lf` or `--ff` would fail with a
+//!   usage error without it. Re-running failed tests does not depend on it either: verdict names
+//!   the failing node ids itself.
+//!
+//! Exit codes (pytest's documented ones): 0 all passed; 1 tests failed; 2 interrupted (collection
+//! errors: the code does not load, a failure); 3 internal error, 4 usage error (also a conftest
+//! that fails to import), 5 no tests collected — errored unless the output shows code failing.
+//! A Python without pytest prints `No module named pytest`: errored, with the install hint.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use verdict_core::verifier::{
+    Applicability, Captured, CommandSpec, Exit, ExitCodes, Inputs, VerifierError, Workspace,
+};
+use verdict_core::{Kind, Outcome, Report, Severity, Verifier};
+use verdict_verifier_support::{on_path, summarize_log_as};
+
+const NAME: &str = "pytest";
+
+/// How long pytest may run by default.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30 * 60);
+
+/// The JUnit file pytest writes, in the run directory.
+pub const JUNIT_FILE: &str = "pytest.xml";
+
+/// The most failing tests [`Pytest::rerun_failed`] names on a command line; with more, the whole
+/// suite is run again.
+pub const MAX_RERUN_TESTS: usize = 500;
+
+/// How much of the start of the log is searched for pytest's `rootdir:` line and for Python's
+/// `No module named pytest`.
+const LOG_HEAD: u64 = 64 * 1024;
+
+/// All the verifiers of this crate: just [`Pytest`].
+pub fn verifiers() -> Vec<Box<dyn Verifier>> {
+    vec![Box::new(Pytest::default())]
+}
+
+/// The `pytest` verifier (see the crate docs).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pytest {
+    timeout: Duration,
+}
+
+impl Default for Pytest {
+    fn default() -> Self {
+        Pytest {
+            timeout: DEFAULT_TIMEOUT,
+        }
+    }
+}
+
+impl Pytest {
+    /// The same verifier with another time-out.
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+}
+
+/// Why pytest applies to `workspace` (`Ok`), or what is missing (`Err`).
+pub fn project(workspace: &Workspace) -> Result<String, String> {
+    let contains = |file: &str, needle: &str| {
+        std::fs::read_to_string(workspace.path(file)).is_ok_and(|text| {
+            text.lines()
+                .any(|line| line.split('#').next().unwrap_or("").trim() == needle)
+        })
+    };
+    if workspace.path("pytest.ini").is_file() {
+        return Ok("pytest.ini".to_owned());
+    }
+    if contains("pyproject.toml", "[tool.pytest.ini_options]")
+        || contains("pyproject.toml", "[tool.pytest]")
+    {
+        return Ok("pyproject.toml configures pytest".to_owned());
+    }
+    if contains("setup.cfg", "[tool:pytest]") {
+        return Ok("setup.cfg configures pytest".to_owned());
+    }
+    if contains("tox.ini", "[pytest]") {
+        return Ok("tox.ini configures pytest".to_owned());
+    }
+    for conftest in ["conftest.py", "tests/conftest.py", "test/conftest.py"] {
+        if workspace.path(conftest).is_file() {
+            return Ok(conftest.to_owned());
+        }
+    }
+    for dir in ["tests", "test", "."] {
+        if let Some(file) = test_file_in(&workspace.path(dir)) {
+            let shown = if dir == "." {
+                file
+            } else {
+                format!("{dir}/{file}")
+            };
+            return Ok(format!("pytest-style tests ({shown})"));
+        }
+    }
+    Err("no pytest configuration, conftest.py or test_*.py files".to_owned())
+}
+
+/// The first `test_*.py` or `*_test.py` in `dir` (not recursive), by name.
+fn test_file_in(dir: &Path) -> Option<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+        .filter(|name| {
+            name.ends_with(".py") && (name.starts_with("test_") || name.ends_with("_test.py"))
+        })
+        .take(1000)
+        .collect();
+    names.sort();
+    names.into_iter().next()
+}
+
+/// The Python to run pytest with: the project's virtualenv, the active one, else `python3` on
+/// `PATH`.
+pub fn python(workspace: &Workspace) -> Option<PathBuf> {
+    let project = [".venv", "venv"]
+        .iter()
+        .map(|dir| workspace.path(dir).join("bin").join("python"))
+        .find(|path| path.is_file());
+    project
+        .or_else(|| {
+            std::env::var_os("VIRTUAL_ENV")
+                .map(|venv| PathBuf::from(venv).join("bin").join("python"))
+                .filter(|path| path.is_file())
+        })
+        .or_else(|| on_path("python3"))
+        .or_else(|| on_path("python"))
+}
+
+/// The hint shown when pytest is missing for `python`.
+fn install_hint(python: &Path) -> String {
+    format!("{} -m pip install pytest", python.display())
+}
+
+/// The argv after the program: `-m pytest` and verdict's reporting options.
+fn base_args(workspace: &Workspace) -> Vec<String> {
+    vec![
+        "-m".to_owned(),
+        "pytest".to_owned(),
+        format!(
+            "--junitxml={}",
+            workspace.run_dir.join(JUNIT_FILE).to_string_lossy()
+        ),
+        "-o".to_owned(),
+        "junit_family=xunit1".to_owned(),
+        "--color=no".to_owned(),
+    ]
+}
+
+impl Pytest {
+    fn spec(&self, workspace: &Workspace, args: Vec<String>) -> Result<CommandSpec, VerifierError> {
+        project(workspace).map_err(|message| VerifierError::Project {
+            tool: NAME.to_owned(),
+            message,
+        })?;
+        let program = python(workspace).ok_or_else(|| VerifierError::NotInstalled {
+            tool: "python".to_owned(),
+            hint: "install Python 3, then `python3 -m pip install pytest`".to_owned(),
+        })?;
+        Ok(CommandSpec {
+            program,
+            args,
+            env: [("PY_COLORS".to_owned(), "0".to_owned())]
+                .into_iter()
+                .collect(),
+            cwd: workspace.root.clone(),
+            timeout: self.timeout,
+            exit_codes: ExitCodes {
+                pass: vec![0],
+                fail: vec![1, 2],
+            },
+            output_files: vec![workspace.run_dir.join(JUNIT_FILE)],
+        })
+    }
+}
+
+/// The first [`LOG_HEAD`] bytes of the captured log, as text.
+fn log_head(captured: &Captured) -> String {
+    let mut head = Vec::new();
+    if let Ok(file) = captured.open_log() {
+        let _ = file.take(LOG_HEAD).read_to_end(&mut head);
+    }
+    String::from_utf8_lossy(&head).into_owned()
+}
+
+/// Combines the JUnit report with the log's: JUnit's counts and failures (exact node ids), the
+/// log's summary line, its warnings, and failures only the log shows.
+pub fn merge(junit: Report, log: Report) -> Report {
+    if junit.outcome == Outcome::Errored && log.outcome != Outcome::Errored {
+        // A JUnit file that cannot be read (cut short, say) is no evidence of a pass either way:
+        // the log decides, and the fault is noted.
+        let mut report = log;
+        if let Some(error) = junit.error {
+            report.note(error);
+        }
+        return report;
+    }
+    let mut report = junit;
+    report.tool = NAME.to_owned();
+    let known: Vec<(Option<String>, Option<String>)> = report
+        .diagnostics
+        .iter()
+        .map(|d| (d.test.clone(), d.file.clone()))
+        .collect();
+    for d in log.diagnostics {
+        let only_in_log = match d.severity {
+            Severity::Error => !known.iter().any(|(test, file)| {
+                d.test.is_some() && *test == d.test || d.test.is_none() && *file == d.file
+            }),
+            _ => true,
+        };
+        if only_in_log {
+            report.push(d);
+        }
+    }
+    report.diagnostics_dropped += log.diagnostics_dropped;
+    report.counts.warnings = log.counts.warnings;
+    if log.summary.is_some() {
+        report.summary = log.summary;
+    }
+    for note in log.notes {
+        report.note(note);
+    }
+    if log.outcome == Outcome::Errored && report.outcome != Outcome::Failed {
+        report.outcome = Outcome::Errored;
+        report.error = report.error.or(log.error);
+    } else if report.outcome == Outcome::Passed && report.errors().next().is_some() {
+        report.outcome = Outcome::Failed;
+    }
+    report
+}
+
+/// Marks a report errored when pytest's exit says nothing was verified, whatever was parsed.
+fn fail_closed(mut report: Report, spec: &CommandSpec, captured: &Captured) -> Report {
+    let reason = match &captured.exit {
+        Exit::Code { code } if spec.exit_codes.pass.contains(code) => return report,
+        Exit::Code { code: 5 } if report.outcome == Outcome::Errored => return report,
+        Exit::Code { code: 5 } => "pytest collected no tests (exit code 5)".to_owned(),
+        Exit::Code { .. } if report.outcome != Outcome::Passed => return report,
+        Exit::Code { code } => format!(
+            "pytest exited with {code} but printed no failure that could be read; see {}",
+            captured.log_path.display()
+        ),
+        Exit::Signal { signal } => format!("pytest was killed by signal {signal}"),
+        Exit::TimedOut => "pytest timed out and was stopped".to_owned(),
+        Exit::Cancelled => "pytest was stopped: the run was interrupted".to_owned(),
+        Exit::NotStarted { message } => format!("failed to start python: {message}"),
+    };
+    report.outcome = Outcome::Errored;
+    report.error = Some(reason);
+    report
+}
+
+impl Verifier for Pytest {
+    fn name(&self) -> &str {
+        NAME
+    }
+
+    fn kind(&self) -> Kind {
+        Kind::Test
+    }
+
+    fn applies(&self, workspace: &Workspace) -> Applicability {
+        match project(workspace) {
+            Ok(found) => Applicability::Applies(found),
+            Err(reason) => Applicability::DoesNotApply(reason),
+        }
+    }
+
+    fn command(&self, workspace: &Workspace) -> Result<CommandSpec, VerifierError> {
+        self.spec(workspace, base_args(workspace))
+    }
+
+    fn interpret(&self, spec: &CommandSpec, captured: &Captured) -> Report {
+        let head = log_head(captured);
+        if matches!(captured.exit, Exit::Code { code } if code != 0)
+            && head.lines().any(|line| {
+                line.contains("No module named pytest")
+                    || line.ends_with("No module named 'pytest'")
+            })
+        {
+            return Report::errored(
+                NAME,
+                format!(
+                    "pytest is not installed for {}: {}",
+                    spec.program.display(),
+                    install_hint(&spec.program)
+                ),
+            );
+        }
+        let log = summarize_log_as(NAME, captured);
+        let rootdir = head
+            .lines()
+            .find_map(|line| line.strip_prefix("rootdir: "))
+            .map(|rest| rest.split(", ").next().unwrap_or(rest).to_owned())
+            .unwrap_or_else(|| spec.cwd.to_string_lossy().into_owned());
+        let report = match captured.output_files.first() {
+            Some(Some(xml)) => merge(
+                verdict_summarizers::junit::parse_with_rootdir(NAME, xml, Some(&rootdir)),
+                log,
+            ),
+            _ => {
+                let mut log = log;
+                if matches!(captured.exit, Exit::Code { code } if code <= 2) {
+                    log.note("pytest wrote no JUnit XML report; the report is read from its log");
+                }
+                log
+            }
+        };
+        fail_closed(report, spec, captured)
+    }
+
+    fn inputs(&self, workspace: &Workspace) -> Option<Inputs> {
+        let tool_files = python(workspace)
+            .and_then(|python| pytest_version_file(&python))
+            .into_iter()
+            .collect();
+        Some(Inputs {
+            globs: [
+                // Sources, configuration, and the data files tests commonly read.
+                "*.py",
+                "*.pyi",
+                "*.ini",
+                "*.cfg",
+                "*.toml",
+                "*.json",
+                "*.yaml",
+                "*.yml",
+                "*.txt",
+                "*.csv",
+                "!.venv/**",
+                "!venv/**",
+                "!.pytest_cache/**",
+                "!.verdict/**",
+                "!**/__pycache__/**",
+            ]
+            .into_iter()
+            .map(str::to_owned)
+            .collect(),
+            tool_files,
+        })
+    }
+
+    /// pytest with the failing node ids as arguments (and the files that failed to collect): no
+    /// dependence on pytest's cache. `None` when the previous run names no failing test, or too
+    /// many.
+    fn rerun_failed(&self, workspace: &Workspace, previous: &Report) -> Option<CommandSpec> {
+        let ids = failing_node_ids(previous);
+        if ids.is_empty() || ids.len() > MAX_RERUN_TESTS {
+            return None;
+        }
+        let mut args = base_args(workspace);
+        args.extend(ids);
+        self.spec(workspace, args).ok()
+    }
+}
+
+/// The node ids of the failing tests in `report` (and the files that failed to collect), each
+/// once, in order.
+pub fn failing_node_ids(report: &Report) -> Vec<String> {
+    let mut ids: Vec<String> = Vec::new();
+    for d in report
+        .diagnostics
+        .iter()
+        .filter(|d| d.kind == Kind::Test && d.severity == Severity::Error)
+    {
+        let id = match (&d.test, &d.file) {
+            (Some(test), _) if test.contains("::") => test.clone(),
+            (None, Some(file)) if file.ends_with(".py") && !file.starts_with('/') => file.clone(),
+            _ => continue,
+        };
+        if !ids.contains(&id) {
+            ids.push(id);
+        }
+    }
+    ids
+}
+
+/// `_pytest/_version.py` of the pytest installed in `python`'s virtualenv: it changes when pytest
+/// is upgraded.
+fn pytest_version_file(python: &Path) -> Option<PathBuf> {
+    let venv = python.parent()?.parent()?;
+    let lib = venv.join("lib");
+    std::fs::read_dir(&lib)
+        .ok()?
+        .filter_map(|entry| entry.ok())
+        .map(|entry| {
+            entry
+                .path()
+                .join("site-packages")
+                .join("_pytest")
+                .join("_version.py")
+        })
+        .find(|path| path.is_file())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use verdict_core::Diagnostic;
+
+    fn workspace_with(files: &[(&str, &str)]) -> (tempfile::TempDir, Workspace) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        for (path, text) in files {
+            let path = dir.path().join(path);
+            std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+            std::fs::write(path, text).expect("write");
+        }
+        let workspace = Workspace::new(dir.path());
+        (dir, workspace)
+    }
+
+    #[test]
+    fn detection_by_config_or_test_files() {
+        let applies = [
+            vec![("pytest.ini", "[pytest]\n")],
+            vec![("pyproject.toml", "[project]\n[tool.pytest.ini_options]\n")],
+            vec![("setup.cfg", "[tool:pytest]\naddopts = -q\n")],
+            vec![("tox.ini", "[tox]\n[pytest]\n")],
+            vec![("conftest.py", "")],
+            vec![("tests/test_a.py", "def test_a(): pass\n")],
+            vec![("a_test.py", "def test_a(): pass\n")],
+        ];
+        for files in applies {
+            let (_dir, workspace) = workspace_with(&files);
+            assert!(
+                matches!(
+                    Pytest::default().applies(&workspace),
+                    Applicability::Applies(_)
+                ),
+                "{files:?}"
+            );
+        }
+        let not = [
+            vec![],
+            vec![(
+                "pyproject.toml",
+                "[project]\nname = \"a\"\n# [tool.pytest]\n",
+            )],
+            vec![("tests/helpers.py", "")],
+            vec![("setup.cfg", "[flake8]\n")],
+        ];
+        for files in not {
+            let (_dir, workspace) = workspace_with(&files);
+            assert!(
+                matches!(
+                    Pytest::default().applies(&workspace),
+                    Applicability::DoesNotApply(_)
+                ),
+                "{files:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_project_venv_comes_first() {
+        let (dir, workspace) = workspace_with(&[(".venv/bin/python", ""), ("conftest.py", "")]);
+        let spec = Pytest::default().command(&workspace).expect("a command");
+        assert_eq!(spec.program, dir.path().join(".venv/bin/python"));
+        assert_eq!(spec.args[..2], ["-m", "pytest"]);
+        assert!(spec.args.iter().any(|a| a.starts_with("--junitxml=")));
+        assert_eq!(spec.output_files, [workspace.run_dir.join(JUNIT_FILE)]);
+    }
+
+    #[test]
+    fn rerun_names_node_ids_and_uncollectable_files() {
+        let (_dir, workspace) = workspace_with(&[("conftest.py", "")]);
+        let mut report = Report::new(NAME, Outcome::Failed);
+        report.push(
+            Diagnostic::new(NAME, Kind::Test, Severity::Error, "assert 1 == 2")
+                .at("tests/test_a.py", Some(3), None)
+                .with_test("tests/test_a.py::test_x[a b]"),
+        );
+        report.push(
+            Diagnostic::new(NAME, Kind::Test, Severity::Error, "ImportError").at(
+                "tests/test_b.py",
+                None,
+                None,
+            ),
+        );
+        report.push(
+            Diagnostic::new(NAME, Kind::Test, Severity::Warning, "deprecated")
+                .at("tests/test_c.py", Some(1), None)
+                .with_test("tests/test_c.py::test_y"),
+        );
+        let spec = Pytest::default()
+            .rerun_failed(&workspace, &report)
+            .expect("a rerun");
+        let tail: Vec<&str> = spec.args.iter().rev().take(2).map(String::as_str).collect();
+        assert_eq!(tail, ["tests/test_b.py", "tests/test_a.py::test_x[a b]"]);
+        assert_eq!(
+            Pytest::default().rerun_failed(&workspace, &Report::new(NAME, Outcome::Failed)),
+            None
+        );
+    }
+}
