@@ -1,0 +1,279 @@
+//! The pytest verifier on fixture projects, with the real pytest (`cargo xtask tools` installs it
+//! into a virtualenv): detection, the command, and what it makes of what pytest printed and wrote.
+//!
+//! Each fixture under `tests/fixtures/` is copied to a temporary directory and given a `.venv`
+//! link to the shared virtualenv, so nothing is ever installed into the repository.
+
+use std::path::{Path, PathBuf};
+
+use verdict_core::process::ProcessRunner;
+use verdict_core::verifier::{Applicability, Captured, CommandSpec, Exit, Runner, Workspace};
+use verdict_core::{Kind, Outcome, Report, Severity, Verifier};
+use verdict_pytest::Pytest;
+
+/// The shared tool install: `$VERDICT_TOOLS`, else `<repo>/target/verdict-tools`.
+fn tools() -> PathBuf {
+    let dir = std::env::var_os("VERDICT_TOOLS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/verdict-tools")
+        });
+    assert!(
+        dir.join("venv/bin/pytest").is_file(),
+        "no pytest at {}: run `cargo xtask tools` first",
+        dir.display()
+    );
+    dir
+}
+
+/// A fixture project copied to a temporary directory.
+struct Fixture {
+    _dir: tempfile::TempDir,
+    workspace: Workspace,
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("create a fixture directory");
+    for entry in std::fs::read_dir(from).expect("read a fixture directory") {
+        let entry = entry.expect("read a fixture entry");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("file type").is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy a fixture file");
+        }
+    }
+}
+
+/// How the fixture gets its Python.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Venv {
+    /// `.venv` links to the shared virtualenv, which has pytest.
+    Shared,
+    /// `.venv` is a fresh virtualenv without pytest (nor pip).
+    Bare,
+}
+
+/// Copies `tests/fixtures/<name>` and gives it a `.venv`.
+fn fixture(name: &str, venv: Venv) -> Fixture {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let root = dir.path().join(name);
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures")
+            .join(name),
+        &root,
+    );
+    match venv {
+        Venv::Shared => {
+            std::os::unix::fs::symlink(tools().join("venv"), root.join(".venv"))
+                .expect("link .venv");
+        }
+        Venv::Bare => {
+            // The shared virtualenv's interpreter makes a virtualenv of its own base Python.
+            let status = std::process::Command::new(tools().join("venv/bin/python"))
+                .args(["-m", "venv", "--without-pip"])
+                .arg(root.join(".venv"))
+                .status()
+                .expect("run python -m venv");
+            assert!(status.success(), "python -m venv failed");
+        }
+    }
+    let run_dir = root.join(".verdict/runs/test");
+    std::fs::create_dir_all(&run_dir).expect("create the run directory");
+    Fixture {
+        workspace: Workspace::new(&root).with_run_dir(run_dir),
+        _dir: dir,
+    }
+}
+
+/// Runs `spec` for real and interprets what it printed.
+async fn run_spec(fixture: &Fixture, spec: &CommandSpec) -> (Captured, Report) {
+    let log = fixture.workspace.run_dir.join("pytest.log");
+    let captured = ProcessRunner::new().run(spec, &log).await;
+    let report = Pytest::default().interpret(spec, &captured);
+    (captured, report)
+}
+
+async fn run(fixture: &Fixture) -> (CommandSpec, Captured, Report) {
+    let spec = Pytest::default()
+        .command(&fixture.workspace)
+        .expect("the command can be built");
+    let (captured, report) = run_spec(fixture, &spec).await;
+    (spec, captured, report)
+}
+
+/// The failing tests of a report: (node id or file, file, line, message), in order.
+fn failures(report: &Report) -> Vec<(String, String, u32, String)> {
+    report
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .map(|d| {
+            assert_eq!(d.kind, Kind::Test, "{d:?}");
+            (
+                d.test.clone().unwrap_or_default(),
+                d.file.clone().unwrap_or_default(),
+                d.line.unwrap_or(0),
+                d.message.clone(),
+            )
+        })
+        .collect()
+}
+
+fn exit_code(captured: &Captured) -> Option<i32> {
+    match captured.exit {
+        Exit::Code { code } => Some(code),
+        _ => None,
+    }
+}
+
+#[tokio::test]
+async fn failing_tests_in_two_files_with_exact_node_ids_and_places() {
+    let fixture = fixture("failing", Venv::Shared);
+    assert!(matches!(
+        Pytest::default().applies(&fixture.workspace),
+        Applicability::Applies(ref why) if why == "pytest.ini"
+    ));
+    let (spec, captured, report) = run(&fixture).await;
+    assert_eq!(exit_code(&captured), Some(1));
+    assert!(
+        matches!(captured.output_files.first(), Some(Some(_))),
+        "pytest wrote its JUnit report"
+    );
+    assert_eq!(report.outcome, Outcome::Failed, "{report:#?}");
+    assert_eq!(report.counts.tests_failed, Some(2));
+    assert_eq!(report.counts.tests_passed, Some(2));
+    assert_eq!(
+        failures(&report),
+        [
+            (
+                "tests/test_cart.py::test_total_adds_every_price".to_owned(),
+                "tests/test_cart.py".to_owned(),
+                9,
+                "assert 3.0 == 6.0".to_owned()
+            ),
+            (
+                "tests/test_prices.py::test_parse_price[1,000]".to_owned(),
+                "tests/test_prices.py".to_owned(),
+                8,
+                "ValueError: could not convert string to float: '1,000'".to_owned()
+            ),
+        ]
+    );
+    // The summary is pytest's own line, from the log.
+    assert!(
+        report
+            .summary
+            .as_deref()
+            .is_some_and(|s| s.starts_with("2 failed, 2 passed")),
+        "{:?}",
+        report.summary
+    );
+    // JUnit and the log agree on every failure, to the fingerprint.
+    let log = verdict_verifier_support::summarize_log_as("pytest", &captured);
+    let fingerprints = |r: &Report| {
+        r.diagnostics
+            .iter()
+            .map(|d| d.fingerprint)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(fingerprints(&log), fingerprints(&report));
+
+    // Re-running the failures runs exactly those two node ids, and they still fail.
+    let rerun = Pytest::default()
+        .rerun_failed(&fixture.workspace, &report)
+        .expect("a rerun command");
+    assert_eq!(
+        rerun.args[rerun.args.len() - 2..],
+        [
+            "tests/test_cart.py::test_total_adds_every_price",
+            "tests/test_prices.py::test_parse_price[1,000]"
+        ]
+    );
+    assert_eq!(rerun.args[..spec.args.len()], spec.args[..]);
+    let (_, again) = run_spec(&fixture, &rerun).await;
+    assert_eq!(again.outcome, Outcome::Failed);
+    assert_eq!(again.counts.tests_failed, Some(2));
+    assert_eq!(again.counts.tests_passed, Some(0));
+    assert_eq!(failures(&again), failures(&report));
+}
+
+#[tokio::test]
+async fn passing_tests_pass_with_their_counts() {
+    let fixture = fixture("passing", Venv::Shared);
+    let (_, captured, report) = run(&fixture).await;
+    assert_eq!(exit_code(&captured), Some(0));
+    assert_eq!(report.outcome, Outcome::Passed, "{report:#?}");
+    assert_eq!(report.counts.tests_passed, Some(2));
+    assert_eq!(report.counts.tests_skipped, Some(1));
+    assert_eq!(report.counts.tests_failed, Some(0));
+    assert!(report.diagnostics.is_empty(), "{report:#?}");
+    assert_eq!(
+        Pytest::default().rerun_failed(&fixture.workspace, &report),
+        None
+    );
+}
+
+#[tokio::test]
+async fn a_test_file_that_cannot_import_fails_with_the_import_error_as_root_cause() {
+    let fixture = fixture("collect-error", Venv::Shared);
+    assert!(matches!(
+        Pytest::default().applies(&fixture.workspace),
+        Applicability::Applies(ref why) if why.contains("pyproject.toml")
+    ));
+    let (_, captured, report) = run(&fixture).await;
+    // pytest stops after collection errors: "interrupted".
+    assert_eq!(exit_code(&captured), Some(2));
+    assert_eq!(report.outcome, Outcome::Failed, "{report:#?}");
+    let d = report.errors().next().expect("an error");
+    assert_eq!(d.file.as_deref(), Some("tests/test_payments.py"));
+    assert_eq!(d.line, Some(1));
+    assert_eq!(d.message, "ModuleNotFoundError: No module named 'shop'");
+    assert!(d.root_cause);
+    assert_eq!(report.errors().count(), 1, "{report:#?}");
+    // A rerun names the file that could not be collected.
+    let rerun = Pytest::default()
+        .rerun_failed(&fixture.workspace, &report)
+        .expect("a rerun command");
+    assert_eq!(
+        rerun.args.last().map(String::as_str),
+        Some("tests/test_payments.py")
+    );
+}
+
+#[tokio::test]
+async fn no_tests_collected_is_errored_never_passed() {
+    let fixture = fixture("no-tests", Venv::Shared);
+    let (_, captured, report) = run(&fixture).await;
+    assert_eq!(exit_code(&captured), Some(5));
+    assert_eq!(report.outcome, Outcome::Errored, "{report:#?}");
+    assert!(report.error.is_some());
+}
+
+#[tokio::test]
+async fn a_python_without_pytest_is_errored_with_the_install_hint() {
+    let fixture = fixture("failing", Venv::Bare);
+    let (spec, captured, report) = run(&fixture).await;
+    assert_eq!(spec.program, fixture.workspace.path(".venv/bin/python"));
+    assert_ne!(exit_code(&captured), Some(0));
+    assert_eq!(report.outcome, Outcome::Errored, "{report:#?}");
+    let error = report.error.as_deref().unwrap_or("");
+    assert!(error.contains("pytest is not installed"), "{error}");
+    assert!(error.contains("-m pip install pytest"), "{error}");
+}
+
+#[tokio::test]
+async fn a_python_that_cannot_start_is_errored() {
+    let fixture = fixture("passing", Venv::Shared);
+    let mut spec = Pytest::default()
+        .command(&fixture.workspace)
+        .expect("the command can be built");
+    spec.program = fixture.workspace.path("no-such-python");
+    let (captured, report) = run_spec(&fixture, &spec).await;
+    assert!(
+        matches!(captured.exit, Exit::NotStarted { .. }),
+        "{captured:?}"
+    );
+    assert_eq!(report.outcome, Outcome::Errored, "{report:#?}");
+}
