@@ -10,6 +10,7 @@
 //! - [`cache`]: the result cache that skips a verifier whose inputs are unchanged since it last
 //!   passed, and the last report of each verifier for `--failed-first`.
 //! - [`digest`]: Reports → the short, token-budgeted, redacted text a coding agent receives.
+//! - [`render`]: a run → text in each output format (human, JSON, SARIF, GitHub, JUnit, Markdown).
 //!
 //! **Invariant:** this crate knows no tool by name. Everything tool-specific lives in
 //! `verdict-summarizers` and the `verifiers/` crates.
@@ -20,6 +21,7 @@ pub mod digest;
 pub mod lines;
 pub mod model;
 pub mod process;
+pub mod render;
 pub mod summarizer;
 pub mod verifier;
 

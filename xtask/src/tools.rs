@@ -1,6 +1,6 @@
 //! `cargo xtask tools`: installs the real tools the test suite runs — the pinned npm tools with
-//! the Node.js they need, and a Python venv with pytest — into `target/verdict-tools/`, outside
-//! the tracked tree. `cargo xtask test` calls it first and hands the path to the tests in
+//! the Node.js they need, a Python venv with pytest (and junitparser), and Microsoft's SARIF
+//! Multitool — into `target/verdict-tools/`, outside the tracked tree. `cargo xtask test` calls it first and hands the path to the tests in
 //! `VERDICT_TOOLS`.
 //!
 //! The versions are the ones `cargo xtask capture` pins (`xtask/capture/package.json`, its lock
@@ -8,7 +8,7 @@
 //! came from. Each install is skipped when its pins are unchanged since the last one.
 
 use std::fs;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
@@ -25,5 +25,56 @@ pub(crate) fn install() -> Result<PathBuf> {
     fs::create_dir_all(&root).with_context(|| format!("failed to create {}", root.display()))?;
     capture::install_node(&root)?;
     capture::install_python(&root)?;
+    install_sarif(&root.join("sarif"))?;
     Ok(root)
+}
+
+/// The SARIF Multitool's executable under `sarif`, relative to it. The npm package
+/// `@microsoft/sarif-multitool` is a thin wrapper whose `bin.js` runs this file through a shell;
+/// the tests run the file itself with an argv vector instead.
+pub(crate) const SARIF_MULTITOOL: &str =
+    "node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool";
+
+/// Installs the pinned `@microsoft/sarif-multitool` (`xtask/tools/sarif/`) into `dir` (skipped
+/// when its lock file is unchanged since the last install).
+fn install_sarif(dir: &Path) -> Result<()> {
+    let src = capture::repo_root().join("xtask/tools/sarif");
+    let lock = fs::read(src.join("package-lock.json")).context("read sarif package-lock.json")?;
+    let stamp = dir.join("node_modules/.verdict-lock");
+    if fs::read(&stamp).ok().as_deref() == Some(&lock[..]) {
+        return Ok(());
+    }
+    fs::create_dir_all(dir).with_context(|| format!("failed to create {}", dir.display()))?;
+    fs::copy(src.join("package.json"), dir.join("package.json"))?;
+    fs::write(dir.join("package-lock.json"), &lock)?;
+    eprintln!("installing the SARIF Multitool into {}", dir.display());
+    duct::cmd!("npm", "install", "--no-audit", "--no-fund")
+        .dir(dir)
+        .stdout_to_stderr()
+        .run()
+        .context("npm install of the SARIF Multitool failed")?;
+    // The package's postinstall, which npm does not run here, is what would make the
+    // self-contained .NET executable executable.
+    let binary = dir.join(SARIF_MULTITOOL);
+    make_executable(&binary)?;
+    fs::write(stamp, lock)?;
+    Ok(())
+}
+
+/// Adds the execute bits wherever the read bits are set.
+fn make_executable(path: &Path) -> Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mut permissions = fs::metadata(path)
+            .with_context(|| format!("{} is missing after npm install", path.display()))?
+            .permissions();
+        let mode = permissions.mode();
+        permissions.set_mode(mode | ((mode & 0o444) >> 2));
+        fs::set_permissions(path, permissions)
+            .with_context(|| format!("failed to make {} executable", path.display()))?;
+    }
+    #[cfg(not(unix))]
+    let _ = path;
+    Ok(())
 }

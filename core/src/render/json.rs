@@ -1,0 +1,149 @@
+//! The JSON format: the `verdict-run/1` document, described field by field in
+//! `docs/json-report.md`.
+//!
+//! It is also verdict's baseline format: `verdict run --format json --output FILE` writes one and
+//! `--baseline FILE` reads it back with [`parse_json`], matching failures by the fingerprints each
+//! report's diagnostics carry. The types here are the schema: they are `Serialize` and
+//! `Deserialize`, and a change to them is a change to a documented interface. Unknown fields are
+//! ignored when reading, so that adding a field does not break older readers; removing or
+//! changing one needs a new schema version.
+
+use serde::{Deserialize, Serialize};
+
+use super::RenderInput;
+use crate::model::{Kind, Outcome, Report, Status};
+
+/// The schema name and version every document carries in `schema`.
+pub const SCHEMA: &str = "verdict-run/1";
+
+/// A whole run, as `verdict run --format json` writes it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunDocument {
+    /// Always [`SCHEMA`].
+    pub schema: String,
+    /// verdict's version that wrote the document.
+    pub verdict_version: String,
+    /// The outcome of the whole run.
+    pub outcome: Outcome,
+    /// The exit code verdict exits with for this outcome (0, 1 or 2).
+    pub exit_code: i32,
+    /// Failures set aside because the `--baseline` had them.
+    pub known_failures: u64,
+    /// One entry per verifier, in run order.
+    pub verifications: Vec<VerificationDocument>,
+    /// The digest an agent reads.
+    pub digest: DigestDocument,
+}
+
+/// One verifier's part of a run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VerificationDocument {
+    /// The verifier's name (`tsc`, `cargo-test`, …).
+    pub verifier: String,
+    /// The kind of check.
+    pub kind: Kind,
+    /// How the result was obtained: `ran`, `cached`, `skipped`, `cancelled`.
+    pub status: Status,
+    /// The verifier's outcome (the same as `report.outcome`, here for convenience).
+    pub outcome: Outcome,
+    /// How long it ran, in milliseconds (0 when it did not run).
+    pub duration_ms: u64,
+    /// The argv it ran, when it ran something.
+    pub command: Option<Vec<String>>,
+    /// Where its full output is.
+    pub log: Option<String>,
+    /// How it ran (`cached`, `re-ran 3 failed tests first`, …).
+    pub notes: Vec<String>,
+    /// What it found: the model's [`Report`], every diagnostic with its fingerprint.
+    pub report: Report,
+}
+
+/// The digest part of a run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DigestDocument {
+    /// The digest text, lines separated by `\n`.
+    pub text: String,
+    /// Its size in tokens (o200k_base).
+    pub tokens: usize,
+    /// The token budget it was built for.
+    pub budget: usize,
+}
+
+impl RunDocument {
+    /// The document of a run.
+    pub fn new(input: &RenderInput<'_>) -> Self {
+        RunDocument {
+            schema: SCHEMA.to_owned(),
+            verdict_version: input.tool_version.to_owned(),
+            outcome: input.outcome,
+            exit_code: input.outcome.exit_code(),
+            known_failures: input.known_failures,
+            verifications: input
+                .verifications
+                .iter()
+                .map(|v| VerificationDocument {
+                    verifier: v.verifier.clone(),
+                    kind: v.kind,
+                    status: v.status,
+                    outcome: v.outcome(),
+                    duration_ms: u64::try_from(v.duration.as_millis()).unwrap_or(u64::MAX),
+                    command: v.command.clone(),
+                    log: v.log.clone(),
+                    notes: v.notes.clone(),
+                    report: v.report.clone(),
+                })
+                .collect(),
+            digest: DigestDocument {
+                text: input.digest.text.clone(),
+                tokens: input.digest.tokens,
+                budget: input.digest.budget,
+            },
+        }
+    }
+}
+
+/// Renders the JSON document, pretty-printed, with a final newline.
+pub fn render(input: &RenderInput<'_>) -> String {
+    let document = RunDocument::new(input);
+    // Serializing plain data with string keys into a String cannot fail; should it ever, the
+    // output must still not look like a pass.
+    let mut text = serde_json::to_string_pretty(&document).unwrap_or_else(|error| {
+        format!(
+            "{{\"schema\": \"{SCHEMA}\", \"outcome\": \"errored\", \"exit_code\": 2, \"error\": {}}}",
+            serde_json::Value::String(format!("failed to write the JSON report: {error}"))
+        )
+    });
+    text.push('\n');
+    text
+}
+
+/// Why a text is not a `verdict-run/1` document.
+#[derive(Debug, thiserror::Error)]
+pub enum ParseError {
+    /// Not JSON, or JSON of another shape.
+    #[error("invalid verdict JSON report: {0}")]
+    Json(#[from] serde_json::Error),
+    /// A verdict document of another schema version.
+    #[error("unsupported schema `{found}` (this verdict reads `{SCHEMA}`)")]
+    Schema {
+        /// The schema the document names.
+        found: String,
+    },
+}
+
+/// Reads a document back (a `--baseline`). The schema is checked before the rest, so that a
+/// document of a future version fails with that reason rather than a missing field.
+pub fn parse_json(text: &str) -> Result<RunDocument, ParseError> {
+    #[derive(Deserialize)]
+    struct Header {
+        schema: Option<String>,
+    }
+    let header: Header = serde_json::from_str(text)?;
+    match header.schema {
+        Some(schema) if schema == SCHEMA => Ok(serde_json::from_str(text)?),
+        Some(found) => Err(ParseError::Schema { found }),
+        None => Err(ParseError::Schema {
+            found: "(none)".to_owned(),
+        }),
+    }
+}

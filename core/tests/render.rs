@@ -1,0 +1,760 @@
+//! The report renderers, checked by snapshots and by the real consumers of each format:
+//! Microsoft's SARIF Multitool validates the SARIF against the spec and GitHub code scanning's
+//! rules, junitparser reads the JUnit XML back, and `parse_json` reads the JSON back.
+//!
+//! The consumers are installed by `cargo xtask tools` (`VERDICT_TOOLS`, or
+//! `<repo>/target/verdict-tools`); without them these tests fail and say so.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use serde_json::Value;
+use verdict_core::digest::{self, Digest};
+use verdict_core::model::{
+    Counts, Diagnostic, Kind, Outcome, Report, Severity, Status, Verification, overall,
+};
+use verdict_core::render::json::{ParseError, RunDocument, parse_json};
+use verdict_core::render::{self, Format, RenderInput};
+
+// ---------------------------------------------------------------------------------------------
+// Fixtures
+
+fn verification(name: &str, kind: Kind, status: Status, report: Report, ms: u64) -> Verification {
+    Verification {
+        verifier: name.to_owned(),
+        kind,
+        status,
+        command: (status == Status::Ran).then(|| vec![name.to_owned(), "--ci".to_owned()]),
+        log: (status == Status::Ran).then(|| format!(".verdict/runs/r1/{name}.log")),
+        duration: Duration::from_millis(ms),
+        notes: Vec::new(),
+        report,
+    }
+}
+
+/// A run with every kind of result and the nastiest text the tools could print.
+fn nasty_run() -> Vec<Verification> {
+    let mut tsc = Report::new("tsc", Outcome::Failed);
+    tsc.push(
+        Diagnostic::new(
+            "tsc",
+            Kind::Type,
+            Severity::Error,
+            "Type 'string' is not assignable to type 'number'.",
+        )
+        .at("src/a.ts", Some(3), Some(7))
+        .with_code("TS2322"),
+    );
+    tsc.push(
+        Diagnostic::new(
+            "tsc",
+            Kind::Type,
+            Severity::Error,
+            "Cannot find module './pool' or its corresponding type declarations.",
+        )
+        .at(r"src\db\index.ts", Some(1), Some(22))
+        .with_code("TS2307")
+        .as_root_cause(),
+    );
+    tsc.counts = Counts {
+        errors: Some(2),
+        files: Some(2),
+        ..Counts::default()
+    };
+    tsc.summary = Some("Found 2 errors in 2 files.".to_owned());
+
+    let mut eslint = Report::new("eslint", Outcome::Failed);
+    eslint.push(
+        Diagnostic::new(
+            "eslint",
+            Kind::Lint,
+            Severity::Error,
+            "100% sure: a, b,\r\nc <>&\"' \u{1b}[31m\u{7}🎉 ::error::injected",
+        )
+        .at("src/odd name, with: colons%.js", Some(2), Some(1))
+        .with_code("no-undef"),
+    );
+    eslint.push(
+        Diagnostic::new(
+            "eslint",
+            Kind::Lint,
+            Severity::Warning,
+            "Unexpected console statement.",
+        )
+        .at("./src/app.js", Some(10), None)
+        .with_code("no-console"),
+    );
+    eslint.push(
+        Diagnostic::new(
+            "eslint",
+            Kind::Lint,
+            Severity::Warning,
+            "Unexpected console statement.",
+        )
+        .at("./src/app.js", Some(11), None)
+        .with_code("no-console"),
+    );
+    eslint.push(
+        Diagnostic::new(
+            "eslint",
+            Kind::Lint,
+            Severity::Error,
+            "Parsing error: line 0 is no line",
+        )
+        .at("src/zero.js", Some(0), Some(0)),
+    );
+    eslint.counts = Counts {
+        errors: Some(2),
+        warnings: Some(2),
+        files: Some(3),
+        ..Counts::default()
+    };
+
+    let mut jest = Report::new("jest", Outcome::Failed);
+    jest.push(
+        Diagnostic::new(
+            "jest",
+            Kind::Test,
+            Severity::Error,
+            "expect(received).toBe(expected)",
+        )
+        .at("src/cart.test.ts", Some(14), Some(5))
+        .with_test("cart › adds <items> & \"totals\"")
+        .with_detail("Expected: 3\nReceived: 4"),
+    );
+    jest.push(
+        Diagnostic::new(
+            "jest",
+            Kind::Test,
+            Severity::Error,
+            "Test suite failed to run: Cannot find module './checkout'",
+        )
+        .at("src/checkout.test.ts", None, None)
+        .as_root_cause(),
+    );
+    jest.counts = Counts {
+        tests_passed: Some(12),
+        tests_failed: Some(1),
+        tests_skipped: Some(2),
+        suites_errored: Some(1),
+        ..Counts::default()
+    };
+    jest.summary = Some("Tests: 1 failed, 2 skipped, 12 passed, 15 total".to_owned());
+
+    let mut pytest = Report::new("pytest", Outcome::Passed);
+    pytest.counts = Counts {
+        tests_passed: Some(128),
+        ..Counts::default()
+    };
+
+    let cargo_test = Report::errored(
+        "cargo",
+        "failed to start cargo: No such file or directory (os error 2)\ninstall Rust: https://rustup.rs",
+    );
+
+    let mut custom = Report::new("generic", Outcome::Failed);
+    custom.push(Diagnostic::new(
+        "generic",
+        Kind::Custom,
+        Severity::Error,
+        "migration 0042 is not reversible",
+    ));
+    custom.push(
+        Diagnostic::new(
+            "generic",
+            Kind::Custom,
+            Severity::Warning,
+            "absolute path finding",
+        )
+        .at("/srv/app/Schema.sql", Some(5), None),
+    );
+    custom.push(
+        Diagnostic::new(
+            "generic",
+            Kind::Custom,
+            Severity::Info,
+            "windows absolute finding",
+        )
+        .at(r"C:\work\app\Schema.sql", Some(6), Some(2)),
+    );
+
+    let mut cached = Report::new("mocha", Outcome::Passed);
+    cached.counts = Counts {
+        tests_passed: Some(4),
+        ..Counts::default()
+    };
+
+    let mut skipped = Report::errored("vitest", "skipped: `tsc` (needed first) did not pass");
+    skipped.counts = Counts::default();
+
+    let mut runs = vec![
+        verification("tsc", Kind::Type, Status::Ran, tsc, 1240),
+        verification("eslint", Kind::Lint, Status::Ran, eslint, 830),
+        verification("jest", Kind::Test, Status::Ran, jest, 2010),
+        verification("pytest", Kind::Test, Status::Ran, pytest, 640),
+        verification("cargo-test", Kind::Test, Status::Ran, cargo_test, 3),
+        verification("migrations", Kind::Custom, Status::Ran, custom, 95),
+        verification("mocha", Kind::Test, Status::Cached, cached, 0),
+        verification("vitest", Kind::Test, Status::Skipped, skipped, 0),
+    ];
+    runs[2].notes.push("re-ran 1 failed test first".to_owned());
+    runs[6].notes.push("cached".to_owned());
+    runs
+}
+
+/// A linter that found 10 000 errors (and more than it keeps), next to a passing one.
+fn huge_run() -> Vec<Verification> {
+    let mut report = Report::new("eslint", Outcome::Failed);
+    for i in 0..10_050u32 {
+        report.push(
+            Diagnostic::new(
+                "eslint",
+                Kind::Lint,
+                if i % 3 == 0 {
+                    Severity::Warning
+                } else {
+                    Severity::Error
+                },
+                format!("'v{i}' is assigned a value but never used <{i}> & 100%"),
+            )
+            .at(
+                format!("src/dir{}/file{}.js", i % 7, i % 130),
+                Some(i % 400 + 1),
+                Some(3),
+            )
+            .with_code(if i % 2 == 0 {
+                "no-unused-vars"
+            } else {
+                "prefer-const"
+            }),
+        );
+    }
+    report.counts = Counts {
+        errors: Some(6700),
+        warnings: Some(3350),
+        files: Some(130),
+        ..Counts::default()
+    };
+    let mut jest = Report::new("jest", Outcome::Failed);
+    for i in 0..2500u32 {
+        jest.push(
+            Diagnostic::new("jest", Kind::Test, Severity::Error, format!("boom {i}"))
+                .at("src/many.test.ts", Some(i + 1), None)
+                .with_test(format!("many › case {i}")),
+        );
+    }
+    jest.counts = Counts {
+        tests_passed: Some(10),
+        tests_failed: Some(2500),
+        ..Counts::default()
+    };
+    vec![
+        verification("eslint", Kind::Lint, Status::Ran, report, 5000),
+        verification("jest", Kind::Test, Status::Ran, jest, 7000),
+    ]
+}
+
+fn digest_of(runs: &[Verification]) -> Digest {
+    let inputs: Vec<digest::Input<'_>> = runs
+        .iter()
+        .map(|v| digest::Input {
+            report: &v.report,
+            log: v.log.as_deref(),
+        })
+        .collect();
+    digest::render(&inputs, &digest::Options::default())
+}
+
+/// Renders `runs` in `format` (without colour, known failures as given).
+fn rendered(format: Format, runs: &[Verification], known_failures: u64) -> String {
+    let digest = digest_of(runs);
+    let input = RenderInput {
+        verifications: runs,
+        digest: &digest,
+        outcome: overall(runs),
+        known_failures,
+        tool_version: "0.0.0-test",
+        color: false,
+    };
+    render::render(format, &input)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Real consumers
+
+/// The directory `cargo xtask tools` installs into.
+fn tools() -> PathBuf {
+    if let Some(dir) = std::env::var_os("VERDICT_TOOLS") {
+        return PathBuf::from(dir);
+    }
+    let fallback = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/verdict-tools");
+    assert!(
+        fallback.is_dir(),
+        "the real tools are missing: run `cargo xtask tools` first"
+    );
+    fallback
+}
+
+/// A fresh scratch directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("verdict-render-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create a scratch directory");
+    dir
+}
+
+/// Runs the SARIF Multitool's `validate --rule-kind Gh;Sarif` on `sarif` and returns the
+/// findings of level error (`ruleId: message arguments`) — the test wants none.
+fn sarif_errors(name: &str, sarif: &str) -> Vec<String> {
+    let multitool =
+        tools().join("sarif/node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool");
+    assert!(
+        multitool.is_file(),
+        "{} is missing: run `cargo xtask tools` first",
+        multitool.display()
+    );
+    let dir = scratch(name);
+    let input = dir.join("verdict.sarif");
+    let output = dir.join("validation.sarif");
+    std::fs::write(&input, sarif).expect("write the SARIF");
+    let run = Command::new(&multitool)
+        .arg("validate")
+        .arg(&input)
+        .args(["--rule-kind", "Gh;Sarif", "--output"])
+        .arg(&output)
+        .env("DOTNET_CLI_TELEMETRY_OPTOUT", "1")
+        .output()
+        .expect("run the SARIF Multitool");
+    let console = String::from_utf8_lossy(&run.stdout).into_owned();
+    assert!(
+        run.status.success(),
+        "the SARIF Multitool failed: {console}{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let log: Value = serde_json::from_str(
+        &std::fs::read_to_string(&output).expect("the Multitool writes its log"),
+    )
+    .expect("the Multitool's log is JSON");
+    let mut errors = Vec::new();
+    for run in log["runs"].as_array().expect("runs") {
+        for invocation in run["invocations"].as_array().into_iter().flatten() {
+            assert_eq!(
+                invocation["executionSuccessful"],
+                Value::Bool(true),
+                "the validation itself failed: {console}"
+            );
+        }
+        for result in run["results"].as_array().into_iter().flatten() {
+            // A result without a level is a warning (SARIF's default).
+            if result["level"] == "error" {
+                errors.push(format!(
+                    "{}: {}",
+                    result["ruleId"].as_str().unwrap_or("?"),
+                    result["message"]["arguments"]
+                ));
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    errors
+}
+
+/// Reads `xml` back with junitparser (`render/junit_check.py`).
+fn junit_read(name: &str, xml: &str) -> Value {
+    let python = tools().join("venv/bin/python");
+    assert!(
+        python.is_file(),
+        "{} is missing: run `cargo xtask tools` first",
+        python.display()
+    );
+    let dir = scratch(name);
+    let file = dir.join("junit.xml");
+    std::fs::write(&file, xml).expect("write the XML");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/render/junit_check.py");
+    let run = Command::new(&python)
+        .arg(&script)
+        .arg(&file)
+        .output()
+        .expect("run junitparser");
+    assert!(
+        run.status.success(),
+        "junitparser could not read the XML: {}\n{xml}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    serde_json::from_slice(&run.stdout).expect("the check prints JSON")
+}
+
+fn snapshot(name: &str, text: &str) {
+    insta::with_settings!({ snapshot_path => "render/snapshots", prepend_module_to_snapshot => false }, {
+        insta::assert_snapshot!(name, text);
+    });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tests
+
+#[test]
+fn every_format_of_a_nasty_run_matches_its_snapshot() {
+    let runs = nasty_run();
+    for format in Format::ALL {
+        let text = rendered(format, &runs, 3);
+        assert!(
+            text.ends_with('\n'),
+            "{} ends with a newline",
+            format.as_str()
+        );
+        snapshot(&format!("nasty_{}", format.as_str()), &text);
+    }
+}
+
+#[test]
+fn sarif_of_a_nasty_run_passes_the_multitool_with_github_rules() {
+    let runs = nasty_run();
+    let sarif = rendered(Format::Sarif, &runs, 0);
+    let errors = sarif_errors("nasty", &sarif);
+    assert!(
+        errors.is_empty(),
+        "SARIF Multitool errors: {errors:#?}\n{sarif}"
+    );
+
+    let log: Value = serde_json::from_str(&sarif).expect("SARIF is JSON");
+    let sarif_runs = log["runs"].as_array().expect("runs");
+    assert_eq!(sarif_runs.len(), runs.len(), "one run per verifier");
+    let mut ids: Vec<&str> = sarif_runs
+        .iter()
+        .map(|r| {
+            r["automationDetails"]["id"]
+                .as_str()
+                .expect("an automation id")
+        })
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), runs.len(), "automation ids are unique");
+    for (run, verification) in sarif_runs.iter().zip(&runs) {
+        let invocation = &run["invocations"][0];
+        assert_eq!(
+            invocation["executionSuccessful"],
+            Value::Bool(verification.outcome() != Outcome::Errored),
+            "{}",
+            verification.verifier
+        );
+        let located = verification
+            .report
+            .diagnostics
+            .iter()
+            .filter(|d| d.file.is_some())
+            .count();
+        let results = run["results"].as_array().expect("results");
+        assert_eq!(results.len(), located, "{}", verification.verifier);
+        for (result, diagnostic) in results.iter().zip(
+            verification
+                .report
+                .diagnostics
+                .iter()
+                .filter(|d| d.file.is_some()),
+        ) {
+            let fingerprint = result["partialFingerprints"]["verdict/v1"]
+                .as_str()
+                .expect("a fingerprint");
+            assert!(fingerprint.starts_with(&diagnostic.fingerprint.to_string()));
+        }
+    }
+    // Two identical warnings in one file stay two alerts.
+    let eslint = &sarif_runs[1]["results"];
+    assert_eq!(
+        eslint[1]["partialFingerprints"],
+        eslint[2]["partialFingerprints"].clone().map_suffix()
+    );
+    // The errored verifier says why; the finding without a file is a notification.
+    let cargo = &sarif_runs[4]["invocations"][0]["toolExecutionNotifications"][0];
+    assert!(
+        cargo["message"]["text"]
+            .as_str()
+            .expect("text")
+            .contains("failed to start cargo")
+    );
+    let custom = &sarif_runs[5]["invocations"][0]["toolExecutionNotifications"][0];
+    assert_eq!(
+        custom["message"]["text"],
+        "migration 0042 is not reversible"
+    );
+}
+
+/// Replaces the occurrence number of a fingerprint with the one before it, to compare two.
+trait MapSuffix {
+    fn map_suffix(self) -> Value;
+}
+
+impl MapSuffix for Value {
+    fn map_suffix(self) -> Value {
+        let text = self["verdict/v1"].as_str().expect("a fingerprint");
+        let (hash, n) = text.rsplit_once(':').expect("hash:occurrence");
+        let n: u32 = n.parse().expect("a number");
+        serde_json::json!({ "verdict/v1": format!("{hash}:{}", n - 1) })
+    }
+}
+
+#[test]
+fn sarif_of_ten_thousand_findings_passes_the_multitool() {
+    let runs = huge_run();
+    assert_eq!(runs[0].report.diagnostics.len(), 10_000);
+    let sarif = rendered(Format::Sarif, &runs, 0);
+    let errors = sarif_errors("huge", &sarif);
+    assert!(errors.is_empty(), "SARIF Multitool errors: {errors:#?}");
+    let log: Value = serde_json::from_str(&sarif).expect("SARIF is JSON");
+    assert_eq!(
+        log["runs"][0]["results"].as_array().map(Vec::len),
+        Some(10_000)
+    );
+    assert_eq!(log["runs"][0]["properties"]["findingsNotListed"], 50);
+}
+
+#[test]
+fn junit_is_read_back_by_junitparser_with_the_reports_counts() {
+    let runs = nasty_run();
+    let xml = rendered(Format::Junit, &runs, 0);
+    let read = junit_read("nasty", &xml);
+    let suites = read["suites"].as_array().expect("suites");
+    assert_eq!(suites.len(), runs.len(), "one suite per verifier");
+    let expect = |name: &str, tests: u64, failures: u64, errors: u64, skipped: u64| {
+        let suite = suites
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap_or_else(|| panic!("suite {name}"));
+        assert_eq!(
+            (
+                &suite["tests"],
+                &suite["failures"],
+                &suite["errors"],
+                &suite["skipped"]
+            ),
+            (
+                &Value::from(tests),
+                &Value::from(failures),
+                &Value::from(errors),
+                &Value::from(skipped)
+            ),
+            "{name}: {suite:#}"
+        );
+        suite.clone()
+    };
+    // jest: 12 passed + 1 failed + 1 suite that could not run + 2 skipped.
+    let jest = expect("jest", 16, 1, 1, 2);
+    let cases = jest["cases"].as_array().expect("cases");
+    assert_eq!(cases.len(), 2, "only failures are listed: {jest:#}");
+    assert_eq!(cases[0]["name"], "cart › adds <items> & \"totals\"");
+    assert_eq!(cases[0]["results"][0]["tag"], "failure");
+    assert!(
+        cases[0]["results"][0]["text"]
+            .as_str()
+            .expect("text")
+            .contains("Expected: 3\nReceived: 4")
+    );
+    assert_eq!(cases[1]["results"][0]["tag"], "error");
+    expect("pytest", 128, 0, 0, 0);
+    expect("mocha", 4, 0, 0, 0);
+    let cargo = expect("cargo-test", 1, 0, 1, 0);
+    assert!(
+        cargo["cases"][0]["results"][0]["text"]
+            .as_str()
+            .expect("text")
+            .contains("install Rust")
+    );
+    expect("vitest", 1, 0, 1, 0);
+    expect("tsc", 1, 1, 0, 0);
+    let eslint = expect("eslint", 1, 1, 0, 0);
+    let failure = &eslint["cases"][0]["results"][0];
+    assert_eq!(
+        failure["message"],
+        "eslint failed: 2 errors, 2 warnings in 3 files"
+    );
+    let text = failure["text"].as_str().expect("text");
+    // Control characters XML forbids are gone; everything else, CR included, survives escaping.
+    assert!(
+        text.contains("100% sure: a, b,\r\nc <>&\"' [31m🎉 ::error::injected"),
+        "{text}"
+    );
+    expect("migrations", 1, 1, 0, 0);
+    assert_eq!(read["tests"], 16 + 128 + 4 + 1 + 1 + 1 + 1 + 1);
+    assert_eq!(read["failures"], 1 + 1 + 1 + 1);
+    assert_eq!(read["errors"], 1 + 1 + 1);
+}
+
+#[test]
+fn junit_of_thousands_of_failures_keeps_the_tools_counts() {
+    let runs = huge_run();
+    let read = junit_read("huge", &rendered(Format::Junit, &runs, 0));
+    let jest = &read["suites"][1];
+    assert_eq!(
+        (&jest["tests"], &jest["failures"]),
+        (&Value::from(2510), &Value::from(2500))
+    );
+    assert_eq!(jest["cases"].as_array().map(Vec::len), Some(2500));
+}
+
+#[test]
+fn json_round_trips_through_parse_json() {
+    let runs = nasty_run();
+    let digest = digest_of(&runs);
+    let input = RenderInput {
+        verifications: &runs,
+        digest: &digest,
+        outcome: overall(&runs),
+        known_failures: 3,
+        tool_version: "0.0.0-test",
+        color: false,
+    };
+    let text = render::render(Format::Json, &input);
+    let document = parse_json(&text).expect("parses back");
+    assert_eq!(document, RunDocument::new(&input));
+    assert_eq!(document.outcome, Outcome::Errored);
+    assert_eq!(document.exit_code, 2);
+    assert_eq!(document.known_failures, 3);
+    assert_eq!(document.digest.text, digest.text);
+    for (read, run) in document.verifications.iter().zip(&runs) {
+        assert_eq!(read.verifier, run.verifier);
+        assert_eq!(read.report, run.report, "fingerprints and all");
+        assert_eq!(u128::from(read.duration_ms), run.duration.as_millis());
+    }
+    // The huge run too: every kept diagnostic and the dropped count.
+    let huge = huge_run();
+    let back = parse_json(&rendered(Format::Json, &huge, 0)).expect("parses back");
+    assert_eq!(back.verifications[0].report, huge[0].report);
+}
+
+#[test]
+fn parse_json_names_what_is_wrong() {
+    let future = r#"{"schema": "verdict-run/2", "outcome": "passed"}"#;
+    assert!(matches!(
+        parse_json(future),
+        Err(ParseError::Schema { found }) if found == "verdict-run/2"
+    ));
+    assert!(matches!(parse_json("{}"), Err(ParseError::Schema { .. })));
+    assert!(matches!(parse_json("not json"), Err(ParseError::Json(_))));
+    let error = parse_json(r#"{"schema": "verdict-run/1"}"#)
+        .expect_err("fields are missing")
+        .to_string();
+    assert!(error.contains("missing field"), "{error}");
+}
+
+#[test]
+fn github_annotations_escape_data_and_properties() {
+    let text = rendered(Format::Github, &nasty_run(), 2);
+    let lines: Vec<&str> = text.lines().collect();
+    // Every command is one line; the errored verifiers come first.
+    assert!(lines.iter().all(|l| l.starts_with("::")), "{text}");
+    assert_eq!(
+        lines[0],
+        "::error title=verdict%3A cargo-test could not verify::failed to start cargo: No such file or directory (os error 2)%0Ainstall Rust: https://rustup.rs"
+    );
+    assert_eq!(
+        lines[1],
+        "::error title=verdict%3A vitest could not verify::skipped: `tsc` (needed first) did not pass"
+    );
+    assert!(
+        lines.contains(
+            &"::error file=src/odd name%2C with%3A colons%25.js,line=2,col=1,title=eslint%3A no-undef::100%25 sure: a, b,%0D%0Ac <>&\"' [31m🎉 ::error::injected"
+        ),
+        "{text}"
+    );
+    assert!(lines.contains(&"::error file=src/db/index.ts,line=1,col=22,title=tsc%3A TS2307::Cannot find module './pool' or its corresponding type declarations."));
+    assert!(lines.contains(&"::warning file=src/app.js,line=10,title=eslint%3A no-console::Unexpected console statement."));
+    // Line 0 is no line, and a finding without a file has no file.
+    assert!(
+        lines.contains(&"::error file=src/zero.js,title=eslint::Parsing error: line 0 is no line")
+    );
+    assert!(lines.contains(&"::error title=migrations::migration 0042 is not reversible"));
+    assert!(lines.contains(&"::notice title=verdict::2 known failures set aside (baseline)"));
+}
+
+#[test]
+fn github_annotations_stop_at_the_job_limit_and_say_so() {
+    let text = rendered(Format::Github, &huge_run(), 0);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 51);
+    assert!(
+        lines[..50].iter().all(|l| l.starts_with("::error file=")),
+        "errors before warnings"
+    );
+    assert_eq!(
+        lines[50],
+        "::notice title=verdict::12500 findings not annotated (GitHub shows at most 50 per job); full logs: .verdict/runs/r1/eslint.log, .verdict/runs/r1/jest.log"
+    );
+}
+
+#[test]
+fn markdown_stays_under_the_comment_limit() {
+    let runs = huge_run();
+    let text = rendered(Format::Markdown, &runs, 0);
+    assert!(
+        text.len() <= verdict_core::render::markdown::MAX_BYTES,
+        "{}",
+        text.len()
+    );
+    assert!(text.starts_with("## ❌ verdict: failures found\n"));
+    assert!(text.contains("- … and 12520 more in the logs\n"), "{text}");
+    assert!(text.contains("<details><summary>"));
+    // Even a digest far over the limit is cut, visibly.
+    let mut digest = digest_of(&runs);
+    digest.text = "x".repeat(100_000);
+    let input = RenderInput {
+        verifications: &runs,
+        digest: &digest,
+        outcome: overall(&runs),
+        known_failures: 0,
+        tool_version: "0.0.0-test",
+        color: false,
+    };
+    let text = render::render(Format::Markdown, &input);
+    assert!(
+        text.len() <= verdict_core::render::markdown::MAX_BYTES,
+        "{}",
+        text.len()
+    );
+    assert!(text.contains(" (cut)\n"));
+}
+
+#[test]
+fn human_colours_only_when_asked() {
+    let runs = nasty_run();
+    let digest = digest_of(&runs);
+    let mut input = RenderInput {
+        verifications: &runs,
+        digest: &digest,
+        outcome: overall(&runs),
+        known_failures: 0,
+        tool_version: "0.0.0-test",
+        color: false,
+    };
+    let plain = render::render(Format::Human, &input);
+    // The only escape in the plain text is the one the tool printed into a message, which the
+    // digest shows (redacted) — not one of ours.
+    assert!(
+        !plain.contains("\x1b[32m") && !plain.contains("\x1b[1m"),
+        "{plain}"
+    );
+    input.color = true;
+    let coloured = render::render(Format::Human, &input);
+    assert!(
+        coloured.contains("\x1b[32m✓\x1b[0m \x1b[1mpytest\x1b[0m passed 640ms"),
+        "{coloured}"
+    );
+}
+
+#[test]
+fn an_empty_run_is_not_a_pass_in_any_format() {
+    let runs: Vec<Verification> = Vec::new();
+    assert_eq!(overall(&runs), Outcome::Errored);
+    let markdown = rendered(Format::Markdown, &runs, 0);
+    assert!(
+        markdown.starts_with("## ⚠️ verdict: could not verify everything"),
+        "{markdown}"
+    );
+    let json = parse_json(&rendered(Format::Json, &runs, 0)).expect("parses");
+    assert_eq!((json.outcome, json.exit_code), (Outcome::Errored, 2));
+    let human = rendered(Format::Human, &runs, 0);
+    assert!(!human.contains('✓'), "{human}");
+}
