@@ -758,3 +758,28 @@ fn an_empty_run_is_not_a_pass_in_any_format() {
     let human = rendered(Format::Human, &runs, 0);
     assert!(!human.contains('✓'), "{human}");
 }
+
+#[test]
+fn the_documented_example_is_a_valid_document() {
+    let doc = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/json-report.md"),
+    )
+    .expect("docs/json-report.md");
+    let start = doc.find("```json\n").expect("a JSON example") + "```json\n".len();
+    let end = start + doc[start..].find("\n```").expect("the example's end");
+    let document = parse_json(&doc[start..end]).expect("the example parses");
+    assert_eq!(document.outcome, overall_of(&document));
+    assert_eq!(document.exit_code, document.outcome.exit_code());
+}
+
+/// The outcome a document's verifications imply, by the rule `overall` applies.
+fn overall_of(document: &RunDocument) -> Outcome {
+    let outcomes: Vec<Outcome> = document.verifications.iter().map(|v| v.outcome).collect();
+    if outcomes.is_empty() || outcomes.contains(&Outcome::Errored) {
+        Outcome::Errored
+    } else if outcomes.contains(&Outcome::Failed) {
+        Outcome::Failed
+    } else {
+        Outcome::Passed
+    }
+}
