@@ -34,13 +34,14 @@
 //! project config, the toolchain files and clippy's config. The toolchain itself is not hashed:
 //! a `rustup update` that changes what stable means is not seen unless a toolchain file pins it.
 
+use std::collections::HashSet;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use verdict_core::verifier::{
     Applicability, Captured, CommandSpec, Exit, ExitCodes, Inputs, VerifierError, Workspace,
 };
-use verdict_core::{Kind, Outcome, Report, Verifier};
+use verdict_core::{Kind, Outcome, Report, Severity, Verifier};
 use verdict_verifier_support::{on_path, summarize_log_as};
 
 /// How long a cargo command may run by default: a cold build of a large workspace is slow.
@@ -183,7 +184,8 @@ impl Command {
     }
 
     fn interpret(self, spec: &CommandSpec, captured: &Captured) -> Report {
-        let report = summarize_log_as("cargo", captured);
+        let mut report = summarize_log_as("cargo", captured);
+        dedupe(&mut report);
         fail_closed(self, report, spec, captured)
     }
 
@@ -205,6 +207,46 @@ impl Command {
             globs: globs.into_iter().map(str::to_owned).collect(),
             tool_files: Vec::new(),
         }
+    }
+}
+
+/// Drops the copies of a compiler diagnostic reported once per target.
+///
+/// cargo compiles a library more than once — as itself and as its unit tests with
+/// `--all-targets` or `cargo test` — and rustc reports each of its problems once per compilation,
+/// identically. Only the first of each (same severity, code, place and message) is kept, and the
+/// copies are taken off the error and warning counts, which cargo sums over the compilations.
+/// Failing tests are never merged: two binaries may have tests of the same name.
+pub fn dedupe(report: &mut Report) {
+    let mut seen = HashSet::new();
+    let (mut errors, mut warnings) = (0u64, 0u64);
+    report.diagnostics.retain(|d| {
+        if d.kind == Kind::Test {
+            return true;
+        }
+        let key = (
+            d.severity,
+            d.code.clone(),
+            d.file.clone(),
+            d.line,
+            d.column,
+            d.message.clone(),
+        );
+        if seen.insert(key) {
+            return true;
+        }
+        match d.severity {
+            Severity::Error => errors += 1,
+            Severity::Warning => warnings += 1,
+            Severity::Info => {}
+        }
+        false
+    });
+    if let Some(n) = report.counts.errors.as_mut() {
+        *n = n.saturating_sub(errors);
+    }
+    if let Some(n) = report.counts.warnings.as_mut() {
+        *n = n.saturating_sub(warnings);
     }
 }
 
@@ -397,7 +439,7 @@ fn applicability(workspace: &Workspace) -> Applicability {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use verdict_core::{Diagnostic, Severity};
+    use verdict_core::Diagnostic;
 
     fn workspace_with(manifest: Option<&str>) -> (tempfile::TempDir, Workspace) {
         let dir = tempfile::tempdir().expect("temp dir");

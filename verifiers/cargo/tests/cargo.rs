@@ -1,0 +1,249 @@
+//! The cargo verifiers on fixture crates, with the real cargo, rustc and clippy of the toolchain
+//! that builds verdict: detection, the commands, and what they make of what cargo printed.
+//!
+//! Each fixture under `tests/fixtures/` is copied to a temporary directory (each has its own
+//! `[workspace]` table, so cargo never looks above it) and built into a target directory in that
+//! temporary directory, so nothing is ever written into the repository.
+
+use std::path::Path;
+
+use verdict_cargo::{CargoCheck, CargoTest, Clippy};
+use verdict_core::process::ProcessRunner;
+use verdict_core::verifier::{Applicability, Captured, CommandSpec, Exit, Runner, Workspace};
+use verdict_core::{Kind, Outcome, Report, Severity, Verifier};
+
+/// A fixture crate copied to a temporary directory, with a target directory next to it.
+struct Fixture {
+    dir: tempfile::TempDir,
+    workspace: Workspace,
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("create a fixture directory");
+    for entry in std::fs::read_dir(from).expect("read a fixture directory") {
+        let entry = entry.expect("read a fixture entry");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("file type").is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy a fixture file");
+        }
+    }
+}
+
+fn fixture(name: &str) -> Fixture {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let root = dir.path().join(name);
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures")
+            .join(name),
+        &root,
+    );
+    let run_dir = root.join(".verdict/runs/test");
+    std::fs::create_dir_all(&run_dir).expect("create the run directory");
+    Fixture {
+        workspace: Workspace::new(&root).with_run_dir(run_dir),
+        dir,
+    }
+}
+
+/// Runs `spec` for real, with the fixture's own target directory, and interprets the output.
+async fn run_spec(
+    verifier: &dyn Verifier,
+    fixture: &Fixture,
+    spec: &CommandSpec,
+) -> (Captured, Report) {
+    let runner = ProcessRunner::new().with_env(
+        "CARGO_TARGET_DIR",
+        fixture.dir.path().join("target").to_string_lossy(),
+    );
+    let log = fixture
+        .workspace
+        .run_dir
+        .join(format!("{}.log", verifier.name()));
+    let captured = runner.run(spec, &log).await;
+    let report = verifier.interpret(spec, &captured);
+    (captured, report)
+}
+
+async fn run(verifier: &dyn Verifier, fixture: &Fixture) -> (CommandSpec, Captured, Report) {
+    let spec = verifier
+        .command(&fixture.workspace)
+        .expect("the command can be built");
+    let (captured, report) = run_spec(verifier, fixture, &spec).await;
+    (spec, captured, report)
+}
+
+fn exit_code(captured: &Captured) -> Option<i32> {
+    match captured.exit {
+        Exit::Code { code } => Some(code),
+        _ => None,
+    }
+}
+
+/// (severity, file, line, code) of every diagnostic, in order.
+fn places(report: &Report) -> Vec<(Severity, String, u32, String)> {
+    report
+        .diagnostics
+        .iter()
+        .map(|d| {
+            (
+                d.severity,
+                d.file.clone().unwrap_or_default(),
+                d.line.unwrap_or(0),
+                d.code.clone().unwrap_or_default(),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_type_error_fails_cargo_check_at_its_place() {
+    let fixture = fixture("type-error");
+    let check = CargoCheck::default();
+    assert!(matches!(
+        check.applies(&fixture.workspace),
+        Applicability::Applies(_)
+    ));
+    let (_, captured, report) = run(&check, &fixture).await;
+    assert_eq!(exit_code(&captured), Some(101));
+    assert_eq!(report.outcome, Outcome::Failed, "{report:#?}");
+    assert_eq!(
+        places(&report),
+        [(
+            Severity::Error,
+            "src/lib.rs".to_owned(),
+            10,
+            "E0308".to_owned()
+        )]
+    );
+    let d = &report.diagnostics[0];
+    assert_eq!(d.kind, Kind::Build);
+    assert_eq!(d.column, Some(5));
+    assert_eq!(d.message, "mismatched types");
+    assert_eq!(report.counts.errors, Some(1));
+}
+
+#[tokio::test]
+async fn clippy_reports_warnings_and_fails_on_the_lint_the_project_denies() {
+    let fixture = fixture("lints");
+    // The crate compiles: cargo check passes.
+    let (_, captured, report) = run(&CargoCheck::default(), &fixture).await;
+    assert_eq!(exit_code(&captured), Some(0));
+    assert_eq!(report.outcome, Outcome::Passed, "{report:#?}");
+
+    let clippy = Clippy::default();
+    let (spec, captured, report) = run(&clippy, &fixture).await;
+    assert_eq!(spec.args[0], "clippy");
+    assert!(!spec.args.iter().any(|a| a == "-D" || a == "warnings"));
+    assert_eq!(exit_code(&captured), Some(101));
+    assert_eq!(report.outcome, Outcome::Failed, "{report:#?}");
+    assert_eq!(
+        places(&report),
+        [
+            (
+                Severity::Warning,
+                "src/lib.rs".to_owned(),
+                8,
+                "clippy::needless_range_loop".to_owned()
+            ),
+            (
+                Severity::Error,
+                "src/lib.rs".to_owned(),
+                16,
+                "clippy::needless_return".to_owned()
+            ),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn failing_tests_fail_with_counts_and_rerun_by_name() {
+    let fixture = fixture("tests-failing");
+    let test = CargoTest::default();
+    let (spec, captured, report) = run(&test, &fixture).await;
+    assert_eq!(exit_code(&captured), Some(101));
+    assert_eq!(report.outcome, Outcome::Failed, "{report:#?}");
+    assert_eq!(report.counts.tests_failed, Some(2));
+    assert_eq!(report.counts.tests_passed, Some(2));
+    // libtest reports tests as they finish, in parallel: the order is not fixed.
+    let mut failing: Vec<(&str, Option<&str>, Option<u32>)> = report
+        .errors()
+        .map(|d| (d.test.as_deref().unwrap_or(""), d.file.as_deref(), d.line))
+        .collect();
+    failing.sort();
+    assert_eq!(
+        failing,
+        [
+            ("tests::adds_negative", Some("src/lib.rs"), Some(25)),
+            ("tests::rejects_garbage", Some("src/lib.rs"), Some(35))
+        ]
+    );
+    assert!(report.errors().all(|d| d.kind == Kind::Test));
+
+    let rerun = test
+        .rerun_failed(&fixture.workspace, &report)
+        .expect("a rerun command");
+    assert_eq!(rerun.args[..spec.args.len()], spec.args[..]);
+    let mut names = rerun.args[spec.args.len() + 2..].to_vec();
+    names.sort();
+    assert_eq!(rerun.args[spec.args.len()..][..2], ["--", "--exact"]);
+    assert_eq!(names, ["tests::adds_negative", "tests::rejects_garbage"]);
+    let (_, again) = run_spec(&test, &fixture, &rerun).await;
+    assert_eq!(again.outcome, Outcome::Failed, "{again:#?}");
+    assert_eq!(again.counts.tests_failed, Some(2));
+    assert_eq!(again.counts.tests_passed, Some(0));
+}
+
+#[tokio::test]
+async fn a_passing_crate_passes_every_cargo_verifier() {
+    let fixture = fixture("passing");
+    for verifier in verdict_cargo::verifiers() {
+        let (_, captured, report) = run(verifier.as_ref(), &fixture).await;
+        assert_eq!(exit_code(&captured), Some(0), "{}", verifier.name());
+        assert_eq!(
+            report.outcome,
+            Outcome::Passed,
+            "{}: {report:#?}",
+            verifier.name()
+        );
+        assert!(report.errors().next().is_none(), "{}", verifier.name());
+        if verifier.name() == "cargo-test" {
+            assert_eq!(report.counts.tests_passed, Some(2));
+            assert_eq!(report.counts.tests_failed, Some(0));
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_manifest_that_does_not_parse_is_errored_never_passed() {
+    let fixture = fixture("bad-manifest");
+    let (_, captured, report) = run(&CargoCheck::default(), &fixture).await;
+    assert_eq!(exit_code(&captured), Some(101));
+    assert_eq!(report.outcome, Outcome::Errored, "{report:#?}");
+    assert!(
+        report
+            .error
+            .as_deref()
+            .is_some_and(|e| e.contains("Cargo.toml")),
+        "{:?}",
+        report.error
+    );
+}
+
+#[tokio::test]
+async fn a_cargo_that_cannot_start_is_errored() {
+    let fixture = fixture("passing");
+    let check = CargoCheck::default();
+    let mut spec = check
+        .command(&fixture.workspace)
+        .expect("the command can be built");
+    spec.program = fixture.workspace.path("no-such-cargo");
+    let (captured, report) = run_spec(&check, &fixture, &spec).await;
+    assert!(
+        matches!(captured.exit, Exit::NotStarted { .. }),
+        "{captured:?}"
+    );
+    assert_eq!(report.outcome, Outcome::Errored, "{report:#?}");
+}
