@@ -646,14 +646,15 @@ fn resolve_program(
     path_var: Option<&std::ffi::OsStr>,
 ) -> io::Result<PathBuf> {
     if program.components().count() > 1 || program.is_absolute() {
-        return Ok(cwd.join(program));
+        // Absolute, so that a relative working directory cannot make it ambiguous.
+        return std::path::absolute(cwd.join(program));
     }
     let mut not_executable = None;
     for dir in std::env::split_paths(path_var.unwrap_or_default()) {
         if dir.as_os_str().is_empty() {
             continue;
         }
-        let candidate = cwd.join(dir).join(program);
+        let candidate = std::path::absolute(cwd.join(dir).join(program))?;
         match std::fs::metadata(&candidate) {
             Ok(meta) if meta.is_file() && meta.permissions().mode() & 0o111 != 0 => {
                 return Ok(candidate);
@@ -744,10 +745,10 @@ mod tests {
 
     #[test]
     fn bare_names_are_looked_up_on_path_and_paths_resolved_against_cwd() {
-        let cwd = Path::new("/work/dir");
+        let cwd = Path::new("/project");
         assert_eq!(
             resolve_program(Path::new("./bin/tool"), cwd, None).ok(),
-            Some(PathBuf::from("/work/dir/./bin/tool"))
+            Some(PathBuf::from("/project/bin/tool"))
         );
         let missing = resolve_program(Path::new("surely-not-a-program"), cwd, Some("".as_ref()));
         assert_eq!(missing.err().map(|e| e.raw_os_error()), Some(Some(2)));
