@@ -97,9 +97,9 @@ impl Eslint {
 /// The eslint configuration a workspace has, as eslint would find it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Config {
-    /// A flat config (the path, relative to the root when it is inside it).
+    /// A flat config: its path relative to the root (`eslint.config.mjs`, `../eslint.config.js`).
     Flat(String),
-    /// Only a legacy eslintrc config (the file, or `package.json` for `eslintConfig`).
+    /// Only a legacy eslintrc config: its path relative to the root, or `package.json (eslintConfig)`.
     Legacy(String),
     /// None found.
     Missing,
@@ -107,27 +107,20 @@ pub enum Config {
 
 /// Finds the configuration eslint would use for `workspace`: a flat config in the root or an
 /// ancestor first (as eslint 9 looks for one), else a legacy config in the root or an ancestor.
+/// The file is named relative to the root (`../../eslint.config.js` for a monorepo's).
 pub fn config(workspace: &Workspace) -> Config {
-    let shown = |path: &Path| {
-        path.strip_prefix(&workspace.root)
-            .unwrap_or(path)
-            .to_string_lossy()
-            .into_owned()
-    };
-    for dir in workspace.root.ancestors() {
+    let shown = |depth: usize, name: &str| format!("{}{name}", "../".repeat(depth));
+    for (depth, dir) in workspace.root.ancestors().enumerate() {
         if let Some(name) = FLAT_CONFIGS.iter().find(|n| dir.join(n).is_file()) {
-            return Config::Flat(shown(&dir.join(name)));
+            return Config::Flat(shown(depth, name));
         }
     }
-    for dir in workspace.root.ancestors() {
+    for (depth, dir) in workspace.root.ancestors().enumerate() {
         if let Some(name) = LEGACY_CONFIGS.iter().find(|n| dir.join(n).is_file()) {
-            return Config::Legacy(shown(&dir.join(name)));
+            return Config::Legacy(shown(depth, name));
         }
         if has_eslint_config_key(&dir.join("package.json")) {
-            return Config::Legacy(format!(
-                "{} (eslintConfig)",
-                shown(&dir.join("package.json"))
-            ));
+            return Config::Legacy(format!("{} (eslintConfig)", shown(depth, "package.json")));
         }
     }
     Config::Missing
@@ -378,7 +371,8 @@ impl Verifier for Eslint {
             // Otherwise what it printed explains it (a crash, a config error).
             _ => {
                 let mut report = summarize_log_as(NAME, captured);
-                if json.is_none() && report.outcome == Outcome::Passed {
+                // A time-out, a signal or a start failure is explained below.
+                if json.is_none() && exit_code.is_some() && report.outcome == Outcome::Passed {
                     report.outcome = Outcome::Errored;
                     report.error = Some(format!(
                         "eslint wrote no report to {}; see {}",
@@ -401,9 +395,10 @@ impl Verifier for Eslint {
             .map(|dir| dir.join("package.json"))
             .unwrap_or_else(|| PathBuf::from("node_modules/eslint/package.json"));
         let mut tool_files = vec![tool_file];
-        // A config above the root (a monorepo's) is read too.
+        // A config above the root (a monorepo's) is read too; the globs only see the root.
         match config(workspace) {
-            Config::Flat(file) | Config::Legacy(file) if Path::new(&file).is_absolute() => {
+            Config::Flat(file) | Config::Legacy(file) if file.starts_with("../") => {
+                let file = file.trim_end_matches(" (eslintConfig)");
                 tool_files.push(PathBuf::from(file));
             }
             _ => {}
