@@ -247,3 +247,43 @@ async fn a_cargo_that_cannot_start_is_errored() {
     );
     assert_eq!(report.outcome, Outcome::Errored, "{report:#?}");
 }
+
+#[tokio::test]
+async fn a_test_that_never_ends_times_out_and_is_errored() {
+    let fixture = fixture("hang");
+    // Build first, with no time limit, so that the limit applies to the tests alone.
+    let build = CargoTest::default();
+    let mut spec = build
+        .command(&fixture.workspace)
+        .expect("the command can be built");
+    spec.args.push("--no-run".to_owned());
+    let (captured, _) = run_spec(&build, &fixture, &spec).await;
+    assert_eq!(exit_code(&captured), Some(0), "the tests build");
+
+    let test = CargoTest::default().with_timeout(std::time::Duration::from_secs(5));
+    let started = std::time::Instant::now();
+    let (_, captured, report) = run(&test, &fixture).await;
+    assert_eq!(captured.exit, Exit::TimedOut);
+    assert!(started.elapsed() < std::time::Duration::from_secs(60));
+    assert_eq!(report.outcome, Outcome::Errored, "{report:#?}");
+    assert!(
+        report
+            .error
+            .as_deref()
+            .is_some_and(|e| e.contains("timed out")),
+        "{:?}",
+        report.error
+    );
+}
+
+#[tokio::test]
+async fn a_test_binary_that_aborts_is_never_a_pass() {
+    let fixture = fixture("abort");
+    let (_, captured, report) = run(&CargoTest::default(), &fixture).await;
+    assert_eq!(exit_code(&captured), Some(101));
+    assert_ne!(report.outcome, Outcome::Passed, "{report:#?}");
+    assert!(
+        report.error.is_some() || report.errors().next().is_some(),
+        "says what went wrong: {report:#?}"
+    );
+}

@@ -277,3 +277,41 @@ async fn a_python_that_cannot_start_is_errored() {
     );
     assert_eq!(report.outcome, Outcome::Errored, "{report:#?}");
 }
+
+#[tokio::test]
+async fn a_test_that_never_ends_times_out_and_is_errored() {
+    let fixture = fixture("slow", Venv::Shared);
+    let pytest = Pytest::default().with_timeout(std::time::Duration::from_secs(5));
+    let spec = pytest
+        .command(&fixture.workspace)
+        .expect("the command can be built");
+    let started = std::time::Instant::now();
+    let (captured, report) = run_spec(&fixture, &spec).await;
+    assert_eq!(captured.exit, Exit::TimedOut);
+    assert!(started.elapsed() < std::time::Duration::from_secs(60));
+    assert_eq!(report.outcome, Outcome::Errored, "{report:#?}");
+    assert!(
+        report
+            .error
+            .as_deref()
+            .is_some_and(|e| e.contains("timed out")),
+        "{:?}",
+        report.error
+    );
+}
+
+#[tokio::test]
+async fn pytest_crashing_in_a_plugin_hook_is_errored() {
+    let fixture = fixture("internal-error", Venv::Shared);
+    let (_, captured, report) = run(&fixture).await;
+    assert_eq!(exit_code(&captured), Some(3));
+    assert_eq!(report.outcome, Outcome::Errored, "{report:#?}");
+    assert!(
+        report
+            .error
+            .as_deref()
+            .is_some_and(|e| e.contains("plugin exploded")),
+        "{:?}",
+        report.error
+    );
+}
