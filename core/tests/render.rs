@@ -783,3 +783,37 @@ fn overall_of(document: &RunDocument) -> Outcome {
         Outcome::Passed
     }
 }
+
+#[test]
+fn a_test_run_that_does_not_compile_is_not_green() {
+    let mut report = Report::new("cargo", Outcome::Failed);
+    report.push(
+        Diagnostic::new("cargo", Kind::Build, Severity::Error, "mismatched types")
+            .at("src/lib.rs", Some(4), Some(9))
+            .with_code("E0308"),
+    );
+    let mut silent = Report::new("mocha", Outcome::Failed);
+    silent.summary = Some("exit code 1".to_owned());
+    let runs = vec![
+        verification("cargo-test", Kind::Test, Status::Ran, report, 4000),
+        verification("mocha", Kind::Test, Status::Ran, silent, 300),
+    ];
+    let human = rendered(Format::Human, &runs, 0);
+    assert!(
+        human.starts_with("✗ cargo-test failed 4.0s — 1 error\n✗ mocha failed 300ms\n"),
+        "{human}"
+    );
+    let read = junit_read("build", &rendered(Format::Junit, &runs, 0));
+    for suite in read["suites"].as_array().expect("suites") {
+        assert_eq!(
+            (&suite["tests"], &suite["errors"]),
+            (&Value::from(1), &Value::from(1)),
+            "{suite:#}"
+        );
+        assert_eq!(suite["cases"][0]["results"][0]["tag"], "error");
+    }
+    let text = read["suites"][0]["cases"][0]["results"][0]["text"]
+        .as_str()
+        .expect("text");
+    assert_eq!(text, "src/lib.rs:4:9 error E0308 mismatched types\n");
+}

@@ -11,6 +11,9 @@
 //! - **Any other verifier** (a type checker, a linter, a build) is one check: a suite with one
 //!   `<testcase>` named after the verifier, failing with its errors listed in the failure's
 //!   text when the verifier failed. A linter's thousand findings are not a thousand tests.
+//! - A test verifier that **failed outside its tests** (the code does not compile, so no test
+//!   ran; or it failed with nothing attributed to a test) gets one `<testcase>` with an `<error>`
+//!   listing what it found, so that a suite without test numbers never looks green.
 //! - An **errored verifier** adds a `<testcase>` with an `<error>` giving the reason, counted in
 //!   `errors` and `tests`: a tool that could not run is never shown as a green suite.
 //!
@@ -91,6 +94,34 @@ impl<'a> Suite<'a> {
             failures = counts.tests_failed.unwrap_or(0).max(listed_failures);
             errors = counts.suites_errored.unwrap_or(0).max(listed_errors);
             skipped = counts.tests_skipped.unwrap_or(0);
+            // Errors that are not failing tests (code that does not compile, so no test ran)
+            // are one error case: the suite must not look green for want of test numbers.
+            let other: Vec<&Diagnostic> = report
+                .diagnostics
+                .iter()
+                .filter(|d| d.kind != Kind::Test && d.severity == Severity::Error)
+                .collect();
+            let unexplained = report.outcome == Outcome::Failed && failures == 0 && errors == 0;
+            if !other.is_empty() || unexplained {
+                errors += 1;
+                let headline = counts_phrase(verification.kind, report);
+                cases.push(Case {
+                    name: format!("{} failed outside its tests", verification.verifier),
+                    classname: verification.verifier.clone(),
+                    file: None,
+                    line: None,
+                    problem: Some(Problem {
+                        element: "error",
+                        kind: "failed".to_owned(),
+                        message: if headline.is_empty() {
+                            format!("{} failed", verification.verifier)
+                        } else {
+                            format!("{} failed: {headline}", verification.verifier)
+                        },
+                        text: listing(report),
+                    }),
+                });
+            }
             tests = counts
                 .tests_passed
                 .unwrap_or(0)

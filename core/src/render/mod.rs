@@ -175,7 +175,11 @@ fn counts_phrase(kind: Kind, report: &Report) -> String {
                 plural(suites, "suite", "suites")
             ));
         }
-        return parts.join(", ");
+        // A test run that stopped before any test (code that does not compile) has no test
+        // numbers: its errors are counted below.
+        if !parts.is_empty() {
+            return parts.join(", ");
+        }
     }
     let count = |severity: Severity| {
         report
