@@ -7,6 +7,8 @@
 //! - [`lines`]: the streaming line reader every summarizer is fed by (ANSI stripped, CRLF folded,
 //!   invalid UTF-8 replaced, endless lines cut).
 //! - [`verifier`]: the [`Verifier`] trait — describe a command, interpret its captured output.
+//! - [`process`]: the one [`verifier::Runner`] that spawns processes — each in its own process
+//!   group, pipes drained to a log, time-outs and Ctrl-C stopping the whole tree, nothing left behind.
 //! - [`cache`]: the result cache that skips a verifier whose inputs are unchanged since it last
 //!   passed, and the last report of each verifier for `--failed-first`.
 //! - [`digest`]: Reports → the short, token-budgeted, redacted text a coding agent receives.

@@ -22,6 +22,12 @@
 //!   stopped with the same grace flow, and the tool itself is always reaped. Processes that left the
 //!   group on purpose (`setsid`, a daemonizing tool) are out of reach of any process-group
 //!   approach; their hold on the pipes is cut after the leak timeout so they cannot hang verdict.
+//! - **Output files are fresh.** [`CommandSpec::output_files`] (relative ones against the working
+//!   directory) are deleted before the tool starts and read back after it ends, so a tool that
+//!   dies before writing its report is never credited with the previous run's. One that was not
+//!   written, cannot be read, or is larger than the cap (256 MiB by default) is handed over as
+//!   `None`, with a warning: the verifier then falls back on the log, or reports the run as
+//!   errored if it cannot do without the file — never a pass built on a cut-off report.
 //! - **Fail closed.** A program that cannot be started, a working directory that does not exist, a
 //!   stale output file that cannot be removed or a log that cannot be written all end as
 //!   [`Exit::NotStarted`] with a message naming what failed — an errored verification, never a pass.
@@ -440,6 +446,10 @@ impl Stopper {
         if !group_alive(group) {
             return;
         }
+        tracing::debug!(
+            group = group.as_raw_pid(),
+            "the tool left processes running; stopping them"
+        );
         if self.cancel.is_cancelled() && !self.int_sent {
             self.signal(Signal::INT);
             if self
