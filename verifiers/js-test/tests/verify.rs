@@ -50,6 +50,36 @@ fn project(runner: &str, case: &str) -> TempDir {
     dir
 }
 
+/// Like [`project`], but with the older major version the tools install under `alias`
+/// (`jest29`) as the project's only package: `node_modules/<runner>` links to it, and
+/// `node_modules/.bin/<runner>` to its `bin` script. Its own dependencies resolve from where it is
+/// installed.
+fn project_with_older_major(runner: &str, case: &str, alias: &str, bin: &str) -> TempDir {
+    let source = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(runner)
+        .join(case);
+    let dir = tempfile::Builder::new()
+        .prefix("verdict-js-test-")
+        .tempdir()
+        .expect("a temporary directory");
+    copy_dir(&source, dir.path());
+    let modules = dir.path().join("node_modules");
+    std::fs::create_dir_all(modules.join(".bin")).expect("create node_modules/.bin");
+    let installed = tools().join("node_modules").join(alias);
+    assert!(
+        installed.is_dir(),
+        "{alias} is missing: run `cargo xtask tools` first"
+    );
+    std::os::unix::fs::symlink(&installed, modules.join(runner)).expect("link the package");
+    std::os::unix::fs::symlink(
+        Path::new("..").join(runner).join(bin),
+        modules.join(".bin").join(runner),
+    )
+    .expect("link the binary");
+    dir
+}
+
 fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("create a directory");
     for entry in std::fs::read_dir(from).expect("read a fixture directory") {
@@ -350,5 +380,81 @@ fn a_project_without_the_tool_installed_gets_an_install_hint() {
             }
             other => panic!("{}: {other:?}", verifier.name()),
         }
+    }
+}
+
+/// The older majors the tools install (jest 29, vitest 3, mocha 10): the failing fixture, and the
+/// re-run of its failing tests with the same filters (vitest 3 joins titles with a space when it
+/// matches `-t`, vitest 5 with ` > `).
+#[tokio::test]
+async fn older_majors_on_the_failing_fixture_and_its_rerun() {
+    let cases: [(&dyn Verifier, &str, &str, &str); 3] = [
+        (&Jest::default(), "jest29", "bin/jest.js", " › "),
+        (&Vitest::default(), "vitest3", "vitest.mjs", " > "),
+        (&Mocha::default(), "mocha10", "bin/mocha.js", " > "),
+    ];
+    for (verifier, alias, bin, separator) in cases {
+        let dir = project_with_older_major(verifier.name(), "failing", alias, bin);
+        let workspace = Workspace::new(dir.path());
+        let spec = verifier.command(&workspace).expect("a command");
+        let failing = run_spec(verifier, &workspace, spec).await;
+        check_failing(&failing, separator);
+        check_rerun(verifier, &dir, &failing.report, separator).await;
+    }
+}
+
+/// Evidence beyond dependencies: a `vite.config.*` with a `test` section, a `jest` key in
+/// `package.json`, a script that runs `_mocha`; and a `vite.config.*` without tests is none.
+#[test]
+fn detection_reads_vite_configs_package_keys_and_scripts() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let workspace = Workspace::new(dir.path());
+    let write =
+        |name: &str, text: &str| std::fs::write(dir.path().join(name), text).expect("write");
+    write(
+        "vite.config.ts",
+        "export default { plugins: [], build: { outDir: 'dist' } };\n",
+    );
+    write("package.json", r#"{"name": "p"}"#);
+    for verifier in verdict_js_test::verifiers() {
+        assert!(
+            matches!(verifier.applies(&workspace), Applicability::DoesNotApply(_)),
+            "{}",
+            verifier.name()
+        );
+    }
+    write(
+        "vite.config.ts",
+        "export default { test: { environment: 'node' } };\n",
+    );
+    write(
+        "package.json",
+        r#"{"name": "p", "jest": {"testEnvironment": "node"}, "scripts": {"unit": "_mocha --recursive"}}"#,
+    );
+    let reason = |verifier: &dyn Verifier| match verifier.applies(&workspace) {
+        Applicability::Applies(reason) => reason,
+        other => panic!("{}: {other:?}", verifier.name()),
+    };
+    assert!(reason(&Vitest::default()).contains("vite.config.ts configures tests"));
+    assert!(reason(&Jest::default()).contains("`jest` config"));
+    assert!(reason(&Mocha::default()).contains("`unit` script runs mocha"));
+}
+
+/// The cache's view of a test run: sources and tests, configs, and the tool's version.
+#[test]
+fn inputs_cover_sources_configs_and_the_tool() {
+    let workspace = Workspace::new("project");
+    for verifier in verdict_js_test::verifiers() {
+        let inputs = verifier.inputs(&workspace).expect("inputs");
+        for glob in ["*.js", "*.ts", "*.json", "!**/node_modules/**"] {
+            assert!(inputs.globs.iter().any(|g| g == glob), "{glob}");
+        }
+        assert_eq!(
+            inputs.tool_files,
+            [PathBuf::from(format!(
+                "node_modules/{}/package.json",
+                verifier.name()
+            ))]
+        );
     }
 }
