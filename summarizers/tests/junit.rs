@@ -1,7 +1,8 @@
 //! The JUnit parser against every JUnit XML file pytest wrote in the captured runs of
 //! `testdata/pytest/` (`<case>.truth.xml`), checked against the XML's own attributes (read here
 //! with a separate, minimal reader) and against the log parser's report of the same run: the same
-//! failing tests, and — where both show the same traceback — the same fingerprints.
+//! failing tests, and — where both show the same traceback — the same fingerprints. Each report
+//! is snapshotted.
 
 mod support;
 
@@ -49,6 +50,7 @@ fn check(case: &str) {
     let xml = support::truth("pytest", case, "xml").expect("xml");
     let text = String::from_utf8(xml.clone()).expect("UTF-8");
     let report = junit::parse("pytest", &xml);
+    insta::assert_json_snapshot!(case.to_owned(), report);
     let log = PytestSummarizer.parse(&support::log("pytest", case));
     let meta = support::meta("pytest", case);
     let argv: Vec<String> = meta["argv"]
