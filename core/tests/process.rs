@@ -665,3 +665,60 @@ async fn a_second_cancel_kills_at_once() {
     );
     assert_all_gone(&pids).await;
 }
+
+#[tokio::test]
+async fn one_cancel_stops_every_running_command() {
+    let fixture = Fixture::new();
+    let tool = fixture.script("tool.sh", "sleep 30 &\necho $! >> \"$PIDS\"\nwait");
+    let runner = runner();
+    let handles: Vec<_> = (0..3)
+        .map(|i| {
+            let runner = runner.clone();
+            let spec = fixture.spec(&tool, Duration::from_secs(30));
+            let log = fixture.path(&format!("logs/{i}.log"));
+            tokio::spawn(async move { runner.run(&spec, &log).await })
+        })
+        .collect();
+    let pids = fixture.wait_for_pids(3).await;
+    runner.cancel();
+    for handle in handles {
+        assert_eq!(handle.await.expect("join").exit, Exit::Cancelled);
+    }
+    assert_all_gone(&pids).await;
+}
+
+#[tokio::test]
+async fn duration_is_measured_and_huge_timeouts_do_not_overflow() {
+    let fixture = Fixture::new();
+    let tool = fixture.script("tool.sh", "sleep 0.3");
+    let (captured, elapsed) = run(&runner(), &fixture, &fixture.spec(&tool, Duration::MAX)).await;
+    assert_eq!(captured.exit, Exit::Code { code: 0 });
+    assert!(
+        captured.duration >= Duration::from_millis(300),
+        "{:?}",
+        captured.duration
+    );
+    assert!(
+        captured.duration <= elapsed,
+        "{:?} > {elapsed:?}",
+        captured.duration
+    );
+}
+
+#[tokio::test]
+async fn a_name_on_path_without_the_execute_bit_is_permission_denied() {
+    let fixture = Fixture::new();
+    std::fs::create_dir_all(fixture.path("bin")).expect("mkdir");
+    let tool = fixture.script("bin/mytool", "exit 0");
+    std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+    let mut spec = fixture.spec("mytool", Duration::from_secs(10));
+    spec.env
+        .insert("PATH".to_owned(), fixture.path("bin").display().to_string());
+    let (captured, _) = run(&runner(), &fixture, &spec).await;
+    assert_eq!(
+        captured.exit,
+        Exit::NotStarted {
+            message: "failed to start `mytool`: Permission denied (os error 13)".to_owned()
+        }
+    );
+}
