@@ -15,11 +15,7 @@
 //! plugin is caught there and returned as an error.
 //!
 //! Writing a plugin takes no `unsafe`: implement [`verdict_core::Verifier`] and let [`export!`]
-//! write the symbols.
-//!
-//! ```ignore
-//! verdict_plugin_abi::export!(MyVerifier::new(), MyOtherVerifier);
-//! ```
+//! write the symbols (its documentation has a whole plugin).
 
 // This crate is the boundary to foreign code: it must declare `extern "C"` items, export
 // `no_mangle` symbols (through `export!`) and read raw pointers handed over by the host. Every
@@ -200,8 +196,55 @@ pub const VTABLE_V1_SIZE: usize = std::mem::size_of::<VTable>();
 /// expressions are evaluated once, on the first call from the host (inside the panic guard), and
 /// the verifiers live as long as the library. Use it once, at the root of a `cdylib` crate.
 ///
-/// ```ignore
-/// verdict_plugin_abi::export!(GitDiffCheck::default());
+/// ```
+/// use std::time::Duration;
+///
+/// use verdict_core::model::{Kind, Outcome, Report};
+/// use verdict_core::verifier::{
+///     Applicability, Captured, CommandSpec, ExitCodes, Exit, Verifier, VerifierError, Workspace,
+/// };
+///
+/// /// `make check`, where there is a Makefile.
+/// struct MakeCheck;
+///
+/// impl Verifier for MakeCheck {
+///     fn name(&self) -> &str {
+///         "make-check"
+///     }
+///
+///     fn kind(&self) -> Kind {
+///         Kind::Custom
+///     }
+///
+///     fn applies(&self, workspace: &Workspace) -> Applicability {
+///         if workspace.path("Makefile").exists() {
+///             Applicability::Applies("Makefile".into())
+///         } else {
+///             Applicability::DoesNotApply("no Makefile".into())
+///         }
+///     }
+///
+///     fn command(&self, workspace: &Workspace) -> Result<CommandSpec, VerifierError> {
+///         Ok(CommandSpec {
+///             program: "make".into(),
+///             args: vec!["check".into()],
+///             env: Default::default(),
+///             cwd: workspace.root.clone(),
+///             timeout: Duration::from_secs(600),
+///             exit_codes: ExitCodes { pass: vec![0], fail: vec![2] },
+///             output_files: vec![],
+///         })
+///     }
+///
+///     fn interpret(&self, _spec: &CommandSpec, captured: &Captured) -> Report {
+///         match captured.exit {
+///             Exit::Code { code: 0 } => Report::new("make-check", Outcome::Passed),
+///             _ => Report::errored("make-check", "make check did not pass; its log says why"),
+///         }
+///     }
+/// }
+///
+/// verdict_plugin_abi::export!(MakeCheck);
 /// ```
 #[macro_export]
 macro_rules! export {
