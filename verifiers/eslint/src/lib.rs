@@ -185,6 +185,10 @@ fn fail_closed(mut report: Report, spec: &CommandSpec, captured: &Captured) -> R
              report; see {}",
             captured.log_path.display()
         ),
+        Exit::Code { code: 127 } => format!(
+            "eslint could not start (exit 127: is `node` on PATH?); see {}",
+            captured.log_path.display()
+        ),
         Exit::Code { code } => format!(
             "eslint exited with {code} (a configuration error or a crash); see {}",
             captured.log_path.display()
@@ -242,6 +246,12 @@ impl Eslint {
         let mut env = std::collections::BTreeMap::new();
         let config = config(workspace);
         let flat = match &config {
+            // eslint 8 looks for a flat config only when told to (before 8.57) or only under the
+            // name eslint.config.js; the variable makes it use one under any name it knows.
+            Config::Flat(_) if installed.major() == Some(8) => {
+                env.insert(USE_FLAT_CONFIG.to_owned(), "true".to_owned());
+                true
+            }
             Config::Flat(_) | Config::Missing => true,
             Config::Legacy(file) => match installed.major() {
                 Some(major) if major >= 10 => {
@@ -371,8 +381,11 @@ impl Verifier for Eslint {
             // Otherwise what it printed explains it (a crash, a config error).
             _ => {
                 let mut report = summarize_log_as(NAME, captured);
-                // A time-out, a signal or a start failure is explained below.
-                if json.is_none() && exit_code.is_some() && report.outcome == Outcome::Passed {
+                // A pass without a report is no pass; any other exit is explained below.
+                if json.is_none()
+                    && exit_code.is_some_and(|c| spec.exit_codes.pass.contains(&c))
+                    && report.outcome == Outcome::Passed
+                {
                     report.outcome = Outcome::Errored;
                     report.error = Some(format!(
                         "eslint wrote no report to {}; see {}",

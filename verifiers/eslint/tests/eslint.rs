@@ -453,3 +453,59 @@ fn inputs_name_the_sources_configs_and_the_installed_eslint() {
     assert_eq!(package["name"], "eslint");
     assert_eq!(package["version"], "9.39.5");
 }
+
+/// `node_modules/.bin/eslint` is a script run by `node`: without `node` on `PATH` it cannot start.
+#[tokio::test]
+async fn node_missing_from_path_is_errored_with_a_hint() {
+    let fixture = fixture("failing", true);
+    let eslint = Eslint::default();
+    let spec = eslint.command(&fixture.workspace).expect("the command");
+    let empty = tempfile::tempdir().expect("an empty directory for PATH");
+    let runner = ProcessRunner::new().with_env("PATH", empty.path().to_string_lossy());
+    let captured = runner
+        .run(&spec, &fixture.workspace.run_dir.join("eslint.log"))
+        .await;
+    assert_eq!(captured.exit, Exit::Code { code: 127 });
+    let report = eslint.interpret(&spec, &captured);
+    assert_eq!(report.outcome, Outcome::Errored, "{report:#?}");
+    assert!(
+        report
+            .error
+            .as_deref()
+            .is_some_and(|e| e.contains("`node` on PATH")),
+        "{report:#?}"
+    );
+}
+
+/// The eslint major decides how a config is asked for; eslint 8 is not in the shared install, so
+/// this builds the command against a package that only says its version (nothing is run).
+#[test]
+fn eslint8_is_told_which_config_format_to_use() {
+    let command_with = |config: (&str, &str)| {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let package = dir.path().join("node_modules/eslint");
+        std::fs::create_dir_all(package.join("bin")).expect("create the package");
+        std::fs::create_dir_all(dir.path().join("node_modules/.bin")).expect("create .bin");
+        std::fs::write(
+            package.join("package.json"),
+            r#"{"name": "eslint", "version": "8.57.1"}"#,
+        )
+        .expect("write package.json");
+        std::fs::write(package.join("bin/eslint.js"), "").expect("write the bin");
+        std::os::unix::fs::symlink(
+            "../eslint/bin/eslint.js",
+            dir.path().join("node_modules/.bin/eslint"),
+        )
+        .expect("link the bin");
+        std::fs::write(dir.path().join(config.0), config.1).expect("write the config");
+        let workspace = Workspace::new(dir.path());
+        let spec = Eslint::default().command(&workspace).expect("the command");
+        spec.env.get("ESLINT_USE_FLAT_CONFIG").cloned()
+    };
+    assert_eq!(
+        command_with(("eslint.config.mjs", "export default [];")),
+        Some("true".to_owned())
+    );
+    // eslint 8 reads .eslintrc by default: nothing to set.
+    assert_eq!(command_with((".eslintrc.json", "{}")), None);
+}

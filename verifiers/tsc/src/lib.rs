@@ -287,6 +287,10 @@ fn fail_closed(mut report: Report, spec: &CommandSpec, captured: &Captured) -> R
     }
     let reason = match &captured.exit {
         Exit::Code { code } if spec.exit_codes.pass.contains(code) => return report,
+        Exit::Code { code: 127 } => format!(
+            "tsc could not start (exit 127: is `node` on PATH?); see {}",
+            captured.log_path.display()
+        ),
         Exit::Code { code } => format!(
             "tsc exited with {code} but printed no diagnostic that could be read; see {}",
             captured.log_path.display()

@@ -342,3 +342,26 @@ async fn typescript7_reports_the_same_errors() {
     let version = std::fs::read_to_string(&inputs.tool_files[0]).expect("tool file");
     assert!(version.contains("\"version\": \"7."), "{version}");
 }
+
+/// `node_modules/.bin/tsc` is a script run by `node`: without `node` on `PATH` it cannot start.
+#[tokio::test]
+async fn node_missing_from_path_is_errored_with_a_hint() {
+    let fixture = fixture("passing", true);
+    let tsc = Tsc::default();
+    let spec = tsc.command(&fixture.workspace).expect("the command");
+    let empty = tempfile::tempdir().expect("an empty directory for PATH");
+    let runner = ProcessRunner::new().with_env("PATH", empty.path().to_string_lossy());
+    let captured = runner
+        .run(&spec, &fixture.workspace.run_dir.join("tsc.log"))
+        .await;
+    assert_eq!(captured.exit, Exit::Code { code: 127 });
+    let report = tsc.interpret(&spec, &captured);
+    assert_eq!(report.outcome, Outcome::Errored, "{report:#?}");
+    assert!(
+        report
+            .error
+            .as_deref()
+            .is_some_and(|e| e.contains("`node` on PATH")),
+        "{report:#?}"
+    );
+}
