@@ -35,14 +35,15 @@
 //! a `rustup update` that changes what stable means is not seen unless a toolchain file pins it.
 
 use std::collections::HashSet;
-use std::path::PathBuf;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use verdict_core::verifier::{
     Applicability, Captured, CommandSpec, Exit, ExitCodes, Inputs, VerifierError, Workspace,
 };
 use verdict_core::{Kind, Outcome, Report, Severity, Verifier};
-use verdict_verifier_support::{on_path, summarize_log_as};
+use verdict_verifier_support::summarize_log_as;
 
 /// How long a cargo command may run by default: a cold build of a large workspace is slow.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30 * 60);
@@ -93,15 +94,39 @@ pub fn project(workspace: &Workspace) -> Result<String, String> {
 }
 
 /// The `cargo` to run: the one on `PATH` (rustup's proxy honours `rust-toolchain.toml`), else
-/// rustup's default install location.
+/// rustup's default install location (`$CARGO_HOME/bin`, `~/.cargo/bin`).
 pub fn cargo_program() -> Option<PathBuf> {
-    on_path("cargo").or_else(|| {
-        let home = std::env::var_os("CARGO_HOME")
-            .map(PathBuf::from)
-            .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cargo")))?;
-        let cargo = home.join("bin").join("cargo");
-        cargo.is_file().then_some(cargo)
+    find_cargo(
+        std::env::var_os("PATH"),
+        std::env::var_os("CARGO_HOME").map(PathBuf::from),
+        std::env::var_os("HOME").map(PathBuf::from),
+    )
+}
+
+/// [`cargo_program`] given the values of `PATH`, `CARGO_HOME` and `HOME`.
+pub fn find_cargo(
+    path: Option<OsString>,
+    cargo_home: Option<PathBuf>,
+    home: Option<PathBuf>,
+) -> Option<PathBuf> {
+    let on_path = path.and_then(|path| {
+        std::env::split_paths(&path)
+            .map(|dir| dir.join("cargo"))
+            .find(|candidate| is_executable(candidate))
+    });
+    on_path.or_else(|| {
+        let cargo = cargo_home
+            .or_else(|| home.map(|home| home.join(".cargo")))?
+            .join("bin")
+            .join("cargo");
+        is_executable(&cargo).then_some(cargo)
     })
+}
+
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    path.metadata()
+        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 /// Which cargo command a verifier runs.
@@ -159,11 +184,22 @@ impl Command {
         timeout: Duration,
         args: Vec<String>,
     ) -> Result<CommandSpec, VerifierError> {
+        self.spec_with(workspace, timeout, args, cargo_program())
+    }
+
+    /// [`Command::spec`] with the cargo found (or not).
+    fn spec_with(
+        self,
+        workspace: &Workspace,
+        timeout: Duration,
+        args: Vec<String>,
+        cargo: Option<PathBuf>,
+    ) -> Result<CommandSpec, VerifierError> {
         project(workspace).map_err(|message| VerifierError::Project {
             tool: self.name().to_owned(),
             message,
         })?;
-        let program = cargo_program().ok_or_else(|| VerifierError::NotInstalled {
+        let program = cargo.ok_or_else(|| VerifierError::NotInstalled {
             tool: "cargo".to_owned(),
             hint: INSTALL_HINT.to_owned(),
         })?;
@@ -485,6 +521,38 @@ mod tests {
             .expect("cargo found");
         assert!(test.args.contains(&"--no-fail-fast".to_owned()));
         assert!(!test.args.contains(&"--all-targets".to_owned()));
+    }
+
+    #[test]
+    fn cargo_is_found_on_path_then_in_cargo_home_else_not_installed() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().expect("temp dir");
+        let make = |relative: &str| {
+            let path = dir.path().join(relative);
+            std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+            std::fs::write(&path, "").expect("write");
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+            path
+        };
+        let on_path = make("bin/cargo");
+        let in_home = make("home/.cargo/bin/cargo");
+        let path = Some(OsString::from(dir.path().join("bin")));
+        let home = Some(dir.path().join("home"));
+        assert_eq!(find_cargo(path, None, home.clone()), Some(on_path));
+        let empty = Some(OsString::from(dir.path().join("empty")));
+        assert_eq!(find_cargo(empty.clone(), None, home), Some(in_home));
+        assert_eq!(
+            find_cargo(empty, Some(dir.path().join("nowhere")), None),
+            None
+        );
+
+        // With no cargo anywhere, the command is not built: NotInstalled, with the hint.
+        let (_dir, workspace) = workspace_with(Some("[package]\nname = \"a\"\n"));
+        let error = Command::Check
+            .spec_with(&workspace, DEFAULT_TIMEOUT, Vec::new(), None)
+            .expect_err("no cargo");
+        assert!(matches!(error, VerifierError::NotInstalled { .. }));
+        assert!(error.to_string().contains("rustup"), "{error}");
     }
 
     #[test]

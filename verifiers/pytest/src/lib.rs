@@ -23,6 +23,7 @@
 //! that fails to import), 5 no tests collected — errored unless the output shows code failing.
 //! A Python without pytest prints `No module named pytest`: errored, with the install hint.
 
+use std::ffi::OsString;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -31,7 +32,7 @@ use verdict_core::verifier::{
     Applicability, Captured, CommandSpec, Exit, ExitCodes, Inputs, VerifierError, Workspace,
 };
 use verdict_core::{Kind, Outcome, Report, Severity, Verifier};
-use verdict_verifier_support::{on_path, summarize_log_as};
+use verdict_verifier_support::summarize_log_as;
 
 const NAME: &str = "pytest";
 
@@ -133,18 +134,43 @@ fn test_file_in(dir: &Path) -> Option<String> {
 /// The Python to run pytest with: the project's virtualenv, the active one, else `python3` on
 /// `PATH`.
 pub fn python(workspace: &Workspace) -> Option<PathBuf> {
+    find_python(
+        workspace,
+        std::env::var_os("VIRTUAL_ENV").map(PathBuf::from),
+        std::env::var_os("PATH"),
+    )
+}
+
+/// [`python`] given the values of `VIRTUAL_ENV` and `PATH`.
+pub fn find_python(
+    workspace: &Workspace,
+    virtual_env: Option<PathBuf>,
+    path: Option<OsString>,
+) -> Option<PathBuf> {
     let project = [".venv", "venv"]
         .iter()
         .map(|dir| workspace.path(dir).join("bin").join("python"))
         .find(|path| path.is_file());
     project
         .or_else(|| {
-            std::env::var_os("VIRTUAL_ENV")
-                .map(|venv| PathBuf::from(venv).join("bin").join("python"))
+            virtual_env
+                .map(|venv| venv.join("bin").join("python"))
                 .filter(|path| path.is_file())
         })
-        .or_else(|| on_path("python3"))
-        .or_else(|| on_path("python"))
+        .or_else(|| {
+            let path = path?;
+            ["python3", "python"].iter().find_map(|name| {
+                std::env::split_paths(&path)
+                    .map(|dir| dir.join(name))
+                    .find(|candidate| is_executable(candidate))
+            })
+        })
+}
+
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    path.metadata()
+        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 /// The hint shown when pytest is missing for `python`.
@@ -169,11 +195,21 @@ fn base_args(workspace: &Workspace) -> Vec<String> {
 
 impl Pytest {
     fn spec(&self, workspace: &Workspace, args: Vec<String>) -> Result<CommandSpec, VerifierError> {
+        self.spec_with(workspace, args, python(workspace))
+    }
+
+    /// [`Pytest::spec`] with the Python found (or not).
+    fn spec_with(
+        &self,
+        workspace: &Workspace,
+        args: Vec<String>,
+        python: Option<PathBuf>,
+    ) -> Result<CommandSpec, VerifierError> {
         project(workspace).map_err(|message| VerifierError::Project {
             tool: NAME.to_owned(),
             message,
         })?;
-        let program = python(workspace).ok_or_else(|| VerifierError::NotInstalled {
+        let program = python.ok_or_else(|| VerifierError::NotInstalled {
             tool: "python".to_owned(),
             hint: "install Python 3, then `python3 -m pip install pytest`".to_owned(),
         })?;
@@ -480,6 +516,25 @@ mod tests {
         assert_eq!(spec.args[..2], ["-m", "pytest"]);
         assert!(spec.args.iter().any(|a| a.starts_with("--junitxml=")));
         assert_eq!(spec.output_files, [workspace.run_dir.join(JUNIT_FILE)]);
+    }
+
+    #[test]
+    fn python_from_the_active_venv_then_path_else_not_installed() {
+        let (dir, workspace) = workspace_with(&[("conftest.py", "")]);
+        let venv = dir.path().join("active");
+        std::fs::create_dir_all(venv.join("bin")).expect("mkdir");
+        std::fs::write(venv.join("bin/python"), "").expect("write");
+        assert_eq!(
+            find_python(&workspace, Some(venv.clone()), None),
+            Some(venv.join("bin/python"))
+        );
+        let empty = Some(OsString::from(dir.path().join("empty")));
+        assert_eq!(find_python(&workspace, None, empty.clone()), None);
+        let error = Pytest::default()
+            .spec_with(&workspace, base_args(&workspace), None)
+            .expect_err("no python");
+        assert!(matches!(error, VerifierError::NotInstalled { .. }));
+        assert!(error.to_string().contains("pip install pytest"), "{error}");
     }
 
     #[test]
