@@ -13,7 +13,9 @@
 //! - **Stopping is graceful, then certain.** On a time-out the group gets `SIGTERM`, then, if
 //!   anything is still alive after the grace period, `SIGKILL`. On cancellation (Ctrl-C) the group
 //!   first gets `SIGINT` — what the tool would have received from the terminal had it been in the
-//!   foreground group — then the same grace → `SIGTERM` → grace → `SIGKILL` flow.
+//!   foreground group — then the same grace → `SIGTERM` → grace → `SIGKILL` flow. A second cancel
+//!   (a second Ctrl-C) skips what is left of the grace periods. A tool ended by a signal it did not
+//!   get from us is [`Exit::Signal`].
 //! - **Pipes drained while the tool runs.** Standard output and standard error are read
 //!   concurrently and written to the log file in the order they arrive, so a tool that writes
 //!   megabytes to one of them never blocks, and memory stays bounded whatever the output size.
@@ -22,6 +24,8 @@
 //!   stopped with the same grace flow, and the tool itself is always reaped. Processes that left the
 //!   group on purpose (`setsid`, a daemonizing tool) are out of reach of any process-group
 //!   approach; their hold on the pipes is cut after the leak timeout so they cannot hang verdict.
+//!   The group's other members are not our children (they are reparented when the tool exits), so
+//!   reaping them is their new parent's job; a member that is already a zombie counts as gone.
 //! - **Output files are fresh.** [`CommandSpec::output_files`] (relative ones against the working
 //!   directory) are deleted before the tool starts and read back after it ends, so a tool that
 //!   dies before writing its report is never credited with the previous run's. One that was not
