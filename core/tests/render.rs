@@ -307,6 +307,16 @@ fn scratch(name: &str) -> PathBuf {
 /// Runs the SARIF Multitool's `validate --rule-kind Gh;Sarif` on `sarif` and returns the
 /// findings of level error (`ruleId: message arguments`) — the test wants none.
 fn sarif_errors(name: &str, sarif: &str) -> Vec<String> {
+    let dir = scratch(name);
+    let input = dir.join("verdict.sarif");
+    std::fs::write(&input, sarif).expect("write the SARIF");
+    let errors = validate_sarif_files(&dir, &[input]);
+    let _ = std::fs::remove_dir_all(&dir);
+    errors
+}
+
+/// Validates SARIF `files` with one run of the Multitool, writing its log into `dir`.
+fn validate_sarif_files(dir: &Path, files: &[PathBuf]) -> Vec<String> {
     let multitool =
         tools().join("sarif/node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool");
     assert!(
@@ -314,13 +324,11 @@ fn sarif_errors(name: &str, sarif: &str) -> Vec<String> {
         "{} is missing: run `cargo xtask tools` first",
         multitool.display()
     );
-    let dir = scratch(name);
-    let input = dir.join("verdict.sarif");
     let output = dir.join("validation.sarif");
-    std::fs::write(&input, sarif).expect("write the SARIF");
+    let _ = std::fs::remove_file(&output);
     let run = Command::new(&multitool)
         .arg("validate")
-        .arg(&input)
+        .args(files)
         .args(["--rule-kind", "Gh;Sarif", "--output"])
         .arg(&output)
         .env("DOTNET_CLI_TELEMETRY_OPTOUT", "1")
@@ -331,6 +339,10 @@ fn sarif_errors(name: &str, sarif: &str) -> Vec<String> {
         run.status.success(),
         "the SARIF Multitool failed: {console}{}",
         String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(
+        console.contains(&format!("Done. {} files scanned.", files.len())),
+        "every file was validated: {console}"
     );
     let log: Value = serde_json::from_str(
         &std::fs::read_to_string(&output).expect("the Multitool writes its log"),
@@ -356,7 +368,6 @@ fn sarif_errors(name: &str, sarif: &str) -> Vec<String> {
             }
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
     errors
 }
 
@@ -816,4 +827,107 @@ fn a_test_run_that_does_not_compile_is_not_green() {
         .as_str()
         .expect("text");
     assert_eq!(text, "src/lib.rs:4:9 error E0308 mismatched types\n");
+}
+
+/// Every captured log of `summarizers/testdata`, parsed by the real summarizer, as one
+/// verification each.
+fn captured_runs() -> Vec<Verification> {
+    let testdata = Path::new(env!("CARGO_MANIFEST_DIR")).join("../summarizers/testdata");
+    let mut runs = Vec::new();
+    let mut tools: Vec<_> = std::fs::read_dir(&testdata)
+        .expect("summarizers/testdata")
+        .map(|e| e.expect("entry").path())
+        .collect();
+    tools.sort();
+    for dir in tools {
+        let tool = dir
+            .file_name()
+            .expect("name")
+            .to_string_lossy()
+            .into_owned();
+        let mut logs: Vec<_> = std::fs::read_dir(&dir)
+            .expect("a tool's testdata")
+            .map(|e| e.expect("entry").path())
+            .filter(|p| p.extension().is_some_and(|e| e == "log"))
+            .collect();
+        logs.sort();
+        for log in logs {
+            let bytes = std::fs::read(&log).expect("a captured log");
+            let report = match verdict_summarizers::by_name(&tool) {
+                Some(summarizer) => summarizer.parse(&bytes),
+                None => verdict_summarizers::summarize(&bytes),
+            };
+            let kind = match tool.as_str() {
+                "tsc" => Kind::Type,
+                "eslint" => Kind::Lint,
+                "generic" => Kind::Custom,
+                "cargo" if report.counts.tests_passed.is_none() => Kind::Build,
+                _ => Kind::Test,
+            };
+            let case = log
+                .file_stem()
+                .expect("stem")
+                .to_string_lossy()
+                .into_owned();
+            runs.push(verification(
+                &format!("{tool}-{case}"),
+                kind,
+                Status::Ran,
+                report,
+                100,
+            ));
+        }
+    }
+    assert!(runs.len() > 100, "the captured logs are there");
+    runs
+}
+
+#[test]
+fn every_captured_log_renders_to_sarif_the_multitool_accepts() {
+    let runs = captured_runs();
+    // GitHub takes at most 20 runs per file: one file per 20 verifiers, validated together.
+    let dir = scratch("captured-sarif");
+    let mut files = Vec::new();
+    for (i, chunk) in runs.chunks(20).enumerate() {
+        let file = dir.join(format!("chunk{i}.sarif"));
+        std::fs::write(&file, rendered(Format::Sarif, chunk, 0)).expect("write SARIF");
+        files.push(file);
+    }
+    let errors = validate_sarif_files(&dir, &files);
+    assert!(errors.is_empty(), "SARIF Multitool errors: {errors:#?}");
+}
+
+#[test]
+fn every_captured_log_renders_to_junit_with_its_counts() {
+    let runs = captured_runs();
+    let read = junit_read("captured", &rendered(Format::Junit, &runs, 0));
+    let suites = read["suites"].as_array().expect("suites");
+    assert_eq!(suites.len(), runs.len());
+    for (suite, run) in suites.iter().zip(&runs) {
+        assert_eq!(suite["name"], run.verifier.as_str());
+        let counts = &run.report.counts;
+        let number = |key: &str| suite[key].as_u64().expect("a count");
+        match (run.kind, run.outcome()) {
+            (Kind::Test, _) => {
+                assert!(
+                    number("failures") >= counts.tests_failed.unwrap_or(0),
+                    "{}: {suite:#}",
+                    run.verifier
+                );
+                assert_eq!(number("skipped"), counts.tests_skipped.unwrap_or(0));
+                assert!(number("tests") >= counts.tests_passed.unwrap_or(0));
+            }
+            (_, Outcome::Failed) => assert_eq!(number("failures"), 1, "{}", run.verifier),
+            (_, Outcome::Passed) => assert_eq!(number("failures") + number("errors"), 0),
+            (_, Outcome::Errored) => {}
+        }
+        // Nothing but a pass is green.
+        let green = number("failures") + number("errors") == 0;
+        assert_eq!(
+            green,
+            run.outcome() == Outcome::Passed,
+            "{}: {suite:#}",
+            run.verifier
+        );
+    }
 }
