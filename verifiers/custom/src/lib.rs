@@ -673,8 +673,14 @@ impl Verifier for CustomVerifier {
                 let glob = glob.trim_start_matches("./");
                 if prefix.is_empty() {
                     format!("{negated}{glob}")
-                } else {
+                } else if let Some(anchored) = glob.strip_prefix('/') {
+                    format!("{negated}/{prefix}/{anchored}")
+                } else if glob.trim_end_matches('/').contains('/') {
                     format!("{negated}{prefix}/{glob}")
+                } else {
+                    // In gitignore syntax a slash-free glob matches at any depth; keep that
+                    // below the config's directory.
+                    format!("{negated}{prefix}/**/{glob}")
                 }
             })
             .collect();
@@ -793,7 +799,7 @@ mod tests {
     fn inputs_are_relative_to_the_root() {
         let verifier = CustomVerifier::new(
             definition(
-                "name = 'x'\nkind = 'lint'\ncommand = ['./check']\ninputs = ['src/**/*.c', '!src/gen/**']",
+                "name = 'x'\nkind = 'lint'\ncommand = ['./check']\ninputs = ['src/**/*.c', '!src/gen/**', '*.h', '/Makefile']",
             ),
             Path::new("/project/sub"),
         )
@@ -801,7 +807,15 @@ mod tests {
         let inputs = verifier
             .inputs(&Workspace::new("/project"))
             .expect("inputs");
-        assert_eq!(inputs.globs, vec!["sub/src/**/*.c", "!sub/src/gen/**"]);
+        assert_eq!(
+            inputs.globs,
+            vec![
+                "sub/src/**/*.c",
+                "!sub/src/gen/**",
+                "sub/**/*.h",
+                "/sub/Makefile"
+            ]
+        );
         assert_eq!(
             inputs.tool_files,
             vec![
