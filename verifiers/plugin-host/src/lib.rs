@@ -148,7 +148,8 @@ pub unsafe fn load(path: &Path) -> Result<Plugin, LoadError> {
         message: loader_message(&error),
     })?;
     // The library is never unloaded: its code and statics are referenced for the rest of the
-    // process (the table, and the functions reached through it).
+    // process (the table, and the functions reached through it). One refused below stays loaded
+    // too: its initialisers have run, and running its finalisers would be more foreign code.
     let library: &'static libloading::Library = Box::leak(Box::new(library));
 
     let missing = |symbol: &'static str, error: libloading::Error| LoadError::MissingSymbol {
@@ -356,7 +357,10 @@ impl Verifier for PluginVerifier {
     fn applies(&self, workspace: &Workspace) -> Applicability {
         let workspace = match to_json(&wire::Workspace::from(workspace)) {
             Ok(json) => json,
-            Err(error) => return Applicability::DoesNotApply(error),
+            // As below: run it, and let `command` report the problem.
+            Err(error) => {
+                return Applicability::Applies(format!("could not tell, running it: {error}"));
+            }
         };
         match self.call::<wire::Applicability>("applies", |table, name| {
             // SAFETY: both buffers outlive the call.

@@ -165,6 +165,27 @@ async fn example_plugin_finds_whitespace_errors_in_a_real_repository() {
     assert_eq!(verified.counts.errors, Some(3));
 }
 
+#[test]
+fn a_plugin_verifier_is_called_from_many_threads_at_once() {
+    let libs = tempfile::tempdir().expect("temp dir");
+    let plugin = load_ok(&support::example_plugin(libs.path()));
+    let verifier: std::sync::Arc<dyn Verifier> = plugin.verifiers().remove(0).into();
+    let threads: Vec<_> = (0..8)
+        .map(|i| {
+            let verifier = std::sync::Arc::clone(&verifier);
+            std::thread::spawn(move || {
+                let root = format!("/project-{i}");
+                (0..50)
+                    .map(|_| verifier.command(&Workspace::new(&root)).expect("a command"))
+                    .all(|spec| spec.cwd == Path::new(&root))
+            })
+        })
+        .collect();
+    for thread in threads {
+        assert!(thread.join().expect("no panic"));
+    }
+}
+
 #[tokio::test]
 async fn example_plugin_reports_git_errors_as_errored() {
     let libs = tempfile::tempdir().expect("temp dir");
