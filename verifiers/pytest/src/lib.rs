@@ -23,6 +23,7 @@
 //! that fails to import), 5 no tests collected — errored unless the output shows code failing.
 //! A Python without pytest prints `No module named pytest`: errored, with the install hint.
 
+use std::collections::HashSet;
 use std::ffi::OsString;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -253,16 +254,24 @@ pub fn merge(junit: Report, log: Report) -> Report {
     }
     let mut report = junit;
     report.tool = NAME.to_owned();
-    let known: Vec<(Option<String>, Option<String>)> = report
+    // What the XML names: tests by node id, and files that failed to collect.
+    let known: HashSet<(Option<String>, Option<String>)> = report
         .diagnostics
         .iter()
-        .map(|d| (d.test.clone(), d.file.clone()))
+        .map(|d| match &d.test {
+            Some(test) => (Some(test.clone()), None),
+            None => (None, d.file.clone()),
+        })
         .collect();
     for d in log.diagnostics {
         let only_in_log = match d.severity {
-            Severity::Error => !known.iter().any(|(test, file)| {
-                d.test.is_some() && *test == d.test || d.test.is_none() && *file == d.file
-            }),
+            Severity::Error => {
+                let key = match &d.test {
+                    Some(test) => (Some(test.clone()), None),
+                    None => (None, d.file.clone()),
+                };
+                !known.contains(&key)
+            }
             _ => true,
         };
         if only_in_log {
@@ -535,6 +544,60 @@ mod tests {
             .expect_err("no python");
         assert!(matches!(error, VerifierError::NotInstalled { .. }));
         assert!(error.to_string().contains("pip install pytest"), "{error}");
+    }
+
+    #[test]
+    fn merge_keeps_the_xml_failures_and_adds_only_what_the_log_alone_shows() {
+        let failure = |test: &str| {
+            Diagnostic::new(NAME, Kind::Test, Severity::Error, "assert 1 == 2")
+                .at("tests/test_a.py", Some(3), None)
+                .with_test(test)
+        };
+        let mut junit = Report::new(NAME, Outcome::Failed);
+        junit.push(failure("tests/test_a.py::test_x"));
+        junit.counts.tests_failed = Some(1);
+        let mut log = Report::new(NAME, Outcome::Failed);
+        log.push(failure("tests/test_a.py::test_x").with_detail("other words"));
+        log.push(failure("tests/test_a.py::test_only_in_log"));
+        log.push(
+            Diagnostic::new(NAME, Kind::Test, Severity::Warning, "deprecated").at(
+                "tests/test_a.py",
+                Some(1),
+                None,
+            ),
+        );
+        log.summary = Some("1 failed, 1 warning in 0.01s".to_owned());
+        log.counts.warnings = Some(1);
+        let merged = merge(junit.clone(), log.clone());
+        let tests: Vec<Option<&str>> = merged
+            .diagnostics
+            .iter()
+            .map(|d| d.test.as_deref())
+            .collect();
+        assert_eq!(
+            tests,
+            [
+                Some("tests/test_a.py::test_x"),
+                Some("tests/test_a.py::test_only_in_log"),
+                None
+            ]
+        );
+        assert_eq!(merged.summary, log.summary);
+        assert_eq!(merged.counts.warnings, Some(1));
+        assert_eq!(merged.counts.tests_failed, Some(1));
+
+        // An unreadable XML is no evidence: the log decides, and the fault is noted.
+        let broken = Report::errored(NAME, "unreadable JUnit XML: cut short");
+        let merged = merge(broken, log.clone());
+        assert_eq!(merged.outcome, Outcome::Failed);
+        assert!(merged.notes.iter().any(|n| n.contains("cut short")));
+
+        // A log that shows pytest did not finish keeps a clean XML from passing.
+        let mut passed = Report::new(NAME, Outcome::Passed);
+        passed.counts.tests_passed = Some(3);
+        let merged = merge(passed, Report::errored(NAME, "INTERNALERROR: boom"));
+        assert_eq!(merged.outcome, Outcome::Errored);
+        assert_eq!(merged.error.as_deref(), Some("INTERNALERROR: boom"));
     }
 
     #[test]
