@@ -67,7 +67,7 @@ impl Jest {
             tool: NAME.to_owned(),
             hint: INSTALL_HINT.to_owned(),
         })?;
-        let output = workspace.run_dir.join(report);
+        let output = crate::absolute(&workspace.run_dir.join(report));
         Ok(CommandSpec {
             program,
             args: vec![
@@ -114,7 +114,8 @@ impl Verifier for Jest {
     }
 
     fn interpret(&self, spec: &CommandSpec, captured: &Captured) -> Report {
-        crate::interpret_json_and_log(NAME, spec, captured)
+        let report = crate::interpret_json_and_log(NAME, spec, captured);
+        crate::fail_closed(report, NAME, spec, captured)
     }
 
     fn inputs(&self, _workspace: &Workspace) -> Option<Inputs> {

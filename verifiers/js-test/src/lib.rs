@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::time::Duration;
 
-use verdict_core::verifier::{Applicability, Captured, CommandSpec, Workspace};
+use verdict_core::verifier::{Applicability, Captured, CommandSpec, Exit, Workspace};
 use verdict_core::{Counts, Outcome, Report, Verifier};
 use verdict_verifier_support::{PackageJson, first_file, summarize_log_as};
 
@@ -45,6 +45,12 @@ pub(crate) fn deterministic_env() -> BTreeMap<String, String> {
         .into_iter()
         .map(|(k, v)| (k.to_owned(), v.to_owned()))
         .collect()
+}
+
+/// `path` made absolute against the current directory: the runners resolve a relative report
+/// path against their own working directory (the project root), verdict against its own.
+pub(crate) fn absolute(path: &Path) -> std::path::PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// What says a runner applies to a project.
@@ -123,6 +129,7 @@ pub(crate) fn source_globs(configs: &[&str]) -> Vec<String> {
 /// `file://` URLs in stack frames), refreshes the fingerprints, and removes `root` from the
 /// error message too.
 pub(crate) fn relative_files(report: &mut Report, root: &Path) {
+    let root = absolute(root);
     let root = root.to_string_lossy();
     let root = root.trim_end_matches('/');
     let mut changed = false;
@@ -165,8 +172,9 @@ pub(crate) fn interpret_json_and_log(
     spec: &CommandSpec,
     captured: &Captured,
 ) -> Report {
+    let cwd = absolute(&spec.cwd);
     let mut log = summarize_log_as(tool, captured);
-    relative_files(&mut log, &spec.cwd);
+    relative_files(&mut log, &cwd);
     let json = captured.output_files.first().and_then(Option::as_ref);
     let Some(bytes) = json else {
         log.note(format!(
@@ -177,7 +185,7 @@ pub(crate) fn interpret_json_and_log(
             format!("{tool} wrote no JSON report, so its run did not finish; see the log"),
         );
     };
-    let root = spec.cwd.to_string_lossy();
+    let root = cwd.to_string_lossy();
     let mut report = verdict_summarizers::jest_json::parse_relative_to(tool, bytes, &root);
     if report.outcome == Outcome::Errored && report.counts == Counts::default() {
         // Not a report at all: the parser says why.
@@ -222,6 +230,49 @@ pub(crate) fn interpret_json_and_log(
             .or_else(|| Some(format!("{tool}'s log shows an error; see the log")));
     }
     report
+}
+
+/// `report`, made errored when it passed but the command did not end with an exit code the
+/// verifier declares a pass: a run stopped at its time-out, killed, or cancelled has not passed,
+/// whatever its log showed so far (the pipeline checks this too; a verifier's own reading must
+/// not depend on it).
+pub(crate) fn fail_closed(
+    mut report: Report,
+    tool: &str,
+    spec: &CommandSpec,
+    captured: &Captured,
+) -> Report {
+    let why = match &captured.exit {
+        Exit::Code { code } if spec.exit_codes.pass.contains(code) => return report,
+        Exit::Code { code } => {
+            return never_a_pass(
+                report,
+                format!(
+                    "{tool} exited with {code} but no failure could be read from its output; \
+                     see the log"
+                ),
+            );
+        }
+        Exit::Signal { signal } => format!("{tool} was killed by signal {signal}"),
+        Exit::TimedOut => format!("{tool} timed out and was stopped"),
+        Exit::Cancelled => format!("{tool} was stopped: the run was interrupted"),
+        Exit::NotStarted { message } => message.clone(),
+    };
+    // The run did not end on its own: that is the first thing to say about it.
+    match report.outcome {
+        Outcome::Passed => never_a_pass(report, why),
+        Outcome::Errored => {
+            report.error = Some(match report.error.take() {
+                Some(error) => format!("{why}; {error}"),
+                None => why,
+            });
+            report
+        }
+        Outcome::Failed => {
+            report.note(why);
+            report
+        }
+    }
 }
 
 /// `report`, made errored with `why` if it passed.

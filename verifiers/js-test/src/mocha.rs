@@ -143,7 +143,7 @@ impl Verifier for Mocha {
     fn interpret(&self, spec: &CommandSpec, captured: &Captured) -> Report {
         let mut report = summarize_log_as(NAME, captured);
         crate::relative_files(&mut report, &spec.cwd);
-        report
+        crate::fail_closed(report, NAME, spec, captured)
     }
 
     fn inputs(&self, _workspace: &Workspace) -> Option<Inputs> {

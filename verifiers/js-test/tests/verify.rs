@@ -458,3 +458,45 @@ fn inputs_cover_sources_configs_and_the_tool() {
         );
     }
 }
+
+/// A test that never finishes: the run is stopped at the verifier's time-out, and whatever the
+/// log shows so far (a passing test), the result is no pass.
+#[tokio::test]
+async fn a_run_stopped_at_its_time_out_is_no_pass() {
+    let timeout = std::time::Duration::from_secs(4);
+    let verifiers: [Box<dyn Verifier>; 3] = [
+        Box::new(Jest::default().with_timeout(timeout)),
+        Box::new(Vitest::default().with_timeout(timeout)),
+        Box::new(Mocha::default().with_timeout(timeout)),
+    ];
+    for verifier in verifiers {
+        let dir = project(verifier.name(), "hanging");
+        let workspace = Workspace::new(dir.path());
+        std::fs::create_dir_all(&workspace.run_dir).expect("create the run directory");
+        let spec = verifier.command(&workspace).expect("a command");
+        assert_eq!(spec.timeout, timeout);
+        let log = workspace.run_dir.join("hanging.log");
+        let started = std::time::Instant::now();
+        let captured = runner()
+            .with_grace(std::time::Duration::from_millis(500))
+            .run(&spec, &log)
+            .await;
+        assert_eq!(captured.exit, Exit::TimedOut, "{}", verifier.name());
+        assert!(started.elapsed() < std::time::Duration::from_secs(30));
+        let report = verifier.interpret(&spec, &captured);
+        assert_eq!(
+            report.outcome,
+            Outcome::Errored,
+            "{}: {report:#?}",
+            verifier.name()
+        );
+        assert!(
+            report
+                .error
+                .as_deref()
+                .is_some_and(|e| e.contains("timed out")),
+            "{}: {report:#?}",
+            verifier.name()
+        );
+    }
+}
