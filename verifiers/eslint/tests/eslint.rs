@@ -326,6 +326,12 @@ async fn eslint10_lints_flat_configs_and_refuses_legacy_ones() {
 
     let legacy = fixture("legacy", false);
     install_eslint10(&legacy);
+    match Eslint::default().applies(&legacy.workspace) {
+        Applicability::Applies(reason) => {
+            assert!(reason.contains("eslint 10 cannot read"), "{reason}")
+        }
+        other => panic!("{other:?}"),
+    }
     match Eslint::default().command(&legacy.workspace) {
         Err(VerifierError::Project { tool, message }) => {
             assert_eq!(tool, "eslint");

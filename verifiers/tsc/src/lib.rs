@@ -401,12 +401,13 @@ mod tests {
     fn strip_jsonc_drops_comments_and_trailing_commas_but_not_strings() {
         let text = r#"{
   // a comment
-  "compilerOptions": { "outDir": "a//b", /* block */ "paths": {"x/*": ["y/*"],}, },
+  "compilerOptions": { "outDir": "a//b", "rootDir": "q\\\"/*", /* block */ "paths": {"x/*": ["y/*"],}, },
   "references": [{ "path": "./core" },],
 }"#;
         let value: serde_json::Value =
             serde_json::from_str(&strip_jsonc(text)).expect("valid JSON after stripping");
         assert_eq!(value["compilerOptions"]["outDir"], "a//b");
+        assert_eq!(value["compilerOptions"]["rootDir"], "q\\\"/*");
         assert_eq!(value["compilerOptions"]["paths"]["x/*"][0], "y/*");
         assert_eq!(value["references"][0]["path"], "./core");
     }
