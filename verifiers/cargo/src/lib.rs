@@ -28,7 +28,11 @@
 //! cargo's build-directory lock, which is fine).
 //!
 //! Exit codes: 0 pass, 101 failures (a compile error, a denied lint, a failing test); cargo's own
-//! errors also exit 101, and the summarizer tells those apart (errored, never a pass).
+//! errors also exit 101, and the summarizer tells those apart (errored, never a pass). A test
+//! binary killed by a signal (the code under test called `abort()`, overflowed its stack) is a
+//! failure of that target, named by the target cargo gives for re-running it. The same compiler
+//! diagnostic reported once per target (a library checked as itself and as its tests) is
+//! reported once.
 //!
 //! Inputs for the cache: the Rust sources, every manifest, the lock file, build scripts, cargo's
 //! project config, the toolchain files and clippy's config. The toolchain itself is not hashed:
@@ -42,7 +46,7 @@ use std::time::Duration;
 use verdict_core::verifier::{
     Applicability, Captured, CommandSpec, Exit, ExitCodes, Inputs, VerifierError, Workspace,
 };
-use verdict_core::{Kind, Outcome, Report, Severity, Verifier};
+use verdict_core::{Diagnostic, Kind, Outcome, Report, Severity, Verifier};
 use verdict_verifier_support::summarize_log_as;
 
 /// How long a cargo command may run by default: a cold build of a large workspace is slow.
@@ -222,6 +226,20 @@ impl Command {
     fn interpret(self, spec: &CommandSpec, captured: &Captured) -> Report {
         let mut report = summarize_log_as("cargo", captured);
         dedupe(&mut report);
+        if self == Command::Test
+            && report.outcome == Outcome::Errored
+            && captured.exit == (Exit::Code { code: 101 })
+            && report.errors().next().is_none()
+        {
+            let crashes = crashed_test_binaries(captured);
+            if !crashes.is_empty() {
+                report.outcome = Outcome::Failed;
+                report.error = None;
+                for crash in crashes {
+                    report.push(crash);
+                }
+            }
+        }
         fail_closed(self, report, spec, captured)
     }
 
@@ -244,6 +262,58 @@ impl Command {
             tool_files: Vec::new(),
         }
     }
+}
+
+/// The test binaries that `cargo test` says crashed (killed by a signal: an `abort()`, a stack
+/// overflow, a segfault in the code under test), one failure each.
+///
+/// libtest prints nothing for the test that takes its whole binary down, so the summarizer sees
+/// only cargo's `process didn't exit successfully: `…` (signal: 6, SIGABRT: …)` and cannot name a
+/// failing test. The code under test crashed: that is a failure of the code, reported against the
+/// target cargo names in `error: test failed, to rerun pass `--lib``.
+fn crashed_test_binaries(captured: &Captured) -> Vec<Diagnostic> {
+    let Ok(file) = captured.open_log() else {
+        return Vec::new();
+    };
+    let mut crashes = Vec::new();
+    let mut target = None;
+    // The core line reader: bounded memory on any log, escapes stripped.
+    let _ = verdict_core::lines::for_each_line(file, |line| {
+        if let Some(rest) = line.strip_prefix("error: test failed, to rerun pass `") {
+            target = rest.split('`').next().map(str::to_owned);
+            return;
+        }
+        let Some(rest) = line
+            .trim()
+            .strip_prefix("process didn't exit successfully: `")
+        else {
+            return;
+        };
+        let Some(signal) = rest
+            .rsplit_once("` (")
+            .map(|(_, s)| s.trim_end_matches(')'))
+            .filter(|s| s.starts_with("signal: "))
+        else {
+            return;
+        };
+        let what = match target.take() {
+            Some(target) => format!("the test binary of `{target}`"),
+            None => "a test binary".to_owned(),
+        };
+        if crashes.len() < 100 {
+            crashes.push(
+                Diagnostic::new(
+                    "cargo",
+                    Kind::Test,
+                    Severity::Error,
+                    format!("{what} crashed ({signal}) before reporting its tests"),
+                )
+                .with_detail(line.trim().to_owned())
+                .as_root_cause(),
+            );
+        }
+    });
+    crashes
 }
 
 /// Drops the copies of a compiler diagnostic reported once per target.
@@ -475,7 +545,6 @@ fn applicability(workspace: &Workspace) -> Applicability {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use verdict_core::Diagnostic;
 
     fn workspace_with(manifest: Option<&str>) -> (tempfile::TempDir, Workspace) {
         let dir = tempfile::tempdir().expect("temp dir");

@@ -277,13 +277,17 @@ async fn a_test_that_never_ends_times_out_and_is_errored() {
 }
 
 #[tokio::test]
-async fn a_test_binary_that_aborts_is_never_a_pass() {
+async fn a_test_binary_that_aborts_is_a_failure_of_its_target() {
     let fixture = fixture("abort");
     let (_, captured, report) = run(&CargoTest::default(), &fixture).await;
     assert_eq!(exit_code(&captured), Some(101));
-    assert_ne!(report.outcome, Outcome::Passed, "{report:#?}");
-    assert!(
-        report.error.is_some() || report.errors().next().is_some(),
-        "says what went wrong: {report:#?}"
+    assert_eq!(report.outcome, Outcome::Failed, "{report:#?}");
+    let crashes: Vec<&str> = report.errors().map(|d| d.message.as_str()).collect();
+    assert_eq!(
+        crashes,
+        [
+            "the test binary of `--lib` crashed (signal: 6, SIGABRT: process abort signal) \
+          before reporting its tests"
+        ]
     );
 }
