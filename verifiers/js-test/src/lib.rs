@@ -166,7 +166,8 @@ pub(crate) fn relative_files(report: &mut Report, root: &Path) {
 ///   report stands on the same terms;
 /// - otherwise the JSON report stands, with the log's diagnostics that are no test and no test
 ///   file (coverage thresholds, unhandled errors) added — they fail the run — and the log's error
-///   (a config error, `No tests found`) taking over a report with no failing test.
+///   (a config error, `No tests found`) taking over a report with no failing test; a log with
+///   failures behind a JSON report of a pass makes the run errored.
 pub(crate) fn interpret_json_and_log(
     tool: &str,
     spec: &CommandSpec,
@@ -228,6 +229,12 @@ pub(crate) fn interpret_json_and_log(
             .error
             .or(report.error)
             .or_else(|| Some(format!("{tool}'s log shows an error; see the log")));
+    } else if log.outcome == Outcome::Failed && report.outcome == Outcome::Passed {
+        // The two readings of one run disagree: neither is trusted for a pass.
+        report.outcome = Outcome::Errored;
+        report.error = Some(format!(
+            "{tool}'s JSON report shows a pass, but its log shows failures; see the log"
+        ));
     }
     report
 }

@@ -177,3 +177,19 @@ fn a_cut_report_falls_back_to_the_log() {
         "files are relative"
     );
 }
+
+/// A JSON report of a pass beside a log of failures: the two readings disagree, and the run is
+/// not passed.
+#[test]
+fn a_passing_report_beside_a_failing_log_is_errored() {
+    let json = testdata("jest", "passing.truth.json");
+    let root = root_of(&json);
+    let report = interpret(
+        &Jest::default(),
+        &testdata("jest", "single-file.log"),
+        Some(json),
+        0,
+        root,
+    );
+    assert_eq!(report.outcome, Outcome::Errored, "{report:#?}");
+}
