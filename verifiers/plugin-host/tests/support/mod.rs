@@ -102,12 +102,16 @@ fn cargo_build(args: &[&str], crate_name: &str, target_dir: Option<PathBuf>) -> 
                 .into_iter()
                 .filter_map(|name| name.as_str().map(PathBuf::from))
         })
-        .find(|path| path.extension().is_some_and(|ext| ext == "so"))
+        .find(|path| {
+            path.extension()
+                .is_some_and(|ext| ext == std::env::consts::DLL_EXTENSION)
+        })
         .unwrap_or_else(|| panic!("cargo build {args:?} reported no library of {crate_name}"))
 }
 
 fn copy(built: &Path, dir: &Path, name: &str) -> PathBuf {
-    let copy = dir.join(format!("lib{name}.so"));
+    use std::env::consts::{DLL_PREFIX, DLL_SUFFIX};
+    let copy = dir.join(format!("{DLL_PREFIX}{name}{DLL_SUFFIX}"));
     std::fs::copy(built, &copy).expect("copies the library");
     copy
 }
