@@ -147,7 +147,7 @@ impl Cache {
     /// - every file under `workspace.root` matched by `inputs.globs` (gitignore syntax: a glob
     ///   without a slash matches at any depth, `!` excludes), path and content — leaving out files
     ///   the project ignores (`.gitignore`, `.git/info/exclude`, `.ignore`, also outside a git
-    ///   repository) and never looking into `.git/` or the root's `.verdict/`; hidden files count;
+    ///   repository) and never looking into `.git/` or `.verdict/`; hidden files count;
     /// - every file of `inputs.tool_files` (relative ones resolved against the root), with a
     ///   missing one counted as absent;
     /// - the command: program, arguments, environment, exit codes, and the working directory
@@ -328,6 +328,8 @@ enum Content {
     File([u8; 32]),
     /// A symbolic link: the hash of its target path and of the target's content (if a file).
     Link([u8; 32]),
+    /// A socket, a FIFO or a device: never read, only its presence counts.
+    Special,
     /// Not there (tool files only).
     Absent,
 }
@@ -337,6 +339,7 @@ impl Content {
         match self {
             Content::File(hash) => hasher.field(b'f', hash),
             Content::Link(hash) => hasher.field(b'l', hash),
+            Content::Special => hasher.field(b'o', &[]),
             Content::Absent => hasher.field(b'a', &[]),
         }
     }
@@ -533,49 +536,114 @@ fn walk(
         .hidden(false)
         .require_git(false)
         .follow_links(false)
+        // verdict's own state changes on every run (logs, this cache), in the root and in any
+        // sub-project verdict was run in; git's is not project content.
         .filter_entry(|entry| {
             let name = entry.file_name();
-            !(name == ".git" || (name == ".verdict" && entry.depth() == 1))
+            entry.depth() == 0 || !(name == ".git" || name == ".verdict")
         });
     let shared = Mutex::new((walked, None::<io::Error>));
-    builder.build_parallel().run(|| {
-        let shared = &shared;
-        let matcher = &matcher;
-        Box::new(move |result| {
-            let outcome = result
-                .map_err(io::Error::other)
-                .and_then(|entry| visit(root, matcher, table, trust_before, &entry));
-            let mut guard = match shared.lock() {
-                Ok(guard) => guard,
-                Err(poisoned) => poisoned.into_inner(),
-            };
-            let (walked, error) = &mut *guard;
-            match outcome {
-                Ok(None) => WalkState::Continue,
-                Ok(Some(visited)) => {
-                    walked.stats.hashed += visited.stats.hashed;
-                    walked.stats.from_stat_cache += visited.stats.from_stat_cache;
-                    walked.stats.bytes_hashed += visited.stats.bytes_hashed;
-                    if let Some(entry) = visited.recorded {
-                        walked.recorded.push((visited.path.clone(), entry));
-                    }
-                    walked.files.push((visited.path, visited.content));
-                    WalkState::Continue
-                }
-                Err(e) => {
-                    error.get_or_insert(e);
-                    WalkState::Quit
-                }
-            }
-        })
-    });
-    let (walked, error) = match shared.into_inner() {
-        Ok(inner) => inner,
-        Err(poisoned) => poisoned.into_inner(),
+    let mut visitors = VisitorBuilder {
+        context: Context {
+            root,
+            matcher: &matcher,
+            table,
+            trust_before,
+        },
+        shared: &shared,
     };
+    builder.build_parallel().visit(&mut visitors);
+    let (walked, error) = shared.into_inner().unwrap_or_else(|e| e.into_inner());
     match error {
         Some(error) => Err(error),
         None => Ok(walked),
+    }
+}
+
+/// What every walker thread needs to know.
+#[derive(Clone, Copy)]
+struct Context<'a> {
+    root: &'a Path,
+    matcher: &'a Gitignore,
+    table: &'a StatTable,
+    trust_before: Option<(i64, u32)>,
+}
+
+/// Makes one [`Visitor`] per walker thread.
+struct VisitorBuilder<'a> {
+    context: Context<'a>,
+    shared: &'a Mutex<(Walked, Option<io::Error>)>,
+}
+
+impl<'a> ignore::ParallelVisitorBuilder<'a> for VisitorBuilder<'a> {
+    fn build(&mut self) -> Box<dyn ignore::ParallelVisitor + 'a> {
+        Box::new(Visitor {
+            context: self.context,
+            shared: self.shared,
+            local: Walked {
+                files: Vec::new(),
+                recorded: Vec::new(),
+                stats: KeyStats::default(),
+            },
+            error: None,
+        })
+    }
+}
+
+/// One walker thread's findings, merged into the shared ones when the thread is done, so that
+/// threads do not take a lock per file.
+struct Visitor<'a> {
+    context: Context<'a>,
+    shared: &'a Mutex<(Walked, Option<io::Error>)>,
+    local: Walked,
+    error: Option<io::Error>,
+}
+
+impl ignore::ParallelVisitor for Visitor<'_> {
+    fn visit(&mut self, result: Result<ignore::DirEntry, ignore::Error>) -> WalkState {
+        let Context {
+            root,
+            matcher,
+            table,
+            trust_before,
+        } = self.context;
+        let outcome = result
+            .map_err(io::Error::other)
+            .and_then(|entry| visit(root, matcher, table, trust_before, &entry));
+        match outcome {
+            Ok(None) => WalkState::Continue,
+            Ok(Some(visited)) => {
+                let local = &mut self.local;
+                local.stats.hashed += visited.stats.hashed;
+                local.stats.from_stat_cache += visited.stats.from_stat_cache;
+                local.stats.bytes_hashed += visited.stats.bytes_hashed;
+                if let Some(entry) = visited.recorded {
+                    local.recorded.push((visited.path.clone(), entry));
+                }
+                local.files.push((visited.path, visited.content));
+                WalkState::Continue
+            }
+            Err(error) => {
+                self.error.get_or_insert(error);
+                WalkState::Quit
+            }
+        }
+    }
+}
+
+impl Drop for Visitor<'_> {
+    fn drop(&mut self) {
+        let mut guard = self.shared.lock().unwrap_or_else(|e| e.into_inner());
+        let (walked, error) = &mut *guard;
+        let local = &mut self.local;
+        walked.stats.hashed += local.stats.hashed;
+        walked.stats.from_stat_cache += local.stats.from_stat_cache;
+        walked.stats.bytes_hashed += local.stats.bytes_hashed;
+        walked.files.append(&mut local.files);
+        walked.recorded.append(&mut local.recorded);
+        if let Some(e) = self.error.take() {
+            error.get_or_insert(e);
+        }
     }
 }
 
@@ -682,10 +750,7 @@ fn file_content(
     }
     if !metadata.is_file() {
         // A socket, a FIFO or a device: never read (a FIFO would block); its presence counts.
-        return Ok((
-            Content::Link(*blake3::hash(b"special file").as_bytes()),
-            None,
-        ));
+        return Ok((Content::Special, None));
     }
     let stat = Stat::of(metadata);
     if let Some(entry) = table.get(table_key)
@@ -798,7 +863,8 @@ impl StatTable {
         else {
             return StatTable::default();
         };
-        let mut entries = HashMap::new();
+        // Every entry takes at least 84 bytes: room for all, without trusting the stored count.
+        let mut entries = HashMap::with_capacity(bytes.len() / 84);
         if Self::parse(&bytes, |key, entry| {
             if entry.stat.older_than(written) {
                 entries.insert(key.to_vec(), entry);

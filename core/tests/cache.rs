@@ -177,6 +177,9 @@ fn an_edit_to_an_ignored_or_untracked_file_hits() {
     });
     // verdict's own directory and git's are never inputs.
     check(false, |p| p.write(".verdict/runs/run-1/tsc.ts", "x\n"));
+    check(false, |p| {
+        p.write("packages/a/.verdict/runs/run-1/tsc.ts", "x\n")
+    });
     check(false, |p| p.write(".git/info/x.ts", "x\n"));
 }
 
@@ -301,6 +304,17 @@ fn a_changed_symlink_target_misses() {
     fs::remove_file(&link).expect("removes");
     std::os::unix::fs::symlink("../shared/b.ts", &link).expect("links");
     assert_ne!(project.key(), before);
+}
+
+#[test]
+fn a_fifo_matching_a_glob_is_not_read() {
+    check(true, |p| {
+        let status = std::process::Command::new("mkfifo")
+            .arg(p.path("src/pipe.ts"))
+            .status()
+            .expect("runs mkfifo");
+        assert!(status.success());
+    });
 }
 
 #[test]
