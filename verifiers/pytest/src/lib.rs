@@ -263,6 +263,16 @@ pub fn merge(junit: Report, log: Report) -> Report {
             None => (None, d.file.clone()),
         })
         .collect();
+    // A log that shows no short test summary (`-rN`) names a failure from its block title and
+    // traceback, which may miss the class or the file: a test the XML has by the same function
+    // name is that failure.
+    let functions: HashSet<&str> = report
+        .diagnostics
+        .iter()
+        .filter_map(|d| d.test.as_deref())
+        .map(function_name)
+        .collect();
+    let mut extra = Vec::new();
     for d in log.diagnostics {
         let only_in_log = match d.severity {
             Severity::Error => {
@@ -271,12 +281,19 @@ pub fn merge(junit: Report, log: Report) -> Report {
                     None => (None, d.file.clone()),
                 };
                 !known.contains(&key)
+                    && !d
+                        .test
+                        .as_deref()
+                        .is_some_and(|test| functions.contains(function_name(test)))
             }
             _ => true,
         };
         if only_in_log {
-            report.push(d);
+            extra.push(d);
         }
+    }
+    for d in extra {
+        report.push(d);
     }
     report.diagnostics_dropped += log.diagnostics_dropped;
     report.counts.warnings = log.counts.warnings;
@@ -293,6 +310,20 @@ pub fn merge(junit: Report, log: Report) -> Report {
         report.outcome = Outcome::Failed;
     }
     report
+}
+
+/// The function (and parameters) of a node id: `tests/a.py::K::test_x[1]` → `test_x[1]`; a short
+/// name `K.test_x[1]` gives the same.
+fn function_name(test: &str) -> &str {
+    let bare = test.split('[').next().unwrap_or(test);
+    let start = bare
+        .rfind("::")
+        .map(|i| i + 2)
+        .into_iter()
+        .chain(bare.rfind('.').map(|i| i + 1))
+        .max()
+        .unwrap_or(0);
+    &test[start..]
 }
 
 /// Marks a report errored when pytest's exit says nothing was verified, whatever was parsed.
@@ -598,6 +629,17 @@ mod tests {
         let merged = merge(passed, Report::errored(NAME, "INTERNALERROR: boom"));
         assert_eq!(merged.outcome, Outcome::Errored);
         assert_eq!(merged.error.as_deref(), Some("INTERNALERROR: boom"));
+    }
+
+    #[test]
+    fn function_names_of_node_ids_and_short_names() {
+        assert_eq!(
+            function_name("tests/a.py::K::test_x[1.5-a::b]"),
+            "test_x[1.5-a::b]"
+        );
+        assert_eq!(function_name("K.test_x[1]"), "test_x[1]");
+        assert_eq!(function_name("tests/a.py::test_y"), "test_y");
+        assert_eq!(function_name("test_z"), "test_z");
     }
 
     #[test]
