@@ -348,7 +348,37 @@ fn validate_sarif_files(dir: &Path, files: &[PathBuf]) -> Vec<String> {
         &std::fs::read_to_string(&output).expect("the Multitool writes its log"),
     )
     .expect("the Multitool's log is JSON");
+    // The Multitool silently reports nothing for a file it cannot deserialize (an unknown
+    // `level`, say). Every run verdict writes lacks a driver `informationUri`, which the
+    // Multitool notes with one SARIF2005 warning per run it analyzed: counting them proves that
+    // every run was read.
+    let expected_runs: usize = files
+        .iter()
+        .map(|file| {
+            let text = std::fs::read_to_string(file).expect("read back the SARIF");
+            let sarif: Value = serde_json::from_str(&text).expect("SARIF is JSON");
+            sarif["runs"].as_array().map_or(0, Vec::len)
+        })
+        .sum();
+    let analyzed_runs = log["runs"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|run| run["results"].as_array().into_iter().flatten())
+        .filter(|result| {
+            // The message id is spelled `Warning_ProvideToolnformationUri` in 5.7.0.
+            result["ruleId"] == "SARIF2005"
+                && result["message"]["id"]
+                    .as_str()
+                    .is_some_and(|id| id.ends_with("nformationUri"))
+        })
+        .count();
     let mut errors = Vec::new();
+    if analyzed_runs != expected_runs {
+        errors.push(format!(
+            "the Multitool analyzed {analyzed_runs} of {expected_runs} runs: {console}"
+        ));
+    }
     for run in log["runs"].as_array().expect("runs") {
         for invocation in run["invocations"].as_array().into_iter().flatten() {
             assert_eq!(
@@ -930,4 +960,28 @@ fn every_captured_log_renders_to_junit_with_its_counts() {
             run.verifier
         );
     }
+}
+
+#[test]
+fn the_sarif_check_catches_what_github_would_reject() {
+    let sarif = rendered(Format::Sarif, &nasty_run(), 0);
+    // A file the Multitool cannot read: it reports nothing at all, which must not pass.
+    let unreadable = sarif.replacen("\"level\": \"error\"", "\"level\": \"fatal\"", 1);
+    assert_ne!(unreadable, sarif);
+    let errors = sarif_errors("unreadable", &unreadable);
+    assert!(
+        errors.iter().any(|e| e.contains("analyzed 0 of 8 runs")),
+        "{errors:#?}"
+    );
+    // A rule without the help GitHub requires.
+    let mut log: Value = serde_json::from_str(&sarif).expect("SARIF is JSON");
+    let rule = log["runs"][0]["tool"]["driver"]["rules"][0]
+        .as_object_mut()
+        .expect("a rule");
+    rule.remove("help");
+    let errors = sarif_errors("no-help", &log.to_string());
+    assert!(
+        errors.iter().any(|e| e.starts_with("GH2012")),
+        "{errors:#?}"
+    );
 }
