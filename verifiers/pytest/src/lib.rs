@@ -2,7 +2,8 @@
 //!
 //! It applies when the project configures pytest (`pytest.ini`, `[tool.pytest.ini_options]` or
 //! `[tool.pytest]` in `pyproject.toml`, `[tool:pytest]` in `setup.cfg`, `[pytest]` in `tox.ini`)
-//! or has pytest-style tests (`conftest.py`, `tests/test_*.py`, `test_*.py` at the root).
+//! or has pytest-style tests (`conftest.py`, `test_*.py` or `*_test.py` in `tests/`, `test/` or
+//! the root).
 //!
 //! What it runs, and why: `<python> -m pytest --junitxml=<run_dir>/pytest.xml -o
 //! junit_family=xunit1 --color=no`, where `<python>` is the project's virtualenv
@@ -14,13 +15,16 @@
 //!   and `line`, which make the node id exact (`xunit2`, the default, leaves only the dotted
 //!   classname). The human log is kept too: it holds what JUnit lacks (the summary line, the
 //!   warnings summary, usage and conftest errors that stop pytest before any report is written).
+//! - `--color=no` and `PY_COLORS=0` keep escape sequences out of the log.
 //! - The cache plugin stays on: a project whose `addopts` use `--lf` or `--ff` would fail with a
 //!   usage error without it. Re-running failed tests does not depend on it either: verdict names
-//!   the failing node ids itself.
+//!   the failing node ids itself (they are relative to pytest's rootdir, which is the workspace
+//!   root whenever pytest's configuration is there).
 //!
 //! Exit codes (pytest's documented ones): 0 all passed; 1 tests failed; 2 interrupted (collection
 //! errors: the code does not load, a failure); 3 internal error, 4 usage error (also a conftest
-//! that fails to import), 5 no tests collected — errored unless the output shows code failing.
+//! that fails to import) — errored unless the output shows the code failing to load; 5 no tests
+//! collected — errored.
 //! A Python without pytest prints `No module named pytest`: errored, with the install hint.
 
 use std::collections::HashSet;
