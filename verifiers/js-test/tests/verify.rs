@@ -169,6 +169,18 @@ fn check_failing(run: &Run, separator: &str) {
     assert_eq!(report.counts.tests_passed, Some(2), "{context}");
     let code = run.code.expect("an exit code");
     assert!(run.spec.exit_codes.fail.contains(&code), "{context}");
+    // jest and vitest: the JSON report was written where the command asked, and read.
+    for file in &run.spec.output_files {
+        assert!(
+            file.is_file(),
+            "{} was not written\n{context}",
+            file.display()
+        );
+    }
+    assert!(
+        !report.notes.iter().any(|n| n.contains("JSON report")),
+        "{context}"
+    );
     for (file, test) in failing_tests(separator) {
         let diagnostic = report
             .diagnostics
