@@ -173,6 +173,12 @@ impl Installed {
     }
 }
 
+/// `path` made absolute against the current directory (a relative workspace root names a path
+/// from there, but the tool runs elsewhere).
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
 /// Marks a passed report errored when the command did not end with an exit code declared a pass.
 fn fail_closed(mut report: Report, spec: &CommandSpec, captured: &Captured) -> Report {
     if report.outcome != Outcome::Passed {
@@ -274,7 +280,9 @@ impl Eslint {
                 _ => false,
             },
         };
-        let report = workspace.run_dir.join(REPORT_FILE);
+        // Absolute paths: eslint runs in the root, which a relative run directory is not
+        // relative to.
+        let report = absolute(&workspace.run_dir.join(REPORT_FILE));
         let mut args = vec![
             "-f".to_owned(),
             "json".to_owned(),
@@ -298,10 +306,10 @@ impl Eslint {
             }
         }));
         Ok(CommandSpec {
-            program: installed.bin,
+            program: absolute(&installed.bin),
             args,
             env,
-            cwd: workspace.root.clone(),
+            cwd: absolute(&workspace.root),
             timeout: self.timeout,
             exit_codes: ExitCodes {
                 pass: vec![0],

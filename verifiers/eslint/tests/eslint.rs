@@ -515,3 +515,41 @@ fn eslint8_is_told_which_config_format_to_use() {
     // eslint 8 reads .eslintrc by default: nothing to set.
     assert_eq!(command_with((".eslintrc.json", "{}")), None);
 }
+
+/// `target` as a path relative to `from` (both absolute).
+fn relative_path(from: &Path, target: &Path) -> PathBuf {
+    let from: Vec<_> = from.components().collect();
+    let target: Vec<_> = target.components().collect();
+    let common = from.iter().zip(&target).take_while(|(a, b)| a == b).count();
+    let mut path = PathBuf::new();
+    for _ in common..from.len() {
+        path.push("..");
+    }
+    for component in &target[common..] {
+        path.push(component);
+    }
+    path
+}
+
+/// `verdict run some/dir` gives a root relative to verdict's directory; eslint runs inside it, so
+/// its program, working directory and report path must not be relative to anything.
+#[tokio::test]
+async fn relative_workspace_root_still_finds_eslint_and_its_report() {
+    let fixture = fixture("failing", true);
+    let cwd = std::env::current_dir().expect("the current directory");
+    let root = relative_path(&cwd, &fixture.workspace.root);
+    assert!(root.is_relative());
+    let workspace = Workspace::new(&root).with_run_dir(root.join(".verdict/runs/test"));
+    let eslint = Eslint::default();
+    let spec = eslint.command(&workspace).expect("the command");
+    assert!(
+        spec.program.is_absolute() && spec.cwd.is_absolute(),
+        "{spec:?}"
+    );
+    assert!(spec.output_files[0].is_absolute(), "{spec:?}");
+    let captured = runner()
+        .run(&spec, &workspace.run_dir.join("eslint.log"))
+        .await;
+    let report = eslint.interpret(&spec, &captured);
+    check(&report, Outcome::Failed, FAILING);
+}

@@ -279,6 +279,11 @@ fn package_dir(bin: &Path) -> Option<PathBuf> {
         .map(Path::to_path_buf)
 }
 
+/// `path` made absolute against the current directory.
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
 /// Marks a passed report errored when the command did not end with an exit code declared a pass:
 /// whatever the output looked like, a tool that did not say "pass" has not passed.
 fn fail_closed(mut report: Report, spec: &CommandSpec, captured: &Captured) -> Report {
@@ -346,10 +351,11 @@ impl Verifier for Tsc {
         .map(str::to_owned)
         .collect();
         Ok(CommandSpec {
-            program,
+            // Absolute, as the root may be relative to verdict's directory, not to itself.
+            program: absolute(&program),
             args,
             env: Default::default(),
-            cwd: workspace.root.clone(),
+            cwd: absolute(&workspace.root),
             timeout: self.timeout,
             exit_codes: ExitCodes {
                 pass: vec![0],

@@ -365,3 +365,30 @@ async fn node_missing_from_path_is_errored_with_a_hint() {
         "{report:#?}"
     );
 }
+
+/// `verdict run some/dir` gives a root relative to verdict's directory; tsc runs inside it, so
+/// its program and working directory must not be relative to anything.
+#[tokio::test]
+async fn relative_workspace_root_still_finds_tsc() {
+    let fixture = fixture("failing", true);
+    let cwd = std::env::current_dir().expect("the current directory");
+    let from: Vec<_> = cwd.components().collect();
+    let target: Vec<_> = fixture.workspace.root.components().collect();
+    let common = from.iter().zip(&target).take_while(|(a, b)| a == b).count();
+    let mut root = PathBuf::new();
+    for _ in common..from.len() {
+        root.push("..");
+    }
+    root.extend(&target[common..]);
+    let workspace = Workspace::new(&root).with_run_dir(root.join(".verdict/runs/test"));
+    let tsc = Tsc::default();
+    let spec = tsc.command(&workspace).expect("the command");
+    assert!(
+        spec.program.is_absolute() && spec.cwd.is_absolute(),
+        "{spec:?}"
+    );
+    let captured = runner()
+        .run(&spec, &workspace.run_dir.join("tsc.log"))
+        .await;
+    check(&tsc.interpret(&spec, &captured), Outcome::Failed, FAILING);
+}
