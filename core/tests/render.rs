@@ -985,3 +985,69 @@ fn the_sarif_check_catches_what_github_would_reject() {
         "{errors:#?}"
     );
 }
+
+/// Reads `markdown` with markdown-it-py (`render/markdown_check.py`).
+fn markdown_read(name: &str, markdown: &str) -> Value {
+    let python = tools().join("venv/bin/python");
+    let dir = scratch(name);
+    let file = dir.join("report.md");
+    std::fs::write(&file, markdown).expect("write the Markdown");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/render/markdown_check.py");
+    let run = Command::new(&python)
+        .arg(&script)
+        .arg(&file)
+        .output()
+        .expect("run markdown-it-py");
+    assert!(
+        run.status.success(),
+        "markdown-it-py could not read the Markdown (`cargo xtask tools` installs it): {}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    serde_json::from_slice(&run.stdout).expect("the check prints JSON")
+}
+
+#[test]
+fn markdown_renders_as_intended_and_tool_text_injects_nothing() {
+    let runs = nasty_run();
+    let digest = digest_of(&runs);
+    let text = rendered(Format::Markdown, &runs, 0);
+    let read = markdown_read("nasty", &text);
+    // Only the tags verdict writes: tool text (`<items>`, `<>&`) stays text.
+    let tags: Vec<&str> = read["tags"]
+        .as_object()
+        .expect("tags")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    let allowed = [
+        "h2", "h3", "p", "table", "thead", "tbody", "tr", "th", "td", "ul", "li", "strong", "code",
+        "details", "summary", "pre",
+    ];
+    assert!(tags.iter().all(|t| allowed.contains(t)), "{tags:?}");
+    assert_eq!(read["tags"]["details"], 1);
+    // The table: a header and one row per verifier, four cells each.
+    let rows = read["rows"].as_array().expect("rows");
+    assert_eq!(rows.len(), runs.len() + 1);
+    for (row, run) in rows[1..].iter().zip(&runs) {
+        let cells = row.as_array().expect("cells");
+        assert_eq!(cells.len(), 4, "{row}");
+        assert_eq!(cells[0], run.verifier.as_str());
+    }
+    assert_eq!(
+        rows[5][2],
+        "failed to start cargo: No such file or directory (os error 2) install Rust: https://rustup.rs"
+    );
+    // Failures read as the tool wrote them, escapes and all undone.
+    let items = read["items"].as_array().expect("items");
+    assert_eq!(items.len(), 11, "{items:#?}");
+    assert!(
+        items.iter().any(|i| i
+            == "eslint src/odd name, with: colons%.js:2:1 no-undef 100% sure: a, b,  c <>&\"' [31m🎉 ::error::injected"),
+        "{items:#?}"
+    );
+    assert!(items.iter().any(|i| i
+        == "jest src/cart.test.ts:14:5 cart › adds <items> & \"totals\" — expect(received).toBe(expected)"));
+    // The digest comes through verbatim.
+    assert_eq!(read["code"][0], format!("{}\n", digest.text));
+}

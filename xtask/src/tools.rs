@@ -1,7 +1,8 @@
 //! `cargo xtask tools`: installs the real tools the test suite runs — the pinned npm tools with
-//! the Node.js they need, a Python venv with pytest (and junitparser), and Microsoft's SARIF
-//! Multitool — into `target/verdict-tools/`, outside the tracked tree. `cargo xtask test` calls it first and hands the path to the tests in
-//! `VERDICT_TOOLS`.
+//! the Node.js they need, a Python venv with pytest (and junitparser and markdown-it-py, which
+//! read verdict's reports back in the render tests), and Microsoft's SARIF Multitool — into
+//! `target/verdict-tools/`, outside the tracked tree. `cargo xtask test` calls it first and hands
+//! the path to the tests in `VERDICT_TOOLS`.
 //!
 //! The versions are the ones `cargo xtask capture` pins (`xtask/capture/package.json`, its lock
 //! file, and `xtask/capture/requirements.txt`), so the tests run the same tools the captured logs
