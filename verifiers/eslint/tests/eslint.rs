@@ -553,3 +553,10 @@ async fn relative_workspace_root_still_finds_eslint_and_its_report() {
     let report = eslint.interpret(&spec, &captured);
     check(&report, Outcome::Failed, FAILING);
 }
+
+#[test]
+fn the_crate_registers_one_lint_verifier_named_eslint() {
+    let verifiers = verdict_eslint::verifiers();
+    let named: Vec<(&str, Kind)> = verifiers.iter().map(|v| (v.name(), v.kind())).collect();
+    assert_eq!(named, [("eslint", Kind::Lint)]);
+}

@@ -392,3 +392,10 @@ async fn relative_workspace_root_still_finds_tsc() {
         .await;
     check(&tsc.interpret(&spec, &captured), Outcome::Failed, FAILING);
 }
+
+#[test]
+fn the_crate_registers_one_type_verifier_named_tsc() {
+    let verifiers = verdict_tsc::verifiers();
+    let named: Vec<(&str, Kind)> = verifiers.iter().map(|v| (v.name(), v.kind())).collect();
+    assert_eq!(named, [("tsc", Kind::Type)]);
+}
