@@ -42,7 +42,16 @@ pub fn parse_with_rootdir(tool: &str, xml: &[u8], rootdir: Option<&str>) -> Repo
     let rootdir = rootdir.map(|r| format!("{}/", r.trim_end_matches('/')));
     let mut reader = Reader::from_reader(xml);
     reader.config_mut().trim_text(false);
-    let mut state = State::default();
+    let mut state = State {
+        depth: 0,
+        seen_suite: false,
+        case: None,
+        sums: Sums::default(),
+        report: Report::new(tool, Outcome::Passed),
+        collect_errors: 0,
+        internal: None,
+        rootdir,
+    };
     let mut fault = None;
     loop {
         match reader.read_event() {
@@ -87,7 +96,7 @@ pub fn parse_with_rootdir(tool: &str, xml: &[u8], rootdir: Option<&str>) -> Repo
     if fault.is_none() && !state.seen_suite {
         fault = Some("no <testsuite> element".to_owned());
     }
-    state.finish(tool, fault, rootdir.as_deref())
+    state.finish(fault)
 }
 
 /// A `<testcase>` being read.
@@ -119,14 +128,20 @@ struct Sums {
     skipped: u64,
 }
 
-#[derive(Debug, Default)]
+/// What the reader has seen so far. Each failing case becomes a diagnostic as soon as it closes,
+/// so that only one case's text is held at a time.
+#[derive(Debug)]
 struct State {
     depth: usize,
     seen_suite: bool,
     case: Option<Case>,
     sums: Sums,
-    cases: Vec<Case>,
-    dropped: u64,
+    report: Report,
+    /// Files that failed to collect (pytest).
+    collect_errors: u64,
+    /// pytest's own crash, from its `pytest.internal` case.
+    internal: Option<String>,
+    rootdir: Option<String>,
 }
 
 fn attribute(e: &BytesStart<'_>, name: &str) -> Option<String> {
@@ -230,44 +245,43 @@ impl State {
         let Some(case) = self.case.take() else {
             return;
         };
-        if case.problem.is_none() {
+        let Some(problem) = &case.problem else {
+            return;
+        };
+        let pytest = self.report.tool == "pytest";
+        if pytest && case.classname == "pytest" && case.name == "internal" {
+            // pytest's own crash (`INTERNALERROR`), not a test.
+            let last = problem
+                .text
+                .lines()
+                .rev()
+                .map(str::trim)
+                .find(|l| !l.is_empty())
+                .map(str::to_owned);
+            self.internal = Some(last.or_else(|| problem.message.clone()).unwrap_or_default());
             return;
         }
-        if self.cases.len() < verdict_core::model::MAX_DIAGNOSTICS {
-            self.cases.push(case);
-        } else {
-            self.dropped += 1;
+        if pytest && case.classname.is_empty() && problem.error {
+            // pytest names a file that failed to collect with an empty classname.
+            self.collect_errors += 1;
         }
+        if self.report.diagnostics.len() >= verdict_core::model::MAX_DIAGNOSTICS {
+            self.report.diagnostics_dropped += 1;
+            return;
+        }
+        let diagnostic = if pytest {
+            pytest_diagnostic(&case, problem, self.rootdir.as_deref())
+        } else {
+            plain_diagnostic(&self.report.tool, &case, problem)
+        };
+        self.report.push(diagnostic);
     }
 
-    fn finish(mut self, tool: &str, fault: Option<String>, rootdir: Option<&str>) -> Report {
+    fn finish(mut self, fault: Option<String>) -> Report {
         self.close_case();
-        let mut report = Report::new(tool, Outcome::Passed);
-        let mut internal = None;
-        for case in &self.cases {
-            let Some(problem) = &case.problem else {
-                continue;
-            };
-            if tool == "pytest" && case.classname == "pytest" && case.name == "internal" {
-                // pytest's own crash (`INTERNALERROR`), not a test.
-                let last = problem
-                    .text
-                    .lines()
-                    .rev()
-                    .map(str::trim)
-                    .find(|l| !l.is_empty())
-                    .map(str::to_owned);
-                internal = Some(last.or_else(|| problem.message.clone()).unwrap_or_default());
-                continue;
-            }
-            let diagnostic = if tool == "pytest" {
-                pytest_diagnostic(case, problem, rootdir)
-            } else {
-                plain_diagnostic(tool, case, problem)
-            };
-            report.push(diagnostic);
-        }
-        report.diagnostics_dropped += self.dropped;
+        let tool = self.report.tool.clone();
+        let internal = self.internal.take();
+        let mut report = std::mem::replace(&mut self.report, Report::new(&tool, Outcome::Passed));
 
         let sums = &self.sums;
         let passed = sums
@@ -278,17 +292,7 @@ impl State {
             tests_failed: Some(sums.failures),
             tests_skipped: Some(sums.skipped),
             errors: Some(sums.errors),
-            suites_errored: {
-                // pytest names a file that failed to collect with an empty classname.
-                let collect = self
-                    .cases
-                    .iter()
-                    .filter(|c| {
-                        c.classname.is_empty() && c.problem.as_ref().is_some_and(|p| p.error)
-                    })
-                    .count() as u64;
-                (tool == "pytest" && collect > 0).then_some(collect)
-            },
+            suites_errored: (self.collect_errors > 0).then_some(self.collect_errors),
             ..Counts::default()
         };
         let mut parts = vec![format!("{} tests", sums.tests)];
@@ -537,6 +541,26 @@ mod tests {
         assert_eq!(report.outcome, Outcome::Failed);
         assert_eq!(report.diagnostics[0].message, "ValueError: the end");
         assert_eq!(report.diagnostics[0].location().as_deref(), Some("t.py:9"));
+    }
+
+    #[test]
+    fn failures_beyond_the_cap_are_counted_not_kept() {
+        let n = verdict_core::model::MAX_DIAGNOSTICS + 5;
+        let mut xml = format!("<testsuite tests=\"{n}\" failures=\"{n}\">");
+        for i in 0..n {
+            xml.push_str(&format!(
+                "<testcase classname=\"tests.test_a\" name=\"test_{i}\"><failure message=\"m\">E   assert {i} == 0\n\ntests/test_a.py:{i}: AssertionError</failure></testcase>"
+            ));
+        }
+        xml.push_str("</testsuite>");
+        let report = parse("pytest", xml.as_bytes());
+        assert_eq!(report.outcome, Outcome::Failed);
+        assert_eq!(
+            report.diagnostics.len(),
+            verdict_core::model::MAX_DIAGNOSTICS
+        );
+        assert_eq!(report.diagnostics_dropped, 5);
+        assert_eq!(report.counts.tests_failed, Some(n as u64));
     }
 
     #[test]
