@@ -3,9 +3,12 @@
 //!
 //! Each function reads the host's JSON, calls the verifier, and writes the answer as JSON into a
 //! [`Buffer`] — all inside [`guard`], which turns a panic into a [`wire::Error::Panic`], so that no
-//! unwinding ever reaches the `extern "C"` frame (where it would abort the host).
+//! unwinding ever reaches the `extern "C"` frame (where it would abort the host), and keeps the
+//! panic from printing.
 
+use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Once;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -128,15 +131,25 @@ pub unsafe fn rerun_failed(
 }
 
 /// Runs `body`, turning its result — or its panic — into a [`CallResult`].
+///
+/// A panic inside is not printed (the host reports it, and only the host prints); its message and
+/// location go into the error instead.
 pub fn guard(body: impl FnOnce() -> Result<Vec<u8>, wire::Error>) -> CallResult {
-    let result = catch_unwind(AssertUnwindSafe(body)).unwrap_or_else(|payload| {
-        let message = if let Some(text) = payload.downcast_ref::<&str>() {
+    install_quiet_hook();
+    let outer = GUARDED.replace(true);
+    let result = catch_unwind(AssertUnwindSafe(body));
+    GUARDED.set(outer);
+    let result = result.unwrap_or_else(|payload| {
+        let mut message = if let Some(text) = payload.downcast_ref::<&str>() {
             (*text).to_owned()
         } else if let Some(text) = payload.downcast_ref::<String>() {
             text.clone()
         } else {
             "a panic with a payload that is not a string".to_owned()
         };
+        if let Some(location) = PANIC_LOCATION.take() {
+            message = format!("{message} (at {location})");
+        }
         Err(wire::Error::Panic { message })
     });
     match result {
@@ -151,6 +164,30 @@ pub fn guard(body: impl FnOnce() -> Result<Vec<u8>, wire::Error>) -> CallResult 
             payload: Buffer::from_vec(serde_json::to_vec(&error).unwrap_or_default()),
         },
     }
+}
+
+thread_local! {
+    /// Whether this thread is inside [`guard`].
+    static GUARDED: Cell<bool> = const { Cell::new(false) };
+    /// Where the last panic inside [`guard`] on this thread happened.
+    static PANIC_LOCATION: Cell<Option<String>> = const { Cell::new(None) };
+}
+
+/// Wraps the panic hook once: a panic inside [`guard`] records its location instead of printing;
+/// any other panic goes to the hook that was there before. (A plugin links its own copy of std,
+/// so this hook sees only the plugin's panics.)
+fn install_quiet_hook() {
+    static INSTALL: Once = Once::new();
+    INSTALL.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if GUARDED.get() {
+                PANIC_LOCATION.set(info.location().map(|location| location.to_string()));
+            } else {
+                previous(info);
+            }
+        }));
+    });
 }
 
 fn find(registry: Registry, name: &[u8]) -> Result<&'static dyn Verifier, wire::Error> {
