@@ -226,6 +226,8 @@ impl Runner for ProcessRunner {
             captured.exit = Exit::NotStarted { message };
             return captured;
         }
+        // The duration counts from the spawn itself: the tool may be running before `spawn` returns.
+        let start = Instant::now();
         let mut child = match self.spawn(spec) {
             Ok(child) => child,
             Err(error) => {
@@ -235,7 +237,6 @@ impl Runner for ProcessRunner {
                 return captured;
             }
         };
-        let start = Instant::now();
         let run = self.supervise(spec, &mut child, file, start).await;
         captured.exit = run.exit;
         captured.log_bytes = run.log_bytes;
@@ -245,7 +246,23 @@ impl Runner for ProcessRunner {
                 message: format!("failed to write the log `{}`: {error}", log.display()),
             };
         }
-        captured.output_files = read_outputs(spec, self.max_output_file);
+        if !spec.output_files.is_empty() {
+            // Reports can be large: read them off the async threads.
+            let paths: Vec<PathBuf> = spec
+                .output_files
+                .iter()
+                .map(|path| output_path(spec, path))
+                .collect();
+            let max = self.max_output_file;
+            captured.output_files =
+                match tokio::task::spawn_blocking(move || read_outputs(&paths, max)).await {
+                    Ok(files) => files,
+                    Err(error) => {
+                        tracing::warn!(%error, "failed to read the output files");
+                        vec![None; spec.output_files.len()]
+                    }
+                };
+        }
         captured
     }
 }
@@ -614,13 +631,12 @@ fn remove_stale_outputs(spec: &CommandSpec) -> Result<(), String> {
 /// Reads the output files back. A file the tool did not write is `None`; so is one larger than
 /// `max` or one that cannot be read — the verifier then falls back on the log, and a verifier that
 /// cannot do without the file must report the run as errored. A warning names the file.
-fn read_outputs(spec: &CommandSpec, max: u64) -> Vec<Option<Vec<u8>>> {
-    spec.output_files
+fn read_outputs(paths: &[PathBuf], max: u64) -> Vec<Option<Vec<u8>>> {
+    paths
         .iter()
         .map(|path| {
-            let path = output_path(spec, path);
             let read = || -> io::Result<Option<Vec<u8>>> {
-                let file = match File::open(&path) {
+                let file = match File::open(path) {
                     Ok(file) => file,
                     Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
                     Err(error) => return Err(error),
