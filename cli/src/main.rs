@@ -8,6 +8,11 @@
 //! - 2: nothing could be verified (the tool's config is invalid, it crashed, it ran no test, the
 //!   log shows a failure that cannot be parsed), or verdict's own command line is wrong.
 
+mod config;
+mod list;
+mod progress;
+mod registry;
+mod run;
 mod summarize;
 
 use std::io::{self, Write};
@@ -23,15 +28,19 @@ const ABOUT: &str =
 
 const EXAMPLES: &str = "\
 Examples:
+  verdict run
+  verdict run --only tsc,eslint --format sarif --output verdict.sarif
+  verdict list
   npx tsc --noEmit 2>&1 | verdict summarize
   verdict summarize --tool pytest --budget 300 pytest.log
   cargo test 2>&1 | verdict summarize --format json
 
 Exit codes:
-  0  the log shows a pass
-  1  the log shows failures in the code (errors, failing tests, test files that cannot load)
-  2  nothing could be verified (invalid config, a crash, no tests ran, an unparseable failure)
-     or the command line is wrong";
+  0  every verifier passed (run) / the log shows a pass (summarize)
+  1  failures in the code (errors, failing tests, code that does not compile, test files that
+     cannot load)
+  2  nothing could be verified (a tool missing, its config invalid, a crash, a time-out, no test
+     ran, an unparseable failure), or verdict's own config or command line is wrong";
 
 #[derive(Parser)]
 #[command(name = "verdict", version, about = ABOUT, after_help = EXAMPLES)]
@@ -42,6 +51,12 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Run the verifiers that apply to the project and report what failed.
+    Run(run::Args),
+    /// Show every verifier verdict knows, whether it applies here, and why.
+    List(list::ListArgs),
+    /// Write a verdict.toml with the verifiers detected in the project.
+    Init(list::InitArgs),
     /// Summarize a verifier's log into a token-budgeted digest.
     Summarize(summarize::Args),
 }
@@ -56,6 +71,9 @@ fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
+        Command::Run(args) => run::run(&args),
+        Command::List(args) => list::list(&args),
+        Command::Init(args) => list::init(&args),
         Command::Summarize(args) => summarize::run(&args),
     };
     match result {

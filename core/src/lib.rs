@@ -22,6 +22,7 @@ pub mod cache;
 pub mod digest;
 pub mod lines;
 pub mod model;
+pub mod pipeline;
 pub mod process;
 pub mod render;
 pub mod summarizer;

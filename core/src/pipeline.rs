@@ -1,0 +1,792 @@
+//! The pipeline: runs a set of verifiers on a workspace, concurrently and bounded, in the order
+//! their `needs` allow, and turns each into a [`Verification`] whose outcome never claims more than
+//! the tool showed.
+//!
+//! Deliberately not a task-graph framework: a bounded set of concurrent verifiers, each started
+//! once everything it needs has passed. A verifier whose need did not pass is skipped (errored,
+//! saying which need failed); `--fail-fast` stops starting new verifiers after the first one that
+//! does not pass and lets those already running finish, so their results are still reported.
+//!
+//! Every captured run goes through [`reconcile`], the one place where the exit code and the parsed
+//! report are checked against each other, so that linked, configured and plugin verifiers all fail
+//! closed in the same way.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use tokio::task::JoinSet;
+
+use crate::cache::{Cache, Key};
+use crate::model::{Kind, Outcome, Report, Status, Verification};
+use crate::verifier::{Captured, CommandSpec, Exit, Runner, Verifier, Workspace};
+
+/// One verifier as the pipeline runs it, with the settings the project gave it.
+#[derive(Clone)]
+pub struct Entry {
+    /// The verifier.
+    pub verifier: Arc<dyn Verifier>,
+    /// Names of verifiers that must pass before this one starts.
+    pub needs: Vec<String>,
+    /// Overrides the time-out the verifier asks for.
+    pub timeout: Option<Duration>,
+    /// Extra environment for its command (wins over the verifier's own).
+    pub env: BTreeMap<String, String>,
+    /// For test verifiers: whether a run that ran no test, or skipped every test, may pass.
+    pub allow_no_tests: bool,
+    /// What else its cached result depends on (its settings, verdict's version); see
+    /// [`Cache::key`].
+    pub cache_salt: String,
+}
+
+impl Entry {
+    /// An entry with default settings.
+    pub fn new(verifier: Arc<dyn Verifier>) -> Self {
+        Entry {
+            verifier,
+            needs: Vec::new(),
+            timeout: None,
+            env: BTreeMap::new(),
+            allow_no_tests: false,
+            cache_salt: String::new(),
+        }
+    }
+
+    fn name(&self) -> &str {
+        self.verifier.name()
+    }
+}
+
+/// How the pipeline runs.
+#[derive(Clone, Default)]
+pub struct Options {
+    /// At most this many verifiers at once (0 means the number of cores).
+    pub jobs: usize,
+    /// Stop starting verifiers after the first one that does not pass.
+    pub fail_fast: bool,
+    /// The result cache; `None` runs everything (`--no-cache`).
+    pub cache: Option<Cache>,
+    /// Re-run first only what failed last time, and the full run only once that passes.
+    pub failed_first: bool,
+    /// Set when the run is interrupted: nothing new starts, and what has not run is cancelled.
+    /// (Stopping what runs is the [`Runner`]'s job; the caller cancels both.)
+    pub interrupted: Option<Arc<AtomicBool>>,
+}
+
+/// What the pipeline reports while it runs, for a live progress view.
+#[derive(Debug, Clone)]
+pub enum Event<'a> {
+    /// A verifier's command started.
+    Started {
+        /// The verifier.
+        verifier: &'a str,
+    },
+    /// A verifier finished (ran, came from the cache, was skipped or cancelled).
+    Finished {
+        /// The result.
+        verification: &'a Verification,
+    },
+}
+
+/// Why the pipeline could not start.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum PipelineError {
+    /// Two verifiers share a name.
+    #[error("two verifiers are called `{0}`")]
+    DuplicateName(String),
+    /// A verifier needs one that is not in the run.
+    #[error("verifier `{verifier}` needs `{need}`, which is not among the verifiers to run")]
+    UnknownNeed {
+        /// The verifier.
+        verifier: String,
+        /// The missing need.
+        need: String,
+    },
+    /// The needs form a cycle.
+    #[error("the needs of these verifiers form a cycle: {}", .0.join(", "))]
+    Cycle(Vec<String>),
+}
+
+/// Checks names and needs before anything runs.
+pub fn validate(entries: &[Entry]) -> Result<(), PipelineError> {
+    let mut names = BTreeSet::new();
+    for entry in entries {
+        if !names.insert(entry.name()) {
+            return Err(PipelineError::DuplicateName(entry.name().to_owned()));
+        }
+    }
+    for entry in entries {
+        for need in &entry.needs {
+            if !names.contains(need.as_str()) {
+                return Err(PipelineError::UnknownNeed {
+                    verifier: entry.name().to_owned(),
+                    need: need.clone(),
+                });
+            }
+        }
+    }
+    // Kahn's algorithm: whatever cannot be ordered is on a cycle (or behind one).
+    let mut done: BTreeSet<&str> = BTreeSet::new();
+    loop {
+        let ready: Vec<&str> = entries
+            .iter()
+            .filter(|e| !done.contains(e.name()))
+            .filter(|e| e.needs.iter().all(|n| done.contains(n.as_str())))
+            .map(Entry::name)
+            .collect();
+        if ready.is_empty() {
+            break;
+        }
+        done.extend(ready);
+    }
+    if done.len() < entries.len() {
+        let stuck = entries
+            .iter()
+            .map(Entry::name)
+            .filter(|n| !done.contains(n))
+            .map(str::to_owned)
+            .collect();
+        return Err(PipelineError::Cycle(stuck));
+    }
+    Ok(())
+}
+
+/// Runs `entries` on `workspace` and returns one [`Verification`] per entry, in the entries'
+/// order. `workspace.run_dir` is created; each verifier's output goes to
+/// `<run_dir>/<name>.log`.
+pub async fn run(
+    entries: &[Entry],
+    workspace: &Workspace,
+    runner: Arc<dyn Runner>,
+    options: &Options,
+    on_event: &mut (dyn FnMut(Event<'_>) + Send),
+) -> Result<Vec<Verification>, PipelineError> {
+    validate(entries)?;
+    if let Err(error) = std::fs::create_dir_all(&workspace.run_dir) {
+        // Without a run directory nothing can be logged: every verifier errs, none passes.
+        let reason = format!(
+            "failed to create the run directory {}: {error}",
+            workspace.run_dir.display()
+        );
+        return Ok(entries
+            .iter()
+            .map(|e| not_run(e, Status::Skipped, reason.clone()))
+            .collect());
+    }
+    let jobs = if options.jobs == 0 {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        options.jobs
+    };
+    let interrupted = || {
+        options
+            .interrupted
+            .as_ref()
+            .is_some_and(|flag| flag.load(Ordering::SeqCst))
+    };
+
+    let mut results: BTreeMap<usize, Verification> = BTreeMap::new();
+    let mut started: BTreeSet<usize> = BTreeSet::new();
+    let mut running: JoinSet<(usize, Verification)> = JoinSet::new();
+    let mut tasks: std::collections::HashMap<tokio::task::Id, usize> = Default::default();
+    let mut stop_starting = false;
+
+    loop {
+        // Settle what can no longer run: skipped for a failed need, cancelled, or stopped by
+        // --fail-fast.
+        for (index, entry) in entries.iter().enumerate() {
+            if started.contains(&index) || results.contains_key(&index) {
+                continue;
+            }
+            let failed_need = entry.needs.iter().find_map(|need| {
+                let i = entries.iter().position(|e| e.name() == need)?;
+                let result = results.get(&i)?;
+                (result.outcome() != Outcome::Passed).then_some(need)
+            });
+            let verification = if interrupted() {
+                Some(not_run(
+                    entry,
+                    Status::Cancelled,
+                    "the run was interrupted before it started".to_owned(),
+                ))
+            } else if let Some(need) = failed_need {
+                Some(not_run(
+                    entry,
+                    Status::Skipped,
+                    format!("not run: it needs `{need}`, which did not pass"),
+                ))
+            } else if stop_starting {
+                Some(not_run(
+                    entry,
+                    Status::Skipped,
+                    "not run: --fail-fast stopped the run after a verifier did not pass".to_owned(),
+                ))
+            } else {
+                None
+            };
+            if let Some(verification) = verification {
+                on_event(Event::Finished {
+                    verification: &verification,
+                });
+                results.insert(index, verification);
+            }
+        }
+        // Start what is ready, up to the bound.
+        for (index, entry) in entries.iter().enumerate() {
+            if running.len() >= jobs {
+                break;
+            }
+            if started.contains(&index) || results.contains_key(&index) {
+                continue;
+            }
+            let needs_passed = entry.needs.iter().all(|need| {
+                entries
+                    .iter()
+                    .position(|e| e.name() == need)
+                    .and_then(|i| results.get(&i))
+                    .is_some_and(|v| v.outcome() == Outcome::Passed)
+            });
+            if !needs_passed {
+                continue;
+            }
+            started.insert(index);
+            on_event(Event::Started {
+                verifier: entry.name(),
+            });
+            let entry = entry.clone();
+            let workspace = workspace.clone();
+            let runner = Arc::clone(&runner);
+            let options = options.clone();
+            let task = running.spawn(async move {
+                let verification = verify(&entry, &workspace, runner.as_ref(), &options).await;
+                (index, verification)
+            });
+            tasks.insert(task.id(), index);
+        }
+        let Some(joined) = running.join_next_with_id().await else {
+            break;
+        };
+        match joined {
+            Ok((_, (index, verification))) => {
+                if options.fail_fast && verification.outcome() != Outcome::Passed {
+                    stop_starting = true;
+                }
+                on_event(Event::Finished {
+                    verification: &verification,
+                });
+                results.insert(index, verification);
+            }
+            Err(error) => {
+                // A panicking verifier must not take the run down or pass silently.
+                tracing::error!("a verifier task failed: {error}");
+                stop_starting |= options.fail_fast;
+                if let Some(&index) = tasks.get(&error.id()) {
+                    let verification = not_run(
+                        &entries[index],
+                        Status::Ran,
+                        format!("verdict failed while running this verifier: {error}"),
+                    );
+                    on_event(Event::Finished {
+                        verification: &verification,
+                    });
+                    results.insert(index, verification);
+                }
+            }
+        }
+    }
+    Ok(entries
+        .iter()
+        .enumerate()
+        .map(|(index, entry)| {
+            results.remove(&index).unwrap_or_else(|| {
+                not_run(
+                    entry,
+                    Status::Ran,
+                    "verdict failed while running this verifier (internal error; see the trace)"
+                        .to_owned(),
+                )
+            })
+        })
+        .collect())
+}
+
+/// A verification for a verifier that did not run: always errored, never passed.
+fn not_run(entry: &Entry, status: Status, reason: String) -> Verification {
+    Verification {
+        verifier: entry.name().to_owned(),
+        kind: entry.verifier.kind(),
+        status,
+        report: Report::errored(entry.name(), reason),
+        command: None,
+        log: None,
+        duration: Duration::ZERO,
+        notes: Vec::new(),
+    }
+}
+
+/// Runs one entry: the cache, the failed-first re-run, the full run.
+async fn verify(
+    entry: &Entry,
+    workspace: &Workspace,
+    runner: &dyn Runner,
+    options: &Options,
+) -> Verification {
+    let name = entry.name().to_owned();
+    let verifier = Arc::clone(&entry.verifier);
+    let started = Instant::now();
+    let mut spec = match verifier.command(workspace) {
+        Ok(spec) => spec,
+        Err(error) => {
+            let mut verification = not_run(entry, Status::Ran, error.to_string());
+            verification.duration = started.elapsed();
+            return verification;
+        }
+    };
+    apply_settings(entry, &mut spec);
+
+    let key = cache_key(entry, workspace, &spec, options).await;
+    if let (Some(cache), Some(key)) = (&options.cache, &key)
+        && let Some(report) = cache.lookup(&name, key)
+    {
+        return Verification {
+            verifier: name,
+            kind: verifier.kind(),
+            status: Status::Cached,
+            report,
+            command: Some(argv(&spec)),
+            log: None,
+            duration: started.elapsed(),
+            notes: vec!["cached: its inputs are unchanged since it last passed".to_owned()],
+        };
+    }
+
+    let mut notes = Vec::new();
+    if options.failed_first
+        && let Some(cache) = &options.cache
+        && let Some(previous) = cache.last(&name)
+        && previous.outcome == Outcome::Failed
+        && let Some(mut rerun) = verifier.rerun_failed(workspace, &previous)
+    {
+        apply_settings(entry, &mut rerun);
+        let failures = previous
+            .diagnostics
+            .iter()
+            .filter(|d| d.test.is_some() || d.file.is_some())
+            .count();
+        let log = workspace
+            .run_dir
+            .join(format!("{}.failed-first.log", file_name(&name)));
+        let report = run_one(entry, &rerun, runner, &log).await;
+        let what = if verifier.kind() == Kind::Test {
+            format!("re-ran {failures} failed tests first")
+        } else {
+            format!("re-checked the {failures} failures of the last run first")
+        };
+        if report.outcome != Outcome::Passed {
+            notes.push(format!(
+                "{what}; they still fail, so the full run was skipped"
+            ));
+            store_last(options, &name, &report);
+            return Verification {
+                verifier: name,
+                kind: verifier.kind(),
+                status: Status::Ran,
+                report,
+                command: Some(argv(&rerun)),
+                log: Some(relative(workspace, &log)),
+                duration: started.elapsed(),
+                notes,
+            };
+        }
+        notes.push(format!("{what}; they pass now, then ran in full"));
+    }
+
+    let log = workspace.run_dir.join(format!("{}.log", file_name(&name)));
+    let report = run_one(entry, &spec, runner, &log).await;
+    store_last(options, &name, &report);
+    if report.outcome == Outcome::Passed
+        && let (Some(cache), Some(key)) = (&options.cache, &key)
+        && let Err(error) = cache.store_pass(&name, key, &report)
+    {
+        tracing::warn!("failed to store the result of {name} in the cache: {error}");
+    }
+    Verification {
+        verifier: name,
+        kind: verifier.kind(),
+        status: Status::Ran,
+        report,
+        command: Some(argv(&spec)),
+        log: Some(relative(workspace, &log)),
+        duration: started.elapsed(),
+        notes,
+    }
+}
+
+/// Runs one command and interprets it, off the async threads (parsing a large log takes time).
+async fn run_one(entry: &Entry, spec: &CommandSpec, runner: &dyn Runner, log: &Path) -> Report {
+    let captured = runner.run(spec, log).await;
+    let verifier = Arc::clone(&entry.verifier);
+    let spec_owned = spec.clone();
+    let allow_no_tests = entry.allow_no_tests;
+    let name = entry.name().to_owned();
+    let interpreted = tokio::task::spawn_blocking(move || {
+        let report = verifier.interpret(&spec_owned, &captured);
+        reconcile(
+            report,
+            &spec_owned,
+            &captured,
+            verifier.kind(),
+            allow_no_tests,
+        )
+    })
+    .await;
+    match interpreted {
+        Ok(report) => report,
+        Err(error) => Report::errored(
+            &name,
+            format!("the verifier failed while reading its output: {error}"),
+        ),
+    }
+}
+
+fn store_last(options: &Options, name: &str, report: &Report) {
+    if let Some(cache) = &options.cache
+        && let Err(error) = cache.store_last(name, report)
+    {
+        tracing::warn!("failed to record the last result of {name}: {error}");
+    }
+}
+
+async fn cache_key(
+    entry: &Entry,
+    workspace: &Workspace,
+    spec: &CommandSpec,
+    options: &Options,
+) -> Option<Key> {
+    options.cache.as_ref()?;
+    let inputs = entry.verifier.inputs(workspace)?;
+    let workspace = workspace.clone();
+    let spec = spec.clone();
+    let salt = format!("{}\n{}", entry.name(), entry.cache_salt);
+    tokio::task::spawn_blocking(move || Cache::key(&workspace, &inputs, &spec, &salt).ok())
+        .await
+        .ok()
+        .flatten()
+}
+
+fn apply_settings(entry: &Entry, spec: &mut CommandSpec) {
+    if let Some(timeout) = entry.timeout {
+        spec.timeout = timeout;
+    }
+    spec.env
+        .extend(entry.env.iter().map(|(k, v)| (k.clone(), v.clone())));
+}
+
+/// The argv of a spec, for people to read and reproduce.
+fn argv(spec: &CommandSpec) -> Vec<String> {
+    std::iter::once(spec.program.to_string_lossy().into_owned())
+        .chain(spec.args.iter().cloned())
+        .collect()
+}
+
+/// A verifier name made safe as a file name (names from config are validated, plugin names are
+/// not).
+fn file_name(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+fn relative(workspace: &Workspace, path: &Path) -> String {
+    path.strip_prefix(&workspace.root)
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|_| PathBuf::from(path))
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// Checks a verifier's report against how its command ended, so that no verifier can pass what
+/// the tool did not show to be a pass:
+///
+/// - a time-out, an interruption, a signal or a command that did not start: errored;
+/// - an exit code the verifier declares a pass, with failures parsed: errored (the two disagree);
+/// - an exit code declared a failure, with nothing understood as one: errored;
+/// - an exit code declared neither: errored, unless the report already explains it (errored);
+/// - a test verifier that ran no test, or skipped every test: errored, unless `allow_no_tests`.
+///
+/// What the verifier found is kept (a timed-out test run's failures are still shown); only the
+/// outcome and the reason change.
+pub fn reconcile(
+    mut report: Report,
+    spec: &CommandSpec,
+    captured: &Captured,
+    kind: Kind,
+    allow_no_tests: bool,
+) -> Report {
+    let program = spec
+        .program
+        .file_name()
+        .map_or_else(|| spec.program.to_string_lossy(), |n| n.to_string_lossy())
+        .into_owned();
+    let errored = |report: &mut Report, reason: String| {
+        report.outcome = Outcome::Errored;
+        if report.error.is_none() {
+            report.error = Some(reason);
+        } else if let Some(existing) = &report.error {
+            report.error = Some(format!("{reason}; {existing}"));
+        }
+    };
+    match &captured.exit {
+        Exit::TimedOut => errored(
+            &mut report,
+            format!(
+                "{program} timed out after {} and was stopped",
+                human_duration(spec.timeout)
+            ),
+        ),
+        Exit::Cancelled => errored(
+            &mut report,
+            format!("{program} was stopped: the run was interrupted"),
+        ),
+        Exit::Signal { signal } => errored(
+            &mut report,
+            format!("{program} was killed by signal {signal}"),
+        ),
+        Exit::NotStarted { message } => {
+            report.outcome = Outcome::Errored;
+            report.error = Some(message.clone());
+        }
+        Exit::Code { code } => {
+            let code = *code;
+            let pass = spec.exit_codes.pass.contains(&code);
+            let fail = spec.exit_codes.fail.contains(&code);
+            match report.outcome {
+                Outcome::Errored => {}
+                Outcome::Failed if pass => {
+                    let found = report.diagnostics_found();
+                    errored(
+                        &mut report,
+                        format!(
+                            "{program} exited with {code}, which means a pass, but its output \
+                             shows {found} failure(s); the two disagree, so nothing is verified"
+                        ),
+                    );
+                }
+                Outcome::Passed if fail => errored(
+                    &mut report,
+                    format!(
+                        "{program} exited with {code}, which means failures, but none could be \
+                         read from its output; see the log"
+                    ),
+                ),
+                Outcome::Passed | Outcome::Failed if !pass && !fail => errored(
+                    &mut report,
+                    format!(
+                        "{program} exited with {code}, which it does not use for a pass or for \
+                         failures in the code (it may have crashed or rejected its configuration)"
+                    ),
+                ),
+                Outcome::Passed | Outcome::Failed => {}
+            }
+        }
+    }
+    if kind == Kind::Test && report.outcome == Outcome::Passed && !allow_no_tests {
+        let passed = report.counts.tests_passed.unwrap_or(0);
+        let skipped = report.counts.tests_skipped.unwrap_or(0);
+        if passed == 0 && skipped > 0 {
+            errored(
+                &mut report,
+                format!(
+                    "{program} skipped every test ({skipped}); a run that tests nothing is not a pass (set allow_no_tests to accept it)"
+                ),
+            );
+        } else if passed == 0 {
+            errored(
+                &mut report,
+                format!(
+                    "{program} ran no test; a run that tests nothing is not a pass (set allow_no_tests to accept it)"
+                ),
+            );
+        }
+    }
+    report
+}
+
+fn human_duration(duration: Duration) -> String {
+    let secs = duration.as_secs();
+    if secs >= 60 && secs.is_multiple_of(60) {
+        format!("{}m", secs / 60)
+    } else if secs >= 1 {
+        format!("{secs}s")
+    } else {
+        format!("{}ms", duration.as_millis())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Diagnostic, Severity};
+    use crate::verifier::ExitCodes;
+
+    fn spec() -> CommandSpec {
+        CommandSpec {
+            program: PathBuf::from("node_modules/.bin/jest"),
+            args: vec![],
+            env: BTreeMap::new(),
+            cwd: PathBuf::from("."),
+            timeout: Duration::from_secs(90),
+            exit_codes: ExitCodes {
+                pass: vec![0],
+                fail: vec![1],
+            },
+            output_files: vec![],
+        }
+    }
+
+    fn captured(exit: Exit) -> Captured {
+        Captured {
+            exit,
+            log_path: PathBuf::from("x.log"),
+            log_bytes: 0,
+            output_files: vec![],
+            duration: Duration::ZERO,
+        }
+    }
+
+    fn passed_tests(n: u64) -> Report {
+        let mut report = Report::new("jest", Outcome::Passed);
+        report.counts.tests_passed = Some(n);
+        report
+    }
+
+    fn failed() -> Report {
+        let mut report = Report::new("jest", Outcome::Failed);
+        report.push(Diagnostic::new("jest", Kind::Test, Severity::Error, "boom"));
+        report
+    }
+
+    fn check(report: Report, exit: Exit, kind: Kind, expect: Outcome, reason: Option<&str>) {
+        let reconciled = reconcile(report, &spec(), &captured(exit), kind, false);
+        assert_eq!(reconciled.outcome, expect, "{reconciled:?}");
+        match reason {
+            Some(reason) => {
+                let error = reconciled.error.as_deref().unwrap_or_default();
+                assert!(error.contains(reason), "{error:?} lacks {reason:?}");
+            }
+            None => assert_eq!(reconciled.error, None),
+        }
+    }
+
+    #[test]
+    fn agreeing_exit_codes_keep_the_outcome() {
+        check(
+            passed_tests(3),
+            Exit::Code { code: 0 },
+            Kind::Test,
+            Outcome::Passed,
+            None,
+        );
+        check(
+            failed(),
+            Exit::Code { code: 1 },
+            Kind::Test,
+            Outcome::Failed,
+            None,
+        );
+    }
+
+    #[test]
+    fn disagreeing_exit_codes_are_errored() {
+        check(
+            failed(),
+            Exit::Code { code: 0 },
+            Kind::Test,
+            Outcome::Errored,
+            Some("the two disagree"),
+        );
+        check(
+            passed_tests(3),
+            Exit::Code { code: 1 },
+            Kind::Test,
+            Outcome::Errored,
+            Some("none could be read"),
+        );
+        check(
+            failed(),
+            Exit::Code { code: 7 },
+            Kind::Test,
+            Outcome::Errored,
+            Some("exited with 7"),
+        );
+    }
+
+    #[test]
+    fn timeouts_signals_and_interruptions_are_never_a_pass() {
+        check(
+            passed_tests(3),
+            Exit::TimedOut,
+            Kind::Test,
+            Outcome::Errored,
+            Some("jest timed out after 90s"),
+        );
+        check(
+            failed(),
+            Exit::Signal { signal: 9 },
+            Kind::Test,
+            Outcome::Errored,
+            Some("signal 9"),
+        );
+        check(
+            passed_tests(1),
+            Exit::Cancelled,
+            Kind::Test,
+            Outcome::Errored,
+            Some("interrupted"),
+        );
+    }
+
+    #[test]
+    fn a_test_run_that_tests_nothing_has_not_passed() {
+        check(
+            passed_tests(0),
+            Exit::Code { code: 0 },
+            Kind::Test,
+            Outcome::Errored,
+            Some("ran no test"),
+        );
+        let mut skipped = passed_tests(0);
+        skipped.counts.tests_skipped = Some(4);
+        check(
+            skipped,
+            Exit::Code { code: 0 },
+            Kind::Test,
+            Outcome::Errored,
+            Some("skipped every test (4)"),
+        );
+        // Only test verifiers count tests.
+        check(
+            Report::new("tsc", Outcome::Passed),
+            Exit::Code { code: 0 },
+            Kind::Type,
+            Outcome::Passed,
+            None,
+        );
+        let allowed = reconcile(
+            passed_tests(0),
+            &spec(),
+            &captured(Exit::Code { code: 0 }),
+            Kind::Test,
+            true,
+        );
+        assert_eq!(allowed.outcome, Outcome::Passed);
+    }
+}
