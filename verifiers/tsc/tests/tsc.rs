@@ -399,3 +399,28 @@ fn the_crate_registers_one_type_verifier_named_tsc() {
     let named: Vec<(&str, Kind)> = verifiers.iter().map(|v| (v.name(), v.kind())).collect();
     assert_eq!(named, [("tsc", Kind::Type)]);
 }
+
+/// The layout `npm create vite` makes: a solution tsconfig.json referencing an app and a node
+/// config that both set `noEmit`, built with `tsc -b`. A second run, with the build info of the
+/// first on disk, still reports the errors (nothing is "up to date" while errors remain).
+#[tokio::test]
+async fn vite_style_solution_with_no_emit_references_is_checked_twice_alike() {
+    let fixture = fixture("vite-solution", true);
+    let tsc = Tsc::default();
+    let expected = [
+        ("src/main.ts", 1, "TS2322"),
+        ("tools/config.ts", 1, "TS2322"),
+    ];
+    for _ in 0..2 {
+        let (spec, captured, report) = run(&tsc, &fixture).await;
+        assert_eq!(args(&spec), ["-b", "tsconfig.json", "--pretty", "false"]);
+        assert_eq!(captured.exit, Exit::Code { code: 1 });
+        check(&report, Outcome::Failed, &expected);
+    }
+    assert!(
+        fixture
+            .workspace
+            .path(".tmp/tsconfig.app.tsbuildinfo")
+            .is_file()
+    );
+}
