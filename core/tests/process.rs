@@ -530,7 +530,7 @@ async fn output_files_are_read_back_and_stale_ones_removed() {
     assert!(!fixture.path("reports/stale.json").exists());
 }
 
-/// A relative log path needs no parent directory to create; a nested one gets its parents.
+/// A log nested in directories that do not exist yet gets them created.
 #[tokio::test]
 async fn the_log_gets_its_parent_directories() {
     let fixture = Fixture::new();
