@@ -8,7 +8,9 @@
 //!
 //! Configuration formats, and what each eslint major does with them:
 //! - A flat config (`eslint.config.{js,mjs,cjs,ts,mts,cts}`), looked up from the project root
-//!   upwards as eslint does: the normal case for eslint 9 and 10.
+//!   upwards as eslint does: the normal case for eslint 9 and 10. eslint 8 gets
+//!   `ESLINT_USE_FLAT_CONFIG=true`, without which it looks for one only under the name
+//!   `eslint.config.js` (8.57) or not at all (older 8.x).
 //! - Only a legacy config (`.eslintrc.*`, or `eslintConfig` in package.json): eslint 8 reads it by
 //!   default. eslint 9 ignores it — it fails with "couldn't find an eslint.config.(js|mjs|cjs)
 //!   file" — unless `ESLINT_USE_FLAT_CONFIG=false` is set, so the verifier sets it (and says so in

@@ -9,9 +9,11 @@
 //! - A project whose `tsconfig.json` has `references` (a "solution" config, often with `"files":
 //!   []`), or whose own scripts run `tsc -b`: build mode, `tsc -b tsconfig.json --pretty false`.
 //!   Plain `tsc --noEmit` on a solution config checks no file at all and exits 0 — a pass that
-//!   verified nothing — so it is never used there. `--noEmit` cannot be used either: tsc rejects it
-//!   for a project that others reference (`TS6310: Referenced project … may not disable emit`),
-//!   because a dependent project is checked against the declarations its references emit. Build
+//!   verified nothing — so it is never used there. `tsc -b --noEmit` cannot be used either: tsc
+//!   rejects it as soon as one project references another (`TS6310: Referenced project … may not
+//!   disable emit`), because the referencing project is checked against the declarations its
+//!   reference emits. (Projects that set `noEmit` themselves and are referenced only by the
+//!   solution config, as `npm create vite` makes them, build fine in build mode.) Build
 //!   mode therefore writes what the project's own build writes (its `outDir`s and
 //!   `.tsbuildinfo` files), exactly as `tsc -b` in the project's scripts would.
 //! - No `tsconfig.json`, but a `package.json` script that runs `tsc -p <config>` (or `tsc -b
