@@ -220,6 +220,17 @@ fn interpret_receives_the_spec_and_the_decoded_output_files() {
 }
 
 #[test]
+fn rerun_failed_answers_null_when_the_verifier_has_no_filter() {
+    let rerun = table().rerun_failed.expect("rerun_failed");
+    let previous = serde_json::to_vec(&Report::new("echo", Outcome::Failed)).expect("serializes");
+    let workspace = workspace("/p");
+    // SAFETY: all three buffers outlive the call.
+    let answered =
+        answer(unsafe { rerun(Str::new(b"echo"), Str::new(&workspace), Str::new(&previous)) });
+    assert_eq!(answered, (STATUS_OK, serde_json::Value::Null));
+}
+
+#[test]
 fn bad_input_is_an_error_not_a_crash() {
     assert_eq!(
         call2(table().applies, "nope", &workspace("/p")),
@@ -235,6 +246,26 @@ fn bad_input_is_an_error_not_a_crash() {
         json["message"]
             .as_str()
             .is_some_and(|m| m.starts_with("workspace: ")),
+        "{json}"
+    );
+    let spec = r#"{"program": "echo", "args": [], "cwd": "/p", "timeout_ms": 1,
+        "exit_codes": {"pass": [0], "fail": [1]}}"#;
+    let captured = r#"{"exit": {"status": "timed_out"}, "log_path": "/p/x.log", "log_bytes": 0,
+        "output_files": ["not base64!"], "duration_ms": 5}"#;
+    // SAFETY: all three buffers outlive the call.
+    let (status, json) = answer(unsafe {
+        (table().interpret)(
+            Str::new(b"echo"),
+            Str::new(spec.as_bytes()),
+            Str::new(captured.as_bytes()),
+        )
+    });
+    assert_eq!(status, STATUS_ERROR);
+    assert_eq!(json["kind"], "invalid_input");
+    assert!(
+        json["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("captured: output file is not base64")),
         "{json}"
     );
 }
