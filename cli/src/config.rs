@@ -155,7 +155,6 @@ impl Config {
     /// The time-out of verifier `name` that the configuration sets, in order of precedence:
     /// `[verifiers.<name>] timeout`, then the `timeout` of a `[[verifier]]` of that name, then
     /// `[run] timeout`. `None` leaves the verifier's own default.
-    #[allow(dead_code)] // For the pipeline's entries; `run.rs` reads the fields directly for now.
     pub(crate) fn timeout_for(&self, name: &str) -> Option<Duration> {
         self.verifiers
             .get(name)

@@ -319,7 +319,7 @@ pub(crate) fn color_allowed() -> bool {
 fn entry(known: &Known, config: &Config) -> Entry {
     let mut entry = Entry::new(Arc::clone(&known.verifier));
     let settings = config.verifiers.get(known.verifier.name());
-    entry.timeout = settings.and_then(|s| s.timeout).or(config.run.timeout);
+    entry.timeout = config.timeout_for(known.verifier.name());
     if let Some(settings) = settings {
         entry.needs = settings.needs.clone();
         entry.env = settings.env.clone();
