@@ -401,3 +401,15 @@ fn invalid_json_names_the_function() {
         "{error}"
     );
 }
+
+#[test]
+fn an_undefined_status_with_a_payload_that_is_not_json_is_refused() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let error = load_err(&support::raw_plugin("bad-status", dir.path()));
+    assert!(
+        error
+            .to_string()
+            .contains("`describe` failed (status 7) with an error that is not JSON"),
+        "{error}"
+    );
+}

@@ -57,7 +57,7 @@ pub(crate) fn panicking_plugin(copy_into: &Path) -> PathBuf {
 }
 
 /// Builds the raw-ABI fixture with one misbehaviour (`abi-2`, `no-vtable`, `small-vtable`,
-/// `bad-json`) in a target directory of its own.
+/// `bad-json`, `bad-status`) in a target directory of its own.
 pub(crate) fn raw_plugin(feature: &str, copy_into: &Path) -> PathBuf {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests")
