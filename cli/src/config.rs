@@ -879,13 +879,15 @@ attempts = 3
                 "package.json depends on jest\nand has a test script".to_owned(),
             ),
             ("cargo-check".to_owned(), "Cargo.toml".to_owned()),
+            ("acme.check".to_owned(), "plugin says: always".to_owned()),
         ];
         let text = render_init(&detected);
         let config = check(&text);
         assert_eq!(
             config.verifiers.keys().collect::<Vec<_>>(),
-            vec!["cargo-check", "jest", "tsc"]
+            vec!["acme.check", "cargo-check", "jest", "tsc"]
         );
+        assert!(text.contains("[verifiers.\"acme.check\"]\n"));
         assert!(config.verifiers.values().all(|s| s.enabled == Some(true)));
         assert!(text.contains("# package.json depends on jest and has a test script\n"));
         assert!(config.custom.is_empty());
@@ -905,6 +907,7 @@ attempts = 3
                     || line.starts_with("tsconfig")
                     || line.starts_with("package.json")
                     || line.starts_with("Cargo.toml")
+                    || line.starts_with("plugin says")
                     || line == "#"
                 {
                     String::new()
