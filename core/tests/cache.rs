@@ -352,6 +352,22 @@ fn unchanged_old_files_come_from_the_stat_cache() {
 }
 
 #[test]
+fn a_tool_file_listed_twice_does_not_rewrite_the_stat_cache() {
+    let mut project = Project::new();
+    project
+        .inputs
+        .tool_files
+        .push(PathBuf::from("node_modules/typescript/package.json"));
+    project.age_all();
+    let (cold, stats) = project.key_with_stats();
+    assert!(stats.stat_cache_written);
+    let (warm, stats) = project.key_with_stats();
+    assert_eq!(warm, cold);
+    assert!(!stats.stat_cache_written);
+    assert_eq!(stats.hashed, 0);
+}
+
+#[test]
 fn files_edited_just_now_are_read_again_every_time() {
     let project = Project::new();
     project.age_all();
