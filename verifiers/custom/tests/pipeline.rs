@@ -140,3 +140,52 @@ async fn custom_verifiers_run_in_the_pipeline_with_needs() {
         (Status::Ran, Outcome::Passed)
     );
 }
+
+/// A custom verifier with `inputs` is skipped while they are unchanged since it passed, and runs
+/// again when one changes (or when verdict.toml does).
+#[tokio::test]
+async fn inputs_make_a_passing_custom_verifier_cacheable() {
+    let dir = project(&[
+        ("src/a.c", "int main(void) { return 0; }\n"),
+        ("check.sh", "#!/bin/sh\necho checked >> runs.txt\nexit 0\n"),
+        ("verdict.toml", "# the definition lives here\n"),
+    ]);
+    let root = dir.path();
+    let entries = vec![Entry::new(Arc::new(verifier(
+        root,
+        "name = \"check\"\nkind = \"lint\"\ncommand = [\"./check.sh\"]\ninputs = [\"src/**/*.c\"]",
+    )))];
+    let run = |n: u32| {
+        let entries = &entries;
+        async move {
+            let workspace =
+                Workspace::new(root).with_run_dir(root.join(format!(".verdict/runs/{n}")));
+            let options = Options {
+                cache: Some(verdict_core::cache::Cache::open(
+                    root.join(".verdict/cache"),
+                )),
+                ..Options::default()
+            };
+            let runner: Arc<dyn Runner> = Arc::new(ProcessRunner::new());
+            let verifications = pipeline::run(entries, &workspace, runner, &options, &mut |_| {})
+                .await
+                .expect("a valid pipeline");
+            (verifications[0].status, verifications[0].outcome())
+        }
+    };
+    let runs = || {
+        std::fs::read_to_string(root.join("runs.txt"))
+            .map(|s| s.lines().count())
+            .unwrap_or(0)
+    };
+    assert_eq!(run(1).await, (Status::Ran, Outcome::Passed));
+    assert_eq!(run(2).await, (Status::Cached, Outcome::Passed));
+    assert_eq!(runs(), 1);
+    std::fs::write(root.join("src/a.c"), "int main(void) { return 1; }\n").expect("edit");
+    assert_eq!(run(3).await, (Status::Ran, Outcome::Passed));
+    assert_eq!(runs(), 2);
+    std::fs::write(root.join("verdict.toml"), "# edited\n").expect("edit");
+    assert_eq!(run(4).await, (Status::Ran, Outcome::Passed));
+    assert_eq!(run(5).await, (Status::Cached, Outcome::Passed));
+    assert_eq!(runs(), 3);
+}
