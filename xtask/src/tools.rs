@@ -1,6 +1,7 @@
 //! `cargo xtask tools`: installs the real tools the test suite runs — the pinned npm tools with
 //! the Node.js they need, a Python venv with pytest (and junitparser and markdown-it-py, which
-//! read verdict's reports back in the render tests), and Microsoft's SARIF Multitool — into
+//! read verdict's reports back in the render tests), and Microsoft's SARIF Multitool with GitHub's
+//! `@actions/core` (the render tests' references for SARIF and workflow commands) — into
 //! `target/verdict-tools/`, outside the tracked tree. `cargo xtask test` calls it first and hands
 //! the path to the tests in `VERDICT_TOOLS`.
 //!
@@ -36,8 +37,8 @@ pub(crate) fn install() -> Result<PathBuf> {
 pub(crate) const SARIF_MULTITOOL: &str =
     "node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool";
 
-/// Installs the pinned `@microsoft/sarif-multitool` (`xtask/tools/sarif/`) into `dir` (skipped
-/// when its lock file is unchanged since the last install).
+/// Installs the pinned `@microsoft/sarif-multitool` and `@actions/core` (`xtask/tools/sarif/`)
+/// into `dir` (skipped when its lock file is unchanged since the last install).
 fn install_sarif(dir: &Path) -> Result<()> {
     let src = capture::repo_root().join("xtask/tools/sarif");
     let lock = fs::read(src.join("package-lock.json")).context("read sarif package-lock.json")?;
