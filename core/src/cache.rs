@@ -540,6 +540,8 @@ fn walk(
     // Starting walker threads costs about a millisecond; a tree the stat cache knows to be small
     // is walked faster by one.
     let small = !table.entries.is_empty() && table.entries.len() < SMALL_TREE;
+    let pruner = build_pruner(root, globs);
+    let pruner_root = root.to_path_buf();
     let mut builder = WalkBuilder::new(root);
     builder
         .threads(if small { 1 } else { 0 })
@@ -548,9 +550,22 @@ fn walk(
         .follow_links(false)
         // verdict's own state changes on every run (logs, this cache), in the root and in any
         // sub-project verdict was run in; git's is not project content.
-        .filter_entry(|entry| {
+        .filter_entry(move |entry| {
+            if entry.depth() == 0 {
+                return true;
+            }
             let name = entry.file_name();
-            entry.depth() == 0 || !(name == ".git" || name == ".verdict")
+            if name == ".git" || name == ".verdict" {
+                return false;
+            }
+            if entry.file_type().is_some_and(|t| t.is_dir())
+                && let Some(pruner) = &pruner
+                && let Ok(relative) = entry.path().strip_prefix(&pruner_root)
+                && pruner.matched(relative, true).is_ignore()
+            {
+                return false;
+            }
+            true
         });
     let shared = Mutex::new((walked, None::<io::Error>));
     let mut visitors = VisitorBuilder {
@@ -669,6 +684,37 @@ fn build_matcher(root: &Path, globs: &[String]) -> io::Result<Gitignore> {
         })?;
     }
     builder.build().map_err(io::Error::other)
+}
+
+/// A matcher of the directories no input can be in, so that the walk need not enter them (a
+/// `node_modules/` the project does not ignore holds tens of thousands of files).
+///
+/// A directory can be skipped when a glob `!X/**` excludes everything in it and no glob after it
+/// includes anything again: then `!X/**` is the last glob to match every file inside, so none
+/// counts. Those are the trailing negations ending in `/**`; the directory must match `X`, which
+/// stays anchored as `X/**` was (a pattern with a slash is relative to the root). `None` when
+/// there is nothing to skip.
+fn build_pruner(root: &Path, globs: &[String]) -> Option<Gitignore> {
+    let mut builder = GitignoreBuilder::new(root);
+    let mut any = false;
+    for glob in globs.iter().rev() {
+        let Some(excluded) = glob.strip_prefix('!') else {
+            break;
+        };
+        let Some(dir) = excluded.strip_suffix("/**") else {
+            continue;
+        };
+        if dir.is_empty() || dir.starts_with('\\') || dir.ends_with('\\') {
+            continue;
+        }
+        let anchored = if dir.contains('/') {
+            dir.to_owned()
+        } else {
+            format!("/{dir}")
+        };
+        any |= builder.add_line(None, &anchored).is_ok();
+    }
+    if any { builder.build().ok() } else { None }
 }
 
 /// One matched file, as seen by a walker thread.

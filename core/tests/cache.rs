@@ -221,6 +221,43 @@ fn a_negated_glob_excludes() {
     assert_eq!(project.key(), before);
 }
 
+/// Excluded directories the project does not ignore are skipped whole; a later glob that
+/// includes something in them again keeps them in.
+#[test]
+fn excluded_directories_are_skipped_unless_a_later_glob_includes_again() {
+    let mut project = Project::new();
+    fs::remove_file(project.path(".gitignore")).expect("removes");
+    project.inputs.globs = vec![
+        "*.ts".to_owned(),
+        "!**/vendor/**".to_owned(),
+        "!/dist/**".to_owned(),
+    ];
+    project.write("vendor/lib.ts", "export {};\n");
+    project.write("src/vendor/deep/lib.ts", "export {};\n");
+    project.write("dist/out.ts", "export {};\n");
+    let before = project.key();
+    project.write("vendor/lib.ts", "export const changed = 1;\n");
+    project.write("src/vendor/deep/lib.ts", "export const changed = 1;\n");
+    project.write("dist/out.ts", "export const changed = 1;\n");
+    assert_eq!(project.key(), before);
+    // `!/dist/**` is anchored: another `dist/` still counts.
+    project.write("src/dist/out.ts", "export {};\n");
+    assert_ne!(project.key(), before);
+
+    let mut project = Project::new();
+    project.inputs.globs = vec![
+        "*.ts".to_owned(),
+        "!**/vendor/**".to_owned(),
+        "vendor/keep/*.ts".to_owned(),
+    ];
+    project.write("vendor/keep/a.ts", "export {};\n");
+    let before = project.key();
+    project.write("vendor/other/b.ts", "export {};\n");
+    assert_eq!(project.key(), before);
+    project.write("vendor/keep/a.ts", "export const changed = 1;\n");
+    assert_ne!(project.key(), before);
+}
+
 #[test]
 fn deleting_or_renaming_an_input_misses() {
     check(true, |p| {
