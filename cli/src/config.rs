@@ -745,6 +745,14 @@ attempts = 3
             "/project/verdict.toml:1: missing key `command` in [[verifier]]",
         );
         check_error(
+            "[[verifier]]\nname = \"x\"\nkind = \"lint\"\ncommand = [\"x\"]\n\n[[verifier]]\nname = \"y\"\ncommand = [\"y\"]\n",
+            "/project/verdict.toml:6: missing key `kind` in [[verifier]]",
+        );
+        check_error(
+            "[verifiers.tsc]\nenabled = true\nenv = { A = \"1\", B = 2 }\n",
+            "/project/verdict.toml:3: `verifiers.tsc.env.B`: invalid type: integer `2`, expected a string",
+        );
+        check_error(
             "[verifiers.tsc]\nenabled = true\nneeds = [\"tsc\"]\n",
             "/project/verdict.toml:3: verifier `tsc` needs itself",
         );
