@@ -450,12 +450,15 @@ impl CustomVerifier {
             report.outcome = Outcome::Passed;
         } else if self.definition.fail_exit_codes.contains(&code) {
             if errors + warnings == 0 && summary_failures == 0 {
-                return errored(
-                    report,
+                let reason = if self.patterns.is_empty() {
                     format!(
-                        "{program} exited {code} but no line matched its patterns; see the log"
-                    ),
-                );
+                        "{program} exited {code} but no line of its output looked like an error \
+                         or a warning (it has no patterns); see the log"
+                    )
+                } else {
+                    format!("{program} exited {code} but no line matched its patterns; see the log")
+                };
+                return errored(report, reason);
             }
             report.outcome = Outcome::Failed;
             report.error = None;

@@ -331,6 +331,20 @@ async fn a_definition_without_patterns_reads_the_log_generically() {
 
     let passing = verifier(dir.path(), &definition("echo 'all good'; exit 0"));
     assert_eq!(run(dir.path(), &passing).await.outcome, Outcome::Passed);
+
+    let unreadable = verifier(
+        dir.path(),
+        &definition("echo 'it went wrong somehow'; exit 1"),
+    );
+    let report = run(dir.path(), &unreadable).await;
+    assert_eq!(report.outcome, Outcome::Errored, "{report:?}");
+    assert_eq!(
+        report.error.as_deref(),
+        Some(
+            "sh exited 1 but no line of its output looked like an error or a warning (it has no \
+             patterns); see the log"
+        )
+    );
 }
 
 #[tokio::test]
