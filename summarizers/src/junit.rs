@@ -291,7 +291,8 @@ impl State {
             tests_passed: Some(passed),
             tests_failed: Some(sums.failures),
             tests_skipped: Some(sums.skipped),
-            errors: Some(sums.errors),
+            // As the tool's summary line: errors are mentioned only when there are some.
+            errors: (sums.errors > 0).then_some(sums.errors),
             suites_errored: (self.collect_errors > 0).then_some(self.collect_errors),
             ..Counts::default()
         };

@@ -225,6 +225,8 @@ impl Command {
 
     fn interpret(self, spec: &CommandSpec, captured: &Captured) -> Report {
         let mut report = summarize_log_as("cargo", captured);
+        // Three verifiers read cargo's output: the report says which one this is.
+        report.tool = self.name().to_owned();
         dedupe(&mut report);
         if self == Command::Test
             && report.outcome == Outcome::Errored
@@ -348,11 +350,21 @@ pub fn dedupe(report: &mut Report) {
         }
         false
     });
+    // cargo may stop a compilation after rustc printed its diagnostics but before cargo printed
+    // its `could not compile … due to N previous errors` line: never count fewer than are shown.
+    let kept = |severity: Severity| {
+        report
+            .diagnostics
+            .iter()
+            .filter(|d| d.kind != Kind::Test && d.severity == severity)
+            .count() as u64
+    };
+    let (kept_errors, kept_warnings) = (kept(Severity::Error), kept(Severity::Warning));
     if let Some(n) = report.counts.errors.as_mut() {
-        *n = n.saturating_sub(errors);
+        *n = n.saturating_sub(errors).max(kept_errors);
     }
     if let Some(n) = report.counts.warnings.as_mut() {
-        *n = n.saturating_sub(warnings);
+        *n = n.saturating_sub(warnings).max(kept_warnings);
     }
 }
 
@@ -622,6 +634,29 @@ mod tests {
             .expect_err("no cargo");
         assert!(matches!(error, VerifierError::NotInstalled { .. }));
         assert!(error.to_string().contains("rustup"), "{error}");
+    }
+
+    #[test]
+    fn dedupe_keeps_one_of_each_and_never_counts_fewer_than_it_shows() {
+        let error = || {
+            Diagnostic::new("cargo", Kind::Build, Severity::Error, "mismatched types")
+                .at("src/lib.rs", Some(10), Some(5))
+                .with_code("E0308")
+        };
+        let mut report = Report::new("cargo", Outcome::Failed);
+        report.push(error());
+        report.push(error());
+        report.push(error().at("src/lib.rs", Some(11), Some(5)));
+        // Two compilations, both summarized: 2 + 1 errors.
+        report.counts.errors = Some(3);
+        let mut both = report.clone();
+        dedupe(&mut both);
+        assert_eq!(both.diagnostics.len(), 2);
+        assert_eq!(both.counts.errors, Some(2));
+        // The second compilation stopped before cargo summarized it.
+        report.counts.errors = Some(1);
+        dedupe(&mut report);
+        assert_eq!(report.counts.errors, Some(2));
     }
 
     #[test]

@@ -122,7 +122,7 @@ async fn a_type_error_fails_cargo_check_at_its_place() {
     assert_eq!(d.kind, Kind::Build);
     assert_eq!(d.column, Some(5));
     assert_eq!(d.message, "mismatched types");
-    assert_eq!(report.counts.errors, Some(1));
+    assert_eq!(report.counts.errors, Some(1), "{report:#?}");
 }
 
 #[tokio::test]
@@ -165,6 +165,7 @@ async fn failing_tests_fail_with_counts_and_rerun_by_name() {
     let (spec, captured, report) = run(&test, &fixture).await;
     assert_eq!(exit_code(&captured), Some(101));
     assert_eq!(report.outcome, Outcome::Failed, "{report:#?}");
+    assert_eq!(report.tool, "cargo-test");
     assert_eq!(report.counts.tests_failed, Some(2));
     assert_eq!(report.counts.tests_passed, Some(2));
     // libtest reports tests as they finish, in parallel: the order is not fixed.
