@@ -241,7 +241,9 @@ pub(crate) fn run(args: &Args) -> Result<u8> {
         let on_signal = Arc::clone(&runner);
         let flag = Arc::clone(&interrupted);
         tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
+            // The first Ctrl-C forwards SIGINT to every tool and lets them wind down within the
+            // grace period; a second one kills them at once.
+            while tokio::signal::ctrl_c().await.is_ok() {
                 flag.store(true, Ordering::SeqCst);
                 on_signal.cancel();
             }
@@ -284,8 +286,17 @@ pub(crate) fn run(args: &Args) -> Result<u8> {
     let in_actions = std::env::var_os("GITHUB_ACTIONS").is_some_and(|v| v == "true");
     let mut stdout = std::io::stdout().lock();
     if in_actions && !matches!(format, Format::Github) {
-        // Annotations are read from the step's stdout, whatever else verdict writes.
-        stdout.write_all(render::render(Format::Github, &input).as_bytes())?;
+        // The runner reads workflow commands from a step's stdout and stderr alike. They go to
+        // stdout beside a report for people (or when the report goes to a file), and to stderr
+        // when stdout carries a machine-readable document they would corrupt.
+        let annotations = render::render(Format::Github, &input);
+        let document_on_stdout =
+            args.output.is_none() && matches!(format, Format::Json | Format::Sarif | Format::Junit);
+        if document_on_stdout {
+            std::io::stderr().lock().write_all(annotations.as_bytes())?;
+        } else {
+            stdout.write_all(annotations.as_bytes())?;
+        }
     }
     match &args.output {
         Some(path) => std::fs::write(path, &text)

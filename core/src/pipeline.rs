@@ -538,11 +538,12 @@ pub fn reconcile(
         .into_owned();
     let errored = |report: &mut Report, reason: String| {
         report.outcome = Outcome::Errored;
-        if report.error.is_none() {
-            report.error = Some(reason);
-        } else if let Some(existing) = &report.error {
-            report.error = Some(format!("{reason}; {existing}"));
-        }
+        report.error = match report.error.take() {
+            None => Some(reason),
+            // The verifier may already have said the same (a time-out, a signal).
+            Some(existing) if existing.contains(&reason) => Some(existing),
+            Some(existing) => Some(format!("{reason}; {existing}")),
+        };
     };
     match &captured.exit {
         Exit::TimedOut => errored(
