@@ -56,6 +56,9 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30 * 60);
 pub const INSTALL_HINT: &str = "install Rust with rustup (https://rustup.rs), then make sure \
                                 `cargo` is on PATH";
 
+/// The hint shown when cargo has no clippy.
+pub const CLIPPY_HINT: &str = "rustup component add clippy";
+
 /// The most failing tests [`CargoTest::rerun_failed`] names on a command line; with more, the
 /// whole suite is run again.
 pub const MAX_RERUN_TESTS: usize = 500;
@@ -227,6 +230,15 @@ impl Command {
         let mut report = summarize_log_as("cargo", captured);
         // Three verifiers read cargo's output: the report says which one this is.
         report.tool = self.name().to_owned();
+        if self == Command::Clippy
+            && report.outcome == Outcome::Errored
+            && report
+                .error
+                .as_deref()
+                .is_some_and(|e| e.contains("no such command: `clippy`"))
+        {
+            report.error = Some(format!("clippy is not installed: {CLIPPY_HINT}"));
+        }
         dedupe(&mut report);
         if self == Command::Test
             && report.outcome == Outcome::Errored
@@ -657,6 +669,33 @@ mod tests {
         report.counts.errors = Some(1);
         dedupe(&mut report);
         assert_eq!(report.counts.errors, Some(2));
+    }
+
+    #[test]
+    fn a_cargo_without_clippy_is_errored_with_the_install_hint() {
+        let (dir, workspace) = workspace_with(Some("[package]\nname = \"a\"\n"));
+        let log = dir.path().join("clippy.log");
+        // What cargo 1.95 prints when the clippy component is missing.
+        std::fs::write(
+            &log,
+            "error: no such command: `clippy`\n\nhelp: view all installed commands with `cargo --list`\n",
+        )
+        .expect("write");
+        let captured = Captured {
+            exit: Exit::Code { code: 101 },
+            log_bytes: 0,
+            log_path: log,
+            output_files: Vec::new(),
+            duration: Duration::ZERO,
+        };
+        let clippy = Clippy::default();
+        let spec = clippy.command(&workspace).expect("cargo found");
+        let report = clippy.interpret(&spec, &captured);
+        assert_eq!(report.outcome, Outcome::Errored);
+        assert_eq!(
+            report.error.as_deref(),
+            Some("clippy is not installed: rustup component add clippy")
+        );
     }
 
     #[test]
