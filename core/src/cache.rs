@@ -11,7 +11,7 @@
 //!
 //! - `<verifier>.pass.json`: the key and the report of the verifier's last pass;
 //! - `<verifier>.last.json`: its last report, whatever the outcome;
-//! - `files/<hash>`: the stat cache of one set of input globs (below).
+//! - `files/<hash>.stat`: the stat cache of one set of input globs (below).
 //!
 //! Verifier names are encoded for file names (`%XX` for anything but ASCII letters, digits, `-` and
 //! `_`; very long names are shortened with a hash), so any name is safe and no two names share a
@@ -25,12 +25,12 @@
 //! change times, inode, device); a file whose `stat` is unchanged is not read again. Like git's
 //! index, this is subject to the "racy git" problem: a file rewritten with the same size within the
 //! file system's timestamp granularity of when it was hashed keeps the same `stat`. So an entry is
-//! only recorded for a file whose times are at least [`RACY_WINDOW`] older than the moment it was
-//! hashed (by the system clock), and an entry is only trusted if its times are that much older than
-//! the stat cache file itself (by the file system's clock, as git compares with the index file). A
-//! file edited in the last few seconds is therefore simply read again on every run until it has
-//! aged; the edit itself is never missed. The change time also catches an edit that restores the
-//! old modification time (`touch -d`, `cp -p` into an existing file).
+//! only recorded for a file whose modification time is at least [`RACY_WINDOW`] older than the
+//! moment it was hashed (by the system clock), and an entry is only trusted if it is that much
+//! older than the stat cache file itself (by the file system's clock, as git compares with the
+//! index file). A file edited in the last few seconds is therefore simply read again on every run
+//! until it has aged. The change time, part of the comparison, also catches an edit that sets the
+//! old modification time back (`touch -d`, `cp -p` into an existing file).
 
 use std::collections::HashMap;
 use std::ffi::OsStr;
@@ -52,8 +52,8 @@ use crate::verifier::{CommandSpec, Inputs, Workspace};
 /// The version of the on-disk format; entries of any other version are misses.
 const FORMAT: u32 = 1;
 
-/// How much older than the moment it was hashed a file's times must be for its hash to be kept in
-/// the stat cache (and than the stat cache file, for the hash to be trusted). Larger than the
+/// How much older than the moment it was hashed a file's modification time must be for its hash to
+/// be kept in the stat cache (and than the stat cache file, for the hash to be trusted). Larger than the
 /// coarsest common timestamp granularity (2 s on FAT), with room for clock noise.
 pub const RACY_WINDOW: Duration = Duration::from_secs(3);
 
@@ -127,7 +127,8 @@ struct LastEntry {
 
 impl Cache {
     /// The cache kept in `dir` (usually `<root>/.verdict/cache`). Nothing is created until
-    /// something is stored.
+    /// something is stored (the stat cache [`Cache::key`] keeps under the root is written when a
+    /// key is computed).
     pub fn open(dir: impl Into<PathBuf>) -> Cache {
         Cache { dir: dir.into() }
     }
