@@ -653,6 +653,24 @@ fn concurrent_writers_and_readers_see_whole_entries() {
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
 
+/// `Cache::key`, what the pipeline calls, keeps its stat cache in the workspace's cache directory.
+#[test]
+fn the_pipeline_key_uses_the_workspace_stat_cache() {
+    let project = Project::new();
+    project.age_all();
+    let key = Cache::key(
+        &project.workspace,
+        &project.inputs,
+        &project.spec,
+        &project.salt,
+    )
+    .expect("key");
+    assert!(project.path(".verdict/cache/files").is_dir());
+    let (again, stats) = project.key_with_stats();
+    assert_eq!(again, key);
+    assert_eq!((stats.hashed, stats.from_stat_cache), (0, 4));
+}
+
 #[test]
 fn keys_display_as_hex() {
     let project = Project::new();
