@@ -195,6 +195,10 @@ pub(crate) fn select(
 /// Runs the command and returns the exit code.
 pub(crate) fn run(args: &Args) -> Result<u8> {
     let (root, config) = load_config(args.dir.as_deref())?;
+    // Verifiers resolve paths against the root, and the runner resolves relative programs against
+    // their working directory: an absolute root keeps the two from compounding.
+    let root = std::path::absolute(&root)
+        .with_context(|| format!("failed to resolve {}", root.display()))?;
     let known = registry::all(&config).map_err(|e| usage(format!("{e:#}")))?;
     let only = if args.only.is_empty() {
         config.run.only.clone()
@@ -272,7 +276,7 @@ pub(crate) fn run(args: &Args) -> Result<u8> {
             log: (!log.is_empty()).then_some(log.as_str()),
         })
         .collect();
-    let digest = digest::render(&inputs, &digest::Options { budget });
+    let digest = memoized_digest(&root, &inputs, budget, args.no_cache);
     let input = RenderInput {
         verifications: &verifications,
         digest: &digest,
@@ -318,6 +322,54 @@ pub(crate) fn run(args: &Args) -> Result<u8> {
         file.write_all(render::github::job_summary(&input).as_bytes())?;
     }
     Ok(outcome.exit_code() as u8)
+}
+
+/// The digest of `inputs`, from a memo under `.verdict/cache/digests/` when the same reports and
+/// budget were digested before. Building a digest loads the o200k tokenizer (about 85 ms of CPU
+/// at first use); a fully cached run digests exactly the reports of the run before, so the memo
+/// is what keeps such a run fast. Any problem with the memo means building the digest afresh.
+fn memoized_digest(
+    root: &Path,
+    inputs: &[digest::Input<'_>],
+    budget: usize,
+    no_cache: bool,
+) -> digest::Digest {
+    let build = || digest::render(inputs, &digest::Options { budget });
+    if no_cache {
+        return build();
+    }
+    let mut hasher = blake3::Hasher::new();
+    hasher.update(env!("CARGO_PKG_VERSION").as_bytes());
+    hasher.update(&budget.to_le_bytes());
+    for input in inputs {
+        let Ok(report) = serde_json::to_vec(input.report) else {
+            return build();
+        };
+        hasher.update(&report);
+        hasher.update(b"\0");
+        hasher.update(input.log.unwrap_or_default().as_bytes());
+        hasher.update(b"\0");
+    }
+    let dir = root.join(".verdict").join("cache").join("digests");
+    let path = dir.join(format!("{}.json", hasher.finalize().to_hex()));
+    if let Some(digest) = std::fs::read(&path)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<digest::Digest>(&bytes).ok())
+    {
+        return digest;
+    }
+    let digest = build();
+    // Only digests without run-specific log paths repeat; keep the memo small by storing those.
+    if inputs.iter().all(|i| i.log.is_none())
+        && let Ok(json) = serde_json::to_vec(&digest)
+        && std::fs::create_dir_all(&dir).is_ok()
+    {
+        let tmp = dir.join(format!(".tmp-{}", std::process::id()));
+        if std::fs::write(&tmp, json).is_ok() {
+            let _ = std::fs::rename(&tmp, &path);
+        }
+    }
+    digest
 }
 
 /// Colour is allowed unless `NO_COLOR` is set (to anything non-empty) or `TERM=dumb`.

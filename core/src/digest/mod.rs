@@ -84,7 +84,7 @@ pub struct Input<'a> {
 }
 
 /// A built digest.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Digest {
     /// The text, lines separated by `\n`, without a final newline.
     pub text: String,
@@ -105,7 +105,7 @@ pub struct Digest {
 }
 
 /// Numbers of failures, by kind.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Tally {
     /// Errors other than failing tests: compiler and linter errors, test files that do not load.
     pub errors: u64,
