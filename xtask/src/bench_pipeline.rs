@@ -61,7 +61,10 @@ pub(crate) fn run(runs: usize) -> Result<()> {
         tools.push((name, argv));
     }
     if tools.len() != 4 {
-        bail!("expected four verifiers on the example, verdict ran {}", tools.len());
+        bail!(
+            "expected four verifiers on the example, verdict ran {}",
+            tools.len()
+        );
     }
 
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -104,11 +107,7 @@ pub(crate) fn run(runs: usize) -> Result<()> {
     }
     let cached = median_of(runs.max(10), || time_command(&cached_argv, &green))?;
 
-    let slowest = alone
-        .iter()
-        .map(|(_, t)| t.wall)
-        .max()
-        .unwrap_or_default();
+    let slowest = alone.iter().map(|(_, t)| t.wall).max().unwrap_or_default();
     let cpu_total: Duration = alone.iter().map(|(_, t)| t.cpu).sum();
     let floor = slowest.max(cpu_total / cores as u32);
 
@@ -224,7 +223,12 @@ fn children_cpu() -> Result<Duration> {
     let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
     let fields: Vec<&str> = rest.split_whitespace().collect();
     // After the name: state is field 3, so cutime (16) and cstime (17) are at 13 and 14.
-    let ticks = |i: usize| fields.get(i).and_then(|f| f.parse::<u64>().ok()).unwrap_or(0);
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
     Ok(Duration::from_millis((ticks(13) + ticks(14)) * 10))
 }
 

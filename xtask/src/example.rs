@@ -22,7 +22,10 @@ pub(crate) fn install(dir: &Path) -> Result<()> {
     let lock = fs::read(dir.join("package-lock.json")).context("read the example's lock file")?;
     let stamp = dir.join("node_modules/.verdict-lock");
     if fs::read(&stamp).ok().as_deref() != Some(&lock[..]) {
-        eprintln!("installing the example's npm packages into {}", dir.display());
+        eprintln!(
+            "installing the example's npm packages into {}",
+            dir.display()
+        );
         duct::cmd!("npm", "install", "--no-audit", "--no-fund")
             .dir(dir)
             .stdout_to_stderr()
@@ -38,9 +41,18 @@ pub(crate) fn run(args: &[String]) -> Result<ExitCode> {
     let dir = dir();
     install(&dir)?;
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    let mut argv: Vec<String> = ["run", "--quiet", "--release", "-p", "verdict-cli", "--", "run", "-C"]
-        .map(str::to_owned)
-        .to_vec();
+    let mut argv: Vec<String> = [
+        "run",
+        "--quiet",
+        "--release",
+        "-p",
+        "verdict-cli",
+        "--",
+        "run",
+        "-C",
+    ]
+    .map(str::to_owned)
+    .to_vec();
     argv.push(dir.to_string_lossy().into_owned());
     argv.extend(args.iter().cloned());
     let status = duct::cmd(&cargo, &argv)
@@ -50,6 +62,9 @@ pub(crate) fn run(args: &[String]) -> Result<ExitCode> {
         .context("failed to run verdict")?
         .status;
     Ok(ExitCode::from(
-        status.code().and_then(|c| u8::try_from(c).ok()).unwrap_or(2),
+        status
+            .code()
+            .and_then(|c| u8::try_from(c).ok())
+            .unwrap_or(2),
     ))
 }
