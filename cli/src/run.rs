@@ -220,12 +220,13 @@ pub(crate) fn run(args: &Args) -> Result<u8> {
     pipeline::validate(&entries).map_err(|e| usage(e.to_string()))?;
 
     let budget = args.budget.or(config.run.budget).unwrap_or(DEFAULT_BUDGET);
-    let cache = (!args.no_cache).then(|| Cache::open(root.join(".verdict").join("cache")));
+    let cache = Some(Cache::open(root.join(".verdict").join("cache")));
     let interrupted = Arc::new(AtomicBool::new(false));
     let options = pipeline::Options {
         jobs: args.jobs.or(config.run.jobs).unwrap_or(0),
         fail_fast: args.fail_fast || config.run.fail_fast,
         cache,
+        run_all: args.no_cache,
         failed_first: args.failed_first,
         interrupted: Some(Arc::clone(&interrupted)),
     };

@@ -66,8 +66,11 @@ pub struct Options {
     pub jobs: usize,
     /// Stop starting verifiers after the first one that does not pass.
     pub fail_fast: bool,
-    /// The result cache; `None` runs everything (`--no-cache`).
+    /// Where passes and last reports are kept; `None` keeps nothing (and runs everything).
     pub cache: Option<Cache>,
+    /// Run every verifier even when a pass is stored for its unchanged inputs (`--no-cache`);
+    /// results are still recorded for the next run.
+    pub run_all: bool,
     /// Re-run first only what failed last time, and the full run only once that passes.
     pub failed_first: bool,
     /// Set when the run is interrupted: nothing new starts, and what has not run is cancelled.
@@ -347,7 +350,8 @@ async fn verify(
     apply_settings(entry, &mut spec);
 
     let key = cache_key(entry, workspace, &spec, options).await;
-    if let (Some(cache), Some(key)) = (&options.cache, &key)
+    if !options.run_all
+        && let (Some(cache), Some(key)) = (&options.cache, &key)
         && let Some(report) = cache.lookup(&name, key)
     {
         return Verification {
