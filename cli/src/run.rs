@@ -380,7 +380,7 @@ pub(crate) fn color_allowed() -> bool {
     !no_color && !dumb
 }
 
-fn entry(known: &Known, config: &Config) -> Entry {
+pub(crate) fn entry(known: &Known, config: &Config) -> Entry {
     let mut entry = Entry::new(Arc::clone(&known.verifier));
     let settings = config.verifiers.get(known.verifier.name());
     entry.timeout = config.timeout_for(known.verifier.name());
@@ -410,7 +410,7 @@ fn entry(known: &Known, config: &Config) -> Entry {
 
 /// Creates `.verdict/runs/<run-id>/`, keeps the newest runs only, and makes sure git ignores
 /// `.verdict/`.
-fn new_run_dir(root: &Path) -> Result<PathBuf> {
+pub(crate) fn new_run_dir(root: &Path) -> Result<PathBuf> {
     const KEEP_RUNS: usize = 20;
     let verdict = root.join(".verdict");
     let runs = verdict.join("runs");
