@@ -9,14 +9,20 @@
 //! - [`verifier`]: the [`Verifier`] trait — describe a command, interpret its captured output.
 //! - [`process`]: the one [`verifier::Runner`] that spawns processes — each in its own process
 //!   group, pipes drained to a log, time-outs and Ctrl-C stopping the whole tree, nothing left behind.
+//! - [`agent`]: coding-agent sessions (a fresh process per session, the prompt on stdin, in a
+//!   file or as one argv element — never through a shell) and the inner retry layer over several
+//!   agents (rate limits, provider failures, backoff).
 //! - [`cache`]: the result cache that skips a verifier whose inputs are unchanged since it last
 //!   passed, and the last report of each verifier for `--failed-first`.
 //! - [`digest`]: Reports → the short, token-budgeted, redacted text a coding agent receives.
 //! - [`render`]: a run → text in each output format (human, JSON, SARIF, GitHub, JUnit, Markdown).
+//! - [`state`]: the retry loop's durable state (runs, attempts, verifications, transitions) in an
+//!   embedded SQLite database, with the one state machine every run follows.
 //!
 //! **Invariant:** this crate knows no tool by name. Everything tool-specific lives in
 //! `verdict-summarizers` and the `verifiers/` crates.
 
+pub mod agent;
 pub mod ansi;
 pub mod cache;
 pub mod digest;
@@ -25,6 +31,7 @@ pub mod model;
 pub mod pipeline;
 pub mod process;
 pub mod render;
+pub mod state;
 pub mod summarizer;
 pub mod verifier;
 
