@@ -157,6 +157,11 @@ mod tests {
         let me = std::process::id() as i32;
         let stat = proc_stat(me).expect("/proc/self/stat");
         assert_eq!(process_start_time(me), Some(stat.start_time));
-        assert_eq!(stat.state, 'R');
+        assert_eq!(
+            stat.pgid,
+            rustix::process::getpgrp().as_raw_pid(),
+            "the process group field is read"
+        );
+        assert_ne!(stat.state, 'Z');
     }
 }
