@@ -23,6 +23,7 @@
 //! `verdict-summarizers` and the `verifiers/` crates.
 
 pub mod agent;
+pub mod agent_loop;
 pub mod ansi;
 pub mod cache;
 pub mod digest;

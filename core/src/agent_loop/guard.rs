@@ -1,0 +1,592 @@
+//! The cheating guard (issue 4, item 6b): reasons a pass does not count.
+//!
+//! A pass does not count when the agent made it by deleting, skipping or emptying tests rather
+//! than by fixing the code: fewer tests ran than in the baseline verification; test functions or
+//! test files were removed in the attempt's diff; new skip or only markers were added; or paths under
+//! the configured protected globs changed. Each [`Violation`] names the file and line of the diff
+//! where it was seen, so the driver can put it in the digest as a failed verification.
+//!
+//! The diff is text, as `git diff --no-color --no-ext-diff -M <checkpoint>` prints it (the driver
+//! runs git through the process runner, with new files added to the index or diffed against the
+//! checkpoint so that they show). Reading it is lenient: what is not understood is skipped.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::LazyLock;
+
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use regex::{Regex, RegexSet};
+use serde::Serialize;
+
+use crate::model::{Kind, Verification};
+
+/// Why a protected glob could not be used.
+#[derive(Debug, thiserror::Error)]
+#[error("invalid protected glob `{glob}`: {source}")]
+pub struct GuardError {
+    /// The glob as configured.
+    pub glob: String,
+    /// What is wrong with it.
+    #[source]
+    pub source: globset::Error,
+}
+
+/// What sort of cheating a [`Violation`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ViolationKind {
+    /// A verifier ran fewer tests than in the baseline verification.
+    FewerTests,
+    /// A test function was removed.
+    TestRemoved,
+    /// A test file was deleted (or renamed to a name that is not a test file's).
+    TestFileRemoved,
+    /// A skip or only marker was added.
+    SkipAdded,
+    /// A protected path changed.
+    ProtectedChanged,
+}
+
+/// One reason a pass does not count.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Violation {
+    /// What sort of cheating.
+    pub kind: ViolationKind,
+    /// The file, as the diff names it (the old name for what was removed); `None` for
+    /// [`ViolationKind::FewerTests`].
+    pub file: Option<String>,
+    /// The line: in the old file for what was removed, in the new file for what was added.
+    pub line: Option<u32>,
+    /// One line for the digest: `src/cart.test.js:14: test "adds items" removed`.
+    pub message: String,
+}
+
+/// The cheating guard, configured with the protected globs.
+#[derive(Debug, Clone)]
+pub struct Guard {
+    protected: GlobSet,
+}
+
+/// A test definition in JavaScript or TypeScript, with its name.
+static JS_TEST: LazyLock<Regex> = LazyLock::new(|| {
+    regex(r#"^\s*(?:it|test)(?:\.\w+)*\s*\(\s*(?:'([^']*)'|"([^"]*)"|`([^`]*)`)"#)
+});
+
+/// A Python test function, with its name.
+static PY_TEST: LazyLock<Regex> = LazyLock::new(|| regex(r"^\s*(?:async\s+)?def\s+(test\w*)\s*\("));
+
+/// A Rust test attribute.
+static RUST_TEST: LazyLock<Regex> = LazyLock::new(|| regex(r"^\s*#\[(?:\w+::)*test(?:\(.*\))?\]"));
+
+/// Markers that skip tests, or run only some of them.
+static SKIP_MARKERS: LazyLock<RegexSet> = LazyLock::new(|| {
+    RegexSet::new([
+        // Jest, Vitest, Mocha, Jasmine.
+        r"\b(?:it|test|describe|context|suite|specify)\.(?:skip|only|todo|skipIf|runIf)\b",
+        r"\b(?:xit|xtest|xdescribe|xcontext|xspecify|fit|fdescribe|fcontext)\s*\(",
+        r"\bthis\.skip\s*\(",
+        // pytest, unittest.
+        r"@pytest\.mark\.(?:skip|skipif|xfail)\b",
+        r"\bpytest\.(?:skip|xfail|importorskip)\s*\(",
+        r"@(?:unittest\.)?(?:skip|skipIf|skipUnless|expectedFailure)\b",
+        r"\braise\s+(?:unittest\.)?SkipTest\b",
+        r"\bself\.skipTest\s*\(",
+        // Rust.
+        r"#\[ignore\b",
+    ])
+    .expect("skip marker patterns are valid regexes")
+});
+
+fn regex(pattern: &str) -> Regex {
+    // The patterns are constants of this module; a test compiles every one.
+    Regex::new(pattern).expect("guard patterns are valid regexes")
+}
+
+impl Guard {
+    /// A guard with the given protected globs (gitignore-like globs matched against paths relative
+    /// to the workspace root, `/` separated: `.github/**`, `tests/fixtures/**`, `*.snap`).
+    pub fn new<S: AsRef<str>>(protected: &[S]) -> Result<Guard, GuardError> {
+        let mut builder = GlobSetBuilder::new();
+        for glob in protected {
+            let glob = glob.as_ref();
+            builder.add(Glob::new(glob).map_err(|source| GuardError {
+                glob: glob.to_owned(),
+                source,
+            })?);
+        }
+        let protected = builder.build().map_err(|source| GuardError {
+            glob: protected
+                .iter()
+                .map(|g| g.as_ref())
+                .collect::<Vec<_>>()
+                .join(", "),
+            source,
+        })?;
+        Ok(Guard { protected })
+    }
+
+    /// The reasons the pass of `current` does not count, given the `baseline` verification of the
+    /// starting tree (if one ran) and the attempt's unified `diff`. Empty: the pass counts.
+    ///
+    /// Ordered: fewer tests first, then by file and line.
+    pub fn check(
+        &self,
+        baseline: Option<&[Verification]>,
+        current: &[Verification],
+        diff: &str,
+    ) -> Vec<Violation> {
+        let mut violations = baseline
+            .map(|b| fewer_tests(b, current))
+            .unwrap_or_default();
+        let files = parse_diff(diff);
+        let mut from_diff = Vec::new();
+        self.protected_changes(&files, &mut from_diff);
+        removed_test_files(&files, &mut from_diff);
+        removed_tests(&files, &mut from_diff);
+        added_skips(&files, &mut from_diff);
+        from_diff.sort_by(|a, b| (&a.file, a.line, a.kind).cmp(&(&b.file, b.line, b.kind)));
+        violations.extend(from_diff);
+        violations
+    }
+
+    fn protected_changes(&self, files: &[FileDiff], out: &mut Vec<Violation>) {
+        if self.protected.is_empty() {
+            return;
+        }
+        for file in files {
+            let hit = [file.new.as_deref(), file.old.as_deref()]
+                .into_iter()
+                .flatten()
+                .find(|path| self.protected.is_match(path));
+            if let Some(path) = hit {
+                let line = file.lines.first().map(|l| l.line);
+                out.push(Violation {
+                    kind: ViolationKind::ProtectedChanged,
+                    file: Some(path.to_owned()),
+                    line,
+                    message: format!("{}: protected path changed", at(path, line)),
+                });
+            }
+        }
+    }
+}
+
+/// `file:line`, or `file`.
+fn at(file: &str, line: Option<u32>) -> String {
+    match line {
+        Some(line) => format!("{file}:{line}"),
+        None => file.to_owned(),
+    }
+}
+
+/// Tests run (passed + failed) per test verifier, compared with the baseline.
+fn fewer_tests(baseline: &[Verification], current: &[Verification]) -> Vec<Violation> {
+    let ran = |v: &Verification| {
+        let c = &v.report.counts;
+        match (c.tests_passed, c.tests_failed) {
+            (None, None) => None,
+            (p, f) => Some(p.unwrap_or(0) + f.unwrap_or(0)),
+        }
+    };
+    let before: HashMap<&str, u64> = baseline
+        .iter()
+        .filter(|v| v.kind == Kind::Test)
+        .filter_map(|v| Some((v.verifier.as_str(), ran(v)?)))
+        .collect();
+    let mut out = Vec::new();
+    for v in current.iter().filter(|v| v.kind == Kind::Test) {
+        let Some(&then) = before.get(v.verifier.as_str()) else {
+            continue;
+        };
+        // A verifier that says nothing about how many tests ran is not trusted to have run them all.
+        let now = ran(v).unwrap_or(0);
+        if now < then {
+            out.push(Violation {
+                kind: ViolationKind::FewerTests,
+                file: None,
+                line: None,
+                message: format!(
+                    "{}: {now} test{} ran, {then} in the baseline verification",
+                    v.verifier,
+                    if now == 1 { "" } else { "s" }
+                ),
+            });
+        }
+    }
+    out
+}
+
+/// A file whose name marks it as tests.
+fn is_test_file(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let in_dir = |dir: &str| path.split('/').any(|part| part == dir);
+    let js = [".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".mts", ".cts"];
+    let stem_js = js.iter().find_map(|ext| name.strip_suffix(ext));
+    if let Some(stem) = stem_js
+        && (stem.ends_with(".test") || stem.ends_with(".spec") || in_dir("__tests__"))
+    {
+        return true;
+    }
+    if let Some(stem) = name.strip_suffix(".py") {
+        return stem.starts_with("test_") || stem.ends_with("_test") || stem == "conftest";
+    }
+    if name.ends_with(".rs") {
+        return in_dir("tests") || name.ends_with("_test.rs") || name == "tests.rs";
+    }
+    name.ends_with("_test.go")
+}
+
+fn removed_test_files(files: &[FileDiff], out: &mut Vec<Violation>) {
+    for file in files {
+        let Some(old) = file.old.as_deref().filter(|old| is_test_file(old)) else {
+            continue;
+        };
+        let message = match file.new.as_deref() {
+            None => format!("{old}: test file deleted"),
+            Some(new) if !is_test_file(new) => {
+                format!("{old}: test file renamed to {new}, which is not a test file")
+            }
+            Some(_) => continue,
+        };
+        out.push(Violation {
+            kind: ViolationKind::TestFileRemoved,
+            file: Some(old.to_owned()),
+            line: None,
+            message,
+        });
+    }
+}
+
+/// The name of the test a line defines, for JavaScript and Python; `#[test]` for Rust's attribute.
+fn test_name(line: &str) -> Option<String> {
+    if let Some(c) = JS_TEST.captures(line) {
+        let name = c.get(1).or(c.get(2)).or(c.get(3))?;
+        return Some(format!("test \"{}\"", name.as_str()));
+    }
+    if let Some(c) = PY_TEST.captures(line) {
+        return Some(format!("test {}", &c[1]));
+    }
+    if RUST_TEST.is_match(line) {
+        return Some("#[test]".to_owned());
+    }
+    None
+}
+
+/// Test definitions on removed lines that were not added back anywhere in the diff (a test moved
+/// to another file, or re-indented, is not removed). Deleted test files are reported whole instead.
+fn removed_tests(files: &[FileDiff], out: &mut Vec<Violation>) {
+    let mut added: HashMap<String, usize> = HashMap::new();
+    for file in files {
+        for line in file.lines.iter().filter(|l| l.added) {
+            if let Some(name) = test_name(&line.text) {
+                *added.entry(name).or_default() += 1;
+            }
+        }
+    }
+    for file in files {
+        let Some(old) = file.old.as_deref() else {
+            continue;
+        };
+        // A deleted test file, or one renamed to a name that is not a test file's, is reported whole.
+        let reported_whole =
+            is_test_file(old) && file.new.as_deref().is_none_or(|new| !is_test_file(new));
+        if reported_whole {
+            continue;
+        }
+        for line in file.lines.iter().filter(|l| !l.added) {
+            let Some(name) = test_name(&line.text) else {
+                continue;
+            };
+            match added.get_mut(&name) {
+                Some(n) if *n > 0 => *n -= 1,
+                _ => out.push(Violation {
+                    kind: ViolationKind::TestRemoved,
+                    file: Some(old.to_owned()),
+                    line: Some(line.line),
+                    message: format!("{}: {name} removed", at(old, Some(line.line))),
+                }),
+            }
+        }
+    }
+}
+
+/// Skip and only markers on added lines that were not on removed lines of the same file.
+fn added_skips(files: &[FileDiff], out: &mut Vec<Violation>) {
+    for file in files {
+        let Some(new) = file.new.as_deref() else {
+            continue;
+        };
+        let mut removed: BTreeMap<&str, usize> = BTreeMap::new();
+        for line in file.lines.iter().filter(|l| !l.added) {
+            if SKIP_MARKERS.is_match(&line.text) {
+                *removed.entry(line.text.trim()).or_default() += 1;
+            }
+        }
+        for line in file.lines.iter().filter(|l| l.added) {
+            if !SKIP_MARKERS.is_match(&line.text) {
+                continue;
+            }
+            match removed.get_mut(line.text.trim()) {
+                Some(n) if *n > 0 => *n -= 1,
+                _ => out.push(Violation {
+                    kind: ViolationKind::SkipAdded,
+                    file: Some(new.to_owned()),
+                    line: Some(line.line),
+                    message: format!(
+                        "{}: skip or only marker added: {}",
+                        at(new, Some(line.line)),
+                        shorten(line.text.trim(), 80)
+                    ),
+                }),
+            }
+        }
+    }
+}
+
+fn shorten(text: &str, max_chars: usize) -> String {
+    if text.chars().count() <= max_chars {
+        return text.to_owned();
+    }
+    let mut cut: String = text.chars().take(max_chars.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
+}
+
+/// One file of a unified diff.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct FileDiff {
+    /// The path before (`None`: the file is new).
+    old: Option<String>,
+    /// The path after (`None`: the file was deleted).
+    new: Option<String>,
+    /// Added and removed lines, in diff order.
+    lines: Vec<DiffLine>,
+}
+
+/// An added or removed line.
+#[derive(Debug, PartialEq, Eq)]
+struct DiffLine {
+    added: bool,
+    /// In the new file when added, in the old file when removed.
+    line: u32,
+    text: String,
+}
+
+/// Reads a `git diff` (or any unified diff with `---`/`+++` headers).
+fn parse_diff(diff: &str) -> Vec<FileDiff> {
+    let mut files: Vec<FileDiff> = Vec::new();
+    let (mut old_line, mut new_line) = (0u32, 0u32);
+    let mut in_hunk = false;
+    for raw in diff.lines() {
+        if let Some(rest) = raw.strip_prefix("diff --git ") {
+            in_hunk = false;
+            let (old, new) = split_git_header(rest);
+            files.push(FileDiff {
+                old,
+                new,
+                lines: Vec::new(),
+            });
+            continue;
+        }
+        if in_hunk {
+            let Some(file) = files.last_mut() else {
+                continue;
+            };
+            match raw.as_bytes().first() {
+                Some(b'+') => {
+                    file.lines.push(DiffLine {
+                        added: true,
+                        line: new_line,
+                        text: raw[1..].to_owned(),
+                    });
+                    new_line += 1;
+                    continue;
+                }
+                Some(b'-') => {
+                    file.lines.push(DiffLine {
+                        added: false,
+                        line: old_line,
+                        text: raw[1..].to_owned(),
+                    });
+                    old_line += 1;
+                    continue;
+                }
+                Some(b' ') | None => {
+                    old_line += 1;
+                    new_line += 1;
+                    continue;
+                }
+                Some(b'\\') => continue,
+                _ => in_hunk = false,
+            }
+        }
+        if let Some(rest) = raw.strip_prefix("@@ ") {
+            if let Some((old, new)) = hunk_starts(rest) {
+                (old_line, new_line) = (old, new);
+                in_hunk = true;
+            }
+            continue;
+        }
+        let Some(file) = files.last_mut() else {
+            // A diff without `diff --git` lines: each `---` starts a file.
+            if let Some(path) = raw.strip_prefix("--- ") {
+                files.push(FileDiff {
+                    old: header_path(path, "a/"),
+                    ..FileDiff::default()
+                });
+            }
+            continue;
+        };
+        if raw.starts_with("new file mode") {
+            file.old = None;
+        } else if raw.starts_with("deleted file mode") {
+            file.new = None;
+        } else if let Some(path) = raw.strip_prefix("rename from ") {
+            file.old = Some(unquote(path));
+        } else if let Some(path) = raw.strip_prefix("rename to ") {
+            file.new = Some(unquote(path));
+        } else if let Some(path) = raw.strip_prefix("--- ") {
+            if !file.lines.is_empty() {
+                files.push(FileDiff::default());
+            }
+            if let Some(file) = files.last_mut() {
+                file.old = header_path(path, "a/");
+            }
+        } else if let Some(path) = raw.strip_prefix("+++ ") {
+            file.new = header_path(path, "b/");
+        }
+    }
+    files
+}
+
+/// `-12,3 +14,5 @@ …` → (12, 14).
+fn hunk_starts(rest: &str) -> Option<(u32, u32)> {
+    let mut parts = rest.split_whitespace();
+    let start = |part: Option<&str>, sign: char| -> Option<u32> {
+        let part = part?.strip_prefix(sign)?;
+        part.split(',').next()?.parse().ok()
+    };
+    let old = start(parts.next(), '-')?;
+    let new = start(parts.next(), '+')?;
+    Some((old.max(1), new.max(1)))
+}
+
+/// The paths of `a/x b/y` (each possibly quoted); exact for the usual case of equal names, and the
+/// `---`/`+++`/`rename` lines that follow correct the rest.
+fn split_git_header(rest: &str) -> (Option<String>, Option<String>) {
+    if let Some(inner) = rest.strip_prefix('"') {
+        // `"a/x y" "b/x y"` or `"a/x" b/x`.
+        if let Some(end) = inner.find("\" ").map(|i| i + 1) {
+            let old = unquote(&rest[..=end]);
+            let new = unquote(rest[end + 1..].trim());
+            return (strip(&old, "a/"), strip(&new, "b/"));
+        }
+    }
+    // Equal names: `a/<p> b/<p>`, the two halves the same length.
+    let half = rest.len().saturating_sub(1) / 2;
+    if rest.is_char_boundary(half) && rest.get(half..half + 3) == Some(" b/") {
+        return (strip(&rest[..half], "a/"), strip(&rest[half + 1..], "b/"));
+    }
+    match rest.split_once(" b/") {
+        Some((old, new)) => (strip(old, "a/"), Some(new.to_owned())),
+        None => (None, None),
+    }
+}
+
+fn strip(path: &str, prefix: &str) -> Option<String> {
+    Some(path.strip_prefix(prefix).unwrap_or(path).to_owned())
+}
+
+/// The path of a `---`/`+++` line; `None` for `/dev/null`.
+fn header_path(path: &str, prefix: &str) -> Option<String> {
+    // A trailing tab and timestamp (non-git diffs) is not part of the name.
+    let path = path.split('\t').next().unwrap_or(path);
+    let path = unquote(path);
+    if path == "/dev/null" {
+        return None;
+    }
+    strip(&path, prefix)
+}
+
+/// Undoes git's C-style quoting of unusual paths (`"caf\303\251.py"`).
+fn unquote(text: &str) -> String {
+    let Some(inner) = text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) else {
+        return text.to_owned();
+    };
+    let mut bytes = Vec::with_capacity(inner.len());
+    let mut chars = inner.bytes().peekable();
+    while let Some(b) = chars.next() {
+        if b != b'\\' {
+            bytes.push(b);
+            continue;
+        }
+        match chars.next() {
+            Some(b'n') => bytes.push(b'\n'),
+            Some(b't') => bytes.push(b'\t'),
+            Some(b'r') => bytes.push(b'\r'),
+            Some(b'a') => bytes.push(0x07),
+            Some(b'b') => bytes.push(0x08),
+            Some(b'f') => bytes.push(0x0c),
+            Some(b'v') => bytes.push(0x0b),
+            Some(d @ b'0'..=b'7') => {
+                let mut value = u32::from(d - b'0');
+                for _ in 0..2 {
+                    match chars.peek() {
+                        Some(&d @ b'0'..=b'7') => {
+                            value = value * 8 + u32::from(d - b'0');
+                            chars.next();
+                        }
+                        _ => break,
+                    }
+                }
+                bytes.push(u8::try_from(value).unwrap_or(b'?'));
+            }
+            Some(other) => bytes.push(other),
+            None => bytes.push(b'\\'),
+        }
+    }
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn patterns_compile() {
+        LazyLock::force(&JS_TEST);
+        LazyLock::force(&PY_TEST);
+        LazyLock::force(&RUST_TEST);
+        LazyLock::force(&SKIP_MARKERS);
+    }
+
+    #[test]
+    fn quoted_paths_are_unquoted() {
+        assert_eq!(unquote(r#""caf\303\251 x.py""#), "café x.py");
+        assert_eq!(
+            split_git_header(r#""a/t t.py" "b/t t.py""#),
+            (Some("t t.py".to_owned()), Some("t t.py".to_owned()))
+        );
+        assert_eq!(
+            split_git_header("a/src/x.js b/src/x.js"),
+            (Some("src/x.js".to_owned()), Some("src/x.js".to_owned()))
+        );
+    }
+
+    #[test]
+    fn test_files_are_recognised() {
+        for path in [
+            "src/cart.test.ts",
+            "a/b.spec.jsx",
+            "src/__tests__/x.js",
+            "tests/test_a.py",
+            "pkg/a_test.py",
+            "tests/it.rs",
+            "x/y_test.go",
+        ] {
+            assert!(is_test_file(path), "{path}");
+        }
+        for path in ["src/cart.ts", "src/testing.py", "src/lib.rs", "README.md"] {
+            assert!(!is_test_file(path), "{path}");
+        }
+    }
+}

@@ -1,0 +1,20 @@
+//! The retry loop's pure parts: what went wrong, what to do about it, what to tell the agent next,
+//! and whether a pass can be trusted.
+//!
+//! - [`classify`]: a failed verification → a [`classify::Category`] with a confidence and the main
+//!   location; the [`classify::FailureSet`] of failure fingerprints that says whether an attempt
+//!   ended with the same failures as the one before, and which failures were already there.
+//! - [`policy`]: per-category policies (attempts, delays, guidance, recovery action) with defaults in
+//!   the embedded, commented `defaults.toml`, the `[loop]` table of `verdict.toml`, and
+//!   [`policy::decide`], which turns a history into the next step.
+//! - [`prompt`]: the retry prompt, within a token bound.
+//! - [`guard`]: the cheating guard — reasons a pass does not count (fewer tests ran, tests removed
+//!   or skipped, protected files changed), read from the verifications and the attempt's diff.
+//!
+//! **Invariant:** nothing here spawns a process, reads a file or sleeps; the driver does, and hands
+//! these modules data.
+
+pub mod classify;
+pub mod guard;
+pub mod policy;
+pub mod prompt;
