@@ -6,7 +6,9 @@
 //! - **No shell.** The program and its arguments are an argv vector. A bare program name is looked
 //!   up on the `PATH` the command will see (the spec's, else the runner's, else verdict's own); a
 //!   relative path with a `/` is resolved against the command's working directory. Standard input is
-//!   `/dev/null`, so a tool that waits for input cannot hang a run.
+//!   `/dev/null`, so a tool that waits for input cannot hang a run — unless
+//!   [`ProcessRunner::run_with`] is given bytes for it (an agent's prompt), which are written and
+//!   then the pipe is closed.
 //! - **A process group per command.** The child is the leader of a new process group, so that a
 //!   time-out, Ctrl-C or cleanup reaches every process it started (the node processes that `npx`
 //!   spawns, a test runner's workers), not just the first one.
@@ -106,6 +108,12 @@ impl CancelHandle {
         *self.sender.borrow() > 0
     }
 
+    /// Resolves once [`CancelHandle::cancel`] has been called (at once if it has): for waits
+    /// outside a command (a backoff between agent sessions) that a Ctrl-C must cut short.
+    pub async fn cancelled_once(&self) {
+        self.cancelled(1).await;
+    }
+
     /// Whether [`CancelHandle::cancel`] has been called twice: no more grace.
     fn is_hurried(&self) -> bool {
         *self.sender.borrow() > 1
@@ -116,6 +124,29 @@ impl CancelHandle {
         let mut receiver = self.sender.subscribe();
         // An error means the sender is gone, which cannot happen while `self` holds it.
         let _ = receiver.wait_for(|count| *count >= times).await;
+    }
+}
+
+/// What [`ProcessRunner::run_with`] adds to a plain [`Runner::run`]: bytes for the command's
+/// standard input and a hook told the child's pid as soon as it exists.
+#[derive(Default)]
+pub struct RunExtras {
+    /// Written to the command's standard input, which is then closed (so the command sees the end
+    /// of its input). `None` keeps standard input on `/dev/null`. A command that exits or closes its
+    /// input without reading everything is not an error: the rest is dropped.
+    pub stdin: Option<Vec<u8>>,
+    /// Called once with the child's pid right after the spawn, before the command is awaited (the
+    /// child may already have exited). The pid is also the child's process group id, since every
+    /// command leads its own group. Not called when the command could not be started.
+    pub on_spawn: Option<Box<dyn FnOnce(u32) + Send>>,
+}
+
+impl std::fmt::Debug for RunExtras {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunExtras")
+            .field("stdin", &self.stdin.as_ref().map(Vec::len))
+            .field("on_spawn", &self.on_spawn.is_some())
+            .finish()
     }
 }
 
@@ -203,6 +234,17 @@ impl ProcessRunner {
 #[async_trait]
 impl Runner for ProcessRunner {
     async fn run(&self, spec: &CommandSpec, log: &Path) -> Captured {
+        self.run_with(spec, log, RunExtras::default()).await
+    }
+}
+
+impl ProcessRunner {
+    /// [`Runner::run`] with [`RunExtras`]: input fed to the command's standard input and a hook
+    /// that learns the child's pid (= its process group) before the command is awaited. Every
+    /// guarantee of the module docs holds the same (process group, time-out, cancellation, drained
+    /// pipes, nothing left behind).
+    pub async fn run_with(&self, spec: &CommandSpec, log: &Path, extras: RunExtras) -> Captured {
+        let RunExtras { stdin, on_spawn } = extras;
         let mut captured = Captured {
             exit: Exit::Cancelled,
             log_path: log.to_path_buf(),
@@ -228,7 +270,7 @@ impl Runner for ProcessRunner {
         }
         // The duration counts from the spawn itself: the tool may be running before `spawn` returns.
         let start = Instant::now();
-        let mut child = match self.spawn(spec) {
+        let mut child = match self.spawn(spec, stdin.is_some()) {
             Ok(child) => child,
             Err(error) => {
                 captured.exit = Exit::NotStarted {
@@ -237,7 +279,25 @@ impl Runner for ProcessRunner {
                 return captured;
             }
         };
+        if let (Some(on_spawn), Some(pid)) = (on_spawn, child.id()) {
+            on_spawn(pid);
+        }
+        // The input is written by its own task so that a command that reads slowly (or not at all)
+        // cannot stop its output from being drained; a closed pipe (EPIPE) just ends the writing.
+        let feeder = match (stdin, child.stdin.take()) {
+            (Some(bytes), Some(mut pipe)) => Some(tokio::spawn(async move {
+                use tokio::io::AsyncWriteExt;
+                let _ = pipe.write_all(&bytes).await;
+                let _ = pipe.shutdown().await;
+            })),
+            _ => None,
+        };
         let run = self.supervise(spec, &mut child, file, start).await;
+        if let Some(feeder) = feeder {
+            // The whole group is gone by now, so the pipe's reader is too; this cannot wait long.
+            feeder.abort();
+            let _ = feeder.await;
+        }
         captured.exit = run.exit;
         captured.log_bytes = run.log_bytes;
         captured.duration = run.reaped.saturating_duration_since(start);
@@ -284,8 +344,9 @@ enum Ending {
 
 impl ProcessRunner {
     /// Builds and spawns the command: resolved program, argv, environment, working directory, its
-    /// own process group, stdin from `/dev/null`, stdout and stderr piped.
-    fn spawn(&self, spec: &CommandSpec) -> io::Result<Child> {
+    /// own process group, stdin piped when `piped_stdin` (else `/dev/null`), stdout and stderr
+    /// piped.
+    fn spawn(&self, spec: &CommandSpec, piped_stdin: bool) -> io::Result<Child> {
         std::fs::metadata(&spec.cwd)
             .and_then(|meta| {
                 if meta.is_dir() {
@@ -311,7 +372,11 @@ impl ProcessRunner {
             .args(&spec.args)
             .envs(env)
             .current_dir(&spec.cwd)
-            .stdin(Stdio::null())
+            .stdin(if piped_stdin {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0)

@@ -1,0 +1,104 @@
+//! The embedded `presets.toml`: argv of the agents people use and the default outcome patterns.
+
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+use serde::Deserialize;
+
+use super::outcome::{FailureKind, Patterns};
+
+/// The text of `presets.toml`, as embedded (documentation for `verdict loop --help` and the docs).
+pub const PRESETS_TOML: &str = include_str!("presets.toml");
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    preset: BTreeMap<String, Preset>,
+    patterns: BTreeMap<String, Vec<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Preset {
+    argv: Vec<String>,
+}
+
+struct Parsed {
+    presets: BTreeMap<String, Vec<String>>,
+    patterns: Patterns,
+}
+
+fn parsed() -> &'static Parsed {
+    static PARSED: OnceLock<Parsed> = OnceLock::new();
+    PARSED.get_or_init(|| {
+        // The file is part of the source and checked by this module's tests: failing to parse it
+        // is a bug of verdict, not an input error.
+        #[allow(clippy::expect_used)]
+        let file: File = toml::from_str(PRESETS_TOML).expect("presets.toml parses");
+        let mut patterns = Vec::new();
+        for (kind, list) in file.patterns {
+            #[allow(clippy::expect_used)]
+            let kind = FailureKind::from_name(&kind).expect("presets.toml names known kinds");
+            patterns.extend(list.into_iter().map(|pattern| (kind, pattern)));
+        }
+        #[allow(clippy::expect_used)]
+        let patterns = Patterns::new(patterns).expect("presets.toml patterns compile");
+        Parsed {
+            presets: file
+                .preset
+                .into_iter()
+                .map(|(name, preset)| (name, preset.argv))
+                .collect(),
+            patterns,
+        }
+    })
+}
+
+/// The argv of the preset named `name` (`claude`, `codex`, `aider`, `gemini`), placeholders and
+/// all.
+pub fn preset(name: &str) -> Option<&'static [String]> {
+    parsed().presets.get(name).map(Vec::as_slice)
+}
+
+/// The names of every preset, sorted.
+pub fn preset_names() -> impl Iterator<Item = &'static str> {
+    parsed().presets.keys().map(String::as_str)
+}
+
+/// The default outcome patterns (`[patterns]`).
+pub(crate) fn default_patterns() -> &'static Patterns {
+    &parsed().patterns
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_parse_with_their_documented_argv() {
+        assert_eq!(
+            preset_names().collect::<Vec<_>>(),
+            ["aider", "claude", "codex", "gemini"]
+        );
+        assert_eq!(
+            preset("claude").map(|argv| argv[..2].join(" ")),
+            Some("claude -p".into())
+        );
+        assert_eq!(
+            preset("codex")
+                .and_then(|argv| argv.last())
+                .map(String::as_str),
+            Some("-")
+        );
+        assert!(preset("aider").is_some_and(|argv| argv.contains(&"{prompt_file}".to_owned())));
+        assert!(preset("gemini").is_some_and(|argv| argv.contains(&"{prompt}".to_owned())));
+        assert_eq!(preset("nope"), None);
+        // Every kind has default patterns.
+        for kind in FailureKind::ALL {
+            assert!(
+                default_patterns().sources().iter().any(|(k, _)| *k == kind),
+                "{kind:?}"
+            );
+        }
+    }
+}
