@@ -175,7 +175,12 @@ impl Project {
     /// Runs git in the project, with a fixed identity; fails the test when git fails.
     pub(crate) fn git(&self, args: &[&str]) {
         let output = Command::new("git")
-            .args(["-c", "user.name=verdict", "-c", "user.email=verdict@example.com"])
+            .args([
+                "-c",
+                "user.name=verdict",
+                "-c",
+                "user.email=verdict@example.com",
+            ])
             .args(args)
             .current_dir(self.root())
             .output()
@@ -198,8 +203,7 @@ impl Project {
 
     /// The text of `root/rel`.
     pub(crate) fn read(&self, rel: &str) -> String {
-        std::fs::read_to_string(self.path(rel))
-            .unwrap_or_else(|e| panic!("cannot read {rel}: {e}"))
+        std::fs::read_to_string(self.path(rel)).unwrap_or_else(|e| panic!("cannot read {rel}: {e}"))
     }
 
     /// Runs `verdict ARGS` in the project, with the pinned Node first on PATH and none of the
