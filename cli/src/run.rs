@@ -245,6 +245,20 @@ pub(crate) fn run(args: &Args) -> Result<u8> {
         let runner = Arc::new(ProcessRunner::new());
         let on_signal = Arc::clone(&runner);
         let flag = Arc::clone(&interrupted);
+        // SIGTERM (sent by CI runners cancelling a job, by `timeout`, by service managers) stops
+        // the run as Ctrl-C does; without it verdict would die and leave its tools running in
+        // their own process groups.
+        let (term_runner, term_flag) = (Arc::clone(&runner), Arc::clone(&interrupted));
+        if let Ok(mut term) =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        {
+            tokio::spawn(async move {
+                while term.recv().await.is_some() {
+                    term_flag.store(true, Ordering::SeqCst);
+                    term_runner.cancel();
+                }
+            });
+        }
         tokio::spawn(async move {
             // The first Ctrl-C forwards SIGINT to every tool and lets them wind down within the
             // grace period; a second one kills them at once.
