@@ -871,6 +871,18 @@ fn group_members(pgid: u32) -> Vec<u32> {
 
 #[test]
 fn ctrl_c_stops_the_tools_and_reports_what_finished() {
+    stop_with("INT");
+}
+
+/// SIGTERM (what CI runners and `timeout` send) stops the tools as Ctrl-C does: none is orphaned.
+#[test]
+fn sigterm_stops_the_tools_and_reports_what_finished() {
+    stop_with("TERM");
+}
+
+/// Starts `verdict run` on a quick and a hanging verifier, sends `signal` once the hanging one
+/// runs, and checks what verdict reported and that the hanging tool's process group is gone.
+fn stop_with(signal: &str) {
     let project = Project::empty();
     project.write("verdict.toml", INTERRUPT_CONFIG);
     let child = Command::new(assert_cmd::cargo::cargo_bin!("verdict"))
@@ -900,7 +912,8 @@ fn ctrl_c_stops_the_tools_and_reports_what_finished() {
     // Let the quick verifier finish.
     std::thread::sleep(Duration::from_millis(500));
     let kill = Command::new("kill")
-        .args(["-INT", &verdict_pid.to_string()])
+        .arg(format!("-{signal}"))
+        .arg(verdict_pid.to_string())
         .status()
         .expect("kill runs");
     assert!(kill.success());
@@ -909,7 +922,7 @@ fn ctrl_c_stops_the_tools_and_reports_what_finished() {
     let took = interrupted.elapsed();
     assert!(
         took < Duration::from_secs(15),
-        "verdict took {took:?} to stop after SIGINT"
+        "verdict took {took:?} to stop after SIG{signal}"
     );
     let out = Out {
         code: output.status.code().unwrap_or(-1),
@@ -934,7 +947,7 @@ fn ctrl_c_stops_the_tools_and_reports_what_finished() {
     while !(gone(hang_pid) && group_members(hang_pid).is_empty()) {
         assert!(
             Instant::now() < deadline,
-            "after Ctrl-C, the hanging tool {hang_pid} or its group {:?} is still alive",
+            "after SIG{signal}, the hanging tool {hang_pid} or its group {:?} is still alive",
             group_members(hang_pid)
         );
         std::thread::sleep(Duration::from_millis(50));
