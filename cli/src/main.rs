@@ -9,6 +9,7 @@
 //!   log shows a failure that cannot be parsed), or verdict's own command line is wrong.
 
 mod config;
+mod hook;
 mod list;
 mod progress;
 mod registry;
@@ -59,6 +60,8 @@ enum Command {
     Init(list::InitArgs),
     /// Summarize a verifier's log into a token-budgeted digest.
     Summarize(summarize::Args),
+    /// Act as the stop hook of Claude Code, Codex or Cursor, or install it.
+    Hook(hook::Args),
 }
 
 fn main() -> ExitCode {
@@ -75,6 +78,7 @@ fn main() -> ExitCode {
         Command::List(args) => list::list(&args),
         Command::Init(args) => list::init(&args),
         Command::Summarize(args) => summarize::run(&args),
+        Command::Hook(args) => hook::run(&args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -1,0 +1,564 @@
+//! Contract tests of `verdict hook` (issue 4, item 9): the real binary as the stop hook of Claude
+//! Code, Codex and Cursor, fed each harness's exact input on stdin, on small real projects whose
+//! one verifier is a `[[verifier]]` in verdict.toml (`sh -c` a fixed script that fails or passes
+//! depending on `state.txt`), and its answers compared with golden snapshots
+//! (`cli/tests/hook/snapshots/`). Also `verdict hook install`: what it writes, and that a second
+//! install changes nothing.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// The verifier: passes when state.txt holds `ok`, else reports its content as a gcc-style error.
+/// It also counts its runs in runs.txt.
+const CONFIG: &str = r#"
+[[verifier]]
+name = "check"
+kind = "build"
+command = ["sh", "-c", '''echo run >> runs.txt; if [ "$(cat state.txt)" = ok ]; then echo fine; else echo "src/app.c:1:1: error: $(cat state.txt)"; exit 1; fi''']
+
+[[verifier.pattern]]
+regex = '^(?P<file>[^:\s]+):(?P<line>\d+):(?P<col>\d+): (?P<severity>error|warning): (?P<message>.*)$'
+"#;
+
+/// Failures that differ in their words (fingerprints ignore numbers, so `error 1` and `error 2`
+/// are the same failure).
+const FAILURES: [&str; 6] = [
+    "missing semicolon",
+    "unknown type name",
+    "undeclared identifier",
+    "too many arguments",
+    "expected expression",
+    "conflicting types",
+];
+
+/// A verifier that outlives any deadline, writing its pid first.
+const SLOW_CONFIG: &str = r#"
+[[verifier]]
+name = "slow"
+kind = "test"
+command = ["sh", "-c", "echo $$ > slow.pid; sleep 30; echo woke"]
+"#;
+
+struct Project {
+    dir: tempfile::TempDir,
+}
+
+impl Project {
+    fn new(config: &str) -> Project {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let project = Project { dir };
+        project.write("verdict.toml", config);
+        project.write("state.txt", "ok\n");
+        project
+    }
+
+    fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn write(&self, rel: &str, text: &str) {
+        let path = self.root().join(rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).expect("create a directory");
+        }
+        std::fs::write(path, text).expect("write a file");
+    }
+
+    fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.root().join(rel)).unwrap_or_default()
+    }
+
+    /// Sets what the verifier reports: `ok` passes, anything else is the error's message.
+    fn state(&self, text: &str) {
+        self.write("state.txt", &format!("{text}\n"));
+    }
+
+    /// Runs `verdict <args>` in the project with `stdin`; returns (stdout, stderr).
+    fn verdict(&self, args: &[&str], stdin: &str, env: &[(&str, &Path)]) -> (String, String) {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_verdict"));
+        command
+            .args(args)
+            .current_dir(self.root())
+            .env_remove("CODEX_HOME")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for (key, value) in env {
+            command.env(key, value);
+        }
+        let mut child = command.spawn().expect("verdict starts");
+        child
+            .stdin
+            .take()
+            .expect("a stdin")
+            .write_all(stdin.as_bytes())
+            .expect("write stdin");
+        let output = child.wait_with_output().expect("verdict ends");
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "verdict {args:?} did not exit 0:\n{stdout}\n{stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        (stdout, stderr)
+    }
+
+    /// Runs the hook of `harness` with `input`; returns its answer (one JSON object) and stderr.
+    fn hook(&self, harness: &str, input: &str, extra: &[&str]) -> (Value, String) {
+        let mut args = vec!["hook", harness];
+        args.extend(extra);
+        let (stdout, stderr) = self.verdict(&args, input, &[]);
+        assert_eq!(stdout.lines().count(), 1, "one line of JSON: {stdout}");
+        let answer = serde_json::from_str(&stdout)
+            .unwrap_or_else(|e| panic!("the answer is not JSON ({e}): {stdout}"));
+        (answer, stderr)
+    }
+
+    /// Claude Code's Stop input, every field its hooks reference documents.
+    fn claude_input(&self, session: &str, active: bool) -> String {
+        json!({
+            "session_id": session,
+            "transcript_path": self.root().join("transcript.jsonl"),
+            "cwd": self.root(),
+            "permission_mode": "default",
+            "hook_event_name": "Stop",
+            "stop_hook_active": active,
+        })
+        .to_string()
+    }
+
+    /// Codex's Stop input.
+    fn codex_input(&self, session: &str) -> String {
+        json!({
+            "session_id": session,
+            "transcript_path": self.root().join("rollout.jsonl"),
+            "cwd": self.root(),
+            "hook_event_name": "Stop",
+            "model": "gpt-5-codex",
+            "turn_id": "turn-1",
+            "stop_hook_active": false,
+            "last_assistant_message": "All done.",
+        })
+        .to_string()
+    }
+
+    /// Cursor's stop input.
+    fn cursor_input(&self, conversation: &str, status: &str, loop_count: u32) -> String {
+        json!({
+            "conversation_id": conversation,
+            "generation_id": "gen-1",
+            "model": "claude-sonnet",
+            "hook_event_name": "stop",
+            "cursor_version": "2.0.77",
+            "workspace_roots": [self.root()],
+            "user_email": null,
+            "status": status,
+            "loop_count": loop_count,
+        })
+        .to_string()
+    }
+
+    /// `answer` as pretty JSON, with this project's path and run ids hidden.
+    fn normalized(&self, answer: &Value) -> String {
+        let text = serde_json::to_string_pretty(answer).expect("JSON");
+        let text = text.replace(&self.root().display().to_string(), "[ROOT]");
+        hide_run_ids(&text)
+    }
+}
+
+/// `.verdict/runs/<id>/` → `.verdict/runs/[RUN]/`.
+fn hide_run_ids(text: &str) -> String {
+    let marker = ".verdict/runs/";
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find(marker) {
+        out.push_str(&rest[..at + marker.len()]);
+        rest = &rest[at + marker.len()..];
+        let end = rest.find('/').unwrap_or(rest.len());
+        out.push_str("[RUN]");
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+macro_rules! snapshot {
+    ($name:expr, $text:expr) => {
+        insta::with_settings!({ snapshot_path => "hook/snapshots", prepend_module_to_snapshot => false }, {
+            insta::assert_snapshot!($name, $text);
+        })
+    };
+}
+
+fn is_block(answer: &Value) -> bool {
+    answer["decision"] == "block"
+}
+
+fn message(answer: &Value) -> &str {
+    answer["systemMessage"].as_str().unwrap_or("")
+}
+
+// ---------------------------------------------------------------------------------------------
+// Claude Code
+
+#[test]
+fn claude_blocks_a_failing_project_with_the_digest_as_reason() {
+    let project = Project::new(CONFIG);
+    project.state("unknown type name foo");
+    let (answer, _) = project.hook("claude", &project.claude_input("s1", false), &[]);
+    assert!(is_block(&answer), "{answer:#}");
+    let reason = answer["reason"].as_str().expect("a reason");
+    assert!(reason.contains("src/app.c:1:1"), "{reason}");
+    assert!(reason.contains("unknown type name foo"), "{reason}");
+    snapshot!("claude_block", project.normalized(&answer));
+}
+
+#[test]
+fn claude_lets_a_passing_project_stop() {
+    let project = Project::new(CONFIG);
+    let (answer, stderr) = project.hook("claude", &project.claude_input("s1", false), &[]);
+    assert_eq!(answer, json!({}), "{stderr}");
+    assert_eq!(project.read("runs.txt"), "run\n", "the verifier ran once");
+    snapshot!("claude_pass", project.normalized(&answer));
+}
+
+#[test]
+fn the_fourth_consecutive_block_lets_the_agent_stop_with_the_failure() {
+    let project = Project::new(CONFIG);
+    for n in 1..=3 {
+        project.state(FAILURES[n - 1]);
+        let (answer, _) = project.hook("claude", &project.claude_input("s1", n > 1), &[]);
+        assert!(is_block(&answer), "block {n}: {answer:#}");
+    }
+    project.state(FAILURES[3]);
+    let (answer, stderr) = project.hook("claude", &project.claude_input("s1", true), &[]);
+    assert!(!is_block(&answer), "{answer:#}");
+    assert!(message(&answer).contains("after 3 blocks"), "{answer:#}");
+    assert!(message(&answer).contains(FAILURES[3]), "{answer:#}");
+    assert!(
+        stderr.contains("after 3 blocks"),
+        "visible on stderr too: {stderr}"
+    );
+    snapshot!("claude_fourth_block_allows", project.normalized(&answer));
+    // Letting go ended the chain: the next stop (a new request) blocks again.
+    project.state(FAILURES[4]);
+    let (answer, _) = project.hook("claude", &project.claude_input("s1", false), &[]);
+    assert!(is_block(&answer), "{answer:#}");
+}
+
+#[test]
+fn max_blocks_is_configurable() {
+    let project = Project::new(CONFIG);
+    project.state("first");
+    let (answer, _) = project.hook(
+        "claude",
+        &project.claude_input("s1", false),
+        &["--max-blocks", "1"],
+    );
+    assert!(is_block(&answer), "{answer:#}");
+    project.state("second");
+    let (answer, _) = project.hook(
+        "claude",
+        &project.claude_input("s1", true),
+        &["--max-blocks", "1"],
+    );
+    assert!(message(&answer).contains("after 1 block "), "{answer:#}");
+}
+
+#[test]
+fn the_same_failure_twice_lets_the_agent_stop() {
+    let project = Project::new(CONFIG);
+    project.state("expected semicolon");
+    let (answer, _) = project.hook("claude", &project.claude_input("s1", false), &[]);
+    assert!(is_block(&answer), "{answer:#}");
+    let (answer, _) = project.hook("claude", &project.claude_input("s1", true), &[]);
+    assert!(!is_block(&answer), "{answer:#}");
+    assert!(message(&answer).contains("same failures"), "{answer:#}");
+    assert!(
+        message(&answer).contains("expected semicolon"),
+        "{answer:#}"
+    );
+    snapshot!("claude_same_failure_allows", project.normalized(&answer));
+}
+
+#[test]
+fn a_pass_resets_the_count() {
+    let project = Project::new(CONFIG);
+    for n in 1..=2 {
+        project.state(FAILURES[n - 1]);
+        let (answer, _) = project.hook("claude", &project.claude_input("s1", n > 1), &[]);
+        assert!(is_block(&answer), "{answer:#}");
+    }
+    project.state("ok");
+    let (answer, _) = project.hook("claude", &project.claude_input("s1", true), &[]);
+    assert_eq!(answer, json!({}));
+    // Three fresh blocks, not one.
+    for n in 3..=5 {
+        project.state(FAILURES[n - 1]);
+        let (answer, _) = project.hook("claude", &project.claude_input("s1", false), &[]);
+        assert!(is_block(&answer), "block after the pass {n}: {answer:#}");
+    }
+}
+
+#[test]
+fn sessions_and_harnesses_are_counted_apart() {
+    let project = Project::new(CONFIG);
+    project.state("shared failure");
+    let (a, _) = project.hook("claude", &project.claude_input("a", false), &[]);
+    let (b, _) = project.hook("claude", &project.claude_input("b", false), &[]);
+    let (c, _) = project.hook("codex", &project.codex_input("a"), &[]);
+    assert!(is_block(&a) && is_block(&b) && is_block(&c), "{a} {b} {c}");
+    // Session a now sees the same failure twice.
+    let (a, _) = project.hook("claude", &project.claude_input("a", true), &[]);
+    assert!(message(&a).contains("same failures"), "{a:#}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fail open
+
+#[test]
+fn garbage_on_stdin_lets_the_agent_stop_with_a_message() {
+    let project = Project::new(CONFIG);
+    project.state("broken");
+    for harness in ["claude", "codex", "cursor"] {
+        let (answer, stderr) = project.hook(harness, "{this is not json", &[]);
+        assert!(!is_block(&answer) && answer.get("followup_message").is_none());
+        assert!(stderr.contains("is not JSON"), "{harness}: {stderr}");
+        assert!(
+            stderr.contains("letting the agent stop"),
+            "{harness}: {stderr}"
+        );
+        snapshot!(
+            format!("{harness}_garbage_stdin"),
+            project.normalized(&answer)
+        );
+    }
+    assert_eq!(project.read("runs.txt"), "", "nothing was verified");
+}
+
+#[test]
+fn input_without_a_session_or_for_another_event_fails_open() {
+    let project = Project::new(CONFIG);
+    project.state("broken");
+    let (answer, _) = project.hook("claude", r#"{"cwd":"."}"#, &[]);
+    assert!(message(&answer).contains("no `session_id`"), "{answer:#}");
+    let (answer, _) = project.hook(
+        "claude",
+        r#"{"session_id":"s","hook_event_name":"PreToolUse"}"#,
+        &[],
+    );
+    assert!(message(&answer).contains("not `PreToolUse`"), "{answer:#}");
+}
+
+#[test]
+fn a_bad_verdict_toml_fails_open() {
+    let project = Project::new("[[verifier]]\nname = \n");
+    let (answer, _) = project.hook("claude", &project.claude_input("s1", false), &[]);
+    assert!(!is_block(&answer), "{answer:#}");
+    assert!(message(&answer).contains("verdict.toml"), "{answer:#}");
+    assert!(
+        message(&answer).contains("letting the agent stop"),
+        "{answer:#}"
+    );
+}
+
+#[test]
+fn a_state_database_that_cannot_open_fails_open() {
+    let project = Project::new(CONFIG);
+    project.state("broken");
+    std::fs::create_dir_all(project.root().join(".verdict/state.db")).expect("mkdir");
+    let (answer, _) = project.hook("codex", &project.codex_input("s1"), &[]);
+    assert!(!is_block(&answer), "{answer:#}");
+    assert!(message(&answer).contains("state database"), "{answer:#}");
+}
+
+#[test]
+fn the_deadline_cancels_verification_and_lets_the_agent_stop() {
+    let project = Project::new(SLOW_CONFIG);
+    let started = Instant::now();
+    let (answer, _) = project.hook(
+        "claude",
+        &project.claude_input("s1", false),
+        &["--deadline", "1"],
+    );
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(10), "took {took:?}");
+    assert!(!is_block(&answer), "{answer:#}");
+    assert!(message(&answer).contains("1s deadline"), "{answer:#}");
+    snapshot!("claude_deadline", project.normalized(&answer));
+    // The verifier was killed, not left running.
+    let pid = project.read("slow.pid");
+    let pid = pid.trim();
+    assert!(!pid.is_empty(), "the slow verifier started");
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let state = stat
+        .rsplit_once(')')
+        .and_then(|(_, r)| r.split_whitespace().next());
+    assert!(
+        stat.is_empty() || state == Some("Z"),
+        "the verifier {pid} still runs: {stat}"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Codex and Cursor
+
+#[test]
+fn codex_blocks_then_lets_a_fixed_project_stop() {
+    let project = Project::new(CONFIG);
+    project.state("undefined reference to main");
+    let (answer, _) = project.hook("codex", &project.codex_input("s1"), &[]);
+    assert!(is_block(&answer), "{answer:#}");
+    snapshot!("codex_block", project.normalized(&answer));
+    project.state("ok");
+    let (answer, _) = project.hook("codex", &project.codex_input("s1"), &[]);
+    assert_eq!(answer, json!({}));
+}
+
+#[test]
+fn cursor_continues_with_a_followup_message_then_lets_go() {
+    let project = Project::new(CONFIG);
+    project.state("implicit declaration of function bar");
+    let (answer, _) = project.hook("cursor", &project.cursor_input("c1", "completed", 0), &[]);
+    let followup = answer["followup_message"].as_str().expect("a followup");
+    assert!(followup.contains("implicit declaration"), "{followup}");
+    snapshot!("cursor_followup", project.normalized(&answer));
+    // The same failure again: Cursor gets no followup, and the reason goes to stderr.
+    let (answer, stderr) = project.hook("cursor", &project.cursor_input("c1", "completed", 1), &[]);
+    assert_eq!(answer, json!({}));
+    assert!(stderr.contains("same failures"), "{stderr}");
+    project.state("ok");
+    let (answer, _) = project.hook("cursor", &project.cursor_input("c1", "completed", 0), &[]);
+    assert_eq!(answer, json!({}));
+}
+
+#[test]
+fn cursor_aborted_or_errored_stops_without_verifying() {
+    let project = Project::new(CONFIG);
+    project.state("broken");
+    for status in ["aborted", "error"] {
+        let (answer, _) = project.hook("cursor", &project.cursor_input("c1", status, 0), &[]);
+        assert_eq!(answer, json!({}), "{status}");
+    }
+    assert_eq!(project.read("runs.txt"), "", "nothing was verified");
+}
+
+#[test]
+fn cursor_input_with_a_byte_order_mark_is_read() {
+    let project = Project::new(CONFIG);
+    project.state("broken");
+    let input = format!("\u{feff}{}", project.cursor_input("c1", "completed", 0));
+    let (answer, _) = project.hook("cursor", &input, &[]);
+    assert!(answer.get("followup_message").is_some(), "{answer:#}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// verdict hook install
+
+/// Installs twice; returns the file after the first install, checking that the second one
+/// changed nothing and said so.
+fn install_twice(project: &Project, args: &[&str], file: &Path, env: &[(&str, &Path)]) -> String {
+    let mut all = vec!["hook", "install"];
+    all.extend(args);
+    let (first, _) = project.verdict(&all, "", env);
+    assert!(first.contains("added"), "{first}");
+    let after_first = std::fs::read(file).expect("the settings file");
+    let (second, _) = project.verdict(&all, "", env);
+    assert!(second.contains("nothing changed"), "{second}");
+    let after_second = std::fs::read(file).expect("the settings file");
+    assert_eq!(
+        after_first, after_second,
+        "a second install changed the file"
+    );
+    String::from_utf8(after_first).expect("UTF-8")
+}
+
+#[test]
+fn install_claude_keeps_other_settings_and_is_idempotent() {
+    let project = Project::new(CONFIG);
+    project.write(
+        ".claude/settings.json",
+        r#"{
+  "model": "opus",
+  "permissions": { "allow": ["Bash(npm test)"] },
+  "hooks": {
+    "PostToolUse": [{ "matcher": "Write", "hooks": [{ "type": "command", "command": "fmt.sh" }] }],
+    "Stop": [{ "hooks": [{ "type": "command", "command": "notify.sh" }] }]
+  }
+}"#,
+    );
+    let file = project.root().join(".claude/settings.json");
+    let text = install_twice(&project, &["claude"], &file, &[]);
+    let doc: Value = serde_json::from_str(&text).expect("JSON");
+    assert_eq!(doc["model"], "opus");
+    assert_eq!(doc["permissions"]["allow"][0], "Bash(npm test)");
+    assert_eq!(
+        doc["hooks"]["PostToolUse"][0]["hooks"][0]["command"],
+        "fmt.sh"
+    );
+    assert_eq!(doc["hooks"]["Stop"][0]["hooks"][0]["command"], "notify.sh");
+    snapshot!("install_claude_settings", text);
+}
+
+#[test]
+fn install_codex_in_the_user_scope() {
+    let project = Project::new(CONFIG);
+    let home = tempfile::tempdir().expect("a temp home");
+    let file = home.path().join(".codex/hooks.json");
+    let text = install_twice(
+        &project,
+        &["codex", "--scope", "user"],
+        &file,
+        &[("HOME", home.path())],
+    );
+    assert!(!project.root().join(".codex").exists());
+    snapshot!("install_codex_hooks", text);
+}
+
+#[test]
+fn install_cursor_creates_hooks_json() {
+    let project = Project::new(CONFIG);
+    let file = project.root().join(".cursor/hooks.json");
+    let text = install_twice(&project, &["cursor"], &file, &[]);
+    snapshot!("install_cursor_hooks", text);
+}
+
+#[test]
+fn install_leaves_invalid_settings_alone() {
+    let project = Project::new(CONFIG);
+    project.write(".cursor/hooks.json", "{ not json");
+    let output = Command::new(env!("CARGO_BIN_EXE_verdict"))
+        .args(["hook", "install", "cursor"])
+        .current_dir(project.root())
+        .output()
+        .expect("verdict runs");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("not valid JSON"));
+    assert_eq!(project.read(".cursor/hooks.json"), "{ not json");
+}
+
+/// The hook written by install is the command the tests above run.
+#[test]
+fn the_installed_command_is_the_hook() {
+    let project = Project::new(CONFIG);
+    project.verdict(&["hook", "install", "claude"], "", &[]);
+    let doc: Value = serde_json::from_str(&project.read(".claude/settings.json")).expect("JSON");
+    let command = doc["hooks"]["Stop"][0]["hooks"][0]["command"]
+        .as_str()
+        .expect("a command");
+    let words: Vec<&str> = command.split_whitespace().collect();
+    assert_eq!(words, ["verdict", "hook", "claude"]);
+    let timeout = doc["hooks"]["Stop"][0]["hooks"][0]["timeout"]
+        .as_u64()
+        .expect("a timeout");
+    assert!(
+        timeout > 50,
+        "the harness timeout {timeout} is above verdict's deadline"
+    );
+}
