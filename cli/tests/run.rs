@@ -293,6 +293,49 @@ fn the_example_in_human_sarif_github_junit_and_markdown() {
     );
 }
 
+/// Colour on a terminal, none with NO_COLOR: `verdict run` under `script`, which gives it a
+/// pseudo-terminal.
+#[test]
+fn colour_only_on_a_terminal_and_never_with_no_color() {
+    let project = Project::polyglot();
+    let binary = assert_cmd::cargo::cargo_bin!("verdict");
+    let quoted = format!("'{}'", binary.display().to_string().replace('\'', r"'\''"));
+    let on_a_terminal = |no_color: Option<&str>| {
+        let mut command = Command::new("script");
+        command
+            .args(["-qec", &format!("{quoted} run --only eslint"), "/dev/null"])
+            .current_dir(project.root())
+            .env("PATH", project::path_with_node())
+            .env("TERM", "xterm-256color")
+            .env_remove("GITHUB_ACTIONS")
+            .env_remove("CI")
+            .stdin(Stdio::null());
+        match no_color {
+            Some(value) => command.env("NO_COLOR", value),
+            None => command.env_remove("NO_COLOR"),
+        };
+        let output = command.output().expect("script runs");
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+        )
+    };
+    let (code, coloured) = on_a_terminal(None);
+    assert_eq!(code, Some(1), "{coloured}");
+    assert!(
+        coloured.contains("no-unused-vars"),
+        "the digest is missing:\n{coloured}"
+    );
+    assert!(has_ansi(&coloured), "no colour on a terminal:\n{coloured}");
+    let (code, plain) = on_a_terminal(Some("1"));
+    assert_eq!(code, Some(1), "{plain}");
+    assert!(
+        plain.contains("no-unused-vars"),
+        "the digest is missing:\n{plain}"
+    );
+    assert!(!has_ansi(&plain), "colour despite NO_COLOR:\n{plain:?}");
+}
+
 /// Runs `validate --rule-kind "Gh;Sarif"` on `file` and returns the results of level error.
 fn sarif_multitool_errors(dir: &Path, file: &Path) -> Vec<String> {
     let multitool =
