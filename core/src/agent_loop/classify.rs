@@ -245,9 +245,13 @@ fn decide_category<'a>(failing: &[Failing<'a>]) -> (Category, f32, Option<&'a Ve
     if let Some(v) = errored().find(|f| f.matches(&TRANSIENT)) {
         return (Category::Transient, 0.8, Some(v.verification));
     }
-    // Failed verifiers: a missing module among the root causes explains what follows it.
-    if let Some(v) = first(&DEPENDENCY).filter(|v| v.outcome() == Outcome::Failed) {
-        return (Category::DependencyMissing, 0.75, Some(v));
+    // A failed verifier whose every error is a missing module: nothing else is wrong. (A missing
+    // module among other errors is usually a broken import of the code's own: a code error.)
+    if let Some(f) = failing
+        .iter()
+        .find(|f| only_missing_modules(f.verification))
+    {
+        return (Category::DependencyMissing, 0.75, Some(f.verification));
     }
     let failed_kind = |kinds: &[Kind]| {
         failing.iter().find(|f| {
@@ -283,6 +287,17 @@ fn decide_category<'a>(failing: &[Failing<'a>]) -> (Category, f32, Option<&'a Ve
         0.5,
         failing.first().map(|f| f.verification),
     )
+}
+
+/// A failed verification whose errors are all missing modules (at least one).
+fn only_missing_modules(v: &Verification) -> bool {
+    let mut errors = v.report.errors().peekable();
+    v.outcome() == Outcome::Failed
+        && errors.peek().is_some()
+        && errors.all(|d| {
+            DEPENDENCY.is_match(&d.message)
+                || d.detail.as_deref().is_some_and(|t| DEPENDENCY.is_match(t))
+        })
 }
 
 /// The texts that explain a failing verification: the errored reason, then the messages of root

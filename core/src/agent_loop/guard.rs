@@ -140,7 +140,7 @@ impl Guard {
         let files = parse_diff(diff);
         let mut from_diff = Vec::new();
         self.protected_changes(&files, &mut from_diff);
-        removed_test_files(&files, &mut from_diff);
+        removed_test_files(&files, &added_tests(&files), &mut from_diff);
         removed_tests(&files, &mut from_diff);
         added_skips(&files, &mut from_diff);
         from_diff.sort_by(|a, b| (&a.file, a.line, a.kind).cmp(&(&b.file, b.line, b.kind)));
@@ -235,13 +235,44 @@ fn is_test_file(path: &str) -> bool {
     name.ends_with("_test.go")
 }
 
-fn removed_test_files(files: &[FileDiff], out: &mut Vec<Violation>) {
+/// How many times each test definition appears on added lines anywhere in the diff.
+fn added_tests(files: &[FileDiff]) -> HashMap<String, usize> {
+    let mut added: HashMap<String, usize> = HashMap::new();
+    for file in files {
+        for line in file.lines.iter().filter(|l| l.added) {
+            if let Some(name) = test_name(&line.text) {
+                *added.entry(name).or_default() += 1;
+            }
+        }
+    }
+    added
+}
+
+fn removed_test_files(
+    files: &[FileDiff],
+    added: &HashMap<String, usize>,
+    out: &mut Vec<Violation>,
+) {
     for file in files {
         let Some(old) = file.old.as_deref().filter(|old| is_test_file(old)) else {
             continue;
         };
         let message = match file.new.as_deref() {
-            None => format!("{old}: test file deleted"),
+            None => {
+                // Every test of the deleted file defined again elsewhere: the file moved (git pairs
+                // a rename only when the contents are similar enough).
+                let mut names = file
+                    .lines
+                    .iter()
+                    .filter(|l| !l.added)
+                    .filter_map(|l| test_name(&l.text))
+                    .filter(|name| name != "#[test]")
+                    .peekable();
+                if names.peek().is_some() && names.all(|name| added.contains_key(&name)) {
+                    continue;
+                }
+                format!("{old}: test file deleted")
+            }
             Some(new) if !is_test_file(new) => {
                 format!("{old}: test file renamed to {new}, which is not a test file")
             }
@@ -274,14 +305,7 @@ fn test_name(line: &str) -> Option<String> {
 /// Test definitions on removed lines that were not added back anywhere in the diff (a test moved
 /// to another file, or re-indented, is not removed). Deleted test files are reported whole instead.
 fn removed_tests(files: &[FileDiff], out: &mut Vec<Violation>) {
-    let mut added: HashMap<String, usize> = HashMap::new();
-    for file in files {
-        for line in file.lines.iter().filter(|l| l.added) {
-            if let Some(name) = test_name(&line.text) {
-                *added.entry(name).or_default() += 1;
-            }
-        }
-    }
+    let mut added = added_tests(files);
     for file in files {
         let Some(old) = file.old.as_deref() else {
             continue;
