@@ -459,3 +459,51 @@ async fn a_large_prompt_on_stdin_streams_and_an_agent_that_ignores_it_does_not_h
         start.elapsed()
     );
 }
+
+#[tokio::test]
+async fn cancelling_cuts_a_backoff_wait_short() {
+    let fx = Fixture::new();
+    let agent = flaky_agent(
+        &fx,
+        "slowdown",
+        99,
+        "Error: 529 overloaded; retry-after: 30",
+    );
+    let runner = runner();
+    let cancel = runner.cancel_handle();
+    // The real clock: without the cancellation this would wait 30 s.
+    let pool = AgentPool::from_specs(vec![fx.agent("slowdown", &[&agent])], &runner, options(3));
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        cancel.cancel();
+    });
+    let start = Instant::now();
+    let run = pool.run(fx.request("task")).await;
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        start.elapsed()
+    );
+    assert_eq!(run.retries.len(), 1);
+    assert_eq!(run.retries[0].delay, Duration::from_secs(30));
+    assert_eq!(run.result.outcome, SessionOutcome::Cancelled);
+    assert_eq!(run.end, PoolEnd::Finished);
+    assert_eq!(fx.read("slowdown.count").trim(), "1");
+}
+
+#[tokio::test]
+async fn prompt_and_prompt_file_together() {
+    let fx = Fixture::new();
+    let agent = fx.script(
+        "both",
+        r#"printf '%s' "$1" > "$STATE/arg"; cp "$2" "$STATE/file""#,
+    );
+    let spec = fx.agent("both", &[&agent, "{prompt}", "{prompt_file}"]);
+    let result = CommandSession::new(spec, runner())
+        .run(fx.request(NASTY_PROMPT))
+        .await;
+    assert_eq!(result.outcome, SessionOutcome::Success, "{result:?}");
+    assert_eq!(fx.read("arg"), NASTY_PROMPT);
+    assert_eq!(fx.read("file"), NASTY_PROMPT);
+    assert_eq!(fx.pwned(), Vec::<PathBuf>::new());
+}

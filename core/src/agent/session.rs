@@ -9,7 +9,7 @@ use std::time::{Duration, SystemTime};
 use async_trait::async_trait;
 
 use super::outcome::{SessionOutcome, classify};
-use super::{AgentSpec, PromptVia};
+use super::{AgentSpec, PROMPT_FILE, PromptVia};
 use crate::process::{ProcessRunner, RunExtras};
 use crate::verifier::{CommandSpec, Exit, ExitCodes};
 
@@ -143,9 +143,9 @@ impl AgentSession for CommandSession {
         }
         let via = self.spec.prompt_via();
         let prompt_file = request.run_dir.join(format!("{}.prompt", file_stem(name)));
-        if via == PromptVia::File
-            && let Err(error) = std::fs::write(&prompt_file, &request.prompt)
-        {
+        // Written whenever the argv names it, even beside `{prompt}`.
+        let wants_file = self.spec.argv.iter().any(|arg| arg.contains(PROMPT_FILE));
+        if wants_file && let Err(error) = std::fs::write(&prompt_file, &request.prompt) {
             return not_started(format!(
                 "failed to write the prompt file `{}`: {error}",
                 prompt_file.display()
