@@ -635,6 +635,35 @@ fn a_hanging_jest_test_times_out_with_exit_2() {
     let human = project.verdict(&["run"]);
     assert_eq!(human.code, 2);
     assert!(human.stdout.contains("timed out"), "{}", human.all());
+    // Nothing of jest (node, its workers) is left running in the project.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !processes_in(project.root()).is_empty() {
+        assert!(
+            Instant::now() < deadline,
+            "processes left running in the project after the time-out: {:?}",
+            processes_in(project.root())
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Live processes whose working directory is `dir` or below it: `(pid, command line)`.
+fn processes_in(dir: &Path) -> Vec<(u32, String)> {
+    let dir = dir.canonicalize().expect("the project exists");
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(cwd) = std::fs::read_link(format!("/proc/{pid}/cwd")) else {
+            continue;
+        };
+        if cwd.starts_with(&dir) && !gone(pid) {
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            found.push((pid, String::from_utf8_lossy(&cmdline).replace('\0', " ")));
+        }
+    }
+    found
 }
 
 #[test]
@@ -954,6 +983,12 @@ fn stop_with(signal: &str) {
     };
     // Let the quick verifier finish.
     std::thread::sleep(Duration::from_millis(500));
+    assert!(
+        processes_in(project.root())
+            .iter()
+            .any(|(pid, _)| *pid == hang_pid),
+        "the hanging tool is not seen running in the project"
+    );
     let kill = Command::new("kill")
         .arg(format!("-{signal}"))
         .arg(verdict_pid.to_string())
@@ -987,7 +1022,10 @@ fn stop_with(signal: &str) {
     assert!(!text.contains("woke"), "the sleep ran to its end: {text}");
     // The shell and its sleep are gone.
     let deadline = Instant::now() + Duration::from_secs(5);
-    while !(gone(hang_pid) && group_members(hang_pid).is_empty()) {
+    while !(gone(hang_pid)
+        && group_members(hang_pid).is_empty()
+        && processes_in(project.root()).is_empty())
+    {
         assert!(
             Instant::now() < deadline,
             "after SIG{signal}, the hanging tool {hang_pid} or its group {:?} is still alive",
