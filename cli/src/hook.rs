@@ -177,8 +177,7 @@ impl Answer {
 /// The stop hook: never fails, always answers, always exits 0.
 fn stop(harness: Harness, args: &StopArgs) -> u8 {
     let started = Instant::now();
-    let mut text = String::new();
-    let read = std::io::stdin().read_to_string(&mut text).map(|_| text);
+    let read = read_stdin(started + Duration::from_secs(args.deadline));
     let answer =
         match std::panic::catch_unwind(AssertUnwindSafe(|| decide(harness, args, read, started))) {
             Ok(Ok(answer)) => answer,
@@ -204,6 +203,25 @@ fn stop(harness: Harness, args: &StopArgs) -> u8 {
     let _ = writeln!(stdout, "{}", answer.to_json(harness));
     let _ = stdout.flush();
     0
+}
+
+/// All of stdin, or an error when it is not closed by `deadline` (a harness that never closes it
+/// must not make verdict outlive the hook timeout). The reading thread is left behind then; the
+/// process ends soon after.
+fn read_stdin(deadline: Instant) -> std::io::Result<String> {
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut text = String::new();
+        let read = std::io::stdin().read_to_string(&mut text).map(|_| text);
+        let _ = sender.send(read);
+    });
+    let left = deadline.saturating_duration_since(Instant::now());
+    receiver.recv_timeout(left).unwrap_or_else(|_| {
+        Err(std::io::Error::new(
+            std::io::ErrorKind::TimedOut,
+            "stdin was not closed before the deadline",
+        ))
+    })
 }
 
 /// What the hook needs from the harness's input.

@@ -379,6 +379,52 @@ fn a_state_database_that_cannot_open_fails_open() {
 }
 
 #[test]
+fn a_locked_state_database_fails_open() {
+    let project = Project::new(CONFIG);
+    project.state("broken");
+    // Another process holds the write lock for longer than verdict waits (2 s).
+    let (answer, _) = project.hook("claude", &project.claude_input("s1", false), &[]);
+    assert!(is_block(&answer), "{answer:#}");
+    let db = rusqlite::Connection::open(project.root().join(".verdict/state.db")).expect("open");
+    db.execute_batch("BEGIN EXCLUSIVE; UPDATE hook_sessions SET blocks = blocks;")
+        .expect("lock");
+    project.state("another failure");
+    let (answer, _) = project.hook("claude", &project.claude_input("s1", true), &[]);
+    assert!(!is_block(&answer), "{answer:#}");
+    assert!(message(&answer).contains("state database"), "{answer:#}");
+    assert!(
+        message(&answer).contains("letting the agent stop"),
+        "{answer:#}"
+    );
+    db.execute_batch("ROLLBACK;").expect("unlock");
+}
+
+#[test]
+fn stdin_left_open_is_cut_at_the_deadline() {
+    let project = Project::new(CONFIG);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_verdict"))
+        .args(["hook", "claude", "--deadline", "1"])
+        .current_dir(project.root())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("verdict starts");
+    // Hold stdin open (never written, never closed) until verdict has answered.
+    let stdin = child.stdin.take();
+    let started = Instant::now();
+    let output = child.wait_with_output().expect("verdict ends");
+    drop(stdin);
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert_eq!(output.status.code(), Some(0));
+    let answer: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert!(
+        message(&answer).contains("stdin was not closed"),
+        "{answer:#}"
+    );
+}
+
+#[test]
 fn the_deadline_cancels_verification_and_lets_the_agent_stop() {
     let project = Project::new(SLOW_CONFIG);
     let started = Instant::now();
