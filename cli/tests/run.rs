@@ -711,6 +711,20 @@ fn usage_and_config_errors_are_exit_2() {
     assert_eq!(list.code, 2, "{}", list.all());
     assert!(list.stderr.contains("timout"), "{}", list.stderr);
 
+    // A baseline that is missing, or no verdict report: exit 2 before anything runs.
+    std::fs::remove_file(project.path("verdict.toml")).expect("remove the bad config");
+    let missing = project.verdict(&["run", "--only", "eslint", "--baseline", "nosuch.json"]);
+    assert_eq!(missing.code, 2, "{}", missing.all());
+    assert!(missing.stderr.contains("nosuch.json"), "{}", missing.stderr);
+    project.write("not-a-report.json", "{\"schema\": \"something-else\"}");
+    let wrong = project.verdict(&["run", "--only", "eslint", "--baseline", "not-a-report.json"]);
+    assert_eq!(wrong.code, 2, "{}", wrong.all());
+    assert!(
+        wrong.stderr.contains("not-a-report.json"),
+        "{}",
+        wrong.stderr
+    );
+
     let empty = Project::empty();
     let none = empty.verdict(&["run"]);
     assert_eq!(none.code, 2, "{}", none.all());
