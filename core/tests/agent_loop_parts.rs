@@ -9,7 +9,7 @@ use std::time::Duration;
 use verdict_core::agent_loop::classify::{
     Category, Classification, FailureSet, classify, flaky, flaky_failures,
 };
-use verdict_core::agent_loop::guard::{Guard, ViolationKind};
+use verdict_core::agent_loop::guard::{Guard, ViolationKind, as_verification};
 use verdict_core::agent_loop::policy::{
     AttemptRecord, DEFAULTS, Decision, LoopConfig, Policies, PolicyError, RecoveryAction,
     RepeatAction, decide, parse_duration,
@@ -1085,4 +1085,41 @@ fn guard_reports_fewer_tests_than_the_baseline() {
     // As many tests as before: nothing.
     current.report.counts.tests_passed = Some(before);
     assert!(guard.check(Some(&[baseline]), &[current], "").is_empty());
+}
+
+#[test]
+fn guard_catches_emptied_tests_and_its_reasons_are_a_failed_verification() {
+    let repo = Repo::new(&[
+        ("src/cart.test.js", CART_TEST),
+        ("src/cart.js", "// cart\n"),
+    ]);
+    let emptied = CART_TEST.replace(
+        "    expect(new Cart().add(\"a\", 3).total()).toBe(3);\n",
+        "    // checked by hand\n",
+    );
+    repo.write(&[("src/cart.test.js", &emptied)]);
+    let guard = Guard::new::<&str>(&[]).expect("guard");
+    let found = guard.check(None, &[], &repo.diff());
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].kind, ViolationKind::AssertionsRemoved);
+    assert_eq!(found[0].line, Some(13));
+    // As a failed verification: in failure sets, classified as a test failure, shown in the digest.
+    let verification = as_verification(&found).expect("a violation");
+    assert_eq!(verification.outcome(), verdict_core::Outcome::Failed);
+    let set = FailureSet::from_verifications(std::slice::from_ref(&verification));
+    assert_eq!(set.len(), 1);
+    assert_eq!(
+        classify(std::slice::from_ref(&verification)).category,
+        Category::TestFailure
+    );
+    let input = digest::Input {
+        report: &verification.report,
+        log: None,
+    };
+    let text = digest::render(&[input], &digest::Options::default()).text;
+    assert!(
+        text.contains("src/cart.test.js:13") && text.contains("assertion removed from a test file"),
+        "{text}"
+    );
+    assert!(as_verification(&[]).is_none());
 }

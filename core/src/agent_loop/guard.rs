@@ -17,7 +17,7 @@ use globset::{Glob, GlobSet, GlobSetBuilder};
 use regex::{Regex, RegexSet};
 use serde::Serialize;
 
-use crate::model::{Kind, Verification};
+use crate::model::{Diagnostic, Kind, Outcome, Report, Severity, Status, Verification};
 
 /// Why a protected glob could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -42,6 +42,8 @@ pub enum ViolationKind {
     TestFileRemoved,
     /// A skip or only marker was added.
     SkipAdded,
+    /// More assertions were removed from a test file than added to it: a test emptied.
+    AssertionsRemoved,
     /// A protected path changed.
     ProtectedChanged,
 }
@@ -76,6 +78,13 @@ static PY_TEST: LazyLock<Regex> = LazyLock::new(|| regex(r"^\s*(?:async\s+)?def\
 
 /// A Rust test attribute.
 static RUST_TEST: LazyLock<Regex> = LazyLock::new(|| regex(r"^\s*#\[(?:\w+::)*test(?:\(.*\))?\]"));
+
+/// A line that asserts something in a test.
+static ASSERTION: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"\b(?:expect|assert|assert_eq|assert_ne|assert!|assert_eq!|assert_ne!|assertEqual|assertTrue|assertFalse|assertRaises|assertIn|assertIs|assertIsNone)\b\s*!?\s*[(.]|^\s*assert\s",
+    )
+});
 
 /// Markers that skip tests, or run only some of them.
 static SKIP_MARKERS: LazyLock<RegexSet> = LazyLock::new(|| {
@@ -143,6 +152,7 @@ impl Guard {
         removed_test_files(&files, &added_tests(&files), &mut from_diff);
         removed_tests(&files, &mut from_diff);
         added_skips(&files, &mut from_diff);
+        removed_assertions(&files, &mut from_diff);
         from_diff.sort_by(|a, b| (&a.file, a.line, a.kind).cmp(&(&b.file, b.line, b.kind)));
         violations.extend(from_diff);
         violations
@@ -166,6 +176,67 @@ impl Guard {
                     message: format!("{}: protected path changed", at(path, line)),
                 });
             }
+        }
+    }
+}
+
+/// The violations as a failed verification named `guard`, for the run's results and the digest
+/// (a pass that does not count is a failed verification, issue 4 item 6b). Each violation is an
+/// error diagnostic of tool `verdict-guard` with its kind as the code, so failure sets and the
+/// same-failure rule see them like any other failure. `None` when there is no violation.
+pub fn as_verification(violations: &[Violation]) -> Option<Verification> {
+    if violations.is_empty() {
+        return None;
+    }
+    let mut report = Report::new("verdict-guard", Outcome::Failed);
+    for v in violations {
+        let message = match (&v.file, v.line) {
+            (Some(file), line) => v
+                .message
+                .strip_prefix(&at(file, line))
+                .and_then(|m| m.strip_prefix(": "))
+                .unwrap_or(&v.message)
+                .to_owned(),
+            (None, _) => v.message.clone(),
+        };
+        let mut d = Diagnostic::new("verdict-guard", Kind::Test, Severity::Error, message)
+            .with_code(v.kind.as_str());
+        if let Some(file) = &v.file {
+            d = d.at(file.clone(), v.line, None);
+        }
+        if v.kind == ViolationKind::FewerTests || v.kind == ViolationKind::TestFileRemoved {
+            d = d.as_root_cause();
+        }
+        report.push(d);
+    }
+    report.counts.errors = Some(violations.len() as u64);
+    report.summary = Some(format!(
+        "{} reason{} the pass does not count",
+        violations.len(),
+        if violations.len() == 1 { "" } else { "s" }
+    ));
+    Some(Verification {
+        verifier: "guard".to_owned(),
+        kind: Kind::Test,
+        status: Status::Ran,
+        report,
+        command: None,
+        log: None,
+        duration: std::time::Duration::ZERO,
+        notes: Vec::new(),
+    })
+}
+
+impl ViolationKind {
+    /// The snake_case name, also the code of the guard's diagnostics.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ViolationKind::FewerTests => "fewer_tests",
+            ViolationKind::TestRemoved => "test_removed",
+            ViolationKind::TestFileRemoved => "test_file_removed",
+            ViolationKind::SkipAdded => "skip_added",
+            ViolationKind::AssertionsRemoved => "assertions_removed",
+            ViolationKind::ProtectedChanged => "protected_changed",
         }
     }
 }
@@ -363,6 +434,64 @@ fn added_skips(files: &[FileDiff], out: &mut Vec<Violation>) {
                 }),
             }
         }
+    }
+}
+
+/// Test files that lost more assertions than they gained, when the test files of the diff lost
+/// more than they gained in all (a test moved from one file to another is not emptied); reported at
+/// the first removed assertion beyond those added back. Deleted test files are reported whole.
+fn removed_assertions(files: &[FileDiff], out: &mut Vec<Violation>) {
+    let is_assertion = |l: &&DiffLine| ASSERTION.is_match(&l.text);
+    let mut per_file = Vec::new();
+    let mut net_total: i64 = 0;
+    for file in files {
+        let in_test_file = |path: Option<&str>| path.is_some_and(is_test_file);
+        let counted = in_test_file(file.old.as_deref()) || in_test_file(file.new.as_deref());
+        if !counted {
+            continue;
+        }
+        let added = file
+            .lines
+            .iter()
+            .filter(|l| l.added)
+            .filter(is_assertion)
+            .count();
+        let removed: Vec<&DiffLine> = file
+            .lines
+            .iter()
+            .filter(|l| !l.added)
+            .filter(is_assertion)
+            .collect();
+        net_total += removed.len() as i64 - added as i64;
+        // A removed test takes its assertions with it and is reported as removed already: count
+        // one assertion of each as accounted for.
+        let tests = |added: bool| {
+            file.lines
+                .iter()
+                .filter(|l| l.added == added && test_name(&l.text).is_some())
+                .count()
+        };
+        let accounted = added + tests(false).saturating_sub(tests(true));
+        if let (Some(old), Some(_)) = (file.old.as_deref(), file.new.as_deref())
+            && removed.len() > accounted
+        {
+            per_file.push((old, removed[accounted].line, removed.len() - accounted));
+        }
+    }
+    if net_total <= 0 {
+        return;
+    }
+    for (old, line, net) in per_file {
+        out.push(Violation {
+            kind: ViolationKind::AssertionsRemoved,
+            file: Some(old.to_owned()),
+            line: Some(line),
+            message: format!(
+                "{}: {net} assertion{} removed from a test file",
+                at(old, Some(line)),
+                if net == 1 { "" } else { "s" }
+            ),
+        });
     }
 }
 
@@ -581,6 +710,49 @@ mod tests {
         LazyLock::force(&PY_TEST);
         LazyLock::force(&RUST_TEST);
         LazyLock::force(&SKIP_MARKERS);
+        LazyLock::force(&ASSERTION);
+    }
+
+    #[test]
+    fn diff_lines_are_numbered_across_hunks_and_odd_content() {
+        let diff = "diff --git a/t.test.js b/t.test.js\nindex 1..2 100644\n--- a/t.test.js\n+++ b/t.test.js\n@@ -1,3 +1,3 @@\n a\n--- not a header\n+it.skip('x', f)\n c\n@@ -10 +10,2 @@\n-old\n\\ No newline at end of file\n+new\n+also\n";
+        let files = parse_diff(diff);
+        assert_eq!(files.len(), 1);
+        let lines: Vec<(bool, u32, &str)> = files[0]
+            .lines
+            .iter()
+            .map(|l| (l.added, l.line, l.text.as_str()))
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                (false, 2, "-- not a header"),
+                (true, 2, "it.skip('x', f)"),
+                (false, 10, "old"),
+                (true, 10, "new"),
+                (true, 11, "also"),
+            ]
+        );
+    }
+
+    #[test]
+    fn assertions_are_recognised() {
+        for line in [
+            "    expect(x).toBe(1);",
+            "    assert total() == 3",
+            "        assert_eq!(a, b);",
+            "        self.assertEqual(a, b)",
+            "    assert.strictEqual(a, b);",
+        ] {
+            assert!(ASSERTION.is_match(line), "{line}");
+        }
+        for line in [
+            "    const expected = 3;",
+            "    # assertions below",
+            "    assertion_count += 1",
+        ] {
+            assert!(!ASSERTION.is_match(line), "{line}");
+        }
     }
 
     #[test]
