@@ -12,10 +12,25 @@
 //!   next agent, every decision a [`RetryRecord`]. These retries never count as attempts of the
 //!   outer loop.
 //!
+//! - [`AgentConfig`]: an agent as written in `verdict.toml`.
+//!
 //! Presets and default patterns live in one embedded, commented file, `presets.toml`
-//! ([`presets::PRESETS_TOML`]).
+//! ([`presets::PRESETS_TOML`]). The presets' exact argv (a preset's name alone, as in
+//! `--agent claude`, selects it):
+//!
+//! | preset   | argv                                                                                   | prompt |
+//! |----------|----------------------------------------------------------------------------------------|--------|
+//! | `claude` | `claude -p --output-format text --permission-mode acceptEdits --max-turns 50`          | stdin  |
+//! | `codex`  | `codex exec --sandbox workspace-write -`                                               | stdin  |
+//! | `aider`  | `aider --yes-always --no-pretty --message-file {prompt_file}`                          | file   |
+//! | `gemini` | `gemini --approval-mode yolo -p {prompt}`                                              | argv   |
+//!
+//! A prompt passed as `{prompt}` is one argv element, subject to the kernel's limit on a single
+//! argument (128 KiB on Linux); past it the agent cannot start (`not_started`). Stdin and
+//! `{prompt_file}` have no such limit.
 
 pub mod backoff;
+pub mod config;
 pub mod outcome;
 pub mod pool;
 pub mod presets;
@@ -26,6 +41,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 pub use backoff::{BackoffPolicy, Clock, RecordingClock, TokioClock};
+pub use config::AgentConfig;
 pub use outcome::{FailureKind, OutcomeClass, Patterns, SessionOutcome};
 pub use pool::{AgentPool, PoolEnd, PoolOptions, PoolRun, RetryAction, RetryRecord};
 pub use session::{
@@ -60,6 +76,14 @@ pub enum AgentError {
         /// The pattern as given.
         pattern: String,
         /// The regex compiler's message.
+        reason: String,
+    },
+    /// An `[[agent]]` table that does not describe an agent.
+    #[error("invalid agent `{name}` in the configuration: {reason}")]
+    Config {
+        /// The agent's name, if it has one.
+        name: String,
+        /// What is wrong.
         reason: String,
     },
     /// No preset by that name.

@@ -350,6 +350,11 @@ mod tests {
             SessionOutcome::Crashed
         );
         assert_eq!(failed("something went wrong"), SessionOutcome::Crashed);
+        // Words that only look like provider errors.
+        assert_eq!(
+            failed("error: overloaded function `f` is ambiguous"),
+            SessionOutcome::Crashed
+        );
     }
 
     #[test]
@@ -361,6 +366,11 @@ mod tests {
             ),
             ("Error: Too Many Requests", "rate_limited"),
             ("API Error: 529 Overloaded", "overloaded"),
+            (
+                "The model is overloaded. Please try again later.",
+                "overloaded",
+            ),
+            ("{\"type\":\"overloaded_error\"}", "overloaded"),
             ("Error: read ECONNRESET", "network"),
             ("fetch failed: getaddrinfo ENOTFOUND api.example", "network"),
             ("API Error: 500 Internal Server Error", "server_error"),

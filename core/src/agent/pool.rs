@@ -7,7 +7,7 @@
 //!   are the outer loop's business (a session time-out is not retried here).
 //! - **Transient failures** — rate limited, overloaded, network, server error — mark the agent
 //!   limited for this cycle with a delay: the `retry-after` it printed, clamped to 1–60 s, else the
-//!   next delay of its exponential [`Backoff`](super::backoff::Backoff) with jitter. If another
+//!   next delay of its exponential [`Backoff`] with jitter. If another
 //!   agent is not limited, it is tried at once; when every agent is limited, the pool waits the
 //!   largest delay observed in the cycle, then goes on round-robin with the cycle cleared.
 //! - **Skip-agent failures** — auth, quota, model unavailable, not started — take the agent out of

@@ -93,6 +93,19 @@ mod tests {
         assert!(preset("aider").is_some_and(|argv| argv.contains(&"{prompt_file}".to_owned())));
         assert!(preset("gemini").is_some_and(|argv| argv.contains(&"{prompt}".to_owned())));
         assert_eq!(preset("nope"), None);
+        // The table in the module docs of `agent` shows each preset's exact argv.
+        let docs = include_str!("mod.rs");
+        for name in preset_names() {
+            let row = docs
+                .lines()
+                .find(|line| line.starts_with(&format!("//! | `{name}`")))
+                .unwrap_or_else(|| panic!("no doc row for {name}"));
+            let argv = row
+                .split('|')
+                .nth(2)
+                .map(|cell| cell.trim().trim_matches('`'));
+            assert_eq!(argv, preset(name).map(|a| a.join(" ")).as_deref(), "{name}");
+        }
         // Every kind has default patterns.
         for kind in FailureKind::ALL {
             assert!(

@@ -16,6 +16,11 @@ use crate::verifier::{CommandSpec, Exit, ExitCodes};
 /// How many lines of the agent's output a [`SessionResult`] keeps.
 pub const TAIL_LINES: usize = 40;
 
+/// How many of the last lines of output the outcome patterns look at: enough for an error and its
+/// stack trace, not so many that source code the agent printed earlier (holding `429` or "rate
+/// limit") is taken for an error of its own.
+pub const CLASSIFY_LINES: usize = 100;
+
 /// How much of the end of the log is read for the tail and the outcome patterns.
 const TAIL_BYTES: u64 = 64 * 1024;
 
@@ -192,7 +197,11 @@ impl AgentSession for CommandSession {
         };
         let captured = self.runner.run_with(&spec, &log_path, extras).await;
         let output_tail = read_tail(&log_path, TAIL_BYTES);
-        let outcome = classify(&captured.exit, &output_tail.text, &self.spec.patterns);
+        let outcome = classify(
+            &captured.exit,
+            &last_lines(&output_tail.text, CLASSIFY_LINES),
+            &self.spec.patterns,
+        );
         SessionResult {
             agent: name.clone(),
             outcome,
