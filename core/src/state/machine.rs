@@ -2,13 +2,13 @@
 //! allowed.
 //!
 //! ```text
-//!             ┌──────────────────────────────────────────────┐
-//!             ▼                                              │
-//! pending ─▶ agent_running ─▶ verifying ─▶ retry_scheduled ──┘
-//!    │          │    │            │  │
-//!    │          │    │            │  └─▶ passed | exhausted | escalated | blocked
-//!    │          │    └─▶ session_failed | retry_scheduled | exhausted | escalated | blocked
-//!    └──────────┴─────── (any live state) ─▶ interrupted ─▶ agent_running | verifying | …
+//! pending         → agent_running | interrupted | blocked
+//! agent_running   → verifying | session_failed | retry_scheduled | exhausted | escalated
+//!                   | blocked | interrupted
+//! verifying       → passed | retry_scheduled | exhausted | escalated | blocked | interrupted
+//! retry_scheduled → agent_running | exhausted | escalated | blocked | interrupted
+//! interrupted     → agent_running | verifying | retry_scheduled | exhausted | escalated | blocked
+//! passed, exhausted, escalated, blocked, session_failed: terminal
 //! ```
 //!
 //! Seed 004 asks for validated transitions (FR-1), terminal states that never move again, and retry
@@ -123,7 +123,10 @@ impl RunState {
                 to,
                 Passed | RetryScheduled | Exhausted | Escalated | Blocked | Interrupted
             ),
-            RetryScheduled => matches!(to, AgentRunning | Interrupted | Escalated | Blocked),
+            RetryScheduled => matches!(
+                to,
+                AgentRunning | Interrupted | Exhausted | Escalated | Blocked
+            ),
             Interrupted => matches!(
                 to,
                 AgentRunning | Verifying | RetryScheduled | Exhausted | Escalated | Blocked
