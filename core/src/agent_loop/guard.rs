@@ -86,24 +86,45 @@ static ASSERTION: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
-/// Markers that skip tests, or run only some of them.
-static SKIP_MARKERS: LazyLock<RegexSet> = LazyLock::new(|| {
-    RegexSet::new([
-        // Jest, Vitest, Mocha, Jasmine.
-        r"\b(?:it|test|describe|context|suite|specify)\.(?:skip|only|todo|skipIf|runIf)\b",
-        r"\b(?:xit|xtest|xdescribe|xcontext|xspecify|fit|fdescribe|fcontext)\s*\(",
+/// Markers that skip tests or run only some of them, in JavaScript and TypeScript (Jest, Vitest,
+/// Mocha, Jasmine). Focus and exclusion functions must not follow a `.`: `model.fit(` is not `fit(`.
+static JS_SKIPS: LazyLock<RegexSet> = LazyLock::new(|| {
+    regex_set(&[
+        r"\b(?:it|test|describe|context|suite|specify)(?:\.concurrent)?\.(?:skip|only|skipIf|runIf)\b",
+        r"(?:^|[^.\w$])(?:xit|xtest|xdescribe|xcontext|xspecify|fit|fdescribe|fcontext)\s*\(",
         r"\bthis\.skip\s*\(",
-        // pytest, unittest.
+    ])
+});
+
+/// Markers that skip tests in Python (pytest, unittest).
+static PY_SKIPS: LazyLock<RegexSet> = LazyLock::new(|| {
+    regex_set(&[
         r"@pytest\.mark\.(?:skip|skipif|xfail)\b",
         r"\bpytest\.(?:skip|xfail|importorskip)\s*\(",
         r"@(?:unittest\.)?(?:skip|skipIf|skipUnless|expectedFailure)\b",
         r"\braise\s+(?:unittest\.)?SkipTest\b",
         r"\bself\.skipTest\s*\(",
-        // Rust.
-        r"#\[ignore\b",
     ])
-    .expect("skip marker patterns are valid regexes")
 });
+
+/// Markers that skip tests in Rust.
+static RS_SKIPS: LazyLock<RegexSet> = LazyLock::new(|| regex_set(&[r"#\[ignore\b"]));
+
+/// The skip markers of the language of `path`, if it is one verdict knows.
+fn skip_markers(path: &str) -> Option<&'static RegexSet> {
+    let extension = path.rsplit_once('.').map(|(_, e)| e)?;
+    match extension {
+        "js" | "jsx" | "ts" | "tsx" | "mjs" | "cjs" | "mts" | "cts" => Some(&JS_SKIPS),
+        "py" => Some(&PY_SKIPS),
+        "rs" => Some(&RS_SKIPS),
+        _ => None,
+    }
+}
+
+fn regex_set(patterns: &[&str]) -> RegexSet {
+    // The patterns are constants of this module; a test compiles every set.
+    RegexSet::new(patterns).expect("guard patterns are valid regexes")
+}
 
 fn regex(pattern: &str) -> Regex {
     // The patterns are constants of this module; a test compiles every one.
@@ -410,14 +431,17 @@ fn added_skips(files: &[FileDiff], out: &mut Vec<Violation>) {
         let Some(new) = file.new.as_deref() else {
             continue;
         };
+        let Some(markers) = skip_markers(new) else {
+            continue;
+        };
         let mut removed: BTreeMap<&str, usize> = BTreeMap::new();
         for line in file.lines.iter().filter(|l| !l.added) {
-            if SKIP_MARKERS.is_match(&line.text) {
+            if markers.is_match(&line.text) {
                 *removed.entry(line.text.trim()).or_default() += 1;
             }
         }
         for line in file.lines.iter().filter(|l| l.added) {
-            if !SKIP_MARKERS.is_match(&line.text) {
+            if !markers.is_match(&line.text) {
                 continue;
             }
             match removed.get_mut(line.text.trim()) {
@@ -709,7 +733,9 @@ mod tests {
         LazyLock::force(&JS_TEST);
         LazyLock::force(&PY_TEST);
         LazyLock::force(&RUST_TEST);
-        LazyLock::force(&SKIP_MARKERS);
+        LazyLock::force(&JS_SKIPS);
+        LazyLock::force(&PY_SKIPS);
+        LazyLock::force(&RS_SKIPS);
         LazyLock::force(&ASSERTION);
     }
 
@@ -733,6 +759,38 @@ mod tests {
                 (true, 11, "also"),
             ]
         );
+    }
+
+    #[test]
+    fn skip_markers_are_read_in_their_language_only() {
+        let js = skip_markers("a.test.ts").expect("js");
+        for line in [
+            "  it.skip('x', () => {",
+            "describe.only('y', f)",
+            "  xit('z', f)",
+            "fit('w', f)",
+            "test.concurrent.skip('v', f)",
+        ] {
+            assert!(js.is_match(line), "{line}");
+        }
+        for line in [
+            "  model.fit(data)",
+            "  const xit = 1;",
+            "  it('skips nothing', f)",
+            "  test.todo('later')",
+        ] {
+            assert!(!js.is_match(line), "{line}");
+        }
+        let py = skip_markers("tests/test_a.py").expect("py");
+        assert!(py.is_match("@pytest.mark.skip(reason='x')"));
+        assert!(py.is_match("    pytest.skip('later')"));
+        assert!(!py.is_match("    model.fit(x)"));
+        assert!(
+            skip_markers("src/lib.rs")
+                .expect("rs")
+                .is_match("    #[ignore = \"slow\"]")
+        );
+        assert!(skip_markers("README.md").is_none());
     }
 
     #[test]
