@@ -238,7 +238,8 @@ fn flaky_agent(fx: &Fixture, name: &str, failures: usize, failure: &str) -> Stri
 count=$((count + 1))
 echo $count > "$STATE/{name}.count"
 if [ $count -le {failures} ]; then
-  echo "working on it"
+  # Both on stderr: lines from two pipes have no defined order.
+  echo "working on it" >&2
   echo "{failure}" >&2
   exit 1
 fi
@@ -506,4 +507,39 @@ async fn prompt_and_prompt_file_together() {
     assert_eq!(fx.read("arg"), NASTY_PROMPT);
     assert_eq!(fx.read("file"), NASTY_PROMPT);
     assert_eq!(fx.pwned(), Vec::<PathBuf>::new());
+}
+
+#[tokio::test]
+async fn an_agent_that_cannot_start_or_is_out_of_quota_hands_over_to_the_next() {
+    let fx = Fixture::new();
+    let missing = fx.path("bin/not-installed").display().to_string();
+    let broke = flaky_agent(&fx, "broke", 99, "Your credit balance is too low");
+    let works = flaky_agent(&fx, "works", 0, "");
+    let clock = Arc::new(RecordingClock::new());
+    let pool = pool(
+        vec![
+            fx.agent("ghost", &[&missing]),
+            fx.agent("broke", &[&broke]),
+            fx.agent("works", &[&works]),
+        ],
+        options(5),
+        Arc::clone(&clock),
+    );
+    assert_eq!(pool.agents(), ["ghost", "broke", "works"]);
+    let run = pool.run(fx.request("task")).await;
+    assert_eq!(run.end, PoolEnd::Finished);
+    assert_eq!(run.result.agent, "works");
+    let decisions: Vec<_> = run
+        .retries
+        .iter()
+        .map(|r| (r.outcome.name(), r.action, r.next_agent.as_str()))
+        .collect();
+    assert_eq!(
+        decisions,
+        [
+            ("not_started", RetryAction::SkipAgent, "broke"),
+            ("quota", RetryAction::SkipAgent, "works"),
+        ]
+    );
+    assert_eq!(clock.sleeps(), Vec::<Duration>::new());
 }
