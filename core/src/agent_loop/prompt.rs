@@ -117,9 +117,14 @@ pub fn retry_prompt(prompt: &RetryPrompt<'_>) -> String {
             .unwrap_or_default()
             .into(),
     };
+    let task_tokens = tokens::count(prompt.task.trim_end());
     loop {
         let text = parts.render();
-        if tokens::count(&text) <= bound {
+        // The task and what follows it split at a line break, where the tokenizer splits too, so
+        // their counts add up; the sum is a cheap first test, and only a text that passes it is
+        // counted whole (which decides).
+        let rest = &text[prompt.task.trim_end().len()..];
+        if task_tokens + tokens::count(rest) <= bound && tokens::count(&text) <= bound {
             return text;
         }
         // Too long: the oldest earlier attempt goes first, then the policy's guidance shrinks.
