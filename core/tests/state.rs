@@ -18,7 +18,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use verdict_core::model::{Fingerprint, Outcome};
 use verdict_core::state::{
     AttemptFinish, FailureRef, NewRun, NewVerification, OrphanOutcome, RunId, RunState, StateDb,
-    StateError, proc_stat, process_start_time, stop_orphaned_group, task_hash,
+    StateError, StoppedAttempt, proc_stat, process_start_time, stop_orphaned_group, task_hash,
 };
 
 /// The task every run in these tests works on.
@@ -147,6 +147,27 @@ fn open_creates_the_directory_in_wal_mode_at_the_current_schema() {
             version + 1
         )
     );
+}
+
+#[test]
+fn a_database_another_part_of_verdict_created_first_is_migrated_beside_its_tables() {
+    let (dir, path) = temp_db();
+    std::fs::create_dir_all(path.parent().expect("dir")).expect("mkdir");
+    // `verdict hook` keeps its block counts in a table of its own in the same file.
+    let conn = rusqlite::Connection::open(&path).expect("raw connection");
+    conn.execute_batch(
+        "PRAGMA journal_mode = WAL;
+         CREATE TABLE hook_sessions (harness TEXT, session TEXT, blocks INTEGER);
+         INSERT INTO hook_sessions VALUES ('claude', 's1', 2);",
+    )
+    .expect("hook table");
+    let db = StateDb::open(&path).expect("open");
+    let run = db.create_run(&new_run(dir.path(), 3)).expect("run");
+    assert_eq!(db.run(run).expect("run").state, RunState::Pending);
+    let blocks: i64 = conn
+        .query_row("SELECT blocks FROM hook_sessions", [], |row| row.get(0))
+        .expect("hook row kept");
+    assert_eq!(blocks, 2);
 }
 
 #[test]
@@ -420,6 +441,79 @@ fn resuming_stops_the_orphaned_agent_and_continues_at_the_next_attempt() {
     );
     assert!(history.attempts[0].verification.is_some());
     assert!(history.attempts[1].verification.is_none());
+}
+
+#[test]
+fn resume_stops_the_agent_marks_the_attempt_and_names_an_unverified_one() {
+    let (dir, path) = temp_db();
+    let db = StateDb::open(&path).expect("open");
+    let run = db.create_run(&new_run(dir.path(), 5)).expect("run");
+
+    // Killed while the agent of attempt 1 runs.
+    let id = db
+        .begin_attempt(run, 1, "scripted", None)
+        .expect("attempt 1");
+    let mut agent = spawn_agent(false);
+    let pid = agent.id() as i32;
+    wait_for_group_members(pid, 2);
+    let start = process_start_time(pid).expect("start time");
+    db.record_agent_process(id, pid, pid, start)
+        .expect("record");
+    let resumed = db.resume(run, Duration::from_secs(5)).expect("resume");
+    agent.wait().expect("reap");
+    assert!(!alive(pid));
+    assert_eq!(resumed.was, RunState::AgentRunning);
+    assert_eq!(resumed.run.state, RunState::Interrupted);
+    assert_eq!(
+        resumed.stopped,
+        [StoppedAttempt {
+            number: 1,
+            outcome: Some(OrphanOutcome::Terminated)
+        }]
+    );
+    assert_eq!((resumed.next_attempt, resumed.unverified), (2, None));
+    let reason = &db.history(run).expect("history").transitions[1].reason;
+    assert_eq!(
+        reason,
+        "resumed: the loop stopped during attempt 1 (agent_running)"
+    );
+
+    // Killed after attempt 2's agent finished, before its verification was recorded.
+    let id = db
+        .begin_attempt(run, 2, "scripted", None)
+        .expect("attempt 2");
+    db.finish_attempt(id, &AttemptFinish::default())
+        .expect("finish");
+    db.transition(run, RunState::AgentRunning, RunState::Verifying, "done")
+        .expect("verifying");
+    let resumed = db.resume(run, Duration::from_secs(5)).expect("resume");
+    assert_eq!(resumed.was, RunState::Verifying);
+    assert_eq!(resumed.run.state, RunState::Interrupted);
+    assert!(resumed.stopped.is_empty());
+    assert_eq!(resumed.next_attempt, 3);
+    assert_eq!(resumed.unverified.map(|a| (a.id, a.number)), Some((id, 2)));
+    // The resumed loop verifies it, and a scheduled retry is resumed as it stands.
+    db.transition(
+        run,
+        RunState::Interrupted,
+        RunState::Verifying,
+        "verify attempt 2",
+    )
+    .expect("verify again");
+    db.record_verification(
+        run,
+        Some(id),
+        &verification(Outcome::Failed, Some("lint"), &[], 5),
+    )
+    .expect("verification");
+    db.transition(run, RunState::Verifying, RunState::RetryScheduled, "failed")
+        .expect("retry");
+    let resumed = db.resume(run, Duration::from_secs(5)).expect("resume");
+    assert_eq!(
+        (resumed.was, resumed.run.state, resumed.next_attempt),
+        (RunState::RetryScheduled, RunState::RetryScheduled, 3)
+    );
+    assert_eq!(resumed.unverified, None);
 }
 
 #[test]
@@ -714,25 +808,15 @@ fn write_runs(path: &Path, workspace: &Path, steps: Option<u32>, hang: bool) {
                 .create_run(&new_run(workspace, WRITER_MAX_ATTEMPTS))
                 .expect("create"),
         };
-        for orphan in db.unfinished_attempts(run).expect("unfinished") {
-            if let (Some(pid), Some(pgid), Some(start)) =
-                (orphan.pid, orphan.pgid, orphan.process_start)
-            {
-                stop_orphaned_group(pid, pgid, start, Duration::from_secs(2));
-            }
-            db.mark_interrupted(orphan.id).expect("mark");
-        }
-        let mut state = db.run(run).expect("run").state;
-        if matches!(state, RunState::AgentRunning | RunState::Verifying) {
-            db.transition(
-                run,
+        let resumed = db.resume(run, Duration::from_secs(2)).expect("resume");
+        let mut state = resumed.run.state;
+        assert!(
+            matches!(
                 state,
-                RunState::Interrupted,
-                "resumed after the loop died",
-            )
-            .expect("interrupted");
-            state = RunState::Interrupted;
-        }
+                RunState::Pending | RunState::RetryScheduled | RunState::Interrupted
+            ),
+            "resumed into {state}"
+        );
         loop {
             let number = db.next_attempt_number(run).expect("next");
             if number > WRITER_MAX_ATTEMPTS {

@@ -296,6 +296,31 @@ pub struct VerificationRecord {
     pub recorded_at: i64,
 }
 
+/// An attempt found unfinished on resume.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StoppedAttempt {
+    /// Its number.
+    pub number: u32,
+    /// What stopping its recorded process group found; `None` when the loop died before recording
+    /// the agent's process (then none was spawned, or it was spawned moments before the kill).
+    pub outcome: Option<OrphanOutcome>,
+}
+
+/// What [`StateDb::resume`] found and did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Resumed {
+    /// The run, as it is now.
+    pub run: RunRecord,
+    /// The state the run was found in.
+    pub was: RunState,
+    /// The attempts that had not finished, now marked interrupted.
+    pub stopped: Vec<StoppedAttempt>,
+    /// The number of the next attempt.
+    pub next_attempt: u32,
+    /// The last attempt, when its agent finished and its verification was never recorded.
+    pub unverified: Option<AttemptRecord>,
+}
+
 /// The state database: one connection to `.verdict/state.db`.
 ///
 /// Several `StateDb`s (in one process or several) may use one file at once; writers queue for up to
@@ -514,6 +539,61 @@ impl StateDb {
                 params![attempt.0, now_ms()],
             )?;
             Ok(())
+        })
+    }
+
+    /// Picks up `run` after the process driving it died, before anything else is done: stops the
+    /// recorded process group of every attempt that never finished ([`stop_orphaned_group`], with
+    /// `grace` between `SIGTERM` and `SIGKILL`), marks those attempts interrupted, and moves a run
+    /// cut off in `agent_running` or `verifying` to `interrupted`. A run in `pending`,
+    /// `retry_scheduled` or `interrupted` stays where it is; a finished run is left alone.
+    ///
+    /// The caller then continues from [`Resumed::run`]'s state: start attempt
+    /// [`Resumed::next_attempt`], or first verify [`Resumed::unverified`] — the last attempt, when
+    /// its agent finished but its verification was never recorded.
+    pub fn resume(&self, run: RunId, grace: Duration) -> Result<Resumed> {
+        let was = self.run(run)?.state;
+        let mut stopped = Vec::new();
+        for attempt in self.unfinished_attempts(run)? {
+            let outcome = match (attempt.pid, attempt.pgid, attempt.process_start) {
+                (Some(pid), Some(pgid), Some(start)) => {
+                    Some(stop_orphaned_group(pid, pgid, start, grace))
+                }
+                _ => None,
+            };
+            self.mark_interrupted(attempt.id)?;
+            stopped.push(StoppedAttempt {
+                number: attempt.number,
+                outcome,
+            });
+        }
+        if matches!(was, RunState::AgentRunning | RunState::Verifying) {
+            let number = self.next_attempt_number(run)? - 1;
+            self.transition(
+                run,
+                was,
+                RunState::Interrupted,
+                &format!("resumed: the loop stopped during attempt {number} ({was})"),
+            )?;
+        }
+        let last = read::attempts(&self.conn, run, false)?.pop();
+        let unverified = match last {
+            Some(last) if !last.interrupted && last.finished_at.is_some() => {
+                let verified: bool = self.conn.query_row(
+                    "SELECT EXISTS (SELECT 1 FROM verifications WHERE attempt_id = ?1)",
+                    [last.id.0],
+                    |row| row.get(0),
+                )?;
+                (!verified).then_some(last)
+            }
+            _ => None,
+        };
+        Ok(Resumed {
+            run: self.run(run)?,
+            was,
+            stopped,
+            next_attempt: self.next_attempt_number(run)?,
+            unverified,
         })
     }
 
