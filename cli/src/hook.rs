@@ -323,12 +323,21 @@ fn decide(
     let root = std::path::absolute(&root)
         .with_context(|| format!("failed to resolve {}", root.display()))?;
     let deadline = Duration::from_secs(args.deadline);
-    let Some(verified) = verify(&root, &config, started + deadline)? else {
-        return Ok(Answer::allow(format!(
-            "verdict hook: verification did not finish within its {}s deadline (--deadline); \
-             cancelled it and letting the agent stop without a verdict",
-            args.deadline
-        )));
+    let verified = match verify(&root, &config, started + deadline)? {
+        Ok(verified) => verified,
+        Err(Cut::Deadline) => {
+            return Ok(Answer::allow(format!(
+                "verdict hook: verification did not finish within its {}s deadline \
+                 (--deadline); cancelled it and letting the agent stop without a verdict",
+                args.deadline
+            )));
+        }
+        Err(Cut::Signal) => {
+            return Ok(Answer::allow(
+                "verdict hook: interrupted by a signal; stopped the verification and letting \
+                 the agent stop without a verdict",
+            ));
+        }
     };
     let mut store = state::Store::open(&root.join(".verdict").join("state.db"))?;
     let max = args.max_blocks;
@@ -375,9 +384,18 @@ struct Verified {
     failure: Option<String>,
 }
 
+/// Why a verification was cut short.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cut {
+    /// `--deadline` came first.
+    Deadline,
+    /// verdict got SIGTERM or SIGINT.
+    Signal,
+}
+
 /// Runs the project's verification as `verdict run` would (its selection, cache and budget),
-/// cancelled at `deadline`; `None` when the deadline came first.
-fn verify(root: &Path, config: &Config, deadline: Instant) -> Result<Option<Verified>> {
+/// cancelled at `deadline` or on SIGTERM / SIGINT.
+fn verify(root: &Path, config: &Config, deadline: Instant) -> Result<Result<Verified, Cut>> {
     let known = registry::all(config).map_err(|e| anyhow!("{e:#}"))?;
     let run_dir = run::new_run_dir(root)?;
     let workspace = Workspace::new(root).with_run_dir(&run_dir);
@@ -418,21 +436,35 @@ fn verify(root: &Path, config: &Config, deadline: Instant) -> Result<Option<Veri
         let run = pipeline::run(&entries, &workspace, runner, &options, &mut on_event);
         tokio::pin!(run);
         let left = deadline.saturating_duration_since(Instant::now());
-        tokio::select! {
-            result = &mut run => Some(result),
-            () = tokio::time::sleep(left) => {
-                // Nothing new starts, and what runs is killed at once (twice: no grace).
-                interrupted.store(true, Ordering::SeqCst);
-                cancel.cancel();
-                cancel.cancel();
-                let _ = tokio::time::timeout(Duration::from_secs(2), &mut run).await;
-                None
+        // A harness that gives up on the hook kills it (SIGTERM, or SIGINT from a terminal):
+        // the tools go too, rather than running on in their own process groups.
+        let mut term =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+        let terminated = async {
+            match term.as_mut() {
+                Some(term) => {
+                    term.recv().await;
+                }
+                None => std::future::pending::<()>().await,
             }
-        }
+        };
+        let cut = tokio::select! {
+            result = &mut run => return Ok(result),
+            () = tokio::time::sleep(left) => Cut::Deadline,
+            () = terminated => Cut::Signal,
+            _ = tokio::signal::ctrl_c() => Cut::Signal,
+        };
+        // Nothing new starts, and what runs is killed at once (cancelled twice: no grace).
+        interrupted.store(true, Ordering::SeqCst);
+        cancel.cancel();
+        cancel.cancel();
+        let _ = tokio::time::timeout(Duration::from_secs(2), &mut run).await;
+        Err(cut)
     });
     runtime.shutdown_timeout(Duration::from_millis(100));
-    let Some(verifications) = verifications else {
-        return Ok(None);
+    let verifications = match verifications {
+        Ok(verifications) => verifications,
+        Err(cut) => return Ok(Err(cut)),
     };
     let verifications = verifications.map_err(|e| anyhow!("{e}"))?;
     let budget = config.run.budget.unwrap_or(DEFAULT_BUDGET);
@@ -450,7 +482,7 @@ fn verify(root: &Path, config: &Config, deadline: Instant) -> Result<Option<Veri
         .collect();
     let digest = digest::render(&inputs, &digest::Options { budget }).text;
     let failure = (overall(&verifications) != Outcome::Passed).then(|| failure_key(&verifications));
-    Ok(Some(Verified { digest, failure }))
+    Ok(Ok(Verified { digest, failure }))
 }
 
 /// The identity of a set of failures: which verifiers did not pass, how, and the fingerprints

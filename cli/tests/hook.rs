@@ -424,6 +424,53 @@ fn stdin_left_open_is_cut_at_the_deadline() {
     );
 }
 
+/// Whether process `pid` is gone or a zombie.
+fn gone(pid: &str) -> bool {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let state = stat
+        .rsplit_once(')')
+        .and_then(|(_, r)| r.split_whitespace().next());
+    stat.is_empty() || state == Some("Z")
+}
+
+#[test]
+fn sigterm_from_the_harness_stops_the_verifiers() {
+    let project = Project::new(SLOW_CONFIG);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_verdict"))
+        .args(["hook", "codex"])
+        .current_dir(project.root())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("verdict starts");
+    child
+        .stdin
+        .take()
+        .expect("a stdin")
+        .write_all(project.codex_input("s1").as_bytes())
+        .expect("write stdin");
+    let started = Instant::now();
+    while project.read("slow.pid").trim().is_empty() {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the verifier never started"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let status = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(status.success());
+    let output = child.wait_with_output().expect("verdict ends");
+    assert!(started.elapsed() < Duration::from_secs(15));
+    let answer: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert!(message(&answer).contains("interrupted"), "{answer:#}");
+    let pid = project.read("slow.pid");
+    assert!(gone(pid.trim()), "the verifier {} still runs", pid.trim());
+}
+
 #[test]
 fn the_deadline_cancels_verification_and_lets_the_agent_stop() {
     let project = Project::new(SLOW_CONFIG);
@@ -442,14 +489,7 @@ fn the_deadline_cancels_verification_and_lets_the_agent_stop() {
     let pid = project.read("slow.pid");
     let pid = pid.trim();
     assert!(!pid.is_empty(), "the slow verifier started");
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    let state = stat
-        .rsplit_once(')')
-        .and_then(|(_, r)| r.split_whitespace().next());
-    assert!(
-        stat.is_empty() || state == Some("Z"),
-        "the verifier {pid} still runs: {stat}"
-    );
+    assert!(gone(pid), "the verifier {pid} still runs");
 }
 
 // ---------------------------------------------------------------------------------------------
