@@ -388,7 +388,23 @@ fn mistakes_in_the_loop_table_are_errors_that_name_the_key() {
         Policies::from_toml("on_repeat = 3"),
         Err(PolicyError::Parse(_))
     ));
-    // The whole table of a verdict.toml parses into the schema the integrator reads.
+    // The [loop] table of a whole verdict.toml, as its reader keeps it (a toml::Table).
+    let file: toml::Table = toml::from_str(
+        "[run]\njobs = 2\n\n[loop]\nmax_attempts = 4\n[loop.policy.flaky]\nmax_attempts = 1\n",
+    )
+    .expect("toml");
+    let table = file["loop"].as_table().expect("a table").clone();
+    let p = Policies::with_config(&LoopConfig::from_table(table).expect("valid")).expect("valid");
+    assert_eq!(
+        (p.max_attempts, p.policy(Category::Flaky).max_attempts),
+        (4, 1)
+    );
+    let bad: toml::Table = toml::from_str(
+        "max_attempts = 4
+retries = 2",
+    )
+    .expect("toml");
+    assert!(LoopConfig::from_table(bad).is_err_and(|e| e.to_string().contains("retries")));
     let config = LoopConfig::from_toml("session_failures = \"retry\"").expect("valid");
     assert_eq!(
         Policies::with_config(&config)

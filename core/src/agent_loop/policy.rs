@@ -80,7 +80,8 @@ pub enum SessionFailures {
 pub struct LoopConfig {
     /// Attempts in all, the first included.
     pub max_attempts: Option<u32>,
-    /// Agent command lines or preset names, tried in turn (`--agent` given several times).
+    /// The agents to use, in the order they are tried (round-robin on auth and quota errors): names
+    /// of `[[agent]]` tables or presets. Like `--agent` given several times.
     pub agents: Option<Vec<String>>,
     /// Human guidance added to every retry prompt (`--guide`).
     pub guidance: Option<String>,
@@ -102,6 +103,11 @@ impl LoopConfig {
     /// Parses a `[loop]` table given as a TOML document of its own (the table's contents).
     pub fn from_toml(text: &str) -> Result<LoopConfig, PolicyError> {
         Ok(toml::from_str(text)?)
+    }
+
+    /// The `[loop]` table as `verdict.toml`'s reader keeps it.
+    pub fn from_table(table: toml::Table) -> Result<LoopConfig, PolicyError> {
+        Ok(table.try_into()?)
     }
 }
 
