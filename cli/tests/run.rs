@@ -215,13 +215,32 @@ fn the_example_in_human_sarif_github_junit_and_markdown() {
     assert!(summaries >= 2, "a second summary was not appended");
 
     // GitHub workflow commands.
-    let github = project.verdict(&["run", "--format", "github"]);
+    // GitHub workflow commands, in Actions: each annotation once (not also added as under
+    // another format), and the summary appended again.
+    let github = project.verdict_env(
+        &["run", "--format", "github"],
+        &[
+            ("GITHUB_ACTIONS", "true"),
+            ("GITHUB_STEP_SUMMARY", summary_path),
+        ],
+    );
     assert_eq!(github.code, 1, "{}", github.all());
     let errors: Vec<&str> = github
         .stdout
         .lines()
+        .chain(github.stderr.lines())
         .filter(|l| l.starts_with("::error "))
         .collect();
+    assert_eq!(
+        errors.len(),
+        5,
+        "one annotation per failure:\n{}",
+        github.all()
+    );
+    assert!(
+        project.read("step-summary.md").matches("pytest").count() >= 3,
+        "the summary was not appended under --format github"
+    );
     for needle in [
         "file=src/cart.ts,line=13,col=3",
         "file=src/cart.ts,line=16,col=47",
@@ -798,8 +817,9 @@ fn a_custom_verifier_runs_in_the_pipeline_and_gates_what_needs_it() {
     );
     assert!(pytest.to_string().contains("needs `cc`"), "{pytest:#}");
 
-    // The custom verifier is listed with its origin.
-    let list = project.verdict(&["list"]);
+    // The custom verifier is listed with its origin, also from a subdirectory: verdict.toml is
+    // found upwards.
+    let list = project.verdict_in("src", &["list"]);
     assert_eq!(list.code, 0, "{}", list.all());
     let line = list
         .stdout
@@ -807,6 +827,13 @@ fn a_custom_verifier_runs_in_the_pipeline_and_gates_what_needs_it() {
         .find(|l| l.contains(" cc "))
         .unwrap_or_else(|| panic!("cc is not listed:\n{}", list.stdout));
     assert!(line.contains("verdict.toml"), "{line}");
+    assert!(
+        list.stdout
+            .lines()
+            .any(|l| l.starts_with('✓') && l.split_whitespace().nth(1) == Some("pytest")),
+        "from src/, the project root is not the config's directory:\n{}",
+        list.stdout
+    );
 
     // Once cc passes, pytest runs.
     let passing = custom_config("echo compiled; exit 0");

@@ -212,12 +212,21 @@ impl Project {
         self.verdict_env(args, &[])
     }
 
+    /// [`Project::verdict`] run in the subdirectory `rel`.
+    pub(crate) fn verdict_in(&self, rel: &str, args: &[&str]) -> Out {
+        self.verdict_at(&self.path(rel), args, &[])
+    }
+
     /// [`Project::verdict`] with extra environment variables.
     pub(crate) fn verdict_env(&self, args: &[&str], env: &[(&str, &str)]) -> Out {
+        self.verdict_at(self.root(), args, env)
+    }
+
+    fn verdict_at(&self, cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> Out {
         let mut command = assert_cmd::cargo::cargo_bin_cmd!("verdict");
         command
             .args(args)
-            .current_dir(self.root())
+            .current_dir(cwd)
             .env("PATH", path_with_node())
             .env_remove("GITHUB_ACTIONS")
             .env_remove("GITHUB_STEP_SUMMARY")
