@@ -1139,3 +1139,41 @@ fn guard_catches_emptied_tests_and_its_reasons_are_a_failed_verification() {
     );
     assert!(as_verification(&[]).is_none());
 }
+
+#[test]
+fn a_long_history_keeps_the_newest_earlier_attempts_within_the_bound() {
+    let digest = real_digest("tsc", "one-error-pretty", 200);
+    let earlier: Vec<EarlierAttempt> = (1..=12)
+        .map(|n| EarlierAttempt {
+            number: n,
+            summary: format!(
+                "tsc failed: {n} errors in src/cart.ts, src/checkout.ts and src/pricing/rules.ts"
+            ),
+            no_op: false,
+        })
+        .collect();
+    let input = RetryPrompt {
+        task: TASK,
+        previous: PreviousAttempt {
+            number: 13,
+            digest: &digest,
+            no_op: false,
+        },
+        earlier: &earlier,
+        human_guidance: None,
+        policy_guidance: Some("Fix the first error first."),
+        refresh: false,
+        attempt: 14,
+        max_attempts: 20,
+        digest_budget: 200,
+    };
+    let prompt = retry_prompt(&input);
+    assert!(tokens::count(&prompt) <= token_bound(&input));
+    assert!(prompt.contains("- attempt 12: "), "{prompt}");
+    assert!(
+        !prompt.contains("- attempt 1: "),
+        "the oldest goes first: {prompt}"
+    );
+    assert!(prompt.contains("Fix the first error first."), "{prompt}");
+    assert!(prompt.contains(&digest), "the digest is whole: {prompt}");
+}
