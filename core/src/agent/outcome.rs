@@ -275,13 +275,14 @@ pub fn classify(exit: &Exit, tail: &str, patterns: &Patterns) -> SessionOutcome 
 }
 
 /// The wait an agent's output asks for: the last `retry-after: N` (also `retry_after=N`,
-/// `"retry-after": "N"`, an HTTP header) or `try again in N seconds` (also `ms`, `minutes`). A
-/// bare number is seconds. `None` when there is none.
+/// `"retry-after": "N"`, an HTTP header) or `try again in N seconds` (also `ms`, `minutes`,
+/// `hours`, `days`). A bare number is seconds; a number followed by a word that is not a unit
+/// ("retry after 3 attempts") is no wait at all. `None` when there is none.
 pub fn parse_retry_after(text: &str) -> Option<Duration> {
     static PATTERN: std::sync::OnceLock<Option<Regex>> = std::sync::OnceLock::new();
     let pattern = PATTERN.get_or_init(|| {
         Regex::new(
-            r#"(?i)(?:retry[-_ ]?after["']?\s*[:=]?\s*["']?|try again in\s+|retry in\s+)(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s\b|secs?\b|seconds?|m\b|mins?\b|minutes?)?"#,
+            r#"(?i)(?:retry[-_ ]?after["']?\s*[:=]?\s*["']?|(?:try again|retry) in\s+)(\d+(?:\.\d+)?)[ \t]*([a-z]+)?"#,
         )
         .ok()
     });
@@ -291,13 +292,16 @@ pub fn parse_retry_after(text: &str) -> Option<Duration> {
     let unit = captures
         .get(2)
         .map(|unit| unit.as_str().to_ascii_lowercase());
-    let seconds = match unit.as_deref() {
-        Some(unit) if unit.starts_with("ms") || unit.starts_with("milli") => number / 1000.0,
-        Some(unit) if unit.starts_with('m') => number * 60.0,
-        _ => number,
+    let scale = match unit.as_deref() {
+        None | Some("s" | "sec" | "secs" | "second" | "seconds") => 1.0,
+        Some("ms" | "millisecond" | "milliseconds") => 0.001,
+        Some("m" | "min" | "mins" | "minute" | "minutes") => 60.0,
+        Some("h" | "hr" | "hrs" | "hour" | "hours") => 3600.0,
+        Some("d" | "day" | "days") => 86_400.0,
+        Some(_) => return None,
     };
     // Absurd values (a timestamp taken for a delay) saturate; the retry layer clamps anyway.
-    Duration::try_from_secs_f64(seconds.min(86_400.0)).ok()
+    Duration::try_from_secs_f64((number * scale).min(7.0 * 86_400.0)).ok()
 }
 
 /// Serializes an optional duration as whole milliseconds.
@@ -378,6 +382,8 @@ mod tests {
             ("Invalid API key · Please run /login", "auth"),
             ("HTTP 401 Unauthorized", "auth"),
             ("Your credit balance is too low", "quota"),
+            ("Claude AI usage limit reached|1767225600", "quota"),
+            ("You've hit your usage limit. Try again in 2 days", "quota"),
             (
                 "429 You exceeded your current quota (insufficient_quota)",
                 "quota",
@@ -408,6 +414,13 @@ mod tests {
             secs(4.0)
         );
         assert_eq!(parse_retry_after("rate limited, sorry"), None);
+        assert_eq!(
+            parse_retry_after("try again in 2 days 3 hours"),
+            secs(172_800.0)
+        );
+        assert_eq!(parse_retry_after("will retry after 3 attempts"), None);
+        assert_eq!(parse_retry_after("retry-after: 3)"), secs(3.0));
+        assert_eq!(parse_retry_after("retry-after: 5\nthen more"), secs(5.0));
         assert_eq!(
             failed("429 rate limit exceeded; retry-after: 9"),
             SessionOutcome::RateLimited {
