@@ -443,3 +443,40 @@ fn sanitize(name: &str) -> String {
 fn millis<S: serde::Serializer>(duration: &Duration, serializer: S) -> Result<S::Ok, S::Error> {
     serializer.serialize_u64(u64::try_from(duration.as_millis()).unwrap_or(u64::MAX))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn send_sync<T: Send + Sync>(_: &T) {}
+    fn send<T: Send>(_: &T) {}
+
+    #[tokio::test]
+    async fn the_pool_and_its_runs_cross_threads() {
+        let pool = AgentPool::new(Vec::new(), PoolOptions::default());
+        send_sync(&pool);
+        let request = SessionRequest {
+            prompt: String::new(),
+            cwd: ".".into(),
+            run_dir: ".".into(),
+            on_spawn: None,
+        };
+        let run = pool.run(request);
+        send(&run);
+        let run = run.await;
+        assert_eq!((run.end, run.sessions), (PoolEnd::NoAgentLeft, 0));
+        assert!(
+            matches!(&run.result.outcome, SessionOutcome::NotStarted { message } if message == "no agent is configured")
+        );
+    }
+
+    #[test]
+    fn round_robin_skips_agents_taken_out() {
+        let out = [false, true, false];
+        assert_eq!(next_in(&out, 1, |_| true), Some(2));
+        assert_eq!(next_in(&out, 3, |_| true), Some(0));
+        assert_eq!(next_in(&out, 0, |i| i != 0), Some(2));
+        assert_eq!(next_in(&[true, true], 0, |_| true), None);
+        assert_eq!(next_in(&[], 0, |_| true), None);
+    }
+}
