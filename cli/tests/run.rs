@@ -487,6 +487,18 @@ fn a_green_project_passes_then_is_cached_until_a_file_changes() {
         );
     }
 
+    // A new test file git does not know yet is an input too: a cached pass would be a lie.
+    project.write(
+        "tests/test_untracked.py",
+        "def test_not_yet_added_to_git():\n    assert 1 == 2\n",
+    );
+    let untracked = project.verdict(&["run", "--format", "json"]);
+    assert_eq!(untracked.code, 1, "{}", untracked.all());
+    let pytest = verification(&untracked.json(), "pytest").clone();
+    assert_eq!(pytest["status"], "ran", "{pytest:#}");
+    assert_eq!(pytest["report"]["counts"]["tests_failed"], 1, "{pytest:#}");
+    std::fs::remove_file(project.path("tests/test_untracked.py")).expect("remove the test");
+
     let no_cache = project.verdict(&["run", "--no-cache", "--format", "json"]);
     assert_eq!(no_cache.code, 0, "{}", no_cache.all());
     let forced = statuses(&no_cache.json());
