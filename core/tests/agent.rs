@@ -543,3 +543,23 @@ async fn an_agent_that_cannot_start_or_is_out_of_quota_hands_over_to_the_next() 
     );
     assert_eq!(clock.sleeps(), Vec::<Duration>::new());
 }
+
+#[tokio::test]
+async fn an_agent_that_never_reads_a_large_prompt_still_times_out_on_time() {
+    let fx = Fixture::new();
+    let big = "x".repeat(4 << 20);
+    let sleeper = fx.script("sleeper", "sleep 30");
+    let spec = fx
+        .agent("sleeper", &[&sleeper])
+        .with_timeout(Duration::from_millis(500));
+    let start = Instant::now();
+    let result = CommandSession::new(spec, runner())
+        .run(fx.request(&big))
+        .await;
+    assert_eq!(result.outcome, SessionOutcome::Timeout);
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        start.elapsed()
+    );
+}
