@@ -678,6 +678,39 @@ fn a_hanging_jest_test_times_out_with_exit_2() {
     }
 }
 
+/// A tool's config it rejects, and a conftest.py that raises, are errors of the verifier (exit 2);
+/// a jest test file that does not parse is a failure in the code, beside the other results.
+#[test]
+fn broken_tool_configs_are_errored_and_a_test_file_that_cannot_load_fails() {
+    let project = Project::polyglot();
+    project.write(
+        "eslint.config.mjs",
+        "export default [{ rules: { 'no-such-rule-x': 'error' } }];\n",
+    );
+    project.write(
+        "test/broken.test.js",
+        "test('x', () => { expect(1).toBe(1) \n",
+    );
+    project.write("tests/conftest.py", "raise RuntimeError('conftest boom')\n");
+    let out = project.verdict(&["run", "--format", "json"]);
+    assert_eq!(out.code, 2, "{}", out.all());
+    let report = out.json();
+    let eslint = verification(&report, "eslint");
+    assert_eq!(eslint["outcome"], "errored", "{eslint:#}");
+    assert!(eslint.to_string().contains("no-such-rule-x"), "{eslint:#}");
+    let pytest = verification(&report, "pytest");
+    assert_eq!(pytest["outcome"], "errored", "{pytest:#}");
+    assert!(
+        report["digest"].to_string().contains("conftest boom"),
+        "{report:#}"
+    );
+    let jest = verification(&report, "jest");
+    assert_eq!(jest["outcome"], "failed", "{jest:#}");
+    assert_eq!(jest["report"]["counts"]["suites_errored"], 1, "{jest:#}");
+    assert_eq!(jest["report"]["counts"]["tests_failed"], 1, "{jest:#}");
+    assert_eq!(verification(&report, "tsc")["outcome"], "failed");
+}
+
 /// Live processes whose working directory is `dir` or below it: `(pid, command line)`.
 fn processes_in(dir: &Path) -> Vec<(u32, String)> {
     let dir = dir.canonicalize().expect("the project exists");
