@@ -237,6 +237,39 @@ fn an_invalid_transition_names_both_states_and_changes_nothing() {
 }
 
 #[test]
+fn a_batch_is_stored_whole_or_not_at_all() {
+    let (dir, path) = temp_db();
+    let db = StateDb::open(&path).expect("open");
+    let run = db.create_run(&new_run(dir.path(), 3)).expect("run");
+    let id = db
+        .begin_attempt(run, 1, "scripted", None)
+        .expect("attempt 1");
+    // The second write is refused (the run is not verifying): the first is not kept either.
+    let error = db
+        .write(|batch| {
+            batch.finish_attempt(id, &AttemptFinish::default())?;
+            batch.transition(run, RunState::Verifying, RunState::Passed, "too soon")
+        })
+        .expect_err("refused");
+    assert_eq!(
+        error.to_string(),
+        format!("run {run} is agent_running, not verifying")
+    );
+    assert_eq!(db.unfinished_attempts(run).expect("unfinished").len(), 1);
+    // Both together, once they are right.
+    db.write(|batch| {
+        batch.finish_attempt(id, &AttemptFinish::default())?;
+        batch.transition(run, RunState::AgentRunning, RunState::Verifying, "done")?;
+        assert_eq!(batch.state(run)?, RunState::Verifying);
+        assert_eq!(batch.next_attempt_number(run)?, 2);
+        Ok(())
+    })
+    .expect("batch");
+    assert!(db.unfinished_attempts(run).expect("unfinished").is_empty());
+    assert_eq!(db.run(run).expect("run").state, RunState::Verifying);
+}
+
+#[test]
 fn attempt_numbers_are_unique_and_in_order() {
     let (dir, path) = temp_db();
     let db = StateDb::open(&path).expect("open");
@@ -865,20 +898,27 @@ fn write_runs(path: &Path, workspace: &Path, steps: Option<u32>, hang: bool) {
             )
             .expect("verifying");
             let failures = [failure("src/a.ts")];
-            db.record_verification(
-                run,
-                Some(id),
-                &verification(Outcome::Failed, Some("test_failure"), &failures, 1),
-            )
-            .expect("verification");
-            std::thread::sleep(Duration::from_micros(rng.below(3000)));
+            let failed = verification(Outcome::Failed, Some("test_failure"), &failures, 1);
             let to = if number == WRITER_MAX_ATTEMPTS {
                 RunState::Exhausted
             } else {
                 RunState::RetryScheduled
             };
-            db.transition(run, RunState::Verifying, to, "failed")
-                .expect("after");
+            if number.is_multiple_of(2) {
+                // The verification, the move after it and its event in one transaction.
+                db.write(|batch| {
+                    batch.record_verification(run, Some(id), &failed)?;
+                    batch.transition(run, RunState::Verifying, to, "failed")?;
+                    batch.record_event(Some(run), "retry_scheduled", &serde_json::json!({}))
+                })
+                .expect("batch");
+            } else {
+                db.record_verification(run, Some(id), &failed)
+                    .expect("verification");
+                std::thread::sleep(Duration::from_micros(rng.below(3000)));
+                db.transition(run, RunState::Verifying, to, "failed")
+                    .expect("after");
+            }
             done += 1;
             if steps.is_some_and(|steps| done >= steps) {
                 return;

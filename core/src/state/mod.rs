@@ -356,7 +356,7 @@ impl StateDb {
             conn,
             path: path.to_owned(),
         };
-        db.write(schema::migrate)?;
+        db.write(|batch| schema::migrate(batch.tx))?;
         Ok(db)
     }
 
@@ -375,32 +375,20 @@ impl StateDb {
         Ok(lines.join("\n"))
     }
 
-    /// Runs `f` in one `BEGIN IMMEDIATE` transaction, committed when `f` succeeds.
-    fn write<T>(&self, f: impl FnOnce(&Transaction<'_>) -> Result<T>) -> Result<T> {
+    /// Runs `f` in one `BEGIN IMMEDIATE` transaction, committed when `f` succeeds; nothing of it
+    /// is stored when it fails. Use it to store several changes that belong together at the cost
+    /// of one commit — each commit waits for the disk (`synchronous=FULL`) — e.g. an attempt's
+    /// end and the move to `verifying`, or a verification, the move after it and its event.
+    pub fn write<T>(&self, f: impl FnOnce(&Batch<'_>) -> Result<T>) -> Result<T> {
         let tx = Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)?;
-        let value = f(&tx)?;
+        let value = f(&Batch { tx: &tx })?;
         tx.commit()?;
         Ok(value)
     }
 
     /// Creates a run in state `pending`.
     pub fn create_run(&self, run: &NewRun<'_>) -> Result<RunId> {
-        self.write(|tx| {
-            tx.execute(
-                "INSERT INTO runs (task, task_hash, workspace, config_json, max_attempts, state, \
-                 created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                params![
-                    run.task,
-                    task_hash(run.task),
-                    run.workspace.to_string_lossy(),
-                    run.config.to_string(),
-                    run.max_attempts,
-                    RunState::Pending.as_str(),
-                    now_ms(),
-                ],
-            )?;
-            Ok(RunId(tx.last_insert_rowid()))
-        })
+        self.write(|batch| batch.create_run(run))
     }
 
     /// The run with this id.
@@ -423,17 +411,7 @@ impl StateDb {
     /// when the stored state is not `from` or the move is not allowed. Reaching a terminal state
     /// also records the run's end time and final outcome.
     pub fn transition(&self, run: RunId, from: RunState, to: RunState, reason: &str) -> Result<()> {
-        self.write(|tx| {
-            let actual = stored_state(tx, run)?;
-            if actual != from {
-                return Err(StateError::StateMismatch {
-                    run,
-                    expected: from,
-                    actual,
-                });
-            }
-            move_run(tx, run, from, to, reason)
-        })
+        self.write(|batch| batch.transition(run, from, to, reason))
     }
 
     /// Commits "attempt `number` started" and the move of the run to `agent_running`, in one
@@ -448,39 +426,7 @@ impl StateDb {
         agent: &str,
         prompt_tokens: Option<u64>,
     ) -> Result<AttemptId> {
-        self.write(|tx| {
-            let from = stored_state(tx, run)?;
-            if !from.can_go_to(RunState::AgentRunning) {
-                return Err(StateError::InvalidTransition {
-                    from,
-                    to: RunState::AgentRunning,
-                });
-            }
-            let next = next_number(tx, run)?;
-            if number != next {
-                return Err(StateError::AttemptOutOfOrder { run, number, next });
-            }
-            tx.execute(
-                "INSERT INTO attempts (run_id, number, agent, prompt_tokens, started_at) \
-                 VALUES (?1, ?2, ?3, ?4, ?5)",
-                params![
-                    run.0,
-                    number,
-                    agent,
-                    prompt_tokens.map(|n| n as i64),
-                    now_ms()
-                ],
-            )?;
-            let attempt = AttemptId(tx.last_insert_rowid());
-            move_run(
-                tx,
-                run,
-                from,
-                RunState::AgentRunning,
-                &format!("attempt {number} started ({agent})"),
-            )?;
-            Ok(attempt)
-        })
+        self.write(|batch| batch.begin_attempt(run, number, agent, prompt_tokens))
     }
 
     /// Records the spawned agent's pid, process group and start time (see
@@ -492,34 +438,13 @@ impl StateDb {
         pgid: i32,
         start_time: u64,
     ) -> Result<()> {
-        self.write(|tx| {
-            unfinished(tx, attempt)?;
-            tx.execute(
-                "UPDATE attempts SET pid = ?2, pgid = ?3, process_start = ?4 WHERE id = ?1",
-                params![attempt.0, pid, pgid, start_time as i64],
-            )?;
-            Ok(())
-        })
+        self.write(|batch| batch.record_agent_process(attempt, pid, pgid, start_time))
     }
 
     /// Records how the attempt's agent session ended — call it after the agent is reaped. An attempt
     /// finishes once: finishing it again, or finishing an interrupted one, is an error.
     pub fn finish_attempt(&self, attempt: AttemptId, finish: &AttemptFinish<'_>) -> Result<()> {
-        self.write(|tx| {
-            unfinished(tx, attempt)?;
-            tx.execute(
-                "UPDATE attempts SET finished_at = ?2, session_outcome = ?3, output_tail = ?4, \
-                 workspace_changed = ?5 WHERE id = ?1",
-                params![
-                    attempt.0,
-                    now_ms(),
-                    finish.session_outcome,
-                    finish.output_tail,
-                    finish.workspace_changed
-                ],
-            )?;
-            Ok(())
-        })
+        self.write(|batch| batch.finish_attempt(attempt, finish))
     }
 
     /// The attempts of `run` that started and neither finished nor were marked interrupted: on
@@ -531,15 +456,7 @@ impl StateDb {
 
     /// Marks an attempt that never finished as interrupted (its session outcome `interrupted`).
     pub fn mark_interrupted(&self, attempt: AttemptId) -> Result<()> {
-        self.write(|tx| {
-            unfinished(tx, attempt)?;
-            tx.execute(
-                "UPDATE attempts SET finished_at = ?2, session_outcome = 'interrupted', \
-                 interrupted = 1 WHERE id = ?1",
-                params![attempt.0, now_ms()],
-            )?;
-            Ok(())
-        })
+        self.write(|batch| batch.mark_interrupted(attempt))
     }
 
     /// Picks up `run` after the process driving it died, before anything else is done: stops the
@@ -612,40 +529,7 @@ impl StateDb {
         attempt: Option<AttemptId>,
         verification: &NewVerification<'_>,
     ) -> Result<()> {
-        let failures = serde_json::to_string(verification.failures)
-            .map_err(|error| StateError::Corrupt(format!("unserializable failures: {error}")))?;
-        self.write(|tx| {
-            stored_state(tx, run)?;
-            match attempt {
-                Some(attempt) => tx.execute(
-                    "DELETE FROM verifications WHERE attempt_id = ?1",
-                    [attempt.0],
-                )?,
-                None => tx.execute(
-                    "DELETE FROM verifications WHERE run_id = ?1 AND attempt_id IS NULL",
-                    [run.0],
-                )?,
-            };
-            tx.execute(
-                "INSERT INTO verifications (run_id, attempt_id, outcome, category, confidence, \
-                 location, failures_json, tests_run, digest, duration_ms, recorded_at) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-                params![
-                    run.0,
-                    attempt.map(|a| a.0),
-                    verification.outcome.as_str(),
-                    verification.category,
-                    verification.confidence,
-                    verification.location,
-                    failures,
-                    verification.tests_run.map(|n| n as i64),
-                    verification.digest,
-                    verification.duration.as_millis() as i64,
-                    now_ms(),
-                ],
-            )?;
-            Ok(())
-        })
+        self.write(|batch| batch.record_verification(run, attempt, verification))
     }
 
     /// Appends an event (`attempt_started`, `agent_retry`, …) with its JSON payload, for the
@@ -656,13 +540,7 @@ impl StateDb {
         kind: &str,
         payload: &serde_json::Value,
     ) -> Result<()> {
-        self.write(|tx| {
-            tx.execute(
-                "INSERT INTO events (run_id, at, kind, payload_json) VALUES (?1, ?2, ?3, ?4)",
-                params![run.map(|r| r.0), now_ms(), kind, payload.to_string()],
-            )?;
-            Ok(())
-        })
+        self.write(|batch| batch.record_event(run, kind, payload))
     }
 
     /// The events of `run`, oldest first.
@@ -679,6 +557,215 @@ impl StateDb {
     /// The figures of `verdict stats` over every run in the database.
     pub fn stats(&self) -> Result<Stats> {
         read::stats(&self.conn)
+    }
+}
+
+/// The writes of [`StateDb`], inside one transaction opened by [`StateDb::write`]. Each method
+/// does what the [`StateDb`] method of the same name does, without committing.
+#[derive(Debug)]
+pub struct Batch<'a> {
+    tx: &'a Transaction<'a>,
+}
+
+impl Batch<'_> {
+    /// The state `run` is in, as this transaction sees it.
+    pub fn state(&self, run: RunId) -> Result<RunState> {
+        stored_state(self.tx, run)
+    }
+
+    /// [`StateDb::next_attempt_number`], as this transaction sees it.
+    pub fn next_attempt_number(&self, run: RunId) -> Result<u32> {
+        next_number(self.tx, run)
+    }
+
+    /// Creates a run in state `pending`.
+    pub fn create_run(&self, run: &NewRun<'_>) -> Result<RunId> {
+        let tx = self.tx;
+        tx.execute(
+            "INSERT INTO runs (task, task_hash, workspace, config_json, max_attempts, state, \
+             created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            params![
+                run.task,
+                task_hash(run.task),
+                run.workspace.to_string_lossy(),
+                run.config.to_string(),
+                run.max_attempts,
+                RunState::Pending.as_str(),
+                now_ms(),
+            ],
+        )?;
+        Ok(RunId(tx.last_insert_rowid()))
+    }
+
+    /// Moves `run` from `from` to `to`, recording why, in one transaction. Fails, changing nothing,
+    /// when the stored state is not `from` or the move is not allowed. Reaching a terminal state
+    /// also records the run's end time and final outcome.
+    pub fn transition(&self, run: RunId, from: RunState, to: RunState, reason: &str) -> Result<()> {
+        let tx = self.tx;
+        let actual = stored_state(tx, run)?;
+        if actual != from {
+            return Err(StateError::StateMismatch {
+                run,
+                expected: from,
+                actual,
+            });
+        }
+        move_run(tx, run, from, to, reason)
+    }
+
+    /// Commits "attempt `number` started" and the move of the run to `agent_running`, in one
+    /// transaction — call it *before* spawning the agent. `number` must be
+    /// [`next_attempt_number`](StateDb::next_attempt_number): anything else would duplicate or skip
+    /// an attempt. The run must be in a state that may start an attempt (`pending`,
+    /// `retry_scheduled`, `interrupted`).
+    pub fn begin_attempt(
+        &self,
+        run: RunId,
+        number: u32,
+        agent: &str,
+        prompt_tokens: Option<u64>,
+    ) -> Result<AttemptId> {
+        let tx = self.tx;
+        let from = stored_state(tx, run)?;
+        if !from.can_go_to(RunState::AgentRunning) {
+            return Err(StateError::InvalidTransition {
+                from,
+                to: RunState::AgentRunning,
+            });
+        }
+        let next = next_number(tx, run)?;
+        if number != next {
+            return Err(StateError::AttemptOutOfOrder { run, number, next });
+        }
+        tx.execute(
+            "INSERT INTO attempts (run_id, number, agent, prompt_tokens, started_at) \
+             VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![
+                run.0,
+                number,
+                agent,
+                prompt_tokens.map(|n| n as i64),
+                now_ms()
+            ],
+        )?;
+        let attempt = AttemptId(tx.last_insert_rowid());
+        move_run(
+            tx,
+            run,
+            from,
+            RunState::AgentRunning,
+            &format!("attempt {number} started ({agent})"),
+        )?;
+        Ok(attempt)
+    }
+
+    /// Records the spawned agent's pid, process group and start time (see
+    /// [`process_start_time`]) — call it right after the spawn.
+    pub fn record_agent_process(
+        &self,
+        attempt: AttemptId,
+        pid: i32,
+        pgid: i32,
+        start_time: u64,
+    ) -> Result<()> {
+        let tx = self.tx;
+        unfinished(tx, attempt)?;
+        tx.execute(
+            "UPDATE attempts SET pid = ?2, pgid = ?3, process_start = ?4 WHERE id = ?1",
+            params![attempt.0, pid, pgid, start_time as i64],
+        )?;
+        Ok(())
+    }
+
+    /// Records how the attempt's agent session ended — call it after the agent is reaped. An attempt
+    /// finishes once: finishing it again, or finishing an interrupted one, is an error.
+    pub fn finish_attempt(&self, attempt: AttemptId, finish: &AttemptFinish<'_>) -> Result<()> {
+        let tx = self.tx;
+        unfinished(tx, attempt)?;
+        tx.execute(
+            "UPDATE attempts SET finished_at = ?2, session_outcome = ?3, output_tail = ?4, \
+             workspace_changed = ?5 WHERE id = ?1",
+            params![
+                attempt.0,
+                now_ms(),
+                finish.session_outcome,
+                finish.output_tail,
+                finish.workspace_changed
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// Marks an attempt that never finished as interrupted (its session outcome `interrupted`).
+    pub fn mark_interrupted(&self, attempt: AttemptId) -> Result<()> {
+        let tx = self.tx;
+        unfinished(tx, attempt)?;
+        tx.execute(
+            "UPDATE attempts SET finished_at = ?2, session_outcome = 'interrupted', \
+             interrupted = 1 WHERE id = ?1",
+            params![attempt.0, now_ms()],
+        )?;
+        Ok(())
+    }
+
+    /// Records the verification summary of `attempt`, or with `None` the baseline verification of
+    /// the run's starting tree. Recording again for the same attempt (a verification repeated after
+    /// a resume) replaces the earlier summary.
+    pub fn record_verification(
+        &self,
+        run: RunId,
+        attempt: Option<AttemptId>,
+        verification: &NewVerification<'_>,
+    ) -> Result<()> {
+        let failures = serde_json::to_string(verification.failures)
+            .map_err(|error| StateError::Corrupt(format!("unserializable failures: {error}")))?;
+        let tx = self.tx;
+        stored_state(tx, run)?;
+        match attempt {
+            Some(attempt) => tx.execute(
+                "DELETE FROM verifications WHERE attempt_id = ?1",
+                [attempt.0],
+            )?,
+            None => tx.execute(
+                "DELETE FROM verifications WHERE run_id = ?1 AND attempt_id IS NULL",
+                [run.0],
+            )?,
+        };
+        tx.execute(
+            "INSERT INTO verifications (run_id, attempt_id, outcome, category, confidence, \
+             location, failures_json, tests_run, digest, duration_ms, recorded_at) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            params![
+                run.0,
+                attempt.map(|a| a.0),
+                verification.outcome.as_str(),
+                verification.category,
+                verification.confidence,
+                verification.location,
+                failures,
+                verification.tests_run.map(|n| n as i64),
+                verification.digest,
+                verification.duration.as_millis() as i64,
+                now_ms(),
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// Appends an event (`attempt_started`, `agent_retry`, …) with its JSON payload, for the
+    /// history and for replaying `--events` output.
+    pub fn record_event(
+        &self,
+        run: Option<RunId>,
+        kind: &str,
+        payload: &serde_json::Value,
+    ) -> Result<()> {
+        let tx = self.tx;
+        tx.execute(
+            "INSERT INTO events (run_id, at, kind, payload_json) VALUES (?1, ?2, ?3, ?4)",
+            params![run.map(|r| r.0), now_ms(), kind, payload.to_string()],
+        )?;
+        Ok(())
     }
 }
 
