@@ -21,6 +21,10 @@
 //!   caller stops their recorded process group ([`stop_orphaned_group`]), marks them
 //!   ([`StateDb::mark_interrupted`]), moves the run to `interrupted` and carries on with
 //!   [`StateDb::next_attempt_number`] — one more than the highest attempt that ever started.
+//!   [`StateDb::resume`] does all of this in order.
+//! - Changes that belong together can share one transaction, and one wait for the disk:
+//!   [`StateDb::write`] hands out a [`Batch`] with the same writes (an attempt's end and the move to
+//!   `verifying`; a verification, the move after it and its event).
 //!
 //! Reading: [`StateDb::history`] for one run, [`StateDb::runs`], and [`StateDb::stats`] for
 //! `verdict stats`; all plain serializable structs.
@@ -578,7 +582,7 @@ impl Batch<'_> {
         next_number(self.tx, run)
     }
 
-    /// Creates a run in state `pending`.
+    /// [`StateDb::create_run`], inside this transaction.
     pub fn create_run(&self, run: &NewRun<'_>) -> Result<RunId> {
         let tx = self.tx;
         tx.execute(
@@ -597,9 +601,7 @@ impl Batch<'_> {
         Ok(RunId(tx.last_insert_rowid()))
     }
 
-    /// Moves `run` from `from` to `to`, recording why, in one transaction. Fails, changing nothing,
-    /// when the stored state is not `from` or the move is not allowed. Reaching a terminal state
-    /// also records the run's end time and final outcome.
+    /// [`StateDb::transition`], inside this transaction.
     pub fn transition(&self, run: RunId, from: RunState, to: RunState, reason: &str) -> Result<()> {
         let tx = self.tx;
         let actual = stored_state(tx, run)?;
@@ -613,11 +615,7 @@ impl Batch<'_> {
         move_run(tx, run, from, to, reason)
     }
 
-    /// Commits "attempt `number` started" and the move of the run to `agent_running`, in one
-    /// transaction — call it *before* spawning the agent. `number` must be
-    /// [`next_attempt_number`](StateDb::next_attempt_number): anything else would duplicate or skip
-    /// an attempt. The run must be in a state that may start an attempt (`pending`,
-    /// `retry_scheduled`, `interrupted`).
+    /// [`StateDb::begin_attempt`], inside this transaction.
     pub fn begin_attempt(
         &self,
         run: RunId,
@@ -659,8 +657,7 @@ impl Batch<'_> {
         Ok(attempt)
     }
 
-    /// Records the spawned agent's pid, process group and start time (see
-    /// [`process_start_time`]) — call it right after the spawn.
+    /// [`StateDb::record_agent_process`], inside this transaction.
     pub fn record_agent_process(
         &self,
         attempt: AttemptId,
@@ -677,8 +674,7 @@ impl Batch<'_> {
         Ok(())
     }
 
-    /// Records how the attempt's agent session ended — call it after the agent is reaped. An attempt
-    /// finishes once: finishing it again, or finishing an interrupted one, is an error.
+    /// [`StateDb::finish_attempt`], inside this transaction.
     pub fn finish_attempt(&self, attempt: AttemptId, finish: &AttemptFinish<'_>) -> Result<()> {
         let tx = self.tx;
         unfinished(tx, attempt)?;
@@ -696,7 +692,7 @@ impl Batch<'_> {
         Ok(())
     }
 
-    /// Marks an attempt that never finished as interrupted (its session outcome `interrupted`).
+    /// [`StateDb::mark_interrupted`], inside this transaction.
     pub fn mark_interrupted(&self, attempt: AttemptId) -> Result<()> {
         let tx = self.tx;
         unfinished(tx, attempt)?;
@@ -708,9 +704,7 @@ impl Batch<'_> {
         Ok(())
     }
 
-    /// Records the verification summary of `attempt`, or with `None` the baseline verification of
-    /// the run's starting tree. Recording again for the same attempt (a verification repeated after
-    /// a resume) replaces the earlier summary.
+    /// [`StateDb::record_verification`], inside this transaction.
     pub fn record_verification(
         &self,
         run: RunId,
@@ -752,8 +746,7 @@ impl Batch<'_> {
         Ok(())
     }
 
-    /// Appends an event (`attempt_started`, `agent_retry`, …) with its JSON payload, for the
-    /// history and for replaying `--events` output.
+    /// [`StateDb::record_event`], inside this transaction.
     pub fn record_event(
         &self,
         run: Option<RunId>,
