@@ -332,6 +332,15 @@ fn decide(
                 args.deadline
             )));
         }
+        Err(Cut::NothingApplies) => {
+            // Quiet for the user (a user-wide hook runs in every project); said on stderr.
+            let _ = writeln!(
+                std::io::stderr(),
+                "verdict hook: no verifier applies to {}; `verdict list` shows why",
+                root.display()
+            );
+            return Ok(Answer::Allow { message: None });
+        }
         Err(Cut::Signal) => {
             return Ok(Answer::allow(
                 "verdict hook: interrupted by a signal; stopped the verification and letting \
@@ -391,6 +400,8 @@ enum Cut {
     Deadline,
     /// verdict got SIGTERM or SIGINT.
     Signal,
+    /// No verifier applies to the project (and verdict.toml enables none).
+    NothingApplies,
 }
 
 /// Runs the project's verification as `verdict run` would (its selection, cache and budget),
@@ -407,11 +418,8 @@ fn verify(root: &Path, config: &Config, deadline: Instant) -> Result<Result<Veri
         &config.run.skip,
     )?;
     if selected.is_empty() {
-        bail!(
-            "no verifier applies to {}; `verdict list` shows why, and a [[verifier]] in \
-             verdict.toml adds one",
-            root.display()
-        );
+        // Nothing to verify is no error: a hook installed for the user runs in every project.
+        return Ok(Err(Cut::NothingApplies));
     }
     let entries: Vec<Entry> = selected.iter().map(|k| run::entry(k, config)).collect();
     pipeline::validate(&entries).map_err(|e| anyhow!("{e}"))?;

@@ -357,6 +357,15 @@ fn input_without_a_session_or_for_another_event_fails_open() {
 }
 
 #[test]
+fn a_project_without_verifiers_lets_the_agent_stop_quietly() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let project = Project { dir };
+    let (answer, stderr) = project.hook("claude", &project.claude_input("s1", false), &[]);
+    assert_eq!(answer, json!({}));
+    assert!(stderr.contains("no verifier applies"), "{stderr}");
+}
+
+#[test]
 fn a_bad_verdict_toml_fails_open() {
     let project = Project::new("[[verifier]]\nname = \n");
     let (answer, _) = project.hook("claude", &project.claude_input("s1", false), &[]);
