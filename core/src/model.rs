@@ -472,11 +472,20 @@ impl Verification {
 
 /// The outcome of a whole run: errored if any verifier errored, else failed if any failed, else
 /// passed. An empty run has verified nothing and is errored.
+///
+/// A verifier [`Status::Skipped`] (a need that did not pass, `--fail-fast`) is a consequence, never
+/// the cause: the verifier that did not pass decides. A build that fails and the tests it gates
+/// make a run that failed (exit 1), not one that could not verify. A run of nothing but skipped
+/// verifiers cannot happen (something must have not passed first); it would be errored.
 pub fn overall(verifications: &[Verification]) -> Outcome {
-    if verifications.is_empty() {
+    let deciding: Vec<&Verification> = verifications
+        .iter()
+        .filter(|v| v.status != Status::Skipped)
+        .collect();
+    if deciding.is_empty() {
         return Outcome::Errored;
     }
-    let outcomes = verifications.iter().map(Verification::outcome);
+    let outcomes = deciding.iter().map(|v| v.outcome());
     if outcomes.clone().any(|o| o == Outcome::Errored) {
         Outcome::Errored
     } else if outcomes.clone().any(|o| o == Outcome::Failed) {
@@ -489,6 +498,32 @@ pub fn overall(verifications: &[Verification]) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn verification(name: &str, status: Status, outcome: Outcome) -> Verification {
+        Verification {
+            verifier: name.to_owned(),
+            kind: Kind::Test,
+            status,
+            report: Report::new(name, outcome),
+            command: None,
+            log: None,
+            duration: std::time::Duration::ZERO,
+            notes: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_skipped_verifier_never_decides_the_run() {
+        let build = verification("build", Status::Ran, Outcome::Failed);
+        let tests = verification("tests", Status::Skipped, Outcome::Errored);
+        assert_eq!(overall(&[build.clone(), tests.clone()]), Outcome::Failed);
+        let crashed = verification("lint", Status::Ran, Outcome::Errored);
+        assert_eq!(overall(&[build, tests.clone(), crashed]), Outcome::Errored);
+        let cancelled = verification("slow", Status::Cancelled, Outcome::Errored);
+        assert_eq!(overall(&[cancelled]), Outcome::Errored);
+        assert_eq!(overall(&[tests]), Outcome::Errored);
+        assert_eq!(overall(&[]), Outcome::Errored);
+    }
 
     #[test]
     fn fingerprint_ignores_line_and_digits_in_message_but_not_file() {
