@@ -347,8 +347,7 @@ impl StateDb {
         }
         let conn = Connection::open(path)?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
-        let mode: String =
-            conn.pragma_update_and_check(None, "journal_mode", "wal", |row| row.get(0))?;
+        let mode = wal_mode(&conn)?;
         if !mode.eq_ignore_ascii_case("wal") {
             return Err(StateError::Corrupt(format!(
                 "journal mode {mode} where wal was asked for"
@@ -561,6 +560,25 @@ impl StateDb {
     /// The figures of `verdict stats` over every run in the database.
     pub fn stats(&self) -> Result<Stats> {
         read::stats(&self.conn)
+    }
+}
+
+/// Switches `conn` to WAL and returns the journal mode in force. Two connections that open a new
+/// database at the same moment both ask for the switch, which needs an exclusive lock that SQLite
+/// does not wait for through the busy handler; so a busy answer is retried here, for up to
+/// [`BUSY_TIMEOUT`].
+fn wal_mode(conn: &Connection) -> Result<String> {
+    let started = std::time::Instant::now();
+    loop {
+        match conn.pragma_update_and_check(None, "journal_mode", "wal", |row| row.get(0)) {
+            Err(rusqlite::Error::SqliteFailure(error, _))
+                if error.code == rusqlite::ErrorCode::DatabaseBusy
+                    && started.elapsed() < BUSY_TIMEOUT =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            other => return Ok(other?),
+        }
     }
 }
 
