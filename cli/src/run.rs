@@ -5,7 +5,7 @@
 //! could not verify (tool missing, its config invalid, it crashed, timed out, ran no test) or
 //! verdict's own configuration or command line is wrong.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result, bail};
+use verdict_core::baseline::Baseline;
 use verdict_core::cache::Cache;
 use verdict_core::digest::{self, DEFAULT_BUDGET};
 use verdict_core::model::overall;
@@ -20,7 +21,6 @@ use verdict_core::pipeline::{self, Entry, Event};
 use verdict_core::process::ProcessRunner;
 use verdict_core::render::{self, Format, RenderInput};
 use verdict_core::verifier::{Applicability, Runner, Workspace};
-use verdict_core::{Fingerprint, Kind, Outcome, Severity, Verification};
 
 use crate::config::{self, Config};
 use crate::progress::Progress;
@@ -275,7 +275,7 @@ pub(crate) fn run(args: &Args) -> Result<u8> {
     runtime.shutdown_timeout(Duration::from_millis(100));
 
     let known_failures = match &baseline {
-        Some(baseline) => set_aside(&mut verifications, baseline),
+        Some(baseline) => baseline.set_aside(&mut verifications),
         None => 0,
     };
     let outcome = overall(&verifications);
@@ -484,9 +484,6 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
     (year, month, day)
 }
 
-/// Fingerprints of a baseline run, by verifier, with their multiplicity.
-type Baseline = BTreeMap<String, BTreeMap<Fingerprint, usize>>;
-
 fn read_baseline(path: &Path) -> Result<Baseline> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("failed to read the baseline {}", path.display()))?;
@@ -496,79 +493,11 @@ fn read_baseline(path: &Path) -> Result<Baseline> {
             path.display()
         ))
     })?;
-    let mut baseline = Baseline::new();
-    for verification in document.verifications {
-        let counts = baseline.entry(verification.verifier).or_default();
-        for diagnostic in &verification.report.diagnostics {
-            *counts.entry(diagnostic.fingerprint).or_default() += 1;
-        }
+    let mut baseline = Baseline::default();
+    for verification in &document.verifications {
+        baseline.add(&verification.verifier, &verification.report);
     }
     Ok(baseline)
-}
-
-/// Removes from each failed report the failures the baseline already had (by fingerprint, with
-/// multiplicity: three of a kind against a baseline of two leaves one), adjusting its counts; a
-/// report left with no failure passes. Returns how many were set aside. Errored reports are left
-/// alone: a verifier that could not verify has not shown that only old failures remain.
-fn set_aside(verifications: &mut [Verification], baseline: &Baseline) -> u64 {
-    let mut total = 0;
-    for verification in verifications {
-        let report = &mut verification.report;
-        if report.outcome != Outcome::Failed {
-            continue;
-        }
-        let Some(known) = baseline.get(&verification.verifier) else {
-            continue;
-        };
-        let mut budget = known.clone();
-        let mut removed_tests = 0u64;
-        let mut removed_errors = 0u64;
-        let mut removed_warnings = 0u64;
-        report.diagnostics.retain(|d| {
-            let Some(left) = budget.get_mut(&d.fingerprint).filter(|n| **n > 0) else {
-                return true;
-            };
-            *left -= 1;
-            if d.kind == Kind::Test && d.test.is_some() {
-                removed_tests += 1;
-            } else if d.severity == Severity::Error {
-                removed_errors += 1;
-            } else {
-                removed_warnings += 1;
-            }
-            false
-        });
-        let removed = removed_tests + removed_errors + removed_warnings;
-        if removed == 0 {
-            continue;
-        }
-        total += removed;
-        let counts = &mut report.counts;
-        let sub = |n: &mut Option<u64>, by: u64| {
-            if let Some(n) = n {
-                *n = n.saturating_sub(by);
-            }
-        };
-        sub(&mut counts.tests_failed, removed_tests);
-        sub(&mut counts.errors, removed_errors);
-        sub(&mut counts.warnings, removed_warnings);
-        let failures_left = report
-            .diagnostics
-            .iter()
-            .any(|d| d.severity == Severity::Error)
-            || report.diagnostics_dropped > 0
-            || counts.tests_failed.is_some_and(|n| n > 0)
-            || counts.suites_errored.is_some_and(|n| n > 0)
-            || counts.errors.is_some_and(|n| n > 0);
-        if !failures_left {
-            report.outcome = Outcome::Passed;
-        }
-        verification.notes.push(format!(
-            "{removed} known failure{} set aside (in the baseline)",
-            if removed == 1 { "" } else { "s" }
-        ));
-    }
-    total
 }
 
 #[cfg(test)]

@@ -25,6 +25,7 @@
 pub mod agent;
 pub mod agent_loop;
 pub mod ansi;
+pub mod baseline;
 pub mod cache;
 pub mod digest;
 pub mod lines;

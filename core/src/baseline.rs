@@ -1,0 +1,106 @@
+//! Failures known before a change: a [`Baseline`] of fingerprints taken from earlier verifications,
+//! and [`Baseline::set_aside`], which removes those failures from new results.
+//!
+//! Used by `verdict run --baseline FILE` (the known failures of, say, the main branch) and by the
+//! retry loop's `--new-failures-only` (the failures the starting tree already had). Failures are
+//! matched by [`Fingerprint`] — tool, code, file and test, not the line — with multiplicity, so a
+//! moved line still matches and three of a kind against a baseline of two leaves one.
+
+use std::collections::BTreeMap;
+
+use crate::model::{Fingerprint, Kind, Outcome, Report, Severity, Verification};
+
+/// The fingerprints of earlier verifications, by verifier, with their multiplicity.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Baseline {
+    known: BTreeMap<String, BTreeMap<Fingerprint, usize>>,
+}
+
+impl Baseline {
+    /// The failures (every diagnostic) of `verifications`.
+    pub fn from_verifications(verifications: &[Verification]) -> Baseline {
+        let mut baseline = Baseline::default();
+        for verification in verifications {
+            baseline.add(&verification.verifier, &verification.report);
+        }
+        baseline
+    }
+
+    /// Adds the failures (every diagnostic) of `verifier`'s `report`.
+    pub fn add(&mut self, verifier: &str, report: &Report) {
+        let counts = self.known.entry(verifier.to_owned()).or_default();
+        for diagnostic in &report.diagnostics {
+            *counts.entry(diagnostic.fingerprint).or_default() += 1;
+        }
+    }
+
+    /// No failure is known.
+    pub fn is_empty(&self) -> bool {
+        self.known.values().all(BTreeMap::is_empty)
+    }
+
+    /// Removes from each failed report the failures the baseline already had (by fingerprint, with
+    /// multiplicity: three of a kind against a baseline of two leaves one), adjusting its counts; a
+    /// report left with no failure passes. Returns how many were set aside. Errored reports are left
+    /// alone: a verifier that could not verify has not shown that only old failures remain.
+    pub fn set_aside(&self, verifications: &mut [Verification]) -> u64 {
+        let mut total = 0;
+        for verification in verifications {
+            let report = &mut verification.report;
+            if report.outcome != Outcome::Failed {
+                continue;
+            }
+            let Some(known) = self.known.get(&verification.verifier) else {
+                continue;
+            };
+            let mut budget = known.clone();
+            let mut removed_tests = 0u64;
+            let mut removed_errors = 0u64;
+            let mut removed_warnings = 0u64;
+            report.diagnostics.retain(|d| {
+                let Some(left) = budget.get_mut(&d.fingerprint).filter(|n| **n > 0) else {
+                    return true;
+                };
+                *left -= 1;
+                if d.kind == Kind::Test && d.test.is_some() {
+                    removed_tests += 1;
+                } else if d.severity == Severity::Error {
+                    removed_errors += 1;
+                } else {
+                    removed_warnings += 1;
+                }
+                false
+            });
+            let removed = removed_tests + removed_errors + removed_warnings;
+            if removed == 0 {
+                continue;
+            }
+            total += removed;
+            let counts = &mut report.counts;
+            let sub = |n: &mut Option<u64>, by: u64| {
+                if let Some(n) = n {
+                    *n = n.saturating_sub(by);
+                }
+            };
+            sub(&mut counts.tests_failed, removed_tests);
+            sub(&mut counts.errors, removed_errors);
+            sub(&mut counts.warnings, removed_warnings);
+            let failures_left = report
+                .diagnostics
+                .iter()
+                .any(|d| d.severity == Severity::Error)
+                || report.diagnostics_dropped > 0
+                || counts.tests_failed.is_some_and(|n| n > 0)
+                || counts.suites_errored.is_some_and(|n| n > 0)
+                || counts.errors.is_some_and(|n| n > 0);
+            if !failures_left {
+                report.outcome = Outcome::Passed;
+            }
+            verification.notes.push(format!(
+                "{removed} known failure{} set aside (in the baseline)",
+                if removed == 1 { "" } else { "s" }
+            ));
+        }
+        total
+    }
+}
