@@ -9,8 +9,10 @@
 //!   log shows a failure that cannot be parsed), or verdict's own command line is wrong.
 
 mod config;
+mod history;
 mod hook;
 mod list;
+mod loop_cmd;
 mod progress;
 mod registry;
 mod run;
@@ -62,6 +64,12 @@ enum Command {
     Summarize(summarize::Args),
     /// Act as the stop hook of Claude Code, Codex or Cursor, or install it.
     Hook(hook::Args),
+    /// List the runs of `verdict loop`, or show one run's attempts and transitions.
+    History(history::HistoryArgs),
+    /// Show figures over every run of `verdict loop`: success rates, attempts, common failures.
+    Stats(history::StatsArgs),
+    /// Drive a coding agent to a green verification, retrying with the digest of what failed.
+    Loop(loop_cmd::Args),
 }
 
 fn main() -> ExitCode {
@@ -79,6 +87,9 @@ fn main() -> ExitCode {
         Command::Init(args) => list::init(&args),
         Command::Summarize(args) => summarize::run(&args),
         Command::Hook(args) => hook::run(&args),
+        Command::History(args) => history::history(&args),
+        Command::Stats(args) => history::stats(&args),
+        Command::Loop(args) => loop_cmd::run(&args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -1,0 +1,604 @@
+//! `verdict loop`: drives a coding agent to a green verification (see `verdict_core::driver`).
+//!
+//! This module gathers the settings (flags over `verdict.toml`'s `[loop]` and `[[agent]]` over the
+//! embedded defaults), builds the verification from `verdict run`'s pipeline, streams the events
+//! (NDJSON to `--events FILE` or to stdout with `--format jsonl`, a line per step on stderr for
+//! people), and turns the run's end into the exit code.
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use async_trait::async_trait;
+use verdict_core::Verification;
+use verdict_core::agent::{AgentPool, AgentSpec, PoolOptions};
+use verdict_core::agent_loop::policy::{Policies, SessionFailures};
+use verdict_core::cache::Cache;
+use verdict_core::digest::DEFAULT_BUDGET;
+use verdict_core::driver::{
+    self, EventKind, Guide, GuideRequest, LoopEvent, LoopParts, LoopSpec, Verify, VerifyRequest,
+};
+use verdict_core::pipeline::{self, Entry};
+use verdict_core::process::ProcessRunner;
+use verdict_core::state::{RunState, StateDb};
+use verdict_core::verifier::{Runner, Workspace};
+
+use crate::config::Config;
+use crate::registry;
+use crate::run::{self, usage};
+
+const EXAMPLES: &str = "\
+Examples:
+  verdict loop --task 'Make the failing cart tests pass' --agent claude
+  verdict loop --task-file TASK.md --agent 'aider --yes-always --message {prompt}' --max-attempts 5
+  verdict loop --task-file TASK.md --agent claude --agent codex      # codex when claude is out of quota
+  verdict loop --task-file TASK.md --resume                        # after a crash or Ctrl-C
+  verdict loop --task 'Fix the lint errors' --agent claude --format jsonl > events.ndjson
+
+The prompt reaches the agent on stdin, or as one argument where the command holds {prompt}, or as
+a file's path where it holds {prompt_file}; no shell ever runs it. A preset name alone (claude,
+codex, aider, gemini) runs that agent's documented command.
+
+Exit codes:
+  0  verified green
+  1  attempts exhausted, blocked by a policy, or the agent session failed
+  2  could not run: bad config or command line, no agent could start, verification could not start
+  3  escalated to a person (the same failure twice, or a policy's escalate action)
+  130 interrupted (Ctrl-C, SIGTERM): `verdict loop --resume` continues the run";
+
+/// Arguments of `verdict loop`.
+#[derive(clap::Args)]
+#[command(after_help = EXAMPLES)]
+pub(crate) struct Args {
+    /// The task for the agent
+    #[arg(long, value_name = "TEXT", conflicts_with = "task_file")]
+    task: Option<String>,
+
+    /// Read the task from a file
+    #[arg(long, value_name = "FILE")]
+    task_file: Option<PathBuf>,
+
+    /// The agent's command line or a preset name; give it several times to fall back from one
+    /// agent to the next on auth, quota and model errors
+    #[arg(long = "agent", value_name = "CMD")]
+    agents: Vec<String>,
+
+    /// Attempts in all, the first included (default 3)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    max_attempts: Option<u32>,
+
+    /// Verify with only these verifiers (comma-separated names, see `verdict list`)
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    only: Vec<String>,
+
+    /// Continue the unfinished run of this task (or, without a task, the latest unfinished run)
+    #[arg(long)]
+    resume: bool,
+
+    /// Also write every event as NDJSON to this file
+    #[arg(long, value_name = "FILE")]
+    events: Option<PathBuf>,
+
+    /// Output: `human` (progress on stderr, the result on stdout) or `jsonl` (events on stdout)
+    #[arg(long, value_enum, default_value_t = LoopFormat::Human)]
+    format: LoopFormat,
+
+    /// Retries of transient agent failures (rate limit, overload, network) per attempt
+    #[arg(long, value_name = "N")]
+    max_agent_retries: Option<u32>,
+
+    /// Seconds one agent session may run (default: the agent's own setting, else 1800)
+    #[arg(long, value_name = "SECS")]
+    agent_timeout: Option<u64>,
+
+    /// Restore the starting tree before every attempt after the first
+    #[arg(long)]
+    reset: bool,
+
+    /// Failures the starting tree already had do not block the loop
+    #[arg(long)]
+    new_failures_only: bool,
+
+    /// Skip the verification of the starting tree before attempt 1
+    #[arg(long)]
+    no_baseline: bool,
+
+    /// Guidance for every retry prompt: text, or a file holding it
+    #[arg(long, value_name = "TEXT|FILE")]
+    guide: Option<String>,
+
+    /// Ask at the terminal for guidance between attempts
+    #[arg(long)]
+    interactive: bool,
+
+    /// Token budget of the digest in retry prompts
+    #[arg(long, value_name = "TOKENS")]
+    budget: Option<usize>,
+
+    /// Run in this directory instead of the current one
+    #[arg(short = 'C', value_name = "DIR")]
+    dir: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum LoopFormat {
+    Human,
+    Jsonl,
+}
+
+/// Runs the command and returns the exit code.
+pub(crate) fn run(args: &Args) -> Result<u8> {
+    let (root, config) = run::load_config(args.dir.as_deref())?;
+    let root = std::path::absolute(&root)
+        .with_context(|| format!("failed to resolve {}", root.display()))?;
+    let task = task(args, &root)?;
+    let loop_config = &config.retry_loop;
+    let mut policies =
+        Policies::with_config(loop_config).map_err(|e| usage(format!("verdict.toml: {e}")))?;
+    if let Some(n) = args.max_attempts {
+        policies.max_attempts = n;
+    }
+    if args.new_failures_only {
+        policies.new_failures_only = true;
+    }
+    let specs = agents(args, &config, &policies)?;
+    let guidance = match &args.guide {
+        Some(guide) => Some(read_guide(guide)?),
+        None => policies.guidance.clone(),
+    };
+
+    // The verification: `verdict run`'s selection, built once.
+    let known = registry::all(&config).map_err(|e| usage(format!("{e:#}")))?;
+    let only = if args.only.is_empty() {
+        config.run.only.clone()
+    } else {
+        args.only.clone()
+    };
+    let workspace = Workspace::new(&root);
+    let selected = run::select(known, &workspace, &config, &only, &config.run.skip)?;
+    if selected.is_empty() {
+        bail!(usage(format!(
+            "no verifier applies to {}, so no attempt could be verified; `verdict list` shows \
+             why, and a [[verifier]] in verdict.toml adds one",
+            root.display()
+        )));
+    }
+    let entries: Vec<Entry> = selected.iter().map(|k| run::entry(k, &config)).collect();
+    pipeline::validate(&entries).map_err(|e| usage(e.to_string()))?;
+
+    let interrupted = Arc::new(AtomicBool::new(false));
+    let runner = ProcessRunner::new();
+    let verify = Arc::new(PipelineVerify {
+        root: root.clone(),
+        entries,
+        jobs: config.run.jobs.unwrap_or(0),
+        runner: runner.clone(),
+        interrupted: Arc::clone(&interrupted),
+    });
+    let pool_options = PoolOptions {
+        max_agent_retries: args
+            .max_agent_retries
+            .unwrap_or(PoolOptions::default().max_agent_retries),
+        ..PoolOptions::default()
+    };
+    let pool = AgentPool::from_specs(specs, &runner, pool_options);
+
+    let spec = LoopSpec {
+        task,
+        root: root.clone(),
+        policies,
+        baseline: !args.no_baseline,
+        reset: args.reset,
+        digest_budget: args.budget.or(config.run.budget).unwrap_or(DEFAULT_BUDGET),
+        guidance,
+        flaky_rerun: true,
+        grace: Duration::from_secs(2),
+    };
+    let output = Output::new(args)?;
+    let sink = {
+        let output = Arc::clone(&output);
+        Box::new(move |event: &LoopEvent| {
+            let mut output = output.lock().unwrap_or_else(|p| p.into_inner());
+            output.event(event);
+        })
+    };
+    let guide = args.interactive.then(interactive_guide).flatten();
+    let parts = LoopParts {
+        verify,
+        pool,
+        runner: runner.clone(),
+        sink,
+        guide,
+        interrupted: Arc::clone(&interrupted),
+    };
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("failed to start the async runtime")?;
+    let end = runtime.block_on(async {
+        let (int_runner, int_flag) = (runner.clone(), Arc::clone(&interrupted));
+        tokio::spawn(async move {
+            while tokio::signal::ctrl_c().await.is_ok() {
+                int_flag.store(true, Ordering::SeqCst);
+                int_runner.cancel();
+            }
+        });
+        if let Ok(mut term) =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        {
+            let (term_runner, term_flag) = (runner.clone(), Arc::clone(&interrupted));
+            tokio::spawn(async move {
+                while term.recv().await.is_some() {
+                    term_flag.store(true, Ordering::SeqCst);
+                    term_runner.cancel();
+                }
+            });
+        }
+        driver::run(spec, parts).await
+    });
+    runtime.shutdown_timeout(Duration::from_millis(100));
+    let end = end.map_err(|e| usage(e.to_string()))?;
+    let mut output = output.lock().unwrap_or_else(|p| p.into_inner());
+    output.finish(&end)?;
+    Ok(end.exit_code)
+}
+
+/// The task: `--task`, `--task-file`, or with `--resume` alone the latest unfinished run's.
+fn task(args: &Args, root: &Path) -> Result<String> {
+    let task = match (&args.task, &args.task_file) {
+        (Some(task), _) => task.clone(),
+        (None, Some(file)) => std::fs::read_to_string(file)
+            .with_context(|| format!("failed to read the task file {}", file.display()))?,
+        (None, None) if args.resume => {
+            let db = StateDb::open(&root.join(verdict_core::state::DEFAULT_PATH))?;
+            let runs = db.runs()?;
+            let workspace = root.to_string_lossy();
+            match runs
+                .into_iter()
+                .find(|r| !r.state.is_terminal() && r.workspace == workspace)
+            {
+                Some(run) => run.task,
+                None => bail!(usage(format!(
+                    "no unfinished loop run to resume in {}",
+                    root.display()
+                ))),
+            }
+        }
+        (None, None) => bail!(usage("give the task with --task TEXT or --task-file FILE")),
+    };
+    if task.trim().is_empty() {
+        bail!(usage("the task is empty"));
+    }
+    if args.resume && (args.task.is_some() || args.task_file.is_some()) {
+        let db = StateDb::open(&root.join(verdict_core::state::DEFAULT_PATH))?;
+        let hash = verdict_core::state::task_hash(&task);
+        if db.find_run_by_task(&hash, root)?.is_none() {
+            bail!(usage(format!(
+                "--resume: no unfinished loop run of this task in {}",
+                root.display()
+            )));
+        }
+    }
+    Ok(task)
+}
+
+/// The agents: `--agent` (a preset, an `[[agent]]` name, or a command line), else `[loop].agents`,
+/// else every `[[agent]]` table in order.
+fn agents(args: &Args, config: &Config, policies: &Policies) -> Result<Vec<AgentSpec>> {
+    let named: Vec<String> = if !args.agents.is_empty() {
+        args.agents.clone()
+    } else if !policies.agents.is_empty() {
+        policies.agents.clone()
+    } else {
+        Vec::new()
+    };
+    let mut specs = Vec::new();
+    if named.is_empty() {
+        for agent in &config.agents {
+            specs.push(
+                agent
+                    .to_spec()
+                    .map_err(|e| usage(format!("verdict.toml: {e}")))?,
+            );
+        }
+    }
+    for name in &named {
+        let table = config.agents.iter().find(|a| {
+            a.to_spec().is_ok_and(|spec| spec.name == *name) || a.name.as_deref() == Some(name)
+        });
+        let spec = match table {
+            Some(table) => table.to_spec(),
+            None => AgentSpec::from_command(name),
+        }
+        .map_err(|e| usage(format!("--agent {name:?}: {e}")))?;
+        specs.push(spec);
+    }
+    if specs.is_empty() {
+        bail!(usage(
+            "no agent to run: give --agent CMD (or a preset: claude, codex, aider, gemini), or \
+             add an [[agent]] table to verdict.toml"
+        ));
+    }
+    if let Some(secs) = args.agent_timeout {
+        for spec in &mut specs {
+            spec.timeout = Duration::from_secs(secs);
+        }
+    }
+    // Two agents of one name would share log directories and events.
+    let mut seen = std::collections::BTreeSet::new();
+    for (index, spec) in specs.iter_mut().enumerate() {
+        if !seen.insert(spec.name.clone()) {
+            spec.name = format!("{}-{}", spec.name, index + 1);
+            seen.insert(spec.name.clone());
+        }
+    }
+    if policies.session_failures == SessionFailures::Retry {
+        // Nothing to adjust: the driver judges a failed session as a failed attempt.
+    }
+    Ok(specs)
+}
+
+/// `--guide`: a file's contents when it names a file, else the text itself.
+fn read_guide(guide: &str) -> Result<String> {
+    let path = Path::new(guide);
+    if guide.len() < 4096 && path.is_file() {
+        return std::fs::read_to_string(path)
+            .with_context(|| format!("failed to read the guidance file {}", path.display()));
+    }
+    Ok(guide.to_owned())
+}
+
+/// `--interactive`: asks at the terminal between attempts; `None` (with a warning) when there is
+/// no terminal, so that a loop in CI never waits for a person who is not there.
+fn interactive_guide() -> Option<Guide> {
+    let tty = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/tty");
+    let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+    let tty = match tty {
+        Ok(tty) if interactive => tty,
+        _ => {
+            eprintln!("verdict: --interactive needs a terminal; going on without asking");
+            return None;
+        }
+    };
+    let tty = Arc::new(Mutex::new(tty));
+    Some(Box::new(move |request: &GuideRequest| {
+        let mut tty = tty.lock().ok()?;
+        let _ = writeln!(
+            tty,
+            "\nattempt {} failed verification:\n{}\n\nguidance for attempt {} (end with an empty \
+             line; nothing to go on as is):",
+            request.attempt, request.digest, request.next
+        );
+        let mut reader = std::io::BufReader::new(&*tty);
+        let mut text = String::new();
+        loop {
+            let mut line = String::new();
+            match reader.read_line(&mut line) {
+                Ok(0) | Err(_) => break,
+                Ok(_) if line.trim().is_empty() => break,
+                Ok(_) => text.push_str(&line),
+            }
+        }
+        let text = text.trim_end().to_owned();
+        (!text.is_empty()).then_some(text)
+    }))
+}
+
+/// `verdict run`'s pipeline as the loop's verification.
+struct PipelineVerify {
+    root: PathBuf,
+    entries: Vec<Entry>,
+    jobs: usize,
+    runner: ProcessRunner,
+    interrupted: Arc<AtomicBool>,
+}
+
+#[async_trait]
+impl Verify for PipelineVerify {
+    async fn verify(&self, request: VerifyRequest) -> Result<Vec<Verification>, String> {
+        let run_dir = run::new_run_dir(&self.root).map_err(|e| format!("{e:#}"))?;
+        let workspace = Workspace::new(&self.root).with_run_dir(&run_dir);
+        let entries: Vec<Entry> = self
+            .entries
+            .iter()
+            .filter(|e| {
+                request
+                    .only
+                    .as_ref()
+                    .is_none_or(|only| only.iter().any(|n| n == e.verifier.name()))
+            })
+            .map(|e| {
+                let mut entry = Entry::new(Arc::clone(&e.verifier));
+                // A re-run of some verifiers drops the needs it does not include: they passed.
+                entry.needs = match &request.only {
+                    Some(only) => e
+                        .needs
+                        .iter()
+                        .filter(|n| only.contains(n))
+                        .cloned()
+                        .collect(),
+                    None => e.needs.clone(),
+                };
+                entry.timeout = e.timeout;
+                entry.env = e.env.clone();
+                entry.allow_no_tests = e.allow_no_tests;
+                entry.cache_salt = e.cache_salt.clone();
+                entry
+            })
+            .collect();
+        let options = pipeline::Options {
+            jobs: self.jobs,
+            fail_fast: false,
+            cache: Some(Cache::open(self.root.join(".verdict").join("cache"))),
+            run_all: request.fresh,
+            failed_first: false,
+            interrupted: Some(Arc::clone(&self.interrupted)),
+        };
+        let runner: Arc<dyn Runner> = Arc::new(self.runner.clone());
+        let mut on_event = |_: pipeline::Event<'_>| {};
+        pipeline::run(&entries, &workspace, runner, &options, &mut on_event)
+            .await
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// Where the events go: NDJSON (a file, stdout), and a line per step on stderr for people.
+struct Output {
+    file: Option<std::io::BufWriter<std::fs::File>>,
+    jsonl: bool,
+    human: bool,
+    started: Instant,
+    error: Option<std::io::Error>,
+}
+
+impl Output {
+    fn new(args: &Args) -> Result<Arc<Mutex<Output>>> {
+        let file = match &args.events {
+            Some(path) => Some(std::io::BufWriter::new(
+                std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(path)
+                    .with_context(|| format!("failed to open {}", path.display()))?,
+            )),
+            None => None,
+        };
+        Ok(Arc::new(Mutex::new(Output {
+            file,
+            jsonl: args.format == LoopFormat::Jsonl,
+            human: true,
+            started: Instant::now(),
+            error: None,
+        })))
+    }
+
+    fn event(&mut self, event: &LoopEvent) {
+        let line = event.to_line();
+        if let Some(file) = &mut self.file
+            && let Err(error) = writeln!(file, "{line}").and_then(|()| file.flush())
+        {
+            self.error.get_or_insert(error);
+        }
+        if self.jsonl {
+            let mut stdout = std::io::stdout().lock();
+            if let Err(error) = writeln!(stdout, "{line}").and_then(|()| stdout.flush()) {
+                self.error.get_or_insert(error);
+            }
+        }
+        if self.human
+            && let Some(text) = describe(event)
+        {
+            let elapsed = self.started.elapsed().as_secs();
+            eprintln!(
+                "verdict loop [{:>2}:{:02}] {text}",
+                elapsed / 60,
+                elapsed % 60
+            );
+        }
+    }
+
+    fn finish(&mut self, end: &driver::LoopEnd) -> Result<()> {
+        if let Some(error) = self.error.take() {
+            return Err(error).context("failed to write the events");
+        }
+        if self.jsonl {
+            return Ok(());
+        }
+        let mut stdout = std::io::stdout().lock();
+        let attempts = match end.attempts {
+            1 => "1 attempt".to_owned(),
+            n => format!("{n} attempts"),
+        };
+        writeln!(
+            stdout,
+            "verdict loop: run {} {} after {attempts}: {}",
+            end.run, end.state, end.reason
+        )?;
+        if end.state != RunState::Passed
+            && let Some(digest) = &end.digest
+            && !digest.is_empty()
+        {
+            writeln!(stdout, "\n{digest}")?;
+        }
+        if end.state == RunState::Interrupted {
+            writeln!(stdout, "\n`verdict loop --resume` continues this run.")?;
+        }
+        stdout.flush()?;
+        Ok(())
+    }
+}
+
+/// One line for people about `event`, or `None` for events they need not see.
+fn describe(event: &LoopEvent) -> Option<String> {
+    let get = |key: &str| event.get(key).cloned().unwrap_or_default();
+    let text = |key: &str| match event.get(key) {
+        Some(serde_json::Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+        None => String::new(),
+    };
+    Some(match event.kind {
+        EventKind::RunStarted => format!("run {} started", event.run),
+        EventKind::RunResumed => format!(
+            "resuming run {} (it was {}; next attempt {})",
+            event.run,
+            text("was"),
+            get("next_attempt")
+        ),
+        EventKind::Checkpoint => return None,
+        EventKind::BaselineFinished => format!(
+            "baseline: {}, {} failure(s) already there",
+            text("outcome"),
+            event
+                .get("failures")
+                .and_then(|f| f.get("failures"))
+                .and_then(|f| f.as_object())
+                .map_or(0, |f| f.len())
+        ),
+        EventKind::AttemptStarted => format!(
+            "attempt {} — {} is working ({} prompt tokens)",
+            get("attempt"),
+            text("agent"),
+            get("prompt_tokens")
+        ),
+        EventKind::AgentRetry => format!(
+            "{} {}: retrying with {} in {} ms",
+            text("agent"),
+            text("outcome"),
+            text("next_agent"),
+            get("delay_ms")
+        ),
+        EventKind::AgentFinished => format!(
+            "attempt {}: agent {} ({} s){}",
+            get("attempt"),
+            text("outcome"),
+            get("duration_ms").as_u64().unwrap_or(0) / 1000,
+            if get("workspace_changed") == serde_json::Value::Bool(false) {
+                ", no change to the workspace"
+            } else {
+                ""
+            }
+        ),
+        EventKind::WorkspaceReset => "workspace restored to the starting tree".to_owned(),
+        EventKind::VerificationFinished => format!(
+            "attempt {}: {}",
+            get("attempt"),
+            if get("passed") == serde_json::Value::Bool(true) {
+                "verified green".to_owned()
+            } else {
+                text("summary")
+            }
+        ),
+        EventKind::RetryScheduled => format!("attempt {} next", get("next")),
+        EventKind::RetryExhausted => format!("exhausted: {}", text("reason")),
+        EventKind::Escalated => format!("escalated: {}", text("reason")),
+        EventKind::Blocked => format!("blocked: {}", text("reason")),
+        EventKind::RunFinished => return None,
+    })
+}
