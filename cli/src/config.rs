@@ -3,8 +3,9 @@
 //!
 //! Everything works without the file (verifiers are detected from the project's own files); the
 //! file changes run defaults (`[run]`), settings of any verifier (`[verifiers.<name>]`), adds
-//! verifiers defined without code (`[[verifier]]`, see `verdict_custom`) and names plugin
-//! libraries (`plugins`). The full reference with examples is `docs/config.md`.
+//! verifiers defined without code (`[[verifier]]`, see `verdict_custom`), names plugin
+//! libraries (`plugins`), and describes the coding agents (`[[agent]]`) and retry policies
+//! (`[loop]`) of `verdict loop`. The full reference with examples is `docs/config.md`.
 //!
 //! The schema is strict: every table denies unknown keys, and no `untagged`/`flatten` is used, so
 //! that every mistake gets a precise message. Every error names the file, the line and the key:
@@ -12,6 +13,13 @@
 //! The line comes from the span serde's error carries; the dotted key path from a second, spanned
 //! parse of the same text (`toml::de::DeTable`), which also locates the keys of errors found after
 //! deserializing (a regex that does not compile, a verifier that needs itself).
+//!
+//! `[[agent]]` and `[loop]` are deserialized straight into verdict-core's own types
+//! ([`AgentConfig`], [`LoopConfig`]) as part of the file, rather than kept as a raw table and
+//! parsed afterwards, so that their serde errors carry spans like every other table's. What serde
+//! cannot check — an agent that does not describe one, a policy value out of range, a `[loop]
+//! agents` name that is neither an `[[agent]]` nor a preset — is checked right after, at load
+//! time, so a mistake stops `verdict run` as early as it would stop `verdict loop`.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -22,6 +30,8 @@ use std::time::Duration;
 use serde::Deserialize;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
+use verdict_core::agent::{AgentConfig, AgentError, presets};
+use verdict_core::agent_loop::policy::{LoopConfig, Policies, PolicyError};
 use verdict_custom::{CustomVerifier, Definition, DefinitionError, duration};
 
 /// The file name looked for.
@@ -43,10 +53,14 @@ pub(crate) struct Config {
     pub(crate) custom: Vec<Definition>,
     /// `plugins`: plugin libraries, resolved against [`Config::dir`].
     pub(crate) plugins: Vec<PathBuf>,
-    /// `[loop]`: reserved for the retry loop (issue 4). Accepted and kept as written, so that a
-    /// config written for a newer verdict with a loop section still runs its verifiers here.
-    #[allow(dead_code)] // Read by the retry loop once it exists.
-    pub(crate) retry_loop: Option<toml::Table>,
+    /// `[[agent]]`: coding agents `verdict loop` can drive, each checked with
+    /// [`AgentConfig::to_spec`] and with a name no other table has.
+    #[allow(dead_code)] // Read by `verdict loop`.
+    pub(crate) agents: Vec<AgentConfig>,
+    /// `[loop]`: the retry loop's settings as written (the default when absent), already checked
+    /// with [`Policies::with_config`]; its `agents` name `[[agent]]` tables or presets.
+    #[allow(dead_code)] // Read by `verdict loop`.
+    pub(crate) retry_loop: LoopConfig,
 }
 
 /// `[run]`: defaults for `verdict run`; its command-line flags win.
@@ -108,7 +122,9 @@ struct File {
     #[serde(default)]
     plugins: Vec<Spanned<PathBuf>>,
     #[serde(default, rename = "loop")]
-    retry_loop: Option<toml::Table>,
+    retry_loop: LoopConfig,
+    #[serde(default)]
+    agent: Vec<AgentConfig>,
 }
 
 /// Why the configuration cannot be used.
@@ -148,7 +164,8 @@ impl Config {
             verifiers: BTreeMap::new(),
             custom: Vec::new(),
             plugins: Vec::new(),
-            retry_loop: None,
+            agents: Vec::new(),
+            retry_loop: LoopConfig::default(),
         }
     }
 
@@ -304,6 +321,8 @@ fn parse(text: &str, path: &Path, dir: &Path) -> Result<Config, ConfigError> {
             return Err(located(key, error.to_string()));
         }
     }
+    check_agents(&file, &keys, text, &located)?;
+    check_loop(&file, &keys, &located)?;
     let plugins = file
         .plugins
         .into_iter()
@@ -319,8 +338,114 @@ fn parse(text: &str, path: &Path, dir: &Path) -> Result<Config, ConfigError> {
         verifiers: file.verifiers,
         custom: file.verifier,
         plugins,
+        agents: file.agent,
         retry_loop: file.retry_loop,
     })
+}
+
+/// Checks every `[[agent]]` table: it describes an agent ([`AgentConfig::to_spec`]), and no other
+/// table has its name (the name given, else the preset's or the program's).
+fn check_agents(
+    file: &File,
+    keys: &KeyIndex,
+    text: &str,
+    located: &impl Fn(KeyPath, String) -> ConfigError,
+) -> Result<(), ConfigError> {
+    // Each name seen so far, with the line where it is given (its `name` key, else the table).
+    let mut seen: Vec<(String, usize)> = Vec::new();
+    for (i, agent) in file.agent.iter().enumerate() {
+        let table = KeyPath::keys(&["agent"]).index(i);
+        let at = |key: &str| table.clone().key(key);
+        let spec = agent.to_spec().map_err(|error| {
+            let (path, message) = match error {
+                AgentError::UnknownPreset { .. } => (at("preset"), error.to_string()),
+                AgentError::Command { .. } => (at("command"), error.to_string()),
+                AgentError::Pattern { kind, .. } => (at("patterns").key(kind), error.to_string()),
+                // A table that names no program, or too many ways to run one, or a zero time-out:
+                // its own message, at its header. The name is empty when none was given.
+                AgentError::Config { name, reason } if name.is_empty() => {
+                    (table.clone(), format!("invalid [[agent]]: {reason}"))
+                }
+                AgentError::Config { name, reason } => {
+                    (table.clone(), format!("invalid agent `{name}`: {reason}"))
+                }
+            };
+            located(path, message)
+        })?;
+        let name_path = if agent.name.is_some() {
+            at("name")
+        } else {
+            table.clone()
+        };
+        let line = keys.span(&name_path).map_or(1, |s| line_of(text, s.start));
+        if let Some((_, first)) = seen.iter().find(|(name, _)| *name == spec.name) {
+            return Err(located(
+                name_path,
+                format!(
+                    "duplicate agent name `{}` in [[agent]] (first defined on line {first})",
+                    spec.name
+                ),
+            ));
+        }
+        seen.push((spec.name, line));
+    }
+    Ok(())
+}
+
+/// Checks `[loop]`: the defaults with it laid over them resolve ([`Policies::with_config`]), and
+/// each of its `agents` is an `[[agent]]` name or a preset.
+fn check_loop(
+    file: &File,
+    keys: &KeyIndex,
+    located: &impl Fn(KeyPath, String) -> ConfigError,
+) -> Result<(), ConfigError> {
+    if let Err(error) = Policies::with_config(&file.retry_loop) {
+        return Err(match error {
+            PolicyError::Invalid { key, problem } => {
+                let mut path = KeyPath::keys(&["loop"]);
+                for part in key.split('.') {
+                    path = path.key(part);
+                }
+                // A key the table does not write comes from the embedded defaults, which a test
+                // keeps valid; should it happen anyway, the `[loop]` header is the place to look.
+                let path = if keys.span(&path).is_some() {
+                    path
+                } else {
+                    KeyPath::keys(&["loop"])
+                };
+                located(path, format!("`loop.{key}` {problem}"))
+            }
+            PolicyError::Parse(error) => located(
+                KeyPath::keys(&["loop"]),
+                format!("invalid [loop] table: {}", first_line(error.message())),
+            ),
+        });
+    }
+    let Some(agents) = &file.retry_loop.agents else {
+        return Ok(());
+    };
+    let mut known: Vec<String> = file
+        .agent
+        .iter()
+        // Every table resolved in `check_agents`, which runs first.
+        .filter_map(|agent| agent.to_spec().ok().map(|spec| spec.name))
+        .chain(presets::preset_names().map(str::to_owned))
+        .collect();
+    known.sort();
+    known.dedup();
+    for (i, name) in agents.iter().enumerate() {
+        if !known.contains(name) {
+            return Err(located(
+                KeyPath::keys(&["loop", "agents"]).index(i),
+                format!(
+                    "unknown agent `{name}` in `loop.agents`; known agents ([[agent]] names and \
+                     presets): {}",
+                    known.join(", ")
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Rewrites serde's message in the file's terms: keys, tables, what is expected.
@@ -605,7 +730,8 @@ mod tests {
         assert_eq!(config.path, Some(PathBuf::from("/project/verdict.toml")));
         assert_eq!(config.run, RunSettings::default());
         assert!(config.verifiers.is_empty() && config.custom.is_empty());
-        assert!(config.plugins.is_empty() && config.retry_loop.is_none());
+        assert!(config.plugins.is_empty() && config.agents.is_empty());
+        assert_eq!(config.retry_loop, LoopConfig::default());
     }
 
     #[test]
@@ -641,7 +767,7 @@ timeout = "1m30s"
 regex = '^(?P<file>[^:]+):(?P<line>\d+): (?P<message>.*)$'
 
 [loop]
-attempts = 3
+max_attempts = 3
 "#,
         );
         assert_eq!(config.run.jobs, Some(2));
@@ -668,14 +794,7 @@ attempts = 3
                 PathBuf::from("/opt/verdict/libother.so")
             ]
         );
-        assert_eq!(
-            config
-                .retry_loop
-                .as_ref()
-                .and_then(|t| t.get("attempts"))
-                .and_then(toml::Value::as_integer),
-            Some(3)
-        );
+        assert_eq!(config.retry_loop.max_attempts, Some(3));
         // Precedence of time-outs: the verifier's settings, its definition, then [run].
         assert_eq!(config.timeout_for("tsc"), Some(Duration::from_secs(300)));
         assert_eq!(config.timeout_for("build"), Some(Duration::from_secs(90)));
@@ -694,7 +813,7 @@ attempts = 3
         );
         check_error(
             "plugin = []\n",
-            "/project/verdict.toml:1: unknown key `plugin` in the top level (expected one of: run, verifiers, verifier, plugins, loop)",
+            "/project/verdict.toml:1: unknown key `plugin` in the top level (expected one of: run, verifiers, verifier, plugins, loop, agent)",
         );
         check_error(
             "[[verifier]]\nname = \"a\"\nkind = \"lint\"\ncommand = [\"a\"]\n\n[[verifier]]\nname = \"b\"\nkind = \"lint\"\ncommand = [\"b\"]\n[[verifier.pattern]]\nregex = '(?P<message>.*)'\nseverty = \"warning\"\n",
@@ -806,6 +925,170 @@ attempts = 3
         check_error(
             &format!("{head}[[verifier.pattern]]\nregex = '(?P<file>\\S+): .*'\n"),
             "/project/verdict.toml:7: verifier `a`: pattern 1 has no `(?P<message>…)` group",
+        );
+    }
+
+    #[test]
+    fn agents_and_loop() {
+        let config = check(
+            r#"
+[[agent]]
+preset = "claude"
+timeout = 600
+env = { ANTHROPIC_MODEL = "claude-sonnet-4-5" }
+patterns.quota = ["(?i)usage limit reached"]
+
+[[agent]]
+name = "codex-fallback"
+argv = ["codex", "exec", "--sandbox", "workspace-write", "-"]
+
+[[agent]]
+command = "/opt/bin/aider --yes-always --message {prompt}"
+
+[loop]
+max_attempts = 5
+agents = ["claude", "codex-fallback", "aider", "gemini"]
+guidance = "Keep the public API."
+protected = [".github/**"]
+on_repeat = "block"
+escalate_command = ["notify-send", "verdict"]
+
+[loop.policy.lint]
+action = "block"
+delays = ["1s", "2m"]
+"#,
+        );
+        let names: Vec<String> = config
+            .agents
+            .iter()
+            .map(|agent| agent.to_spec().expect("checked at load").name)
+            .collect();
+        assert_eq!(names, ["claude", "codex-fallback", "aider"]);
+        assert_eq!(config.agents[0].timeout, Some(600));
+        let agents = config.retry_loop.agents.clone().unwrap_or_default();
+        assert_eq!(agents, ["claude", "codex-fallback", "aider", "gemini"]);
+        let policies = Policies::with_config(&config.retry_loop).expect("checked at load");
+        assert_eq!(policies.max_attempts, 5);
+        assert_eq!(
+            policies.escalate_command,
+            Some(vec!["notify-send".to_owned(), "verdict".to_owned()])
+        );
+        let lint = policies.policy(verdict_core::agent_loop::classify::Category::Lint);
+        assert_eq!(
+            lint.action,
+            verdict_core::agent_loop::policy::RecoveryAction::Block
+        );
+        assert_eq!(
+            lint.delays,
+            [Duration::from_secs(1), Duration::from_secs(120)]
+        );
+        // Keys the table leaves out keep the embedded defaults.
+        assert_eq!(
+            lint.max_attempts,
+            Policies::defaults()
+                .policy(verdict_core::agent_loop::classify::Category::Lint)
+                .max_attempts
+        );
+    }
+
+    #[test]
+    fn agent_errors_name_the_line_and_key() {
+        check_error(
+            "[[agent]]\npreset = \"claude\"\n\n[[agent]]\nname = \"x\"\nargv = [\"x\"]\nprompt = \"{prompt}\"\n",
+            "/project/verdict.toml:7: unknown key `prompt` in [[agent]] (expected one of: name, preset, command, argv, env, timeout, patterns)",
+        );
+        check_error(
+            "[[agent]]\nname = \"mine\"\npreset = \"cursor\"\n",
+            "/project/verdict.toml:3: no agent preset named `cursor` (presets: aider, claude, codex, gemini)",
+        );
+        check_error(
+            "[run]\njobs = 1\n\n[[agent]]\ntimeout = 60\n",
+            "/project/verdict.toml:4: invalid [[agent]]: give one of `preset`, `command` or `argv`",
+        );
+        check_error(
+            "[[agent]]\nname = \"both\"\npreset = \"claude\"\ncommand = \"claude -p\"\n",
+            "/project/verdict.toml:1: invalid agent `both`: give only one of `preset`, `command` and `argv`",
+        );
+        check_error(
+            "[[agent]]\ncommand = \"aider --message \\\"{prompt}\"\n",
+            "/project/verdict.toml:2: invalid agent command `aider --message \"{prompt}`: a double quote is never closed",
+        );
+        check_error(
+            "[[agent]]\npreset = \"codex\"\npatterns.auth = [\"(\"]\n",
+            "/project/verdict.toml:3: invalid auth pattern `(`: regex parse error:\n    (\n    ^\nerror: unclosed group",
+        );
+        check_error(
+            "[[agent]]\npreset = \"codex\"\npatterns.bogus = [\"x\"]\n",
+            "/project/verdict.toml:3: `agent[0].patterns.bogus`: unknown variant `bogus`, expected one of `auth`, `quota`, `model_unavailable`, `turn_limit`, `rate_limited`, `overloaded`, `server_error`, `network`",
+        );
+        check_error(
+            "[[agent]]\npreset = \"claude\"\ntimeout = \"30m\"\n",
+            "/project/verdict.toml:3: `agent[0].timeout`: invalid type: string \"30m\", expected u64",
+        );
+    }
+
+    #[test]
+    fn duplicate_agent_names_name_both_lines() {
+        // Named by the preset, twice.
+        check_error(
+            "[[agent]]\npreset = \"claude\"\n\n[[agent]]\npreset = \"claude\"\ntimeout = 60\n",
+            "/project/verdict.toml:4: duplicate agent name `claude` in [[agent]] (first defined on line 1)",
+        );
+        // Named by `name` the second time, by the program's file name the first.
+        check_error(
+            "[[agent]]\ncommand = \"/usr/local/bin/aider --message {prompt}\"\n\n[[agent]]\nname = \"aider\"\npreset = \"aider\"\n",
+            "/project/verdict.toml:5: duplicate agent name `aider` in [[agent]] (first defined on line 1)",
+        );
+        // Another name for the same preset is fine.
+        let config = check(
+            "[[agent]]\npreset = \"claude\"\n\n[[agent]]\nname = \"claude-slow\"\npreset = \"claude\"\ntimeout = 7200\n",
+        );
+        assert_eq!(config.agents.len(), 2);
+    }
+
+    #[test]
+    fn loop_errors_name_the_line_and_key() {
+        check_error(
+            "[loop]\nmax_attempts = 3\nattempts = 3\n",
+            "/project/verdict.toml:3: unknown key `attempts` in [loop] (expected one of: max_attempts, agents, guidance, protected, new_failures_only, session_failures, on_repeat, escalate_command, policy)",
+        );
+        check_error(
+            "[loop]\nmax_attempts = 0\n",
+            "/project/verdict.toml:2: `loop.max_attempts` is 0 (it counts attempts: at least 1)",
+        );
+        check_error(
+            "[loop.policy.lint]\nmax_attempts = 2\naction = \"retry\"\n",
+            "/project/verdict.toml:3: `loop.policy.lint.action`: unknown variant `retry`, expected one of `retry_with_guidance`, `refresh_requirements`, `escalate`, `block`",
+        );
+        check_error(
+            "[loop.policy.typo]\naction = \"block\"\n",
+            "/project/verdict.toml:1: unknown key `typo` in [loop.policy] (expected one of: code_error, test_failure, lint, transient, timeout, resource_exhaustion, dependency_missing, flaky, unknown)",
+        );
+        check_error(
+            "[loop]\nmax_attempts = 4\n\n[loop.policy.transient]\ndelays = [\"30s\", \"5 minutes\"]\n",
+            "/project/verdict.toml:5: `loop.policy.transient.delays` holds `5 minutes`, not a number with a unit (500ms, 30s, 2m, 1h)",
+        );
+        check_error(
+            "[loop.policy.flaky]\ndelays = []\n",
+            "/project/verdict.toml:2: `loop.policy.flaky.delays` is empty (give at least one, e.g. [\"0s\"])",
+        );
+        check_error(
+            "[loop]\non_repeat = \"ignore\"\n",
+            "/project/verdict.toml:2: `loop.on_repeat`: unknown variant `ignore`, expected one of `escalate`, `block`, `retry`",
+        );
+    }
+
+    #[test]
+    fn loop_agents_must_be_known() {
+        check_error(
+            "[[agent]]\nname = \"mine\"\ncommand = \"my-agent {prompt}\"\n\n[loop]\nagents = [\n  \"mine\",\n  \"claude-code\",\n]\n",
+            "/project/verdict.toml:8: unknown agent `claude-code` in `loop.agents`; known agents ([[agent]] names and presets): aider, claude, codex, gemini, mine",
+        );
+        // A preset needs no table.
+        let config = check("[loop]\nagents = [\"codex\", \"claude\"]\n");
+        assert_eq!(
+            config.retry_loop.agents,
+            Some(vec!["codex".to_owned(), "claude".to_owned()])
         );
     }
 
