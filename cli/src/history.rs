@@ -1,0 +1,736 @@
+//! `verdict history [RUN]` and `verdict stats`: what `verdict loop` recorded in the project's state
+//! database (`.verdict/state.db`), read back.
+//!
+//! Both commands only read. The database is opened only when it exists, so that looking at the
+//! history of a project where no loop ever ran does not leave an empty database behind: there it
+//! says "no loop runs recorded in <path>" and exits 0 (with `--format json`, an empty list or
+//! zero figures), since an empty history is an answer, not a failure. A database that cannot be
+//! read (damaged, or written by a newer verdict) is an error, exit 2, as is a run id that is not in
+//! it.
+//!
+//! `--format json` prints verdict-core's own structs (`verdict_core::state`): `{ "runs": [...] }`
+//! of `RunRecord`s, one `RunHistory`, or the `Stats`. Times there are milliseconds since the Unix
+//! epoch; the human output shows them in UTC.
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use serde::Serialize;
+use verdict_core::state::{
+    self, AttemptHistory, RunHistory, RunId, RunRecord, RunState, StateDb, Stats,
+    VerificationRecord,
+};
+
+use crate::run::{load_config, usage};
+
+/// How many failure labels an attempt shows before "and N more".
+const MAX_FAILURES_SHOWN: usize = 5;
+/// How many of the agent's last output lines an attempt shows.
+const TAIL_LINES: usize = 5;
+/// How many characters of a task's first line the list of runs shows.
+const TASK_WIDTH: usize = 60;
+
+const HISTORY_EXAMPLES: &str = "\
+Examples:
+  verdict history                  # every loop run, newest first
+  verdict history 12               # run 12: its attempts, verifications and transitions
+  verdict history 12 --format json
+
+Exit codes:
+  0  shown (also when no loop has run here yet)
+  2  the state database cannot be read, there is no such run, or the command line is wrong";
+
+const STATS_EXAMPLES: &str = "\
+Examples:
+  verdict stats
+  verdict stats --format json
+
+Exit codes:
+  0  shown (also when no loop has run here yet)
+  2  the state database cannot be read, or the command line is wrong";
+
+/// Arguments of `verdict history`.
+#[derive(clap::Args)]
+#[command(after_help = HISTORY_EXAMPLES)]
+pub(crate) struct HistoryArgs {
+    /// Show this run in full (its id, as the list shows it)
+    #[arg(value_name = "RUN", value_parser = clap::value_parser!(i64).range(1..))]
+    run: Option<i64>,
+
+    /// Output format
+    #[arg(long, value_enum, default_value_t = FormatArg::Human)]
+    format: FormatArg,
+
+    /// The project [default: the directory of verdict.toml, else the current one]
+    #[arg(long, short = 'C', value_name = "DIR")]
+    dir: Option<PathBuf>,
+}
+
+/// Arguments of `verdict stats`.
+#[derive(clap::Args)]
+#[command(after_help = STATS_EXAMPLES)]
+pub(crate) struct StatsArgs {
+    /// Output format
+    #[arg(long, value_enum, default_value_t = FormatArg::Human)]
+    format: FormatArg,
+
+    /// The project [default: the directory of verdict.toml, else the current one]
+    #[arg(long, short = 'C', value_name = "DIR")]
+    dir: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum FormatArg {
+    /// Aligned text, for people
+    Human,
+    /// verdict-core's records as JSON (times in ms since the Unix epoch)
+    Json,
+}
+
+/// The state database of the project `dir` names, opened only if it exists: `Err` holds its path
+/// when it does not.
+fn open(dir: Option<&Path>) -> Result<Result<StateDb, PathBuf>> {
+    let (root, _config) = load_config(dir)?;
+    let path = root.join(state::DEFAULT_PATH);
+    if !path.exists() {
+        return Ok(Err(path));
+    }
+    let db = StateDb::open(&path).with_context(|| format!("failed to read {}", path.display()))?;
+    Ok(Ok(db))
+}
+
+fn no_runs(path: &Path) -> String {
+    format!("no loop runs recorded in {}\n", path.display())
+}
+
+fn print(text: &str) -> Result<()> {
+    let mut out = io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
+    Ok(())
+}
+
+fn print_json(value: &impl Serialize) -> Result<()> {
+    let mut text = serde_json::to_string_pretty(value).context("failed to write JSON")?;
+    text.push('\n');
+    print(&text)
+}
+
+/// `verdict history [RUN]`.
+pub(crate) fn history(args: &HistoryArgs) -> Result<u8> {
+    let db = open(args.dir.as_deref())?;
+    match args.run {
+        Some(id) => {
+            let id = RunId(id);
+            let history = match &db {
+                Ok(db) => db.history(id).map_err(|error| match error {
+                    state::StateError::NoSuchRun(_) => no_such_run(id),
+                    error => anyhow::Error::new(error)
+                        .context(format!("failed to read {}", db.path().display())),
+                })?,
+                Err(_) => return Err(no_such_run(id)),
+            };
+            match args.format {
+                FormatArg::Human => print(&render_run(&history))?,
+                FormatArg::Json => print_json(&history)?,
+            }
+        }
+        None => {
+            #[derive(Serialize)]
+            struct Runs {
+                runs: Vec<RunRecord>,
+            }
+            let db = match db {
+                Ok(db) => db,
+                Err(path) => {
+                    match args.format {
+                        FormatArg::Human => print(&no_runs(&path))?,
+                        FormatArg::Json => print_json(&Runs { runs: Vec::new() })?,
+                    }
+                    return Ok(0);
+                }
+            };
+            let read = |error| {
+                anyhow::Error::new(error).context(format!("failed to read {}", db.path().display()))
+            };
+            let runs = db.runs().map_err(read)?;
+            match args.format {
+                FormatArg::Json => print_json(&Runs { runs })?,
+                FormatArg::Human if runs.is_empty() => print(&no_runs(db.path()))?,
+                FormatArg::Human => {
+                    // The list shows how many attempts each run made, which only its history
+                    // holds.
+                    let histories = runs
+                        .iter()
+                        .map(|run| db.history(run.id))
+                        .collect::<Result<Vec<_>, _>>()
+                        .map_err(read)?;
+                    print(&render_runs(&histories))?;
+                }
+            }
+        }
+    }
+    Ok(0)
+}
+
+fn no_such_run(id: RunId) -> anyhow::Error {
+    usage(format!("no run {id} (`verdict history` lists the runs)"))
+}
+
+/// `verdict stats`.
+pub(crate) fn stats(args: &StatsArgs) -> Result<u8> {
+    let stats = match open(args.dir.as_deref())? {
+        Ok(db) => db
+            .stats()
+            .with_context(|| format!("failed to read {}", db.path().display()))?,
+        Err(path) if args.format == FormatArg::Human => {
+            print(&no_runs(&path))?;
+            return Ok(0);
+        }
+        Err(_) => empty_stats(),
+    };
+    match args.format {
+        FormatArg::Human => print(&render_stats(&stats))?,
+        FormatArg::Json => print_json(&stats)?,
+    }
+    Ok(0)
+}
+
+/// The figures of a database with no run, for `--format json` where there is none.
+fn empty_stats() -> Stats {
+    Stats {
+        runs: 0,
+        by_state: Default::default(),
+        finished: 0,
+        success_rate: None,
+        by_category: Vec::new(),
+        attempts_to_success: None,
+        common_failures: Vec::new(),
+        attempts: 0,
+        agent_ms: 0,
+        verification_ms: 0,
+    }
+}
+
+// Rendering: pure functions of the records.
+
+/// The list of runs, newest first: id, when, state, attempts made / allowed, duration, task.
+fn render_runs(histories: &[RunHistory]) -> String {
+    let rows: Vec<Vec<String>> = histories
+        .iter()
+        .map(|history| {
+            let run = &history.run;
+            vec![
+                run.id.to_string(),
+                minute(run.created_at),
+                run.state.as_str().to_owned(),
+                format!("{}/{}", attempts_made(history), run.max_attempts),
+                run.finished_at
+                    .map_or_else(|| "-".to_owned(), |end| duration(end - run.created_at)),
+                clip(run.task.lines().next().unwrap_or(""), TASK_WIDTH),
+            ]
+        })
+        .collect();
+    table(
+        &[
+            ("run", Align::Right),
+            ("started (UTC)", Align::Left),
+            ("state", Align::Left),
+            ("attempts", Align::Right),
+            ("took", Align::Right),
+            ("task", Align::Left),
+        ],
+        &rows,
+    )
+}
+
+/// The attempts a run made: the highest number that started (interrupted ones included).
+fn attempts_made(history: &RunHistory) -> u32 {
+    history
+        .attempts
+        .iter()
+        .map(|a| a.attempt.number)
+        .max()
+        .unwrap_or(0)
+}
+
+/// One run in full.
+fn render_run(history: &RunHistory) -> String {
+    let run = &history.run;
+    let mut out = String::new();
+    let mut line = |text: String| {
+        out.push_str(text.trim_end());
+        out.push('\n');
+    };
+    line(format!("run {}: {}", run.id, run.state.as_str()));
+    line(format!("workspace  {}", run.workspace));
+    line(format!("started    {}", second(run.created_at)));
+    match run.finished_at {
+        Some(end) => line(format!(
+            "finished   {} (took {})",
+            second(end),
+            duration(end - run.created_at)
+        )),
+        None => line("finished   not yet".to_owned()),
+    }
+    line(format!(
+        "attempts   {} of {}",
+        attempts_made(history),
+        run.max_attempts
+    ));
+    line("task".to_owned());
+    for text in run.task.lines() {
+        line(format!("  {text}"));
+    }
+
+    line(String::new());
+    match &history.baseline {
+        Some(baseline) => {
+            line(format!("baseline   {}", verification(baseline)));
+            failures(&mut line, baseline, "  ");
+        }
+        None => line("baseline   none".to_owned()),
+    }
+
+    for attempt in &history.attempts {
+        line(String::new());
+        render_attempt(&mut line, attempt);
+    }
+
+    line(String::new());
+    line("transitions".to_owned());
+    let rows: Vec<Vec<String>> = history
+        .transitions
+        .iter()
+        .map(|t| {
+            vec![
+                format!("  {}", second(t.at)),
+                t.from.as_str().to_owned(),
+                "→".to_owned(),
+                t.to.as_str().to_owned(),
+                t.reason.clone(),
+            ]
+        })
+        .collect();
+    let align = [
+        ("", Align::Left),
+        ("", Align::Left),
+        ("", Align::Left),
+        ("", Align::Left),
+        ("", Align::Left),
+    ];
+    for row in table(&align, &rows).lines().skip(1) {
+        line(row.to_owned());
+    }
+    out
+}
+
+fn render_attempt(line: &mut impl FnMut(String), attempt: &AttemptHistory) {
+    let record = &attempt.attempt;
+    let took = record.finished_at.map_or_else(
+        || "unfinished".to_owned(),
+        |end| duration(end - record.started_at),
+    );
+    let changed = match record.workspace_changed {
+        Some(true) => "changed the workspace",
+        Some(false) => "no-op (workspace unchanged)",
+        None => "workspace change unknown",
+    };
+    line(format!(
+        "attempt {} · {} · session {} · {} · {}",
+        record.number,
+        record.agent,
+        record.session_outcome.as_deref().unwrap_or("running"),
+        took,
+        changed
+    ));
+    match &attempt.verification {
+        Some(v) => {
+            line(format!("  verified  {}", verification(v)));
+            failures(line, v, "    ");
+        }
+        None => line("  verified  not verified".to_owned()),
+    }
+    let tail: Vec<&str> = record
+        .output_tail
+        .as_deref()
+        .unwrap_or("")
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    if !tail.is_empty() {
+        let shown = tail.len().min(TAIL_LINES) as u64;
+        line(format!("  agent output, last {}", plural(shown, "line")));
+        for text in &tail[tail.len().saturating_sub(TAIL_LINES)..] {
+            line(format!("    | {text}"));
+        }
+    }
+}
+
+/// A verification on one line: outcome, category (confidence), location, failures, time.
+fn verification(v: &VerificationRecord) -> String {
+    let mut parts = vec![v.outcome.as_str().to_owned()];
+    if let Some(category) = &v.category {
+        parts.push(match v.confidence {
+            Some(confidence) => format!("{category} ({confidence:.2})"),
+            None => category.clone(),
+        });
+    }
+    if let Some(location) = &v.location {
+        parts.push(format!("at {location}"));
+    }
+    if !v.failures.is_empty() {
+        parts.push(plural(v.failures.len() as u64, "failure"));
+    }
+    if let Some(tests) = v.tests_run {
+        parts.push(format!("{} run", plural(tests, "test")));
+    }
+    parts.push(duration(v.duration_ms as i64));
+    parts.join(" · ")
+}
+
+/// The failure labels of a verification, at most [`MAX_FAILURES_SHOWN`] then "and N more".
+fn failures(line: &mut impl FnMut(String), v: &VerificationRecord, indent: &str) {
+    for failure in v.failures.iter().take(MAX_FAILURES_SHOWN) {
+        line(format!("{indent}- {}", failure.label));
+    }
+    if v.failures.len() > MAX_FAILURES_SHOWN {
+        line(format!(
+            "{indent}  and {} more",
+            v.failures.len() - MAX_FAILURES_SHOWN
+        ));
+    }
+}
+
+/// The figures of `verdict stats`.
+fn render_stats(stats: &Stats) -> String {
+    let mut out = String::new();
+    let mut line = |text: String| {
+        out.push_str(text.trim_end());
+        out.push('\n');
+    };
+    let finished_by: Vec<String> = stats
+        .by_state
+        .iter()
+        .filter(|(state, _)| state.is_terminal())
+        .map(|(state, n)| format!("{} {n}", state.as_str()))
+        .collect();
+    let unfinished = stats.runs - stats.finished;
+    let mut rows = vec![
+        vec!["runs".to_owned(), stats.runs.to_string(), String::new()],
+        vec![
+            "finished".to_owned(),
+            stats.finished.to_string(),
+            if finished_by.is_empty() {
+                String::new()
+            } else {
+                format!("({})", finished_by.join(", "))
+            },
+        ],
+    ];
+    if unfinished > 0 {
+        rows.push(vec![
+            "not finished".to_owned(),
+            unfinished.to_string(),
+            String::new(),
+        ]);
+    }
+    let passed = stats.by_state.get(&RunState::Passed).copied().unwrap_or(0);
+    rows.push(vec![
+        "success rate".to_owned(),
+        stats.success_rate.map_or_else(|| "-".to_owned(), percent),
+        if stats.finished > 0 {
+            format!("({passed} of {} finished runs passed)", stats.finished)
+        } else {
+            String::new()
+        },
+    ]);
+    rows.push(vec![
+        "attempts".to_owned(),
+        stats.attempts.to_string(),
+        String::new(),
+    ]);
+    let align = [("", Align::Left), ("", Align::Right), ("", Align::Left)];
+    for row in table(&align, &rows).lines().skip(1) {
+        line(row.to_owned());
+    }
+
+    line(String::new());
+    match &stats.attempts_to_success {
+        Some(a) => line(format!(
+            "attempts to success: mean {:.2}, median {} (over {})",
+            a.mean,
+            trim_float(a.median),
+            plural(a.runs, "passed run")
+        )),
+        None => line("attempts to success: no run passed".to_owned()),
+    }
+
+    line(String::new());
+    if stats.by_category.is_empty() {
+        line("failure categories: no failed attempt".to_owned());
+    } else {
+        let rows: Vec<Vec<String>> = stats
+            .by_category
+            .iter()
+            .map(|c| {
+                vec![
+                    c.category.clone(),
+                    c.failures.to_string(),
+                    c.runs.to_string(),
+                    c.passed.to_string(),
+                    percent(c.success_rate),
+                ]
+            })
+            .collect();
+        out_table(
+            &mut line,
+            &[
+                ("failure category", Align::Left),
+                ("failures", Align::Right),
+                ("runs", Align::Right),
+                ("passed", Align::Right),
+                ("success rate", Align::Right),
+            ],
+            &rows,
+        );
+    }
+
+    line(String::new());
+    if stats.common_failures.is_empty() {
+        line("common failures: none".to_owned());
+    } else {
+        let rows: Vec<Vec<String>> = stats
+            .common_failures
+            .iter()
+            .map(|f| {
+                vec![
+                    f.label.clone(),
+                    f.occurrences.to_string(),
+                    f.runs.to_string(),
+                ]
+            })
+            .collect();
+        out_table(
+            &mut line,
+            &[
+                ("common failures", Align::Left),
+                ("seen", Align::Right),
+                ("runs", Align::Right),
+            ],
+            &rows,
+        );
+    }
+
+    line(String::new());
+    let total = stats.agent_ms + stats.verification_ms;
+    let share = |ms: u64| {
+        if total == 0 {
+            "-".to_owned()
+        } else {
+            percent(ms as f64 / total as f64)
+        }
+    };
+    out_table(
+        &mut line,
+        &[
+            ("time spent", Align::Left),
+            ("total", Align::Right),
+            ("share", Align::Right),
+        ],
+        &[
+            vec![
+                "agent sessions".to_owned(),
+                duration(stats.agent_ms as i64),
+                share(stats.agent_ms),
+            ],
+            vec![
+                "verification".to_owned(),
+                duration(stats.verification_ms as i64),
+                share(stats.verification_ms),
+            ],
+        ],
+    );
+    out
+}
+
+fn out_table(line: &mut impl FnMut(String), columns: &[(&str, Align)], rows: &[Vec<String>]) {
+    for row in table(columns, rows).lines() {
+        line(row.to_owned());
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Align {
+    Left,
+    Right,
+}
+
+/// A header line and one line per row, columns two spaces apart, each as wide as its widest cell
+/// (in characters); the last column is not padded.
+fn table(columns: &[(&str, Align)], rows: &[Vec<String>]) -> String {
+    let width = |i: usize| {
+        rows.iter()
+            .filter_map(|row| row.get(i))
+            .map(|cell| cell.chars().count())
+            .chain([columns[i].0.chars().count()])
+            .max()
+            .unwrap_or(0)
+    };
+    let widths: Vec<usize> = (0..columns.len()).map(width).collect();
+    let mut out = String::new();
+    let header: Vec<String> = columns.iter().map(|(name, _)| (*name).to_owned()).collect();
+    for row in std::iter::once(&header).chain(rows) {
+        let mut text = String::new();
+        for (i, (cell, (_, align))) in row.iter().zip(columns).enumerate() {
+            if i > 0 {
+                text.push_str("  ");
+            }
+            let pad = widths[i].saturating_sub(cell.chars().count());
+            let last = i + 1 == columns.len();
+            match align {
+                Align::Right => {
+                    text.push_str(&" ".repeat(pad));
+                    text.push_str(cell);
+                }
+                Align::Left => {
+                    text.push_str(cell);
+                    if !last {
+                        text.push_str(&" ".repeat(pad));
+                    }
+                }
+            }
+        }
+        out.push_str(text.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// `50.0%`.
+fn percent(rate: f64) -> String {
+    format!("{:.1}%", rate * 100.0)
+}
+
+/// `1` or `1.5`: a median is a whole number or a half.
+fn trim_float(value: f64) -> String {
+    if value.fract() == 0.0 {
+        format!("{value:.0}")
+    } else {
+        format!("{value:.1}")
+    }
+}
+
+fn plural(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+/// The first `width` characters of `text`, with `…` when cut.
+fn clip(text: &str, width: usize) -> String {
+    let text = text.trim();
+    if text.chars().count() <= width {
+        return text.to_owned();
+    }
+    let mut clipped: String = text.chars().take(width.saturating_sub(1)).collect();
+    clipped.push('…');
+    clipped
+}
+
+/// A span of milliseconds for people: `850ms`, `12.3s`, `4m 05s`, `2h 03m`.
+fn duration(ms: i64) -> String {
+    let ms = ms.max(0);
+    if ms < 1_000 {
+        return format!("{ms}ms");
+    }
+    if ms < 60_000 {
+        return format!("{:.1}s", ms as f64 / 1_000.0);
+    }
+    let seconds = ms / 1_000;
+    if seconds < 3_600 {
+        return format!("{}m {:02}s", seconds / 60, seconds % 60);
+    }
+    format!("{}h {:02}m", seconds / 3_600, seconds % 3_600 / 60)
+}
+
+/// `2026-11-22 07:30` (UTC).
+fn minute(ms: i64) -> String {
+    let (date, h, m, _) = civil(ms);
+    format!("{date} {h:02}:{m:02}")
+}
+
+/// `2026-11-22 07:30:12 UTC`.
+fn second(ms: i64) -> String {
+    let (date, h, m, s) = civil(ms);
+    format!("{date} {h:02}:{m:02}:{s:02}")
+}
+
+/// The UTC date (`2026-11-22`), hour, minute and second of a time in ms since the Unix epoch.
+fn civil(ms: i64) -> (String, i64, i64, i64) {
+    let seconds = ms.div_euclid(1_000);
+    let days = seconds.div_euclid(86_400);
+    let of_day = seconds.rem_euclid(86_400);
+    // Howard Hinnant's `civil_from_days`: days since 1970-01-01 to a proleptic Gregorian date.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (
+        format!("{year:04}-{month:02}-{day:02}"),
+        of_day / 3_600,
+        of_day % 3_600 / 60,
+        of_day % 60,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_are_utc() {
+        assert_eq!(minute(0), "1970-01-01 00:00");
+        // 2026-11-22 07:30:12.345 UTC.
+        assert_eq!(second(1_795_332_612_345), "2026-11-22 07:30:12");
+        // A leap day, and the last second of a year.
+        assert_eq!(second(951_782_400_000), "2000-02-29 00:00:00");
+        assert_eq!(second(1_767_225_599_999), "2025-12-31 23:59:59");
+    }
+
+    #[test]
+    fn durations_and_clipping() {
+        assert_eq!(duration(850), "850ms");
+        assert_eq!(duration(12_345), "12.3s");
+        assert_eq!(duration(245_000), "4m 05s");
+        assert_eq!(duration(7_380_000), "2h 03m");
+        assert_eq!(duration(-5), "0ms");
+        assert_eq!(clip("short", 60), "short");
+        assert_eq!(clip("abcdefghij", 5), "abcd…");
+        assert_eq!(clip("ééééééé", 4), "ééé…");
+    }
+
+    #[test]
+    fn tables_align_by_characters() {
+        let text = table(
+            &[
+                ("name", Align::Left),
+                ("n", Align::Right),
+                ("note", Align::Left),
+            ],
+            &[
+                vec!["é".to_owned(), "10".to_owned(), "x".to_owned()],
+                vec!["longer".to_owned(), "2".to_owned(), String::new()],
+            ],
+        );
+        assert_eq!(text, "name     n  note\né       10  x\nlonger   2\n");
+    }
+}
