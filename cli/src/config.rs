@@ -1092,6 +1092,59 @@ delays = ["1s", "2m"]
         );
     }
 
+    /// docs/config.md shows each preset's exact argv and each category's default policy, as the
+    /// embedded files have them.
+    #[test]
+    fn the_reference_shows_the_presets_and_the_default_policies() {
+        let docs = include_str!("../../docs/config.md");
+        // The first row of a table after `section` that starts with `first`.
+        let row = |section: &str, first: &str| -> Vec<String> {
+            let start = docs
+                .find(section)
+                .unwrap_or_else(|| panic!("no `{section}`"));
+            let line = docs[start..]
+                .lines()
+                .find(|line| line.starts_with(&format!("| `{first}` |")))
+                .unwrap_or_else(|| panic!("docs/config.md has no row for `{first}`"));
+            line.split('|')
+                .map(|cell| cell.trim().trim_matches('`').to_owned())
+                .filter(|cell| !cell.is_empty())
+                .collect()
+        };
+        for name in presets::preset_names() {
+            let argv = presets::preset(name).map(|argv| argv.join(" "));
+            assert_eq!(
+                row("### Presets", name).get(1).cloned(),
+                argv,
+                "preset {name}"
+            );
+        }
+        let defaults = Policies::defaults();
+        for category in verdict_core::agent_loop::classify::Category::ALL {
+            let policy = defaults.policy(category);
+            let delays: Vec<String> = policy
+                .delays
+                .iter()
+                .map(|d| match d.as_secs() {
+                    s if s >= 60 && s % 60 == 0 => format!("\"{}m\"", s / 60),
+                    s => format!("\"{s}s\""),
+                })
+                .collect();
+            let action = serde_json::to_value(policy.action).expect("an action serializes");
+            assert_eq!(
+                row("| category | `max_attempts`", &category.to_string()),
+                [
+                    category.to_string(),
+                    policy.max_attempts.to_string(),
+                    format!("[{}]", delays.join(", ")),
+                    action.as_str().unwrap_or_default().to_owned(),
+                    policy.refresh_after.to_string(),
+                ],
+                "category {category}"
+            );
+        }
+    }
+
     #[test]
     fn discovery_stops_at_the_repository_root() {
         let temp = tempfile::tempdir().expect("temp dir");
