@@ -1300,9 +1300,14 @@ impl Driver<'_> {
             }
         }
         let mut known = 0;
+        // The guard compares the tests that ran with the baseline's, so it is shown the
+        // verifications as they ran: setting known failures aside also takes them out of the
+        // counts, and a pass under `new_failures_only` would look like fewer tests ran.
+        let mut as_ran = None;
         if spec.policies.new_failures_only
             && let Some(baseline) = progress.known()
         {
+            as_ran = Some(verifications.clone());
             known = baseline.set_aside(&mut verifications) as usize;
         }
         let mut failures = FailureSet::from_verifications(&verifications);
@@ -1314,7 +1319,8 @@ impl Driver<'_> {
             .any(|v| v.outcome() == Outcome::Errored);
         let mut passed = failures.is_empty() && !errored;
         if passed {
-            let violations = self.guard_check(progress, &verifications, tree).await?;
+            let ran = as_ran.as_deref().unwrap_or(&verifications);
+            let violations = self.guard_check(progress, ran, tree).await?;
             if let Some(guard) = as_verification(&violations) {
                 verifications.push(guard);
                 failures = FailureSet::from_verifications(&verifications);
