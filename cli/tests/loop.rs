@@ -688,7 +688,8 @@ fn kill_9_during_the_verification_then_resume_verifies_the_same_attempt() {
     );
     assert!(before.attempts[0].verification.is_none(), "{before:#?}");
 
-    let out = scenario.run(&["--resume", "--task", TASK, "--agent", &agent]);
+    // `--resume` without the task continues the latest unfinished run.
+    let out = scenario.run(&["--resume", "--agent", &agent]);
     let history = scenario.check(
         &out,
         Expect {
@@ -703,6 +704,8 @@ fn kill_9_during_the_verification_then_resume_verifies_the_same_attempt() {
         .map(|a| (a.attempt.number, a.attempt.interrupted))
         .collect();
     assert_eq!(attempts, [(1, false)], "attempt 1 verified, not redone");
+    assert_eq!(scenario.events_of("run_resumed").len(), 1);
+    assert_eq!(scenario.events_of("attempt_started").len(), 1);
     assert!(history.attempts[0].verification.is_some());
     assert_eq!(
         scenario.calls("a"),
@@ -710,6 +713,100 @@ fn kill_9_during_the_verification_then_resume_verifies_the_same_attempt() {
         "the agent's finished work was not redone"
     );
     // Let the orphaned pytest of the killed verification end before the directory goes.
+    let started = Instant::now();
+    while !is_dead(pytest) && started.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn kill_9_during_the_second_attempt_then_resume_keeps_the_first_attempts_failure() {
+    let scenario = Scenario::cart();
+    // Attempt 1 fails verification; attempt 2's agent hangs and verdict is killed; the resumed
+    // run makes attempt 3, whose prompt still carries attempt 1's failure.
+    let agent = scenario.agent("touch-hang-fix", "a");
+    let mut child = scenario.spawn(&["--task", TASK, "--agent", &agent]);
+    let ready = scenario.log_dir("a").join("ready");
+    let pid = ready_pid(&wait_for(&ready, &mut child, RUN_LIMIT));
+    child.kill().expect("SIGKILL verdict");
+    child.wait().expect("reap verdict");
+    assert!(!is_dead(pid), "the agent outlives verdict's kill -9");
+
+    let out = scenario.run(&["--resume", "--task", TASK, "--agent", &agent]);
+    assert!(is_dead(pid), "the orphaned agent {pid} still runs");
+    let history = scenario.check(
+        &out,
+        Expect {
+            code: 0,
+            state: "passed",
+            attempts: 2,
+        },
+    );
+    let attempts: Vec<(u32, bool)> = history
+        .attempts
+        .iter()
+        .map(|a| (a.attempt.number, a.attempt.interrupted))
+        .collect();
+    assert_eq!(
+        attempts,
+        [(1, false), (2, true), (3, false)],
+        "{history:#?}"
+    );
+    assert_eq!(scenario.calls("a"), 3);
+    let third = scenario.prompt("a", 3);
+    assert!(third.starts_with(TASK), "{third}");
+    assert!(
+        third.contains("PREVIOUS ATTEMPT 1 FAILED VERIFICATION") && third.contains("test_discount"),
+        "the failure of attempt 1, read back after the kill: {third}"
+    );
+    // Attempt 2 was never judged: the prompt counts one attempt spent, not two.
+    assert!(third.contains("attempt 2 of 3"), "{third}");
+}
+
+#[test]
+fn kill_9_during_the_baseline_then_the_same_task_again_continues_the_run() {
+    let scenario = Scenario::cart();
+    let log = scenario.log_dir("baseline");
+    std::fs::create_dir_all(&log).expect("a log directory");
+    // A test that is slow the first time it runs: in the baseline verification.
+    scenario.project.write(
+        "test_slow.py",
+        &format!(
+            "import os\nimport time\n\nLOG = {}\n\n\ndef test_slow_once():\n    marker = os.path.join(LOG, \"verifying\")\n    if not os.path.exists(marker):\n        with open(marker, \"w\") as file:\n            file.write(str(os.getpid()))\n        time.sleep(5)\n",
+            toml_string(&log.to_string_lossy())
+        ),
+    );
+    let agent = scenario.agent("fix", "a");
+    let mut child = scenario.spawn(&["--task", TASK, "--agent", &agent]);
+    let pytest = ready_pid(&wait_for(&log.join("verifying"), &mut child, RUN_LIMIT));
+    child.kill().expect("SIGKILL verdict");
+    child.wait().expect("reap verdict");
+    let before = scenario.only_run();
+    assert_eq!(before.run.state.as_str(), "pending", "{before:#?}");
+    assert!(
+        before.attempts.is_empty() && before.baseline.is_none(),
+        "{before:#?}"
+    );
+    assert_eq!(scenario.calls("a"), 0);
+
+    // Running the same task again continues the unfinished run (one run in the database).
+    let out = scenario.run(&["--task", TASK, "--agent", &agent]);
+    let history = scenario.check(
+        &out,
+        Expect {
+            code: 0,
+            state: "passed",
+            attempts: 1,
+        },
+    );
+    assert_eq!(scenario.events_of("run_resumed").len(), 1);
+    let baseline = history
+        .baseline
+        .as_ref()
+        .expect("the baseline ran on resume");
+    assert_eq!(baseline.failures.len(), 1, "{baseline:#?}");
+    assert_eq!(history.attempts.len(), 1);
+    assert_eq!(scenario.calls("a"), 1);
     let started = Instant::now();
     while !is_dead(pytest) && started.elapsed() < Duration::from_secs(10) {
         std::thread::sleep(Duration::from_millis(50));
@@ -852,7 +949,24 @@ fn the_same_failure_twice_escalates_with_the_summary_on_stdin() {
     let summary: Value = serde_json::from_str(&text)
         .unwrap_or_else(|e| panic!("the summary is not JSON ({e}): {text}"));
     assert_eq!(summary["task"], TASK, "{summary:#}");
-    assert!(summary.to_string().contains("test_discount"), "{summary:#}");
+    assert_eq!(summary["run"], escalated[0]["run"], "{summary:#}");
+    assert_eq!(
+        summary["attempts"].as_array().map(Vec::len),
+        Some(2),
+        "{summary:#}"
+    );
+    assert!(
+        summary["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("same")),
+        "{summary:#}"
+    );
+    assert!(
+        summary["digest"]
+            .as_str()
+            .is_some_and(|d| d.contains("test_discount")),
+        "{summary:#}"
+    );
 }
 
 /// `text` as a TOML basic string.

@@ -16,6 +16,8 @@ MODE says for call N, really editing the project:
     auth                prints an authentication error and exits 1
     sleep               writes DIR/ready, then sleeps far past any time-out
     hang-then-fix       call 1 writes DIR/ready and sleeps until killed, later calls fix
+    touch-hang-fix      call 1 edits a comment only, call 2 writes DIR/ready and sleeps until
+                        killed, later calls fix
     fix-slow-verify     fixes, and adds a test that writes DIR/verifying and sleeps 5 s, once
     flaky               fixes, and adds a test that fails on every other run (counted in DIR)
     delete-test         deletes the failing test function
@@ -103,6 +105,14 @@ def act(mode, call, log):
             ready(log)
             time.sleep(120)
         fix()
+    elif mode == "touch-hang-fix":
+        if call == 1:
+            touch_comment(call)
+        elif call == 2:
+            ready(log)
+            time.sleep(120)
+        else:
+            fix()
     elif mode == "fix-slow-verify":
         fix()
         write("test_slow.py", SLOW_TEST.format(log=json.dumps(log)))
