@@ -501,6 +501,7 @@ pub async fn run(spec: LoopSpec, parts: LoopParts) -> Result<LoopEnd, LoopError>
         snapshots,
         interrupted,
         resumed,
+        last_tree: None,
     };
 
     // The starting tree and the baseline, once per run.
@@ -517,6 +518,7 @@ pub async fn run(spec: LoopSpec, parts: LoopParts) -> Result<LoopEnd, LoopError>
             &[(EventKind::Checkpoint, json!({"tree": tree.to_string()}))],
             |_| Ok(()),
         )?;
+        driver.last_tree = Some(tree.clone());
         progress.start_tree = Some(tree);
     }
     let state = read(&shared, |db| db.run(run))?.state;
@@ -711,6 +713,8 @@ struct Driver<'a> {
     snapshots: Option<Arc<Snapshots>>,
     interrupted: Arc<AtomicBool>,
     resumed: bool,
+    /// The workspace's tree when the loop last looked.
+    last_tree: Option<TreeId>,
 }
 
 /// One attempt's verification, judged.
@@ -861,7 +865,7 @@ impl Driver<'_> {
                 })?;
             }
             if let Some(end) = self
-                .verify_attempt(progress, guide, id, number, changed)
+                .verify_attempt(progress, guide, id, number, changed, None)
                 .await?
             {
                 return Ok(end);
@@ -913,9 +917,14 @@ impl Driver<'_> {
                     |_| Ok(()),
                 )?;
             }
-            let before = match &self.snapshots {
-                Some(s) => Some(take(s).await?),
-                None => None,
+            // The tree the last attempt left is the one this attempt starts from, unless it was
+            // restored since or a person was asked for guidance (and may have edited files);
+            // reusing it saves a snapshot per attempt.
+            let reuse = !self.spec.reset && guide.is_none();
+            let before = match (&self.snapshots, &self.last_tree) {
+                (Some(_), Some(last)) if reuse => Some(last.clone()),
+                (Some(s), _) => Some(take(s).await?),
+                (None, _) => None,
             };
 
             let agent = self
@@ -955,6 +964,7 @@ impl Driver<'_> {
                 Some(s) => Some(take(s).await?),
                 None => None,
             };
+            self.last_tree.clone_from(&after);
             let changed = match (&before, &after) {
                 (Some(b), Some(a)) => b != a,
                 _ => true,
@@ -1029,7 +1039,7 @@ impl Driver<'_> {
                 },
             )?;
             return self
-                .verify_attempt(progress, guide, attempt, number, changed)
+                .verify_attempt(progress, guide, attempt, number, changed, after)
                 .await;
         }
         // The session failed. No agent could run at all: the loop could not run (exit 2).
@@ -1146,12 +1156,14 @@ impl Driver<'_> {
         attempt: AttemptId,
         number: u32,
         changed: bool,
+        tree: Option<TreeId>,
     ) -> Result<Option<LoopEnd>, LoopError> {
         let run = self.run;
         let started = Instant::now();
-        let tree = match &self.snapshots {
-            Some(s) => Some(take(s).await?),
-            None => None,
+        let tree = match (&self.snapshots, tree) {
+            (_, Some(tree)) => Some(tree),
+            (Some(s), None) => Some(take(s).await?),
+            (None, None) => None,
         };
         let judged = self.judge(progress, number, changed, tree.as_ref()).await?;
         let Some(judged) = judged else {
@@ -1416,8 +1428,9 @@ impl Driver<'_> {
                             digest: digest.clone(),
                             next,
                         };
-                        tokio::task::block_in_place(|| ask(&request))
-                            .filter(|text| !text.trim().is_empty())
+                        // Blocks this task while the person types: nothing else of the run
+                        // is in flight between attempts.
+                        ask(&request).filter(|text| !text.trim().is_empty())
                     }
                     None => None,
                 };
