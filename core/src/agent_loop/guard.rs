@@ -6,9 +6,9 @@
 //! the configured protected globs changed. Each [`Violation`] names the file and line of the diff
 //! where it was seen, so the driver can put it in the digest as a failed verification.
 //!
-//! The diff is text, as `git diff --no-color --no-ext-diff -M <checkpoint>` prints it (the driver
-//! runs git through the process runner, with new files added to the index or diffed against the
-//! checkpoint so that they show). Reading it is lenient: what is not understood is skipped.
+//! The diff is text in git's unified format, as [`crate::snapshot::Snapshots::diff`] gives it between
+//! the checkpoint's tree and the attempt's (new, untracked files included). Reading it is lenient:
+//! what is not understood is skipped.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::LazyLock;
