@@ -813,6 +813,57 @@ fn kill_9_during_the_baseline_then_the_same_task_again_continues_the_run() {
     }
 }
 
+#[test]
+fn sigterm_during_the_agent_stops_it_and_exits_130_then_resume_goes_on() {
+    let scenario = Scenario::cart();
+    let agent = scenario.agent("hang-then-fix", "a");
+    let mut child = scenario.spawn(&["--task", TASK, "--agent", &agent]);
+    let ready = scenario.log_dir("a").join("ready");
+    let pid = ready_pid(&wait_for(&ready, &mut child, RUN_LIMIT));
+    let status = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill starts");
+    assert!(status.success());
+    let started = Instant::now();
+    let code = loop {
+        if let Some(status) = child.try_wait().expect("wait for verdict") {
+            break status.code();
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "verdict did not stop on SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(code, Some(130), "{}", scenario.output(-1).all());
+    assert!(
+        is_dead(pid),
+        "verdict stopped its agent {pid} before exiting"
+    );
+    let before = scenario.only_run();
+    assert_eq!(before.run.state.as_str(), "interrupted", "{before:#?}");
+    assert!(before.attempts[0].attempt.interrupted, "{before:#?}");
+    assert!(
+        scenario.output(130).stdout.contains("--resume"),
+        "{}",
+        scenario.output(130).all()
+    );
+
+    let out = scenario.run(&["--resume", "--task", TASK, "--agent", &agent]);
+    let history = scenario.check(
+        &out,
+        Expect {
+            code: 0,
+            state: "passed",
+            attempts: 1,
+        },
+    );
+    let numbers: Vec<u32> = history.attempts.iter().map(|a| a.attempt.number).collect();
+    assert_eq!(numbers, [1, 2]);
+    assert_eq!(scenario.calls("a"), 2);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Honest greens and repeated failures
 
