@@ -449,12 +449,14 @@ impl Verify for PipelineVerify {
     }
 }
 
-/// Where the events go: NDJSON (a file, stdout), and a line per step on stderr for people.
+/// Where the events go: NDJSON (a file, stdout), and a line per step on stderr for people — under
+/// a live status line (the attempt, the phase, the time it has taken) when stderr is a terminal.
 struct Output {
     file: Option<std::io::BufWriter<std::fs::File>>,
     jsonl: bool,
-    human: bool,
     started: Instant,
+    status: Option<indicatif::ProgressBar>,
+    attempt: Option<(u64, u64)>,
     error: Option<std::io::Error>,
 }
 
@@ -470,11 +472,22 @@ impl Output {
             )),
             None => None,
         };
+        let status = (std::io::stderr().is_terminal() && run::color_allowed()).then(|| {
+            let bar = indicatif::ProgressBar::new_spinner();
+            bar.set_style(
+                indicatif::ProgressStyle::with_template("{spinner:.cyan} {msg} {elapsed}")
+                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+            );
+            bar.set_message("starting");
+            bar.enable_steady_tick(Duration::from_millis(100));
+            bar
+        });
         Ok(Arc::new(Mutex::new(Output {
             file,
             jsonl: args.format == LoopFormat::Jsonl,
-            human: true,
             started: Instant::now(),
+            status,
+            attempt: None,
             error: None,
         })))
     }
@@ -492,19 +505,47 @@ impl Output {
                 self.error.get_or_insert(error);
             }
         }
-        if self.human
-            && let Some(text) = describe(event)
+        if event.kind == EventKind::AttemptStarted
+            && let Some(of) = event.get("of").and_then(|v| v.as_u64())
         {
+            // The attempts judged so far + 1 is the attempt's place in the budget; its number can
+            // be higher after an interrupted attempt.
+            let place = event
+                .get("judged_before")
+                .and_then(|v| v.as_u64())
+                .unwrap_or(0)
+                + 1;
+            self.attempt = Some((place, of));
+        }
+        if let Some(text) = describe(event) {
             let elapsed = self.started.elapsed().as_secs();
-            eprintln!(
+            let line = format!(
                 "verdict loop [{:>2}:{:02}] {text}",
                 elapsed / 60,
                 elapsed % 60
             );
+            match &self.status {
+                Some(bar) => bar.println(line),
+                None => eprintln!("{line}"),
+            }
+        }
+        if let Some(bar) = &self.status
+            && let Some(phase) = phase(event)
+        {
+            let attempt = match self.attempt {
+                Some((n, of)) => format!("attempt {n}/{of} · "),
+                None => String::new(),
+            };
+            bar.set_message(format!("{attempt}{phase}"));
+            // The elapsed time counts the phase.
+            bar.reset_elapsed();
         }
     }
 
     fn finish(&mut self, end: &driver::LoopEnd) -> Result<()> {
+        if let Some(bar) = self.status.take() {
+            bar.finish_and_clear();
+        }
         if let Some(error) = self.error.take() {
             return Err(error).context("failed to write the events");
         }
@@ -533,6 +574,29 @@ impl Output {
         stdout.flush()?;
         Ok(())
     }
+}
+
+/// What the loop is doing after `event`, for the status line; `None` when the event does not
+/// change the phase.
+fn phase(event: &LoopEvent) -> Option<String> {
+    let agent = event
+        .get("agent")
+        .and_then(|a| a.as_str())
+        .unwrap_or("the agent");
+    Some(match event.kind {
+        EventKind::RunStarted | EventKind::RunResumed => "checking the starting tree".to_owned(),
+        EventKind::AttemptStarted => format!("{agent} is working"),
+        EventKind::AgentRetry => format!(
+            "waiting to retry the agent ({})",
+            event
+                .get("outcome")
+                .and_then(|o| o.as_str())
+                .unwrap_or("failed")
+        ),
+        EventKind::AgentFinished | EventKind::WorkspaceReset => "verifying".to_owned(),
+        EventKind::RetryScheduled => "waiting for the next attempt".to_owned(),
+        _ => return None,
+    })
 }
 
 /// One line for people about `event`, or `None` for events they need not see.
