@@ -1,0 +1,377 @@
+//! The retry loop's driver in process: agents that are Rust closures and a verification that reads
+//! the workspace, so that the driver's own rules — what a resumed run remembers, what a failed
+//! session leads to — are checked exactly and fast. (`cli/tests/loop.rs` runs `verdict loop` end to
+//! end with scripted agents and the real verifiers.)
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use verdict_core::agent::session::{AgentSession, SessionRequest, SessionResult};
+use verdict_core::agent::{AgentPool, PoolOptions, SessionOutcome};
+use verdict_core::agent_loop::policy::Policies;
+use verdict_core::driver::{
+    self, EventKind, LoopEnd, LoopEvent, LoopParts, LoopSpec, Verify, VerifyRequest,
+};
+use verdict_core::model::{Fingerprint, Kind, Outcome, Status, Verification};
+use verdict_core::process::ProcessRunner;
+use verdict_core::state::{RunState, StateDb};
+use verdict_core::verifier::Exit;
+
+/// What the scripted agent does in one session.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Act {
+    /// Append a line to `work.txt` and succeed.
+    Work,
+    /// Stop as if the session had timed out, changing nothing.
+    TimeOut,
+    /// Fail to start, as a missing program does.
+    Missing,
+}
+
+/// An agent that records each prompt and acts as its script says (the last act repeats).
+struct Scripted {
+    script: Vec<Act>,
+    prompts: Arc<Mutex<Vec<String>>>,
+    /// While set, a session changes nothing: the agent was "killed" before it did anything.
+    stopped: Arc<AtomicBool>,
+}
+
+#[async_trait]
+impl AgentSession for Scripted {
+    fn name(&self) -> &str {
+        "scripted"
+    }
+
+    async fn run(&self, request: SessionRequest) -> SessionResult {
+        let call = {
+            let mut prompts = self.prompts.lock().expect("lock");
+            prompts.push(request.prompt.clone());
+            prompts.len() - 1
+        };
+        let act = self.script[call.min(self.script.len() - 1)];
+        let outcome = match act {
+            _ if self.stopped.load(Ordering::SeqCst) => SessionOutcome::Success,
+            Act::Work => {
+                let file = request.cwd.join("work.txt");
+                let mut text = std::fs::read_to_string(&file).unwrap_or_default();
+                text.push_str("line\n");
+                std::fs::write(&file, text).expect("the agent writes");
+                SessionOutcome::Success
+            }
+            Act::TimeOut => SessionOutcome::Timeout,
+            Act::Missing => SessionOutcome::NotStarted {
+                message: "no such file".into(),
+            },
+        };
+        SessionResult {
+            agent: "scripted".into(),
+            outcome,
+            exit: Exit::Code { code: 0 },
+            output_tail: format!("session {call} done"),
+            duration: Duration::from_millis(5),
+            pid: None,
+            log_path: request.run_dir.join("agent.log"),
+        }
+    }
+}
+
+/// A verification that fails, with a failure of its own, until `work.txt` has `green_at` lines.
+struct ByLines {
+    root: PathBuf,
+    green_at: usize,
+    failing: Verification,
+}
+
+#[async_trait]
+impl Verify for ByLines {
+    async fn verify(&self, _: VerifyRequest) -> Result<Vec<Verification>, String> {
+        let lines = std::fs::read_to_string(self.root.join("work.txt"))
+            .unwrap_or_default()
+            .lines()
+            .count();
+        let mut verification = self.failing.clone();
+        if lines >= self.green_at {
+            // The failing tests now pass: as many tests run as before (else the cheating guard
+            // would see fewer tests than the baseline).
+            let counts = &mut verification.report.counts;
+            counts.tests_passed =
+                Some(counts.tests_passed.unwrap_or(0) + counts.tests_failed.unwrap_or(0));
+            counts.tests_failed = Some(0);
+            verification.report.outcome = Outcome::Passed;
+            verification.report.diagnostics.clear();
+        } else {
+            // A different failure for each state of the file, so no attempt repeats the last.
+            for (i, diagnostic) in verification.report.diagnostics.iter_mut().enumerate() {
+                diagnostic.fingerprint = Fingerprint((lines as u64 + 1) * 1000 + i as u64);
+            }
+        }
+        Ok(vec![verification])
+    }
+}
+
+fn failing_pytest() -> Verification {
+    let log =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../summarizers/testdata/pytest/failing.log");
+    let report = verdict_summarizers::summarize(&std::fs::read(log).expect("a captured log"));
+    assert_eq!(report.outcome, Outcome::Failed);
+    Verification {
+        verifier: "pytest".into(),
+        kind: Kind::Test,
+        status: Status::Ran,
+        report,
+        command: None,
+        log: None,
+        duration: Duration::ZERO,
+        notes: Vec::new(),
+    }
+}
+
+/// One `driver::run` in `root`: the agent's script, the attempts allowed, the `[loop]` table, and
+/// the event kind (with its `attempt`) at which to interrupt the run. Returns the end, the prompts
+/// and the events.
+struct Setup<'a> {
+    root: &'a Path,
+    script: &'a [Act],
+    green_at: usize,
+    max_attempts: u32,
+    loop_toml: &'a str,
+    interrupt_at: Option<(EventKind, u64)>,
+}
+
+fn drive(setup: &Setup<'_>) -> (Result<LoopEnd, String>, Vec<String>, Vec<LoopEvent>) {
+    let prompts = Arc::new(Mutex::new(Vec::new()));
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let interrupted = Arc::new(AtomicBool::new(false));
+    let agent = Scripted {
+        script: setup.script.to_vec(),
+        prompts: Arc::clone(&prompts),
+        stopped: Arc::clone(&interrupted),
+    };
+    let mut policies = Policies::from_toml(setup.loop_toml).expect("a valid [loop] table");
+    policies.max_attempts = setup.max_attempts;
+    let spec = LoopSpec {
+        task: "Make work.txt long enough.".into(),
+        root: setup.root.to_path_buf(),
+        policies,
+        baseline: true,
+        reset: false,
+        digest_budget: 300,
+        guidance: None,
+        flaky_rerun: true,
+        grace: Duration::from_millis(100),
+    };
+    let (seen, flag, at) = (
+        Arc::clone(&events),
+        Arc::clone(&interrupted),
+        setup.interrupt_at,
+    );
+    let parts = LoopParts {
+        verify: Arc::new(ByLines {
+            root: setup.root.to_path_buf(),
+            green_at: setup.green_at,
+            failing: failing_pytest(),
+        }),
+        pool: AgentPool::new(vec![Box::new(agent)], PoolOptions::default()),
+        runner: ProcessRunner::new(),
+        sink: Box::new(move |event: &LoopEvent| {
+            let attempt = event.get("attempt").and_then(|a| a.as_u64());
+            if let Some((kind, n)) = at
+                && event.kind == kind
+                && attempt == Some(n)
+            {
+                flag.store(true, Ordering::SeqCst);
+            }
+            seen.lock().expect("lock").push(event.clone());
+        }),
+        guide: None,
+        interrupted,
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let end = runtime
+        .block_on(driver::run(spec, parts))
+        .map_err(|e| e.to_string());
+    let prompts = prompts.lock().expect("lock").clone();
+    let events = events.lock().expect("lock").clone();
+    (end, prompts, events)
+}
+
+fn kinds(events: &[LoopEvent]) -> Vec<&'static str> {
+    events.iter().map(|e| e.kind.as_str()).collect()
+}
+
+#[test]
+fn a_resumed_run_writes_the_prompts_the_uninterrupted_run_wrote() {
+    let whole = tempfile::tempdir().expect("temp dir");
+    let setup = Setup {
+        root: whole.path(),
+        script: &[Act::Work],
+        green_at: 3,
+        max_attempts: 4,
+        loop_toml: "",
+        interrupt_at: None,
+    };
+    let (end, uninterrupted, _) = drive(&setup);
+    let end = end.expect("the loop runs");
+    assert_eq!(
+        (end.state, end.attempts, end.exit_code),
+        (RunState::Passed, 3, 0)
+    );
+    assert_eq!(uninterrupted.len(), 3);
+    assert!(uninterrupted[1].starts_with("Make work.txt long enough.\n"));
+    assert!(uninterrupted[2].contains("PREVIOUS ATTEMPT 2 FAILED VERIFICATION"));
+
+    // The same run, stopped as attempt 3 starts (its agent does nothing), then resumed.
+    let cut = tempfile::tempdir().expect("temp dir");
+    let (first, before, events) = drive(&Setup {
+        root: cut.path(),
+        interrupt_at: Some((EventKind::AttemptStarted, 3)),
+        ..setup
+    });
+    let first = first.expect("the loop runs");
+    assert_eq!((first.state, first.exit_code), (RunState::Interrupted, 130));
+    assert_eq!(kinds(&events).last(), Some(&"run_finished"));
+    let (second, after, events) = drive(&Setup {
+        root: cut.path(),
+        ..setup
+    });
+    let second = second.expect("the resumed loop runs");
+    assert!(second.resumed);
+    assert_eq!((second.state, second.attempts), (RunState::Passed, 3));
+    assert_eq!(kinds(&events)[0], "run_resumed");
+    // Attempts 1 and 2 before the cut, 3 cut short, 4 after: the prompt of attempt 4 is the one
+    // the uninterrupted run gave its third attempt, word for word.
+    assert_eq!(before.len(), 3);
+    assert_eq!(before[..2], uninterrupted[..2]);
+    assert_eq!(after, vec![uninterrupted[2].clone()]);
+
+    let db = StateDb::open(&cut.path().join(".verdict/state.db")).expect("open");
+    let history = db.history(second.run).expect("history");
+    let numbers: Vec<(u32, bool)> = history
+        .attempts
+        .iter()
+        .map(|a| (a.attempt.number, a.attempt.interrupted))
+        .collect();
+    assert_eq!(numbers, [(1, false), (2, false), (3, true), (4, false)]);
+}
+
+#[test]
+fn a_run_stopped_during_the_verification_verifies_that_attempt_on_resume() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let setup = Setup {
+        root: dir.path(),
+        script: &[Act::Work],
+        green_at: 2,
+        max_attempts: 3,
+        loop_toml: "",
+        // Set when attempt 1's agent has finished: the verification that follows sees it.
+        interrupt_at: Some((EventKind::AgentFinished, 1)),
+    };
+    let (first, prompts, _) = drive(&setup);
+    let first = first.expect("the loop runs");
+    assert_eq!(first.state, RunState::Interrupted);
+    assert_eq!(prompts.len(), 1);
+    let (second, prompts, events) = drive(&Setup {
+        interrupt_at: None,
+        ..setup
+    });
+    let second = second.expect("the resumed loop runs");
+    // Attempt 1 ran to its end before the cut: it is judged now, not repeated.
+    let verified: Vec<u64> = events
+        .iter()
+        .filter(|e| e.kind == EventKind::VerificationFinished)
+        .filter_map(|e| e.get("attempt").and_then(|a| a.as_u64()))
+        .collect();
+    assert_eq!(verified[0], 1);
+    assert_eq!((second.state, second.attempts), (RunState::Passed, 2));
+    assert_eq!(prompts.len(), 1, "only attempt 2 ran after the resume");
+    assert!(prompts[0].contains("PREVIOUS ATTEMPT 1 FAILED VERIFICATION"));
+}
+
+#[test]
+fn a_session_that_times_out_ends_the_run_without_a_verification() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (end, prompts, events) = drive(&Setup {
+        root: dir.path(),
+        script: &[Act::TimeOut],
+        green_at: 1,
+        max_attempts: 3,
+        loop_toml: "",
+        interrupt_at: None,
+    });
+    let end = end.expect("the loop runs");
+    assert_eq!(
+        (end.state, end.exit_code, end.attempts),
+        (RunState::SessionFailed, 1, 1)
+    );
+    assert_eq!(prompts.len(), 1);
+    assert!(end.reason.contains("timeout"), "{}", end.reason);
+    assert!(!kinds(&events).contains(&"verification_finished"));
+}
+
+#[test]
+fn with_session_failures_retry_a_timed_out_session_costs_an_attempt_and_the_loop_goes_on() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (end, prompts, _) = drive(&Setup {
+        root: dir.path(),
+        script: &[Act::TimeOut, Act::Work],
+        green_at: 1,
+        max_attempts: 3,
+        loop_toml: "session_failures = \"retry\"",
+        interrupt_at: None,
+    });
+    let end = end.expect("the loop runs");
+    assert_eq!(
+        (end.state, end.exit_code, end.attempts),
+        (RunState::Passed, 0, 2)
+    );
+    assert!(
+        prompts[1].contains("timeout"),
+        "the second prompt says how the first session ended:\n{}",
+        prompts[1]
+    );
+}
+
+#[test]
+fn an_agent_that_cannot_start_is_exit_2() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (end, _, _) = drive(&Setup {
+        root: dir.path(),
+        script: &[Act::Missing],
+        green_at: 1,
+        max_attempts: 3,
+        loop_toml: "",
+        interrupt_at: None,
+    });
+    let end = end.expect("the loop runs");
+    assert_eq!((end.state, end.exit_code), (RunState::SessionFailed, 2));
+    assert!(
+        end.reason.contains("no agent could start"),
+        "{}",
+        end.reason
+    );
+}
+
+#[test]
+fn a_run_that_ended_is_not_resumed_by_the_same_task() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let setup = Setup {
+        root: dir.path(),
+        script: &[Act::Work],
+        green_at: 1,
+        max_attempts: 2,
+        loop_toml: "",
+        interrupt_at: None,
+    };
+    let (first, _, _) = drive(&setup);
+    let (second, _, events) = drive(&setup);
+    let (first, second) = (first.expect("runs"), second.expect("runs"));
+    assert_ne!(first.run, second.run);
+    assert!(!second.resumed);
+    assert_eq!(kinds(&events)[0], "run_started");
+}
