@@ -100,6 +100,22 @@ pub enum LoopError {
         /// What is wrong.
         message: String,
     },
+    /// Another `verdict loop` process is driving this run right now.
+    #[error(
+        "run {0} of this task is being driven by another `verdict loop` right now; wait for it \
+         to end, or stop it (Ctrl-C) and resume"
+    )]
+    InProgress(RunId),
+    /// The lock that keeps a run to one driver could not be taken.
+    #[error("failed to lock run {run} at {path}: {message}")]
+    Lock {
+        /// The run.
+        run: RunId,
+        /// The lock file.
+        path: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
 }
 
 /// What one verification runs.
@@ -463,8 +479,12 @@ pub async fn run(spec: LoopSpec, parts: LoopParts) -> Result<LoopEnd, LoopError>
     }
     let snapshots = snapshots.ok().map(Arc::new);
 
+    // Held until the run returns: a second driver of the same run is refused before it could
+    // take the live run for an orphaned one and stop its agent.
+    let _lock;
     let (run, resumed) = match existing {
         Some(found) => {
+            _lock = RunLock::take(&spec.root, found.id)?;
             let resumed = read(&shared, |db| db.resume(found.id, spec.grace))?;
             let stopped: Vec<Value> = resumed
                 .stopped
@@ -485,6 +505,7 @@ pub async fn run(spec: LoopSpec, parts: LoopParts) -> Result<LoopEnd, LoopError>
         None => {
             let config = run_config(&spec, &pool);
             let run = record_new_run(&shared, &spec, config.clone())?;
+            _lock = RunLock::take(&spec.root, run)?;
             (run, false)
         }
     };
@@ -576,6 +597,49 @@ pub async fn run(spec: LoopSpec, parts: LoopParts) -> Result<LoopEnd, LoopError>
         .drive(&mut progress, &mut guide)
         .instrument(span)
         .await
+}
+
+/// The one driver of a run: an exclusive transaction held open on a small SQLite file beside the
+/// run's logs. SQLite locks it with the operating system's file locks, which the kernel releases
+/// when the process ends however it ends, so a run killed with `kill -9` can be resumed at once,
+/// while a run whose driver is alive cannot be taken over.
+struct RunLock {
+    _connection: rusqlite::Connection,
+}
+
+impl RunLock {
+    fn take(root: &Path, run: RunId) -> Result<RunLock, LoopError> {
+        let path = root
+            .join(".verdict")
+            .join("loop")
+            .join(format!("run-{run}.lock"));
+        let failed = |message: String| LoopError::Lock {
+            run,
+            path: path.clone(),
+            message,
+        };
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| failed(e.to_string()))?;
+        }
+        let connection = rusqlite::Connection::open(&path).map_err(|e| failed(e.to_string()))?;
+        connection
+            .busy_timeout(Duration::ZERO)
+            .map_err(|e| failed(e.to_string()))?;
+        match connection.execute_batch("BEGIN EXCLUSIVE") {
+            Ok(()) => Ok(RunLock {
+                _connection: connection,
+            }),
+            Err(rusqlite::Error::SqliteFailure(error, _))
+                if matches!(
+                    error.code,
+                    rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
+                ) =>
+            {
+                Err(LoopError::InProgress(run))
+            }
+            Err(error) => Err(failed(error.to_string())),
+        }
+    }
 }
 
 /// The run's configuration summary, stored with it.
@@ -1119,12 +1183,6 @@ impl Driver<'_> {
                 serde_json::to_value(&as_failure).unwrap_or_default(),
             );
         }
-        record(
-            self.shared,
-            run,
-            &[(EventKind::AgentFinished, payload)],
-            |batch| batch.finish_attempt(attempt, &finish),
-        )?;
         let tail = format!(
             "The agent session of attempt {number} ended with {} before verification; its last output:\n{}",
             outcome.name(),
@@ -1144,6 +1202,8 @@ impl Driver<'_> {
             number,
             &classification,
             tail,
+            vec![(EventKind::AgentFinished, payload)],
+            |batch| batch.finish_attempt(attempt, &finish),
         )
         .await
     }
@@ -1219,12 +1279,6 @@ impl Driver<'_> {
                 resumed: self.resumed,
             }));
         }
-        record(
-            self.shared,
-            run,
-            &[(EventKind::VerificationFinished, payload)],
-            |batch| batch.record_verification(run, Some(attempt), &new_verification),
-        )?;
         progress.note(&verified, Some(digest.text.clone()));
         let classification = classification.unwrap_or(Classification {
             category: verified.category.unwrap_or(Category::Unknown),
@@ -1232,13 +1286,17 @@ impl Driver<'_> {
             main_location: verified.location.clone(),
             summary: verified.summary.clone(),
         });
+        // The verification and the decision are stored in one transaction: a run stopped between
+        // them would resume with the attempt judged but not decided on.
         self.decide_next(
             progress,
             guide,
             RunState::Verifying,
             number,
             &classification,
-            digest.text,
+            digest.text.clone(),
+            vec![(EventKind::VerificationFinished, payload)],
+            |batch| batch.record_verification(run, Some(attempt), &new_verification),
         )
         .await
     }
@@ -1264,7 +1322,12 @@ impl Driver<'_> {
         // A failure on a tree that passed before came with no change since the pass.
         if !first.is_empty()
             && let Some(tree) = tree
-            && progress.passed_trees.contains(&tree.to_string())
+            && (progress.passed_trees.contains(&tree.to_string())
+                || (progress.start_tree.as_ref() == Some(tree)
+                    && progress
+                        .baseline
+                        .as_ref()
+                        .is_some_and(|b| b.outcome == Outcome::Passed)))
         {
             flaky = first.clone();
         }
@@ -1400,7 +1463,9 @@ impl Driver<'_> {
     }
 
     /// After a failed attempt (the run is in `from`): decides, and either schedules the next
-    /// attempt (`None`) or ends the run.
+    /// attempt (`None`) or ends the run. `events` and `judged` (the attempt's verification, or
+    /// the end of its failed session) are stored in the decision's transaction.
+    #[allow(clippy::too_many_arguments)]
     async fn decide_next(
         &mut self,
         progress: &mut Progress,
@@ -1409,6 +1474,8 @@ impl Driver<'_> {
         number: u32,
         classification: &Classification,
         digest: String,
+        mut events: Vec<(EventKind, Value)>,
+        judged: impl FnOnce(&Batch<'_>) -> Result<(), StateError>,
     ) -> Result<Option<LoopEnd>, LoopError> {
         let run = self.run;
         let decision = decide(&progress.judged, classification, &self.spec.policies);
@@ -1443,19 +1510,16 @@ impl Driver<'_> {
                     human,
                 };
                 let payload = serde_json::to_value(&scheduled).unwrap_or_default();
-                record(
-                    self.shared,
-                    run,
-                    &[(EventKind::RetryScheduled, payload)],
-                    |batch| {
-                        batch.transition(
-                            run,
-                            from,
-                            RunState::RetryScheduled,
-                            &format!("attempt {number} failed: {}", classification.summary),
-                        )
-                    },
-                )?;
+                events.push((EventKind::RetryScheduled, payload));
+                record(self.shared, run, &events, |batch| {
+                    judged(batch)?;
+                    batch.transition(
+                        run,
+                        from,
+                        RunState::RetryScheduled,
+                        &format!("attempt {number} failed: {}", classification.summary),
+                    )
+                })?;
                 progress.scheduled = Some(scheduled);
                 if !delay.is_zero() {
                     let interrupted = Arc::clone(&self.interrupted);
@@ -1467,53 +1531,60 @@ impl Driver<'_> {
                 }
                 Ok(None)
             }
-            Decision::Exhausted { reason } => self
-                .finish(
+            Decision::Exhausted { reason } => {
+                events.push((
+                    EventKind::RetryExhausted,
+                    json!({"attempt": number, "reason": reason}),
+                ));
+                self.finish(
                     from,
                     RunState::Exhausted,
-                    vec![(
-                        EventKind::RetryExhausted,
-                        json!({"attempt": number, "reason": reason}),
-                    )],
+                    events,
                     &reason,
                     EXIT_FAILED,
                     progress,
                     Some(digest),
-                    |_| Ok(()),
+                    judged,
                 )
-                .map(Some),
-            Decision::Block { reason } => self
-                .finish(
+                .map(Some)
+            }
+            Decision::Block { reason } => {
+                events.push((
+                    EventKind::Blocked,
+                    json!({"attempt": number, "reason": reason}),
+                ));
+                self.finish(
                     from,
                     RunState::Blocked,
-                    vec![(
-                        EventKind::Blocked,
-                        json!({"attempt": number, "reason": reason}),
-                    )],
+                    events,
                     &reason,
                     EXIT_FAILED,
                     progress,
                     Some(digest),
-                    |_| Ok(()),
+                    judged,
                 )
-                .map(Some),
+                .map(Some)
+            }
             Decision::Escalate { reason, command } => {
+                // The command runs before the decision is stored: a run stopped while it runs is
+                // judged and escalated again on resume (at least once, never lost).
                 let escalation = match &command {
                     Some(argv) => self.escalate(argv, &reason, progress, &digest).await,
                     None => json!({"command": null}),
                 };
+                events.push((
+                    EventKind::Escalated,
+                    json!({"attempt": number, "reason": reason, "escalation": escalation}),
+                ));
                 self.finish(
                     from,
                     RunState::Escalated,
-                    vec![(
-                        EventKind::Escalated,
-                        json!({"attempt": number, "reason": reason, "escalation": escalation}),
-                    )],
+                    events,
                     &reason,
                     EXIT_ESCALATED,
                     progress,
                     Some(digest),
-                    |_| Ok(()),
+                    judged,
                 )
                 .map(Some)
             }
