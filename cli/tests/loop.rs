@@ -864,6 +864,46 @@ fn sigterm_during_the_agent_stops_it_and_exits_130_then_resume_goes_on() {
     assert_eq!(scenario.calls("a"), 2);
 }
 
+#[test]
+fn a_second_loop_of_a_live_run_is_refused_and_leaves_its_agent_alone() {
+    let scenario = Scenario::cart();
+    let agent = scenario.agent("hang-then-fix", "a");
+    let mut child = scenario.spawn(&["--task", TASK, "--agent", &agent]);
+    let ready = scenario.log_dir("a").join("ready");
+    let pid = ready_pid(&wait_for(&ready, &mut child, RUN_LIMIT));
+    // The same task again while the first loop drives it: not an orphan to take over.
+    let other = scenario.agent("fix", "b");
+    let out = scenario.run(&["--task", TASK, "--agent", &other]);
+    assert_eq!(out.code, 2, "{}", out.all());
+    assert!(
+        out.stderr.contains("another `verdict loop`"),
+        "{}",
+        out.all()
+    );
+    assert_eq!(scenario.calls("b"), 0, "the second loop ran no agent");
+    assert!(!is_dead(pid), "the live run's agent was stopped");
+    assert!(
+        child.try_wait().expect("wait for verdict").is_none(),
+        "the first loop goes on"
+    );
+    let live = scenario.only_run();
+    assert_eq!(live.run.state.as_str(), "agent_running", "{live:#?}");
+    assert_eq!(live.attempts.len(), 1);
+    // Once its driver is gone (kill -9 releases the lock), the run can be resumed.
+    child.kill().expect("SIGKILL verdict");
+    child.wait().expect("reap verdict");
+    let out = scenario.run(&["--resume", "--task", TASK, "--agent", &agent]);
+    assert!(is_dead(pid), "the orphaned agent {pid} still runs");
+    scenario.check(
+        &out,
+        Expect {
+            code: 0,
+            state: "passed",
+            attempts: 1,
+        },
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // Honest greens and repeated failures
 
