@@ -73,6 +73,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    init_tracing();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(error) => {
@@ -99,6 +100,22 @@ fn main() -> ExitCode {
             ExitCode::from(EXIT_ERROR)
         }
     }
+}
+
+/// `VERDICT_LOG` (a `tracing` filter such as `info` or `verdict::loop=debug`) turns on verdict's
+/// spans and events on stderr: the loop's `verdict_loop` and `attempt` spans and its decisions.
+/// Unset, nothing is logged and nothing is paid for.
+fn init_tracing() {
+    let Some(filter) = std::env::var_os("VERDICT_LOG") else {
+        return;
+    };
+    let filter = tracing_subscriber::EnvFilter::try_new(filter.to_string_lossy())
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&io::stderr()) && run::color_allowed())
+        .try_init();
 }
 
 /// A reader of our output went away (`verdict … | head`): not an error, as in ripgrep.

@@ -251,13 +251,21 @@ fn record<T>(
     })?;
     let time_ms = now_ms();
     for (kind, payload) in events {
+        let mut payload = payload.clone();
+        // The baseline's reports (every diagnostic of the starting tree) are kept in the database
+        // for a resumed run's guard; the stream carries the figures, not megabytes of reports.
+        if *kind == EventKind::BaselineFinished
+            && let Value::Object(fields) = &mut payload
+        {
+            fields.remove("reports");
+        }
         let event = LoopEvent {
             kind: *kind,
             run,
             time_ms,
-            payload: payload.clone(),
+            payload,
         };
-        info!(target: "verdict::loop", event = kind.as_str(), payload = %payload);
+        info!(target: "verdict::loop", event = kind.as_str(), payload = %event.payload);
         (recorder.sink)(&event);
     }
     Ok(value)
