@@ -468,6 +468,50 @@ fn fail_then_fix_on_attempt_two_with_the_digest_in_the_second_prompt() {
 }
 
 #[test]
+fn a_no_op_attempt_is_said_plainly_with_the_guidance_and_the_last_attempt() {
+    let scenario = Scenario::cart();
+    let task_file = scenario.logs.path().join("TASK.md");
+    std::fs::write(&task_file, format!("{TASK}\n")).expect("write the task file");
+    let agent = scenario.agent("nothing-then-fix", "a");
+    let guide = "Look at the sign in discount().";
+    let out = scenario.run(&[
+        "--task-file",
+        &task_file.to_string_lossy(),
+        "--agent",
+        &agent,
+        "--guide",
+        guide,
+        "--max-attempts",
+        "2",
+    ]);
+    scenario.check(
+        &out,
+        Expect {
+            code: 0,
+            state: "passed",
+            attempts: 2,
+        },
+    );
+    assert_eq!(
+        scenario.prompt("a", 1),
+        format!("{TASK}\n"),
+        "the file, whole"
+    );
+    let finished = scenario.events_of("agent_finished");
+    assert_eq!(finished[0]["workspace_changed"], false, "{:#}", finished[0]);
+    assert_eq!(verification_of(&scenario, 1)["no_op"], true);
+    let second = scenario.prompt("a", 2);
+    assert!(second.starts_with(TASK), "{second}");
+    for part in [
+        "PREVIOUS ATTEMPT 1 FAILED VERIFICATION\nAttempt 1 changed nothing",
+        "GUIDANCE FROM A PERSON\nLook at the sign in discount().",
+        "This is attempt 2 of 2, the last one.",
+    ] {
+        assert!(second.contains(part), "no {part:?} in:\n{second}");
+    }
+}
+
+#[test]
 fn a_javascript_verifier_fail_then_fix_with_the_prompt_in_a_file() {
     let scenario = Scenario::new("greet");
     let agent = scenario.agent_via("fix-on-second", "a", Via::File);

@@ -12,6 +12,7 @@ MODE says for call N, really editing the project:
     fix-on-second       call 1 edits a comment only, later calls fix
     break-another       call N breaks a different cart function each time (never green)
     touch               edits a comment only, every time (the same failure again)
+    nothing-then-fix    call 1 changes nothing at all, later calls fix
     rate-limit-then-fix call 1 prints a 429 with a retry-after of 1 s and exits 1, then fixes
     auth                prints an authentication error and exits 1
     sleep               writes DIR/ready, then sleeps far past any time-out
@@ -86,6 +87,9 @@ def act(mode, call, log):
             fix()
     elif mode == "break-another":
         break_one(call)
+    elif mode == "nothing-then-fix":
+        if call >= 2:
+            fix()
     elif mode == "touch":
         touch_comment(call)
     elif mode == "rate-limit-then-fix":
