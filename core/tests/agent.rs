@@ -305,7 +305,13 @@ async fn an_auth_error_skips_to_the_next_agent_for_good() {
     .on_retry(Arc::new(move |record: &RetryRecord| {
         hook_records.lock().expect("lock").push(record.clone());
     }));
+    assert_eq!(pool.next_agent(), Some("a"));
     let run = pool.run(fx.request("task")).await;
+    assert_eq!(
+        pool.next_agent(),
+        Some("b"),
+        "the loop records b as the next attempt's agent"
+    );
     assert_eq!(run.end, PoolEnd::Finished);
     assert_eq!(run.result.agent, "b");
     assert_eq!(run.result.outcome, SessionOutcome::Success);

@@ -198,6 +198,17 @@ impl AgentPool {
         self.sessions.iter().map(|s| s.name()).collect()
     }
 
+    /// The agent the next run starts with: the one that ended the last run, skipping agents taken
+    /// out; `None` when none is left.
+    pub fn next_agent(&self) -> Option<&str> {
+        let (out, cursor) = match self.state.lock() {
+            Ok(state) => (state.out.clone(), state.cursor),
+            Err(_) => (vec![false; self.sessions.len()], 0),
+        };
+        let index = next_in(&out, cursor, |_| true)?;
+        Some(self.sessions[index].name())
+    }
+
     /// Runs one attempt's session: the first agent in turn, then retries as the module docs say.
     /// Each session gets its own directory under `request.run_dir` (`01-claude`, `02-codex`, …).
     pub async fn run(&self, request: SessionRequest) -> PoolRun {

@@ -999,12 +999,7 @@ impl Driver<'_> {
                 (None, _) => None,
             };
 
-            let agent = self
-                .pool
-                .agents()
-                .first()
-                .map(|a| (*a).to_owned())
-                .unwrap_or_default();
+            let agent = self.pool.next_agent().unwrap_or_default().to_owned();
             let attempt = record(
                 self.shared,
                 run,
