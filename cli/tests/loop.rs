@@ -264,6 +264,30 @@ impl Scenario {
             .unwrap_or_else(|e| panic!("no prompt {}: {e}", path.display()))
     }
 
+    /// Waits until the state database holds `pid` as the last attempt's agent: verdict records
+    /// it just after the spawn, and a kill before that leaves it no process group to stop on
+    /// resume (the agent can write its ready file first on a loaded machine).
+    fn wait_for_agent_pid(&self, pid: i32, child: &mut Child) {
+        let started = Instant::now();
+        loop {
+            let db = self.db();
+            let runs = db.runs().expect("runs");
+            let recorded = runs
+                .first()
+                .and_then(|run| db.history(run.id).ok())
+                .and_then(|h| h.attempts.last().and_then(|a| a.attempt.pid));
+            if recorded == Some(pid) {
+                return;
+            }
+            if started.elapsed() > Duration::from_secs(30) {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("the agent's pid {pid} was not recorded (last: {recorded:?})");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     /// Checks a finished run against `expect`: the exit code, the only run's state in the
     /// database, its judged attempts, attempt numbers that never repeat, and the `run_finished`
     /// event. Returns the run's history for further checks.
@@ -675,6 +699,7 @@ fn kill_9_during_the_agent_then_resume_keeps_the_attempt_count() {
     let mut child = scenario.spawn(&["--task", TASK, "--agent", &agent]);
     let ready = scenario.log_dir("a").join("ready");
     let pid = ready_pid(&wait_for(&ready, &mut child, RUN_LIMIT));
+    scenario.wait_for_agent_pid(pid, &mut child);
     child.kill().expect("SIGKILL verdict");
     child.wait().expect("reap verdict");
     assert!(!is_dead(pid), "the agent outlives verdict's kill -9");
@@ -772,6 +797,7 @@ fn kill_9_during_the_second_attempt_then_resume_keeps_the_first_attempts_failure
     let mut child = scenario.spawn(&["--task", TASK, "--agent", &agent]);
     let ready = scenario.log_dir("a").join("ready");
     let pid = ready_pid(&wait_for(&ready, &mut child, RUN_LIMIT));
+    scenario.wait_for_agent_pid(pid, &mut child);
     child.kill().expect("SIGKILL verdict");
     child.wait().expect("reap verdict");
     assert!(!is_dead(pid), "the agent outlives verdict's kill -9");
@@ -864,6 +890,7 @@ fn sigterm_during_the_agent_stops_it_and_exits_130_then_resume_goes_on() {
     let mut child = scenario.spawn(&["--task", TASK, "--agent", &agent]);
     let ready = scenario.log_dir("a").join("ready");
     let pid = ready_pid(&wait_for(&ready, &mut child, RUN_LIMIT));
+    scenario.wait_for_agent_pid(pid, &mut child);
     let status = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()
@@ -915,6 +942,7 @@ fn a_second_loop_of_a_live_run_is_refused_and_leaves_its_agent_alone() {
     let mut child = scenario.spawn(&["--task", TASK, "--agent", &agent]);
     let ready = scenario.log_dir("a").join("ready");
     let pid = ready_pid(&wait_for(&ready, &mut child, RUN_LIMIT));
+    scenario.wait_for_agent_pid(pid, &mut child);
     // The same task again while the first loop drives it: not an orphan to take over.
     let other = scenario.agent("fix", "b");
     let out = scenario.run(&["--task", TASK, "--agent", &other]);
@@ -1054,6 +1082,31 @@ fn an_agent_that_skips_the_failing_test_is_caught() {
         ],
         "{verified:#}"
     );
+}
+
+#[test]
+fn an_agent_that_edits_a_protected_test_is_caught() {
+    let scenario = Scenario::cart();
+    scenario
+        .project
+        .write("verdict.toml", "[loop]\nprotected = [\"test_*.py\"]\n");
+    let agent = scenario.agent("edit-test", "a");
+    let out = scenario.run(&["--task", TASK, "--agent", &agent, "--max-attempts", "1"]);
+    scenario.check(
+        &out,
+        Expect {
+            code: 1,
+            state: "exhausted",
+            attempts: 1,
+        },
+    );
+    let verified = verification_of(&scenario, 1);
+    assert_eq!(
+        guard_failures(&verified),
+        ["verdict-guard protected_changed test_cart.py"],
+        "{verified:#}"
+    );
+    assert!(out.stdout.contains("pytest: 3 passed"), "{}", out.all());
 }
 
 #[test]
