@@ -658,6 +658,44 @@ fn a_rate_limit_with_retry_after_does_not_consume_an_attempt() {
 }
 
 #[test]
+fn when_every_agent_is_rate_limited_the_loop_waits_then_goes_round() {
+    let scenario = Scenario::cart();
+    let first = scenario.agent("rate-limit-then-fix", "a");
+    let second = scenario.agent("rate-limit-then-fix", "b");
+    let out = scenario.run(&["--task", TASK, "--agent", &first, "--agent", &second]);
+    scenario.check(
+        &out,
+        Expect {
+            code: 0,
+            state: "passed",
+            attempts: 1,
+        },
+    );
+    assert_eq!((scenario.calls("a"), scenario.calls("b")), (2, 1));
+    let retries = scenario.events_of("agent_retry");
+    let moves: Vec<(bool, u64)> = retries
+        .iter()
+        .map(|r| {
+            (
+                r["all_limited"].as_bool().unwrap_or(false),
+                r["delay_ms"].as_u64().unwrap_or(u64::MAX),
+            )
+        })
+        .collect();
+    // A limited: on to B at once; B limited too: every agent is, so wait A's retry-after.
+    assert_eq!(moves.len(), 2, "{retries:#?}");
+    assert_eq!(moves[0], (false, 0), "{retries:#?}");
+    assert!(
+        moves[1].0 && (1000..1500).contains(&moves[1].1),
+        "{retries:#?}"
+    );
+    assert_eq!(
+        retries[1]["next_agent"], retries[0]["agent"],
+        "{retries:#?}"
+    );
+}
+
+#[test]
 fn an_auth_error_cycles_to_the_second_agent() {
     let scenario = Scenario::cart();
     let first = scenario.agent("auth", "a");
