@@ -458,13 +458,23 @@ fn pass_on_attempt_one() {
             "{event:#}"
         );
     }
+    // A finished run is not resumed.
+    let again = scenario.run(&["--resume", "--task", TASK, "--agent", &agent]);
+    assert_eq!(again.code, 2, "{}", again.all());
+    assert!(
+        again.stderr.contains("no unfinished loop run"),
+        "{}",
+        again.all()
+    );
+    assert_eq!(scenario.calls("a"), 1);
 }
 
 #[test]
 fn fail_then_fix_on_attempt_two_with_the_digest_in_the_second_prompt() {
     let scenario = Scenario::cart();
     let agent = scenario.agent("fix-on-second", "a");
-    let out = scenario.run(&["--task", TASK, "--agent", &agent]);
+    // With no terminal, --interactive says so and never waits for a person.
+    let out = scenario.run(&["--task", TASK, "--agent", &agent, "--interactive"]);
     scenario.check(
         &out,
         Expect {
@@ -472,6 +482,11 @@ fn fail_then_fix_on_attempt_two_with_the_digest_in_the_second_prompt() {
             state: "passed",
             attempts: 2,
         },
+    );
+    assert!(
+        out.stderr.contains("--interactive needs a terminal"),
+        "{}",
+        out.all()
     );
     assert_eq!(scenario.calls("a"), 2);
     assert_eq!(scenario.prompt("a", 1), TASK);
