@@ -132,7 +132,9 @@ enum LoopFormat {
 /// Runs the command and returns the exit code.
 pub(crate) fn run(args: &Args) -> Result<u8> {
     let (root, config) = run::load_config(args.dir.as_deref())?;
-    let root = std::path::absolute(&root)
+    // Runs are found again by their workspace's path, so one directory must have one spelling
+    // whichever way it was named (`-C proj/`, `-C proj`, through a symlink).
+    let root = std::fs::canonicalize(&root)
         .with_context(|| format!("failed to resolve {}", root.display()))?;
     let task = task(args, &root)?;
     let loop_config = &config.retry_loop;

@@ -937,6 +937,42 @@ fn kill_9_during_the_baseline_then_the_same_task_again_continues_the_run() {
 }
 
 #[test]
+fn resume_finds_the_run_whichever_way_the_directory_is_named() {
+    let scenario = Scenario::cart();
+    let agent = scenario.agent("hang-then-fix", "a");
+    let slashed = format!("{}/", scenario.root().display());
+    let mut child = scenario.spawn(&["-C", &slashed, "--task", TASK, "--agent", &agent]);
+    let ready = scenario.log_dir("a").join("ready");
+    let pid = ready_pid(&wait_for(&ready, &mut child, RUN_LIMIT));
+    scenario.wait_for_agent_pid(pid, &mut child);
+    child.kill().expect("SIGKILL verdict");
+    child.wait().expect("reap verdict");
+    // The same project through a symlink, without the trailing slash.
+    let link = scenario.logs.path().join("link");
+    std::os::unix::fs::symlink(scenario.root(), &link).expect("a symlink");
+    let out = scenario.run(&[
+        "-C",
+        &link.to_string_lossy(),
+        "--resume",
+        "--task",
+        TASK,
+        "--agent",
+        &agent,
+    ]);
+    assert!(is_dead(pid), "the orphaned agent {pid} still runs");
+    let history = scenario.check(
+        &out,
+        Expect {
+            code: 0,
+            state: "passed",
+            attempts: 1,
+        },
+    );
+    let numbers: Vec<u32> = history.attempts.iter().map(|a| a.attempt.number).collect();
+    assert_eq!(numbers, [1, 2], "{history:#?}");
+}
+
+#[test]
 fn sigterm_during_the_agent_stops_it_and_exits_130_then_resume_goes_on() {
     let scenario = Scenario::cart();
     let agent = scenario.agent("hang-then-fix", "a");
