@@ -714,26 +714,42 @@ fn when_every_agent_is_rate_limited_the_loop_waits_then_goes_round() {
 fn an_auth_error_cycles_to_the_second_agent() {
     let scenario = Scenario::cart();
     let first = scenario.agent("auth", "a");
-    let second = scenario.agent("fix", "b");
+    // B fixes on its second session: attempt 2 shows A stays out of the pool.
+    let second = scenario.agent("fix-on-second", "b");
     let out = scenario.run(&["--task", TASK, "--agent", &first, "--agent", &second]);
     scenario.check(
         &out,
         Expect {
             code: 0,
             state: "passed",
-            attempts: 1,
+            attempts: 2,
         },
     );
     assert_eq!(scenario.calls("a"), 1, "the first agent is not tried again");
-    assert_eq!(scenario.calls("b"), 1);
+    assert_eq!(scenario.calls("b"), 2);
     assert_eq!(scenario.prompt("b", 1), TASK);
+    assert!(scenario.prompt("b", 2).starts_with(TASK));
     let retries = scenario.events_of("agent_retry");
     assert_eq!(retries.len(), 1, "{retries:#?}");
     assert_eq!(retries[0]["outcome"], "auth", "{:#}", retries[0]);
+    assert_eq!(retries[0]["action"], "skip_agent", "{:#}", retries[0]);
     assert_ne!(
         retries[0]["agent"], retries[0]["next_agent"],
         "{:#}",
         retries[0]
+    );
+    let finished: Vec<Value> = scenario
+        .events_of("agent_finished")
+        .iter()
+        .map(|e| e["agent"].clone())
+        .collect();
+    assert_eq!(
+        finished,
+        [
+            retries[0]["next_agent"].clone(),
+            retries[0]["next_agent"].clone()
+        ],
+        "B finished both attempts"
     );
 }
 
