@@ -199,6 +199,9 @@ pub(crate) fn run(args: &Args) -> Result<u8> {
         flaky_rerun: true,
         grace: Duration::from_secs(2),
     };
+    if args.reset {
+        events_outside_the_tree(args.events.as_deref(), &root)?;
+    }
     let output = Output::new(args)?;
     let sink = {
         let output = Arc::clone(&output);
@@ -342,6 +345,35 @@ fn agents(args: &Args, config: &Config, policies: &Policies) -> Result<Vec<Agent
         // Nothing to adjust: the driver judges a failed session as a failed attempt.
     }
     Ok(specs)
+}
+
+/// With `--reset`, the events file must not be part of the tree that is restored before every
+/// attempt: the restore would take it back to what it held at the start (or remove it), and the
+/// events written since would be lost. Under `.verdict/` it is never part of the tree.
+fn events_outside_the_tree(events: Option<&Path>, root: &Path) -> Result<()> {
+    let Some(path) = events else {
+        return Ok(());
+    };
+    let absolute = std::path::absolute(path)
+        .with_context(|| format!("failed to resolve {}", path.display()))?;
+    // The file may not exist yet, its directory must: when it does not, opening the file fails
+    // with the error that says so.
+    let Some(dir) = absolute
+        .parent()
+        .and_then(|d| std::fs::canonicalize(d).ok())
+    else {
+        return Ok(());
+    };
+    if dir.starts_with(root) && !dir.starts_with(root.join(".verdict")) {
+        bail!(usage(format!(
+            "--events {}: the file is inside the workspace, which --reset restores before every \
+             attempt, so the events written until then would be lost; write it outside {} or \
+             under its .verdict/",
+            path.display(),
+            root.display()
+        )));
+    }
+    Ok(())
 }
 
 /// `--guide`: a file's contents when it names a file, else the text itself.

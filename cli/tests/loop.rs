@@ -1387,6 +1387,30 @@ fn reset_restores_the_starting_tree_before_each_attempt() {
     assert_eq!(seen, "junk-1.txt\n");
 }
 
+#[test]
+fn reset_refuses_an_events_file_inside_the_tree_it_restores() {
+    let scenario = Scenario::cart();
+    let agent = scenario.agent("fix", "a");
+    let inside = scenario.project.path("events.ndjson");
+    let output = Command::new(env!("CARGO_BIN_EXE_verdict"))
+        .args([
+            "loop", "--task", TASK, "--agent", &agent, "--reset", "--events",
+        ])
+        .arg(&inside)
+        .current_dir(scenario.root())
+        .env("PATH", path_with_node())
+        .stdin(Stdio::null())
+        .output()
+        .expect("verdict starts");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("inside the workspace, which --reset restores"),
+        "{stderr}"
+    );
+    assert_eq!(scenario.calls("a"), 0);
+}
+
 // ---------------------------------------------------------------------------------------------
 // The task never reaches a shell
 
