@@ -146,7 +146,10 @@ fn one_run(failing: &Verification, reset: bool) -> driver::LoopEnd {
         sink: Box::new(move |event| {
             if let Some(tokens) = event.get("prompt_tokens").and_then(|t| t.as_u64()) {
                 seen.lock().expect("lock").push(tokens);
-                started.lock().expect("lock").push(std::time::Instant::now());
+                started
+                    .lock()
+                    .expect("lock")
+                    .push(std::time::Instant::now());
             }
         }),
         guide: None,
@@ -181,7 +184,10 @@ fn report_steady(name: &str) {
     let mut steady = STEADY.lock().expect("lock");
     steady.sort();
     if let Some(median) = steady.get(steady.len() / 2) {
-        println!("{name}: steady cost per attempt (median of {}): {median:.2?}", steady.len());
+        println!(
+            "{name}: steady cost per attempt (median of {}): {median:.2?}",
+            steady.len()
+        );
     }
     steady.clear();
 }
