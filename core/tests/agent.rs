@@ -161,6 +161,29 @@ async fn the_prompt_arrives_intact_on_stdin_in_a_file_and_as_one_argument() {
 }
 
 #[tokio::test]
+async fn a_prompt_too_long_for_one_argument_is_not_started_with_the_way_out() {
+    let fx = Fixture::new();
+    let argv = fx.script("argv-agent", r#"printf '%s' "$1" > "$STATE/got""#);
+    let long = "x".repeat(200 * 1024);
+    let spec = fx.agent("argv", &[&argv, "{prompt}"]);
+    let result = CommandSession::new(spec.clone(), runner())
+        .run(fx.request(&long))
+        .await;
+    let SessionOutcome::NotStarted { message } = &result.outcome else {
+        panic!("{result:?}");
+    };
+    assert!(message.contains("204800 bytes"), "{message}");
+    assert!(message.contains("{prompt_file}"), "{message}");
+    // Just under the limit, the same agent runs and gets all of it.
+    let fits = "y".repeat(128 * 1024 - 1);
+    let result = CommandSession::new(spec, runner())
+        .run(fx.request(&fits))
+        .await;
+    assert_eq!(result.outcome, SessionOutcome::Success, "{result:?}");
+    assert_eq!(fx.read("got").len(), fits.len());
+}
+
+#[tokio::test]
 async fn a_session_past_its_timeout_is_a_timeout_and_its_tree_is_killed() {
     let fx = Fixture::new();
     let agent = fx.script(

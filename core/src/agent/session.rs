@@ -13,6 +13,9 @@ use super::{AgentSpec, PROMPT_FILE, PromptVia};
 use crate::process::{ProcessRunner, RunExtras};
 use crate::verifier::{CommandSpec, Exit, ExitCodes};
 
+/// The longest single argument Linux passes to a program (`MAX_ARG_STRLEN`, 32 pages of 4 KiB).
+const MAX_ARG_LEN: usize = 32 * 4096;
+
 /// How many lines of the agent's output a [`SessionResult`] keeps.
 pub const TAIL_LINES: usize = 40;
 
@@ -162,6 +165,16 @@ impl AgentSession for CommandSession {
         let Some((program, args)) = argv.split_first() else {
             return not_started(format!("agent `{name}` has an empty command"));
         };
+        // Linux refuses a single argument longer than MAX_ARG_STRLEN (32 pages) with E2BIG; say
+        // why and what to do rather than pass on "Argument list too long".
+        if let Some(long) = args.iter().find(|arg| arg.len() >= MAX_ARG_LEN) {
+            return not_started(format!(
+                "the prompt makes an argument of {} bytes, over the {} KiB Linux allows for one \
+                 argument; give agent `{name}` the prompt through {PROMPT_FILE} or on stdin",
+                long.len(),
+                MAX_ARG_LEN / 1024
+            ));
+        }
         let spec = CommandSpec {
             program: PathBuf::from(program),
             args: args.to_vec(),
