@@ -643,12 +643,19 @@ fn describe(event: &LoopEvent) -> Option<String> {
     };
     Some(match event.kind {
         EventKind::RunStarted => format!("run {} started", event.run),
-        EventKind::RunResumed => format!(
-            "resuming run {} (it was {}; next attempt {})",
-            event.run,
-            text("was"),
-            get("next_attempt")
-        ),
+        EventKind::RunResumed => match event.get("unverified").and_then(|n| n.as_u64()) {
+            Some(n) => format!(
+                "resuming run {} (it was {}; verifying attempt {n}, whose agent had finished)",
+                event.run,
+                text("was"),
+            ),
+            None => format!(
+                "resuming run {} (it was {}; next attempt {})",
+                event.run,
+                text("was"),
+                get("next_attempt")
+            ),
+        },
         EventKind::Checkpoint => return None,
         EventKind::BaselineFinished => format!(
             "baseline: {}, {} failure(s) already there",

@@ -504,7 +504,12 @@ pub async fn run(spec: LoopSpec, parts: LoopParts) -> Result<LoopEnd, LoopError>
                 found.id,
                 &[(
                     EventKind::RunResumed,
-                    json!({"was": resumed.was, "stopped": stopped, "next_attempt": resumed.next_attempt}),
+                    json!({
+                        "was": resumed.was,
+                        "stopped": stopped,
+                        "next_attempt": resumed.next_attempt,
+                        "unverified": resumed.unverified.as_ref().map(|a| a.number),
+                    }),
                 )],
                 |_| Ok(()),
             )?;
