@@ -1041,7 +1041,7 @@ fn sigterm_during_the_agent_stops_it_and_exits_130_then_resume_goes_on() {
 }
 
 #[test]
-fn a_second_loop_of_a_live_run_is_refused_and_leaves_its_agent_alone() {
+fn a_second_loop_in_a_live_workspace_is_refused_and_leaves_its_agent_alone() {
     let scenario = Scenario::cart();
     let agent = scenario.agent("hang-then-fix", "a");
     let mut child = scenario.spawn(&["--task", TASK, "--agent", &agent]);
@@ -1058,6 +1058,15 @@ fn a_second_loop_of_a_live_run_is_refused_and_leaves_its_agent_alone() {
         out.all()
     );
     assert_eq!(scenario.calls("b"), 0, "the second loop ran no agent");
+    // Another task in the same workspace is refused too: two agents would edit one tree.
+    let out = scenario.run(&["--task", "Another task entirely.", "--agent", &other]);
+    assert_eq!(out.code, 2, "{}", out.all());
+    assert!(
+        out.stderr.contains("another `verdict loop` is running in"),
+        "{}",
+        out.all()
+    );
+    assert_eq!(scenario.calls("b"), 0, "the third loop ran no agent");
     assert!(!is_dead(pid), "the live run's agent was stopped");
     assert!(
         child.try_wait().expect("wait for verdict").is_none(),

@@ -100,17 +100,16 @@ pub enum LoopError {
         /// What is wrong.
         message: String,
     },
-    /// Another `verdict loop` process is driving this run right now.
+    /// Another `verdict loop` process runs in this workspace right now (another task: two agents
+    /// editing one tree would undo each other's work and each other's verification).
     #[error(
-        "run {0} of this task is being driven by another `verdict loop` right now; wait for it \
-         to end, or stop it (Ctrl-C) and resume"
+        "another `verdict loop` is running in {0} right now; two loops in one workspace would \
+         edit the same files — wait for it to end, or stop it (Ctrl-C)"
     )]
-    InProgress(RunId),
-    /// The lock that keeps a run to one driver could not be taken.
-    #[error("failed to lock run {run} at {path}: {message}")]
+    WorkspaceBusy(PathBuf),
+    /// The lock that keeps a workspace to one loop could not be taken.
+    #[error("failed to lock the workspace at {path}: {message}")]
     Lock {
-        /// The run.
-        run: RunId,
         /// The lock file.
         path: PathBuf,
         /// What went wrong.
@@ -473,6 +472,8 @@ pub async fn run(spec: LoopSpec, parts: LoopParts) -> Result<LoopEnd, LoopError>
         interrupted,
     } = parts;
     let db_path = spec.root.join(crate::state::DEFAULT_PATH);
+    // One loop per workspace, whatever its task; taken before anything is read or written.
+    let _lock = WorkspaceLock::take(&spec.root)?;
     let db = StateDb::open(&db_path)?;
     let existing = db.find_run_by_task(&task_hash(&spec.task), &spec.root)?;
     let shared: Shared = Arc::new(Mutex::new(Recorder { db, sink }));
@@ -487,12 +488,8 @@ pub async fn run(spec: LoopSpec, parts: LoopParts) -> Result<LoopEnd, LoopError>
     }
     let snapshots = snapshots.ok().map(Arc::new);
 
-    // Held until the run returns: a second driver of the same run is refused before it could
-    // take the live run for an orphaned one and stop its agent.
-    let _lock;
     let (run, resumed) = match existing {
         Some(found) => {
-            _lock = RunLock::take(&spec.root, found.id)?;
             let resumed = read(&shared, |db| db.resume(found.id, spec.grace))?;
             let stopped: Vec<Value> = resumed
                 .stopped
@@ -518,7 +515,6 @@ pub async fn run(spec: LoopSpec, parts: LoopParts) -> Result<LoopEnd, LoopError>
         None => {
             let config = run_config(&spec, &pool);
             let run = record_new_run(&shared, &spec, config.clone())?;
-            _lock = RunLock::take(&spec.root, run)?;
             (run, false)
         }
     };
@@ -612,22 +608,19 @@ pub async fn run(spec: LoopSpec, parts: LoopParts) -> Result<LoopEnd, LoopError>
         .await
 }
 
-/// The one driver of a run: an exclusive transaction held open on a small SQLite file beside the
-/// run's logs. SQLite locks it with the operating system's file locks, which the kernel releases
-/// when the process ends however it ends, so a run killed with `kill -9` can be resumed at once,
-/// while a run whose driver is alive cannot be taken over.
-struct RunLock {
+/// The one loop of a workspace: an exclusive transaction held open on a small SQLite file,
+/// `.verdict/loop/workspace.lock`. SQLite locks it with the operating system's file locks, which the
+/// kernel releases when the process ends however it ends, so a run killed with `kill -9` can be
+/// resumed at once, while a live loop is never taken for an orphaned one (its agent stopped) and
+/// two loops never edit one tree.
+struct WorkspaceLock {
     _connection: rusqlite::Connection,
 }
 
-impl RunLock {
-    fn take(root: &Path, run: RunId) -> Result<RunLock, LoopError> {
-        let path = root
-            .join(".verdict")
-            .join("loop")
-            .join(format!("run-{run}.lock"));
+impl WorkspaceLock {
+    fn take(root: &Path) -> Result<WorkspaceLock, LoopError> {
+        let path = root.join(".verdict").join("loop").join("workspace.lock");
         let failed = |message: String| LoopError::Lock {
-            run,
             path: path.clone(),
             message,
         };
@@ -639,7 +632,7 @@ impl RunLock {
             .busy_timeout(Duration::ZERO)
             .map_err(|e| failed(e.to_string()))?;
         match connection.execute_batch("BEGIN EXCLUSIVE") {
-            Ok(()) => Ok(RunLock {
+            Ok(()) => Ok(WorkspaceLock {
                 _connection: connection,
             }),
             Err(rusqlite::Error::SqliteFailure(error, _))
@@ -648,7 +641,7 @@ impl RunLock {
                     rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
                 ) =>
             {
-                Err(LoopError::InProgress(run))
+                Err(LoopError::WorkspaceBusy(root.to_owned()))
             }
             Err(error) => Err(failed(error.to_string())),
         }
