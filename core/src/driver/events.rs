@@ -99,9 +99,28 @@ impl LoopEvent {
         Value::Object(object)
     }
 
-    /// The event as one NDJSON line, without the newline.
+    /// The event as one NDJSON line, without the newline: `event`, `run` and `time_ms` first (so a
+    /// reader of the raw stream sees what an event is at its start), then the payload's fields.
     pub fn to_line(&self) -> String {
-        self.to_json().to_string()
+        let mut line = format!(
+            "{{\"event\":\"{}\",\"run\":{},\"time_ms\":{}",
+            self.kind.as_str(),
+            self.run.0,
+            self.time_ms
+        );
+        if let Value::Object(fields) = &self.payload {
+            for (key, value) in fields {
+                if matches!(key.as_str(), "event" | "run" | "time_ms") {
+                    continue;
+                }
+                line.push(',');
+                line.push_str(&Value::from(key.as_str()).to_string());
+                line.push(':');
+                line.push_str(&value.to_string());
+            }
+        }
+        line.push('}');
+        line
     }
 
     /// The payload field `key`, if it is there.
@@ -129,6 +148,9 @@ mod tests {
             event.to_line(),
             r#"{"event":"retry_scheduled","run":7,"time_ms":1000,"attempt":2,"delay_ms":0}"#
         );
+        // The line is the JSON object, field for field.
+        let parsed: Value = serde_json::from_str(&event.to_line()).expect("valid JSON");
+        assert_eq!(parsed, event.to_json());
     }
 
     #[test]
