@@ -56,16 +56,23 @@ impl Baseline {
             let mut budget = known.clone();
             let mut removed_tests = 0u64;
             let mut removed_errors = 0u64;
+            let mut removed_suites = 0u64;
             let mut removed_warnings = 0u64;
             report.diagnostics.retain(|d| {
                 let Some(left) = budget.get_mut(&d.fingerprint).filter(|n| **n > 0) else {
                     return true;
                 };
                 *left -= 1;
-                if d.kind == Kind::Test && d.test.is_some() {
+                // As the tools count them: a failing test is a failed test; a test file that
+                // did not load is an errored suite and (for pytest) an error; a fixture that
+                // raised around a test is an error.
+                if d.kind == Kind::Test && d.is_failed_test() {
                     removed_tests += 1;
                 } else if d.severity == Severity::Error {
                     removed_errors += 1;
+                    if d.kind == Kind::Test && d.test.is_none() {
+                        removed_suites += 1;
+                    }
                 } else {
                     removed_warnings += 1;
                 }
@@ -84,6 +91,7 @@ impl Baseline {
             };
             sub(&mut counts.tests_failed, removed_tests);
             sub(&mut counts.errors, removed_errors);
+            sub(&mut counts.suites_errored, removed_suites);
             sub(&mut counts.warnings, removed_warnings);
             let failures_left = report
                 .diagnostics

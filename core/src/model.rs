@@ -206,6 +206,12 @@ pub struct Diagnostic {
     /// their cascades. Set by the summarizer, which knows its tool's codes.
     #[serde(default, skip_serializing_if = "is_false")]
     pub root_cause: bool,
+    /// A test that did not fail its own check but errored around it: a fixture's set-up or
+    /// tear-down raised. Tools that tell the two apart count these as errors, not as failed tests
+    /// (pytest's `1 error`, JUnit's `<error>`), and so do the digest and `--baseline`. Only
+    /// meaningful with [`Diagnostic::test`].
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub test_error: bool,
     /// Stable identity for deduplication; see [`Fingerprint`].
     pub fingerprint: Fingerprint,
 }
@@ -232,6 +238,7 @@ impl Diagnostic {
             test: None,
             detail: None,
             root_cause: false,
+            test_error: false,
             fingerprint: Fingerprint::default(),
         }
     }
@@ -267,6 +274,18 @@ impl Diagnostic {
     pub fn as_root_cause(mut self) -> Self {
         self.root_cause = true;
         self
+    }
+
+    /// Marks a failing test as an error around the test (see [`Diagnostic::test_error`]).
+    pub fn as_test_error(mut self) -> Self {
+        self.test_error = true;
+        self
+    }
+
+    /// Whether this is a failing test as its tool counts them: a test named, failing its own
+    /// check (not a [`Diagnostic::test_error`]).
+    pub fn is_failed_test(&self) -> bool {
+        self.test.is_some() && !self.test_error
     }
 
     /// Recomputes [`Diagnostic::fingerprint`]; call it after changing fields directly.

@@ -413,6 +413,7 @@ fn push(
         test: None,
         detail: None,
         root_cause: root && severity == Severity::Error,
+        test_error: false,
         fingerprint: Fingerprint::default(),
     };
     d.refresh_fingerprint();

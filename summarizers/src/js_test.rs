@@ -37,6 +37,7 @@ pub(crate) fn failure(tool: &str, message: String) -> Diagnostic {
         test: None,
         detail: None,
         root_cause: false,
+        test_error: false,
         fingerprint: Fingerprint::default(),
     }
 }

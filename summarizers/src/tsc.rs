@@ -440,6 +440,7 @@ impl Parser {
                 test: None,
                 detail: None,
                 root_cause: error && (config || is_root_cause_code(header.code)),
+                test_error: false,
                 fingerprint: Fingerprint::default(),
             };
             diagnostic.refresh_fingerprint();

@@ -22,7 +22,8 @@ use crate::model::{Diagnostic, Outcome, Report, Severity};
 /// How a diagnostic is counted and shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Category {
-    /// An error that is not a failing test (a compiler error, a test file that does not load).
+    /// An error that is not a failing test (a compiler error, a test file that does not load, a
+    /// fixture that raised around a test).
     Error,
     /// A failing test.
     FailedTest,
@@ -33,7 +34,7 @@ pub(super) enum Category {
 impl Category {
     pub(super) fn of(diagnostic: &Diagnostic) -> Category {
         match diagnostic.severity {
-            Severity::Error if diagnostic.test.is_some() => Category::FailedTest,
+            Severity::Error if diagnostic.is_failed_test() => Category::FailedTest,
             Severity::Error => Category::Error,
             Severity::Warning | Severity::Info => Category::Warning,
         }

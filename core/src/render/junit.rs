@@ -3,7 +3,8 @@
 //! - A **test verifier** (jest, vitest, mocha, pytest, cargo-test, …) is a suite whose `tests`,
 //!   `failures`, `errors` and `skipped` attributes are the tool's own counts. Its failing tests
 //!   are `<testcase>`s with a `<failure>`; test files that could not run (a test diagnostic
-//!   without a test name) are `<testcase>`s with an `<error>`. Passed and skipped tests are only
+//!   without a test name) and errors around a test (a fixture that raised) are `<testcase>`s with
+//!   an `<error>`. Passed and skipped tests are only
 //!   counted, never listed: a [`crate::Report`] holds their numbers, not their names, and
 //!   inventing cases for them would be made-up data. So `tests` is larger than the number of
 //!   `<testcase>` elements whenever tests passed — readers that total the attributes (most CI
@@ -82,7 +83,7 @@ impl<'a> Suite<'a> {
             let mut listed_failures = 0u64;
             let mut listed_errors = 0u64;
             for diagnostic in failing {
-                let could_not_run = diagnostic.test.is_none();
+                let could_not_run = !diagnostic.is_failed_test();
                 if could_not_run {
                     listed_errors += 1;
                 } else {
@@ -92,7 +93,11 @@ impl<'a> Suite<'a> {
             }
             let counts = &report.counts;
             failures = counts.tests_failed.unwrap_or(0).max(listed_failures);
-            errors = counts.suites_errored.unwrap_or(0).max(listed_errors);
+            errors = counts
+                .errors
+                .unwrap_or(0)
+                .max(counts.suites_errored.unwrap_or(0))
+                .max(listed_errors);
             skipped = counts.tests_skipped.unwrap_or(0);
             // Errors that are not failing tests (code that does not compile, so no test ran)
             // are one error case: the suite must not look green for want of test numbers.
@@ -188,7 +193,7 @@ impl<'a> Suite<'a> {
     }
 }
 
-/// A failing test (or a test file that could not run) as a case.
+/// A failing test (or a test file that could not run, or an error around a test) as a case.
 fn test_case(verification: &Verification, diagnostic: &Diagnostic, could_not_run: bool) -> Case {
     let name = match &diagnostic.test {
         Some(test) => test.clone(),

@@ -157,11 +157,20 @@ fn counts_phrase(kind: Kind, report: &Report) -> String {
             report
                 .diagnostics
                 .iter()
-                .filter(|d| d.test.is_some() && d.severity == Severity::Error)
+                .filter(|d| d.is_failed_test() && d.severity == Severity::Error)
                 .count() as u64
         });
         if failed > 0 {
             parts.push(format!("{failed} failed"));
+        }
+        // Errors around tests (pytest's fixtures), beyond the suites that failed to run which
+        // the tool counts among its errors too.
+        let test_errors = counts
+            .errors
+            .unwrap_or(0)
+            .saturating_sub(counts.suites_errored.unwrap_or(0));
+        if test_errors > 0 {
+            parts.push(plural(test_errors, "error", "errors"));
         }
         if let Some(passed) = counts.tests_passed {
             parts.push(format!("{passed} passed"));
