@@ -112,3 +112,76 @@ impl Baseline {
         total
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Diagnostic;
+
+    fn test_failure(name: &str) -> Diagnostic {
+        Diagnostic::new("pytest", Kind::Test, Severity::Error, "assert 1 == 2")
+            .at("test_a.py", Some(3), None)
+            .with_test(name)
+    }
+
+    fn verification(
+        diagnostics: &[Diagnostic],
+        failed: u64,
+        errors: u64,
+        suites: u64,
+    ) -> Verification {
+        let mut report = Report::new("pytest", Outcome::Failed);
+        for d in diagnostics {
+            report.push(d.clone());
+        }
+        report.counts.tests_failed = Some(failed);
+        report.counts.tests_passed = Some(2);
+        report.counts.errors = (errors > 0).then_some(errors);
+        report.counts.suites_errored = (suites > 0).then_some(suites);
+        Verification {
+            verifier: "pytest".to_owned(),
+            kind: Kind::Test,
+            status: crate::model::Status::Ran,
+            report,
+            command: None,
+            log: None,
+            duration: std::time::Duration::ZERO,
+            notes: Vec::new(),
+        }
+    }
+
+    /// Sets `now` aside against a baseline of `before`; the report and how many were set aside.
+    fn check(before: &Verification, now: Verification) -> (Report, u64) {
+        let baseline = Baseline::from_verifications(std::slice::from_ref(before));
+        let mut now = [now];
+        let n = baseline.set_aside(&mut now);
+        let [now] = now;
+        (now.report, n)
+    }
+
+    #[test]
+    fn known_errors_around_tests_and_known_collection_errors_leave_a_pass() {
+        let fixture = test_failure("test_a.py::test_db").as_test_error();
+        let collect = Diagnostic::new("pytest", Kind::Test, Severity::Error, "ImportError: x")
+            .at("test_b.py", None, None)
+            .as_root_cause();
+        let before = verification(&[fixture.clone(), collect.clone()], 0, 2, 1);
+        let (report, n) = check(&before, verification(&[fixture, collect], 0, 2, 1));
+        assert_eq!(n, 2);
+        assert_eq!(report.outcome, Outcome::Passed, "{report:?}");
+        assert_eq!(report.counts.errors, Some(0));
+        assert_eq!(report.counts.suites_errored, Some(0));
+    }
+
+    #[test]
+    fn a_new_failing_test_beside_known_errors_is_counted_as_a_failed_test() {
+        let fixture = test_failure("test_a.py::test_db").as_test_error();
+        let before = verification(std::slice::from_ref(&fixture), 0, 1, 0);
+        let now = verification(&[fixture, test_failure("test_a.py::test_new")], 1, 1, 0);
+        let (report, n) = check(&before, now);
+        assert_eq!(n, 1);
+        assert_eq!(report.outcome, Outcome::Failed);
+        assert_eq!(report.counts.tests_failed, Some(1));
+        assert_eq!(report.counts.errors, Some(0));
+    }
+}

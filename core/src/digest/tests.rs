@@ -903,3 +903,37 @@ fn several_reports_when_tight() {
     }
     insta::assert_snapshot!(out);
 }
+
+#[test]
+fn an_error_around_a_test_is_counted_once_as_an_error() {
+    // pytest's `1 failed, 1 passed, 1 error`: one failing test and one fixture that raised at the
+    // set-up of another; the tool counts the second among its errors, not its failed tests.
+    let mut report = failed(
+        "pytest",
+        vec![
+            failed_test(
+                "pytest",
+                "test_a.py::test_sum",
+                "test_a.py",
+                4,
+                "assert 3 == 4",
+            ),
+            failed_test(
+                "pytest",
+                "test_a.py::test_db",
+                "test_a.py",
+                9,
+                "RuntimeError: no database",
+            )
+            .as_test_error(),
+        ],
+    );
+    report.counts.tests_failed = Some(1);
+    report.counts.tests_passed = Some(1);
+    report.counts.errors = Some(1);
+    let digest = check(&[(&report, None)], 500);
+    assert_eq!(digest.shown.failed_tests, 1, "{}", digest.text);
+    assert_eq!(digest.shown.errors, 1, "{}", digest.text);
+    assert_eq!(digest.omitted, Default::default(), "{}", digest.text);
+    assert!(!digest.text.contains("more"), "{}", digest.text);
+}
