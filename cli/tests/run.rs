@@ -480,17 +480,39 @@ fn a_green_project_passes_then_is_cached_until_a_file_changes() {
         "{all_cached:?}"
     );
 
-    // An edit of a Python source: pytest runs again, the others stay cached.
+    // An edit of a Python source: the test runners run again (a test may read any file of the
+    // project), the type checker and the linter, which read only their languages, stay cached.
     let vat = project.read("prices/vat.py");
     project.write("prices/vat.py", &format!("{vat}\n# touched\n"));
     let edited = project.verdict(&["run", "--format", "json"]);
     assert_eq!(edited.code, 0, "{}", edited.all());
     let after_edit = statuses(&edited.json());
     for (name, status) in &after_edit {
-        let expected = if name == "pytest" { "ran" } else { "cached" };
+        let expected = if name == "pytest" || name == "jest" {
+            "ran"
+        } else {
+            "cached"
+        };
         assert_eq!(
             status, expected,
             "{name} after editing prices/vat.py: {after_edit:?}"
+        );
+    }
+
+    // A data file of no source language: a test could read it, so no test runner replays a pass.
+    project.write("fixtures/rates.txt", "standard 20\n");
+    let data = project.verdict(&["run", "--format", "json"]);
+    assert_eq!(data.code, 0, "{}", data.all());
+    let after_data = statuses(&data.json());
+    for (name, status) in &after_data {
+        let expected = if name == "pytest" || name == "jest" {
+            "ran"
+        } else {
+            "cached"
+        };
+        assert_eq!(
+            status, expected,
+            "{name} after adding fixtures/rates.txt: {after_data:?}"
         );
     }
 

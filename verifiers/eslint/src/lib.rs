@@ -33,7 +33,7 @@ use verdict_core::verifier::{
 };
 use verdict_core::{Kind, Outcome, Report, Severity, Summarizer, Verifier};
 use verdict_summarizers::eslint::EslintSummarizer;
-use verdict_verifier_support::{PackageJson, node_bin, summarize_log_as};
+use verdict_verifier_support::{PackageJson, node_bin, node_install_markers, summarize_log_as};
 
 const NAME: &str = "eslint";
 
@@ -417,7 +417,10 @@ impl Verifier for Eslint {
             .and_then(|installed| installed.package_dir)
             .map(|dir| dir.join("package.json"))
             .unwrap_or_else(|| PathBuf::from("node_modules/eslint/package.json"));
+        // Plugins, parsers and shared configs are installed packages: the package managers'
+        // markers change with every install.
         let mut tool_files = vec![tool_file];
+        tool_files.extend(node_install_markers(workspace));
         // A config above the root (a monorepo's) is read too; the globs only see the root.
         match config(workspace) {
             Config::Flat(file) | Config::Legacy(file) if file.starts_with("../") => {

@@ -10,7 +10,6 @@
 //! do not load — and also for `No tests found` and a config that does not load. The exit code
 //! cannot tell those apart; the log can (see [`crate::interpret_json_and_log`]).
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use verdict_core::verifier::{
@@ -118,10 +117,10 @@ impl Verifier for Jest {
         crate::fail_closed(report, NAME, spec, captured)
     }
 
-    fn inputs(&self, _workspace: &Workspace) -> Option<Inputs> {
+    fn inputs(&self, workspace: &Workspace) -> Option<Inputs> {
         Some(Inputs {
-            globs: crate::source_globs(&["babel.config.*", ".babelrc"]),
-            tool_files: vec![PathBuf::from("node_modules/jest/package.json")],
+            globs: crate::source_globs(),
+            tool_files: crate::tool_files(workspace, NAME),
         })
     }
 

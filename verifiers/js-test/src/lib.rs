@@ -14,12 +14,14 @@ mod mocha;
 mod vitest;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use verdict_core::verifier::{Applicability, Captured, CommandSpec, Exit, Workspace};
 use verdict_core::{Counts, Outcome, Report, Verifier};
-use verdict_verifier_support::{PackageJson, first_file, summarize_log_as};
+use verdict_verifier_support::{
+    PackageJson, first_file, node_bin, node_install_markers, summarize_log_as,
+};
 
 pub use jest::Jest;
 pub use mocha::Mocha;
@@ -111,18 +113,51 @@ fn package_has_key(workspace: &Workspace, key: &str) -> bool {
         .is_some_and(|value| value.get(key).is_some())
 }
 
-/// The source, test and config files a JavaScript test run reads, for the result cache.
-pub(crate) fn source_globs(configs: &[&str]) -> Vec<String> {
-    let mut globs: Vec<String> = [
-        "*.js", "*.jsx", "*.mjs", "*.cjs", "*.ts", "*.tsx", "*.mts", "*.cts", "*.json", "*.snap",
+/// What a JavaScript test run reads, for the result cache: every file of the project that
+/// `.gitignore` does not ignore — a test can read any fixture, template or data file, so a list of
+/// extensions would replay a pass over a changed input — but for the dependencies and what test
+/// runs write themselves (coverage reports), and other languages' environments and build
+/// directories a polyglot repository may not ignore (a Python venv, Rust's `target/`); the
+/// installed dependencies count through [`tool_files`].
+pub(crate) fn source_globs() -> Vec<String> {
+    [
+        "*",
+        "!**/node_modules/**",
+        "!.verdict/**",
+        "!**/coverage/**",
+        "!**/.nyc_output/**",
+        "!**/.venv/**",
+        "!**/venv/**",
+        "!**/__pycache__/**",
+        "!**/.pytest_cache/**",
+        "!**/target/**",
     ]
     .into_iter()
     .map(str::to_owned)
-    .collect();
-    globs.extend(configs.iter().map(|c| (*c).to_owned()));
-    globs.push("!**/node_modules/**".to_owned());
-    globs.push("!.verdict/**".to_owned());
-    globs
+    .collect()
+}
+
+/// The runner's own `package.json` (its version) and the files package managers rewrite on every
+/// install, for the result cache.
+pub(crate) fn tool_files(workspace: &Workspace, runner: &str) -> Vec<PathBuf> {
+    let mut files = vec![
+        node_bin(workspace, runner)
+            .and_then(|bin| std::fs::canonicalize(bin).ok())
+            .and_then(|target| package_json_above(&target))
+            .unwrap_or_else(|| PathBuf::from(format!("node_modules/{runner}/package.json"))),
+    ];
+    files.extend(node_install_markers(workspace));
+    files
+}
+
+/// The `package.json` of the package under `node_modules` holding `file` (a runner's bin script);
+/// `None` for a file that is no package's (pnpm's shell shims in `node_modules/.bin`).
+fn package_json_above(file: &Path) -> Option<PathBuf> {
+    file.ancestors()
+        .skip(1)
+        .take_while(|dir| dir.file_name().is_some_and(|name| name != "node_modules"))
+        .map(|dir| dir.join("package.json"))
+        .find(|candidate| candidate.is_file())
 }
 
 /// Makes every diagnostic's file relative to `root` (the runners print absolute paths and

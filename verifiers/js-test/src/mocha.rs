@@ -13,7 +13,6 @@
 //! capped at 255 — so 1 to 255 mean failures. A test file that does not load and a config that
 //! does not parse also exit 1; the summarizer tells them apart (a root cause, errored).
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use verdict_core::verifier::{
@@ -146,10 +145,10 @@ impl Verifier for Mocha {
         crate::fail_closed(report, NAME, spec, captured)
     }
 
-    fn inputs(&self, _workspace: &Workspace) -> Option<Inputs> {
+    fn inputs(&self, workspace: &Workspace) -> Option<Inputs> {
         Some(Inputs {
-            globs: crate::source_globs(CONFIGS),
-            tool_files: vec![PathBuf::from("node_modules/mocha/package.json")],
+            globs: crate::source_globs(),
+            tool_files: crate::tool_files(workspace, NAME),
         })
     }
 

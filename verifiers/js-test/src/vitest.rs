@@ -11,7 +11,6 @@
 //! do not load and unhandled errors — and also for `No test files found` and a config that does
 //! not load, which only the log tells apart (see [`crate::interpret_json_and_log`]).
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use verdict_core::verifier::{
@@ -151,12 +150,10 @@ impl Verifier for Vitest {
         crate::fail_closed(report, NAME, spec, captured)
     }
 
-    fn inputs(&self, _workspace: &Workspace) -> Option<Inputs> {
-        let mut configs: Vec<&str> = CONFIGS.to_vec();
-        configs.extend_from_slice(VITE_CONFIGS);
+    fn inputs(&self, workspace: &Workspace) -> Option<Inputs> {
         Some(Inputs {
-            globs: crate::source_globs(&configs),
-            tool_files: vec![PathBuf::from("node_modules/vitest/package.json")],
+            globs: crate::source_globs(),
+            tool_files: crate::tool_files(workspace, NAME),
         })
     }
 

@@ -452,21 +452,26 @@ fn detection_reads_vite_configs_package_keys_and_scripts() {
     assert!(reason(&Mocha::default()).contains("`unit` script runs mocha"));
 }
 
-/// The cache's view of a test run: sources and tests, configs, and the tool's version.
+/// The cache's view of a test run: every project file (a test may read any data file) but the
+/// dependencies, the tool's version, and what package managers rewrite on every install.
 #[test]
-fn inputs_cover_sources_configs_and_the_tool() {
-    let workspace = Workspace::new("project");
+fn inputs_cover_every_project_file_the_tool_and_the_installed_packages() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::create_dir_all(dir.path().join("node_modules")).expect("node_modules");
+    let workspace = Workspace::new(dir.path());
     for verifier in verdict_js_test::verifiers() {
         let inputs = verifier.inputs(&workspace).expect("inputs");
-        for glob in ["*.js", "*.ts", "*.json", "!**/node_modules/**"] {
-            assert!(inputs.globs.iter().any(|g| g == glob), "{glob}");
-        }
+        assert_eq!(inputs.globs[0], "*", "{inputs:?}");
+        assert!(inputs.globs.iter().any(|g| g == "!**/node_modules/**"));
         assert_eq!(
-            inputs.tool_files,
-            [PathBuf::from(format!(
-                "node_modules/{}/package.json",
-                verifier.name()
-            ))]
+            inputs.tool_files[0],
+            PathBuf::from(format!("node_modules/{}/package.json", verifier.name()))
+        );
+        assert!(
+            inputs
+                .tool_files
+                .contains(&dir.path().join("node_modules/.package-lock.json")),
+            "{inputs:?}"
         );
     }
 }

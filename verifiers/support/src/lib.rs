@@ -70,6 +70,33 @@ pub fn node_bin(workspace: &Workspace, name: &str) -> Option<PathBuf> {
         .find(|path| path.is_file())
 }
 
+/// The files a Node.js package manager rewrites whenever it installs, upgrades or removes a
+/// package, for every `node_modules` from the workspace root upwards (npm workspaces hoist them to
+/// the repository root): npm's hidden lock file, pnpm's `.modules.yaml`, yarn's state files, and
+/// Plug'n'Play's `.pnp.cjs`. Counted in the result cache's key as tool files, so that a dependency
+/// upgraded under an unchanged project is run again rather than replayed from an old pass.
+pub fn node_install_markers(workspace: &Workspace) -> Vec<PathBuf> {
+    let mut markers = Vec::new();
+    for dir in workspace.root.ancestors() {
+        let modules = dir.join("node_modules");
+        if modules.is_dir() {
+            for name in [
+                ".package-lock.json",
+                ".modules.yaml",
+                ".yarn-state.yml",
+                ".yarn-integrity",
+            ] {
+                markers.push(modules.join(name));
+            }
+        }
+        let pnp = dir.join(".pnp.cjs");
+        if pnp.is_file() {
+            markers.push(pnp);
+        }
+    }
+    markers
+}
+
 /// The first of `names` that exists as a file in the workspace root.
 pub fn first_file(workspace: &Workspace, names: &[&str]) -> Option<String> {
     names

@@ -34,7 +34,7 @@ use verdict_core::verifier::{
     Applicability, Captured, CommandSpec, Exit, ExitCodes, Inputs, VerifierError, Workspace,
 };
 use verdict_core::{Kind, Outcome, Report, Verifier};
-use verdict_verifier_support::{PackageJson, node_bin, summarize_log_as};
+use verdict_verifier_support::{PackageJson, node_bin, node_install_markers, summarize_log_as};
 
 const NAME: &str = "tsc";
 
@@ -396,7 +396,11 @@ impl Verifier for Tsc {
             .into_iter()
             .map(str::to_owned)
             .collect(),
-            tool_files: vec![tool_file],
+            // The declarations of installed packages (`@types/*`, a library's own types) change
+            // with every install: the package managers' markers stand for them.
+            tool_files: std::iter::once(tool_file)
+                .chain(node_install_markers(workspace))
+                .collect(),
         })
     }
 }
