@@ -92,6 +92,17 @@ impl Baseline {
             sub(&mut counts.tests_failed, removed_tests);
             sub(&mut counts.errors, removed_errors);
             sub(&mut counts.suites_errored, removed_suites);
+            if counts.files.is_some() {
+                // The files still holding a finding; the tool's own count included the known
+                // ones. (Findings beyond the kept diagnostics are not placed, so this is exact
+                // only when nothing was dropped; it never counts a file that has none left.)
+                let left: std::collections::BTreeSet<&str> = report
+                    .diagnostics
+                    .iter()
+                    .filter_map(|d| d.file.as_deref())
+                    .collect();
+                counts.files = Some(left.len() as u64);
+            }
             sub(&mut counts.warnings, removed_warnings);
             let failures_left = report
                 .diagnostics
@@ -183,5 +194,25 @@ mod tests {
         assert_eq!(report.outcome, Outcome::Failed);
         assert_eq!(report.counts.tests_failed, Some(1));
         assert_eq!(report.counts.errors, Some(0));
+    }
+
+    #[test]
+    fn the_files_count_is_of_the_files_still_holding_a_finding() {
+        let lint = |file: &str, rule: &str| {
+            Diagnostic::new("eslint", Kind::Lint, Severity::Error, "bad")
+                .at(file, Some(1), Some(1))
+                .with_code(rule)
+        };
+        let old = [lint("a.js", "r1"), lint("b.js", "r1"), lint("c.js", "r1")];
+        let mut before = verification(&old, 0, 3, 0);
+        before.report.counts.files = Some(3);
+        let mut all = old.to_vec();
+        all.push(lint("d.js", "r2"));
+        let mut now = verification(&all, 0, 4, 0);
+        now.report.counts.files = Some(4);
+        let (report, n) = check(&before, now);
+        assert_eq!(n, 3);
+        assert_eq!(report.counts.errors, Some(1));
+        assert_eq!(report.counts.files, Some(1));
     }
 }
