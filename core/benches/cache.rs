@@ -87,6 +87,7 @@ impl Tree {
                     "package.json".to_owned(),
                 ],
                 tool_files: vec![PathBuf::from("node_modules/typescript/package.json")],
+                root: None,
             },
             spec,
         }

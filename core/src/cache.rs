@@ -145,7 +145,7 @@ impl Cache {
 
     /// Hashes what a verifier's result depends on:
     ///
-    /// - every file under `workspace.root` matched by `inputs.globs` (gitignore syntax: a glob
+    /// - every file under `workspace.root` (or `inputs.root`) matched by `inputs.globs` (gitignore syntax: a glob
     ///   without a slash matches at any depth, `!` excludes), path and content — leaving out files
     ///   the project ignores (`.gitignore`, `.git/info/exclude`, `.ignore`, also outside a git
     ///   repository) and never looking into `.git/` or `.verdict/`; hidden files count;
@@ -354,7 +354,10 @@ fn compute_key(
     stat_dir: Option<&Path>,
 ) -> io::Result<(Key, KeyStats)> {
     let root = workspace.root.as_path();
-    let table_path = stat_dir.map(|dir| dir.join(table_name(root, &inputs.globs)));
+    // The globs' own root (a monorepo's, above the workspace) when the verifier names one.
+    let glob_root = inputs.root.as_ref().map(|dir| root.join(dir));
+    let glob_root = glob_root.as_deref().unwrap_or(root);
+    let table_path = stat_dir.map(|dir| dir.join(table_name(glob_root, &inputs.globs)));
     let table = table_path
         .as_deref()
         .map(StatTable::load)
@@ -363,7 +366,7 @@ fn compute_key(
     // window cannot have been changed in the same timestamp tick as our read of it.
     let trust_before = timestamp(SystemTime::now().checked_sub(RACY_WINDOW));
 
-    let walked = walk(root, &inputs.globs, &table, trust_before)?;
+    let walked = walk(glob_root, &inputs.globs, &table, trust_before)?;
     let mut stats = walked.stats;
     let mut recorded = walked.recorded;
 
@@ -373,6 +376,9 @@ fn compute_key(
     hasher.field(b's', salt.as_bytes());
     hash_spec(&mut hasher, workspace, spec);
 
+    if glob_root != root {
+        hasher.field(b'R', glob_root.as_os_str().as_encoded_bytes());
+    }
     hasher.count(b'G', inputs.globs.len());
     for glob in &inputs.globs {
         hasher.field(b'g', glob.as_bytes());

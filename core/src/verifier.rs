@@ -151,6 +151,10 @@ pub struct Inputs {
     /// Files outside that set whose content identifies the tool's version or configuration
     /// (`node_modules/typescript/package.json`, `Cargo.lock`); missing ones count as absent.
     pub tool_files: Vec<PathBuf>,
+    /// The directory `globs` are matched from, when the result depends on files above the
+    /// workspace root: a package of a monorepo imports its sibling packages. `None` is the
+    /// workspace root. Absolute, or relative to the workspace root.
+    pub root: Option<PathBuf>,
 }
 
 /// Why a verifier could not even describe its command.

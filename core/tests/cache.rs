@@ -46,6 +46,7 @@ impl Project {
             inputs: Inputs {
                 globs: vec!["**/*.ts".to_owned(), "tsconfig.json".to_owned()],
                 tool_files: vec![PathBuf::from("node_modules/typescript/package.json")],
+                root: None,
             },
             spec,
             salt: "verdict 0.1.0\n[tsc]".to_owned(),

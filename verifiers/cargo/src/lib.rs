@@ -274,6 +274,7 @@ impl Command {
         Inputs {
             globs: globs.into_iter().map(str::to_owned).collect(),
             tool_files: Vec::new(),
+            root: None,
         }
     }
 }

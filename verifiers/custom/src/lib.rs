@@ -692,7 +692,11 @@ impl Verifier for CustomVerifier {
         if self.definition.command[0].contains('/') {
             tool_files.push(self.cwd().join(&self.definition.command[0]));
         }
-        Some(Inputs { globs, tool_files })
+        Some(Inputs {
+            globs,
+            tool_files,
+            root: None,
+        })
     }
 }
 

@@ -33,7 +33,9 @@ use verdict_core::verifier::{
 };
 use verdict_core::{Kind, Outcome, Report, Severity, Summarizer, Verifier};
 use verdict_summarizers::eslint::EslintSummarizer;
-use verdict_verifier_support::{PackageJson, node_bin, node_install_markers, summarize_log_as};
+use verdict_verifier_support::{
+    PackageJson, js_monorepo_root, node_bin, node_install_markers, summarize_log_as,
+};
 
 const NAME: &str = "eslint";
 
@@ -458,6 +460,7 @@ impl Verifier for Eslint {
             .map(str::to_owned)
             .collect(),
             tool_files,
+            root: js_monorepo_root(workspace, "eslint"),
         })
     }
 

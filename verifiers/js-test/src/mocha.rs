@@ -19,7 +19,7 @@ use verdict_core::verifier::{
     Applicability, Captured, CommandSpec, ExitCodes, Inputs, VerifierError, Workspace,
 };
 use verdict_core::{Kind, Report, Verifier};
-use verdict_verifier_support::{node_bin, summarize_log_as};
+use verdict_verifier_support::{js_monorepo_root, node_bin, summarize_log_as};
 
 use crate::{DEFAULT_TIMEOUT, Evidence, Failing, escape_regex};
 
@@ -149,6 +149,7 @@ impl Verifier for Mocha {
         Some(Inputs {
             globs: crate::source_globs(),
             tool_files: crate::tool_files(workspace, NAME),
+            root: js_monorepo_root(workspace, NAME),
         })
     }
 

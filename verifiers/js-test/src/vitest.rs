@@ -17,7 +17,7 @@ use verdict_core::verifier::{
     Applicability, Captured, CommandSpec, ExitCodes, Inputs, VerifierError, Workspace,
 };
 use verdict_core::{Kind, Report, Verifier};
-use verdict_verifier_support::node_bin;
+use verdict_verifier_support::{js_monorepo_root, node_bin};
 
 use crate::{DEFAULT_TIMEOUT, Evidence, Failing};
 
@@ -154,6 +154,7 @@ impl Verifier for Vitest {
         Some(Inputs {
             globs: crate::source_globs(),
             tool_files: crate::tool_files(workspace, NAME),
+            root: js_monorepo_root(workspace, NAME),
         })
     }
 

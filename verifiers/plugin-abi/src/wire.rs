@@ -285,6 +285,8 @@ impl From<Inputs> for core::Inputs {
         core::Inputs {
             globs: inputs.globs,
             tool_files: inputs.tool_files,
+            // Plugins match their globs from the workspace root (the ABI has no root field).
+            root: None,
         }
     }
 }

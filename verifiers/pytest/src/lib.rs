@@ -438,6 +438,7 @@ impl Verifier for Pytest {
             .map(str::to_owned)
             .collect(),
             tool_files,
+            root: None,
         })
     }
 

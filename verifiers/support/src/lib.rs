@@ -97,6 +97,35 @@ pub fn node_install_markers(workspace: &Workspace) -> Vec<PathBuf> {
     markers
 }
 
+/// The root of the JavaScript monorepo the workspace is a package of, when it is one: the nearest
+/// ancestor that declares workspaces (`workspaces` in package.json, `pnpm-workspace.yaml`,
+/// `lerna.json`, `nx.json`, `turbo.json`, `rush.json`), else the nearest ancestor whose
+/// `node_modules/.bin` holds `tool` (hoisted there by npm or yarn workspaces). A package imports
+/// its siblings, so the result cache walks from here. `None` when the workspace is no package of
+/// a larger project.
+pub fn js_monorepo_root(workspace: &Workspace, tool: &str) -> Option<PathBuf> {
+    let declares_workspaces = |dir: &Path| {
+        [
+            "pnpm-workspace.yaml",
+            "lerna.json",
+            "nx.json",
+            "turbo.json",
+            "rush.json",
+        ]
+        .iter()
+        .any(|name| dir.join(name).is_file())
+            || std::fs::read_to_string(dir.join("package.json"))
+                .ok()
+                .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+                .is_some_and(|package| package.get("workspaces").is_some())
+    };
+    let above = || workspace.root.ancestors().skip(1);
+    above()
+        .find(|dir| declares_workspaces(dir))
+        .or_else(|| above().find(|dir| dir.join("node_modules/.bin").join(tool).is_file()))
+        .map(Path::to_path_buf)
+}
+
 /// The first of `names` that exists as a file in the workspace root.
 pub fn first_file(workspace: &Workspace, names: &[&str]) -> Option<String> {
     names

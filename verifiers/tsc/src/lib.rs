@@ -34,7 +34,9 @@ use verdict_core::verifier::{
     Applicability, Captured, CommandSpec, Exit, ExitCodes, Inputs, VerifierError, Workspace,
 };
 use verdict_core::{Kind, Outcome, Report, Verifier};
-use verdict_verifier_support::{PackageJson, node_bin, node_install_markers, summarize_log_as};
+use verdict_verifier_support::{
+    PackageJson, js_monorepo_root, node_bin, node_install_markers, summarize_log_as,
+};
 
 const NAME: &str = "tsc";
 
@@ -373,6 +375,14 @@ impl Verifier for Tsc {
     }
 
     fn inputs(&self, workspace: &Workspace) -> Option<Inputs> {
+        // A package of a monorepo, or a config reaching above the workspace: the files above
+        // count too — from the monorepo's or the repository's root, and when there is neither,
+        // the result cannot be keyed at all.
+        let root = match js_monorepo_root(workspace, NAME) {
+            Some(root) => Some(root),
+            None if reaches_above(workspace) => Some(repository_root(workspace)?),
+            None => None,
+        };
         let tool_file = node_bin(workspace, NAME)
             .and_then(|bin| package_dir(&bin))
             .map(|dir| dir.join("package.json"))
@@ -401,8 +411,33 @@ impl Verifier for Tsc {
             tool_files: std::iter::once(tool_file)
                 .chain(node_install_markers(workspace))
                 .collect(),
+            root,
         })
     }
+}
+
+/// Whether a tsconfig at the workspace root names a path above it (`"extends": "../base.json"`,
+/// `"references": [{"path": "../core"}]`, `"include": ["../shared"]`): then the program reads files
+/// the workspace does not hold.
+fn reaches_above(workspace: &Workspace) -> bool {
+    let Ok(entries) = std::fs::read_dir(&workspace.root) else {
+        return false;
+    };
+    entries.flatten().any(|entry| {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        name.starts_with("tsconfig")
+            && name.ends_with(".json")
+            && std::fs::read_to_string(entry.path()).is_ok_and(|text| text.contains("\"../"))
+    })
+}
+
+/// The nearest ancestor of the workspace root (itself included) that is a git repository's root.
+fn repository_root(workspace: &Workspace) -> Option<PathBuf> {
+    absolute(&workspace.root)
+        .ancestors()
+        .find(|dir| dir.join(".git").exists())
+        .map(Path::to_path_buf)
 }
 
 #[cfg(test)]
