@@ -679,3 +679,58 @@ fn keys_display_as_hex() {
     assert_eq!(text.len(), 64);
     assert!(text.bytes().all(|b| b.is_ascii_hexdigit()));
 }
+
+/// A package of a monorepo imports its siblings: with `Inputs::root` at the monorepo's root, an
+/// edit in a sibling package misses; without it, the package's own files are all that count.
+#[test]
+fn a_sibling_package_counts_when_the_globs_walk_from_the_monorepo_root() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mono = dir.path();
+    for (file, text) in [
+        (
+            "packages/a/src/a.test.js",
+            "require('../../b/src/val.js');\n",
+        ),
+        ("packages/b/src/val.js", "module.exports = { B: 1 };\n"),
+    ] {
+        let path = mono.join(file);
+        fs::create_dir_all(path.parent().expect("has a parent")).expect("creates dirs");
+        fs::write(path, text).expect("writes");
+    }
+    let package = mono.join("packages/a");
+    let workspace = Workspace::new(&package);
+    let spec = CommandSpec {
+        program: PathBuf::from("jest"),
+        args: Vec::new(),
+        env: BTreeMap::new(),
+        cwd: package.clone(),
+        timeout: Duration::from_secs(60),
+        exit_codes: ExitCodes {
+            pass: vec![0],
+            fail: vec![1],
+        },
+        output_files: Vec::new(),
+    };
+    let key = |root: Option<&Path>| {
+        let inputs = Inputs {
+            globs: vec!["*".to_owned()],
+            tool_files: Vec::new(),
+            root: root.map(Path::to_path_buf),
+        };
+        Cache::key_with_stats(&workspace, &inputs, &spec, "salt", None)
+            .expect("key")
+            .0
+    };
+    let (alone, whole) = (key(None), key(Some(mono)));
+    fs::write(
+        mono.join("packages/b/src/val.js"),
+        "module.exports = { B: 2 };\n",
+    )
+    .expect("writes");
+    assert_eq!(
+        key(None),
+        alone,
+        "the package alone does not see its sibling"
+    );
+    assert_ne!(key(Some(mono)), whole, "the monorepo's walk sees the edit");
+}
