@@ -66,6 +66,16 @@ pub(crate) fn list(args: &ListArgs) -> Result<u8> {
             k.origin.describe()
         )?;
     }
+    let uncovered = crate::packages::uncovered(&root, &known);
+    if !uncovered.is_empty() {
+        writeln!(
+            out,
+            "workspace packages (not verified by `verdict run` here; run it in each):"
+        )?;
+        for package in &uncovered {
+            writeln!(out, "  {}: {}", package.dir, package.verifiers.join(", "))?;
+        }
+    }
     Ok(0)
 }
 

@@ -13,6 +13,7 @@ mod history;
 mod hook;
 mod list;
 mod loop_cmd;
+mod packages;
 mod progress;
 mod registry;
 mod run;

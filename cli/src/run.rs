@@ -23,6 +23,7 @@ use verdict_core::render::{self, Format, RenderInput};
 use verdict_core::verifier::{Applicability, Runner, Workspace};
 
 use crate::config::{self, Config};
+use crate::packages;
 use crate::progress::Progress;
 use crate::registry::{self, Known};
 
@@ -208,7 +209,17 @@ pub(crate) fn run(args: &Args) -> Result<u8> {
     let skip: Vec<String> = args.skip.iter().chain(&config.run.skip).cloned().collect();
     let run_dir = new_run_dir(&root)?;
     let workspace = Workspace::new(&root).with_run_dir(&run_dir);
+    // A monorepo's root: say which packages this run leaves unverified (when no --only narrows
+    // the run on purpose).
+    let uncovered = if only.is_empty() {
+        packages::uncovered(&root, &known)
+    } else {
+        Vec::new()
+    };
     let selected = select(known, &workspace, &config, &only, &skip)?;
+    if let Some(note) = packages::note(&uncovered) {
+        eprintln!("verdict: note: {note}");
+    }
     if selected.is_empty() {
         bail!(usage(format!(
             "no verifier applies to {}; `verdict list` shows why, and a [[verifier]] in \

@@ -1205,3 +1205,49 @@ fn list_and_init_show_and_write_what_is_detected() {
     assert_eq!(run.code, 1, "{}", run.all());
     assert_eq!(names(&run.json()), ["eslint"]);
 }
+
+/// At the root of npm workspaces only the root's own files decide what applies: the packages'
+/// test runners and type checkers are named as not verified, in `verdict list` and on stderr of
+/// `verdict run`, rather than left out in silence behind a pass of the root's linter.
+#[test]
+fn a_monorepo_root_names_the_packages_it_does_not_verify() {
+    let project = Project::empty();
+    project.write(
+        "package.json",
+        r#"{"private": true, "workspaces": ["packages/*"]}"#,
+    );
+    project.write(
+        "packages/a/package.json",
+        r#"{"name": "a", "scripts": {"test": "jest"}, "devDependencies": {"jest": "^30.0.0"}}"#,
+    );
+    project.write("packages/a/tsconfig.json", "{}\n");
+    project.write(
+        "packages/b/package.json",
+        r#"{"name": "b", "devDependencies": {"vitest": "^3.2.0"}}"#,
+    );
+    project.write("packages/notes/readme.md", "not a package\n");
+
+    let list = project.verdict(&["list"]);
+    assert_eq!(list.code, 0, "{}", list.all());
+    assert!(
+        list.stdout.contains("packages/a: tsc, jest")
+            && list.stdout.contains("packages/b: vitest")
+            && !list.stdout.contains("packages/notes"),
+        "{}",
+        list.stdout
+    );
+
+    let run = project.verdict(&["run"]);
+    assert_eq!(
+        run.code,
+        2,
+        "nothing applies at the root itself: {}",
+        run.all()
+    );
+    assert!(
+        run.stderr
+            .contains("not verified by this run: packages/a (tsc, jest), packages/b (vitest)"),
+        "{}",
+        run.stderr
+    );
+}
