@@ -14,6 +14,13 @@
 //! - libtest: `test x::y ... FAILED` lines, one `---- x::y stdout ----` block per failure with the
 //!   panic (`thread 'x::y' panicked at src/x.rs:3:5:` and the message on the next lines), and one
 //!   `test result: FAILED. 1 passed; 2 failed; …` line per test binary; the counts are their sum.
+//!   A block holds what the test printed, whatever it looks like: a `test result:` line in it is
+//!   the test's, not libtest's, and only the next block or libtest's `failures:` list ends it.
+//!   Output that escapes libtest's capture (a child process writing to the inherited standard
+//!   output) can still print lines that look like libtest's between the real ones, so each test
+//!   binary's run (from cargo's `Running …` or `Doc-tests …` line to the next) counts only once:
+//!   by its last `test result:` that agrees with its `running N tests` header, and the failures
+//!   its `test x ... FAILED` lines name count only when that result has failures.
 //! - cargo's own errors (an invalid manifest, a missing `Cargo.toml`, a dependency that cannot be
 //!   loaded) come before anything is compiled: nothing was verified, so the run is errored.
 
@@ -129,9 +136,52 @@ struct Panic {
     fallback: Option<String>,
 }
 
+/// One test binary's run, from cargo's `Running …` / `Doc-tests …` line (or libtest's own
+/// `running N tests`, when cargo printed none) to the next.
+#[derive(Default)]
+struct Run {
+    /// `N` of `running N tests`.
+    header: Option<u64>,
+    /// The last `test result:` line read, and the last whose counts add up to the header.
+    last: Option<TestResult>,
+    agreeing: Option<TestResult>,
+    /// Failing tests named by `test x ... FAILED` lines and by the failures list.
+    failing: Vec<String>,
+}
+
+/// The counts of a `test result:` line, and the line.
+#[derive(Clone)]
+struct TestResult {
+    passed: u64,
+    failed: u64,
+    ignored: u64,
+    line: String,
+}
+
+impl TestResult {
+    /// Reads `test result: FAILED. 1 passed; 2 failed; 0 ignored; 0 measured; 0 filtered out; …`
+    /// (`rest` is what follows `test result: `); with the number of tests that ran, which is what
+    /// `running N tests` announces (filtered-out tests do not run).
+    fn read(rest: &str, line: &str) -> (TestResult, u64) {
+        let result = TestResult {
+            passed: count_of(rest, "passed").unwrap_or(0),
+            failed: count_of(rest, "failed").unwrap_or(0),
+            ignored: count_of(rest, "ignored").unwrap_or(0),
+            line: line.to_owned(),
+        };
+        let ran = result.passed
+            + result.failed
+            + result.ignored
+            + count_of(rest, "measured").unwrap_or(0);
+        (result, ran)
+    }
+}
+
 #[derive(Default)]
 struct Parser {
     report: Report0,
+    /// The test binary's run being read.
+    run: Option<Run>,
     pending: Option<Pending>,
     block: Option<Block>,
     /// Failing tests from `test x ... FAILED` lines, in order, and the ones reported from a block.
@@ -296,6 +346,13 @@ fn generated(line: &str) -> Option<u64> {
 /// Warnings in `…; 2 warnings emitted` / `1 warning emitted`.
 fn emitted(line: &str) -> Option<u64> {
     count_of(line, "warnings").or_else(|| count_of(line, "warning"))
+}
+
+/// The test name of a failure block's header, `---- x::y stdout ----`.
+fn block_name(line: &str) -> Option<&str> {
+    let rest = line.strip_prefix("---- ")?;
+    rest.strip_suffix(" stdout ----")
+        .or_else(|| rest.strip_suffix(" stderr ----"))
 }
 
 /// The test name and file/line of a doc-test: `src/lib.rs - add (line 8)`.
@@ -518,6 +575,51 @@ impl Parser {
         if self.failing.len() < MAX_TESTS && self.failing_seen.insert(name.to_owned()) {
             self.failing.push(name.to_owned());
         }
+    }
+
+    /// A test named failing by a `test x ... FAILED` line or the failures list: it counts once
+    /// its run's result is known (see [`Parser::finish_run`]).
+    fn run_failed(&mut self, name: &str) {
+        match self.run.as_mut() {
+            Some(run) => {
+                if run.failing.len() < MAX_TESTS && !run.failing.iter().any(|n| n == name) {
+                    run.failing.push(name.to_owned());
+                }
+            }
+            None => self.test_failed(name),
+        }
+    }
+
+    /// Ends the current test binary's run: its result counts, and so do the failures it named
+    /// when that result has some.
+    fn finish_run(&mut self) {
+        let Some(run) = self.run.take() else {
+            return;
+        };
+        // The last result that adds up to the header is libtest's own: a line a test printed
+        // around it cannot both come last and agree, unless it says the same.
+        let result = run.agreeing.or(run.last);
+        let failing = match &result {
+            // A binary whose own summary has no failure failed no test, whatever leaked into the
+            // log before it.
+            Some(result) if result.failed == 0 => Vec::new(),
+            _ => run.failing,
+        };
+        for name in &failing {
+            self.test_failed(name);
+        }
+        let Some(result) = result else {
+            return;
+        };
+        let r = &mut self.report;
+        add(&mut r.passed, result.passed);
+        add(&mut r.failed, result.failed);
+        add(&mut r.ignored, result.ignored);
+        if result.failed > 0 {
+            r.first_failed_result
+                .get_or_insert_with(|| result.line.clone());
+        }
+        r.last_result = Some(result.line);
     }
 
     fn finish_loose(&mut self) {
@@ -817,6 +919,19 @@ impl LineParser for Parser {
             }
             return;
         };
+        if let Some(block) = self.block.as_mut() {
+            // A block is what the test printed; only the next block or libtest's list of the
+            // failures (`failures:`, printed after the last block) ends it.
+            if line == "failures:" {
+                self.finish_block();
+                self.in_failures_list = true;
+                return;
+            }
+            if !line.starts_with("---- ") || block_name(line).is_none() {
+                block.panic.line(line);
+                return;
+            }
+        }
         match first {
             b'{' => {
                 if line.starts_with("{\"reason\":") {
@@ -830,11 +945,7 @@ impl LineParser for Parser {
             // compiler error), which belongs to the block.
             b'e' | b'w' if self.block.is_none() && self.header(line) => return,
             b'-' if line.starts_with("---- ") => {
-                let name = line.strip_prefix("---- ").and_then(|l| {
-                    l.strip_suffix(" stdout ----")
-                        .or_else(|| l.strip_suffix(" stderr ----"))
-                });
-                if let Some(name) = name {
+                if let Some(name) = block_name(line) {
                     self.finish_pending();
                     self.finish_block();
                     self.finish_loose();
@@ -848,26 +959,13 @@ impl LineParser for Parser {
             }
             b't' => {
                 if let Some(rest) = line.strip_prefix("test result: ") {
-                    self.finish_block();
                     self.in_failures_list = false;
-                    add(
-                        &mut self.report.passed,
-                        count_of(rest, "passed").unwrap_or(0),
-                    );
-                    add(
-                        &mut self.report.failed,
-                        count_of(rest, "failed").unwrap_or(0),
-                    );
-                    add(
-                        &mut self.report.ignored,
-                        count_of(rest, "ignored").unwrap_or(0),
-                    );
-                    if rest.starts_with("FAILED") {
-                        self.report
-                            .first_failed_result
-                            .get_or_insert_with(|| line.to_owned());
+                    let (result, ran) = TestResult::read(rest, line);
+                    let run = self.run.get_or_insert_with(Run::default);
+                    if run.header == Some(ran) {
+                        run.agreeing = Some(result.clone());
                     }
-                    self.report.last_result = Some(line.to_owned());
+                    run.last = Some(result);
                     return;
                 }
                 if let Some(rest) = line.strip_prefix("test ")
@@ -875,7 +973,7 @@ impl LineParser for Parser {
                 {
                     if status.starts_with("FAILED") {
                         let name = name.strip_suffix(" - should panic").unwrap_or(name);
-                        self.test_failed(name);
+                        self.run_failed(name);
                     }
                     return;
                 }
@@ -906,13 +1004,39 @@ impl LineParser for Parser {
                 self.caused_by = !self.unlocated.is_empty();
                 return;
             }
+            b'r' => {
+                if let Some(n) = line
+                    .strip_prefix("running ")
+                    .and_then(|rest| rest.strip_suffix(" tests").or(rest.strip_suffix(" test")))
+                    .and_then(|n| n.parse().ok())
+                {
+                    // A second header without cargo's `Running` line between: another binary.
+                    if self
+                        .run
+                        .as_ref()
+                        .is_some_and(|run| run.header.is_some() || run.last.is_some())
+                    {
+                        self.finish_run();
+                    }
+                    self.run.get_or_insert_with(Run::default).header = Some(n);
+                    return;
+                }
+            }
             b' ' => {
                 if self.in_failures_list {
                     let name = line.trim();
                     if !name.is_empty() {
                         let name = name.to_owned();
-                        self.test_failed(&name);
+                        self.run_failed(&name);
                     }
+                    return;
+                }
+                let trimmed = line.trim_start();
+                if trimmed.starts_with("Running ") || trimmed.starts_with("Doc-tests ") {
+                    // cargo starts the next test binary.
+                    self.finish_loose();
+                    self.finish_run();
+                    self.run = Some(Run::default());
                     return;
                 }
                 if self.caused_by && self.pending.is_none() && self.block.is_none() {
@@ -931,7 +1055,7 @@ impl LineParser for Parser {
         if let Some(rest) = line.strip_suffix(" --- FAILED") {
             // libtest's terse format (`-q`) names failures this way in recent versions.
             let rest = rest.trim().to_owned();
-            self.test_failed(&rest);
+            self.run_failed(&rest);
             return;
         }
         if line.starts_with("    Finished ") {
@@ -953,6 +1077,7 @@ impl LineParser for Parser {
         self.finish_pending();
         self.finish_block();
         self.finish_loose();
+        self.finish_run();
         // Failing tests that printed no block: use a loose panic of the same name if there was
         // one, else say only that the test failed.
         let failing = std::mem::take(&mut self.failing);

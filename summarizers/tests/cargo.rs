@@ -203,3 +203,53 @@ fn the_log_is_detected_as_cargo() {
         assert_eq!(detection.summarizer.name(), "cargo", "{case}");
     }
 }
+
+/// The report of one captured case.
+fn report_of(case: &str) -> Report {
+    CargoSummarizer.parse(&support::log("cargo", case))
+}
+
+/// (passed, failed, skipped) of a report.
+fn test_counts(report: &Report) -> (Option<u64>, Option<u64>, Option<u64>) {
+    (
+        report.counts.tests_passed,
+        report.counts.tests_failed,
+        report.counts.tests_skipped,
+    )
+}
+
+#[test]
+fn a_result_line_a_failing_test_prints_is_its_output_not_a_summary() {
+    // The test prints `test result: ok. 10 passed; …`, then panics.
+    let report = report_of("test-printed-results");
+    assert_eq!(test_counts(&report), (Some(1), Some(1), Some(1)));
+    let failures: Vec<_> = report
+        .errors()
+        .map(|d| {
+            (
+                d.test.as_deref(),
+                d.file.as_deref(),
+                d.line,
+                d.message.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        failures,
+        [(
+            Some("tests::prints_a_result_then_fails"),
+            Some("src/lib.rs"),
+            Some(12),
+            "real failure"
+        )]
+    );
+}
+
+#[test]
+fn failure_lines_a_passing_test_leaks_to_stdout_do_not_fail_it() {
+    // `test inner::thing ... FAILED` and `test result: FAILED. …` written past libtest's capture.
+    let report = report_of("test-leaked-output");
+    assert_eq!(report.outcome, Outcome::Passed, "{report:#?}");
+    assert_eq!(test_counts(&report), (Some(1), Some(0), Some(0)));
+    assert!(report.diagnostics.is_empty(), "{report:#?}");
+}
