@@ -95,7 +95,8 @@ struct StopArgs {
           value_parser = clap::value_parser!(u32).range(1..))]
     max_blocks: u32,
 
-    /// The project to verify [default: the directory the harness names, else the current one]
+    /// The project to verify [default: the project the harness names, else the root of the
+    /// session's directory (its verdict.toml or repository), else the current directory]
     #[arg(long, short = 'C', value_name = "DIR")]
     dir: Option<PathBuf>,
 }
@@ -229,7 +230,11 @@ fn read_stdin(deadline: Instant) -> std::io::Result<String> {
 struct StopInput {
     /// The session (Claude Code, Codex) or conversation (Cursor) id.
     session: String,
-    /// The project directory the harness names.
+    /// The project the harness names in its input (Cursor's first `workspace_roots`): fixed for
+    /// the session.
+    project: Option<PathBuf>,
+    /// The session's working directory (`cwd` of Claude Code and Codex). Claude Code's follows
+    /// the agent's `cd`, so it may be anywhere in the project, or outside it.
     cwd: Option<PathBuf>,
     /// Set when the harness says the agent did not complete (Cursor's `status` `aborted` or
     /// `error`): the user stopped it, or it crashed; verifying would only get in the way.
@@ -276,15 +281,16 @@ fn parse_input(harness: Harness, text: &str) -> Result<StopInput> {
             harness.title()
         ),
     };
-    let cwd = match harness {
-        Harness::Claude | Harness::Codex => string("cwd").map(PathBuf::from),
+    let project = match harness {
         Harness::Cursor => object
             .get("workspace_roots")
             .and_then(Value::as_array)
             .and_then(|roots| roots.first())
             .and_then(Value::as_str)
             .map(PathBuf::from),
+        Harness::Claude | Harness::Codex => None,
     };
+    let cwd = string("cwd").map(PathBuf::from);
     let not_completed = match harness {
         Harness::Cursor => string("status")
             .filter(|s| *s != "completed")
@@ -293,6 +299,7 @@ fn parse_input(harness: Harness, text: &str) -> Result<StopInput> {
     };
     Ok(StopInput {
         session,
+        project,
         cwd,
         not_completed,
     })
@@ -310,18 +317,12 @@ fn decide(
     if input.not_completed.is_some() {
         return Ok(Answer::Allow { message: None });
     }
-    let start = match args.dir.clone().or(input.cwd) {
-        Some(dir) => dir,
-        None => std::env::current_dir().context("failed to read the current directory")?,
-    };
-    let config = config::discover(&start).map_err(|error| anyhow!("{error}"))?;
-    let root = if config.path.is_some() {
-        config.dir.clone()
-    } else {
-        start
-    };
-    let root = std::path::absolute(&root)
-        .with_context(|| format!("failed to resolve {}", root.display()))?;
+    let start = start_dir(harness, args, &input)?;
+    // The root is where verdict.toml is (looked for upwards, up to the repository root), else the
+    // repository root, else the start itself: a stop from `tests/` verifies, and counts its
+    // blocks in, the same project as a stop from the root.
+    let config = config::discover(&start.dir).map_err(|error| anyhow!("{error}"))?;
+    let root = config.dir.clone();
     let deadline = Duration::from_secs(args.deadline);
     let verified = match verify(&root, &config, started + deadline)? {
         Ok(verified) => verified,
@@ -382,6 +383,45 @@ fn decide(
         (Some(next), Answer::Block { reason })
     })?;
     Ok(answer)
+}
+
+/// The environment variable in which Claude Code gives its hooks the project directory (where
+/// the session started, whatever the agent `cd`s into since).
+const CLAUDE_PROJECT_DIR: &str = "CLAUDE_PROJECT_DIR";
+
+/// The directory the project is looked for from.
+struct Start {
+    /// An absolute path.
+    dir: PathBuf,
+}
+
+/// Where the project is looked for from, first found: `--dir`; the project the harness names
+/// (`CLAUDE_PROJECT_DIR` for Claude Code, `workspace_roots` for Cursor), which stays put for
+/// the session; the session's `cwd`, which in Claude Code follows the agent's `cd`; the current
+/// directory.
+fn start_dir(harness: Harness, args: &StopArgs, input: &StopInput) -> Result<Start> {
+    let claude_project = match harness {
+        Harness::Claude => std::env::var_os(CLAUDE_PROJECT_DIR)
+            .filter(|dir| !dir.is_empty())
+            .map(PathBuf::from),
+        Harness::Codex | Harness::Cursor => None,
+    };
+    let dir = if let Some(dir) = &args.dir {
+        dir.clone()
+    } else if let Some(dir) = claude_project {
+        dir
+    } else if let Some(dir) = &input.project {
+        dir.clone()
+    } else if let Some(dir) = &input.cwd {
+        dir.clone()
+    } else {
+        std::env::current_dir().context("failed to read the current directory")?
+    };
+    // A relative path (`"cwd": "."`) is taken from the hook's own working directory, which the
+    // harness sets to the project.
+    let dir = std::path::absolute(&dir)
+        .with_context(|| format!("failed to resolve {}", dir.display()))?;
+    Ok(Start { dir })
 }
 
 /// A finished verification.
@@ -526,12 +566,17 @@ fn failure_key(verifications: &[Verification]) -> String {
 mod tests {
     use super::*;
 
+    /// Checks the session, the directory the project is looked for from (the harness's project,
+    /// else the `cwd`) and the not-completed status read from `input`.
     fn check(harness: Harness, input: &str, expect: Option<(&str, Option<&str>, Option<&str>)>) {
         let parsed = parse_input(harness, input).ok();
         let got = parsed.as_ref().map(|p| {
             (
                 p.session.as_str(),
-                p.cwd.as_deref().and_then(Path::to_str),
+                p.project
+                    .as_deref()
+                    .or(p.cwd.as_deref())
+                    .and_then(Path::to_str),
                 p.not_completed.as_deref(),
             )
         });
@@ -559,6 +604,11 @@ mod tests {
         check(
             Harness::Cursor,
             "\u{feff}{\"conversation_id\":\"c\",\"generation_id\":\"g\",\"hook_event_name\":\"stop\",\"workspace_roots\":[\"/w\"],\"status\":\"completed\",\"loop_count\":0}",
+            Some(("c", Some("/w"), None)),
+        );
+        check(
+            Harness::Cursor,
+            r#"{"conversation_id":"c","workspace_roots":["/w","/x"],"cwd":"/w/sub","status":"completed"}"#,
             Some(("c", Some("/w"), None)),
         );
         check(

@@ -5,6 +5,10 @@
 //! (`cli/tests/hook/snapshots/`). Also `verdict hook install`: what it writes, and that a second
 //! install changes nothing.
 
+#[path = "support/project.rs"]
+#[allow(dead_code, reason = "shared with run.rs, which uses the rest")]
+mod support;
+
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -43,6 +47,10 @@ kind = "test"
 command = ["sh", "-c", "echo $$ > slow.pid; sleep 30; echo woke"]
 "#;
 
+/// Names of failing tests that differ in their words, for a pytest project (a test's name is
+/// part of its failure's fingerprint).
+const TEST_NAMES: [&str; 4] = ["test_sum", "test_total", "test_addition", "test_plus"];
+
 struct Project {
     dir: tempfile::TempDir,
 }
@@ -54,6 +62,38 @@ impl Project {
         project.write("verdict.toml", config);
         project.write("state.txt", "ok\n");
         project
+    }
+
+    /// A git repository without verdict.toml whose one verifier, pytest (the real one, from the
+    /// tools `cargo xtask tools` installs), is found by detection; `tests/` and `docs/` are
+    /// directories the agent may `cd` into.
+    fn pytest() -> Project {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let project = Project { dir };
+        project.write("calc.py", "def add(a, b):\n    return a - b\n");
+        project.write(
+            "pytest.ini",
+            "[pytest]\ntestpaths = tests\npythonpath = .\n",
+        );
+        project.write("docs/index.md", "# calc\n");
+        project.failing_test(TEST_NAMES[0]);
+        std::fs::create_dir(project.root().join(".git")).expect("a .git directory");
+        let venv = support::tools().join("venv");
+        assert!(
+            venv.join("bin/python").is_file(),
+            "{} is missing: run `cargo xtask tools` first",
+            venv.display()
+        );
+        std::os::unix::fs::symlink(venv, project.root().join(".venv")).expect("link .venv");
+        project
+    }
+
+    /// Makes the pytest project's one test `name`, failing.
+    fn failing_test(&self, name: &str) {
+        self.write(
+            "tests/test_calc.py",
+            &format!("from calc import add\n\ndef {name}():\n    assert add(2, 3) == 5\n"),
+        );
     }
 
     fn root(&self) -> &Path {
@@ -80,10 +120,12 @@ impl Project {
     /// Runs `verdict <args>` in the project with `stdin`; returns (stdout, stderr).
     fn verdict(&self, args: &[&str], stdin: &str, env: &[(&str, &Path)]) -> (String, String) {
         let mut command = Command::new(env!("CARGO_BIN_EXE_verdict"));
+        // Tests run from inside an agent's session too: its variables must not leak in.
         command
             .args(args)
             .current_dir(self.root())
             .env_remove("CODEX_HOME")
+            .env_remove("CLAUDE_PROJECT_DIR")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -111,9 +153,20 @@ impl Project {
 
     /// Runs the hook of `harness` with `input`; returns its answer (one JSON object) and stderr.
     fn hook(&self, harness: &str, input: &str, extra: &[&str]) -> (Value, String) {
+        self.hook_env(harness, input, extra, &[])
+    }
+
+    /// [`Project::hook`] with environment variables set, as the harness sets them.
+    fn hook_env(
+        &self,
+        harness: &str,
+        input: &str,
+        extra: &[&str],
+        env: &[(&str, &Path)],
+    ) -> (Value, String) {
         let mut args = vec!["hook", harness];
         args.extend(extra);
-        let (stdout, stderr) = self.verdict(&args, input, &[]);
+        let (stdout, stderr) = self.verdict(&args, input, env);
         assert_eq!(stdout.lines().count(), 1, "one line of JSON: {stdout}");
         let answer = serde_json::from_str(&stdout)
             .unwrap_or_else(|e| panic!("the answer is not JSON ({e}): {stdout}"));
@@ -122,10 +175,15 @@ impl Project {
 
     /// Claude Code's Stop input, every field its hooks reference documents.
     fn claude_input(&self, session: &str, active: bool) -> String {
+        self.claude_input_in(session, active, self.root())
+    }
+
+    /// Claude Code's Stop input after the agent `cd`'d into `cwd`.
+    fn claude_input_in(&self, session: &str, active: bool, cwd: &Path) -> String {
         json!({
             "session_id": session,
             "transcript_path": self.root().join("transcript.jsonl"),
-            "cwd": self.root(),
+            "cwd": cwd,
             "permission_mode": "default",
             "hook_event_name": "Stop",
             "stop_hook_active": active,
@@ -321,6 +379,56 @@ fn a_pass_resets_the_count() {
         let (answer, _) = project.hook("claude", &project.claude_input("s1", false), &[]);
         assert!(is_block(&answer), "block after the pass {n}: {answer:#}");
     }
+}
+
+/// Claude Code's `cwd` follows the agent's `cd`: a stop from `tests/` got a fresh count in
+/// `tests/.verdict/` (a fourth block), and a stop from `docs/` found no verifier and let the agent
+/// stop while the tests failed.
+#[test]
+fn a_stop_from_a_subdirectory_verifies_and_counts_at_the_repository_root() {
+    let project = Project::pytest();
+    for (n, dir) in [".", "tests", "docs"].into_iter().enumerate() {
+        project.failing_test(TEST_NAMES[n]);
+        let cwd = project.root().join(dir);
+        let (answer, stderr) =
+            project.hook("claude", &project.claude_input_in("s1", n > 0, &cwd), &[]);
+        assert!(
+            is_block(&answer),
+            "block {} from {dir}: {answer:#}\n{stderr}",
+            n + 1
+        );
+        let reason = answer["reason"].as_str().unwrap_or_default();
+        assert!(reason.contains(TEST_NAMES[n]), "{reason}");
+    }
+    project.failing_test(TEST_NAMES[3]);
+    let cwd = project.root().join("tests");
+    let (answer, _) = project.hook("claude", &project.claude_input_in("s1", true, &cwd), &[]);
+    assert!(!is_block(&answer), "{answer:#}");
+    assert!(message(&answer).contains("after 3 blocks"), "{answer:#}");
+    for dir in ["tests", "docs"] {
+        let stray = project.root().join(dir).join(".verdict");
+        assert!(!stray.exists(), "{} was created", stray.display());
+    }
+}
+
+/// Outside a repository verdict.toml is only looked for in the start directory: the project
+/// Claude Code names in `CLAUDE_PROJECT_DIR` is where the session's project is, wherever the
+/// agent `cd`s.
+#[test]
+fn claude_project_dir_is_verified_when_the_agent_cds_into_a_subdirectory() {
+    let project = Project::new(CONFIG);
+    project.state("unknown type name foo");
+    project.write("sub/notes.txt", "notes\n");
+    let cwd = project.root().join("sub");
+    let (answer, stderr) = project.hook_env(
+        "claude",
+        &project.claude_input_in("s1", false, &cwd),
+        &[],
+        &[("CLAUDE_PROJECT_DIR", project.root())],
+    );
+    assert!(is_block(&answer), "{answer:#}\n{stderr}");
+    assert!(project.root().join(".verdict/state.db").is_file());
+    assert!(!cwd.join(".verdict").exists(), "sub/.verdict was created");
 }
 
 #[test]
