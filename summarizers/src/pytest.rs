@@ -814,6 +814,11 @@ impl Parser {
                 if root {
                     d = d.as_root_cause();
                 }
+                if block.kind == BlockKind::Setup {
+                    // pytest counts a fixture that raised as an error around the test, not as
+                    // the test failing (`1 error`), and so must everything that reads this.
+                    d = d.as_test_error();
+                }
                 d
             }
         }
@@ -1055,15 +1060,22 @@ impl LineParser for Parser {
                 if is_load_error(&message) {
                     d = d.as_root_cause();
                 }
+                if e.error {
+                    // `ERROR tests/a.py::test_x`: a fixture raised around the test.
+                    d = d.as_test_error();
+                }
             }
             report.push(d);
         }
         if self.entries.is_empty() {
             for e in self.verbose.iter().filter(|e| !e.used) {
                 let file = e.nodeid.split("::").next().unwrap_or("").to_owned();
-                let d = Diagnostic::new(TOOL, Kind::Test, Severity::Error, "test failed")
+                let mut d = Diagnostic::new(TOOL, Kind::Test, Severity::Error, "test failed")
                     .at(file, None, None)
                     .with_test(e.nodeid.clone());
+                if e.error {
+                    d = d.as_test_error();
+                }
                 report.push(d);
             }
         }

@@ -315,3 +315,59 @@ async fn pytest_crashing_in_a_plugin_hook_is_errored() {
         report.error
     );
 }
+
+/// A fixture that raises, in set-up or tear-down, is an error around its test (pytest's `1
+/// error`), never a failed test: `verdict run` counted it as an error it then could not show
+/// ("… and 1 more error"), and `--baseline` could not recognise it as the same problem.
+#[tokio::test]
+async fn a_fixture_error_is_a_test_error_in_the_log_and_the_xml_alike() {
+    let fixture = fixture("fixture-error", Venv::Shared);
+    let (_, captured, report) = run(&fixture).await;
+    assert_eq!(exit_code(&captured), Some(1));
+    assert_eq!(report.outcome, Outcome::Failed, "{report:#?}");
+    assert_eq!(report.counts.tests_failed, Some(0));
+    assert_eq!(report.counts.errors, Some(2));
+    let errors: Vec<(&str, &str, bool)> = report
+        .errors()
+        .map(|d| {
+            (
+                d.test.as_deref().unwrap_or(""),
+                d.message.as_str(),
+                d.test_error,
+            )
+        })
+        .collect();
+    assert_eq!(
+        errors,
+        [
+            (
+                "test_fixtures.py::test_uses_broken",
+                "RuntimeError: fixture exploded",
+                true
+            ),
+            (
+                "test_fixtures.py::test_teardown",
+                "ValueError: teardown exploded",
+                true
+            ),
+        ]
+    );
+    // The log alone and the XML alone say the same, to the fingerprint and the flag.
+    let log = verdict_verifier_support::summarize_log_as("pytest", &captured);
+    let xml = verdict_summarizers::junit::parse_with_rootdir(
+        "pytest",
+        captured
+            .output_files
+            .first()
+            .and_then(Option::as_deref)
+            .expect("pytest wrote its JUnit report"),
+        Some(&fixture.workspace.root.to_string_lossy()),
+    );
+    let key = |r: &Report| {
+        r.errors()
+            .map(|d| (d.fingerprint, d.test_error, d.location()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(key(&log), key(&report));
+    assert_eq!(key(&xml), key(&report));
+}
