@@ -12,9 +12,12 @@
 //!   errors in the same file, starting at: src/a.ts:5`, or `Found 4 errors.` (build mode, and
 //!   errors without a file). The footer gives the counts.
 //! - Errors without a file (`error TS5023: Unknown compiler option '--x'.`, `error TS18003: No
-//!   inputs were found in config file …`) and errors located in a `tsconfig.json` or
-//!   `jsconfig.json` are configuration errors: nothing could be checked as configured, so the run
-//!   is errored.
+//!   inputs were found in config file …`), errors located in a config file, and errors whose code
+//!   tsc only reports on an option (`TS6046: Argument for '--moduleResolution' option must be: …`)
+//!   are configuration errors: nothing could be checked as configured, so the run is errored. A
+//!   config file is one named like `tsconfig*.json` or `jsconfig*.json`, or — through
+//!   [`TscSummarizer::with_config_files`], which the verifier calls with the `extends` chain it
+//!   resolved — any file the checked tsconfig extends or references (`./config/base.jsonc`).
 //! - Watch mode and build mode print timestamped status lines (`12:00:00 AM - Starting compilation
 //!   in watch mode...`, `[12:00:00 AM] Found 0 errors. Watching for file changes.`, `Building
 //!   project …`). Each new compilation in watch mode starts the report over: the last one is the
@@ -50,6 +53,49 @@ const MAX_FILES: usize = 100_000;
 /// Parses tsc output.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct TscSummarizer;
+
+impl TscSummarizer {
+    /// The same summarizer, told which files are the project's configuration: the tsconfig checked
+    /// and every file it extends or references, as paths the way tsc prints them (relative to its
+    /// working directory, `/`-separated, or absolute). An error located in one of them is a
+    /// configuration error whatever the file is called.
+    pub fn with_config_files(
+        self,
+        config_files: impl IntoIterator<Item = String>,
+    ) -> TscProjectSummarizer {
+        TscProjectSummarizer {
+            config_files: config_files.into_iter().collect(),
+        }
+    }
+}
+
+/// Parses tsc output of a project whose configuration files are known (see
+/// [`TscSummarizer::with_config_files`]).
+#[derive(Debug, Default, Clone)]
+pub struct TscProjectSummarizer {
+    config_files: HashSet<String>,
+}
+
+impl Summarizer for TscProjectSummarizer {
+    fn name(&self) -> &'static str {
+        TOOL
+    }
+
+    fn kind(&self) -> Kind {
+        Kind::Type
+    }
+
+    fn sniff(&self, sample: &str) -> u8 {
+        TscSummarizer.sniff(sample)
+    }
+
+    fn parser(&self) -> Box<dyn LineParser> {
+        Box::new(Parser {
+            config_files: self.config_files.clone(),
+            ..Parser::default()
+        })
+    }
+}
 
 impl Summarizer for TscSummarizer {
     fn name(&self) -> &'static str {
@@ -229,13 +275,56 @@ fn strip_runner_prefix(file: &str) -> &str {
     }
 }
 
-/// Whether a file is a compiler configuration rather than code.
-fn is_config_file(file: &str) -> bool {
+/// Whether a diagnostic is about the compiler's configuration rather than the code: it has no
+/// file (the command line), it is located in one of `config_files` (the tsconfig checked and what
+/// it extends or references, as the verifier resolved them), in a file named like a tsconfig, or
+/// its code is one tsc only ever reports on an option.
+fn is_config_error(file: Option<&str>, code: &str, config_files: &HashSet<String>) -> bool {
+    let Some(file) = file else {
+        return true;
+    };
+    is_option_code(code)
+        || config_files.contains(file.strip_prefix("./").unwrap_or(file))
+        || is_config_name(file)
+}
+
+/// Whether a file is named like a compiler configuration (`tsconfig.json`, `tsconfig.app.json`,
+/// `jsconfig.json`). A config with any other name (`extends: "./config/base.jsonc"`) is known
+/// only from the `extends` chain, which the verifier resolves.
+fn is_config_name(file: &str) -> bool {
     if !file.ends_with(".json") {
         return false;
     }
     let name = file.rsplit(['/', '\\']).next().unwrap_or(file);
-    (name.starts_with("tsconfig") || name.starts_with("jsconfig")) && name.ends_with(".json")
+    name.starts_with("tsconfig") || name.starts_with("jsconfig")
+}
+
+/// Whether tsc reports this code only on a compiler option — in a tsconfig, whatever its name, or
+/// on the command line — and never on code. TypeScript's code ranges do not settle it: TS5xxx is
+/// mostly options, but TS5075, TS5076, TS5082, TS5085–TS5088 and TS5097 are type and syntax
+/// errors in code, and TS6xxx mixes options with messages of every kind. This list was read from
+/// `diagnosticMessages.json` (TypeScript 5.9): unknown or ill-typed options and their values,
+/// options that conflict or are removed, `paths` and `include` patterns, and project references
+/// that cannot be built. TS6053 (`File '…' not found.`) is left out: a `/// <reference path>` in
+/// code gets it too; in a tsconfig's `files` it is located in the tsconfig.
+fn is_option_code(code: &str) -> bool {
+    matches!(
+        code,
+        // Unknown compiler, build and watch options, and values of the wrong type.
+        "5023" | "5024" | "5025" | "5072" | "5073" | "5077" | "5078" | "5079" | "5080"
+        // Options that need, exclude or make another option redundant.
+        | "5042" | "5047" | "5051" | "5052" | "5053" | "5069" | "5070" | "5071" | "5074" | "5089"
+        | "5091" | "5093" | "5094" | "5095" | "5096" | "5098" | "5104" | "5105" | "5109" | "5110"
+        // Invalid values: identifiers, `paths` patterns and substitutions, `include` wildcards.
+        | "5010" | "5059" | "5061" | "5062" | "5063" | "5064" | "5065" | "5066" | "5067" | "5090"
+        // The root of a config that is not an object; deprecated and removed options.
+        | "5092" | "5101" | "5102" | "5103" | "5107" | "5108"
+        // An option without its argument, a value not among the allowed ones, an option only
+        // allowed in a tsconfig or only on the command line, misplaced or misspelt keys.
+        | "6044" | "6046" | "6064" | "6114" | "6230" | "6258" | "6266" | "6369" | "6370"
+        // Project references: a cycle, composite projects and references that disable emit.
+        | "6202" | "6304" | "6310" | "6379"
+    )
 }
 
 /// Whether an error code names a likely cause of other errors: a module or export that cannot be
@@ -361,6 +450,9 @@ struct Parser {
     crash: Option<String>,
     /// A line that looked like a diagnostic but could not be read.
     unparsed: Option<String>,
+    /// The project's configuration files, as tsc prints their paths (see
+    /// [`TscSummarizer::with_config_files`]).
+    config_files: HashSet<String>,
 }
 
 impl Default for Parser {
@@ -373,6 +465,7 @@ impl Default for Parser {
             config_error: None,
             crash: None,
             unparsed: None,
+            config_files: HashSet::new(),
         }
     }
 }
@@ -393,7 +486,7 @@ impl Parser {
 
     fn start(&mut self, header: Header<'_>) {
         self.flush();
-        let config = header.file.is_none_or(is_config_file);
+        let config = is_config_error(header.file, header.code, &self.config_files);
         let error = header.category == Category::Error;
         if error {
             // Counted here, not when the diagnostic is kept: the report keeps at most
@@ -772,6 +865,31 @@ mod tests {
             report.error.as_deref(),
             Some("tsconfig.json:4:5: TS1005: ',' expected.")
         );
+    }
+
+    #[test]
+    fn config_errors_in_an_extended_config_not_named_tsconfig_are_errored() {
+        // An option tsc rejects, wherever the config that sets it lives.
+        let log = "config/base.jsonc(1,58): error TS6046: Argument for '--moduleResolution' option must be: 'node16', 'nodenext', 'bundler'.\n";
+        let report = parse(log);
+        assert_eq!(report.outcome, Outcome::Errored, "{report:#?}");
+        assert!(report.diagnostics[0].root_cause);
+        // A syntax error is a config error only in a file the project's tsconfig extends.
+        let log = "config/base.jsonc(1,40): error TS1005: ',' expected.\n";
+        assert_eq!(parse(log).outcome, Outcome::Failed);
+        let report = TscSummarizer
+            .with_config_files(["config/base.jsonc".to_owned()])
+            .parse(log.as_bytes());
+        assert_eq!(report.outcome, Outcome::Errored, "{report:#?}");
+        assert_eq!(
+            report.error.as_deref(),
+            Some("config/base.jsonc:1:40: TS1005: ',' expected.")
+        );
+        // The same syntax error in code, and an option-related error located in code, are code.
+        let report = TscSummarizer
+            .with_config_files(["config/base.jsonc".to_owned()])
+            .parse(b"src/a.ts(1,40): error TS1005: ',' expected.\nsrc/b.ts(1,20): error TS5097: An import path can only end with a '.ts' extension when 'allowImportingTsExtensions' is enabled.\n");
+        assert_eq!(report.outcome, Outcome::Failed, "{report:#?}");
     }
 
     #[test]

@@ -24,8 +24,10 @@
 //! when diagnostics were reported (`tsc --noEmit` exits 2 in TypeScript 5 and 1 in TypeScript 7,
 //! build mode the other way round) — and also 1 or 2 for a configuration error (an unknown option,
 //! a `tsconfig.json` that is not valid JSON, no inputs). The exit code cannot tell a type error from
-//! a broken configuration; the summarizer can: an error without a file, or one located in a
-//! `tsconfig.json`, makes the report errored.
+//! a broken configuration; the summarizer can: an error without a file, one whose code tsc only
+//! reports on an option, or one located in the tsconfig checked or in any file it extends or
+//! references (resolved here from the project's files, so `extends: "./config/base.jsonc"` counts
+//! too) makes the report errored.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -34,8 +36,9 @@ use verdict_core::verifier::{
     Applicability, Captured, CommandSpec, Exit, ExitCodes, Inputs, VerifierError, Workspace,
 };
 use verdict_core::{Kind, Outcome, Report, Verifier};
+use verdict_summarizers::tsc::TscSummarizer;
 use verdict_verifier_support::{
-    PackageJson, js_monorepo_root, node_bin, node_install_markers, summarize_log_as,
+    PackageJson, js_monorepo_root, node_bin, node_install_markers, summarize_log, summarize_log_as,
 };
 
 const NAME: &str = "tsc";
@@ -214,6 +217,142 @@ fn has_references(path: &Path) -> bool {
         .is_some_and(|r| !r.is_empty())
 }
 
+/// How many config files [`config_files`] follows: a chain of `extends` and `references` is
+/// rarely longer than a few; the bound only guards against a pathological tree.
+const MAX_CONFIG_FILES: usize = 256;
+
+/// The configuration files of the project checked with `config`: the config itself and, followed
+/// transitively, every file it `extends` (a path, a list of paths, or a package's config in
+/// `node_modules`) and every project it `references` — as paths the way tsc prints them (relative
+/// to the workspace root, where tsc runs, with `/`; `../` above the root) and as absolute paths.
+/// The `tsc` summarizer takes an error located in one of them for a configuration error, whatever
+/// the file is called. A config that cannot be read or parsed ends its branch of the chain: tsc
+/// reports what is wrong with it, located in it.
+pub fn config_files(workspace: &Workspace, config: &str) -> Vec<String> {
+    let root = normalize(&absolute(&workspace.root));
+    let mut seen: Vec<PathBuf> = Vec::new();
+    let mut queue = vec![normalize(&root.join(config))];
+    while let Some(path) = queue.pop() {
+        if seen.contains(&path) || seen.len() >= MAX_CONFIG_FILES {
+            continue;
+        }
+        seen.push(path.clone());
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let Ok(value) = serde_json::from_str::<serde_json::Value>(&strip_jsonc(&text)) else {
+            continue;
+        };
+        let dir = path.parent().unwrap_or(&root);
+        let extends = match value.get("extends") {
+            Some(serde_json::Value::String(one)) => vec![one.as_str()],
+            Some(serde_json::Value::Array(many)) => {
+                many.iter().filter_map(serde_json::Value::as_str).collect()
+            }
+            _ => Vec::new(),
+        };
+        queue.extend(
+            extends
+                .into_iter()
+                .filter_map(|spec| resolve_extends(dir, spec)),
+        );
+        let references = value
+            .get("references")
+            .and_then(serde_json::Value::as_array);
+        queue.extend(
+            references
+                .into_iter()
+                .flatten()
+                .filter_map(|reference| reference.get("path")?.as_str())
+                .map(|reference| {
+                    let path = normalize(&dir.join(reference));
+                    if path.is_dir() {
+                        path.join("tsconfig.json")
+                    } else {
+                        path
+                    }
+                }),
+        );
+    }
+    let mut files = Vec::with_capacity(seen.len() * 2);
+    for path in seen {
+        if let Some(relative) = relative_to(&path, &root) {
+            files.push(relative);
+        }
+        files.push(path.to_string_lossy().into_owned());
+    }
+    files
+}
+
+/// The file an `extends` entry of a config in `dir` names: a relative or absolute path (tsc adds
+/// `.json` when the file without it does not exist), else a package's config found in the
+/// `node_modules` of `dir` or of one of its ancestors (`@tsconfig/node20/tsconfig.json`, or a
+/// package whose root holds `tsconfig.json`).
+fn resolve_extends(dir: &Path, spec: &str) -> Option<PathBuf> {
+    let with_json = |path: PathBuf| {
+        if path.is_file() {
+            return Some(path);
+        }
+        let mut name = path.into_os_string();
+        name.push(".json");
+        let json = PathBuf::from(name);
+        json.is_file().then_some(json)
+    };
+    if spec.starts_with("./") || spec.starts_with("../") || Path::new(spec).is_absolute() {
+        return with_json(normalize(&dir.join(spec)));
+    }
+    dir.ancestors().find_map(|ancestor| {
+        let package = ancestor.join("node_modules").join(spec);
+        with_json(package.clone()).or_else(|| {
+            let config = package.join("tsconfig.json");
+            config.is_file().then_some(config)
+        })
+    })
+}
+
+/// `path` without `.` components and with each `..` taking the component before it away, without
+/// asking the file system (a `node_modules` symbolic link stays as tsc names it).
+fn normalize(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push("..");
+                }
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// `path` relative to `root`, with `/` and a `..` for each level above it, as tsc prints a file
+/// outside its working directory; `None` when they share no prefix at all.
+fn relative_to(path: &Path, root: &Path) -> Option<String> {
+    let common = path
+        .components()
+        .zip(root.components())
+        .take_while(|(a, b)| a == b)
+        .count();
+    if common == 0 {
+        return None;
+    }
+    let ups = root.components().count() - common;
+    let rest = path
+        .components()
+        .skip(common)
+        .map(|c| c.as_os_str().to_string_lossy().into_owned());
+    Some(
+        std::iter::repeat_n("..".to_owned(), ups)
+            .chain(rest)
+            .collect::<Vec<_>>()
+            .join("/"),
+    )
+}
+
 /// Turns the JSON-with-comments of a tsconfig into JSON: drops `//` and `/* */` comments outside
 /// strings, and commas before a closing `}` or `]`.
 pub fn strip_jsonc(text: &str) -> String {
@@ -370,7 +509,22 @@ impl Verifier for Tsc {
     }
 
     fn interpret(&self, spec: &CommandSpec, captured: &Captured) -> Report {
-        let report = summarize_log_as(NAME, captured);
+        // The config checked is the argument after `-p` or `-b`; the files it extends or
+        // references are configuration too, whatever they are called, and an error located in
+        // one means nothing was checked as configured.
+        let config = spec
+            .args
+            .iter()
+            .position(|arg| arg == "-p" || arg == "-b")
+            .and_then(|at| spec.args.get(at + 1));
+        let report = match config {
+            Some(config) => {
+                let workspace = Workspace::new(&spec.cwd);
+                let summarizer = TscSummarizer.with_config_files(config_files(&workspace, config));
+                summarize_log(&summarizer, captured)
+            }
+            None => summarize_log_as(NAME, captured),
+        };
         fail_closed(report, spec, captured)
     }
 
@@ -457,6 +611,48 @@ mod tests {
         assert_eq!(value["compilerOptions"]["rootDir"], "q\\\"/*");
         assert_eq!(value["compilerOptions"]["paths"]["x/*"][0], "y/*");
         assert_eq!(value["references"][0]["path"], "./core");
+    }
+
+    #[test]
+    fn config_files_follow_extends_and_references_as_tsc_names_them() {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let root = dir.path().join("app");
+        let write = |path: &str, text: &str| {
+            let path = dir.path().join(path);
+            std::fs::create_dir_all(path.parent().expect("a parent")).expect("create a directory");
+            std::fs::write(path, text).expect("write a config");
+        };
+        write(
+            "app/tsconfig.json",
+            r#"{ "extends": ["./config/base", "@org/tsconfig/strict.json", "pkg"], // a comment
+                 "references": [{ "path": "./lib" }, { "path": "../shared/config.json" }] }"#,
+        );
+        write("app/config/base.jsonc", "{}");
+        write("app/config/base.json", r#"{ "extends": "./base.jsonc" }"#);
+        write("node_modules/@org/tsconfig/strict.json", "{}");
+        write("node_modules/pkg/tsconfig.json", "{}");
+        write("app/lib/tsconfig.json", "{ not json");
+        write(
+            "shared/config.json",
+            r#"{ "extends": "../app/tsconfig.json" }"#,
+        );
+        let mut files: Vec<String> = config_files(&Workspace::new(&root), "tsconfig.json")
+            .into_iter()
+            .filter(|file| !file.starts_with('/'))
+            .collect();
+        files.sort();
+        assert_eq!(
+            files,
+            [
+                "../node_modules/@org/tsconfig/strict.json",
+                "../node_modules/pkg/tsconfig.json",
+                "../shared/config.json",
+                "config/base.json",
+                "config/base.jsonc",
+                "lib/tsconfig.json",
+                "tsconfig.json",
+            ]
+        );
     }
 
     fn scripts(command: &str) -> PackageJson {

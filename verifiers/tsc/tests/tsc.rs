@@ -186,6 +186,36 @@ async fn unknown_compiler_option_is_errored_with_tsc_message() {
 }
 
 #[tokio::test]
+async fn config_error_in_an_extended_config_not_named_tsconfig_is_errored_not_failed() {
+    // `tsconfig.json` extends `./config/base.jsonc`, which sets `"moduleResolution": "bogus"`:
+    // tsc locates its TS6046 in the base, which was taken for code by its name.
+    let fixture = fixture("extends-bad-option", true);
+    let (_, captured, report) = run(&Tsc::default(), &fixture).await;
+    assert_eq!(captured.exit, Exit::Code { code: 2 });
+    assert_eq!(report.outcome, Outcome::Errored, "{report:#?}");
+    let error = report.error.as_deref().unwrap_or("");
+    assert!(
+        error.starts_with("config/base.jsonc:2:") && error.contains("TS6046"),
+        "{error}"
+    );
+}
+
+#[tokio::test]
+async fn syntax_error_in_an_extended_config_not_named_tsconfig_is_errored_not_failed() {
+    // `extends` is a list here, and `./config/base` is resolved to `config/base.json` as tsc
+    // does; a syntax error there has a code (TS1005) that code has too, so only the `extends`
+    // chain tells it apart.
+    let fixture = fixture("extends-broken-config", true);
+    let (_, captured, report) = run(&Tsc::default(), &fixture).await;
+    assert_eq!(captured.exit, Exit::Code { code: 2 });
+    assert_eq!(report.outcome, Outcome::Errored, "{report:#?}");
+    assert_eq!(
+        report.error.as_deref(),
+        Some("config/base.json:4:5: TS1005: ',' expected.")
+    );
+}
+
+#[tokio::test]
 async fn project_references_are_checked_in_build_mode() {
     let fixture = fixture("references", true);
     let tsc = Tsc::default();
