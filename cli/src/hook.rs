@@ -318,6 +318,36 @@ fn decide(
         return Ok(Answer::Allow { message: None });
     }
     let start = start_dir(harness, args, &input)?;
+    // A directory that is not there is no project verdict could verify (a harness naming a
+    // directory the agent removed, or a stale one). Said so, visibly: looking further would
+    // create it (`.verdict/`) or say that no verifier applies, which is not what happened.
+    match std::fs::metadata(&start.dir) {
+        Ok(meta) if meta.is_dir() => {}
+        Ok(_) => {
+            return Ok(Answer::allow(format!(
+                "verdict hook: {} ({}) is not a directory; letting the agent stop without \
+                 verifying",
+                start.dir.display(),
+                start.named_by
+            )));
+        }
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(Answer::allow(format!(
+                "verdict hook: {} ({}) does not exist; letting the agent stop without verifying",
+                start.dir.display(),
+                start.named_by
+            )));
+        }
+        Err(error) => {
+            return Err(error).with_context(|| {
+                format!(
+                    "failed to read {} ({})",
+                    start.dir.display(),
+                    start.named_by
+                )
+            });
+        }
+    }
     // The root is where verdict.toml is (looked for upwards, up to the repository root), else the
     // repository root, else the start itself: a stop from `tests/` verifies, and counts its
     // blocks in, the same project as a stop from the root.
@@ -389,10 +419,12 @@ fn decide(
 /// the session started, whatever the agent `cd`s into since).
 const CLAUDE_PROJECT_DIR: &str = "CLAUDE_PROJECT_DIR";
 
-/// The directory the project is looked for from.
+/// The directory the project is looked for from, and what named it (for messages).
 struct Start {
     /// An absolute path.
     dir: PathBuf,
+    /// `--dir`, `CLAUDE_PROJECT_DIR`, the hook input's `cwd`, …
+    named_by: &'static str,
 }
 
 /// Where the project is looked for from, first found: `--dir`; the project the harness names
@@ -406,22 +438,23 @@ fn start_dir(harness: Harness, args: &StopArgs, input: &StopInput) -> Result<Sta
             .map(PathBuf::from),
         Harness::Codex | Harness::Cursor => None,
     };
-    let dir = if let Some(dir) = &args.dir {
-        dir.clone()
+    let (dir, named_by) = if let Some(dir) = &args.dir {
+        (dir.clone(), "--dir")
     } else if let Some(dir) = claude_project {
-        dir
+        (dir, CLAUDE_PROJECT_DIR)
     } else if let Some(dir) = &input.project {
-        dir.clone()
+        (dir.clone(), "the hook input's `workspace_roots`")
     } else if let Some(dir) = &input.cwd {
-        dir.clone()
+        (dir.clone(), "the hook input's `cwd`")
     } else {
-        std::env::current_dir().context("failed to read the current directory")?
+        let dir = std::env::current_dir().context("failed to read the current directory")?;
+        (dir, "the current directory")
     };
     // A relative path (`"cwd": "."`) is taken from the hook's own working directory, which the
     // harness sets to the project.
     let dir = std::path::absolute(&dir)
         .with_context(|| format!("failed to resolve {}", dir.display()))?;
-    Ok(Start { dir })
+    Ok(Start { dir, named_by })
 }
 
 /// A finished verification.
@@ -448,11 +481,12 @@ enum Cut {
 /// cancelled at `deadline` or on SIGTERM / SIGINT.
 fn verify(root: &Path, config: &Config, deadline: Instant) -> Result<Result<Verified, Cut>> {
     let known = registry::all(config).map_err(|e| anyhow!("{e:#}"))?;
-    let run_dir = run::new_run_dir(root)?;
-    let workspace = Workspace::new(root).with_run_dir(&run_dir);
+    // Detection reads the project's files only, never the run directory: the selection comes
+    // first, so a project no verifier applies to (a user-wide hook runs in every project) is
+    // left as it was, without a `.verdict/` nor a run directory per stop.
     let selected = run::select(
         known,
-        &workspace,
+        &Workspace::new(root),
         config,
         &config.run.only,
         &config.run.skip,
@@ -461,6 +495,8 @@ fn verify(root: &Path, config: &Config, deadline: Instant) -> Result<Result<Veri
         // Nothing to verify is no error: a hook installed for the user runs in every project.
         return Ok(Err(Cut::NothingApplies));
     }
+    let run_dir = run::new_run_dir(root)?;
+    let workspace = Workspace::new(root).with_run_dir(&run_dir);
     let entries: Vec<Entry> = selected.iter().map(|k| run::entry(k, config)).collect();
     pipeline::validate(&entries).map_err(|e| anyhow!("{e}"))?;
     let interrupted = Arc::new(AtomicBool::new(false));

@@ -490,6 +490,62 @@ fn a_project_without_verifiers_lets_the_agent_stop_quietly() {
     assert!(stderr.contains("no verifier applies"), "{stderr}");
 }
 
+/// The hook created `.verdict/` and a new run directory at every stop in a project no verifier
+/// applies to (a user-wide hook runs in every project).
+#[test]
+fn a_project_without_verifiers_is_left_untouched() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let project = Project { dir };
+    project.write("README.md", "nothing to verify\n");
+    for session in ["s1", "s1", "s2"] {
+        let (answer, _) = project.hook("claude", &project.claude_input(session, false), &[]);
+        assert_eq!(answer, json!({}));
+    }
+    let entries: Vec<String> = std::fs::read_dir(project.root())
+        .expect("read the project")
+        .map(|entry| {
+            entry
+                .expect("an entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    assert_eq!(entries, ["README.md"], "the hook wrote into the project");
+}
+
+/// A `cwd` that does not exist was created, `.verdict/runs/…` and all, and then reported as
+/// "no verifier applies".
+#[test]
+fn a_cwd_that_does_not_exist_lets_the_agent_stop_saying_so() {
+    let project = Project::new(CONFIG);
+    project.state("broken");
+    let ghost = project.root().join("ghost/a/b");
+    let (answer, stderr) =
+        project.hook("claude", &project.claude_input_in("s1", false, &ghost), &[]);
+    assert!(!is_block(&answer), "{answer:#}");
+    assert!(message(&answer).contains("does not exist"), "{answer:#}");
+    assert!(!stderr.contains("no verifier applies"), "{stderr}");
+    assert!(
+        !project.root().join("ghost").exists(),
+        "the hook created the missing directory"
+    );
+    snapshot!("claude_missing_cwd", project.normalized(&answer));
+    // Codex's `cwd` and Cursor's `workspace_roots` alike; Cursor's answer has no message field.
+    let input = json!({"session_id": "s1", "cwd": ghost, "hook_event_name": "Stop"});
+    let (answer, _) = project.hook("codex", &input.to_string(), &[]);
+    assert!(message(&answer).contains("does not exist"), "{answer:#}");
+    let input = json!({"conversation_id": "c1", "workspace_roots": [ghost], "status": "completed"});
+    let (answer, stderr) = project.hook("cursor", &input.to_string(), &[]);
+    assert_eq!(answer, json!({}));
+    assert!(stderr.contains("does not exist"), "{stderr}");
+    assert!(
+        !project.root().join("ghost").exists(),
+        "the hook created the missing directory"
+    );
+    assert_eq!(project.read("runs.txt"), "", "nothing was verified");
+}
+
 #[test]
 fn a_bad_verdict_toml_fails_open() {
     let project = Project::new("[[verifier]]\nname = \n");
