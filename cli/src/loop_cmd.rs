@@ -15,15 +15,16 @@ use anyhow::{Context, Result, bail};
 use async_trait::async_trait;
 use verdict_core::Verification;
 use verdict_core::agent::{AgentPool, AgentSpec, PoolOptions};
-use verdict_core::agent_loop::policy::{Policies, SessionFailures};
+use verdict_core::agent_loop::policy::Policies;
 use verdict_core::cache::Cache;
 use verdict_core::digest::DEFAULT_BUDGET;
 use verdict_core::driver::{
-    self, EventKind, Guide, GuideRequest, LoopEvent, LoopParts, LoopSpec, Verify, VerifyRequest,
+    self, EventKind, Guide, GuideRequest, LoopEvent, LoopParts, LoopSpec, RunSettings, Verify,
+    VerifyRequest,
 };
 use verdict_core::pipeline::{self, Entry};
 use verdict_core::process::ProcessRunner;
-use verdict_core::state::{RunState, StateDb};
+use verdict_core::state::{RunRecord, RunState, StateDb};
 use verdict_core::verifier::{Runner, Workspace};
 
 use crate::config::Config;
@@ -140,25 +141,16 @@ pub(crate) fn run(args: &Args) -> Result<u8> {
     let loop_config = &config.retry_loop;
     let mut policies =
         Policies::with_config(loop_config).map_err(|e| usage(format!("verdict.toml: {e}")))?;
-    if let Some(n) = args.max_attempts {
-        policies.max_attempts = n;
-    }
-    if args.new_failures_only {
-        policies.new_failures_only = true;
-    }
-    let specs = agents(args, &config, &policies)?;
-    let guidance = match &args.guide {
-        Some(guide) => Some(read_guide(guide)?),
-        None => policies.guidance.clone(),
-    };
+    let settings = settings(args, &root, &task, &config, &policies)?;
+    // Every value below is known: `settings` fills each one in.
+    policies.max_attempts = settings.max_attempts.unwrap_or(policies.max_attempts);
+    policies.new_failures_only = settings.new_failures_only;
+    let specs = agents(&settings, &config)?;
+    let guidance = settings.guidance.clone();
 
     // The verification: `verdict run`'s selection, built once.
     let known = registry::all(&config).map_err(|e| usage(format!("{e:#}")))?;
-    let only = if args.only.is_empty() {
-        config.run.only.clone()
-    } else {
-        args.only.clone()
-    };
+    let only = settings.only.clone();
     let workspace = Workspace::new(&root);
     let selected = run::select(known, &workspace, &config, &only, &config.run.skip)?;
     if selected.is_empty() {
@@ -181,7 +173,7 @@ pub(crate) fn run(args: &Args) -> Result<u8> {
         interrupted: Arc::clone(&interrupted),
     });
     let pool_options = PoolOptions {
-        max_agent_retries: args
+        max_agent_retries: settings
             .max_agent_retries
             .unwrap_or(PoolOptions::default().max_agent_retries),
         ..PoolOptions::default()
@@ -192,14 +184,14 @@ pub(crate) fn run(args: &Args) -> Result<u8> {
         task,
         root: root.clone(),
         policies,
-        baseline: !args.no_baseline,
-        reset: args.reset,
-        digest_budget: args.budget.or(config.run.budget).unwrap_or(DEFAULT_BUDGET),
+        baseline: settings.baseline,
+        reset: settings.reset,
+        digest_budget: settings.budget.unwrap_or(DEFAULT_BUDGET),
         guidance,
         flaky_rerun: true,
         grace: Duration::from_secs(2),
     };
-    if args.reset {
+    if settings.reset {
         events_outside_the_tree(args.events.as_deref(), &root)?;
     }
     let output = Output::new(args)?;
@@ -243,7 +235,7 @@ pub(crate) fn run(args: &Args) -> Result<u8> {
                 }
             });
         }
-        driver::run(spec, parts).await
+        driver::run_with_settings(spec, parts, settings).await
     });
     runtime.shutdown_timeout(Duration::from_millis(100));
     let end = end.map_err(|e| usage(e.to_string()))?;
@@ -291,16 +283,152 @@ fn task(args: &Args, root: &Path) -> Result<String> {
     Ok(task)
 }
 
-/// The agents: `--agent` (a preset, an `[[agent]]` name, or a command line), else `[loop].agents`,
-/// else every `[[agent]]` table in order.
-fn agents(args: &Args, config: &Config, policies: &Policies) -> Result<Vec<AgentSpec>> {
-    let named: Vec<String> = if !args.agents.is_empty() {
-        args.agents.clone()
-    } else if !policies.agents.is_empty() {
-        policies.agents.clone()
-    } else {
-        Vec::new()
+/// The run's settings: the flags given, else — for a run that continues an unfinished one — the
+/// settings it was started with, else the configuration and the defaults. A flag given to a
+/// resumed run overrides what it was started with, and stderr says so.
+fn settings(
+    args: &Args,
+    root: &Path,
+    task: &str,
+    config: &Config,
+    policies: &Policies,
+) -> Result<RunSettings> {
+    let (run, was) = match unfinished_run(root, task)? {
+        Some(run) => {
+            let was = driver::recorded_settings(&run);
+            (Some(run.id), was)
+        }
+        None => (None, None),
     };
+    let guide = args.guide.as_deref().map(read_guide).transpose()?;
+    let settings = RunSettings {
+        agents: match &was {
+            _ if !args.agents.is_empty() => args.agents.clone(),
+            Some(was) => was.agents.clone(),
+            None => policies.agents.clone(),
+        },
+        max_attempts: Some(
+            args.max_attempts
+                .or(was.as_ref().and_then(|w| w.max_attempts))
+                .unwrap_or(policies.max_attempts),
+        ),
+        reset: args.reset || was.as_ref().is_some_and(|w| w.reset),
+        guidance: match &was {
+            _ if guide.is_some() => guide.clone(),
+            Some(was) => was.guidance.clone(),
+            None => policies.guidance.clone(),
+        },
+        new_failures_only: args.new_failures_only
+            || was
+                .as_ref()
+                .map_or(policies.new_failures_only, |w| w.new_failures_only),
+        budget: Some(
+            args.budget
+                .or(was.as_ref().and_then(|w| w.budget))
+                .or(config.run.budget)
+                .unwrap_or(DEFAULT_BUDGET),
+        ),
+        only: match &was {
+            _ if !args.only.is_empty() => args.only.clone(),
+            Some(was) => was.only.clone(),
+            None => config.run.only.clone(),
+        },
+        agent_timeout: args
+            .agent_timeout
+            .or(was.as_ref().and_then(|w| w.agent_timeout)),
+        max_agent_retries: Some(
+            args.max_agent_retries
+                .or(was.as_ref().and_then(|w| w.max_agent_retries))
+                .unwrap_or(PoolOptions::default().max_agent_retries),
+        ),
+        baseline: !args.no_baseline && was.as_ref().is_none_or(|w| w.baseline),
+    };
+    if let (Some(run), Some(was)) = (run, &was) {
+        let overrides = overrides(&settings, was);
+        if !overrides.is_empty() {
+            eprintln!(
+                "verdict: run {run} goes on with the settings it was started with, except what \
+                 is given here: {}",
+                overrides.join(", ")
+            );
+        }
+    }
+    Ok(settings)
+}
+
+/// The settings of `now` that differ from those a run was started with (`was`), for people.
+fn overrides(now: &RunSettings, was: &RunSettings) -> Vec<String> {
+    fn shown<T: std::fmt::Debug>(value: &Option<T>) -> String {
+        match value {
+            Some(value) => format!("{value:?}"),
+            None => "none".to_owned(),
+        }
+    }
+    let mut out = Vec::new();
+    if now.agents != was.agents {
+        out.push(format!("--agent {:?} (was {:?})", now.agents, was.agents));
+    }
+    if now.max_attempts != was.max_attempts {
+        out.push(format!(
+            "--max-attempts {} (was {})",
+            shown(&now.max_attempts),
+            shown(&was.max_attempts)
+        ));
+    }
+    if now.reset != was.reset {
+        out.push("--reset".to_owned());
+    }
+    if now.guidance != was.guidance {
+        out.push("--guide (new guidance)".to_owned());
+    }
+    if now.new_failures_only != was.new_failures_only {
+        out.push("--new-failures-only".to_owned());
+    }
+    if now.budget != was.budget {
+        out.push(format!(
+            "--budget {} (was {})",
+            shown(&now.budget),
+            shown(&was.budget)
+        ));
+    }
+    if now.only != was.only {
+        out.push(format!("--only {:?} (was {:?})", now.only, was.only));
+    }
+    if now.agent_timeout != was.agent_timeout {
+        out.push(format!(
+            "--agent-timeout {} (was {})",
+            shown(&now.agent_timeout),
+            shown(&was.agent_timeout)
+        ));
+    }
+    if now.max_agent_retries != was.max_agent_retries {
+        out.push(format!(
+            "--max-agent-retries {} (was {})",
+            shown(&now.max_agent_retries),
+            shown(&was.max_agent_retries)
+        ));
+    }
+    if now.baseline != was.baseline {
+        out.push("--no-baseline".to_owned());
+    }
+    out
+}
+
+/// The unfinished run of `task` in `root`, which this invocation continues.
+fn unfinished_run(root: &Path, task: &str) -> Result<Option<RunRecord>> {
+    let path = root.join(verdict_core::state::DEFAULT_PATH);
+    if !path.exists() {
+        return Ok(None);
+    }
+    let db = StateDb::open(&path)
+        .with_context(|| format!("failed to open the state database {}", path.display()))?;
+    Ok(db.find_run_by_task(&verdict_core::state::task_hash(task), root)?)
+}
+
+/// The agents: the names the settings hold (`--agent` values — a preset, an `[[agent]]` name, or a
+/// command line — or `[loop].agents`), else every `[[agent]]` table in order.
+fn agents(settings: &RunSettings, config: &Config) -> Result<Vec<AgentSpec>> {
+    let named = &settings.agents;
     let mut specs = Vec::new();
     if named.is_empty() {
         for agent in &config.agents {
@@ -311,7 +439,7 @@ fn agents(args: &Args, config: &Config, policies: &Policies) -> Result<Vec<Agent
             );
         }
     }
-    for name in &named {
+    for name in named {
         let table = config.agents.iter().find(|a| {
             a.to_spec().is_ok_and(|spec| spec.name == *name) || a.name.as_deref() == Some(name)
         });
@@ -328,7 +456,7 @@ fn agents(args: &Args, config: &Config, policies: &Policies) -> Result<Vec<Agent
              add an [[agent]] table to verdict.toml"
         ));
     }
-    if let Some(secs) = args.agent_timeout {
+    if let Some(secs) = settings.agent_timeout {
         for spec in &mut specs {
             spec.timeout = Duration::from_secs(secs);
         }
@@ -340,9 +468,6 @@ fn agents(args: &Args, config: &Config, policies: &Policies) -> Result<Vec<Agent
             spec.name = format!("{}-{}", spec.name, index + 1);
             seen.insert(spec.name.clone());
         }
-    }
-    if policies.session_failures == SessionFailures::Retry {
-        // Nothing to adjust: the driver judges a failed session as a failed attempt.
     }
     Ok(specs)
 }

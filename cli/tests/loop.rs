@@ -903,6 +903,85 @@ fn kill_9_during_the_second_attempt_then_resume_keeps_the_first_attempts_failure
 }
 
 #[test]
+fn resume_alone_goes_on_with_the_settings_the_run_was_started_with() {
+    // `verdict loop --resume` with nothing else used to need --agent again, and then took the
+    // attempts allowed, the guidance and every other setting from its own command line.
+    let scenario = Scenario::cart();
+    let agent = scenario.agent("touch-hang-fix", "a");
+    let guide = "Use the minus sign, not the plus sign.";
+    let mut child = scenario.spawn(&[
+        "--task",
+        TASK,
+        "--agent",
+        &agent,
+        "--max-attempts",
+        "5",
+        "--guide",
+        guide,
+    ]);
+    let ready = scenario.log_dir("a").join("ready");
+    let pid = ready_pid(&wait_for(&ready, &mut child, RUN_LIMIT));
+    scenario.wait_for_agent_pid(pid, &mut child);
+    child.kill().expect("SIGKILL verdict");
+    child.wait().expect("reap verdict");
+
+    let out = scenario.run(&["--resume"]);
+    assert!(is_dead(pid), "the orphaned agent {pid} still runs");
+    let history = scenario.check(
+        &out,
+        Expect {
+            code: 0,
+            state: "passed",
+            attempts: 2,
+        },
+    );
+    assert_eq!(history.run.max_attempts, 5, "{history:#?}");
+    assert!(
+        !out.stderr.contains("except what is given here"),
+        "nothing was overridden:\n{}",
+        out.all()
+    );
+    let third = scenario.prompt("a", 3);
+    assert!(
+        third.contains("GUIDANCE FROM A PERSON\n") && third.contains(guide),
+        "{third}"
+    );
+    assert!(third.contains("attempt 2 of 5"), "{third}");
+    let started = scenario.events_of("attempt_started");
+    assert_eq!(started.last().map(|e| e["of"].clone()), Some(5.into()));
+}
+
+#[test]
+fn a_flag_given_to_a_resumed_run_overrides_what_it_was_started_with_and_says_so() {
+    let scenario = Scenario::cart();
+    let agent = scenario.agent("touch-hang-fix", "a");
+    let mut child = scenario.spawn(&["--task", TASK, "--agent", &agent, "--max-attempts", "5"]);
+    let ready = scenario.log_dir("a").join("ready");
+    let pid = ready_pid(&wait_for(&ready, &mut child, RUN_LIMIT));
+    scenario.wait_for_agent_pid(pid, &mut child);
+    child.kill().expect("SIGKILL verdict");
+    child.wait().expect("reap verdict");
+
+    let out = scenario.run(&["--resume", "--max-attempts", "4"]);
+    let history = scenario.check(
+        &out,
+        Expect {
+            code: 0,
+            state: "passed",
+            attempts: 2,
+        },
+    );
+    assert!(
+        out.stderr
+            .contains("except what is given here: --max-attempts 4 (was 5)"),
+        "{}",
+        out.all()
+    );
+    assert_eq!(history.run.max_attempts, 4, "{history:#?}");
+    assert!(scenario.prompt("a", 3).contains("attempt 2 of 4"));
+}
+
+#[test]
 fn kill_9_during_the_baseline_then_the_same_task_again_continues_the_run() {
     let scenario = Scenario::cart();
     let log = scenario.log_dir("baseline");

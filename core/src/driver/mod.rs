@@ -177,6 +177,44 @@ pub struct LoopSpec {
     pub grace: Duration,
 }
 
+/// The settings of a run that [`LoopSpec`] does not hold and the caller needs to continue the run
+/// as it was started: what `verdict loop` was given (or took from its configuration) when the run
+/// was created. They are stored with the run (`run_started`'s `config.settings`, and the run's
+/// record) and read back with [`recorded_settings`], so that `verdict loop --resume` goes on with
+/// them instead of with whatever its own command line says (or leaves out). The driver itself only
+/// stores them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RunSettings {
+    /// The agents as given (`--agent` values, or `[loop].agents`); empty: every `[[agent]]` table.
+    pub agents: Vec<String>,
+    /// Attempts in all.
+    pub max_attempts: Option<u32>,
+    /// Restore the starting tree before each attempt after the first.
+    pub reset: bool,
+    /// A person's guidance for every retry prompt.
+    pub guidance: Option<String>,
+    /// Failures the starting tree already had do not block the loop.
+    pub new_failures_only: bool,
+    /// The digest's token budget in retry prompts.
+    pub budget: Option<usize>,
+    /// Verify with only these verifiers (empty: every one that applies).
+    pub only: Vec<String>,
+    /// One agent session's time limit in seconds, when given for every agent.
+    pub agent_timeout: Option<u64>,
+    /// Transient agent failures retried per attempt.
+    pub max_agent_retries: Option<u32>,
+    /// Whether the starting tree is verified before attempt 1.
+    pub baseline: bool,
+}
+
+/// The settings stored with `run` when it was created (or last resumed with other settings);
+/// `None` for a run recorded before settings were stored.
+pub fn recorded_settings(run: &crate::state::RunRecord) -> Option<RunSettings> {
+    let settings = run.config.get("settings")?;
+    serde_json::from_value(settings.clone()).ok()
+}
+
 /// How a run ended.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LoopEnd {
@@ -463,6 +501,17 @@ impl Progress {
 
 /// Runs the loop for `spec` to its end (or to an interruption). See the module docs.
 pub async fn run(spec: LoopSpec, parts: LoopParts) -> Result<LoopEnd, LoopError> {
+    run_with_settings(spec, parts, RunSettings::default()).await
+}
+
+/// [`run`], storing `settings` with the run: with a new run, and with a resumed run whose settings
+/// (or whose [`LoopSpec`]'s) differ from those recorded, so that the next resume goes on with the
+/// ones in force now.
+pub async fn run_with_settings(
+    spec: LoopSpec,
+    parts: LoopParts,
+    settings: RunSettings,
+) -> Result<LoopEnd, LoopError> {
     let LoopParts {
         verify,
         pool,
@@ -491,6 +540,8 @@ pub async fn run(spec: LoopSpec, parts: LoopParts) -> Result<LoopEnd, LoopError>
     let (run, resumed) = match existing {
         Some(found) => {
             let resumed = read(&shared, |db| db.resume(found.id, spec.grace))?;
+            let config = run_config(&spec, &pool, &settings);
+            let changed = config != found.config;
             let stopped: Vec<Value> = resumed
                 .stopped
                 .iter()
@@ -506,14 +557,20 @@ pub async fn run(spec: LoopSpec, parts: LoopParts) -> Result<LoopEnd, LoopError>
                         "stopped": stopped,
                         "next_attempt": resumed.next_attempt,
                         "unverified": resumed.unverified.as_ref().map(|a| a.number),
+                        "config": changed.then(|| config.clone()),
                     }),
                 )],
-                |_| Ok(()),
+                |batch| {
+                    if changed {
+                        batch.update_run_config(found.id, &config, spec.policies.max_attempts)?;
+                    }
+                    Ok(())
+                },
             )?;
             (found.id, true)
         }
         None => {
-            let config = run_config(&spec, &pool);
+            let config = run_config(&spec, &pool, &settings);
             let run = record_new_run(&shared, &spec, config.clone())?;
             (run, false)
         }
@@ -649,8 +706,9 @@ impl WorkspaceLock {
 }
 
 /// The run's configuration summary, stored with it.
-fn run_config(spec: &LoopSpec, pool: &AgentPool) -> Value {
+fn run_config(spec: &LoopSpec, pool: &AgentPool, settings: &RunSettings) -> Value {
     json!({
+        "settings": settings,
         "agents": pool.agents(),
         "max_attempts": spec.policies.max_attempts,
         "baseline": spec.baseline,

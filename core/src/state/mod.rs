@@ -619,6 +619,23 @@ impl Batch<'_> {
         Ok(RunId(tx.last_insert_rowid()))
     }
 
+    /// Replaces the configuration summary and the attempts allowed of `run` (a run resumed with
+    /// other settings than it was started with).
+    pub fn update_run_config(
+        &self,
+        run: RunId,
+        config: &serde_json::Value,
+        max_attempts: u32,
+    ) -> Result<()> {
+        let tx = self.tx;
+        stored_state(tx, run)?;
+        tx.execute(
+            "UPDATE runs SET config_json = ?2, max_attempts = ?3 WHERE id = ?1",
+            params![run.0, config.to_string(), max_attempts],
+        )?;
+        Ok(())
+    }
+
     /// [`StateDb::transition`], inside this transaction.
     pub fn transition(&self, run: RunId, from: RunState, to: RunState, reason: &str) -> Result<()> {
         let tx = self.tx;
