@@ -21,17 +21,27 @@
 //!   find a config file") makes the run errored — a project that depends on eslint and cannot run
 //!   it has not passed its lint.
 //!
-//! Exit codes: 0 no errors (warnings alone pass), 1 lint errors, 2 a configuration error or a
-//! crash (the log then holds eslint's `Oops! Something went wrong! :(` and the reason).
+//! The project's own lint script: when the `package.json` script that runs eslint passes
+//! `--max-warnings N` (or `--max-warnings=N`) or `--quiet` to it, so does the verifier — the
+//! script is read as a shell would split it into words (nothing is run or expanded), and only the
+//! words of the eslint command itself count (up to `&&`, `||`, `;` or `|`). With `--max-warnings
+//! N`, more than N warnings fail the run as they fail the script (`3 warnings, more than
+//! --max-warnings 0 allows`); with `--quiet`, warnings are neither reported nor shown, and with
+//! both, eslint still counts them against N (the failure then cannot say how many there were).
+//!
+//! Exit codes: 0 no errors (warnings alone pass, up to `--max-warnings`), 1 lint errors or too many
+//! warnings (`ESLint found too many warnings (maximum: N).` in the log), 2 a configuration error or
+//! a crash (the log then holds eslint's `Oops! Something went wrong! :(` and the reason).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use verdict_core::agent::split_command;
 use verdict_core::verifier::{
     Applicability, Captured, CommandSpec, Exit, ExitCodes, Inputs, VerifierError, Workspace,
 };
-use verdict_core::{Kind, Outcome, Report, Severity, Summarizer, Verifier};
+use verdict_core::{Diagnostic, Kind, Outcome, Report, Severity, Summarizer, Verifier};
 use verdict_summarizers::eslint::EslintSummarizer;
 use verdict_verifier_support::{
     PackageJson, js_monorepo_root, node_bin, node_install_markers, summarize_log_as,
@@ -177,6 +187,116 @@ impl Installed {
     }
 }
 
+/// What the project's own lint script passes to eslint that changes when it fails or what it
+/// reports (see the crate docs).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ScriptOptions {
+    /// `--max-warnings N`: more than N warnings fail. `None` without it, or with a negative N
+    /// (eslint's own default, -1, means no limit).
+    pub max_warnings: Option<u64>,
+    /// `--quiet`: warnings are not reported.
+    pub quiet: bool,
+}
+
+impl ScriptOptions {
+    /// The options of the first `package.json` script that runs eslint; none when there is no
+    /// such script, or when it cannot be split into words (an unterminated quote).
+    pub fn of(workspace: &Workspace) -> ScriptOptions {
+        let Ok(Some(package)) = PackageJson::read(workspace) else {
+            return ScriptOptions::default();
+        };
+        package
+            .script_running(NAME)
+            .and_then(|name| package.scripts.get(name)?.as_str())
+            .map(ScriptOptions::parse)
+            .unwrap_or_default()
+    }
+
+    /// Reads the options of the eslint command in a script's command line.
+    fn parse(command: &str) -> ScriptOptions {
+        let mut options = ScriptOptions::default();
+        let Ok(words) = split_command(command) else {
+            return options;
+        };
+        let Some(start) = words.iter().position(|word| {
+            word == NAME || word.ends_with("/eslint") || word.ends_with("/eslint.js")
+        }) else {
+            return options;
+        };
+        let mut words = words[start + 1..]
+            .iter()
+            .take_while(|word| !matches!(word.as_str(), "&&" | "||" | ";" | "|"));
+        while let Some(word) = words.next() {
+            let value = match word.as_str() {
+                "--max-warnings" => words.next().map(String::as_str),
+                "--quiet" => {
+                    options.quiet = true;
+                    continue;
+                }
+                other => other.strip_prefix("--max-warnings="),
+            };
+            // The last one given wins, as in eslint's own option parsing.
+            if let Some(value) = value {
+                options.max_warnings = value
+                    .parse::<i64>()
+                    .ok()
+                    .and_then(|n| u64::try_from(n).ok());
+            }
+        }
+        options
+    }
+}
+
+/// The `--max-warnings` a command passes to eslint.
+fn max_warnings(spec: &CommandSpec) -> Option<u64> {
+    let at = spec.args.iter().position(|arg| arg == "--max-warnings")?;
+    spec.args.get(at + 1)?.parse().ok()
+}
+
+/// How much of a log [`log_says_too_many_warnings`] reads: with `-o`, eslint prints little besides
+/// its own messages.
+const MAX_LOG_SCAN: u64 = 1024 * 1024;
+
+/// Whether eslint printed that the warnings were more than `--max-warnings` allows.
+fn log_says_too_many_warnings(captured: &Captured) -> bool {
+    use std::io::{BufRead, BufReader, Read};
+    let Ok(file) = captured.open_log() else {
+        return false;
+    };
+    BufReader::new(file.take(MAX_LOG_SCAN))
+        .split(b'\n')
+        .map_while(Result::ok)
+        .any(|line| line.starts_with(b"ESLint found too many warnings"))
+}
+
+/// Fails a report without errors whose warnings are more than the command's `--max-warnings`
+/// allows, as eslint's exit code 1 and the project's own script do: the reason is one error in
+/// the report, so that the digest shows why the run failed and not only the warnings.
+fn enforce_max_warnings(report: &mut Report, spec: &CommandSpec, captured: &Captured) {
+    let Some(max) = max_warnings(spec) else {
+        return;
+    };
+    if report.outcome != Outcome::Passed || captured.exit != (Exit::Code { code: 1 }) {
+        return;
+    }
+    let warnings = report.counts.warnings.unwrap_or(0);
+    let message = if warnings > max {
+        let noun = if warnings == 1 { "warning" } else { "warnings" };
+        format!("{warnings} {noun}, more than --max-warnings {max} allows")
+    } else if log_says_too_many_warnings(captured) {
+        // `--quiet` keeps the warnings out of the report, but eslint still counted them.
+        format!("more warnings than --max-warnings {max} allows (--quiet leaves them unreported)")
+    } else {
+        // An exit of 1 that nothing explains: left to `fail_closed`.
+        return;
+    };
+    report.outcome = Outcome::Failed;
+    let mut diagnostic = Diagnostic::new(NAME, Kind::Lint, Severity::Error, message.clone());
+    diagnostic.root_cause = true;
+    report.push(diagnostic);
+    report.summary.get_or_insert(message);
+}
+
 /// `path` made absolute against the current directory (a relative workspace root names a path
 /// from there, but the tool runs elsewhere).
 fn absolute(path: &Path) -> PathBuf {
@@ -293,6 +413,15 @@ impl Eslint {
             "-o".to_owned(),
             report.to_string_lossy().into_owned(),
         ];
+        // What the project's own lint script asks for: the same limit on warnings, and the same
+        // silence about them.
+        let options = ScriptOptions::of(workspace);
+        if let Some(max) = options.max_warnings {
+            args.extend(["--max-warnings".to_owned(), max.to_string()]);
+        }
+        if options.quiet {
+            args.push("--quiet".to_owned());
+        }
         if rerun {
             // A file fixed by deleting it is not an error, and neither is one the config now
             // ignores (that flag only exists with flat configs).
@@ -411,6 +540,7 @@ impl Verifier for Eslint {
             }
         };
         relativize(&mut report, &spec.cwd);
+        enforce_max_warnings(&mut report, spec, captured);
         fail_closed(report, spec, captured)
     }
 
@@ -477,5 +607,39 @@ impl Verifier for Eslint {
         }
         let files: Vec<String> = files.into_iter().collect();
         self.command_for(workspace, &files, true).ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn script_options_are_read_from_the_eslint_command_only() {
+        let check = |command: &str, max_warnings: Option<u64>, quiet: bool| {
+            assert_eq!(
+                ScriptOptions::parse(command),
+                ScriptOptions {
+                    max_warnings,
+                    quiet
+                },
+                "{command}"
+            );
+        };
+        check("eslint --max-warnings 0 .", Some(0), false);
+        check("eslint --max-warnings=12 --quiet src", Some(12), true);
+        check("eslint --max-warnings 3 --max-warnings 5 .", Some(5), false);
+        // eslint's own default: no limit.
+        check("eslint --max-warnings -1 .", None, false);
+        check(
+            "node ./node_modules/eslint/bin/eslint.js --quiet .",
+            None,
+            true,
+        );
+        check("eslint 'src/**/*.js' --max-warnings \"0\"", Some(0), false);
+        // Another command's options are not eslint's.
+        check("eslint . && prettier --quiet --check .", None, false);
+        check("tsc --noEmit; eslint .", None, false);
+        check("eslint 'unterminated --max-warnings 0", None, false);
     }
 }

@@ -560,3 +560,74 @@ fn the_crate_registers_one_lint_verifier_named_eslint() {
     let named: Vec<(&str, Kind)> = verifiers.iter().map(|v| (v.name(), v.kind())).collect();
     assert_eq!(named, [("eslint", Kind::Lint)]);
 }
+
+/// Rewrites the fixture's `lint` script.
+fn set_lint_script(fixture: &Fixture, script: &str) {
+    let package = serde_json::json!({
+        "name": "eslint-max-warnings",
+        "private": true,
+        "type": "module",
+        "scripts": { "lint": script },
+    });
+    std::fs::write(fixture.workspace.path("package.json"), package.to_string())
+        .expect("write package.json");
+}
+
+#[tokio::test]
+async fn max_warnings_of_the_lint_script_is_honoured() {
+    // `"lint": "eslint --max-warnings 0 'src' && echo linted"`, and src/warn.js has one warning:
+    // `npm run lint` fails, and so must the verifier.
+    let fixture = fixture("max-warnings", true);
+    let eslint = Eslint::default();
+    let (spec, captured, report) = run(&eslint, &fixture).await;
+    assert_eq!(args(&spec)[4..], ["--max-warnings", "0", "."]);
+    assert_eq!(captured.exit, Exit::Code { code: 1 });
+    check(
+        &report,
+        Outcome::Failed,
+        &[("src/warn.js", 2, "no-console", W), ("", 0, "", E)],
+    );
+    assert_eq!(
+        report.diagnostics[1].message,
+        "1 warning, more than --max-warnings 0 allows"
+    );
+    assert!(report.diagnostics[1].root_cause);
+    assert_eq!(
+        (report.counts.errors, report.counts.warnings),
+        (Some(0), Some(1))
+    );
+
+    // Within the limit, warnings pass.
+    set_lint_script(&fixture, "eslint --max-warnings=1 .");
+    let (spec, captured, report) = run(&eslint, &fixture).await;
+    assert_eq!(args(&spec)[4..], ["--max-warnings", "1", "."]);
+    assert_eq!(captured.exit, Exit::Code { code: 0 });
+    check(
+        &report,
+        Outcome::Passed,
+        &[("src/warn.js", 2, "no-console", W)],
+    );
+}
+
+#[tokio::test]
+async fn quiet_lint_script_hides_warnings_but_max_warnings_still_counts_them() {
+    let fixture = fixture("max-warnings", true);
+    let eslint = Eslint::default();
+    set_lint_script(&fixture, "eslint --quiet .");
+    let (spec, captured, report) = run(&eslint, &fixture).await;
+    assert_eq!(args(&spec)[4..], ["--quiet", "."]);
+    assert_eq!(captured.exit, Exit::Code { code: 0 });
+    check(&report, Outcome::Passed, &[]);
+
+    // eslint counts the warnings it does not report against the limit, and says so only in
+    // its log.
+    set_lint_script(&fixture, "eslint --max-warnings 0 --quiet .");
+    let (spec, captured, report) = run(&eslint, &fixture).await;
+    assert_eq!(args(&spec)[4..], ["--max-warnings", "0", "--quiet", "."]);
+    assert_eq!(captured.exit, Exit::Code { code: 1 });
+    check(&report, Outcome::Failed, &[("", 0, "", E)]);
+    assert_eq!(
+        report.diagnostics[0].message,
+        "more warnings than --max-warnings 0 allows (--quiet leaves them unreported)"
+    );
+}
