@@ -819,6 +819,70 @@ fn install_leaves_invalid_settings_alone() {
     assert_eq!(project.read(".cursor/hooks.json"), "{ not json");
 }
 
+/// A command that only mentioned `verdict hook claude` counted as the hook: nothing was written,
+/// and the hook never ran.
+#[test]
+fn install_does_not_take_a_command_that_mentions_verdict_for_the_hook() {
+    let project = Project::new(CONFIG);
+    let settings = r#"{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"echo verdict hook claude"}]}]}}"#;
+    project.write(".claude/settings.json", settings);
+    let file = project.root().join(".claude/settings.json");
+    let text = install_twice(&project, &["claude"], &file, &[]);
+    let doc: Value = serde_json::from_str(&text).expect("JSON");
+    let commands: Vec<&str> = doc["hooks"]["Stop"]
+        .as_array()
+        .expect("a Stop list")
+        .iter()
+        .filter_map(|group| group["hooks"][0]["command"].as_str())
+        .collect();
+    assert_eq!(
+        commands,
+        ["echo verdict hook claude", "verdict hook claude"]
+    );
+}
+
+/// A quoted path to verdict with a space in it was not recognised, and a second hook was added.
+#[test]
+fn install_recognises_a_quoted_path_to_verdict() {
+    let project = Project::new(CONFIG);
+    let settings = r#"{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"\"/opt/my tools/verdict\" hook claude --deadline 40"}]}]}}"#;
+    project.write(".claude/settings.json", settings);
+    let (out, _) = project.verdict(&["hook", "install", "claude"], "", &[]);
+    assert!(out.contains("nothing changed"), "{out}");
+    assert_eq!(project.read(".claude/settings.json"), settings);
+}
+
+/// A symlinked settings file (kept with the user's dotfiles) was replaced by a regular file.
+#[test]
+fn install_writes_through_a_symlinked_settings_file() {
+    let project = Project::new(CONFIG);
+    project.write("dotfiles/claude.json", r#"{"model": "opus"}"#);
+    std::fs::create_dir(project.root().join(".claude")).expect("mkdir .claude");
+    let link = project.root().join(".claude/settings.json");
+    std::os::unix::fs::symlink("../dotfiles/claude.json", &link).expect("symlink");
+    let text = install_twice(&project, &["claude"], &link, &[]);
+    let meta = std::fs::symlink_metadata(&link).expect("the link");
+    assert!(meta.file_type().is_symlink(), "the link was replaced");
+    assert_eq!(project.read("dotfiles/claude.json"), text);
+    let doc: Value = serde_json::from_str(&text).expect("JSON");
+    assert_eq!(doc["model"], "opus");
+    assert_eq!(
+        doc["hooks"]["Stop"][0]["hooks"][0]["command"],
+        "verdict hook claude"
+    );
+    let mut left: Vec<String> = std::fs::read_dir(project.root().join("dotfiles"))
+        .expect("read dotfiles")
+        .map(|e| {
+            e.expect("an entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    left.sort();
+    assert_eq!(left, ["claude.json"], "a temporary file was left behind");
+}
+
 /// The hook written by install is the command the tests above run.
 #[test]
 fn the_installed_command_is_the_hook() {

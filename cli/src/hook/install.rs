@@ -1,7 +1,8 @@
 //! `verdict hook install <harness>`: writes verdict's stop hook into the harness's settings file,
 //! idempotently. A file that already runs `verdict hook <harness>` is left byte for byte as it is;
-//! otherwise the hook is appended and every other setting kept. docs/hooks.md shows what each
-//! harness gets.
+//! otherwise the hook is appended and every other setting kept. A settings file that is a symlink
+//! (kept with the user's dotfiles) is written through, to its target. docs/hooks.md shows what
+//! each harness gets.
 
 use std::path::{Path, PathBuf};
 
@@ -98,6 +99,10 @@ fn settings_path(harness: Harness, scope: Scope, dir: Option<&Path>) -> Result<P
 /// Adds the hook to the file at `path` (created if missing); `false` when it was already there,
 /// in which case the file is not written.
 pub(crate) fn install(harness: Harness, path: &Path) -> Result<bool> {
+    // A symlink is written through: the new file replaces its target, in the target's directory,
+    // and the link stays a link (replacing it with a regular file would cut the settings off from
+    // the dotfiles they are kept with).
+    let path = &follow_links(path)?;
     let mut document = match std::fs::read_to_string(path) {
         Ok(text) if text.trim().is_empty() => Value::Object(Map::new()),
         Ok(text) => serde_json::from_str(&text)
@@ -118,19 +123,167 @@ pub(crate) fn install(harness: Harness, path: &Path) -> Result<bool> {
     text.push('\n');
     let tmp = path.with_extension(format!("verdict-{}.tmp", std::process::id()));
     std::fs::write(&tmp, text).with_context(|| format!("failed to write {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("failed to write {}", path.display()))?;
+    // The file keeps its mode (settings may be private to the user).
+    if let Ok(meta) = std::fs::metadata(path) {
+        let _ = std::fs::set_permissions(&tmp, meta.permissions());
+    }
+    if let Err(error) = std::fs::rename(&tmp, path) {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(error).with_context(|| format!("failed to write {}", path.display()));
+    }
     Ok(true)
 }
 
-/// Whether a hook's command already runs verdict's hook for `harness` (by any path to `verdict`,
-/// with any options).
+/// `path` with every symlink in its last component followed (a relative target is taken from
+/// the link's directory); `path` itself when it is no symlink or does not exist. A link whose
+/// target does not exist yet gives that target, which the install creates.
+fn follow_links(path: &Path) -> Result<PathBuf> {
+    // As many hops as Linux follows before ELOOP.
+    const MAX_HOPS: usize = 40;
+    let mut path = path.to_path_buf();
+    for _ in 0..MAX_HOPS {
+        match std::fs::symlink_metadata(&path) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let target = std::fs::read_link(&path)
+                    .with_context(|| format!("failed to read the symlink {}", path.display()))?;
+                path = match path.parent() {
+                    Some(dir) => dir.join(target),
+                    None => target,
+                };
+            }
+            Ok(_) => return Ok(path),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(path),
+            Err(error) => {
+                return Err(error).with_context(|| format!("failed to read {}", path.display()));
+            }
+        }
+    }
+    bail!(
+        "{} is a symlink loop ({MAX_HOPS} links followed)",
+        path.display()
+    )
+}
+
+/// Whether a hook's command already runs verdict's hook for `harness`: one of its simple
+/// commands (split at `;`, `&&`, `||`, `|`) is a program named `verdict` (any path to it,
+/// quoted or not, after any `NAME=value` assignments) whose arguments start with
+/// `hook <harness>` (any options after). A command that only mentions verdict
+/// (`echo verdict hook claude`) does not run it.
 fn runs_verdict(command: &str, harness: Harness) -> bool {
-    let words: Vec<&str> = command.split_whitespace().collect();
-    words.windows(3).any(|w| {
-        Path::new(w[0]).file_name().and_then(|n| n.to_str()) == Some("verdict")
-            && w[1] == "hook"
-            && w[2] == harness.key()
-    })
+    shell_words(command)
+        .split(|word| word.is_none())
+        .any(|simple| {
+            let mut words = simple
+                .iter()
+                .flatten()
+                .skip_while(|word| word.assignment)
+                .map(|word| word.text.as_str());
+            let program = words.next().map(Path::new);
+            program.and_then(Path::file_name).and_then(|n| n.to_str()) == Some("verdict")
+                && words.next() == Some("hook")
+                && words.next() == Some(harness.key())
+        })
+}
+
+/// A word of a shell command line, its quotes removed.
+#[derive(Debug, PartialEq, Eq)]
+struct Word {
+    text: String,
+    /// Whether it is a `NAME=value` assignment (the name unquoted), which precedes the program.
+    assignment: bool,
+}
+
+/// The words of a command line as POSIX `sh` splits them, without expanding anything: quotes
+/// (`'…'`, `"…"` with its backslash escapes) and backslashes are removed; each unquoted run of
+/// `;`, `&`, `|` or newlines, which separates commands, is a `None`. Only as much of the shell
+/// as tells which program a hook runs: an unterminated quote takes the rest of the line.
+fn shell_words(line: &str) -> Vec<Option<Word>> {
+    let mut out: Vec<Option<Word>> = Vec::new();
+    let mut text = String::new();
+    let mut started = false;
+    // Whether every character so far was unquoted and could be part of a variable name.
+    let mut name_so_far = true;
+    let mut assignment = false;
+    let mut chars = line.chars().peekable();
+    let finish = |out: &mut Vec<Option<Word>>,
+                  text: &mut String,
+                  started: &mut bool,
+                  assignment: &mut bool| {
+        if *started {
+            out.push(Some(Word {
+                text: std::mem::take(text),
+                assignment: *assignment,
+            }));
+        }
+        *started = false;
+        *assignment = false;
+    };
+    while let Some(c) = chars.next() {
+        match c {
+            ' ' | '\t' => {
+                finish(&mut out, &mut text, &mut started, &mut assignment);
+                name_so_far = true;
+            }
+            ';' | '&' | '|' | '\n' => {
+                finish(&mut out, &mut text, &mut started, &mut assignment);
+                name_so_far = true;
+                out.push(None);
+            }
+            '\'' => {
+                started = true;
+                name_so_far = false;
+                for c in chars.by_ref() {
+                    if c == '\'' {
+                        break;
+                    }
+                    text.push(c);
+                }
+            }
+            '"' => {
+                started = true;
+                name_so_far = false;
+                while let Some(c) = chars.next() {
+                    match c {
+                        '"' => break,
+                        '\\' => match chars.peek() {
+                            Some(&next @ ('"' | '\\' | '$' | '`')) => {
+                                text.push(next);
+                                chars.next();
+                            }
+                            Some('\n') => {
+                                chars.next();
+                            }
+                            _ => text.push('\\'),
+                        },
+                        c => text.push(c),
+                    }
+                }
+            }
+            '\\' => {
+                started = true;
+                name_so_far = false;
+                match chars.next() {
+                    Some('\n') | None => {}
+                    Some(next) => text.push(next),
+                }
+            }
+            '=' if started && name_so_far && !assignment => {
+                let is_name = text.chars().next().is_some_and(|c| !c.is_ascii_digit());
+                assignment = is_name;
+                name_so_far = false;
+                text.push(c);
+            }
+            c => {
+                started = true;
+                if !(c.is_ascii_alphanumeric() || c == '_') {
+                    name_so_far = false;
+                }
+                text.push(c);
+            }
+        }
+    }
+    finish(&mut out, &mut text, &mut started, &mut assignment);
+    out
 }
 
 /// Adds verdict's hook to a settings document; `false` when it is already there.
@@ -199,14 +352,50 @@ mod tests {
 
     #[test]
     fn a_hook_is_recognised_by_any_path_to_verdict() {
-        assert!(runs_verdict("verdict hook claude", Harness::Claude));
-        assert!(runs_verdict(
-            "/opt/bin/verdict hook claude --deadline 40",
-            Harness::Claude
-        ));
-        assert!(!runs_verdict("verdict hook cursor", Harness::Claude));
-        assert!(!runs_verdict("notverdict hook claude", Harness::Claude));
-        assert!(!runs_verdict("verdict run", Harness::Claude));
+        let claude = |command: &str| runs_verdict(command, Harness::Claude);
+        assert!(claude("verdict hook claude"));
+        assert!(claude("/opt/bin/verdict hook claude --deadline 40"));
+        assert!(claude(r#""/opt/my tools/verdict" hook claude"#));
+        assert!(claude("'/opt/my tools/verdict' hook 'claude'"));
+        assert!(claude(r"/opt/my\ tools/verdict hook claude"));
+        assert!(claude(r#""$CLAUDE_PROJECT_DIR"/bin/verdict hook claude"#));
+        assert!(claude("RUST_LOG=debug verdict hook claude"));
+        assert!(claude(r#"cd "$CLAUDE_PROJECT_DIR" && verdict hook claude"#));
+        assert!(!claude("verdict hook cursor"));
+        assert!(!claude("notverdict hook claude"));
+        assert!(!claude("verdict run"));
+        assert!(!claude("echo verdict hook claude"));
+        assert!(!claude("echo 'verdict hook claude' > /tmp/log"));
+        assert!(!claude(r#""/opt/my tools/verdict hook claude""#));
+        assert!(!claude("verdict hook"));
+        assert!(!claude(""));
+    }
+
+    #[test]
+    fn command_lines_split_like_sh_splits_them() {
+        let words = |line: &str| -> Vec<Option<(String, bool)>> {
+            shell_words(line)
+                .into_iter()
+                .map(|w| w.map(|w| (w.text, w.assignment)))
+                .collect()
+        };
+        let word = |text: &str| Some((text.to_owned(), false));
+        assert_eq!(
+            words(r#"A=1 "a b"'c' d\ e;x"#),
+            [
+                Some(("A=1".to_owned(), true)),
+                word("a bc"),
+                word("d e"),
+                None,
+                word("x"),
+            ]
+        );
+        assert_eq!(words(r#""A"=1 a=b=c 1x=2"#)[0], word("A=1"));
+        assert_eq!(words("a=b=c")[0], Some(("a=b=c".to_owned(), true)));
+        assert_eq!(words("1x=2")[0], word("1x=2"));
+        assert_eq!(words(r#""x\"y\\z\q""#), [word(r#"x"y\z\q"#)]);
+        assert_eq!(words("''"), [word("")]);
+        assert_eq!(words("'open"), [word("open")]);
     }
 
     #[test]
