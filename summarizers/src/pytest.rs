@@ -126,11 +126,51 @@ enum BlockKind {
     Line,
 }
 
+/// Which part of a failing doctest's report is being read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum DoctestPart {
+    Expected,
+    Got,
+}
+
+/// What a failing doctest printed: the example that failed and its expected and actual output.
+#[derive(Debug, Default)]
+struct Doctest {
+    /// The last `>>> ` line of the numbered source (`004     >>> double(2)`): the failing example.
+    example: Option<String>,
+    expected: Vec<String>,
+    got: Vec<String>,
+    /// `Got nothing`: the example printed nothing.
+    got_nothing: bool,
+    part: Option<DoctestPart>,
+    /// The block's place line says `DocTestFailure`: it is a doctest's report.
+    failed: bool,
+}
+
+/// Lines of a doctest's expected or actual output kept.
+const MAX_DOCTEST_LINES: usize = 8;
+
+/// `004     >>> double(2)`, a numbered source line of a doctest report showing an example:
+/// `>>> double(2)`.
+fn doctest_example(line: &str) -> Option<&str> {
+    let digits = line.bytes().take_while(u8::is_ascii_digit).count();
+    if digits < 3 {
+        return None;
+    }
+    let rest = line[digits..].strip_prefix(' ')?.trim();
+    rest.starts_with(">>> ").then_some(rest)
+}
+
 /// A failure block being read, then kept until the end to be joined with its node id.
 #[derive(Debug)]
 struct Block {
     kind: BlockKind,
     title: String,
+    /// A `[doctest] pkg.mod.f` block: the title is the name pytest gives the doctest, whose dots
+    /// are not classes.
+    doctest: bool,
+    /// What a doctest's report shows, when the block is one.
+    doctest_report: Doctest,
     /// The last traceback line seen in each file, in the order files were first seen.
     files: Vec<(String, u32)>,
     /// The last traceback line in the project.
@@ -151,6 +191,8 @@ impl Block {
         Block {
             kind,
             title,
+            doctest: false,
+            doctest_report: Doctest::default(),
             files: Vec::new(),
             last: None,
             syntax: None,
@@ -199,6 +241,9 @@ impl Block {
             self.captured = true;
             return;
         }
+        if self.doctest_line(line) {
+            return;
+        }
         if let Some((file, n)) = python_frame(line.trim_start()) {
             if let Some(file) = project_path(file, rootdir) {
                 self.place(file, n);
@@ -214,9 +259,14 @@ impl Block {
             }
             return;
         }
-        if let Some((file, n, _)) = traceback_entry(line) {
+        if let Some((file, n, rest)) = traceback_entry(line) {
             if let Some(file) = project_path(file, rootdir) {
                 self.place(file, n);
+            }
+            // A doctest's report ends with the example's place: `/abs/pkg/mod.py:4:
+            // DocTestFailure` (`UnexpectedException` when the example raised).
+            if rest == "DocTestFailure" || rest == "UnexpectedException" {
+                self.doctest_report.failed = true;
             }
             return;
         }
@@ -229,9 +279,71 @@ impl Block {
         }
     }
 
+    /// Reads the lines of a doctest's report (`Expected:`, `Got:` and their indented output, the
+    /// numbered source with the failing example); `true` when the line was one of them.
+    fn doctest_line(&mut self, line: &str) -> bool {
+        let report = &mut self.doctest_report;
+        if let Some(part) = report.part {
+            // doctest indents the output it shows by four spaces.
+            if let Some(output) = line.strip_prefix("    ") {
+                let lines = match part {
+                    DoctestPart::Expected => &mut report.expected,
+                    DoctestPart::Got => &mut report.got,
+                };
+                if lines.len() < MAX_DOCTEST_LINES {
+                    lines.push(output.trim().to_owned());
+                }
+                return true;
+            }
+            report.part = None;
+        }
+        match line {
+            "Expected:" => report.part = Some(DoctestPart::Expected),
+            "Got:" => report.part = Some(DoctestPart::Got),
+            "Got nothing" => report.got_nothing = true,
+            _ => match doctest_example(line) {
+                Some(example) => report.example = Some(example.to_owned()),
+                None => return false,
+            },
+        }
+        true
+    }
+
+    /// A failing doctest's message (`Expected: 5 Got: 4`, or the exception an example raised)
+    /// and detail (the example), when the block is a doctest's report.
+    fn doctest_message(&self) -> Option<(String, Option<String>)> {
+        let report = &self.doctest_report;
+        if !report.failed {
+            return None;
+        }
+        if report.expected.is_empty() && report.got.is_empty() && !report.got_nothing {
+            // `UNEXPECTED EXCEPTION: …`, then the traceback: its last line is the exception.
+            let exception = self.exception.clone()?;
+            return Some((exception, report.example.clone()));
+        }
+        let output = |lines: &[String]| {
+            lines
+                .iter()
+                .map(String::as_str)
+                .filter(|l| !l.is_empty())
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let got = if report.got_nothing && report.got.is_empty() {
+            "Got nothing".to_owned()
+        } else {
+            format!("Got: {}", output(&report.got))
+        };
+        let message = format!("Expected: {} {got}", output(&report.expected));
+        Some((message, report.example.clone()))
+    }
+
     /// The message and detail: the raised exception's line from the last `E` group, and the rest
     /// of the group.
     fn message(&self) -> (Option<String>, Option<String>) {
+        if let Some((message, detail)) = self.doctest_message() {
+            return (Some(message), detail);
+        }
         if !self.group.is_empty() {
             let at = self
                 .group
@@ -526,7 +638,11 @@ impl Parser {
         } else {
             (BlockKind::Test, title)
         };
-        self.block = Some(Block::new(kind, title.to_owned()));
+        // A doctest's block is titled `[doctest] pkg.mod.f`; its node id ends with `pkg.mod.f`.
+        let doctest = title.strip_prefix("[doctest] ");
+        let mut block = Block::new(kind, doctest.unwrap_or(title).to_owned());
+        block.doctest = doctest.is_some();
+        self.block = Some(block);
         true
     }
 
@@ -770,6 +886,8 @@ impl Parser {
                     });
                 let test = match (&nodeid, &test_file) {
                     (Some(id), _) => Some(id.clone()),
+                    // pytest names a doctest `file::pkg.mod.f`: its dots are no classes.
+                    (None, Some(file)) if block.doctest => Some(format!("{file}::{}", block.title)),
                     (None, Some(file)) if block.kind != BlockKind::Line => {
                         Some(node_id(file, &block.title))
                     }

@@ -121,6 +121,21 @@ fn failures(report: &Report) -> Vec<(String, String, u32, String)> {
         .collect()
 }
 
+/// What the log alone and the JUnit XML alone say about a run.
+fn log_and_xml(fixture: &Fixture, captured: &Captured) -> (Report, Report) {
+    let log = verdict_verifier_support::summarize_log_as("pytest", captured);
+    let xml = verdict_summarizers::junit::parse_with_rootdir(
+        "pytest",
+        captured
+            .output_files
+            .first()
+            .and_then(Option::as_deref)
+            .expect("pytest wrote its JUnit report"),
+        Some(&fixture.workspace.root.to_string_lossy()),
+    );
+    (log, xml)
+}
+
 fn exit_code(captured: &Captured) -> Option<i32> {
     match captured.exit {
         Exit::Code { code } => Some(code),
@@ -353,16 +368,7 @@ async fn a_fixture_error_is_a_test_error_in_the_log_and_the_xml_alike() {
         ]
     );
     // The log alone and the XML alone say the same, to the fingerprint and the flag.
-    let log = verdict_verifier_support::summarize_log_as("pytest", &captured);
-    let xml = verdict_summarizers::junit::parse_with_rootdir(
-        "pytest",
-        captured
-            .output_files
-            .first()
-            .and_then(Option::as_deref)
-            .expect("pytest wrote its JUnit report"),
-        Some(&fixture.workspace.root.to_string_lossy()),
-    );
+    let (log, xml) = log_and_xml(&fixture, &captured);
     let key = |r: &Report| {
         r.errors()
             .map(|d| (d.fingerprint, d.test_error, d.location()))
@@ -370,4 +376,51 @@ async fn a_fixture_error_is_a_test_error_in_the_log_and_the_xml_alike() {
     };
     assert_eq!(key(&log), key(&report));
     assert_eq!(key(&xml), key(&report));
+}
+
+/// A failing doctest (`--doctest-modules`) was reported twice — once by its node id, once as an
+/// invented `pkg/mod.py::[doctest] pkg::mod::double` — and both with a line of the docstring as
+/// the message. It is one failure, named as pytest names it, with the expected and actual output
+/// (or the exception) as the message, at the line of the failing example.
+#[tokio::test]
+async fn a_failing_doctest_is_one_failure_with_expected_and_got() {
+    let fixture = fixture("doctest", Venv::Shared);
+    let (_, captured, report) = run(&fixture).await;
+    assert_eq!(exit_code(&captured), Some(1));
+    assert_eq!(report.outcome, Outcome::Failed, "{report:#?}");
+    assert_eq!(report.counts.tests_failed, Some(3));
+    assert_eq!(report.counts.tests_passed, Some(1));
+    let expected = [
+        (
+            "pkg/mod.py::pkg.mod.divide".to_owned(),
+            "pkg/mod.py".to_owned(),
+            23,
+            "ZeroDivisionError: division by zero".to_owned(),
+        ),
+        (
+            "pkg/mod.py::pkg.mod.double".to_owned(),
+            "pkg/mod.py".to_owned(),
+            6,
+            "Expected: 5 Got: 4".to_owned(),
+        ),
+        (
+            "pkg/mod.py::pkg.mod.quiet".to_owned(),
+            "pkg/mod.py".to_owned(),
+            15,
+            "Expected: 'loud' Got nothing".to_owned(),
+        ),
+    ];
+    assert_eq!(failures(&report), expected);
+    let details: Vec<Option<&str>> = report.errors().map(|d| d.detail.as_deref()).collect();
+    assert_eq!(
+        details,
+        [
+            Some(">>> divide(1, 0)"),
+            Some(">>> double(2)"),
+            Some(">>> quiet()")
+        ]
+    );
+    let (log, xml) = log_and_xml(&fixture, &captured);
+    assert_eq!(failures(&log), expected);
+    assert_eq!(failures(&xml), expected);
 }
