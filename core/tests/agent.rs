@@ -574,6 +574,47 @@ async fn an_agent_that_cannot_start_or_is_out_of_quota_hands_over_to_the_next() 
 }
 
 #[tokio::test]
+async fn max_agent_retries_does_not_limit_moving_on_from_an_agent_out_of_auth_or_quota() {
+    // With no retry of transient failures allowed, an auth error and a quota error still hand
+    // over to the next agent: trying again would not help, and each agent goes out once.
+    let fx = Fixture::new();
+    let auth = flaky_agent(&fx, "auth", 99, "Invalid API key · Please run /login");
+    let broke = flaky_agent(&fx, "broke", 99, "Your credit balance is too low");
+    let works = flaky_agent(&fx, "works", 0, "");
+    let clock = Arc::new(RecordingClock::new());
+    let pool = pool(
+        vec![
+            fx.agent("auth", &[&auth]),
+            fx.agent("broke", &[&broke]),
+            fx.agent("works", &[&works]),
+        ],
+        options(0),
+        Arc::clone(&clock),
+    );
+    let run = pool.run(fx.request("task")).await;
+    assert_eq!(run.end, PoolEnd::Finished);
+    assert_eq!((run.result.agent.as_str(), run.sessions), ("works", 3));
+    assert_eq!(run.result.outcome, SessionOutcome::Success);
+    let actions: Vec<_> = run.retries.iter().map(|r| r.action).collect();
+    assert_eq!(actions, [RetryAction::SkipAgent, RetryAction::SkipAgent]);
+
+    // A transient failure is still held to the limit: none allowed, none made.
+    let limited = flaky_agent(&fx, "limited", 99, "Error: 429 Too Many Requests");
+    let other = flaky_agent(&fx, "other", 0, "");
+    let pool = self::pool(
+        vec![
+            fx.agent("limited", &[&limited]),
+            fx.agent("other", &[&other]),
+        ],
+        options(0),
+        Arc::clone(&clock),
+    );
+    let run = pool.run(fx.request("task")).await;
+    assert_eq!(run.end, PoolEnd::RetriesExhausted);
+    assert_eq!((run.result.agent.as_str(), run.sessions), ("limited", 1));
+}
+
+#[tokio::test]
 async fn an_agent_that_never_reads_a_large_prompt_still_times_out_on_time() {
     let fx = Fixture::new();
     let big = "x".repeat(4 << 20);

@@ -14,8 +14,10 @@
 //!   the pool for the pool's life (credentials do not fix themselves between attempts) and move on
 //!   to the next one; when none is left the run ends with [`PoolEnd::NoAgentLeft`].
 //! - Every retry decision is a [`RetryRecord`] (the `agent_retry` event), handed to the hook as it
-//!   is made; at most `max_agent_retries` of them per run, after which the run ends with
-//!   [`PoolEnd::RetriesExhausted`].
+//!   is made. At most `max_agent_retries` retries of transient failures per run, after which the
+//!   run ends with [`PoolEnd::RetriesExhausted`]. Moving on from an agent taken out is not such a
+//!   retry and is not limited by it: an auth or quota error does not go away by trying again, and
+//!   each agent is taken out at most once, so the number of agents bounds those moves.
 //!
 //! The pool remembers which agent last ended a run and starts the next run there.
 
@@ -37,7 +39,8 @@ pub const DEFAULT_MAX_AGENT_RETRIES: u32 = 5;
 /// The inner layer's settings.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PoolOptions {
-    /// The most retries (further sessions after the first) in one run.
+    /// The most retries of transient failures (rate limit, overload, network, server error) in
+    /// one run. Moving on from an agent taken out of the pool does not count.
     pub max_agent_retries: u32,
     /// The waits between retries.
     pub backoff: BackoffPolicy,
@@ -92,7 +95,7 @@ pub struct RetryRecord {
 pub enum PoolEnd {
     /// The last session ended with a final outcome (success or a session-level failure).
     Finished,
-    /// The last session failed transiently or for its agent, and no retry was left.
+    /// The last session failed transiently, and no retry was left.
     RetriesExhausted,
     /// Every agent was taken out (auth, quota, model, could not start).
     NoAgentLeft,
@@ -227,6 +230,8 @@ impl AgentPool {
         // Agents limited in the current cycle, with the delay each asked for.
         let mut limited: BTreeMap<usize, Duration> = BTreeMap::new();
         let mut retries: Vec<RetryRecord> = Vec::new();
+        // Retries of transient failures, the ones `max_agent_retries` limits.
+        let mut transient = 0u32;
         let mut sessions = 0u32;
 
         let Some(mut index) = next_in(&out, cursor, |_| true) else {
@@ -255,16 +260,6 @@ impl AgentPool {
                     out[index] = true;
                     limited.remove(&index);
                     cursor = (index + 1) % count;
-                    if retries.len() as u32 >= self.options.max_agent_retries {
-                        return self.finish(
-                            &out,
-                            cursor,
-                            PoolEnd::RetriesExhausted,
-                            retries,
-                            result,
-                            sessions,
-                        );
-                    }
                     let Some(next) = next_in(&out, index + 1, |_| true) else {
                         return self.finish(
                             &out,
@@ -305,7 +300,7 @@ impl AgentPool {
                         None => backoffs[index].next().unwrap_or(self.options.backoff.max),
                     };
                     limited.insert(index, delay);
-                    if retries.len() as u32 >= self.options.max_agent_retries {
+                    if transient >= self.options.max_agent_retries {
                         cursor = index;
                         return self.finish(
                             &out,
@@ -331,6 +326,7 @@ impl AgentPool {
                     } else {
                         RetryAction::NextAgent
                     };
+                    transient += 1;
                     self.decide(&mut retries, &result, action, next, delay, all_limited)
                         .await;
                     index = next;

@@ -1177,7 +1177,11 @@ impl Driver<'_> {
             (PoolEnd::RetriesExhausted, other) => format!(
                 "the agent kept failing ({}) through {} retries",
                 other.name(),
-                pool_run.retries.len()
+                pool_run
+                    .retries
+                    .iter()
+                    .filter(|r| r.action != crate::agent::RetryAction::SkipAgent)
+                    .count()
             ),
             (PoolEnd::Finished, other) => format!(
                 "attempt {number}: the agent session ended with {}",
