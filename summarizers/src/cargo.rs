@@ -21,6 +21,18 @@
 //!   binary's run (from cargo's `Running …` or `Doc-tests …` line to the next) counts only once:
 //!   by its last `test result:` that agrees with its `running N tests` header, and the failures
 //!   its `test x ... FAILED` lines name count only when that result has failures.
+//! - A test binary that ends without its summary: cargo names it (`error: test failed, to rerun
+//!   pass `--lib``) and, unless it exited with libtest's 101, says how it ended (`process didn't
+//!   exit successfully: `…` (signal: 11, SIGSEGV: …)`). A crash (the code under test aborted,
+//!   overflowed its stack), a test that called `process::exit(1)`, and a `harness = false` target
+//!   that exited non-zero (it reports only through its output) are each one failure of that
+//!   target, with what was printed last before cargo's line. A libtest binary that ended before its
+//!   summary (`running 3 tests` and one `... ok`) without cargo seeing a failure (a test called
+//!   `process::exit(0)`) verified nothing of its remaining tests: the run is errored.
+//!
+//!   cargo's lines are on standard error and libtest's on standard output, and a log that drains
+//!   both pipes at once may interleave them out of order: a test binary's run is therefore read
+//!   from libtest's lines alone (`running N tests` to the next), and cargo's from cargo's.
 //! - cargo's own errors (an invalid manifest, a missing `Cargo.toml`, a dependency that cannot be
 //!   loaded) come before anything is compiled: nothing was verified, so the run is errored.
 
@@ -43,6 +55,11 @@ const MAX_TESTS: usize = 10_000;
 const MAX_PANIC_LINES: usize = 8;
 /// How many errors that cargo printed without a location are kept.
 const MAX_UNLOCATED: usize = 20;
+/// How many of a test binary's last output lines are kept, for a target that fails without
+/// libtest's report.
+const MAX_OUTPUT_LINES: usize = 3;
+/// How many failing test targets are reported.
+const MAX_TARGET_FAILURES: usize = 100;
 
 /// `panicked at `, searched with a prebuilt finder on every line of a failure block.
 static PANICKED: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
@@ -142,11 +159,55 @@ struct Panic {
 struct Run {
     /// `N` of `running N tests`.
     header: Option<u64>,
+    /// Tests that libtest reported one by one: passed, failed, ignored.
+    reported: [u64; 3],
     /// The last `test result:` line read, and the last whose counts add up to the header.
     last: Option<TestResult>,
     agreeing: Option<TestResult>,
     /// Failing tests named by `test x ... FAILED` lines and by the failures list.
     failing: Vec<String>,
+}
+
+/// A target cargo says failed: `error: test failed, to rerun pass `--test custom``, and how its
+/// process ended when that was not libtest's exit code for failing tests.
+struct FailedTarget {
+    /// The target as cargo names it for a re-run: `--lib`, `-p pkg --test custom`.
+    target: String,
+    /// `signal: 11, SIGSEGV: invalid memory reference`, `exit status: 1`.
+    status: Option<String>,
+    /// What was printed last before cargo's line (the target's own output, for a `harness =
+    /// false` target).
+    output: Vec<String>,
+}
+
+impl FailedTarget {
+    /// The failure of the whole target, when its process ended otherwise than libtest does on
+    /// failing tests: libtest reported no failure for it.
+    fn diagnostic(&self) -> Option<Diagnostic> {
+        let status = self.status.as_deref()?;
+        let message = if status.starts_with("signal") {
+            format!("the test binary crashed ({status})")
+        } else {
+            format!("the test target failed ({status})")
+        };
+        // The target as cargo names it for a re-run stands for the test: it is what failed, and
+        // what a person passes to run it again.
+        let mut d = Diagnostic::new(
+            TOOL,
+            Kind::Test,
+            Severity::Error,
+            clip(&message, MAX_MESSAGE),
+        )
+        .with_test(self.target.clone());
+        if !self.output.is_empty() {
+            d = d.with_detail(clip(&self.output.join("; "), MAX_DETAIL));
+        }
+        if status.starts_with("signal") {
+            // A crash takes the tests after it down with it: it comes first.
+            d = d.as_root_cause();
+        }
+        Some(d)
+    }
 }
 
 /// The counts of a `test result:` line, and the line.
@@ -182,6 +243,8 @@ struct Parser {
     report: Report0,
     /// The test binary's run being read.
     run: Option<Run>,
+    /// The last lines that nothing else took: a `harness = false` target's output.
+    output: std::collections::VecDeque<String>,
     pending: Option<Pending>,
     block: Option<Block>,
     /// Failing tests from `test x ... FAILED` lines, in order, and the ones reported from a block.
@@ -219,6 +282,14 @@ struct Report0 {
     compile_failed: bool,
     /// `error: test failed, to rerun pass …` and friends: a failure cargo saw.
     test_failed_marker: bool,
+    /// The targets cargo says failed, in order.
+    failed_targets: Vec<FailedTarget>,
+    /// Test binaries that ended before their summary: how many, and the first one's reported
+    /// tests and header.
+    incomplete: usize,
+    first_incomplete: Option<(u64, u64)>,
+    /// Why the run is errored when a binary ended early with cargo none the wiser.
+    incomplete_error: Option<String>,
     compile_summary: Option<String>,
     warning_summary: Option<String>,
     first_failed_result: Option<String>,
@@ -593,22 +664,34 @@ impl Parser {
     /// Ends the current test binary's run: its result counts, and so do the failures it named
     /// when that result has some.
     fn finish_run(&mut self) {
-        let Some(run) = self.run.take() else {
+        let Some(mut run) = self.run.take() else {
             return;
         };
         // The last result that adds up to the header is libtest's own: a line a test printed
         // around it cannot both come last and agree, unless it says the same.
-        let result = run.agreeing.or(run.last);
+        let result = run.agreeing.take().or(run.last.take());
         let failing = match &result {
             // A binary whose own summary has no failure failed no test, whatever leaked into the
             // log before it.
             Some(result) if result.failed == 0 => Vec::new(),
-            _ => run.failing,
+            _ => std::mem::take(&mut run.failing),
         };
         for name in &failing {
             self.test_failed(name);
         }
+        if result.is_none()
+            && let Some(n) = run.header
+        {
+            let reported: u64 = run.reported.iter().sum();
+            self.report.incomplete += 1;
+            self.report.first_incomplete.get_or_insert((reported, n));
+        }
         let Some(result) = result else {
+            // No summary: what libtest reported test by test is all there is.
+            let r = &mut self.report;
+            add(&mut r.passed, run.reported[0]);
+            add(&mut r.failed, run.reported[1]);
+            add(&mut r.ignored, run.reported[2]);
             return;
         };
         let r = &mut self.report;
@@ -620,6 +703,19 @@ impl Parser {
                 .get_or_insert_with(|| result.line.clone());
         }
         r.last_result = Some(result.line);
+    }
+
+    /// Keeps a line that nothing else took: the output of a `harness = false` target, shown
+    /// with its failure.
+    fn output(&mut self, line: &str) {
+        let line = line.trim();
+        if line.is_empty() {
+            return;
+        }
+        if self.output.len() == MAX_OUTPUT_LINES {
+            self.output.pop_front();
+        }
+        self.output.push_back(clip(line, MAX_MESSAGE));
     }
 
     fn finish_loose(&mut self) {
@@ -799,10 +895,23 @@ impl Parser {
                 }
                 return true;
             }
-            if message.starts_with("test failed, to rerun pass")
-                || message.starts_with("doctest failed, to rerun pass")
-                || (message.ends_with(" targets failed:") || message.ends_with(" target failed:"))
+            if let Some(rest) = message
+                .strip_prefix("test failed, to rerun pass `")
+                .or_else(|| message.strip_prefix("doctest failed, to rerun pass `"))
             {
+                self.report.test_failed_marker = true;
+                if self.report.failed_targets.len() < MAX_TARGET_FAILURES {
+                    // It follows what the binary it names printed.
+                    let output = std::mem::take(&mut self.output).into();
+                    self.report.failed_targets.push(FailedTarget {
+                        target: clip(rest.split('`').next().unwrap_or(""), MAX_MESSAGE),
+                        status: None,
+                        output,
+                    });
+                }
+                return true;
+            }
+            if message.ends_with(" targets failed:") || message.ends_with(" target failed:") {
                 self.report.test_failed_marker = true;
                 return true;
             }
@@ -971,9 +1080,19 @@ impl LineParser for Parser {
                 if let Some(rest) = line.strip_prefix("test ")
                     && let Some((name, status)) = rest.rsplit_once(" ... ")
                 {
-                    if status.starts_with("FAILED") {
+                    let slot = if status.starts_with("FAILED") {
                         let name = name.strip_suffix(" - should panic").unwrap_or(name);
                         self.run_failed(name);
+                        Some(1)
+                    } else if status.starts_with("ok") {
+                        Some(0)
+                    } else if status.starts_with("ignored") {
+                        Some(2)
+                    } else {
+                        None
+                    };
+                    if let (Some(slot), Some(run)) = (slot, self.run.as_mut()) {
+                        run.reported[slot] += 1;
                     }
                     return;
                 }
@@ -1010,7 +1129,7 @@ impl LineParser for Parser {
                     .and_then(|rest| rest.strip_suffix(" tests").or(rest.strip_suffix(" test")))
                     .and_then(|n| n.parse().ok())
                 {
-                    // A second header without cargo's `Running` line between: another binary.
+                    // The next binary's header (cargo's `Running` line is on the other stream).
                     if self
                         .run
                         .as_ref()
@@ -1023,20 +1142,28 @@ impl LineParser for Parser {
                 }
             }
             b' ' => {
+                let trimmed = line.trim_start();
+                if trimmed.starts_with("Running ") || trimmed.starts_with("Doc-tests ") {
+                    // cargo starts the next test binary: what was printed before is not its.
+                    self.output.clear();
+                    return;
+                }
+                if let Some(rest) = trimmed.strip_prefix("process didn't exit successfully: `")
+                    && let Some(target) = self.report.failed_targets.last_mut()
+                    && target.status.is_none()
+                {
+                    // Under cargo's `Caused by:` for the target it just named.
+                    target.status = rest
+                        .rsplit_once("` (")
+                        .map(|(_, status)| clip(status.trim_end_matches(')'), MAX_MESSAGE));
+                    return;
+                }
                 if self.in_failures_list {
                     let name = line.trim();
                     if !name.is_empty() {
                         let name = name.to_owned();
                         self.run_failed(&name);
                     }
-                    return;
-                }
-                let trimmed = line.trim_start();
-                if trimmed.starts_with("Running ") || trimmed.starts_with("Doc-tests ") {
-                    // cargo starts the next test binary.
-                    self.finish_loose();
-                    self.finish_run();
-                    self.run = Some(Run::default());
                     return;
                 }
                 if self.caused_by && self.pending.is_none() && self.block.is_none() {
@@ -1070,6 +1197,8 @@ impl LineParser for Parser {
             if !panic.reading {
                 self.finish_loose();
             }
+        } else {
+            self.output(line);
         }
     }
 
@@ -1078,6 +1207,29 @@ impl LineParser for Parser {
         self.finish_block();
         self.finish_loose();
         self.finish_run();
+        let failed_targets = std::mem::take(&mut self.report.failed_targets);
+        let mut ended = 0;
+        for failure in failed_targets.iter().filter_map(FailedTarget::diagnostic) {
+            // The target failed; a crash or an early exit hides which test, so it counts once.
+            add(&mut self.report.failed, 1);
+            ended += 1;
+            self.report.push(failure);
+        }
+        // A libtest binary that ended before its summary is one of those cargo saw fail (the
+        // two streams cannot be paired line by line, but they can be counted), or one that
+        // exited 0 in the middle of its tests.
+        let silent = self.report.incomplete.saturating_sub(ended);
+        if silent > 0 {
+            let (reported, n) = self.report.first_incomplete.unwrap_or((0, 0));
+            let which = if silent == self.report.incomplete {
+                format!("a test binary ended before its summary ({reported} of {n} tests reported)")
+            } else {
+                format!("{silent} test binaries ended before their summary")
+            };
+            self.report.incomplete_error = Some(format!(
+                "{which} and cargo did not see it fail: a test may have called `process::exit`"
+            ));
+        }
         // Failing tests that printed no block: use a loose panic of the same name if there was
         // one, else say only that the test failed.
         let failing = std::mem::take(&mut self.failing);
@@ -1137,6 +1289,11 @@ impl LineParser for Parser {
             Outcome::Errored
         } else if let Some(manifest) = manifest.filter(|_| !r.compile_failed) {
             report.error = Some(manifest);
+            Outcome::Errored
+        } else if let Some(incomplete) = r.incomplete_error.clone() {
+            // The rest of that binary's tests never ran: nothing says they pass, whatever else
+            // failed.
+            report.error = Some(incomplete);
             Outcome::Errored
         } else if compiled_errors || tests_failed || r.errors.unwrap_or(0) > 0 {
             Outcome::Failed

@@ -102,16 +102,90 @@ fn check_build_truth(case: &str, report: &Report, truth: &[Value]) {
     }
 }
 
-fn check_test_truth(case: &str, report: &Report, truth: &[Value]) {
-    let (mut passed, mut failed, mut ignored) = (0, 0, 0);
-    for value in truth {
-        match (value["type"].as_str(), value["event"].as_str()) {
-            (Some("suite"), Some("ok" | "failed")) => {
-                passed += value["passed"].as_u64().unwrap_or(0);
-                failed += value["failed"].as_u64().unwrap_or(0);
-                ignored += value["ignored"].as_u64().unwrap_or(0);
+/// What the truth says of a test run: the counts, and whether a test binary ended before its
+/// summary without cargo seeing it fail (nothing verified the rest of its tests).
+struct TestTruth {
+    passed: u64,
+    failed: u64,
+    ignored: u64,
+    incomplete: bool,
+}
+
+/// One test binary in the truth, from cargo's `Running …` / `Doc-tests …` line to the next.
+#[derive(Default)]
+struct TruthSection {
+    started: bool,
+    finished: bool,
+    /// The failures its summary counts.
+    suite_failed: u64,
+    /// Tests libtest reported one by one: passed, failed, ignored.
+    reported: [u64; 3],
+    /// cargo said the target failed (`error: test failed, to rerun pass …`).
+    target_failed: bool,
+}
+
+impl TruthSection {
+    /// Adds a finished section to the counts: a binary that ended without its summary counts
+    /// what it reported, and once more as a failure when cargo saw the target fail (a crash, an
+    /// early exit, a `harness = false` target exiting non-zero).
+    fn close(self, truth: &mut TestTruth) {
+        if self.finished {
+            if self.target_failed && self.suite_failed == 0 {
+                // A summary without failures, yet the target failed (a crash at exit).
+                truth.failed += 1;
             }
+            return;
+        }
+        truth.passed += self.reported[0];
+        truth.failed += self.reported[1];
+        truth.ignored += self.reported[2];
+        if self.target_failed {
+            truth.failed += 1;
+        } else if self.started {
+            truth.incomplete = true;
+        }
+    }
+}
+
+fn check_test_truth(case: &str, report: &Report, text: &str) -> TestTruth {
+    let mut truth = TestTruth {
+        passed: 0,
+        failed: 0,
+        ignored: 0,
+        incomplete: false,
+    };
+    let mut section = TruthSection::default();
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("Running ") || trimmed.starts_with("Doc-tests ") {
+            std::mem::take(&mut section).close(&mut truth);
+            continue;
+        }
+        if line.starts_with("error: test failed, to rerun pass")
+            || line.starts_with("error: doctest failed, to rerun pass")
+        {
+            section.target_failed = true;
+            continue;
+        }
+        if !line.starts_with('{') {
+            continue;
+        }
+        let Ok(value) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        match (value["type"].as_str(), value["event"].as_str()) {
+            (Some("suite"), Some("started")) => section.started = true,
+            (Some("suite"), Some("ok" | "failed")) => {
+                section.finished = true;
+                section.suite_failed = value["failed"].as_u64().unwrap_or(0);
+                truth.passed += value["passed"].as_u64().unwrap_or(0);
+                truth.failed += value["failed"].as_u64().unwrap_or(0);
+                truth.ignored += value["ignored"].as_u64().unwrap_or(0);
+            }
+            (Some("test"), Some("ok")) => section.reported[0] += 1,
+            (Some("test"), Some("ignored")) => section.reported[2] += 1,
             (Some("test"), Some("failed")) => {
+                section.reported[1] += 1;
                 let name = value["name"].as_str().unwrap_or("");
                 let found: Vec<_> = report
                     .diagnostics
@@ -136,13 +210,23 @@ fn check_test_truth(case: &str, report: &Report, truth: &[Value]) {
             _ => {}
         }
     }
-    assert_eq!(report.counts.tests_passed, Some(passed), "{case}: passed");
-    assert_eq!(report.counts.tests_failed, Some(failed), "{case}: failed");
+    section.close(&mut truth);
+    assert_eq!(
+        report.counts.tests_passed,
+        Some(truth.passed),
+        "{case}: passed"
+    );
+    assert_eq!(
+        report.counts.tests_failed,
+        Some(truth.failed),
+        "{case}: failed"
+    );
     assert_eq!(
         report.counts.tests_skipped,
-        Some(ignored),
+        Some(truth.ignored),
         "{case}: ignored"
     );
+    truth
 }
 
 /// Checks one captured case against its truth and meta, and snapshots its report.
@@ -153,9 +237,7 @@ fn check(case: &str) {
     let report = CargoSummarizer.parse(&log);
     let exit_code = meta["exit_code"].as_i64();
 
-    if exit_code == Some(0) {
-        assert_eq!(report.outcome, Outcome::Passed, "{case}: exit 0 is a pass");
-    } else {
+    if exit_code != Some(0) {
         assert_ne!(
             report.outcome,
             Outcome::Passed,
@@ -167,16 +249,27 @@ fn check(case: &str) {
     match fs::read_to_string(&truth_path) {
         Ok(text) => {
             let truth = json_lines(&text);
-            if truth.iter().any(|v| v.get("type").is_some()) {
-                check_test_truth(case, &report, &truth);
+            let incomplete = if truth.iter().any(|v| v.get("type").is_some()) {
+                check_test_truth(case, &report, &text).incomplete
             } else {
                 check_build_truth(case, &report, &truth);
-            }
-            if exit_code != Some(0) {
+                false
+            };
+            if incomplete {
+                // A test binary ended before its summary with cargo none the wiser (a test
+                // called `process::exit(0)`): whatever cargo's exit, nothing verified the rest.
+                assert_eq!(report.outcome, Outcome::Errored, "{case}: incomplete");
+                assert!(report.error.is_some(), "{case}: says why");
+            } else if exit_code == Some(0) {
+                assert_eq!(report.outcome, Outcome::Passed, "{case}: exit 0 is a pass");
+            } else {
                 assert_eq!(report.outcome, Outcome::Failed, "{case}: the code fails");
             }
         }
         Err(_) => {
+            if exit_code == Some(0) {
+                assert_eq!(report.outcome, Outcome::Passed, "{case}: exit 0 is a pass");
+            }
             assert_eq!(
                 report.outcome,
                 Outcome::Errored,
@@ -252,4 +345,52 @@ fn failure_lines_a_passing_test_leaks_to_stdout_do_not_fail_it() {
     assert_eq!(report.outcome, Outcome::Passed, "{report:#?}");
     assert_eq!(test_counts(&report), (Some(1), Some(0), Some(0)));
     assert!(report.diagnostics.is_empty(), "{report:#?}");
+}
+
+#[test]
+fn a_crashed_test_binary_is_one_failure_in_the_counts() {
+    // libtest reported `fine ... ok`, then the binary died of SIGSEGV.
+    let report = report_of("test-segv");
+    assert_eq!(report.outcome, Outcome::Failed);
+    assert_eq!(test_counts(&report), (Some(1), Some(1), Some(0)));
+    let failures: Vec<_> = report
+        .errors()
+        .map(|d| (d.test.as_deref(), d.message.as_str()))
+        .collect();
+    assert_eq!(
+        failures,
+        [(
+            Some("--lib"),
+            "the test binary crashed (signal: 11, SIGSEGV: invalid memory reference)"
+        )]
+    );
+}
+
+#[test]
+fn a_failing_harness_false_target_is_reported_with_its_output() {
+    let report = report_of("test-custom-harness");
+    assert_eq!(report.outcome, Outcome::Failed);
+    assert_eq!(test_counts(&report), (Some(1), Some(2), Some(0)));
+    let target = report
+        .errors()
+        .find(|d| d.test.as_deref() == Some("--test custom"))
+        .expect("the custom target's failure");
+    assert_eq!(target.message, "the test target failed (exit status: 1)");
+    assert_eq!(
+        target.detail.as_deref(),
+        Some("custom harness: checking things; check 3 failed: expected 4 got 5")
+    );
+}
+
+#[test]
+fn a_test_binary_that_exits_0_before_its_summary_is_errored_saying_so() {
+    let report = report_of("test-exits-early");
+    assert_eq!(report.outcome, Outcome::Errored);
+    assert_eq!(
+        report.error.as_deref(),
+        Some(
+            "a test binary ended before its summary (1 of 3 tests reported) and cargo did not \
+             see it fail: a test may have called `process::exit`"
+        )
+    );
 }

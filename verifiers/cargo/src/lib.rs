@@ -29,8 +29,9 @@
 //!
 //! Exit codes: 0 pass, 101 failures (a compile error, a denied lint, a failing test); cargo's own
 //! errors also exit 101, and the summarizer tells those apart (errored, never a pass). A test
-//! binary killed by a signal (the code under test called `abort()`, overflowed its stack) is a
-//! failure of that target, named by the target cargo gives for re-running it. The same compiler
+//! binary killed by a signal (the code under test called `abort()`, overflowed its stack) or a
+//! `harness = false` target that exits non-zero is a failure of that target, named by the target
+//! cargo gives for re-running it (the summarizer reads it from cargo's output). The same compiler
 //! diagnostic reported once per target (a library checked as itself and as its tests) is
 //! reported once.
 //!
@@ -46,7 +47,7 @@ use std::time::Duration;
 use verdict_core::verifier::{
     Applicability, Captured, CommandSpec, Exit, ExitCodes, Inputs, VerifierError, Workspace,
 };
-use verdict_core::{Diagnostic, Kind, Outcome, Report, Severity, Verifier};
+use verdict_core::{Kind, Outcome, Report, Severity, Verifier};
 use verdict_verifier_support::summarize_log_as;
 
 /// How long a cargo command may run by default: a cold build of a large workspace is slow.
@@ -240,20 +241,6 @@ impl Command {
             report.error = Some(format!("clippy is not installed: {CLIPPY_HINT}"));
         }
         dedupe(&mut report);
-        if self == Command::Test
-            && report.outcome == Outcome::Errored
-            && captured.exit == (Exit::Code { code: 101 })
-            && report.errors().next().is_none()
-        {
-            let crashes = crashed_test_binaries(captured);
-            if !crashes.is_empty() {
-                report.outcome = Outcome::Failed;
-                report.error = None;
-                for crash in crashes {
-                    report.push(crash);
-                }
-            }
-        }
         fail_closed(self, report, spec, captured)
     }
 
@@ -277,58 +264,6 @@ impl Command {
             root: None,
         }
     }
-}
-
-/// The test binaries that `cargo test` says crashed (killed by a signal: an `abort()`, a stack
-/// overflow, a segfault in the code under test), one failure each.
-///
-/// libtest prints nothing for the test that takes its whole binary down, so the summarizer sees
-/// only cargo's `process didn't exit successfully: `…` (signal: 6, SIGABRT: …)` and cannot name a
-/// failing test. The code under test crashed: that is a failure of the code, reported against the
-/// target cargo names in `error: test failed, to rerun pass `--lib``.
-fn crashed_test_binaries(captured: &Captured) -> Vec<Diagnostic> {
-    let Ok(file) = captured.open_log() else {
-        return Vec::new();
-    };
-    let mut crashes = Vec::new();
-    let mut target = None;
-    // The core line reader: bounded memory on any log, escapes stripped.
-    let _ = verdict_core::lines::for_each_line(file, |line| {
-        if let Some(rest) = line.strip_prefix("error: test failed, to rerun pass `") {
-            target = rest.split('`').next().map(str::to_owned);
-            return;
-        }
-        let Some(rest) = line
-            .trim()
-            .strip_prefix("process didn't exit successfully: `")
-        else {
-            return;
-        };
-        let Some(signal) = rest
-            .rsplit_once("` (")
-            .map(|(_, s)| s.trim_end_matches(')'))
-            .filter(|s| s.starts_with("signal: "))
-        else {
-            return;
-        };
-        let what = match target.take() {
-            Some(target) => format!("the test binary of `{target}`"),
-            None => "a test binary".to_owned(),
-        };
-        if crashes.len() < 100 {
-            crashes.push(
-                Diagnostic::new(
-                    "cargo",
-                    Kind::Test,
-                    Severity::Error,
-                    format!("{what} crashed ({signal}) before reporting its tests"),
-                )
-                .with_detail(line.trim().to_owned())
-                .as_root_cause(),
-            );
-        }
-    });
-    crashes
 }
 
 /// Drops the copies of a compiler diagnostic reported once per target.
@@ -389,10 +324,27 @@ fn fail_closed(
     spec: &CommandSpec,
     captured: &Captured,
 ) -> Report {
+    let name = command.name();
+    let stopped = match &captured.exit {
+        Exit::Signal { signal } => Some(format!("{name} was killed by signal {signal}")),
+        Exit::TimedOut => Some(format!("{name} timed out and was stopped")),
+        Exit::Cancelled => Some(format!("{name} was stopped: the run was interrupted")),
+        Exit::Code { .. } | Exit::NotStarted { .. } => None,
+    };
+    if report.outcome == Outcome::Errored
+        && let Some(stopped) = stopped
+    {
+        // A cargo stopped from outside stopped its test binary mid-run too: that, not the
+        // unfinished output, is why.
+        report.error = Some(match report.error.take() {
+            Some(error) => format!("{stopped}; {error}"),
+            None => stopped,
+        });
+        return report;
+    }
     if report.outcome != Outcome::Passed {
         return report;
     }
-    let name = command.name();
     let reason = match &captured.exit {
         Exit::Code { code } if spec.exit_codes.pass.contains(code) => return report,
         Exit::Code { code } => format!(
@@ -536,6 +488,11 @@ impl Verifier for CargoTest {
         if names.is_empty() || names.len() > MAX_RERUN_TESTS {
             return None;
         }
+        // A failure of a whole target (a crash, a `harness = false` target) is named by cargo's
+        // target flags (`--lib`), which are no test filter: only the full run reruns it.
+        if names.iter().any(|name| name.starts_with('-')) {
+            return None;
+        }
         let mut args = Command::Test.args();
         args.push("--".to_owned());
         args.push("--exact".to_owned());
@@ -570,6 +527,7 @@ fn applicability(workspace: &Workspace) -> Applicability {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use verdict_core::Diagnostic;
 
     fn workspace_with(manifest: Option<&str>) -> (tempfile::TempDir, Workspace) {
         let dir = tempfile::tempdir().expect("temp dir");

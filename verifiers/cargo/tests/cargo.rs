@@ -277,18 +277,113 @@ async fn a_test_that_never_ends_times_out_and_is_errored() {
     );
 }
 
+/// (test, message) of every failure of a report, sorted (libtest reports in parallel).
+fn failures(report: &Report) -> Vec<(String, String)> {
+    let mut failures: Vec<(String, String)> = report
+        .errors()
+        .map(|d| (d.test.clone().unwrap_or_default(), d.message.clone()))
+        .collect();
+    failures.sort();
+    failures
+}
+
 #[tokio::test]
 async fn a_test_binary_that_aborts_is_a_failure_of_its_target() {
     let fixture = fixture("abort");
     let (_, captured, report) = run(&CargoTest::default(), &fixture).await;
     assert_eq!(exit_code(&captured), Some(101));
     assert_eq!(report.outcome, Outcome::Failed, "{report:#?}");
-    let crashes: Vec<&str> = report.errors().map(|d| d.message.as_str()).collect();
     assert_eq!(
-        crashes,
+        failures(&report),
+        [(
+            "--lib".to_owned(),
+            "the test binary crashed (signal: 6, SIGABRT: process abort signal)".to_owned()
+        )]
+    );
+    // The crash is a failure in the counts too, not `0 failed` next to a failed verifier.
+    assert_eq!(report.counts.tests_failed, Some(1), "{report:#?}");
+}
+
+#[tokio::test]
+async fn a_segfaulting_test_binary_counts_as_one_failure() {
+    let fixture = fixture("segv");
+    let (_, captured, report) = run(&CargoTest::default(), &fixture).await;
+    assert_eq!(exit_code(&captured), Some(101));
+    assert_eq!(report.outcome, Outcome::Failed, "{report:#?}");
+    assert_eq!(report.counts.tests_failed, Some(1), "{report:#?}");
+    let failures = failures(&report);
+    assert_eq!(failures.len(), 1, "{failures:?}");
+    assert!(
+        failures[0].1.contains("crashed (signal: 11, SIGSEGV"),
+        "{failures:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_failing_harness_false_target_is_a_failure_next_to_failing_tests() {
+    let fixture = fixture("custom-harness");
+    let (_, captured, report) = run(&CargoTest::default(), &fixture).await;
+    assert_eq!(exit_code(&captured), Some(101));
+    assert_eq!(report.outcome, Outcome::Failed, "{report:#?}");
+    assert_eq!(
+        failures(&report),
         [
-            "the test binary of `--lib` crashed (signal: 6, SIGABRT: process abort signal) \
-          before reporting its tests"
+            (
+                "--test custom".to_owned(),
+                "the test target failed (exit status: 1)".to_owned()
+            ),
+            (
+                "tests::returns_err".to_owned(),
+                "Error: \"the value was wrong\"".to_owned()
+            ),
         ]
+    );
+    let target = report
+        .errors()
+        .find(|d| d.test.as_deref() == Some("--test custom"))
+        .expect("the target's failure");
+    // What the target printed last is all it says about why.
+    assert_eq!(
+        target.detail.as_deref(),
+        Some("custom harness: checking things; check 3 failed: expected 4 got 5")
+    );
+    assert_eq!(report.counts.tests_failed, Some(2), "{report:#?}");
+    assert_eq!(report.counts.tests_passed, Some(1), "{report:#?}");
+}
+
+#[tokio::test]
+async fn a_failing_harness_false_target_alone_is_a_failure_not_errored() {
+    let fixture = fixture("custom-harness");
+    // Only the custom target: nothing else fails.
+    let test = CargoTest::default();
+    let mut spec = test
+        .command(&fixture.workspace)
+        .expect("the command can be built");
+    spec.args.extend(["--test".to_owned(), "custom".to_owned()]);
+    let (captured, report) = run_spec(&test, &fixture, &spec).await;
+    assert_eq!(exit_code(&captured), Some(101));
+    assert_eq!(report.outcome, Outcome::Failed, "{report:#?}");
+    assert_eq!(
+        failures(&report),
+        [(
+            "--test custom".to_owned(),
+            "the test target failed (exit status: 1)".to_owned()
+        )]
+    );
+    assert_eq!(report.counts.tests_failed, Some(1), "{report:#?}");
+}
+
+#[tokio::test]
+async fn a_test_calling_process_exit_0_is_errored_as_a_binary_ended_before_its_summary() {
+    let fixture = fixture("exits-early");
+    let (_, captured, report) = run(&CargoTest::default(), &fixture).await;
+    // cargo sees a binary that exited 0 and says nothing.
+    assert_eq!(exit_code(&captured), Some(0));
+    assert_eq!(report.outcome, Outcome::Errored, "{report:#?}");
+    let error = report.error.as_deref().unwrap_or("");
+    assert!(
+        error.starts_with("a test binary ended before its summary (")
+            && error.contains(" of 3 tests reported)"),
+        "{error}"
     );
 }
