@@ -987,7 +987,13 @@ impl Parser {
     fn crash_line(&mut self, line: &str) {
         let trimmed = line.trim();
         if trimmed.is_empty() {
-            if !self.crash_lines.is_empty() {
+            // A blank line ends the message, unless its last line announces more: eslint 8's
+            // `Failed to read JSON file at …/.eslintrc.json:` gives the reason after a blank line.
+            if self
+                .crash_lines
+                .last()
+                .is_some_and(|last| !last.ends_with(':'))
+            {
                 self.crash_done = true;
             }
             return;

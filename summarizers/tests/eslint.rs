@@ -171,3 +171,17 @@ fn every_log_is_recognised_as_eslint() {
         assert_eq!(detected.summarizer.name(), "eslint", "{case}");
     }
 }
+
+#[test]
+fn eslint8_broken_eslintrc_json_error_gives_the_reason_after_the_blank_line() {
+    // eslint 8 prints `Failed to read JSON file at …/.eslintrc.json:`, a blank line, then why:
+    // the error stopped at the colon.
+    let report = EslintSummarizer.parse(&read_log("v8-eslintrc-syntax"));
+    assert_eq!(report.outcome, Outcome::Errored);
+    let error = report.error.as_deref().unwrap_or("");
+    assert!(
+        error.starts_with("Failed to read JSON file at ")
+            && error.contains("Expected ',' or '}' after property value in JSON at position 128"),
+        "{error}"
+    );
+}

@@ -1,0 +1,3 @@
+export function log(message) {
+  console.log(message);
+}
