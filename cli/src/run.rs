@@ -207,8 +207,6 @@ pub(crate) fn run(args: &Args) -> Result<u8> {
         args.only.clone()
     };
     let skip: Vec<String> = args.skip.iter().chain(&config.run.skip).cloned().collect();
-    let run_dir = new_run_dir(&root)?;
-    let workspace = Workspace::new(&root).with_run_dir(&run_dir);
     // A monorepo's root: say which packages this run leaves unverified (when no --only narrows
     // the run on purpose).
     let uncovered = if only.is_empty() {
@@ -216,7 +214,7 @@ pub(crate) fn run(args: &Args) -> Result<u8> {
     } else {
         Vec::new()
     };
-    let selected = select(known, &workspace, &config, &only, &skip)?;
+    let selected = select(known, &Workspace::new(&root), &config, &only, &skip)?;
     if let Some(note) = packages::note(&uncovered) {
         eprintln!("verdict: note: {note}");
     }
@@ -227,6 +225,9 @@ pub(crate) fn run(args: &Args) -> Result<u8> {
             root.display()
         )));
     }
+    // Only now that something will run: a project with no verifier is left as it was.
+    let run_dir = new_run_dir(&root)?;
+    let workspace = Workspace::new(&root).with_run_dir(&run_dir);
     let entries: Vec<Entry> = selected.iter().map(|known| entry(known, &config)).collect();
     pipeline::validate(&entries).map_err(|e| usage(e.to_string()))?;
 

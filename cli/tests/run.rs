@@ -1245,6 +1245,10 @@ fn a_monorepo_root_names_the_packages_it_does_not_verify() {
         run.all()
     );
     assert!(
+        !project.path(".verdict").exists(),
+        "a run with no verifier leaves the project as it was"
+    );
+    assert!(
         run.stderr
             .contains("not verified by this run: packages/a (tsc, jest), packages/b (vitest)"),
         "{}",
