@@ -49,6 +49,7 @@ pub fn parse_with_rootdir(tool: &str, xml: &[u8], rootdir: Option<&str>) -> Repo
         sums: Sums::default(),
         report: Report::new(tool, Outcome::Passed),
         collect_errors: 0,
+        crashed: 0,
         internal: None,
         rootdir,
     };
@@ -139,6 +140,9 @@ struct State {
     report: Report,
     /// Files that failed to collect (pytest).
     collect_errors: u64,
+    /// Tests a pytest-xdist worker crashed in: pytest counts each as failed, its JUnit as an
+    /// error.
+    crashed: u64,
     /// pytest's own crash, from its `pytest.internal` case.
     internal: Option<String>,
     rootdir: Option<String>,
@@ -265,6 +269,9 @@ impl State {
             // pytest names a file that failed to collect with an empty classname.
             self.collect_errors += 1;
         }
+        if pytest && problem.error && is_xdist_crash(problem) {
+            self.crashed += 1;
+        }
         if self.report.diagnostics.len() >= verdict_core::model::MAX_DIAGNOSTICS {
             self.report.diagnostics_dropped += 1;
             return;
@@ -283,6 +290,11 @@ impl State {
         let internal = self.internal.take();
         let mut report = std::mem::replace(&mut self.report, Report::new(&tool, Outcome::Passed));
 
+        // A test a pytest-xdist worker crashed in is written as an error "on setup", but it is the
+        // test that failed: pytest's summary counts it so, and so does its diagnostic.
+        let crashed = self.crashed.min(self.sums.errors);
+        self.sums.errors -= crashed;
+        self.sums.failures += crashed;
         let sums = &self.sums;
         let passed = sums
             .tests
@@ -375,8 +387,17 @@ fn pytest_diagnostic(case: &Case, problem: &Problem, rootdir: Option<&str>) -> D
     let message = message
         .and_then(|m| m.lines().next())
         .filter(|m| !m.is_empty());
-    let setup = problem.error && nodeid.contains("::");
+    let setup = problem.error && nodeid.contains("::") && !is_xdist_crash(problem);
     crate::pytest::failure_from_text(&nodeid, setup, &problem.text, message, rootdir)
+}
+
+/// Whether a pytest case's problem is pytest-xdist's report of a worker that crashed in it.
+fn is_xdist_crash(problem: &Problem) -> bool {
+    problem
+        .text
+        .lines()
+        .take(5)
+        .any(|l| crate::pytest::xdist_crash(l).is_some())
 }
 
 /// `tests/test_a.py` → `tests.test_a`, the spelling of a file in a JUnit classname.

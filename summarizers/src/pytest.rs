@@ -161,6 +161,20 @@ fn doctest_example(line: &str) -> Option<&str> {
     rest.starts_with(">>> ").then_some(rest)
 }
 
+/// `worker 'gw0' crashed while running 'test_c.py::test_crash'`, pytest-xdist's report of a
+/// worker that died in a test (`os._exit`, a segfault): the node id of that test.
+pub(crate) fn xdist_crash(line: &str) -> Option<&str> {
+    let rest = line.trim().strip_prefix("worker '")?;
+    let (_, rest) = rest.split_once("' crashed while running '")?;
+    rest.strip_suffix('\'').filter(|id| !id.is_empty())
+}
+
+/// `[gw0] linux -- Python 3.11.7 /path/bin/python`: the line pytest-xdist opens each failure's
+/// report with, naming the worker and its interpreter — nothing about the failure.
+fn is_xdist_worker_line(line: &str) -> bool {
+    line.starts_with("[gw") && line.contains("] ") && line.contains(" -- Python ")
+}
+
 /// A failure block being read, then kept until the end to be joined with its node id.
 #[derive(Debug)]
 struct Block {
@@ -171,6 +185,9 @@ struct Block {
     doctest: bool,
     /// What a doctest's report shows, when the block is one.
     doctest_report: Doctest,
+    /// The node id of the test a pytest-xdist worker crashed in: xdist titles that block with
+    /// the test's file only.
+    crashed: Option<String>,
     /// The last traceback line seen in each file, in the order files were first seen.
     files: Vec<(String, u32)>,
     /// The last traceback line in the project.
@@ -193,6 +210,7 @@ impl Block {
             title,
             doctest: false,
             doctest_report: Doctest::default(),
+            crashed: None,
             files: Vec::new(),
             last: None,
             syntax: None,
@@ -241,7 +259,12 @@ impl Block {
             self.captured = true;
             return;
         }
-        if self.doctest_line(line) {
+        if self.doctest_line(line) || is_xdist_worker_line(line) {
+            return;
+        }
+        if let Some(nodeid) = xdist_crash(line) {
+            self.crashed = Some(nodeid.to_owned());
+            self.exception = Some(line.trim().to_owned());
             return;
         }
         if let Some((file, n)) = python_frame(line.trim_start()) {
@@ -775,6 +798,20 @@ impl Parser {
         None
     }
 
+    /// The entry of the failure `nodeid`, marked used; the node id alone when no entry names it.
+    fn take_entry_by_id(&mut self, nodeid: &str) -> (String, Option<String>) {
+        for list in [&mut self.entries, &mut self.verbose] {
+            if let Some(e) = list
+                .iter_mut()
+                .find(|e| !e.used && !e.error && e.nodeid == nodeid)
+            {
+                e.used = true;
+                return (e.nodeid.clone(), e.message.clone());
+            }
+        }
+        (nodeid.to_owned(), None)
+    }
+
     /// Finds the `FAILED` entry of a `--tb=line` failure: the first unused one in its file.
     fn take_line_entry(&mut self, file: &str) -> Option<(String, Option<String>)> {
         let key = if self.line_index.contains_key(file) {
@@ -861,6 +898,9 @@ impl Parser {
             BlockKind::Test | BlockKind::Setup | BlockKind::Line => {
                 let found = if assigned.is_some() {
                     assigned
+                } else if let Some(nodeid) = &block.crashed {
+                    // A crashed xdist worker's block names the test only in its text.
+                    Some(self.take_entry_by_id(nodeid))
                 } else if block.kind == BlockKind::Line {
                     let file = block
                         .last

@@ -30,6 +30,8 @@ struct Failure {
     classname: String,
     name: String,
     text: String,
+    /// An `<error>`, not a `<failure>`.
+    error: bool,
 }
 
 /// The suite's counts and its failing cases.
@@ -71,10 +73,12 @@ fn read_truth(xml: &str) -> Truth {
                         classname: attr(&e, "classname"),
                         name: attr(&e, "name"),
                         text: String::new(),
+                        error: false,
                     });
                 }
-                "failure" | "error" => {
-                    if let Some(case) = case.take() {
+                name @ ("failure" | "error") => {
+                    if let Some(mut case) = case.take() {
+                        case.error = name == "error";
                         truth.failing.push(case);
                     }
                     in_problem = true;
@@ -107,6 +111,15 @@ fn read_truth(xml: &str) -> Truth {
             _ => {}
         }
     }
+    // pytest-xdist writes a test its worker crashed in as an error "on setup"; pytest's summary,
+    // and so the log, counts it as a failed test.
+    let crashed = truth
+        .failing
+        .iter()
+        .filter(|f| f.error && f.text.contains("' crashed while running '"))
+        .count() as u64;
+    truth.errors -= crashed;
+    truth.failures += crashed;
     truth
 }
 

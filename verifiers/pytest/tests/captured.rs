@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use verdict_core::verifier::{Captured, Exit, Workspace};
-use verdict_core::{Outcome, Severity, Verifier};
+use verdict_core::{Outcome, Report, Severity, Verifier};
 use verdict_pytest::Pytest;
 
 fn testdata() -> PathBuf {
@@ -26,32 +26,37 @@ fn cases() -> Vec<String> {
     cases
 }
 
-#[test]
-fn every_captured_run() {
+/// The verifier's report of one captured run, with the run's exit code and JUnit XML.
+fn interpret(case: &str) -> (i32, Option<Vec<u8>>, Report) {
     let dir = tempfile::tempdir().expect("temporary directory");
     std::fs::write(dir.path().join("conftest.py"), "").expect("write conftest.py");
     let workspace = Workspace::new(dir.path());
     let spec = Pytest::default()
         .command(&workspace)
         .expect("the command can be built");
+    let log_path = testdata().join(format!("{case}.log"));
+    let meta: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(testdata().join(format!("{case}.meta.json"))).expect("meta"),
+    )
+    .expect("meta is JSON");
+    let code = meta["exit_code"].as_i64().expect("an exit code") as i32;
+    let xml = std::fs::read(testdata().join(format!("{case}.truth.xml"))).ok();
+    let captured = Captured {
+        exit: Exit::Code { code },
+        log_bytes: std::fs::metadata(&log_path).expect("log").len(),
+        log_path,
+        output_files: vec![xml.clone()],
+        duration: Duration::from_millis(1),
+    };
+    (code, xml, Pytest::default().interpret(&spec, &captured))
+}
+
+#[test]
+fn every_captured_run() {
     let mut with_xml = 0;
     for case in cases() {
-        let log_path = testdata().join(format!("{case}.log"));
-        let meta: serde_json::Value = serde_json::from_slice(
-            &std::fs::read(testdata().join(format!("{case}.meta.json"))).expect("meta"),
-        )
-        .expect("meta is JSON");
-        let code = meta["exit_code"].as_i64().expect("an exit code") as i32;
-        let xml = std::fs::read(testdata().join(format!("{case}.truth.xml"))).ok();
+        let (code, xml, report) = interpret(&case);
         with_xml += usize::from(xml.is_some());
-        let captured = Captured {
-            exit: Exit::Code { code },
-            log_bytes: std::fs::metadata(&log_path).expect("log").len(),
-            log_path,
-            output_files: vec![xml.clone()],
-            duration: Duration::from_millis(1),
-        };
-        let report = Pytest::default().interpret(&spec, &captured);
         match code {
             0 => assert_eq!(report.outcome, Outcome::Passed, "{case}: {report:#?}"),
             1 | 2 => assert_eq!(report.outcome, Outcome::Failed, "{case}: {report:#?}"),
@@ -91,4 +96,41 @@ fn every_captured_run() {
         }
     }
     assert!(with_xml >= 20, "expected the captured JUnit files");
+}
+
+/// A pytest-xdist worker that crashed in a test (`os._exit`) gave an invented failure named after
+/// the worker's banner (`test_c.py — [gw1] linux -- Python 3.11.7 …`) and an error that was never
+/// shown ("… and 1 more error"), where pytest says 2 failed, 2 passed. The crashed test is one
+/// failure, by its node id.
+#[test]
+fn an_xdist_worker_crash_is_the_crashed_test_failing() {
+    for case in ["xdist-crash", "pytest8-xdist-crash"] {
+        let (code, _, report) = interpret(case);
+        assert_eq!(code, 1, "{case}");
+        assert_eq!(report.outcome, Outcome::Failed, "{case}");
+        let failing: Vec<(Option<&str>, bool, &str)> = report
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .map(|d| (d.test.as_deref(), d.test_error, d.message.as_str()))
+            .collect();
+        assert_eq!(failing.len(), 2, "{case}: {failing:?}");
+        assert_eq!(failing[0].0, Some("test_crash.py::test_crash"), "{case}");
+        assert!(!failing[0].1, "{case}: the test failed, no error around it");
+        assert!(
+            failing[0].2.starts_with("worker 'gw")
+                && failing[0]
+                    .2
+                    .ends_with("crashed while running 'test_crash.py::test_crash'"),
+            "{case}: {}",
+            failing[0].2
+        );
+        assert_eq!(failing[1].0, Some("test_crash.py::test_d"), "{case}");
+        let c = &report.counts;
+        assert_eq!(
+            (c.tests_failed, c.tests_passed, c.errors),
+            (Some(2), Some(2), None),
+            "{case}"
+        );
+    }
 }
