@@ -35,9 +35,14 @@
 //! diagnostic reported once per target (a library checked as itself and as its tests) is
 //! reported once.
 //!
-//! Inputs for the cache: the Rust sources, every manifest, the lock file, build scripts, cargo's
-//! project config, the toolchain files and clippy's config. The toolchain itself is not hashed:
-//! a `rustup update` that changes what stable means is not seen unless a toolchain file pins it.
+//! Inputs for the cache: every file of the project that its `.gitignore` does not ignore (but
+//! `target/`), since a build reads more than Rust sources and manifests (`include_str!` of a
+//! data file, a test's fixtures, a build script's inputs). A project whose manifests name a path
+//! outside its root (a `path` dependency, a `[patch]`, a workspace member or the workspace
+//! itself) has no cache: what is out there is not hashed, so no pass can be replayed for it. Not
+//! seen either: the toolchain itself (a `rustup update` that changes what stable means, unless a
+//! toolchain file pins it), the environment a build script reads (`rerun-if-env-changed`), cargo
+//! config files above the project, and files a build script or a macro reads outside it.
 
 use std::collections::HashSet;
 use std::ffi::OsString;
@@ -244,26 +249,176 @@ impl Command {
         fail_closed(self, report, spec, captured)
     }
 
-    fn inputs(self) -> Inputs {
-        let mut globs = vec![
-            "*.rs",
-            "Cargo.toml",
-            "Cargo.lock",
-            ".cargo/config.toml",
-            ".cargo/config",
-            "rust-toolchain",
-            "rust-toolchain.toml",
-        ];
-        if self == Command::Clippy {
-            globs.extend(["clippy.toml", ".clippy.toml"]);
+    /// Every file of the project but the build directory; `None` (no cache) when its manifests
+    /// name a path outside it.
+    fn inputs(self, workspace: &Workspace) -> Option<Inputs> {
+        if names_paths_outside(&workspace.root) {
+            return None;
         }
-        globs.push("!**/target/**");
-        Inputs {
-            globs: globs.into_iter().map(str::to_owned).collect(),
-            tool_files: Vec::new(),
-            root: None,
+        Some(Inputs {
+            // The walk leaves out what `.gitignore` ignores, `.git/` and `.verdict/`.
+            globs: vec!["*".to_owned(), "!/target/**".to_owned()],
+            ..Inputs::default()
+        })
+    }
+}
+
+/// How many manifests [`names_paths_outside`] reads before it gives up (and says yes).
+const MAX_MANIFESTS: usize = 1000;
+
+/// Whether the project at `root` may build from files outside it: a manifest (the root's, or one
+/// it leads to by a path) has a string that, taken as a path from its directory, leads out of
+/// `root` — a `path` dependency, a `[patch]`, a workspace member glob, `package.workspace`.
+///
+/// Every string of a manifest is taken as a path, not only the keys known to be paths: a
+/// description that happens to read `../x` costs only the cache, and a key cargo adds later is
+/// covered. Any doubt (a manifest that cannot be read, too many of them) is a yes.
+pub fn names_paths_outside(root: &Path) -> bool {
+    let Ok(root) = root.canonicalize() else {
+        return true;
+    };
+    let mut queue = vec![root.clone()];
+    let mut seen = HashSet::new();
+    while let Some(dir) = queue.pop() {
+        if !seen.insert(dir.clone()) {
+            continue;
+        }
+        if seen.len() > MAX_MANIFESTS {
+            return true;
+        }
+        let Ok(text) = std::fs::read_to_string(dir.join("Cargo.toml")) else {
+            return true;
+        };
+        for value in toml_strings(&text) {
+            match resolve(&root, &dir, &value) {
+                Resolved::Outside => return true,
+                Resolved::Inside(found) => queue.extend(found),
+            }
         }
     }
+    false
+}
+
+/// Where a manifest's string leads, taken as a path from the manifest's directory.
+enum Resolved {
+    Outside,
+    /// Inside the root, with the package directories it names (a member, a path dependency).
+    Inside(Vec<PathBuf>),
+}
+
+/// Resolves `value` from `dir`, both inside the canonical `root`.
+fn resolve(root: &Path, dir: &Path, value: &str) -> Resolved {
+    // A glob (`crates/*`) is judged by its literal part, and names the packages in it.
+    let (literal, glob) = match value.find(['*', '?', '[']) {
+        Some(at) => (
+            &value[..value[..at].rfind('/').map_or(0, |slash| slash)],
+            true,
+        ),
+        None => (value, false),
+    };
+    let Some(path) = normalize(&dir.join(literal)) else {
+        return Resolved::Outside;
+    };
+    if !path.starts_with(root) {
+        return Resolved::Outside;
+    }
+    // What exists is judged by where it really is: a symbolic link may lead out.
+    let Ok(real) = path.canonicalize() else {
+        // Nothing there: a version, a description, a name.
+        return Resolved::Inside(Vec::new());
+    };
+    if !real.starts_with(root) {
+        return Resolved::Outside;
+    }
+    if !real.is_dir() {
+        return Resolved::Inside(Vec::new());
+    }
+    let packages = if glob {
+        std::fs::read_dir(&real)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|entry| entry.path())
+            .filter(|path| path.join("Cargo.toml").is_file())
+            .filter_map(|path| path.canonicalize().ok())
+            .filter(|path| path.starts_with(root))
+            .collect()
+    } else if real.join("Cargo.toml").is_file() {
+        vec![real]
+    } else {
+        Vec::new()
+    };
+    Resolved::Inside(packages)
+}
+
+/// `path` with `.` and `..` taken out, without asking the file system; `None` when it climbs
+/// above the file system's root.
+fn normalize(path: &Path) -> Option<PathBuf> {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    return None;
+                }
+            }
+            other => out.push(other),
+        }
+    }
+    Some(out)
+}
+
+/// The contents of the string literals of a TOML document (basic, literal and multi-line; keys
+/// and values alike), comments left out. Escapes are kept as they are written: a path with an
+/// escape in it is still judged by its `..` and `/`.
+fn toml_strings(text: &str) -> Vec<String> {
+    let mut strings = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find(['"', '\'', '#']) {
+        let quote = &rest[at..];
+        if quote.starts_with('#') {
+            // A comment runs to the end of the line.
+            rest = quote.find('\n').map_or("", |end| &quote[end..]);
+            continue;
+        }
+        let (delimiter, basic) = if quote.starts_with("\"\"\"") {
+            ("\"\"\"", true)
+        } else if quote.starts_with("'''") {
+            ("'''", false)
+        } else if quote.starts_with('"') {
+            ("\"", true)
+        } else {
+            ("'", false)
+        };
+        let body = &quote[delimiter.len()..];
+        let mut end = None;
+        let mut search = 0;
+        while let Some(found) = body[search..].find(delimiter) {
+            let candidate = search + found;
+            // In a basic string, a quote after an odd number of backslashes is escaped.
+            let backslashes = body[..candidate]
+                .bytes()
+                .rev()
+                .take_while(|&b| b == b'\\')
+                .count();
+            if basic && backslashes % 2 == 1 {
+                search = candidate + 1;
+                continue;
+            }
+            end = Some(candidate);
+            break;
+        }
+        let Some(end) = end else {
+            // An unterminated string: take the rest, cargo will say what is wrong.
+            strings.push(body.to_owned());
+            break;
+        };
+        strings.push(body[..end].to_owned());
+        rest = &body[end + delimiter.len()..];
+    }
+    strings
 }
 
 /// Drops the copies of a compiler diagnostic reported once per target.
@@ -424,8 +579,8 @@ impl Verifier for CargoCheck {
         Command::Check.interpret(spec, captured)
     }
 
-    fn inputs(&self, _workspace: &Workspace) -> Option<Inputs> {
-        Some(Command::Check.inputs())
+    fn inputs(&self, workspace: &Workspace) -> Option<Inputs> {
+        Command::Check.inputs(workspace)
     }
 }
 
@@ -450,8 +605,8 @@ impl Verifier for Clippy {
         Command::Clippy.interpret(spec, captured)
     }
 
-    fn inputs(&self, _workspace: &Workspace) -> Option<Inputs> {
-        Some(Command::Clippy.inputs())
+    fn inputs(&self, workspace: &Workspace) -> Option<Inputs> {
+        Command::Clippy.inputs(workspace)
     }
 }
 
@@ -476,8 +631,8 @@ impl Verifier for CargoTest {
         Command::Test.interpret(spec, captured)
     }
 
-    fn inputs(&self, _workspace: &Workspace) -> Option<Inputs> {
-        Some(Command::Test.inputs())
+    fn inputs(&self, workspace: &Workspace) -> Option<Inputs> {
+        Command::Test.inputs(workspace)
     }
 
     /// `cargo test … -- --exact <name>…` with the failing tests' full names (libtest takes
@@ -655,6 +810,80 @@ mod tests {
             report.error.as_deref(),
             Some("clippy is not installed: rustup component add clippy")
         );
+    }
+
+    #[test]
+    fn manifests_naming_paths_outside_the_project_turn_the_cache_off() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let root = dir.path().join("project");
+        let write = |path: &str, text: &str| {
+            let path = root.join(path);
+            std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+            std::fs::write(path, text).expect("write");
+        };
+        std::fs::create_dir_all(dir.path().join("outside")).expect("mkdir");
+        std::fs::write(dir.path().join("outside/Cargo.toml"), "[package]\n").expect("write");
+        let package = "[package]\nname = \"a\"\n";
+        // (root manifest, a member's manifest, whether something outside is named)
+        let cases = [
+            // Inside: a member glob, a path dependency, an escaped quote, a comment, a readme
+            // one level up from a member (still inside).
+            (
+                "[workspace]\nmembers = [\"crates/*\"] # \"../x\"\n",
+                "[package]\nreadme = \"../../README.md\"\ndescription = \"say \\\"hi\\\"\"\n[dependencies]\nb = { path = \"../b\" }\n",
+                false,
+            ),
+            (
+                &*format!("{package}[dependencies]\nshared = {{ path = \"../outside\" }}\n"),
+                package,
+                true,
+            ),
+            (
+                &*format!("{package}[patch.crates-io]\nserde = {{ path = '../outside' }}\n"),
+                package,
+                true,
+            ),
+            ("[workspace]\nmembers = [\n  \"../*\",\n]\n", package, true),
+            // A member that depends on something outside.
+            (
+                "[workspace]\nmembers = [\"crates/a\"]\n",
+                "[dependencies]\nx = { path = \"../../../outside\" }\n",
+                true,
+            ),
+            (
+                &*format!("{package}[dependencies]\nx = {{ path = \"/usr/lib\" }}\n"),
+                package,
+                true,
+            ),
+        ];
+        for (manifest, member, outside) in cases {
+            let _ = std::fs::remove_dir_all(&root);
+            write("Cargo.toml", manifest);
+            write("crates/a/Cargo.toml", member);
+            write("crates/b/Cargo.toml", package);
+            assert_eq!(names_paths_outside(&root), outside, "{manifest}\n{member}");
+            let workspace = Workspace::new(&root);
+            assert_eq!(CargoTest::default().inputs(&workspace).is_none(), outside);
+        }
+        // A symbolic link inside the project that leads out of it.
+        let _ = std::fs::remove_dir_all(&root);
+        write(
+            "Cargo.toml",
+            &format!("{package}[dependencies]\nx = {{ path = \"vendor/x\" }}\n"),
+        );
+        std::fs::create_dir_all(root.join("vendor")).expect("mkdir");
+        std::os::unix::fs::symlink(dir.path().join("outside"), root.join("vendor/x"))
+            .expect("symlink");
+        assert!(names_paths_outside(&root));
+    }
+
+    #[test]
+    fn inputs_are_every_project_file_but_the_build_directory() {
+        let (_dir, workspace) = workspace_with(Some("[package]\nname = \"a\"\n"));
+        let inputs = CargoCheck::default()
+            .inputs(&workspace)
+            .expect("a project that names nothing outside has inputs");
+        assert_eq!(inputs.globs, ["*", "!/target/**"]);
     }
 
     #[test]
