@@ -637,15 +637,22 @@ impl Verifier for CargoTest {
 
     /// `cargo test … -- --exact <name>…` with the failing tests' full names (libtest takes
     /// several filters; a binary that has none of them runs nothing and passes). `None` when the
-    /// previous run names no failing test (it failed to compile, say) or too many.
+    /// previous run names no failing test (it failed to compile, say), too many, or one that no
+    /// filter can name: a doc-test, or a whole target that failed.
     fn rerun_failed(&self, workspace: &Workspace, previous: &Report) -> Option<CommandSpec> {
         let names = failing_tests(previous);
         if names.is_empty() || names.len() > MAX_RERUN_TESTS {
             return None;
         }
         // A failure of a whole target (a crash, a `harness = false` target) is named by cargo's
-        // target flags (`--lib`), which are no test filter: only the full run reruns it.
-        if names.iter().any(|name| name.starts_with('-')) {
+        // target flags (`--lib`), which are no test filter. A doc-test's name
+        // (`src/lib.rs - inc (line 3)`) cannot be one either: rustdoc splits its test arguments
+        // at whitespace, so no filter matches it exactly and the pieces match other doc-tests.
+        // Either way only the full run reruns it; a partial re-run would drop it from the report.
+        if names
+            .iter()
+            .any(|name| name.starts_with('-') || name.contains(char::is_whitespace))
+        {
             return None;
         }
         let mut args = Command::Test.args();
@@ -902,5 +909,17 @@ mod tests {
         assert_eq!(tail, ["tests::b", "tests::a", "--exact", "--"]);
         let empty = Report::new("cargo", Outcome::Failed);
         assert_eq!(CargoTest::default().rerun_failed(&workspace, &empty), None);
+        // A doc-test or a failed target among the failures: the full run, not a partial one.
+        for other in ["src/lib.rs - inc (line 3)", "--lib", "-p c --test custom"] {
+            let mut with = report.clone();
+            with.push(
+                Diagnostic::new("cargo", Kind::Test, Severity::Error, "failed").with_test(other),
+            );
+            assert_eq!(
+                CargoTest::default().rerun_failed(&workspace, &with),
+                None,
+                "{other}"
+            );
+        }
     }
 }

@@ -508,3 +508,22 @@ async fn a_path_dependency_outside_the_project_is_never_cached() {
         (Status::Ran, Outcome::Failed)
     );
 }
+
+#[tokio::test]
+async fn failing_doctests_are_rerun_by_the_full_run_not_filtered_away() {
+    let fixture = fixture("doctests");
+    let test = CargoTest::default();
+    let (_, captured, report) = run(&test, &fixture).await;
+    assert_eq!(exit_code(&captured), Some(101));
+    assert_eq!(report.outcome, Outcome::Failed, "{report:#?}");
+    let mut failing: Vec<&str> = report.errors().filter_map(|d| d.test.as_deref()).collect();
+    failing.sort();
+    assert_eq!(
+        failing,
+        ["src/lib.rs - inc (line 6)", "src/lib.rs - other (line 15)"]
+    );
+    // `-- --exact 'src/lib.rs - inc (line 6)'` reaches rustdoc split at its spaces and runs no
+    // doc-test ("cargo ran no test"); the pieces without `--exact` run others. Only the full run
+    // re-runs them.
+    assert_eq!(test.rerun_failed(&fixture.workspace, &report), None);
+}
