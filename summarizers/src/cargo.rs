@@ -151,10 +151,15 @@ struct Panic {
     quoted: bool,
     /// A fallback message when nothing panicked (`Error: …`, `Test executable failed`).
     fallback: Option<String>,
+    /// What a `#[should_panic(expected = …)]` test expected, when it panicked with another
+    /// message (libtest's `note: panic did not contain expected string`).
+    expected: Option<String>,
+    /// Whether the lines of that note are being read.
+    in_expected_note: bool,
 }
 
-/// One test binary's run, from cargo's `Running …` / `Doc-tests …` line (or libtest's own
-/// `running N tests`, when cargo printed none) to the next.
+/// One test binary's run as libtest prints it on standard output, from `running N tests` to the
+/// next.
 #[derive(Default)]
 struct Run {
     /// `N` of `running N tests`.
@@ -436,6 +441,23 @@ fn doctest_location(name: &str) -> Option<(String, u32)> {
 impl Panic {
     /// Feeds one line of a failure block or of the output around a loose panic.
     fn line(&mut self, line: &str) {
+        if line.starts_with("note: panic did not contain expected string") {
+            // After the panic: `      panic message: "bang"`, ` expected substring: "boom"`.
+            self.reading = false;
+            self.in_expected_note = true;
+            return;
+        }
+        if self.in_expected_note {
+            let trimmed = line.trim();
+            if trimmed.starts_with("panic message:") {
+                return;
+            }
+            self.in_expected_note = false;
+            if let Some(expected) = trimmed.strip_prefix("expected substring:") {
+                self.expected = Some(clip(expected.trim(), MAX_MESSAGE));
+                return;
+            }
+        }
         if let Some(at) = PANICKED.find(line.as_bytes())
             && line.starts_with("thread '")
             && self.location.is_none()
@@ -518,16 +540,24 @@ impl Panic {
     }
 
     fn detail(&self) -> Option<String> {
-        let first = self.lines.iter().position(|l| !l.is_empty())?;
-        let rest: Vec<&str> = self.lines[first + 1..]
+        // The panic's message alone reads like any failure: say what the test wanted instead.
+        let mismatch = self
+            .expected
+            .as_ref()
+            .map(|expected| format!("panic did not contain expected string {expected}"));
+        let first = self.lines.iter().position(|l| !l.is_empty());
+        let rest: Vec<&str> = first
+            .map(|first| &self.lines[first + 1..])
+            .unwrap_or_default()
             .iter()
             .map(|l| l.trim_end_matches(','))
             .filter(|l| !l.is_empty())
             .collect();
-        if rest.is_empty() {
+        let detail: Vec<&str> = mismatch.as_deref().into_iter().chain(rest).collect();
+        if detail.is_empty() {
             None
         } else {
-            Some(clip(&rest.join(", "), MAX_DETAIL))
+            Some(clip(&detail.join(", "), MAX_DETAIL))
         }
     }
 }

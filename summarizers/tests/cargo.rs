@@ -394,3 +394,17 @@ fn a_test_binary_that_exits_0_before_its_summary_is_errored_saying_so() {
         )
     );
 }
+
+#[test]
+fn a_should_panic_test_that_panics_with_another_message_says_what_it_expected() {
+    let report = report_of("test-should-panic");
+    let failure = report
+        .errors()
+        .find(|d| d.test.as_deref() == Some("tests::panics_with_another_message"))
+        .expect("the failure");
+    assert_eq!(failure.message, "bang");
+    assert_eq!(
+        failure.detail.as_deref(),
+        Some("panic did not contain expected string \"boom\"")
+    );
+}
