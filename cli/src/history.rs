@@ -165,8 +165,8 @@ pub(crate) fn history(args: &HistoryArgs) -> Result<u8> {
                     let rows = runs
                         .into_iter()
                         .map(|run| {
-                            let made = db.next_attempt_number(run.id)?.saturating_sub(1);
-                            Ok((run, made))
+                            let counts = db.attempt_counts(run.id)?;
+                            Ok((run, counts))
                         })
                         .collect::<Result<Vec<_>, state::StateError>>()
                         .map_err(read)?;
@@ -212,6 +212,7 @@ fn empty_stats() -> Stats {
         attempts_to_success: None,
         common_failures: Vec::new(),
         attempts: 0,
+        interrupted: 0,
         agent_ms: 0,
         verification_ms: 0,
     }
@@ -219,17 +220,20 @@ fn empty_stats() -> Stats {
 
 // Rendering: pure functions of the records.
 
-/// The list of runs, newest first, each with the attempts it made: id, when, state, attempts made
-/// / allowed, duration, task.
-fn render_runs(runs: &[(RunRecord, u32)]) -> String {
+/// The list of runs, newest first, each with the attempts it made: id, when, state, attempts that
+/// counted / allowed (and those interrupted, which do not count), duration, task.
+fn render_runs(runs: &[(RunRecord, (u32, u32))]) -> String {
     let rows: Vec<Vec<String>> = runs
         .iter()
-        .map(|(run, made)| {
+        .map(|(run, (counted, interrupted))| {
             vec![
                 run.id.to_string(),
                 minute(run.created_at),
                 run.state.as_str().to_owned(),
-                format!("{made}/{}", run.max_attempts),
+                match interrupted {
+                    0 => format!("{counted}/{}", run.max_attempts),
+                    n => format!("{counted}/{} +{n} interrupted", run.max_attempts),
+                },
                 run.finished_at
                     .map_or_else(|| "-".to_owned(), |end| duration(end - run.created_at)),
                 clip(run.task.lines().next().unwrap_or(""), TASK_WIDTH),
@@ -249,14 +253,15 @@ fn render_runs(runs: &[(RunRecord, u32)]) -> String {
     )
 }
 
-/// The attempts a run made: the highest number that started (interrupted ones included).
-fn attempts_made(history: &RunHistory) -> u32 {
-    history
+/// The attempts a run made that counted (as its `run_finished` event counts them: every attempt
+/// but the interrupted ones), and the interrupted ones.
+fn attempts_made(history: &RunHistory) -> (usize, usize) {
+    let interrupted = history
         .attempts
         .iter()
-        .map(|a| a.attempt.number)
-        .max()
-        .unwrap_or(0)
+        .filter(|a| a.attempt.interrupted)
+        .count();
+    (history.attempts.len() - interrupted, interrupted)
 }
 
 /// One run in full.
@@ -278,11 +283,15 @@ fn render_run(history: &RunHistory) -> String {
         )),
         None => line("finished   not yet".to_owned()),
     }
-    line(format!(
-        "attempts   {} of {}",
-        attempts_made(history),
-        run.max_attempts
-    ));
+    let (counted, interrupted) = attempts_made(history);
+    line(match interrupted {
+        0 => format!("attempts   {counted} of {}", run.max_attempts),
+        n => format!(
+            "attempts   {counted} of {}, and {} (not counted)",
+            run.max_attempts,
+            plural(n as u64, "interrupted attempt")
+        ),
+    });
     line("task".to_owned());
     for text in run.task.lines() {
         line(format!("  {text}"));
@@ -341,13 +350,28 @@ fn render_attempt(line: &mut impl FnMut(String), attempt: &AttemptHistory) {
         Some(false) => "no-op (workspace unchanged)",
         None => "workspace change unknown",
     };
+    let session = match record.session_outcome.as_deref() {
+        _ if record.interrupted => "interrupted, not counted".to_owned(),
+        Some(outcome) => format!("session {outcome}"),
+        None => "session running".to_owned(),
+    };
+    // An attempt whose first agents failed (auth, quota, a rate limit) was run by the last one;
+    // the ones before are named after it.
+    let agent = match record.sessions.split_last() {
+        Some((_, before)) if !before.is_empty() => format!(
+            "{} (after {})",
+            record.agent,
+            before
+                .iter()
+                .map(|s| format!("{} {}", s.agent, s.outcome))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        _ => record.agent.clone(),
+    };
     line(format!(
-        "attempt {} · {} · session {} · {} · {}",
+        "attempt {} · {agent} · {session} · {took} · {changed}",
         record.number,
-        record.agent,
-        record.session_outcome.as_deref().unwrap_or("running"),
-        took,
-        changed
     ));
     match &attempt.verification {
         Some(v) => {
@@ -387,6 +411,9 @@ fn verification(v: &VerificationRecord) -> String {
     if !v.failures.is_empty() {
         parts.push(plural(v.failures.len() as u64, "failure"));
     }
+    if !v.flaky.is_empty() {
+        parts.push(format!("{} flaky", v.flaky.len()));
+    }
     if let Some(tests) = v.tests_run {
         parts.push(format!("{} run", plural(tests, "test")));
     }
@@ -403,6 +430,15 @@ fn failures(line: &mut impl FnMut(String), v: &VerificationRecord, indent: &str)
         line(format!(
             "{indent}  and {} more",
             v.failures.len() - MAX_FAILURES_SHOWN
+        ));
+    }
+    for failure in v.flaky.iter().take(MAX_FAILURES_SHOWN) {
+        line(format!("{indent}- flaky, not blamed: {}", failure.label));
+    }
+    if v.flaky.len() > MAX_FAILURES_SHOWN {
+        line(format!(
+            "{indent}  and {} more flaky",
+            v.flaky.len() - MAX_FAILURES_SHOWN
         ));
     }
 }
@@ -453,7 +489,11 @@ fn render_stats(stats: &Stats) -> String {
     rows.push(vec![
         "attempts".to_owned(),
         stats.attempts.to_string(),
-        String::new(),
+        if stats.interrupted > 0 {
+            format!("(and {} interrupted, not counted)", stats.interrupted)
+        } else {
+            String::new()
+        },
     ]);
     let align = [("", Align::Left), ("", Align::Right), ("", Align::Left)];
     for row in table(&align, &rows).lines().skip(1) {

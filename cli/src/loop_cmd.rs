@@ -616,6 +616,8 @@ struct Output {
     started: Instant,
     status: Option<indicatif::ProgressBar>,
     attempt: Option<(u64, u64)>,
+    /// The flaky failures of the last verification, for the result.
+    flaky: Vec<String>,
     error: Option<std::io::Error>,
 }
 
@@ -647,6 +649,7 @@ impl Output {
             started: Instant::now(),
             status,
             attempt: None,
+            flaky: Vec::new(),
             error: None,
         })))
     }
@@ -667,14 +670,13 @@ impl Output {
         if event.kind == EventKind::AttemptStarted
             && let Some(of) = event.get("of").and_then(|v| v.as_u64())
         {
-            // The attempts judged so far + 1 is the attempt's place in the budget; its number can
-            // be higher after an interrupted attempt.
-            let place = event
-                .get("judged_before")
-                .and_then(|v| v.as_u64())
-                .unwrap_or(0)
-                + 1;
-            self.attempt = Some((place, of));
+            // The attempt's number, of the attempts the run may make (more than --max-attempts
+            // after an interrupted attempt, which does not count), as the prompt says.
+            let number = event.get("attempt").and_then(|v| v.as_u64()).unwrap_or(0);
+            self.attempt = Some((number, of));
+        }
+        if event.kind == EventKind::VerificationFinished {
+            self.flaky = flaky_labels(event);
         }
         if let Some(text) = describe(event) {
             let elapsed = self.started.elapsed().as_secs();
@@ -721,6 +723,13 @@ impl Output {
             "verdict loop: run {} {} after {attempts}: {}",
             end.run, end.state, end.reason
         )?;
+        if !self.flaky.is_empty() {
+            writeln!(
+                stdout,
+                "flaky (failed, then passed when run again; not blamed on the agent): {}",
+                self.flaky.join(", ")
+            )?;
+        }
         if end.state != RunState::Passed
             && let Some(digest) = &end.digest
             && !digest.is_empty()
@@ -733,6 +742,22 @@ impl Output {
         stdout.flush()?;
         Ok(())
     }
+}
+
+/// The flaky failures a `verification_finished` event lists (failures that came and went when the
+/// failed tests ran again), by label.
+fn flaky_labels(event: &LoopEvent) -> Vec<String> {
+    event
+        .get("flaky")
+        .and_then(|f| f.get("failures"))
+        .and_then(|f| f.as_object())
+        .map(|failures| {
+            failures
+                .values()
+                .map(|label| label.as_str().unwrap_or_default().to_owned())
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// What the loop is doing after `event`, for the status line; `None` when the event does not
@@ -816,15 +841,23 @@ fn describe(event: &LoopEvent) -> Option<String> {
             }
         ),
         EventKind::WorkspaceReset => "workspace restored to the starting tree".to_owned(),
-        EventKind::VerificationFinished => format!(
-            "attempt {}: {}",
-            get("attempt"),
-            if get("passed") == serde_json::Value::Bool(true) {
-                "verified green".to_owned()
-            } else {
-                text("summary")
-            }
-        ),
+        EventKind::VerificationFinished => {
+            let flaky = flaky_labels(event);
+            format!(
+                "attempt {}: {}{}",
+                get("attempt"),
+                if get("passed") == serde_json::Value::Bool(true) {
+                    "verified green".to_owned()
+                } else {
+                    text("summary")
+                },
+                if flaky.is_empty() {
+                    String::new()
+                } else {
+                    format!("; flaky, not blamed on the agent: {}", flaky.join(", "))
+                }
+            )
+        }
         EventKind::RetryScheduled => format!("attempt {} next", get("next")),
         EventKind::RetryExhausted => format!("exhausted: {}", text("reason")),
         EventKind::Escalated => format!("escalated: {}", text("reason")),

@@ -97,6 +97,7 @@ fn verified<'a>(
         confidence: category.map(|_| 0.9),
         location,
         failures,
+        flaky: &[],
         tests_run: Some(12),
         digest: "",
         duration: Duration::from_secs(seconds),
@@ -121,6 +122,7 @@ fn attempt(
     db.finish_attempt(
         id,
         &AttemptFinish {
+            sessions: &[],
             session_outcome: "success",
             output_tail: tail,
             workspace_changed: changed,

@@ -217,6 +217,18 @@ impl Scenario {
         }
     }
 
+    /// What `verdict history ARGS` prints for the project (it must succeed).
+    fn history(&self, args: &[&str]) -> String {
+        let out = Command::new(env!("CARGO_BIN_EXE_verdict"))
+            .arg("history")
+            .args(args)
+            .current_dir(self.root())
+            .output()
+            .expect("verdict history runs");
+        assert!(out.status.success(), "verdict history {args:?}: {out:?}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
     /// The state database of the project.
     fn db(&self) -> StateDb {
         StateDb::open(&self.project.path(".verdict/state.db")).expect("the state database opens")
@@ -753,6 +765,56 @@ fn an_auth_error_cycles_to_the_second_agent() {
     );
 }
 
+#[test]
+fn the_history_names_the_agent_that_ran_the_attempt_not_the_one_it_started_with() {
+    // With --max-agent-retries 0 the auth error still hands over to the second agent, and the
+    // history used to name the first one although the second ran the attempt.
+    let scenario = Scenario::cart();
+    let first = scenario.agent("auth", "a");
+    let second = scenario.agent("fix", "b");
+    let out = scenario.run(&[
+        "--task",
+        TASK,
+        "--agent",
+        &first,
+        "--agent",
+        &second,
+        "--max-agent-retries",
+        "0",
+    ]);
+    let history = scenario.check(
+        &out,
+        Expect {
+            code: 0,
+            state: "passed",
+            attempts: 1,
+        },
+    );
+    let finished = scenario.events_of("agent_finished");
+    let ran = finished[0]["agent"].as_str().expect("an agent").to_owned();
+    let started = scenario.events_of("attempt_started");
+    let began = started[0]["agent"].as_str().expect("an agent").to_owned();
+    assert_ne!(ran, began, "the attempt started with the auth agent");
+    assert_eq!(history.attempts[0].attempt.agent, ran, "{history:#?}");
+    let sessions: Vec<(&str, &str)> = history.attempts[0]
+        .attempt
+        .sessions
+        .iter()
+        .map(|s| (s.agent.as_str(), s.outcome.as_str()))
+        .collect();
+    assert_eq!(
+        sessions,
+        [(began.as_str(), "auth"), (ran.as_str(), "success")]
+    );
+    let shown = scenario.history(&["1"]);
+    assert!(
+        shown.contains(&format!(
+            "attempt 1 · {ran} (after {began} auth) · session success"
+        )),
+        "{shown}"
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // kill -9 and --resume
 
@@ -898,8 +960,9 @@ fn kill_9_during_the_second_attempt_then_resume_keeps_the_first_attempts_failure
         third.contains("PREVIOUS ATTEMPT 1 FAILED VERIFICATION") && third.contains("test_discount"),
         "the failure of attempt 1, read back after the kill: {third}"
     );
-    // Attempt 2 was never judged: the prompt counts one attempt spent, not two.
-    assert!(third.contains("attempt 2 of 3"), "{third}");
+    // Attempt 2 was never judged: it keeps its number and does not count, so the run may go on
+    // to attempt 4, and the prompt numbers attempts as the events do.
+    assert!(third.contains("This is attempt 3 of 4."), "{third}");
 }
 
 #[test]
@@ -936,6 +999,23 @@ fn resume_alone_goes_on_with_the_settings_the_run_was_started_with() {
         },
     );
     assert_eq!(history.run.max_attempts, 5, "{history:#?}");
+    // The attempts that counted, as run_finished says, and the interrupted one apart.
+    assert_eq!(
+        scenario
+            .events_of("run_finished")
+            .last()
+            .map(|e| e["attempts"].clone()),
+        Some(2.into())
+    );
+    let list = scenario.history(&[]);
+    assert!(list.contains(" 2/5 +1 interrupted "), "{list}");
+    let shown = scenario.history(&["1"]);
+    assert!(
+        shown.contains("attempts   2 of 5, and 1 interrupted attempt (not counted)")
+            && shown.contains("attempt 2 · ")
+            && shown.contains(" · interrupted, not counted · "),
+        "{shown}"
+    );
     assert!(
         !out.stderr.contains("except what is given here"),
         "nothing was overridden:\n{}",
@@ -946,9 +1026,15 @@ fn resume_alone_goes_on_with_the_settings_the_run_was_started_with() {
         third.contains("GUIDANCE FROM A PERSON\n") && third.contains(guide),
         "{third}"
     );
-    assert!(third.contains("attempt 2 of 5"), "{third}");
+    // Attempt 2 was interrupted: it does not count against the 5, so the run may reach attempt 6.
+    assert!(third.contains("This is attempt 3 of 6."), "{third}");
     let started = scenario.events_of("attempt_started");
-    assert_eq!(started.last().map(|e| e["of"].clone()), Some(5.into()));
+    assert_eq!(
+        started
+            .last()
+            .map(|e| (e["attempt"].clone(), e["of"].clone())),
+        Some((3.into(), 6.into()))
+    );
 }
 
 #[test]
@@ -978,7 +1064,7 @@ fn a_flag_given_to_a_resumed_run_overrides_what_it_was_started_with_and_says_so(
         out.all()
     );
     assert_eq!(history.run.max_attempts, 4, "{history:#?}");
-    assert!(scenario.prompt("a", 3).contains("attempt 2 of 4"));
+    assert!(scenario.prompt("a", 3).contains("This is attempt 3 of 5."));
 }
 
 #[test]
@@ -1194,6 +1280,41 @@ fn a_flaky_test_is_not_blamed_on_the_agent() {
     let runs = std::fs::read_to_string(scenario.log_dir("a").join("flaky-runs"))
         .expect("the flaky test ran");
     assert_eq!(runs.trim(), "2", "failed once, then passed on the re-run");
+}
+
+#[test]
+fn flaky_failures_are_reported_on_the_step_line_the_result_and_in_the_history() {
+    // Only the verification_finished event used to list them.
+    let scenario = Scenario::cart();
+    let agent = scenario.agent("flaky", "a");
+    let out = scenario.run(&["--task", TASK, "--agent", &agent]);
+    scenario.check(
+        &out,
+        Expect {
+            code: 0,
+            state: "passed",
+            attempts: 1,
+        },
+    );
+    assert!(
+        out.stderr.contains(
+            "attempt 1: verified green; flaky, not blamed on the agent: pytest test_flaky.py::test_flaky"
+        ),
+        "{}",
+        out.all()
+    );
+    assert!(
+        out.stdout
+            .contains("not blamed on the agent): pytest test_flaky.py::test_flaky"),
+        "{}",
+        out.all()
+    );
+    let history = scenario.history(&["1"]);
+    assert!(
+        history.contains("· 1 flaky ·")
+            && history.contains("- flaky, not blamed: pytest test_flaky.py::test_flaky"),
+        "{history}"
+    );
 }
 
 #[test]

@@ -245,10 +245,13 @@ fn a_resumed_run_writes_the_prompts_the_uninterrupted_run_wrote() {
     assert_eq!((second.state, second.attempts), (RunState::Passed, 3));
     assert_eq!(kinds(&events)[0], "run_resumed");
     // Attempts 1 and 2 before the cut, 3 cut short, 4 after: the prompt of attempt 4 is the one
-    // the uninterrupted run gave its third attempt, word for word.
+    // the uninterrupted run gave its third attempt, word for word but for its number: attempt 3
+    // keeps its number and does not count, so the run may go to attempt 5.
     assert_eq!(before.len(), 3);
     assert_eq!(before[..2], uninterrupted[..2]);
-    assert_eq!(after, vec![uninterrupted[2].clone()]);
+    assert!(uninterrupted[2].ends_with("This is attempt 3 of 4."));
+    let renumbered = uninterrupted[2].replace("This is attempt 3 of 4.", "This is attempt 4 of 5.");
+    assert_eq!(after, vec![renumbered]);
 
     let db = StateDb::open(&cut.path().join(".verdict/state.db")).expect("open");
     let history = db.history(second.run).expect("history");
@@ -374,4 +377,52 @@ fn a_run_that_ended_is_not_resumed_by_the_same_task() {
     assert_ne!(first.run, second.run);
     assert!(!second.resumed);
     assert_eq!(kinds(&events)[0], "run_started");
+}
+
+#[test]
+fn after_an_interrupted_attempt_the_prompt_the_events_and_the_history_number_attempts_alike() {
+    // Two attempts allowed, attempt 2 cut short, then resumed: the prompt used to say "attempt 2
+    // of 2" while the events called it attempt 3, and the history counted 3 of 2.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let setup = Setup {
+        root: dir.path(),
+        script: &[Act::Work],
+        green_at: 9,
+        max_attempts: 2,
+        loop_toml: "on_repeat = \"retry\"",
+        interrupt_at: Some((EventKind::AttemptStarted, 2)),
+    };
+    let (first, _, _) = drive(&setup);
+    assert_eq!(first.expect("runs").state, RunState::Interrupted);
+    let (second, prompts, events) = drive(&Setup {
+        interrupt_at: None,
+        ..setup
+    });
+    let second = second.expect("the resumed loop runs");
+    assert_eq!((second.state, second.attempts), (RunState::Exhausted, 2));
+    assert_eq!(prompts.len(), 1, "{prompts:#?}");
+    assert!(
+        prompts[0].ends_with("This is attempt 3 of 3, the last one."),
+        "{}",
+        prompts[0]
+    );
+    let started: Vec<(u64, u64)> = events
+        .iter()
+        .filter(|e| e.kind == EventKind::AttemptStarted)
+        .map(|e| {
+            let n = |key: &str| e.get(key).and_then(|v| v.as_u64()).unwrap_or(0);
+            (n("attempt"), n("of"))
+        })
+        .collect();
+    assert_eq!(started, [(3, 3)]);
+    let finished = events
+        .iter()
+        .rfind(|e| e.kind == EventKind::RunFinished)
+        .and_then(|e| e.get("attempts").and_then(|a| a.as_u64()));
+    assert_eq!(finished, Some(2));
+
+    let db = StateDb::open(&dir.path().join(".verdict/state.db")).expect("open");
+    assert_eq!(db.attempt_counts(second.run).expect("counts"), (2, 1));
+    let stats = db.stats().expect("stats");
+    assert_eq!((stats.attempts, stats.interrupted), (2, 1));
 }

@@ -66,6 +66,7 @@ fn verification<'a>(
         confidence: category.map(|_| 0.9),
         location: failures.first().map(|_| "src/a.ts:3"),
         failures,
+        flaky: &[],
         tests_run: Some(7),
         digest: "digest text",
         duration: Duration::from_millis(ms),
@@ -91,6 +92,7 @@ fn attempt(
     db.finish_attempt(
         id,
         &AttemptFinish {
+            sessions: &[],
             session_outcome: "success",
             output_tail: "done",
             workspace_changed: true,
@@ -771,7 +773,8 @@ fn stats_over_recorded_runs_give_exact_figures() {
         ]
     );
     assert_eq!(stats.common_failures[0].fingerprint, f2.fingerprint);
-    assert_eq!(stats.attempts, 2 + 1 + 3 + 2 + 1 + 3);
+    // Run E's one attempt was interrupted: it is counted apart, as a run's own count leaves it out.
+    assert_eq!((stats.attempts, stats.interrupted), (2 + 1 + 3 + 2 + 3, 1));
     // Eleven attempt verifications of 100 ms and the baseline's 50 ms.
     assert_eq!(stats.verification_ms, 11 * 100 + 50);
     // Agent time: every finished, uninterrupted attempt's span, as the history records it.
@@ -884,6 +887,7 @@ fn write_runs(path: &Path, workspace: &Path, steps: Option<u32>, hang: bool) {
             db.finish_attempt(
                 id,
                 &AttemptFinish {
+                    sessions: &[],
                     session_outcome: "success",
                     output_tail: "edited",
                     workspace_changed: true,

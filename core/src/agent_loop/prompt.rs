@@ -68,9 +68,10 @@ pub struct RetryPrompt<'a> {
     pub policy_guidance: Option<&'a str>,
     /// Ask the agent to re-read the requirements first.
     pub refresh: bool,
-    /// The 1-based number of the attempt this prompt starts.
+    /// The number of the attempt this prompt starts (the run's attempt number, as in its events).
     pub attempt: u32,
-    /// Attempts in all.
+    /// The number of the run's last attempt: the attempts allowed, plus one for each interrupted
+    /// attempt (which does not count).
     pub max_attempts: u32,
     /// The digest's token budget.
     pub digest_budget: usize,

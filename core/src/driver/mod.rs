@@ -57,8 +57,8 @@ use crate::model::{Kind, Outcome, Report, Status, Verification};
 use crate::process::{ProcessRunner, RunExtras};
 use crate::snapshot::{Snapshots, TreeId};
 use crate::state::{
-    AttemptFinish, AttemptId, Batch, FailureRef, NewRun, NewVerification, RunId, RunState, StateDb,
-    StateError, now_ms, process_start_time, task_hash,
+    AttemptFinish, AttemptId, Batch, FailureRef, NewRun, NewVerification, RunId, RunState,
+    SessionRef, StateDb, StateError, now_ms, process_start_time, task_hash,
 };
 use crate::verifier::{CommandSpec, Exit};
 pub use events::{EventKind, EventSink, LoopEvent};
@@ -650,6 +650,7 @@ pub async fn run_with_settings(
                         confidence: None,
                         location: None,
                         failures: &refs,
+                        flaky: &[],
                         tests_run,
                         digest: &digest.text,
                         duration: started.elapsed(),
@@ -1026,7 +1027,12 @@ impl Driver<'_> {
                 );
             }
             let number = read(self.shared, |db| db.next_attempt_number(run))?;
-            let prompt = self.prompt(progress, done + 1);
+            // Attempt numbers are never reused, and an interrupted attempt does not count: each
+            // one lets the run go one number further. Every attempt so far was judged or
+            // interrupted (an unverified one was verified above), so the interrupted ones are
+            // the numbers used and not judged.
+            let of = self.spec.policies.max_attempts + (number - 1).saturating_sub(done);
+            let prompt = self.prompt(progress, number, of);
             let prompt_tokens = digest::tokens::count(&prompt) as u64;
 
             if self.spec.reset
@@ -1061,7 +1067,7 @@ impl Driver<'_> {
                 run,
                 &[(
                     EventKind::AttemptStarted,
-                    json!({"attempt": number, "of": self.spec.policies.max_attempts, "judged_before": done, "agent": agent, "prompt_tokens": prompt_tokens}),
+                    json!({"attempt": number, "of": of, "judged_before": done, "agent": agent, "prompt_tokens": prompt_tokens}),
                 )],
                 |batch| batch.begin_attempt(run, number, &agent, Some(prompt_tokens)),
             )?;
@@ -1128,7 +1134,22 @@ impl Driver<'_> {
             "tree": after.as_ref().map(ToString::to_string),
             "log": result.log_path.to_string_lossy(),
         });
+        // The agent that ran the attempt is the last session's: an auth error or a rate limit
+        // may have handed it over from the agent the attempt started with.
+        let sessions: Vec<SessionRef> = pool_run
+            .retries
+            .iter()
+            .map(|r| SessionRef {
+                agent: r.agent.clone(),
+                outcome: r.outcome.name().to_owned(),
+            })
+            .chain((!result.agent.is_empty()).then(|| SessionRef {
+                agent: result.agent.clone(),
+                outcome: outcome.name().to_owned(),
+            }))
+            .collect();
         let finish = AttemptFinish {
+            sessions: &sessions,
             session_outcome: outcome.name(),
             output_tail: &result.output_tail,
             workspace_changed: changed,
@@ -1307,6 +1328,7 @@ impl Driver<'_> {
             classification,
         } = judged;
         let refs = failure_refs(&verified.failures);
+        let flaky = failure_refs(&verified.flaky);
         let tests = tests_run(&verifications);
         let category = verified.category.map(Category::as_str);
         let payload = serde_json::to_value(&verified).unwrap_or_default();
@@ -1316,6 +1338,7 @@ impl Driver<'_> {
             confidence: verified.confidence.map(f64::from),
             location: verified.location.as_deref(),
             failures: &refs,
+            flaky: &flaky,
             tests_run: tests,
             digest: &digest.text,
             duration: started.elapsed(),
@@ -1550,7 +1573,7 @@ impl Driver<'_> {
                 refresh,
                 last,
             } => {
-                let next = progress.judged.len() as u32 + 1;
+                let next = number + 1;
                 let human = match guide {
                     Some(ask) => {
                         let request = GuideRequest {
@@ -1703,8 +1726,8 @@ impl Driver<'_> {
         json!({"command": argv, "exit": captured.exit, "ok": ok, "log": log.to_string_lossy()})
     }
 
-    /// The prompt of the attempt that is the `nth` judged one.
-    fn prompt(&self, progress: &Progress, nth: u32) -> String {
+    /// The prompt of attempt `number`, of `of` the run may make now.
+    fn prompt(&self, progress: &Progress, number: u32, of: u32) -> String {
         let spec = self.spec;
         let Some((previous, digest, no_op)) = &progress.last_failure else {
             return first_prompt(&spec.task);
@@ -1733,8 +1756,8 @@ impl Driver<'_> {
             human_guidance: human.as_deref(),
             policy_guidance: Some(scheduled.guidance.as_str()).filter(|g| !g.is_empty()),
             refresh: scheduled.refresh,
-            attempt: nth,
-            max_attempts: spec.policies.max_attempts,
+            attempt: number,
+            max_attempts: of,
             digest_budget: spec.digest_budget,
         })
     }

@@ -200,9 +200,22 @@ pub struct RunRecord {
     pub final_outcome: Option<RunState>,
 }
 
+/// One agent session of an attempt: an attempt runs several when an agent fails transiently or is
+/// taken out (auth, quota) and the next one takes over.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionRef {
+    /// The agent that ran it.
+    pub agent: String,
+    /// How it ended (`success`, `auth`, `rate_limited` …).
+    pub outcome: String,
+}
+
 /// How an attempt's agent session ended, recorded once the agent is reaped.
 #[derive(Debug, Clone, Default)]
 pub struct AttemptFinish<'a> {
+    /// Every session the attempt ran, in order; the last one's agent is the one that ran the
+    /// attempt, and is recorded as its agent. Empty: the agent it started with ran it alone.
+    pub sessions: &'a [SessionRef],
     /// The session's own outcome (`success`, `timeout`, `crashed`, `rate_limited` …), as the
     /// session layer names it.
     pub session_outcome: &'a str,
@@ -243,6 +256,8 @@ pub struct AttemptRecord {
     pub workspace_changed: Option<bool>,
     /// Whether the attempt was cut short by the death of the process driving it.
     pub interrupted: bool,
+    /// Every session it ran, in order (empty when not recorded: one session of `agent`).
+    pub sessions: Vec<SessionRef>,
 }
 
 /// One failure of a verification, as the history and the statistics know it.
@@ -267,6 +282,8 @@ pub struct NewVerification<'a> {
     pub location: Option<&'a str>,
     /// The failures found.
     pub failures: &'a [FailureRef],
+    /// Failures that came and went (flaky): reported, not blamed on the agent.
+    pub flaky: &'a [FailureRef],
     /// How many tests ran, when a test runner was among the verifiers.
     pub tests_run: Option<u64>,
     /// The digest the agent was (or would be) given.
@@ -290,6 +307,8 @@ pub struct VerificationRecord {
     pub location: Option<String>,
     /// The failures found.
     pub failures: Vec<FailureRef>,
+    /// Failures that came and went (flaky), set aside.
+    pub flaky: Vec<FailureRef>,
     /// How many tests ran.
     pub tests_run: Option<u64>,
     /// The digest.
@@ -517,6 +536,17 @@ impl StateDb {
         })
     }
 
+    /// How many attempts of `run` counted (judged: every attempt that was not interrupted) and how
+    /// many were interrupted, which do not count against its attempts.
+    pub fn attempt_counts(&self, run: RunId) -> Result<(u32, u32)> {
+        Ok(self.conn.query_row(
+            "SELECT COALESCE(SUM(interrupted = 0), 0), COALESCE(SUM(interrupted = 1), 0) \
+             FROM attempts WHERE run_id = ?1",
+            [run.0],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )?)
+    }
+
     /// The number the next attempt of `run` gets: one more than the highest attempt that started
     /// (finished, interrupted or not), 1 for a run without attempts.
     pub fn next_attempt_number(&self, run: RunId) -> Result<u32> {
@@ -724,6 +754,15 @@ impl Batch<'_> {
                 finish.workspace_changed
             ],
         )?;
+        if let Some(last) = finish.sessions.last().filter(|s| !s.agent.is_empty()) {
+            let sessions = serde_json::to_string(finish.sessions).map_err(|error| {
+                StateError::Corrupt(format!("unserializable sessions: {error}"))
+            })?;
+            tx.execute(
+                "UPDATE attempts SET agent = ?2, sessions_json = ?3 WHERE id = ?1",
+                params![attempt.0, last.agent, sessions],
+            )?;
+        }
         Ok(())
     }
 
@@ -748,6 +787,8 @@ impl Batch<'_> {
     ) -> Result<()> {
         let failures = serde_json::to_string(verification.failures)
             .map_err(|error| StateError::Corrupt(format!("unserializable failures: {error}")))?;
+        let flaky = serde_json::to_string(verification.flaky)
+            .map_err(|error| StateError::Corrupt(format!("unserializable failures: {error}")))?;
         let tx = self.tx;
         stored_state(tx, run)?;
         match attempt {
@@ -762,8 +803,8 @@ impl Batch<'_> {
         };
         tx.execute(
             "INSERT INTO verifications (run_id, attempt_id, outcome, category, confidence, \
-             location, failures_json, tests_run, digest, duration_ms, recorded_at) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+             location, failures_json, tests_run, digest, duration_ms, recorded_at, flaky_json) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
             params![
                 run.0,
                 attempt.map(|a| a.0),
@@ -776,6 +817,7 @@ impl Batch<'_> {
                 verification.digest,
                 verification.duration.as_millis() as i64,
                 now_ms(),
+                flaky,
             ],
         )?;
         Ok(())

@@ -121,8 +121,10 @@ pub struct Stats {
     pub attempts_to_success: Option<AttemptsToSuccess>,
     /// The most frequent failures of attempt verifications (at most ten), most frequent first.
     pub common_failures: Vec<FailurePattern>,
-    /// Attempts recorded.
+    /// Attempts that counted (judged; interrupted ones are not, as a run's own count does not).
     pub attempts: u64,
+    /// Attempts interrupted (the loop was stopped during them), not counted in `attempts`.
+    pub interrupted: u64,
     /// Time spent in agent sessions, in ms (attempts that finished; interrupted ones are not
     /// counted, their end is unknown).
     pub agent_ms: u64,
@@ -208,6 +210,10 @@ fn attempt_row(row: &Row<'_>) -> rusqlite::Result<AttemptRecord> {
         output_tail: row.get(11)?,
         workspace_changed: row.get(12)?,
         interrupted: row.get(13)?,
+        sessions: row
+            .get::<_, Option<String>>(14)?
+            .and_then(|json| serde_json::from_str(&json).ok())
+            .unwrap_or_default(),
     })
 }
 
@@ -224,7 +230,7 @@ pub(super) fn attempts(
     };
     let mut statement = conn.prepare(&format!(
         "SELECT id, run_id, number, agent, prompt_tokens, pid, pgid, process_start, started_at, \
-         finished_at, session_outcome, output_tail, workspace_changed, interrupted \
+         finished_at, session_outcome, output_tail, workspace_changed, interrupted, sessions_json \
          FROM attempts WHERE run_id = ?1 {filter} ORDER BY number"
     ))?;
     let attempts = statement
@@ -242,7 +248,8 @@ fn parse_outcome(text: &str) -> Option<Outcome> {
 fn verifications(conn: &Connection, run: RunId) -> Result<Vec<VerificationRecord>> {
     let mut statement = conn.prepare(
         "SELECT attempt_id, outcome, category, confidence, location, failures_json, tests_run, \
-         digest, duration_ms, recorded_at FROM verifications WHERE run_id = ?1 ORDER BY id",
+         digest, duration_ms, recorded_at, flaky_json FROM verifications WHERE run_id = ?1 \
+         ORDER BY id",
     )?;
     let rows = statement.query_map([run.0], |row| {
         Ok((
@@ -256,12 +263,24 @@ fn verifications(conn: &Connection, run: RunId) -> Result<Vec<VerificationRecord
             row.get::<_, String>(7)?,
             row.get::<_, i64>(8)?,
             row.get::<_, i64>(9)?,
+            row.get::<_, String>(10)?,
         ))
     })?;
     let mut out = Vec::new();
     for row in rows {
-        let (attempt, outcome, category, confidence, location, failures, tests, digest, ms, at) =
-            row?;
+        let (
+            attempt,
+            outcome,
+            category,
+            confidence,
+            location,
+            failures,
+            tests,
+            digest,
+            ms,
+            at,
+            flaky,
+        ) = row?;
         out.push(VerificationRecord {
             attempt: attempt.map(AttemptId),
             outcome: parse_outcome(&outcome)
@@ -270,6 +289,7 @@ fn verifications(conn: &Connection, run: RunId) -> Result<Vec<VerificationRecord
             confidence,
             location,
             failures: parse_failures(&failures)?,
+            flaky: parse_failures(&flaky)?,
             tests_run: tests.map(|n| n as u64),
             digest,
             duration_ms: ms.max(0) as u64,
@@ -425,8 +445,9 @@ pub(super) fn stats(conn: &Connection) -> Result<Stats> {
 
     let mut attempts_of_passed: Vec<u64> = Vec::new();
     for run in &passed_runs {
+        // The attempts that counted, as the run's own `run_finished` says: not the interrupted.
         let count: i64 = conn.query_row(
-            "SELECT COALESCE(MAX(number), 0) FROM attempts WHERE run_id = ?1",
+            "SELECT COUNT(*) FROM attempts WHERE run_id = ?1 AND interrupted = 0",
             [run.0],
             |row| row.get(0),
         )?;
@@ -448,11 +469,12 @@ pub(super) fn stats(conn: &Connection) -> Result<Stats> {
         }
     });
 
-    let (attempts, agent_ms): (i64, i64) = conn.query_row(
-        "SELECT COUNT(*), COALESCE(SUM(CASE WHEN interrupted = 0 AND finished_at IS NOT NULL \
+    let (attempts, interrupted, agent_ms): (i64, i64, i64) = conn.query_row(
+        "SELECT COALESCE(SUM(interrupted = 0), 0), COALESCE(SUM(interrupted = 1), 0), \
+         COALESCE(SUM(CASE WHEN interrupted = 0 AND finished_at IS NOT NULL \
          THEN MAX(finished_at - started_at, 0) ELSE 0 END), 0) FROM attempts",
         [],
-        |row| Ok((row.get(0)?, row.get(1)?)),
+        |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
     )?;
     let verification_ms: i64 = conn.query_row(
         "SELECT COALESCE(SUM(duration_ms), 0) FROM verifications",
@@ -469,6 +491,7 @@ pub(super) fn stats(conn: &Connection) -> Result<Stats> {
         attempts_to_success,
         common_failures,
         attempts: attempts.max(0) as u64,
+        interrupted: interrupted.max(0) as u64,
         agent_ms: agent_ms.max(0) as u64,
         verification_ms: verification_ms.max(0) as u64,
     })

@@ -83,6 +83,12 @@ const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX events_of_run ON events (run_id, id);
     ",
+    // 2: the sessions an attempt ran (the agent that ran it may not be the one it started with),
+    // and the flaky failures a verification set aside.
+    "
+    ALTER TABLE attempts ADD COLUMN sessions_json TEXT;
+    ALTER TABLE verifications ADD COLUMN flaky_json TEXT NOT NULL DEFAULT '[]';
+    ",
 ];
 
 /// Applies the migrations the database lacks, inside the caller's (immediate) transaction, so that
