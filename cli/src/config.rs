@@ -1076,6 +1076,15 @@ delays = ["1s", "2m"]
             "[loop]\non_repeat = \"ignore\"\n",
             "/project/verdict.toml:2: `loop.on_repeat`: unknown variant `ignore`, expected one of `escalate`, `block`, `retry`",
         );
+        // These loaded without a word, and failed (or did nothing) only when the loop got there.
+        check_error(
+            "[loop]\nmax_attempts = 3\nprotected = [\"tests/**\", \"[unclosed\"]\n",
+            "/project/verdict.toml:3: `loop.protected` holds `[unclosed`, not a valid glob: unclosed character class; missing ']'",
+        );
+        check_error(
+            "[loop]\nescalate_command = []\n",
+            "/project/verdict.toml:2: `loop.escalate_command` is empty (give the program and its arguments, e.g. [\"notify-send\", \"verdict\"], or leave the key out)",
+        );
     }
 
     #[test]

@@ -92,7 +92,7 @@ pub(crate) struct Args {
     max_agent_retries: Option<u32>,
 
     /// Seconds one agent session may run (default: the agent's own setting, else 1800)
-    #[arg(long, value_name = "SECS")]
+    #[arg(long, value_name = "SECS", value_parser = at_least_one_second)]
     agent_timeout: Option<u64>,
 
     /// Restore the starting tree before every attempt after the first
@@ -116,12 +116,32 @@ pub(crate) struct Args {
     interactive: bool,
 
     /// Token budget of the digest in retry prompts
-    #[arg(long, value_name = "TOKENS")]
+    #[arg(long, value_name = "TOKENS", value_parser = at_least_one_token)]
     budget: Option<usize>,
 
     /// Run in this directory instead of the current one
     #[arg(short = 'C', value_name = "DIR")]
     dir: Option<PathBuf>,
+}
+
+/// `--agent-timeout`: a whole number of seconds, at least 1, as `[[agent]].timeout` must be (0
+/// would stop every session at once).
+fn at_least_one_second(text: &str) -> Result<u64, String> {
+    match text.parse::<u64>() {
+        Ok(0) => Err("must be at least 1 second".to_owned()),
+        Ok(secs) => Ok(secs),
+        Err(error) => Err(format!("not a number of seconds: {error}")),
+    }
+}
+
+/// `--budget`: a whole number of tokens, at least 1, as `[run].budget` must be (0 would leave the
+/// retry prompt without the digest of what failed).
+fn at_least_one_token(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err("must be at least 1 token".to_owned()),
+        Ok(tokens) => Ok(tokens),
+        Err(error) => Err(format!("not a number of tokens: {error}")),
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

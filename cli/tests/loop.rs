@@ -1681,6 +1681,26 @@ fn no_agent_is_exit_2_with_a_message() {
 }
 
 #[test]
+fn agent_timeout_0_and_budget_0_are_refused_as_the_config_file_refuses_them() {
+    // They were taken: every session timed out at once, and the retry prompt had no digest.
+    let scenario = Scenario::cart();
+    let agent = scenario.agent("fix", "a");
+    for (flag, message) in [
+        ("--agent-timeout", "must be at least 1 second"),
+        ("--budget", "must be at least 1 token"),
+    ] {
+        let out = scenario.run(&["--task", TASK, "--agent", &agent, flag, "0"]);
+        assert_eq!(out.code, 2, "{}", out.all());
+        assert!(
+            out.stderr.contains(flag) && out.stderr.contains(message),
+            "{}",
+            out.all()
+        );
+    }
+    assert_eq!(scenario.calls("a"), 0, "no agent ran");
+}
+
+#[test]
 fn an_agent_that_does_not_exist_is_exit_2() {
     let scenario = Scenario::cart();
     let missing = scenario.logs.path().join("no-such-agent");

@@ -286,11 +286,30 @@ impl Policies {
                 },
             );
         }
+        // An empty command would escalate silently, running nothing: a mistake, not a choice.
+        if user.escalate_command.as_ref().is_some_and(Vec::is_empty) {
+            return Err(PolicyError::Invalid {
+                key: "escalate_command".to_owned(),
+                problem: "is empty (give the program and its arguments, e.g. [\"notify-send\", \
+                          \"verdict\"], or leave the key out)"
+                    .to_owned(),
+            });
+        }
         let escalate_command = user
             .escalate_command
             .clone()
             .or(defaults.escalate_command)
             .filter(|argv| !argv.is_empty());
+        // A glob that does not compile would stop the loop at its first pass, after the agent's
+        // work; it is refused with the rest of the file instead.
+        for glob in user.protected.iter().flatten() {
+            if let Err(error) = globset::Glob::new(glob) {
+                return Err(PolicyError::Invalid {
+                    key: "protected".to_owned(),
+                    problem: format!("holds `{glob}`, not a valid glob: {}", error.kind()),
+                });
+            }
+        }
         Ok(Policies {
             max_attempts,
             on_repeat: user
