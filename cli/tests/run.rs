@@ -629,7 +629,7 @@ fn failed_first_reruns_the_failure_then_the_full_run() {
     let pytest = verification(&report, "pytest");
     let notes = pytest["notes"].to_string();
     assert!(
-        notes.contains("re-ran 1 failed tests first"),
+        notes.contains("re-ran 1 failed test first"),
         "no failed-first note: {pytest:#}"
     );
     assert!(
@@ -666,7 +666,7 @@ fn failed_first_reruns_the_failure_then_the_full_run() {
     assert!(
         pytest["notes"]
             .to_string()
-            .contains("re-ran 1 failed tests first"),
+            .contains("re-ran 1 failed test first"),
         "{pytest:#}"
     );
     let human = project.verdict(&["run", "--failed-first", "--only", "pytest", "--no-cache"]);

@@ -375,21 +375,42 @@ async fn verify(
         && let Some(mut rerun) = verifier.rerun_failed(workspace, &previous)
     {
         apply_settings(entry, &mut rerun);
-        let failures = previous
+        // What was re-run: the distinct failing tests (and test files that did not load) of a
+        // test verifier, the errors of another — never its warnings.
+        let errors = previous
             .diagnostics
             .iter()
-            .filter(|d| d.test.is_some() || d.file.is_some())
-            .count();
+            .filter(|d| d.severity == crate::model::Severity::Error);
+        let failures = if verifier.kind() == Kind::Test {
+            errors
+                .filter_map(|d| d.test.as_deref().or(d.file.as_deref()))
+                .collect::<std::collections::BTreeSet<_>>()
+                .len()
+        } else {
+            errors.filter(|d| d.file.is_some()).count()
+        };
         let log = workspace
             .run_dir
             .join(format!("{}.failed-first.log", file_name(&name)));
         let report = run_one(entry, &rerun, runner, &log).await;
+        let plural = if failures == 1 { "" } else { "s" };
         let what = if verifier.kind() == Kind::Test {
-            format!("re-ran {failures} failed tests first")
+            format!("re-ran {failures} failed test{plural} first")
         } else {
-            format!("re-checked the {failures} failures of the last run first")
+            format!("re-checked the {failures} failure{plural} of the last run first")
         };
-        if report.outcome != Outcome::Passed {
+        let interrupted = options
+            .interrupted
+            .as_ref()
+            .is_some_and(|flag| flag.load(std::sync::atomic::Ordering::SeqCst));
+        if report.outcome == Outcome::Errored && !interrupted {
+            // The narrowed run proved nothing (its filter matched no test, the tool failed on
+            // it): the full run decides, as if there had been no re-run.
+            notes.push(format!(
+                "{what}, but that run could not verify ({}); ran in full",
+                report.error.as_deref().unwrap_or("no reason given")
+            ));
+        } else if report.outcome != Outcome::Passed {
             notes.push(format!(
                 "{what}; they still fail, so the full run was skipped"
             ));
@@ -404,8 +425,9 @@ async fn verify(
                 duration: started.elapsed(),
                 notes,
             };
+        } else {
+            notes.push(format!("{what}; they pass now, then ran in full"));
         }
-        notes.push(format!("{what}; they pass now, then ran in full"));
     }
 
     let log = workspace.run_dir.join(format!("{}.log", file_name(&name)));
