@@ -17,9 +17,18 @@
 //! `.verdict/`, `node_modules/`, `.venv/`, `__pycache__/`, `.pytest_cache/`, `.mypy_cache/` and
 //! `.git/` anywhere (the private repository's `info/exclude`). Ignored files are neither compared
 //! nor restored nor removed. The user's global git configuration and global ignore file are not
-//! read, so a snapshot does not depend on whose machine takes it. A nested git repository is
-//! recorded as git records a submodule — its commit, not its files — and cannot be restored;
-//! directories are not recorded, so an empty directory is neither compared nor restored.
+//! read, so a snapshot does not depend on whose machine takes it. Directories are not recorded, so
+//! an empty directory is neither compared nor restored.
+//!
+//! A nested git repository (a directory with its own `.git`: a vendored library, a submodule's
+//! checkout) is snapshotted as ordinary files, its own `.gitignore` honoured and its `.git` left
+//! out. `git add` alone would record it as a submodule's commit — blind to every uncommitted
+//! change in it, and failing outright on a repository without a commit — so before it runs, each
+//! nested repository `git ls-files --others` reports gets a placeholder entry in the private index
+//! ([`NESTED_SEED`], a path that does not exist): a directory the index holds entries under is
+//! walked as a plain directory, and `add -A` then stages its files and drops the placeholder. A
+//! restore writes its files back like any other; the nested repository's own history, index and
+//! branches are not part of a snapshot and are never touched.
 //!
 //! Each operation holds a lock (`.verdict/snapshots.lock`, holding the owner's pid and start
 //! time) so that two processes never share the index; a lock whose owner is gone is taken over,
@@ -462,10 +471,27 @@ impl Snapshots {
         create_dir_all(&info)?;
         write(&info.join("exclude"), EXCLUDES)?;
         write(&info.join("attributes"), ATTRIBUTES)?;
+        // An index written by an older verdict may hold nested repositories as submodule
+        // commits, which `add -A` would keep as they are; it is rebuilt instead (a cache only).
+        if self.index.is_file() {
+            let staged = self.git(&["ls-files", "--stage", "-z"], None, None)?;
+            let gitlink = staged
+                .stdout
+                .split(|&b| b == 0)
+                .any(|entry| entry.starts_with(b"160000 "));
+            if gitlink {
+                fs::remove_file(&self.index).map_err(|source| SnapshotError::Io {
+                    action: "remove",
+                    path: self.index.clone(),
+                    source,
+                })?;
+            }
+        }
         Ok(())
     }
 
     fn take_locked(&self) -> Result<TreeId, SnapshotError> {
+        self.open_nested_repositories()?;
         self.git(&["add", "-A", "--", "."], None, None)?;
         let output = self.git(&["write-tree"], None, None)?;
         let id = String::from_utf8_lossy(&output.stdout).trim().to_owned();
@@ -473,6 +499,58 @@ impl Snapshots {
             command: "git write-tree".to_owned(),
             output: e.to_string(),
         })
+    }
+
+    /// Gives each nested repository the private index does not hold files of a placeholder entry,
+    /// so that the `add -A` that follows stages its files instead of a submodule's commit (see the
+    /// module docs). Nested repositories inside those show up once their parent is opened.
+    fn open_nested_repositories(&self) -> Result<(), SnapshotError> {
+        let mut empty_blob: Option<String> = None;
+        for _ in 0..NESTED_DEPTH {
+            let others = self.git(
+                &["ls-files", "--others", "--exclude-standard", "-z"],
+                None,
+                None,
+            )?;
+            // Git lists a nested repository as its directory, with a trailing slash; untracked
+            // files and the files of plain untracked directories are listed one by one.
+            let nested: Vec<&[u8]> = others
+                .stdout
+                .split(|&b| b == 0)
+                .filter(|path| path.ends_with(b"/"))
+                .collect();
+            if nested.is_empty() {
+                return Ok(());
+            }
+            let blob = match &empty_blob {
+                Some(blob) => blob.clone(),
+                None => {
+                    let output = self.git_with(
+                        &["hash-object", "-w", "--stdin"],
+                        None,
+                        Some(Vec::new()),
+                        None,
+                    )?;
+                    let blob = String::from_utf8_lossy(&output.stdout).trim().to_owned();
+                    empty_blob = Some(blob.clone());
+                    blob
+                }
+            };
+            let mut input = Vec::new();
+            for dir in nested {
+                input.extend_from_slice(format!("100644 {blob}\t").as_bytes());
+                input.extend_from_slice(dir);
+                input.extend_from_slice(NESTED_SEED.as_bytes());
+                input.push(0);
+            }
+            self.git_with(
+                &["update-index", "-z", "--index-info"],
+                None,
+                Some(input),
+                None,
+            )?;
+        }
+        Ok(())
     }
 
     fn changed_paths_locked(
@@ -723,6 +801,13 @@ fn valid_pin_name(name: &str) -> bool {
 
 /// The mode git gives a nested repository (a submodule's commit).
 const GITLINK: u32 = 0o160000;
+
+/// The name of the placeholder entry that makes git walk a nested repository as a plain directory
+/// (see the module docs). It never exists on disk, so the `add -A` that follows removes it.
+const NESTED_SEED: &str = ".verdict-nested-repository";
+
+/// How deep nested repositories inside nested repositories are opened up.
+const NESTED_DEPTH: usize = 16;
 
 /// One line of `git diff-tree -r -z --raw --no-renames <tree> <now>`.
 #[derive(Debug)]

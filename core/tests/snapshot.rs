@@ -80,6 +80,75 @@ fn check_restore(snapshots: &Snapshots, tree: &TreeId) -> Restored {
 // What a snapshot sees
 
 #[test]
+fn files_inside_a_nested_repository_are_seen_and_restored() {
+    // A vendored library with its own .git was recorded as a submodule's commit: an attempt that
+    // changed only its files was "no change", and --reset did not put them back. One repository
+    // with a commit, one without (git add refused the whole snapshot), one nested in that one.
+    let dir = workspace();
+    let root = dir.path();
+    put(root, "app.py", "import lib\n");
+    put(root, "vendor/lib/lib.txt", "v1\n");
+    put(root, "vendor/lib/.gitignore", "*.log\n");
+    put(
+        root,
+        "vendor/lib/build.log",
+        "ignored by the nested repository\n",
+    );
+    user_git(&root.join("vendor/lib"), &["init", "-q"]);
+    user_git(&root.join("vendor/lib"), &["add", "-A"]);
+    user_git(&root.join("vendor/lib"), &["commit", "-qm", "lib"]);
+    put(root, "third/fresh/a.txt", "a\n");
+    user_git(&root.join("third/fresh"), &["init", "-q"]);
+    put(root, "third/fresh/inner/b.txt", "b\n");
+    user_git(&root.join("third/fresh/inner"), &["init", "-q"]);
+    let snapshots = open(root);
+    let start = snapshots.take().expect("take");
+    let paths = snapshots.changed_paths(&TreeId::new(EMPTY_TREE.to_owned()).expect("id"), &start);
+    assert_eq!(
+        paths.expect("paths"),
+        [
+            "app.py",
+            "third/fresh/a.txt",
+            "third/fresh/inner/b.txt",
+            "vendor/lib/.gitignore",
+            "vendor/lib/lib.txt",
+        ]
+    );
+    assert_eq!(
+        snapshots.take().expect("take"),
+        start,
+        "the same tree twice"
+    );
+
+    put(root, "vendor/lib/lib.txt", "v2\n");
+    put(root, "third/fresh/inner/new.txt", "new\n");
+    let after = snapshots.take().expect("take");
+    assert_ne!(
+        after, start,
+        "a change inside a nested repository is a change"
+    );
+    assert_eq!(
+        snapshots.changed_paths(&start, &after).expect("paths"),
+        ["third/fresh/inner/new.txt", "vendor/lib/lib.txt"]
+    );
+    let diff = snapshots.diff(&start, &after).expect("diff");
+    assert!(diff.text.contains("+v2"), "{}", diff.text);
+
+    check_restore(&snapshots, &start);
+    assert_eq!(read(root, "vendor/lib/lib.txt"), "v1\n");
+    assert!(!root.join("third/fresh/inner/new.txt").exists());
+    assert!(
+        root.join("vendor/lib/.git").is_dir(),
+        "its own repository stays"
+    );
+    assert_eq!(
+        user_git(&root.join("vendor/lib"), &["status", "--porcelain"]),
+        "",
+        "the nested repository sees its files as committed"
+    );
+}
+
+#[test]
 fn an_unchanged_workspace_gives_the_same_tree_twice() {
     let dir = workspace();
     put(dir.path(), "src/a.js", "export const a = 1;\n");
