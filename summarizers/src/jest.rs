@@ -10,7 +10,13 @@
 //!   prints it — the describe titles and the test title joined with ` › ` (the JSON report's
 //!   `ancestorTitles` and `title`) — the location is the first frame in the test file;
 //! - `  ● Test suite failed to run` is a test file that does not load (a missing module, a syntax
-//!   error): a root cause, counted in [`Counts::suites_errored`](verdict_core::Counts);
+//!   error, a hook outside any test that threw): a root cause, counted in
+//!   [`Counts::suites_errored`](verdict_core::Counts). For `Jest encountered an unexpected token`
+//!   the message is the error under `Details:` (babel's `SyntaxError: … (2:0)`, Node's `Cannot use
+//!   import statement outside a module` below the `path:line` it names), not jest's advice;
+//! - a coverage threshold not met (jest 29's `Jest: "global" coverage threshold for lines (80%)
+//!   not met: 50%`, jest 30's `Jest: Coverage for lines (50%) does not meet "global" threshold
+//!   (80%)`) fails a run whose tests passed;
 //! - `  ● Console` blocks and verbose `console.log` blocks are output, not failures;
 //! - with more than 20 test files jest repeats every failure after `Summary of all failing tests`:
 //!   the repeats are not counted twice;
@@ -112,6 +118,11 @@ struct Block {
     diff: Diff,
     /// For `Jest encountered an unexpected token`: the `SyntaxError` line under `Details:`.
     syntax_error: Option<String>,
+    /// Past the `Details:` line of `Jest encountered an unexpected token`, where the real error is.
+    in_details: bool,
+    /// The `path:line` under `Details:` (Node.js prints where a file fails to parse), when it is
+    /// the block's test file.
+    details_location: Option<(u32, Option<u32>)>,
     /// Past the message: in the code frame or the stack.
     in_frames: bool,
     /// The first frame in the test file.
@@ -131,6 +142,8 @@ impl Block {
             expected_received: Vec::new(),
             diff: Diff::default(),
             syntax_error: None,
+            in_details: false,
+            details_location: None,
             in_frames: false,
             frame: None,
             fallback: None,
@@ -162,12 +175,32 @@ impl Block {
             self.message = Some(text.to_owned());
             return;
         }
-        if self.syntax_error.is_none()
-            && text.starts_with("SyntaxError:")
-            && self.message.as_deref() == Some("Jest encountered an unexpected token")
-        {
-            self.syntax_error = Some(text.to_owned());
-            return;
+        if self.message.as_deref() == Some("Jest encountered an unexpected token") {
+            // What precedes `Details:` is jest's advice, the same for every such error; what
+            // follows is the error itself: Node's `path:line` and the error line (`Cannot use
+            // import statement outside a module`), or babel's `SyntaxError: path: … (2:0)`.
+            if text == "Details:" {
+                self.in_details = true;
+                return;
+            }
+            if self.in_details
+                && self.details_location.is_none()
+                && self.syntax_error.is_none()
+                && let Some((file, line, column)) = split_location(text)
+                && self
+                    .file
+                    .as_deref()
+                    .is_some_and(|test| same_file(test, file))
+            {
+                self.details_location = Some((line, column));
+                return;
+            }
+            if self.syntax_error.is_none()
+                && (text.starts_with("SyntaxError:") || self.in_details && is_error_line(text))
+            {
+                self.syntax_error = Some(text.to_owned());
+                return;
+            }
         }
         if self.in_frames {
             return;
@@ -217,6 +250,7 @@ impl Block {
             expected_received,
             diff,
             syntax_error,
+            details_location,
             frame,
             fallback,
             ..
@@ -243,7 +277,8 @@ impl Block {
                 // ts-jest's type errors start with `file:line:col - error TS…`.
                 let location = frame
                     .or_else(|| trailing_line_col(&message))
-                    .or_else(|| leading_location_in(&message, file.as_deref()));
+                    .or_else(|| leading_location_in(&message, file.as_deref()))
+                    .or(details_location);
                 (message, location)
             }
         };
@@ -448,9 +483,10 @@ impl Parser {
             Some(b'S') if text.starts_with("Summary of all failing tests") => {
                 self.repeat = true;
             }
-            Some(b'J') if text.starts_with("Jest: \"") && text.contains("threshold") => {
-                // `Jest: "global" coverage threshold for lines (80%) not met: 50%`: the tests
-                // passed, the run did not.
+            Some(b'J') if text.starts_with("Jest: ") && text.contains(" threshold") => {
+                // jest 29's `Jest: "global" coverage threshold for lines (80%) not met: 50%`,
+                // jest 30's `Jest: Coverage for lines (50%) does not meet "global" threshold
+                // (80%)`: the tests passed, the run did not.
                 let mut diagnostic = failure(TOOL, clip(text, MAX_MESSAGE));
                 diagnostic.kind = Kind::Custom;
                 diagnostic.code = Some("coverage-threshold".to_owned());
@@ -740,6 +776,45 @@ mod tests {
             report.diagnostics[0].code.as_deref(),
             Some("coverage-threshold")
         );
+    }
+
+    /// jest 30's wording of a threshold not met was once not read: the run was errored.
+    #[test]
+    fn jest_30_coverage_thresholds_fail_the_run() {
+        let report = parse(
+            "PASS src/x.test.js\nJest: Coverage for statements (66.66%) does not meet \"global\" threshold (95%)\nTests:       1 passed, 1 total\n",
+        );
+        assert_eq!(report.outcome, Outcome::Failed);
+        assert_eq!(
+            report.diagnostics[0].code.as_deref(),
+            Some("coverage-threshold")
+        );
+    }
+
+    /// The error under `Details:` (as jest 29 prints it on Node.js 20), not jest's advice above it.
+    #[test]
+    fn unexpected_tokens_are_the_error_under_details() {
+        let report = parse(concat!(
+            "FAIL src/esm.test.js\n",
+            "  ● Test suite failed to run\n\n",
+            "    Jest encountered an unexpected token\n\n",
+            "    Here's what you can do:\n",
+            "     • If you are trying to use TypeScript, see https://jestjs.io/docs/getting-started#using-typescript\n\n",
+            "    Details:\n\n",
+            "    /tmp/p/src/esm.test.js:1\n",
+            "    ({\"Object.<anonymous>\":function(module,exports,require,__dirname,__filename,jest){import { y } from \"./y\";\n",
+            "                                                                                      ^^^^^^\n\n",
+            "    SyntaxError: Cannot use import statement outside a module\n\n",
+            "      at Runtime.createScriptFromCode (node_modules/jest-runtime/build/index.js:1505:14)\n\n",
+            "Tests:       0 total\n",
+        ));
+        let d = &report.diagnostics[0];
+        assert_eq!(
+            d.message,
+            "SyntaxError: Cannot use import statement outside a module"
+        );
+        assert_eq!(d.location().as_deref(), Some("src/esm.test.js:1"));
+        assert!(d.root_cause);
     }
 
     #[test]

@@ -7,15 +7,17 @@
 //!   message and no test are counted instead);
 //! - `testResults[]`, one per test file (`name` is an absolute path, made relative to the project
 //!   root when it is known), with `assertionResults[]`, one per test: a `failed` one becomes a
-//!   diagnostic named by its `ancestorTitles` and `title` joined the way the tool prints them in its
-//!   human output (jest ` › `, vitest ` > `), so that both parses of one run name a test alike. Its
-//!   message is the first line of its first `failureMessages` entry (ANSI stripped), the detail the
-//!   lines after it up to the stack, and its line the first stack frame in the test file (else the
-//!   `location` the tool recorded);
+//!   diagnostic per entry of its `failureMessages` (a test fails more than once with vitest's
+//!   `expect.soft` or a jest `afterEach` that throws too), named by its `ancestorTitles` and
+//!   `title` joined the way the tool prints them in its human output (jest ` › `, vitest ` > `), so
+//!   that both parses of one run name a test alike. Its message is the first line of the entry
+//!   (ANSI stripped), the detail the lines after it up to the stack, and its line the first stack
+//!   frame in the test file (else the `location` the tool recorded);
 //! - a test file that failed with a `message` and no failing test did not load (a syntax error, a
 //!   missing module): a root cause. jest's message is the `● Test suite failed to run` block of its
 //!   human output, so it is read by the [`jest`](crate::jest) summarizer; vitest's is the error
-//!   alone;
+//!   alone. A jest file with failing tests whose message also has that block (an `afterAll` that
+//!   threw) gets its root cause too;
 //! - `wasInterrupted`, a report with no test file and no test, and `success: false` with nothing
 //!   that failed (a coverage threshold, an error outside any test) are errored: the log says more.
 //!
@@ -124,19 +126,31 @@ fn parse_inner(tool: &str, json: &[u8], root: Option<&str>) -> Report {
         for test in &file.assertion_results {
             counted.count(&test.status);
             if test.status == "failed" {
-                report.push(test_diagnostic(tool, &path, &file.name, root, test));
+                for diagnostic in test_diagnostics(tool, &path, &file.name, root, test) {
+                    report.push(diagnostic);
+                }
             }
         }
-        let message = file.message.as_deref().unwrap_or("").trim();
+        // Only the end is trimmed: jest's message is its human block, whose two-space indent
+        // before `● Test suite failed to run` is what makes it a test file's block and not a
+        // column-0 configuration error.
+        let message = file.message.as_deref().unwrap_or("").trim_end();
         let file_failed = file.status.as_deref() == Some("failed");
         let failing_tests = report.diagnostics_found() - before;
-        if file_failed && failing_tests == 0 && !message.is_empty() {
+        if file_failed && failing_tests == 0 && !message.trim().is_empty() {
             suites_errored += 1;
             for diagnostic in suite_diagnostics(tool, &path, message, root) {
                 report.push(diagnostic);
             }
         } else if file_failed && failing_tests == 0 {
             failed_without_reason.push(path.clone());
+        } else if file_failed && tool == "jest" {
+            // A file with failing tests whose message also holds a `Test suite failed to run`
+            // block: an error outside any test (an `afterAll` that threw). jest counts it in
+            // `numRuntimeErrorTestSuites`; the message is the only place that says what it was.
+            for diagnostic in jest_suite_blocks(&path, message, root) {
+                report.push(diagnostic);
+            }
         }
         failed_files += u64::from(file_failed);
     }
@@ -224,15 +238,35 @@ fn relativize_text(text: &str, root: Option<&str>) -> String {
     }
 }
 
-/// The diagnostic of one failing test.
+/// The diagnostics of one failing test: one per entry of its `failureMessages` — a test can fail
+/// more than once (vitest's `expect.soft`, a jest `afterEach` that throws after the test's own
+/// assertion failed), and each failure is its own place in the code. A failed test without a
+/// message still gets one.
+fn test_diagnostics(
+    tool: &str,
+    path: &str,
+    absolute: &str,
+    root: Option<&str>,
+    test: &TestResult,
+) -> Vec<Diagnostic> {
+    if test.failure_messages.is_empty() {
+        return vec![test_diagnostic(tool, path, absolute, root, test, "")];
+    }
+    test.failure_messages
+        .iter()
+        .map(|raw| test_diagnostic(tool, path, absolute, root, test, raw))
+        .collect()
+}
+
+/// The diagnostic of one failure (`raw`, an entry of `failureMessages`) of a failing test.
 fn test_diagnostic(
     tool: &str,
     path: &str,
     absolute: &str,
     root: Option<&str>,
     test: &TestResult,
+    raw: &str,
 ) -> Diagnostic {
-    let raw = test.failure_messages.first().map_or("", String::as_str);
     let text = verdict_core::lines::clean(raw.as_bytes());
     let failure_text = FailureText::read(&text, tool);
     let message = relativize_text(
@@ -349,23 +383,32 @@ fn is_diff_label(rest: &str) -> bool {
         .any(|label| rest.starts_with(label))
 }
 
+/// The `● Test suite failed to run` blocks of a jest file's message, as root causes. jest's
+/// message is its human output for the file: its own parser knows every kind of block (babel's
+/// syntax errors, missing modules, ts-jest's type errors, a hook outside any test that threw).
+fn jest_suite_blocks(path: &str, message: &str, root: Option<&str>) -> Vec<Diagnostic> {
+    if !message.contains("● ") {
+        return Vec::new();
+    }
+    let message = relativize_text(message, root);
+    let log = format!("FAIL {path}\n{message}\n");
+    crate::jest::JestSummarizer
+        .parse(log.as_bytes())
+        .diagnostics
+        .into_iter()
+        .filter(|d| d.root_cause)
+        .collect()
+}
+
 /// The root-cause diagnostics of a test file that did not load.
 fn suite_diagnostics(tool: &str, path: &str, message: &str, root: Option<&str>) -> Vec<Diagnostic> {
-    let message = relativize_text(message, root);
-    if tool == "jest" && message.contains("● ") {
-        // jest's message is its human `● Test suite failed to run` block: its own parser knows
-        // every kind of it (babel's syntax errors, missing modules, ts-jest's type errors).
-        let log = format!("FAIL {path}\n{message}\n");
-        let parsed = crate::jest::JestSummarizer.parse(log.as_bytes());
-        let causes: Vec<Diagnostic> = parsed
-            .diagnostics
-            .into_iter()
-            .filter(|d| d.root_cause)
-            .collect();
+    if tool == "jest" {
+        let causes = jest_suite_blocks(path, message, root);
         if !causes.is_empty() {
             return causes;
         }
     }
+    let message = relativize_text(message, root);
     let cleaned = verdict_core::lines::clean(message.as_bytes());
     let first = cleaned
         .lines()

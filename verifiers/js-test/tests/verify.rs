@@ -517,3 +517,138 @@ async fn a_run_stopped_at_its_time_out_is_no_pass() {
         );
     }
 }
+
+/// The older major the tools install for each runner, as [`project_with_older_major`] takes it.
+fn older_major(runner: &str) -> (&'static str, &'static str) {
+    match runner {
+        "jest" => ("jest29", "bin/jest.js"),
+        "vitest" => ("vitest3", "vitest.mjs"),
+        _ => ("mocha10", "bin/mocha.js"),
+    }
+}
+
+/// Runs `verifier` on `fixtures/<runner>/<case>` with the current major and with the older one:
+/// both runs, each with its temporary project.
+async fn run_both_majors(verifier: &dyn Verifier, case: &str) -> Vec<(TempDir, Run)> {
+    let (alias, bin) = older_major(verifier.name());
+    let mut runs = vec![run(verifier, case).await];
+    let dir = project_with_older_major(verifier.name(), case, alias, bin);
+    let workspace = Workspace::new(dir.path());
+    let spec = verifier.command(&workspace).expect("a command");
+    let older = run_spec(verifier, &workspace, spec).await;
+    runs.push((dir, older));
+    runs
+}
+
+/// The diagnostics of `report` with this message, in order.
+fn with_message<'a>(report: &'a Report, message: &str) -> Vec<&'a verdict_core::Diagnostic> {
+    report
+        .diagnostics
+        .iter()
+        .filter(|d| d.message.contains(message))
+        .collect()
+}
+
+/// jest puts an `afterAll` that threw into the message of a file whose other tests failed too,
+/// and an `afterEach` that threw after a failed assertion into the test's second failure
+/// message: both were dropped once (`1 suite failed to run` with nothing shown for it).
+#[tokio::test]
+async fn jest_hook_errors_next_to_a_failing_test_are_kept() {
+    for (_dir, run) in run_both_majors(&Jest::default(), "hooks").await {
+        let context = context(&run);
+        let report = &run.report;
+        assert_eq!(report.outcome, Outcome::Failed, "{context}");
+        assert_eq!(report.counts.tests_failed, Some(1), "{context}");
+        let after_all = with_message(report, "afterAll broke");
+        assert_eq!(after_all.len(), 1, "{context}");
+        assert!(after_all[0].root_cause, "{context}");
+        assert_eq!(
+            after_all[0].location().as_deref(),
+            Some("test/db.test.js:12:11"),
+            "{context}"
+        );
+        let test: Vec<_> = report
+            .diagnostics
+            .iter()
+            .filter(|d| d.test.as_deref() == Some("multi › assertion and hook"))
+            .map(|d| (d.message.as_str(), d.line))
+            .collect();
+        assert_eq!(
+            test,
+            [
+                ("expect(received).toBe(expected)", Some(6)),
+                ("afterEach broke", Some(3)),
+            ],
+            "{context}"
+        );
+    }
+}
+
+/// `Jest encountered an unexpected token` is jest's advice, the same for every such file; the
+/// error is under `Details:` — Node's `Cannot use import statement outside a module` below the
+/// `path:line` it names, babel's `SyntaxError: … (3:0)`. Once only the advice was shown. (jest 30
+/// on the pinned Node.js 22 loads the ES module file through `require(esm)` and says `Must use
+/// import to load ES Module` instead; jest 29 cannot, and prints the `Details:`.)
+#[tokio::test]
+async fn jest_unexpected_token_shows_the_error_under_details() {
+    let runs = run_both_majors(&Jest::default(), "unexpected-token").await;
+    for (major, (_dir, run)) in runs.iter().enumerate() {
+        let context = context(run);
+        let report = &run.report;
+        assert_eq!(report.outcome, Outcome::Failed, "{context}");
+        let esm: Vec<_> = report
+            .diagnostics
+            .iter()
+            .filter(|d| d.file.as_deref() == Some("test/esm.test.js"))
+            .collect();
+        assert_eq!(esm.len(), 1, "{context}");
+        assert!(esm[0].root_cause, "{context}");
+        if major == 1 {
+            assert_eq!(
+                esm[0].message, "SyntaxError: Cannot use import statement outside a module",
+                "{context}"
+            );
+            assert_eq!(esm[0].line, Some(1), "{context}");
+        }
+        let babel: Vec<_> = report
+            .diagnostics
+            .iter()
+            .filter(|d| d.file.as_deref() == Some("test/broken.test.js"))
+            .collect();
+        assert_eq!(babel.len(), 1, "{context}");
+        assert!(
+            babel[0]
+                .message
+                .starts_with("SyntaxError: Unexpected token"),
+            "{context}"
+        );
+        assert_eq!(babel[0].line, Some(3), "{context}");
+        assert!(
+            !report
+                .diagnostics
+                .iter()
+                .any(|d| d.message.contains("Jest encountered")),
+            "{context}"
+        );
+    }
+}
+
+/// A coverage threshold not met fails a run whose tests passed, in jest 29's words (`Jest:
+/// "global" coverage threshold for statements (95%) not met`) and in jest 30's (`Jest: Coverage
+/// for statements (…) does not meet "global" threshold (95%)`), which was once not read at all.
+#[tokio::test]
+async fn jest_coverage_thresholds_fail_the_run_in_both_majors() {
+    for (_dir, run) in run_both_majors(&Jest::default(), "coverage-threshold").await {
+        let context = context(&run);
+        let report = &run.report;
+        assert_eq!(report.outcome, Outcome::Failed, "{context}");
+        assert_eq!(run.code, Some(1), "{context}");
+        let threshold: Vec<_> = report
+            .diagnostics
+            .iter()
+            .filter(|d| d.code.as_deref() == Some("coverage-threshold"))
+            .collect();
+        assert_eq!(threshold.len(), 1, "{context}");
+        assert!(threshold[0].message.contains("95%"), "{context}");
+    }
+}
