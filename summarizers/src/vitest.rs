@@ -4,8 +4,11 @@
 //! The reporters differ in how they list the tests as they run (` ✓`/` ❯`/` ×` trees, one line
 //! per test, dots); the failures and the counts come after, the same for all three:
 //! - `⎯⎯⎯ Failed Suites N ⎯⎯⎯`: test files that did not load (a missing module, a syntax error),
-//!   each headed ` FAIL  test/a.test.js [ test/a.test.js ]` — root causes, and `N` is
-//!   [`Counts::suites_errored`](verdict_core::Counts);
+//!   each headed ` FAIL  test/a.test.js [ test/a.test.js ]`, and describe blocks whose
+//!   `beforeAll`/`afterAll` threw, headed ` FAIL  test/a.test.js > db` (named by the describe
+//!   titles, and errors around tests rather than failed tests) — root causes, and `N` is
+//!   [`Counts::suites_errored`](verdict_core::Counts). Through one pipe the summary may land inside
+//!   such a block, before its frames: the block goes on past it;
 //! - `⎯⎯⎯ Failed Tests N ⎯⎯⎯`: one block per error, headed by ` FAIL  file > describe > test` (several
 //!   headers when tests share an error, as when a `beforeEach` throws), then the error
 //!   (`AssertionError: expected 3 to be 4 // Object.is equality`), `Expected`/`Received` lines or a
@@ -19,8 +22,9 @@
 //! - the counts come from ` Test Files  1 failed | 2 passed (3)`, `      Tests  2 failed | 5 passed |
 //!   1 skipped | 1 todo (9)` (skipped and todo count as skipped; the line is the summary) and
 //!   `     Errors  2 errors`;
-//! - `failed to load config from …` with a `Startup Error`, and `No test files found, exiting with
-//!   code 1`, mean nothing was verified: the outcome is errored.
+//! - `failed to load config from …` with a `Startup Error`, `No test files found, exiting with
+//!   code 1`, and unhandled errors in a run where no test ran (` Tests  no tests`: a test
+//!   environment that is not installed) mean nothing was verified: the outcome is errored.
 
 use verdict_core::{Diagnostic, Kind, LineParser, Outcome, Report, Summarizer};
 
@@ -104,12 +108,33 @@ struct Block {
     origin: Option<String>,
     /// Past `This error originated in …`.
     epilogue: bool,
+    /// `Caused by: Error: Cannot find package 'jsdom' …`: what an unhandled error wraps.
+    cause: Option<String>,
+    /// The run's summary was printed inside the block: only the block's frames, or its error
+    /// when none was read yet, can follow.
+    after_summary: bool,
     lines: usize,
 }
 
 impl Block {
     fn is_open(&self) -> bool {
         !self.headers.is_empty() || self.unhandled.is_some()
+    }
+
+    /// Whether `text` (trimmed), printed after the run's summary, still belongs to the block.
+    fn continues(&self, text: &str) -> bool {
+        // What an error block holds: frames, code frames, the values and diff of an assertion,
+        // what an error wraps; the `|` of a coverage table (`----|----`) is none of it.
+        let part = text.starts_with(['-', '+'])
+            || text.starts_with("Expected")
+            || text.starts_with("Received")
+            || text.starts_with("Caused by: ")
+            || text.starts_with("Serialized Error: ");
+        text.is_empty()
+            || text.starts_with('❯')
+            || is_code_frame(text)
+            || part && !text.contains('|')
+            || self.message.is_none() && is_error_line(text)
     }
 
     fn line(&mut self, line: &str) {
@@ -159,6 +184,12 @@ impl Block {
         }
         if self.message.is_none() {
             self.message = Some(text.to_owned());
+            return;
+        }
+        if let Some(cause) = text.strip_prefix("Caused by: ") {
+            if self.cause.is_none() {
+                self.cause = Some(format!("Caused by: {}", one_line(cause, MAX_DETAIL)));
+            }
             return;
         }
         if text.starts_with("Expected: ") || text.starts_with("Received: ") {
@@ -228,7 +259,8 @@ impl Block {
                 diagnostic.column = column;
             }
             diagnostic.code = Some(label.clone());
-            diagnostic.detail = detail;
+            // `[vitest-pool]: Failed to start forks worker` says little; what it wraps says why.
+            diagnostic.detail = detail.or(self.cause.map(|cause| clip(&cause, MAX_DETAIL)));
             diagnostic.refresh_fingerprint();
             push(diagnostic, report);
             return;
@@ -246,6 +278,9 @@ impl Block {
             diagnostic.file = Some(header.file.clone());
             diagnostic.test = header.test.clone();
             diagnostic.root_cause = suites;
+            // A failed suite named by a describe block (` FAIL  a.test.ts > db`) is a
+            // `beforeAll`/`afterAll` that threw: an error around its tests, not a failed test.
+            diagnostic.test_error = suites && header.test.is_some();
             diagnostic.detail = detail.clone();
             diagnostic.refresh_fingerprint();
             push(diagnostic, report);
@@ -269,6 +304,8 @@ struct Parser {
     startup_lines: usize,
     /// The project directory from the ` RUN ` line, with a trailing `/`.
     root: Option<String>,
+    /// ` MISSING DEPENDENCY  Cannot find dependency 'jsdom'`: what vitest could not load.
+    missing_dependency: Option<String>,
 }
 
 impl Parser {
@@ -284,6 +321,7 @@ impl Parser {
             crash: None,
             startup_lines: 0,
             root: None,
+            missing_dependency: None,
         }
     }
 
@@ -448,13 +486,21 @@ impl LineParser for Parser {
             return;
         }
         if self.block.is_open() {
-            // A block runs to its rule; only the summary, which follows the last one, ends it.
-            if line.starts_with(' ') && self.summary_line(text.trim_ascii_end()) {
-                self.finish_block();
+            let trimmed = text.trim_ascii_end();
+            if line.starts_with(' ') && (self.summary_line(trimmed) || is_summary_tail(trimmed)) {
+                // vitest prints its errors to stderr and its summary to stdout: through one pipe
+                // the summary may land inside a block, before the block's frames (seen with a
+                // `beforeAll` that threw). The block goes on past it.
+                self.block.after_summary = true;
                 return;
             }
-            self.block.line(line);
-            return;
+            if !self.block.after_summary || self.block.continues(trimmed) {
+                self.block.line(line);
+                return;
+            }
+            // After the summary, a line that cannot be the block's (`ERROR: Coverage for …`)
+            // ends it.
+            self.finish_block();
         }
         let text = text.trim_ascii_end();
         if self.section == Section::Startup {
@@ -479,6 +525,10 @@ impl LineParser for Parser {
             diagnostic.code = Some("coverage-threshold".to_owned());
             diagnostic.refresh_fingerprint();
             self.report.push(diagnostic);
+            return;
+        }
+        if let Some(rest) = text.strip_prefix("MISSING DEPENDENCY") {
+            self.missing_dependency = Some(one_line(rest, MAX_MESSAGE));
             return;
         }
         if let Some(rest) = text.strip_prefix("failed to load config from ") {
@@ -510,6 +560,20 @@ impl LineParser for Parser {
                 Some(crash) => format!("{error}: {crash}"),
                 None => error,
             });
+        } else if failed && no_test_ran(&report) {
+            // Only errors outside any test, and not one test ran (` Tests  no tests`): vitest
+            // could not run the tests (a test environment such as jsdom that is not installed).
+            // That says nothing about the code.
+            let first = report.diagnostics.first();
+            report.outcome = Outcome::Errored;
+            report.error = Some(match (self.missing_dependency, first) {
+                (Some(missing), _) => format!("vitest ran no test: {missing}"),
+                (None, Some(d)) => match &d.detail {
+                    Some(detail) => format!("vitest ran no test: {}; {detail}", d.message),
+                    None => format!("vitest ran no test: {}", d.message),
+                },
+                (None, None) => "vitest ran no test; see the log".to_owned(),
+            });
         } else if failed {
             report.outcome = Outcome::Failed;
         } else if let Some((message, passes)) = self.no_tests {
@@ -527,6 +591,25 @@ impl LineParser for Parser {
         }
         report
     }
+}
+
+/// Whether `report` holds only errors outside any test (vitest's unhandled errors) of a run in
+/// which no test ran, passed or failed, and no test file failed.
+fn no_test_ran(report: &Report) -> bool {
+    let counts = &report.counts;
+    counts.tests_passed == Some(0)
+        && counts.tests_failed == Some(0)
+        && counts.files.unwrap_or(0) == 0
+        && counts.suites_errored.unwrap_or(0) == 0
+        && !report.diagnostics.is_empty()
+        && report.diagnostics.iter().all(|d| {
+            d.test.is_none() && !d.root_cause && d.code.as_deref() != Some("coverage-threshold")
+        })
+}
+
+/// The lines of the run's summary after the counts: ` Start at  04:13:46`, ` Duration  512ms …`.
+fn is_summary_tail(text: &str) -> bool {
+    text.starts_with("Start at ") || text.starts_with("Duration ")
 }
 
 /// A line of a code frame: `12|     expect(…)`, `   |   ^`.
@@ -645,6 +728,78 @@ mod tests {
             Some("Expected: undefined, Received: 6")
         );
         assert_eq!(report.counts.tests_failed, Some(1));
+    }
+
+    /// vitest 3's log of a `beforeAll` that threw, as one pipe interleaved it: the summary
+    /// inside the block, before its frame. The block goes on past the summary.
+    #[test]
+    fn a_hook_error_keeps_its_frame_after_the_summary() {
+        let report = parse(concat!(
+            "⎯⎯⎯⎯⎯⎯ Failed Suites 1 ⎯⎯⎯⎯⎯⎯⎯\n\n",
+            " FAIL  src/u.test.ts > db\n",
+            "Error: cannot connect to db\n\n",
+            " Test Files  1 failed (1)\n",
+            "      Tests  1 passed | 1 skipped (2)\n",
+            "   Start at  04:13:46\n",
+            " ❯ src/u.test.ts:3:27\n",
+            "      3|   beforeAll(() => { throw new Error(\"cannot connect to db\"); });\n",
+            "       |                           ^\n\n",
+            "⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯[1/1]⎯\n\n",
+            "   Duration  512ms (transform 75ms, setup 0ms, collect 56ms, tests 5ms)\n",
+        ));
+        assert_eq!(report.outcome, Outcome::Failed);
+        let d = &report.diagnostics[0];
+        assert_eq!(d.location().as_deref(), Some("src/u.test.ts:3:27"));
+        assert_eq!(d.test.as_deref(), Some("db"));
+        assert!(d.root_cause && d.test_error);
+        assert_eq!(report.counts.suites_errored, Some(1));
+    }
+
+    /// The summary can land anywhere in a block, also before an assertion's diff.
+    #[test]
+    fn a_diff_after_the_summary_is_the_blocks() {
+        let report = parse(concat!(
+            "⎯⎯⎯ Failed Tests 1 ⎯⎯⎯\n",
+            " FAIL  a.test.js > adds\n",
+            "AssertionError: expected 3 to be 4 // Object.is equality\n\n",
+            " Test Files  1 failed (1)\n",
+            "      Tests  1 failed (1)\n",
+            "- Expected\n+ Received\n\n- 4\n+ 3\n\n",
+            " ❯ a.test.js:3:17\n",
+            "⎯⎯⎯[1/1]⎯\n",
+            "----------|---------|\n",
+        ));
+        let d = &report.diagnostics[0];
+        assert_eq!(d.detail.as_deref(), Some("Expected: 4, Received: 3"));
+        assert_eq!(d.location().as_deref(), Some("a.test.js:3:17"));
+    }
+
+    /// A test environment that is not installed: vitest runs no test and prints an unhandled
+    /// error. Nothing was verified.
+    #[test]
+    fn unhandled_errors_without_any_test_are_errored() {
+        let report = parse(concat!(
+            " MISSING DEPENDENCY  Cannot find dependency 'jsdom'\n\n",
+            "⎯⎯⎯⎯⎯⎯ Unhandled Errors ⎯⎯⎯⎯⎯⎯\n\n",
+            "⎯⎯⎯⎯⎯⎯ Unhandled Error ⎯⎯⎯⎯⎯⎯⎯\n",
+            "Error: [vitest-pool]: Failed to start forks worker for test files /p/test/dom.test.js.\n",
+            " ❯ node_modules/vitest/dist/chunks/index.ER9afepi.js:6037:94\n\n",
+            "Caused by: Error: Cannot find package 'jsdom' imported from /p/node_modules/vitest/dist/chunks/index.C7Nn66Gy.js\n",
+            "⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯\n\n",
+            " Test Files  no tests\n",
+            "      Tests  no tests\n",
+            "     Errors  1 error\n",
+        ));
+        assert_eq!(report.outcome, Outcome::Errored);
+        let error = report.error.as_deref().unwrap_or("");
+        assert_eq!(error, "vitest ran no test: Cannot find dependency 'jsdom'");
+        let d = &report.diagnostics[0];
+        assert!(
+            d.detail
+                .as_deref()
+                .is_some_and(|detail| detail.contains("Cannot find package 'jsdom'")),
+            "{d:?}"
+        );
     }
 
     #[test]

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use verdict_core::verifier::{Applicability, Captured, CommandSpec, Exit, Workspace};
-use verdict_core::{Counts, Outcome, Report, Verifier};
+use verdict_core::{Counts, Diagnostic, Outcome, Report, Verifier};
 use verdict_verifier_support::{
     PackageJson, first_file, node_bin, node_install_markers, summarize_log_as,
 };
@@ -194,15 +194,20 @@ pub(crate) fn relative_files(report: &mut Report, root: &Path) {
 ///
 /// The JSON report has exact names, counts and messages, but it is silent about what happened
 /// outside the tests: a config that does not load, `No tests found`, a coverage threshold, vitest's
-/// unhandled errors. So the log is always read as well, and:
+/// unhandled errors and its `beforeAll`/`afterAll` hooks that threw. So the log is always read as
+/// well, and:
 /// - with no JSON report (the tool stopped before writing it), the log's report stands — but never
 ///   as a pass: a run that did not finish has not passed;
 /// - a JSON report that does not parse (cut off when the tool was killed) is noted, and the log's
 ///   report stands on the same terms;
-/// - otherwise the JSON report stands, with the log's diagnostics that are no test and no test
-///   file (coverage thresholds, unhandled errors) added — they fail the run — and the log's error
-///   (a config error, `No tests found`) taking over a report with no failing test; a log with
-///   failures behind a JSON report of a pass makes the run errored.
+/// - otherwise the JSON report stands, and the log adds to it (see [`merge_log`]): what is no test
+///   and no test file (coverage thresholds, unhandled errors), the errors of suites around their
+///   tests (vitest's hooks), and what the JSON's failures lack (expected/received values, the
+///   message behind vitest 3's `STACK_TRACE_ERROR` placeholder). What the log adds fails the run
+///   — unless no test ran at all and nothing failed to load: then the runner itself could not run
+///   (a test environment such as jsdom that is not installed), and nothing was verified. The log's
+///   error (a config error, `No tests found`) takes over a report with no failing test, and a log
+///   with failures behind a JSON report of a pass makes the run errored.
 pub(crate) fn interpret_json_and_log(
     tool: &str,
     spec: &CommandSpec,
@@ -222,42 +227,112 @@ pub(crate) fn interpret_json_and_log(
         );
     };
     let root = cwd.to_string_lossy();
-    let mut report = verdict_summarizers::jest_json::parse_relative_to(tool, bytes, &root);
+    let report = verdict_summarizers::jest_json::parse_relative_to(tool, bytes, &root);
     if report.outcome == Outcome::Errored && report.counts == Counts::default() {
         // Not a report at all: the parser says why.
         let why = report.error.unwrap_or_default();
         log.note(why.clone());
         return never_a_pass(log, why);
     }
+    merge_log(tool, report, log)
+}
+
+/// What the log of a run adds to its JSON report (see [`interpret_json_and_log`]).
+fn merge_log(tool: &str, mut report: Report, log: Report) -> Report {
     report.summary = log.summary.clone();
     if report.counts.errors.is_none() {
         report.counts.errors = log.counts.errors;
     }
-    let mut extras = 0;
-    let mut details = BTreeMap::new();
+    let from_json = report.diagnostics_found();
+    let ran_tests =
+        report.counts.tests_passed.unwrap_or(0) + report.counts.tests_failed.unwrap_or(0) > 0;
+    // The log's failures of each test, in the order printed: a test can fail more than once
+    // (`expect.soft`), and tests can share a name, so one key may hold several.
+    let mut of_test: BTreeMap<(Option<String>, String), Vec<Diagnostic>> = BTreeMap::new();
+    let mut outside = Vec::new();
+    let mut file_errors = Vec::new();
     for diagnostic in log.diagnostics {
-        if diagnostic.test.is_none() && !diagnostic.root_cause {
+        match (&diagnostic.test, diagnostic.root_cause) {
+            (None, false) => outside.push(diagnostic),
+            (None, true) => file_errors.push(diagnostic),
+            (Some(test), _) => of_test
+                .entry((diagnostic.file.clone(), test.clone()))
+                .or_default()
+                .push(diagnostic),
+        }
+    }
+    pair_with_log(&mut report, &mut of_test);
+
+    let mut added = outside.len() as u64;
+    for diagnostic in outside {
+        report.push(diagnostic);
+    }
+    // What is left of the log's test-named failures that are root causes: vitest's `Failed
+    // Suites` named by a describe block (`FAIL  a.test.ts > db`), a `beforeAll` or `afterAll` that
+    // threw. The JSON report has no place for them: its file is only marked failed.
+    let mut suites = 0;
+    let mut explained = BTreeSet::new();
+    for diagnostic in of_test.into_values().flatten() {
+        if diagnostic.root_cause {
+            explained.extend(diagnostic.file.clone());
             report.push(diagnostic);
-            extras += 1;
-        } else if let (Some(test), Some(detail)) = (diagnostic.test, diagnostic.detail) {
-            details.insert((diagnostic.file, test), detail);
+            suites += 1;
         }
     }
-    // vitest's JSON messages carry no expected/received values; its human output does.
-    for diagnostic in &mut report.diagnostics {
-        if diagnostic.detail.is_none()
-            && let Some(test) = &diagnostic.test
-            && let Some(detail) = details.remove(&(diagnostic.file.clone(), test.clone()))
-        {
-            diagnostic.detail = Some(detail);
+    // A file the JSON report marked failed without saying why, which the log explains.
+    for diagnostic in file_errors {
+        let unexplained = diagnostic.file.as_deref().is_some_and(|file| {
+            report
+                .notes
+                .iter()
+                .chain(report.error.iter())
+                .any(|text| text.contains(&failed_without_reason(tool, file)))
+        });
+        if unexplained {
+            explained.extend(diagnostic.file.clone());
+            report.push(diagnostic);
+            suites += 1;
         }
     }
+    report.notes.retain(|note| {
+        !explained
+            .iter()
+            .any(|file| note.contains(&failed_without_reason(tool, file)))
+    });
+    if suites > 0 {
+        let counts = &mut report.counts;
+        counts.suites_errored = Some(counts.suites_errored.unwrap_or(0) + suites);
+    }
+    added += suites;
     for note in log.notes {
         report.note(note);
     }
-    if extras > 0 && report.outcome != Outcome::Failed {
-        report.outcome = Outcome::Failed;
-        report.error = None;
+    if added > 0 && report.outcome != Outcome::Failed {
+        if ran_tests || from_json > 0 || suites > 0 {
+            report.outcome = Outcome::Failed;
+            report.error = None;
+        } else {
+            // No test ran and no test file failed to load; what the log shows happened outside
+            // any test (vitest's unhandled `Cannot find package 'jsdom'`): the runner could not
+            // run the tests, which says nothing about the code.
+            report.outcome = Outcome::Errored;
+            let first = report
+                .diagnostics
+                .iter()
+                .find(|d| d.test.is_none())
+                .map_or_else(
+                    || "see the log".to_owned(),
+                    |d| match &d.detail {
+                        Some(detail) => format!("{}; {detail}", d.message),
+                        None => d.message.clone(),
+                    },
+                );
+            // The log's own reading names the reason best (vitest's `MISSING DEPENDENCY`).
+            report.error = match (log.outcome, log.error) {
+                (Outcome::Errored, Some(error)) => Some(error),
+                _ => Some(format!("{tool} ran no test: {first}")),
+            };
+        }
     } else if log.outcome == Outcome::Errored && report.outcome != Outcome::Failed {
         report.outcome = Outcome::Errored;
         report.error = log
@@ -272,6 +347,78 @@ pub(crate) fn interpret_json_and_log(
         ));
     }
     report
+}
+
+/// The words [`verdict_summarizers::jest_json`] uses for a file marked failed with no reason.
+fn failed_without_reason(tool: &str, file: &str) -> String {
+    format!("{tool} marked {file} as failed without a failing test or a message")
+}
+
+/// Pairs each failure of the JSON report with the log's failure of the same test, taking from
+/// the log what the JSON lacks: vitest's JSON messages carry no expected/received values, vitest
+/// 3 reports a time-out as `Error: STACK_TRACE_ERROR` (its log says `Test timed out in 300ms.`),
+/// and a failure with no frame in the test file has no line. Within one test the failures pair up
+/// by equal message first, then in the order printed — never the last of the log's failures for
+/// every one of them. What pairs is removed from `of_test`.
+fn pair_with_log(
+    report: &mut Report,
+    of_test: &mut BTreeMap<(Option<String>, String), Vec<Diagnostic>>,
+) {
+    let mut paired = Vec::new();
+    let mut unpaired = Vec::new();
+    for (at, diagnostic) in report.diagnostics.iter().enumerate() {
+        let Some(test) = &diagnostic.test else {
+            continue;
+        };
+        let key = (diagnostic.file.clone(), test.clone());
+        let Some(logged) = of_test.get_mut(&key) else {
+            continue;
+        };
+        match logged
+            .iter()
+            .position(|d| !d.root_cause && d.message == diagnostic.message)
+        {
+            Some(same) => paired.push((at, logged.remove(same))),
+            None => unpaired.push((at, key)),
+        }
+    }
+    for (at, key) in unpaired {
+        let Some(logged) = of_test.get_mut(&key) else {
+            continue;
+        };
+        if let Some(next) = logged.iter().position(|d| !d.root_cause) {
+            paired.push((at, logged.remove(next)));
+        }
+    }
+    for (at, from_log) in paired {
+        if let Some(diagnostic) = report.diagnostics.get_mut(at) {
+            complete(diagnostic, from_log);
+        }
+    }
+}
+
+/// Fills what `diagnostic` (from the JSON report) lacks from `from_log`, the log's reading of the
+/// same failure.
+fn complete(diagnostic: &mut Diagnostic, from_log: Diagnostic) {
+    if diagnostic.detail.is_none() {
+        diagnostic.detail = from_log.detail;
+    }
+    if diagnostic.line.is_none() && from_log.file == diagnostic.file {
+        diagnostic.line = from_log.line;
+        diagnostic.column = from_log.column;
+    }
+    if is_placeholder(&diagnostic.message) && !is_placeholder(&from_log.message) {
+        diagnostic.message = from_log.message;
+        diagnostic.refresh_fingerprint();
+    }
+}
+
+/// Whether a JSON report's message says nothing about the failure: vitest 3 and 4 write
+/// `Error: STACK_TRACE_ERROR` for a test that timed out, and the parser's own fallback for an
+/// empty message is `test failed`.
+fn is_placeholder(message: &str) -> bool {
+    let message = message.strip_prefix("Error: ").unwrap_or(message);
+    matches!(message, "STACK_TRACE_ERROR" | "test failed" | "")
 }
 
 /// `report`, made errored when it passed but the command did not end with an exit code the
@@ -296,7 +443,11 @@ pub(crate) fn fail_closed(
             );
         }
         Exit::Signal { signal } => format!("{tool} was killed by signal {signal}"),
-        Exit::TimedOut => format!("{tool} timed out and was stopped"),
+        // In the pipeline's own words, which then does not say it twice.
+        Exit::TimedOut => format!(
+            "{tool} timed out after {} and was stopped",
+            duration_words(spec.timeout)
+        ),
         Exit::Cancelled => format!("{tool} was stopped: the run was interrupted"),
         Exit::NotStarted { message } => message.clone(),
     };
@@ -317,6 +468,18 @@ pub(crate) fn fail_closed(
     }
 }
 
+/// A time-out as the pipeline writes it: `90s`, `10m`, `500ms`.
+fn duration_words(duration: Duration) -> String {
+    let secs = duration.as_secs();
+    if secs >= 60 && secs.is_multiple_of(60) {
+        format!("{}m", secs / 60)
+    } else if secs >= 1 {
+        format!("{secs}s")
+    } else {
+        format!("{}ms", duration.as_millis())
+    }
+}
+
 /// `report`, made errored with `why` if it passed.
 fn never_a_pass(mut report: Report, why: String) -> Report {
     if report.outcome == Outcome::Passed {
@@ -333,7 +496,8 @@ pub struct Failing {
     /// Empty when some failing test has no file (then every file runs, filtered by name).
     pub files: Vec<String>,
     /// The full names of the failing tests, as the summarizers name them (titles joined with the
-    /// runner's separator).
+    /// runner's separator). Empty when a describe block failed around its tests (a hook that
+    /// threw): then the files run whole.
     pub tests: Vec<String>,
 }
 
@@ -343,7 +507,18 @@ impl Failing {
         let mut files = BTreeSet::new();
         let mut tests = BTreeSet::new();
         let mut every_file = false;
+        let mut whole_files = false;
         for diagnostic in previous.errors() {
+            if diagnostic.root_cause
+                && diagnostic.test.is_some()
+                && let Some(file) = &diagnostic.file
+            {
+                // A describe block whose `beforeAll`/`afterAll` threw: its name is no test's, so
+                // no name filter selects its tests; its file runs whole.
+                files.insert(file.clone());
+                whole_files = true;
+                continue;
+            }
             match (&diagnostic.test, &diagnostic.file) {
                 (Some(test), file) => {
                     tests.insert(test.clone());
@@ -365,6 +540,9 @@ impl Failing {
         }
         if every_file {
             files.clear();
+        }
+        if whole_files {
+            tests.clear();
         }
         Some(Failing {
             files: files.into_iter().map(safe_path_arg).collect(),
@@ -434,7 +612,7 @@ pub fn escape_regex(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use verdict_core::{Diagnostic, Kind, Severity};
+    use verdict_core::{Kind, Severity};
 
     fn failing_test(file: Option<&str>, name: &str) -> Diagnostic {
         let mut d =

@@ -515,6 +515,17 @@ async fn a_run_stopped_at_its_time_out_is_no_pass() {
             "{}: {report:#?}",
             verifier.name()
         );
+        // The pipeline says it too: once was "jest timed out after 4s and was stopped; jest
+        // timed out and was stopped".
+        let reconciled = verdict_core::pipeline::reconcile(
+            report,
+            &spec,
+            &captured,
+            verdict_core::Kind::Test,
+            false,
+        );
+        let error = reconciled.error.unwrap_or_default();
+        assert_eq!(error.matches("timed out").count(), 1, "{error}");
     }
 }
 
@@ -547,6 +558,130 @@ fn with_message<'a>(report: &'a Report, message: &str) -> Vec<&'a verdict_core::
         .iter()
         .filter(|d| d.message.contains(message))
         .collect()
+}
+
+/// A `beforeAll`/`afterAll` that throws inside a describe block: vitest lists it under `Failed
+/// Suites` in its log only — the JSON report just marks the file failed — so it once went
+/// missing: alone it made the run errored ("marked as failed without a failing test"), next to a
+/// failing test it was dropped. Each is an error around its tests, where it was thrown, and the
+/// run failed; a re-run runs the file whole (no test is named after a describe block).
+#[tokio::test]
+async fn vitest_hook_errors_are_failures_where_they_were_thrown() {
+    let vitest = Vitest::default();
+    for (dir, alone) in run_both_majors(&vitest, "hook-alone").await {
+        let context = context(&alone);
+        let report = &alone.report;
+        assert_eq!(report.outcome, Outcome::Failed, "{context}");
+        assert_eq!(alone.code, Some(1), "{context}");
+        let hook = with_message(report, "cannot connect to db");
+        assert_eq!(hook.len(), 1, "{context}");
+        assert_eq!(
+            hook[0].location().as_deref(),
+            Some("test/db.test.js:5:11"),
+            "{context}"
+        );
+        assert!(hook[0].test_error && hook[0].root_cause, "{context}");
+        assert!(
+            !report
+                .notes
+                .iter()
+                .any(|n| n.contains("without a failing test")),
+            "{context}"
+        );
+        let workspace = Workspace::new(dir.path());
+        let rerun = vitest
+            .rerun_failed(&workspace, report)
+            .expect("a re-run of the file");
+        assert!(
+            !rerun
+                .args
+                .iter()
+                .any(|a| a.starts_with("--testNamePattern")),
+            "{:?}",
+            rerun.args
+        );
+        assert!(rerun.args.iter().any(|a| a == "test/db.test.js"));
+    }
+    for (_dir, mixed) in run_both_majors(&vitest, "hooks").await {
+        let context = context(&mixed);
+        let report = &mixed.report;
+        assert_eq!(report.outcome, Outcome::Failed, "{context}");
+        assert_eq!(report.counts.tests_failed, Some(1), "{context}");
+        for (message, location) in [
+            ("afterAll broke", "test/db.test.js:5:11"),
+            ("beforeAll broke", "test/db.test.js:17:11"),
+        ] {
+            let hook = with_message(report, message);
+            assert_eq!(hook.len(), 1, "{message}\n{context}");
+            assert_eq!(hook[0].location().as_deref(), Some(location), "{context}");
+        }
+        let failing = with_message(report, "expected 1 to be 2");
+        assert_eq!(failing.len(), 1, "{context}");
+        assert_eq!(failing[0].test.as_deref(), Some("after all > fails"));
+        assert_eq!(
+            failing[0].detail.as_deref(),
+            Some("Expected: 2, Received: 1"),
+            "{context}"
+        );
+    }
+}
+
+/// One test that fails twice (`expect.soft`) and two tests of the same name: each failure keeps
+/// its own message, line and expected/received values (they were once all given the log's last
+/// values, and the second soft failure was dropped). And a time-out reads as one: vitest 3 writes
+/// `Error: STACK_TRACE_ERROR` into its JSON report, its log says `Test timed out in 300ms.`.
+#[tokio::test]
+async fn vitest_every_failure_keeps_its_own_values_and_time_outs_their_message() {
+    for (_dir, run) in run_both_majors(&Vitest::default(), "several-failures").await {
+        let context = context(&run);
+        let report = &run.report;
+        assert_eq!(report.outcome, Outcome::Failed, "{context}");
+        let failures = |test: &str| -> Vec<(Option<u32>, Option<&str>)> {
+            report
+                .diagnostics
+                .iter()
+                .filter(|d| d.test.as_deref() == Some(test))
+                .map(|d| (d.line, d.detail.as_deref()))
+                .collect()
+        };
+        assert_eq!(
+            failures("soft"),
+            [
+                (Some(4), Some("Expected: 2, Received: 1")),
+                (Some(5), Some("Expected: 3, Received: 2")),
+            ],
+            "{context}"
+        );
+        assert_eq!(
+            failures("same name"),
+            [
+                (Some(10), Some("Expected: 10, Received: 1")),
+                (Some(10), Some("Expected: 20, Received: 2")),
+            ],
+            "{context}"
+        );
+        let timeout = with_message(report, "timed out in 300ms");
+        assert_eq!(timeout.len(), 1, "{context}");
+        assert_eq!(timeout[0].test.as_deref(), Some("times out"), "{context}");
+        assert!(
+            with_message(report, "STACK_TRACE_ERROR").is_empty(),
+            "{context}"
+        );
+    }
+}
+
+/// A test environment that is not installed (jsdom): vitest runs no test and exits 1 with an
+/// unhandled error. That says nothing about the code — could not verify, not a failure — unlike
+/// a test file that cannot import the code it tests (the `syntax` fixture: failed).
+#[tokio::test]
+async fn vitest_without_its_test_environment_could_not_verify() {
+    for (_dir, run) in run_both_majors(&Vitest::default(), "missing-environment").await {
+        let context = context(&run);
+        assert_eq!(run.report.outcome, Outcome::Errored, "{context}");
+        let error = run.report.error.as_deref().unwrap_or("");
+        assert!(error.contains("jsdom"), "{context}");
+        assert_eq!(run.code, Some(1), "{context}");
+    }
 }
 
 /// jest puts an `afterAll` that threw into the message of a file whose other tests failed too,
