@@ -19,8 +19,9 @@
 //! - `Exception during run:` (mocha loads every test file before it runs any, so one that does
 //!   not load stops the run) is a root cause, located at the printed `file:line` or the first
 //!   frame in the project; if nothing points into the project, the outcome is errored;
-//! - `Error: No test files found`, a configuration that does not parse, or a run of no test
-//!   (`0 passing`) mean nothing was verified: the outcome is errored.
+//! - `Error: No test files found`, a configuration that does not parse, mocha's own `✖ ERROR: …`
+//!   (a `require` of a missing file), or a run of no test (`0 passing`) mean nothing was
+//!   verified: the outcome is errored, with the error line as the reason.
 
 use std::collections::HashMap;
 
@@ -407,6 +408,17 @@ impl LineParser for Parser {
         }
         if text.starts_with("Error: No test files found") {
             self.no_tests = Some(text.to_owned());
+        } else if let Some(error) = cli_error(text) {
+            // mocha's own `✖ ERROR: Error [ERR_MODULE_NOT_FOUND]: Cannot find module …` (a
+            // `require` of a missing file): the error line is the reason it stopped.
+            if self.crash.is_none() {
+                let mut crash = Crash::default();
+                crash.line(error);
+                if crash.message.is_none() {
+                    crash.message = Some(one_line(error, MAX_MESSAGE));
+                }
+                self.crash = Some(crash);
+            }
         } else if text.starts_with("Warning: ") {
             self.report.note(clip(text, MAX_MESSAGE));
         } else if is_error_line(text) || text.starts_with("file:") || text.starts_with('/') {
@@ -468,6 +480,14 @@ impl LineParser for Parser {
         }
         report
     }
+}
+
+/// The error of mocha's CLI error line: `✖ ERROR: …` (`×` where the terminal has no `✖`).
+fn cli_error(text: &str) -> Option<&str> {
+    text.strip_prefix("✖ ERROR:")
+        .or_else(|| text.strip_prefix("× ERROR:"))
+        .map(str::trim)
+        .filter(|error| !error.is_empty())
 }
 
 /// The number before `label` at the start of `text`: `count_before("8 passing (95ms)", "

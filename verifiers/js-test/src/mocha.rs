@@ -7,7 +7,13 @@
 //! and the summarizer reads every count and failure from it (checked against mocha's own JSON
 //! report in the summarizer's tests). `--reporter spec` overrides a project's `.mocharc` reporter
 //! so the log always has that shape. Everything else (which files, `require`, timeouts) comes from
-//! the project's own config.
+//! the project's own config — or, when no config names the spec (no `spec` in a `.mocharc` or in
+//! `package.json`'s `mocha` key), from the script that runs mocha (the one detection names):
+//! `"test": "mocha --require ts-node/register 'src/**/*.test.ts'"` names its files on the command
+//! line, and plain `mocha` would look in `./test` instead. The script is split into words the way
+//! a shell would (nothing is expanded, no shell runs), and the words after the mocha program up
+//! to the first shell operator (`&&`, `||`, `;`, `|`, `&`, a redirection) are taken over, but for
+//! what verdict sets itself: the reporter and its options, colour, and watch mode.
 //!
 //! Exit codes (mocha 10 and 12): 0 when every test passed; otherwise the number of failures,
 //! capped at 255 — so 1 to 255 mean failures. A test file that does not load and a config that
@@ -15,11 +21,12 @@
 
 use std::time::Duration;
 
+use verdict_core::agent::split_command;
 use verdict_core::verifier::{
     Applicability, Captured, CommandSpec, ExitCodes, Inputs, VerifierError, Workspace,
 };
 use verdict_core::{Kind, Report, Verifier};
-use verdict_verifier_support::{js_monorepo_root, node_bin, summarize_log_as};
+use verdict_verifier_support::{PackageJson, js_monorepo_root, node_bin, summarize_log_as};
 
 use crate::{DEFAULT_TIMEOUT, Evidence, Failing, escape_regex};
 
@@ -96,6 +103,87 @@ fn grep_pattern(failing: &Failing) -> Option<String> {
     (!names.is_empty()).then(|| format!("^(?:{})$", names.join("|")))
 }
 
+/// Whether the project's mocha config names the test files: a `spec` in a `.mocharc.*` (read as
+/// text: a `.mocharc.js` is code) or in `package.json`'s `mocha` key.
+fn config_names_spec(workspace: &Workspace) -> bool {
+    let in_rc = CONFIGS.iter().any(|name| {
+        std::fs::read_to_string(workspace.path(name)).is_ok_and(|text| text.contains("spec"))
+    });
+    let in_package = std::fs::read_to_string(workspace.path("package.json"))
+        .ok()
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+        .is_some_and(|package| package.get("mocha").and_then(|m| m.get("spec")).is_some());
+    in_rc || in_package
+}
+
+/// The arguments of the mocha command in the script that runs mocha (see the module docs); none
+/// when no script runs it or it cannot be split.
+fn script_args(workspace: &Workspace) -> Vec<String> {
+    let Ok(Some(package)) = PackageJson::read(workspace) else {
+        return Vec::new();
+    };
+    let script = [NAME, "_mocha"]
+        .into_iter()
+        .find_map(|program| package.script_running(program))
+        .and_then(|name| package.scripts.get(name))
+        .and_then(serde_json::Value::as_str);
+    script.map(mocha_args).unwrap_or_default()
+}
+
+/// The words after the mocha program in `script`, up to the first shell operator, without the
+/// options verdict sets itself.
+fn mocha_args(script: &str) -> Vec<String> {
+    let Ok(words) = split_command(script) else {
+        return Vec::new();
+    };
+    let is_mocha = |word: &str| {
+        let program = word.rsplit('/').next().unwrap_or(word);
+        program == NAME || program == "_mocha"
+    };
+    let Some(start) = words.iter().position(|word| is_mocha(word)) else {
+        return Vec::new();
+    };
+    let mut args = Vec::new();
+    let mut skip_value = false;
+    for word in &words[start + 1..] {
+        // The splitter keeps operators as ordinary characters: `a.js;` or `&&` end the command.
+        let (word, last) = match word.strip_suffix(';') {
+            Some(before) => (before, true),
+            None => (word.as_str(), false),
+        };
+        if word.starts_with(['&', '|', ';', '<', '>']) || word.starts_with("2>") {
+            break;
+        }
+        if skip_value {
+            skip_value = false;
+        } else if let Some(takes_value) = set_by_verdict(word) {
+            skip_value = takes_value;
+        } else if !word.is_empty() {
+            args.push(word.to_owned());
+        }
+        if last {
+            break;
+        }
+    }
+    args
+}
+
+/// For an option verdict sets itself, whether its value is the next word; `None` for any other.
+fn set_by_verdict(word: &str) -> Option<bool> {
+    let (option, inline_value) = match word.split_once('=') {
+        Some((option, _)) => (option, true),
+        None => (word, false),
+    };
+    match option {
+        "--reporter" | "-R" | "--reporter-option" | "--reporter-options" | "-O"
+        | "--watch-files" | "--watch-ignore" => Some(!inline_value),
+        "--color" | "--colors" | "-c" | "--no-color" | "--no-colors" | "--watch" | "-w" => {
+            Some(false)
+        }
+        _ => None,
+    }
+}
+
 impl Verifier for Mocha {
     fn name(&self) -> &str {
         NAME
@@ -122,12 +210,16 @@ impl Verifier for Mocha {
             tool: NAME.to_owned(),
             hint: INSTALL_HINT.to_owned(),
         })?;
+        let mut args: Vec<String> = ["--reporter", "spec", "--no-color"]
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
+        if !config_names_spec(workspace) {
+            args.extend(script_args(workspace));
+        }
         Ok(CommandSpec {
             program,
-            args: ["--reporter", "spec", "--no-color"]
-                .into_iter()
-                .map(str::to_owned)
-                .collect(),
+            args,
             env: crate::deterministic_env(),
             cwd: workspace.root.clone(),
             timeout: self.timeout,
@@ -170,6 +262,23 @@ impl Verifier for Mocha {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn script_args_stop_at_shell_operators_and_leave_verdicts_options() {
+        assert_eq!(mocha_args("mocha 'src/**/*.test.js'"), ["src/**/*.test.js"]);
+        assert_eq!(
+            mocha_args(
+                "tsc && nyc ./node_modules/.bin/mocha -r ts-node/register --reporter dot \"src/**/*.spec.ts\" --color && echo done"
+            ),
+            ["-r", "ts-node/register", "src/**/*.spec.ts"]
+        );
+        assert_eq!(
+            mocha_args("mocha --reporter=min test/a.js; echo"),
+            ["test/a.js"]
+        );
+        assert_eq!(mocha_args("mocha"), Vec::<String>::new());
+        assert_eq!(mocha_args("echo 'unbalanced"), Vec::<String>::new());
+    }
 
     #[test]
     fn hooks_re_run_their_suite() {

@@ -787,3 +787,47 @@ async fn jest_coverage_thresholds_fail_the_run_in_both_majors() {
         assert!(threshold[0].message.contains("95%"), "{context}");
     }
 }
+
+/// A project whose script names its test files (`"test": "mocha --recursive 'src/**/*.test.js'
+/// && echo done"`) and has no `.mocharc` spec: plain `mocha` looked in `./test` and errored with
+/// `No test files found`, while detection said the script runs mocha. The script's arguments up to
+/// the shell operator are taken over.
+#[tokio::test]
+async fn mocha_runs_the_spec_its_script_names() {
+    for (_dir, run) in run_both_majors(&Mocha::default(), "script-spec").await {
+        let context = context(&run);
+        let report = &run.report;
+        assert_eq!(report.outcome, Outcome::Failed, "{context}");
+        assert_eq!(report.counts.tests_passed, Some(1), "{context}");
+        assert_eq!(report.counts.tests_failed, Some(1), "{context}");
+        let failing = &report.diagnostics[0];
+        assert_eq!(failing.test.as_deref(), Some("math > subtracts"));
+        assert_eq!(
+            failing.location().as_deref(),
+            Some("src/math.test.js:8:12"),
+            "{context}"
+        );
+        assert!(
+            !run.spec.args.iter().any(|a| a == "&&" || a == "done"),
+            "{:?}",
+            run.spec.args
+        );
+    }
+}
+
+/// A `.mocharc` `require` of a file that does not exist: mocha prints `✖ ERROR: … Cannot find
+/// module …` and exits 1. That line is the reason the run could not verify, not "no failure could
+/// be read".
+#[tokio::test]
+async fn mocha_cli_errors_are_the_reason_it_could_not_verify() {
+    for (_dir, run) in run_both_majors(&Mocha::default(), "missing-require").await {
+        let context = context(&run);
+        assert_eq!(run.report.outcome, Outcome::Errored, "{context}");
+        let error = run.report.error.as_deref().unwrap_or("");
+        assert!(
+            error.contains("Cannot find module") && error.contains("setup-that-is-missing"),
+            "{context}"
+        );
+        assert!(!error.contains("no failure could be read"), "{context}");
+    }
+}
