@@ -167,6 +167,12 @@ pub(crate) fn run(args: &Args) -> Result<u8> {
     policies.new_failures_only = settings.new_failures_only;
     let specs = agents(&settings, &config)?;
     let guidance = settings.guidance.clone();
+    prompt_fits_one_argument(
+        &specs,
+        &task,
+        settings.budget.unwrap_or(DEFAULT_BUDGET),
+        guidance.as_deref(),
+    )?;
 
     // The verification: `verdict run`'s selection, built once.
     let known = registry::all(&config).map_err(|e| usage(format!("{e:#}")))?;
@@ -271,7 +277,9 @@ fn task(args: &Args, root: &Path) -> Result<String> {
         (None, Some(file)) => std::fs::read_to_string(file)
             .with_context(|| format!("failed to read the task file {}", file.display()))?,
         (None, None) if args.resume => {
-            let db = StateDb::open(&root.join(verdict_core::state::DEFAULT_PATH))?;
+            let path = root.join(verdict_core::state::DEFAULT_PATH);
+            let db = StateDb::open(&path)
+                .with_context(|| format!("failed to open the state database {}", path.display()))?;
             let runs = db.runs()?;
             let workspace = root.to_string_lossy();
             match runs
@@ -291,7 +299,9 @@ fn task(args: &Args, root: &Path) -> Result<String> {
         bail!(usage("the task is empty"));
     }
     if args.resume && (args.task.is_some() || args.task_file.is_some()) {
-        let db = StateDb::open(&root.join(verdict_core::state::DEFAULT_PATH))?;
+        let path = root.join(verdict_core::state::DEFAULT_PATH);
+        let db = StateDb::open(&path)
+            .with_context(|| format!("failed to open the state database {}", path.display()))?;
         let hash = verdict_core::state::task_hash(&task);
         if db.find_run_by_task(&hash, root)?.is_none() {
             bail!(usage(format!(
@@ -301,6 +311,54 @@ fn task(args: &Args, root: &Path) -> Result<String> {
         }
     }
     Ok(task)
+}
+
+/// The longest single argument Linux passes to a program (`MAX_ARG_STRLEN`, 32 pages of 4 KiB).
+const MAX_ARG_LEN: usize = 32 * 4096;
+
+/// Bytes a digest token is counted at when sizing the longest prompt: twice what a token of code
+/// or English averages, so that a digest of unusual text still fits the estimate.
+const BYTES_PER_TOKEN: usize = 8;
+
+/// With an agent that takes the prompt as one argument (`{prompt}`), checks before attempt 1 that
+/// the longest retry prompt the run can write — the task, the digest's budget, verdict's own lines
+/// and a person's guidance (`verdict_core::agent_loop::prompt`'s bound) — fits in one argument.
+/// Past it the agent cannot start, which used to end the run after attempt 1 had already run.
+fn prompt_fits_one_argument(
+    specs: &[AgentSpec],
+    task: &str,
+    budget: usize,
+    guidance: Option<&str>,
+) -> Result<()> {
+    let longest = task.len()
+        + guidance.map_or(0, str::len)
+        + (budget + verdict_core::agent_loop::prompt::OVERHEAD_TOKENS) * BYTES_PER_TOKEN;
+    for spec in specs {
+        // The words around the placeholder in its argument count too (`--message={prompt}`).
+        let around = spec
+            .argv
+            .iter()
+            .filter(|arg| arg.contains(verdict_core::agent::PROMPT))
+            .map(|arg| arg.len() - verdict_core::agent::PROMPT.len())
+            .max();
+        let Some(around) = around else {
+            continue;
+        };
+        if longest + around >= MAX_ARG_LEN {
+            bail!(usage(format!(
+                "the retry prompts of this task can make an argument of about {} bytes (a task of \
+                 {} bytes, a digest of up to {budget} tokens, verdict's own lines and the \
+                 guidance), over the {} KiB Linux allows for one argument; give agent `{}` the \
+                 prompt through {} or on stdin, or shorten the task",
+                longest + around,
+                task.len(),
+                MAX_ARG_LEN / 1024,
+                spec.name,
+                verdict_core::agent::PROMPT_FILE,
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// The run's settings: the flags given, else — for a run that continues an unfinished one — the

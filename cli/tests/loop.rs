@@ -1701,6 +1701,45 @@ fn agent_timeout_0_and_budget_0_are_refused_as_the_config_file_refuses_them() {
 }
 
 #[test]
+fn a_task_whose_retry_prompt_cannot_fit_one_argument_is_refused_before_attempt_1() {
+    // The first prompt (the task alone) fitted; the second, with the digest, did not, and the run
+    // ended with exit 2 after attempt 1 had already run.
+    let scenario = Scenario::cart();
+    let agent = scenario.agent_via("fix", "a", Via::Argv);
+    let task = format!(
+        "{TASK}\n{}",
+        "Keep the cart's behaviour as it is. ".repeat(3600)
+    );
+    assert!(task.len() < 128 * 1024, "the task alone fits");
+    let out = scenario.run(&["--task", &task, "--agent", &agent]);
+    assert_eq!(out.code, 2, "{}", out.all());
+    assert!(
+        out.stderr
+            .contains("over the 128 KiB Linux allows for one argument")
+            && out.stderr.contains("{prompt_file} or on stdin"),
+        "{}",
+        out.all()
+    );
+    assert_eq!(scenario.calls("a"), 0, "no attempt ran");
+}
+
+#[test]
+fn a_damaged_state_database_is_named_in_the_error() {
+    let scenario = Scenario::cart();
+    scenario
+        .project
+        .write(".verdict/state.db", &"not a database ".repeat(200));
+    let agent = scenario.agent("fix", "a");
+    let out = scenario.run(&["--task", TASK, "--agent", &agent]);
+    assert_eq!(out.code, 2, "{}", out.all());
+    assert!(
+        out.stderr.contains(".verdict/state.db") && out.stderr.contains("not a database"),
+        "{}",
+        out.all()
+    );
+}
+
+#[test]
 fn an_agent_that_does_not_exist_is_exit_2() {
     let scenario = Scenario::cart();
     let missing = scenario.logs.path().join("no-such-agent");

@@ -338,6 +338,14 @@ fn with_session_failures_retry_a_timed_out_session_costs_an_attempt_and_the_loop
         "the second prompt says how the first session ended:\n{}",
         prompts[1]
     );
+    // Nothing was verified: the prompt says so, and does not send the agent to a verifier's
+    // output that does not exist.
+    assert!(
+        prompts[1].contains("before anything was verified")
+            && !prompts[1].contains("verifier's output"),
+        "{}",
+        prompts[1]
+    );
 }
 
 #[test]

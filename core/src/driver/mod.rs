@@ -86,6 +86,16 @@ pub enum LoopError {
     /// The state database refused.
     #[error(transparent)]
     State(#[from] StateError),
+    /// The state database could not be opened (damaged, not a database, written by a newer
+    /// verdict).
+    #[error("failed to open the state database {path}: {source}", path = .path.display())]
+    StateFile {
+        /// The database file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: StateError,
+    },
     /// The workspace could not be snapshotted or restored.
     #[error("{0}")]
     Snapshot(String),
@@ -523,7 +533,10 @@ pub async fn run_with_settings(
     let db_path = spec.root.join(crate::state::DEFAULT_PATH);
     // One loop per workspace, whatever its task; taken before anything is read or written.
     let _lock = WorkspaceLock::take(&spec.root)?;
-    let db = StateDb::open(&db_path)?;
+    let db = StateDb::open(&db_path).map_err(|source| LoopError::StateFile {
+        path: db_path.clone(),
+        source,
+    })?;
     let existing = db.find_run_by_task(&task_hash(&spec.task), &spec.root)?;
     let shared: Shared = Arc::new(Mutex::new(Recorder { db, sink }));
     let snapshots = open_snapshots(&spec.root).await;
@@ -1279,6 +1292,13 @@ impl Driver<'_> {
             main_location: None,
             summary: as_failure.summary.clone(),
         };
+        // Nothing was verified: the category's guidance ("read the verifier's output closely")
+        // would point the agent at output that does not exist.
+        let guidance = format!(
+            "The agent session of attempt {number} ended with {} before anything was verified; \
+             its last output is above. Nothing of that attempt was checked: finish the task.",
+            outcome.name()
+        );
         self.decide_next(
             progress,
             guide,
@@ -1286,6 +1306,7 @@ impl Driver<'_> {
             number,
             &classification,
             tail,
+            Some(guidance),
             vec![(EventKind::AgentFinished, payload)],
             |batch| batch.finish_attempt(attempt, &finish),
         )
@@ -1381,6 +1402,7 @@ impl Driver<'_> {
             number,
             &classification,
             digest.text.clone(),
+            None,
             vec![(EventKind::VerificationFinished, payload)],
             |batch| batch.record_verification(run, Some(attempt), &new_verification),
         )
@@ -1549,7 +1571,8 @@ impl Driver<'_> {
     }
 
     /// After a failed attempt (the run is in `from`): decides, and either schedules the next
-    /// attempt (`None`) or ends the run. `events` and `judged` (the attempt's verification, or
+    /// attempt (`None`) or ends the run. `guidance_instead` replaces the category's guidance in
+    /// the next prompt. `events` and `judged` (the attempt's verification, or
     /// the end of its failed session) are stored in the decision's transaction.
     #[allow(clippy::too_many_arguments)]
     async fn decide_next(
@@ -1560,6 +1583,7 @@ impl Driver<'_> {
         number: u32,
         classification: &Classification,
         digest: String,
+        guidance_instead: Option<String>,
         mut events: Vec<(EventKind, Value)>,
         judged: impl FnOnce(&Batch<'_>) -> Result<(), StateError>,
     ) -> Result<Option<LoopEnd>, LoopError> {
@@ -1590,7 +1614,7 @@ impl Driver<'_> {
                 let scheduled = ScheduledRecord {
                     next,
                     delay_ms: delay.as_millis() as u64,
-                    guidance,
+                    guidance: guidance_instead.unwrap_or(guidance),
                     refresh,
                     last,
                     human,
