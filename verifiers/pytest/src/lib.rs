@@ -244,8 +244,15 @@ fn log_head(captured: &Captured) -> String {
     String::from_utf8_lossy(&head).into_owned()
 }
 
-/// Combines the JUnit report with the log's: JUnit's counts and failures (exact node ids), the
-/// log's summary line, its warnings, and failures only the log shows.
+/// Combines the JUnit report with the log's: JUnit's failures (exact node ids), the log's summary
+/// line and its counts, its warnings, and failures only the log shows.
+///
+/// The counts are pytest's own summary line's when the log has one that agrees with the XML on
+/// whether anything failed: the XML's `tests` attribute counts a test whose fixture failed in
+/// tear-down twice in pytest 8 and once in pytest 9, and pytest-xdist writes a crashed test as an
+/// error; the summary line is what pytest itself says. The XML's counts stay when the log has no
+/// summary line (`-qq`), or when the two disagree on a failure (the log's line can be printed by a
+/// test run with `-s`).
 pub fn merge(junit: Report, log: Report) -> Report {
     if junit.outcome == Outcome::Errored && log.outcome != Outcome::Errored {
         // A JUnit file that cannot be read (cut short, say) is no evidence of a pass either way:
@@ -300,6 +307,14 @@ pub fn merge(junit: Report, log: Report) -> Report {
         report.push(d);
     }
     report.diagnostics_dropped += log.diagnostics_dropped;
+    let failing =
+        |c: &verdict_core::Counts| c.tests_failed.unwrap_or(0) + c.errors.unwrap_or(0) > 0;
+    if log.counts.tests_passed.is_some() && failing(&log.counts) == failing(&report.counts) {
+        report.counts.tests_passed = log.counts.tests_passed;
+        report.counts.tests_failed = log.counts.tests_failed;
+        report.counts.tests_skipped = log.counts.tests_skipped;
+        report.counts.errors = log.counts.errors;
+    }
     report.counts.warnings = log.counts.warnings;
     if log.summary.is_some() {
         report.summary = log.summary;

@@ -424,3 +424,30 @@ async fn a_failing_doctest_is_one_failure_with_expected_and_got() {
     assert_eq!(failures(&log), expected);
     assert_eq!(failures(&xml), expected);
 }
+
+/// pytest 9 writes a test whose fixture failed in tear-down once in the JUnit XML (pytest 8
+/// twice), so passed computed as `tests − failures − errors − skipped` was one short of pytest's
+/// own summary (3 passed where pytest said 4). The counts are pytest's, from the log and from the
+/// XML alone alike.
+#[tokio::test]
+async fn a_failing_teardown_does_not_take_a_passed_test_off_the_count() {
+    let fixture = fixture("fixture-error", Venv::Shared);
+    let (_, captured, report) = run(&fixture).await;
+    assert!(
+        report
+            .summary
+            .as_deref()
+            .is_some_and(|s| s.starts_with("2 passed, 2 errors")),
+        "{:?}",
+        report.summary
+    );
+    let (log, xml) = log_and_xml(&fixture, &captured);
+    for (what, r) in [("merged", &report), ("log", &log), ("xml", &xml)] {
+        let c = &r.counts;
+        assert_eq!(
+            (c.tests_passed, c.tests_failed, c.tests_skipped, c.errors),
+            (Some(2), Some(0), Some(0), Some(2)),
+            "{what}"
+        );
+    }
+}
