@@ -417,7 +417,17 @@ fn pytest_diagnostic(case: &Case, problem: &Problem, rootdir: Option<&str>) -> D
         .and_then(|m| m.lines().next())
         .filter(|m| !m.is_empty());
     let setup = problem.error && nodeid.contains("::") && !is_xdist_crash(problem);
-    crate::pytest::failure_from_text(&nodeid, setup, &problem.text, message, rootdir)
+    let mut d = crate::pytest::failure_from_text(&nodeid, setup, &problem.text, message, rootdir);
+    // With `--tb=line` or `--tb=no` the text shows no place: the test's own line stands in.
+    // pytest writes it 0-based (the line of the `def`, or of its first decorator).
+    if d.line.is_none()
+        && nodeid.contains("::")
+        && let (Some(file), Some(line)) = (&case.file, case.line)
+        && d.file.as_ref().is_none_or(|f| f == file)
+    {
+        d = d.at(file.clone(), Some(line.saturating_add(1)), None);
+    }
+    d
 }
 
 /// Whether a pytest case's problem is pytest-xdist's report of a worker that crashed in it.

@@ -451,3 +451,43 @@ async fn a_failing_teardown_does_not_take_a_passed_test_off_the_count() {
         );
     }
 }
+
+/// With `--tb=line` (or `-qq --tb=no`) in a project's `addopts` the failures lost their lines
+/// (`test_m.py`, no line) although the log shows `test_m.py:9` and the XML the test's line. The
+/// log's place comes first; without one, the XML's `line` attribute, which pytest writes 0-based.
+#[tokio::test]
+async fn a_failure_keeps_its_line_with_tb_line_and_tb_no() {
+    let fixture = fixture("places", Venv::Shared);
+    for (extra, places) in [
+        (&["--tb=line"][..], [9, 14]),
+        // No place in the log: the line of the `def`, or of its first decorator.
+        (&["-qq", "--tb=no"][..], [8, 12]),
+    ] {
+        let mut spec = Pytest::default()
+            .command(&fixture.workspace)
+            .expect("the command can be built");
+        spec.args.extend(extra.iter().map(|a| (*a).to_owned()));
+        let (captured, report) = run_spec(&fixture, &spec).await;
+        assert_eq!(exit_code(&captured), Some(1), "{extra:?}");
+        let got: Vec<(String, String, u32)> = failures(&report)
+            .into_iter()
+            .map(|(test, file, line, _)| (test, file, line))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    "test_m.py::test_fail".to_owned(),
+                    "test_m.py".to_owned(),
+                    places[0]
+                ),
+                (
+                    "test_m.py::test_p[2]".to_owned(),
+                    "test_m.py".to_owned(),
+                    places[1]
+                ),
+            ],
+            "{extra:?}"
+        );
+    }
+}
