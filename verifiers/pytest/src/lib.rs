@@ -9,7 +9,9 @@
 //! junit_family=xunit1 --color=no`, where `<python>` is the project's virtualenv
 //! (`.venv/bin/python`, `venv/bin/python`, then `$VIRTUAL_ENV/bin/python`), else `python3` on
 //! `PATH`. `python -m pytest` runs the pytest installed for that interpreter and puts the project
-//! root on `sys.path`, as the project's own CI usually does.
+//! root on `sys.path`, as the project's own CI usually does. A virtualenv of the project whose
+//! Python cannot run (a dangling `bin/python`) is an error naming it, never replaced by another
+//! interpreter.
 //! - `--junitxml` is pytest's machine-readable report: exact counts and one element per failing
 //!   test, read by [`verdict_summarizers::junit`]. The `xunit1` family adds each test's `file`
 //!   and `line`, which make the node id exact (`xunit2`, the default, leaves only the dotted
@@ -137,8 +139,9 @@ fn test_file_in(dir: &Path) -> Option<String> {
 }
 
 /// The Python to run pytest with: the project's virtualenv, the active one, else `python3` on
-/// `PATH`.
-pub fn python(workspace: &Workspace) -> Option<PathBuf> {
+/// `PATH`; `None` when there is none. `Err` names a virtualenv of the project whose Python cannot
+/// run (see [`find_python`]).
+pub fn python(workspace: &Workspace) -> Result<Option<PathBuf>, String> {
     find_python(
         workspace,
         std::env::var_os("VIRTUAL_ENV").map(PathBuf::from),
@@ -147,21 +150,43 @@ pub fn python(workspace: &Workspace) -> Option<PathBuf> {
 }
 
 /// [`python`] given the values of `VIRTUAL_ENV` and `PATH`.
+///
+/// A project with a virtualenv (`.venv/` or `venv/` holding `pyvenv.cfg` or `bin/python`) means
+/// its tests to run in it: when its Python cannot run (a dangling link, say, after the Python it
+/// was made from was removed) the answer is an error naming it, never another interpreter, which
+/// would run the tests against other packages or not find them at all.
 pub fn find_python(
     workspace: &Workspace,
     virtual_env: Option<PathBuf>,
     path: Option<OsString>,
-) -> Option<PathBuf> {
-    let project = [".venv", "venv"]
-        .iter()
-        .map(|dir| workspace.path(dir).join("bin").join("python"))
-        .find(|path| path.is_file());
-    project
-        .or_else(|| {
-            virtual_env
-                .map(|venv| venv.join("bin").join("python"))
-                .filter(|path| path.is_file())
-        })
+) -> Result<Option<PathBuf>, String> {
+    for name in [".venv", "venv"] {
+        let dir = workspace.path(name);
+        let python = dir.join("bin").join("python");
+        let link = python.symlink_metadata();
+        if !dir.join("pyvenv.cfg").is_file() && link.is_err() {
+            continue;
+        }
+        if is_executable(&python) {
+            return Ok(Some(python));
+        }
+        let why = match (link, std::fs::read_link(&python)) {
+            (Err(_), _) => format!("it has no {name}/bin/python"),
+            (Ok(_), Ok(target)) if !python.exists() => format!(
+                "{name}/bin/python links to {}, which does not exist",
+                target.display()
+            ),
+            (Ok(_), _) => format!("{name}/bin/python is not an executable file"),
+        };
+        return Err(format!(
+            "the project's virtualenv {name}/ has no Python that can run: {why}; recreate it \
+             (`python3 -m venv {name}`, then install the project's dependencies) or remove it \
+             — pytest is not run with another Python"
+        ));
+    }
+    Ok(virtual_env
+        .map(|venv| venv.join("bin").join("python"))
+        .filter(|path| path.is_file())
         .or_else(|| {
             let path = path?;
             ["python3", "python"].iter().find_map(|name| {
@@ -169,7 +194,7 @@ pub fn find_python(
                     .map(|dir| dir.join(name))
                     .find(|candidate| is_executable(candidate))
             })
-        })
+        }))
 }
 
 fn is_executable(path: &Path) -> bool {
@@ -200,7 +225,11 @@ fn base_args(workspace: &Workspace) -> Vec<String> {
 
 impl Pytest {
     fn spec(&self, workspace: &Workspace, args: Vec<String>) -> Result<CommandSpec, VerifierError> {
-        self.spec_with(workspace, args, python(workspace))
+        let python = python(workspace).map_err(|message| VerifierError::Project {
+            tool: NAME.to_owned(),
+            message,
+        })?;
+        self.spec_with(workspace, args, python)
     }
 
     /// [`Pytest::spec`] with the Python found (or not).
@@ -454,6 +483,8 @@ impl Verifier for Pytest {
 
     fn inputs(&self, workspace: &Workspace) -> Option<Inputs> {
         let tool_files = python(workspace)
+            .ok()
+            .flatten()
             .and_then(|python| pytest_version_file(&python))
             .into_iter()
             .collect();
@@ -598,6 +629,7 @@ mod tests {
     #[test]
     fn the_project_venv_comes_first() {
         let (dir, workspace) = workspace_with(&[(".venv/bin/python", ""), ("conftest.py", "")]);
+        make_executable(&dir.path().join(".venv/bin/python"));
         let spec = Pytest::default().command(&workspace).expect("a command");
         assert_eq!(spec.program, dir.path().join(".venv/bin/python"));
         assert_eq!(spec.args[..2], ["-m", "pytest"]);
@@ -613,15 +645,20 @@ mod tests {
         std::fs::write(venv.join("bin/python"), "").expect("write");
         assert_eq!(
             find_python(&workspace, Some(venv.clone()), None),
-            Some(venv.join("bin/python"))
+            Ok(Some(venv.join("bin/python")))
         );
         let empty = Some(OsString::from(dir.path().join("empty")));
-        assert_eq!(find_python(&workspace, None, empty.clone()), None);
+        assert_eq!(find_python(&workspace, None, empty.clone()), Ok(None));
         let error = Pytest::default()
             .spec_with(&workspace, base_args(&workspace), None)
             .expect_err("no python");
         assert!(matches!(error, VerifierError::NotInstalled { .. }));
         assert!(error.to_string().contains("pip install pytest"), "{error}");
+    }
+
+    fn make_executable(path: &Path) {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
     }
 
     #[test]

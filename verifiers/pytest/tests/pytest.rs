@@ -52,6 +52,8 @@ enum Venv {
     Shared,
     /// `.venv` is a fresh virtualenv without pytest (nor pip).
     Bare,
+    /// `.venv/bin/python` links to an interpreter that does not exist.
+    Broken,
 }
 
 /// Copies `tests/fixtures/<name>` and gives it a `.venv`.
@@ -77,6 +79,11 @@ fn fixture(name: &str, venv: Venv) -> Fixture {
                 .status()
                 .expect("run python -m venv");
             assert!(status.success(), "python -m venv failed");
+        }
+        Venv::Broken => {
+            std::fs::create_dir_all(root.join(".venv/bin")).expect("mkdir .venv/bin");
+            std::os::unix::fs::symlink("/nonexistent/python3", root.join(".venv/bin/python"))
+                .expect("link .venv/bin/python");
         }
     }
     let run_dir = root.join(".verdict/runs/test");
@@ -490,4 +497,47 @@ async fn a_failure_keeps_its_line_with_tb_line_and_tb_no() {
             "{extra:?}"
         );
     }
+}
+
+/// A project whose `.venv/bin/python` is a dangling link ran its tests with the system's Python
+/// instead, silently. A virtualenv the project has but cannot run is an error naming it.
+#[tokio::test]
+async fn a_broken_project_venv_is_errored_never_replaced_by_another_python() {
+    let fixture = fixture("passing", Venv::Broken);
+    let error = Pytest::default()
+        .command(&fixture.workspace)
+        .expect_err("no command with a broken .venv")
+        .to_string();
+    assert!(error.contains("virtualenv .venv/"), "{error}");
+    assert!(
+        error.contains("links to /nonexistent/python3, which does not exist"),
+        "{error}"
+    );
+    let log = fixture.workspace.run_dir.join("pytest.log");
+    let report = Pytest::default()
+        .verify(&fixture.workspace, &ProcessRunner::new(), &log)
+        .await;
+    assert_eq!(report.outcome, Outcome::Errored, "{report:#?}");
+    assert!(
+        report
+            .error
+            .as_deref()
+            .is_some_and(|e| e.contains(".venv/")),
+        "{:?}",
+        report.error
+    );
+
+    // A `venv/` with its `pyvenv.cfg` but no interpreter is no better.
+    std::fs::remove_dir_all(fixture.workspace.path(".venv")).expect("remove .venv");
+    std::fs::create_dir_all(fixture.workspace.path("venv")).expect("mkdir venv");
+    std::fs::write(
+        fixture.workspace.path("venv/pyvenv.cfg"),
+        "home = /nowhere\n",
+    )
+    .expect("write pyvenv.cfg");
+    let error = Pytest::default()
+        .command(&fixture.workspace)
+        .expect_err("no command with a broken venv")
+        .to_string();
+    assert!(error.contains("has no venv/bin/python"), "{error}");
 }
