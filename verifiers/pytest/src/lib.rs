@@ -2,8 +2,9 @@
 //!
 //! It applies when the project configures pytest (`pytest.ini`, `[tool.pytest.ini_options]` or
 //! `[tool.pytest]` in `pyproject.toml`, `[tool:pytest]` in `setup.cfg`, `[pytest]` in `tox.ini`)
-//! or has pytest-style tests (`conftest.py`, `test_*.py` or `*_test.py` in `tests/`, `test/` or
-//! the root).
+//! or has pytest-style tests (`conftest.py` in the root, `tests/` or `test/`; `test_*.py` or
+//! `*_test.py` anywhere a few directories down, dependencies, virtualenvs and hidden directories
+//! left out).
 //!
 //! What it runs, and why: `<python> -m pytest --junitxml=<run_dir>/pytest.xml -o
 //! junit_family=xunit1 --color=no`, where `<python>` is the project's virtualenv
@@ -111,31 +112,84 @@ pub fn project(workspace: &Workspace) -> Result<String, String> {
             return Ok(conftest.to_owned());
         }
     }
-    for dir in ["tests", "test", "."] {
-        if let Some(file) = test_file_in(&workspace.path(dir)) {
-            let shown = if dir == "." {
-                file
-            } else {
-                format!("{dir}/{file}")
-            };
-            return Ok(format!("pytest-style tests ({shown})"));
-        }
+    if let Some(file) = find_test_file(&workspace.root) {
+        return Ok(format!("pytest-style tests ({file})"));
     }
     Err("no pytest configuration, conftest.py or test_*.py files".to_owned())
 }
 
-/// The first `test_*.py` or `*_test.py` in `dir` (not recursive), by name.
-fn test_file_in(dir: &Path) -> Option<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .ok()?
-        .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
-        .filter(|name| {
-            name.ends_with(".py") && (name.starts_with("test_") || name.ends_with("_test.py"))
-        })
-        .take(1000)
-        .collect();
-    names.sort();
-    names.into_iter().next()
+/// How deep [`find_test_file`] looks: `tests/unit/api/v2/test_x.py` is four directories down.
+const MAX_TEST_DEPTH: usize = 5;
+
+/// How many directory entries [`find_test_file`] reads at most, so that detection stays fast in
+/// any tree.
+const MAX_TEST_ENTRIES: usize = 20_000;
+
+/// Directories no project test lives in: dependencies, virtualenvs, caches and build output.
+const NOT_TESTS: [&str; 9] = [
+    "node_modules",
+    "venv",
+    "site-packages",
+    "__pycache__",
+    "target",
+    "build",
+    "dist",
+    "htmlcov",
+    "env",
+];
+
+/// Whether `name` is a pytest-style test file: `test_*.py` or `*_test.py`.
+fn is_test_file(name: &str) -> bool {
+    name.ends_with(".py") && (name.starts_with("test_") || name.ends_with("_test.py"))
+}
+
+/// The first pytest-style test file under `root` (relative, with `/`), breadth first and by name
+/// in each directory, at most [`MAX_TEST_DEPTH`] directories down and [`MAX_TEST_ENTRIES`]
+/// entries read; hidden directories (`.git`, `.venv`, `.tox`), the [`NOT_TESTS`] ones, any
+/// virtualenv (a `pyvenv.cfg`) and `*.egg-info` are not entered, nor are links followed.
+fn find_test_file(root: &Path) -> Option<String> {
+    let mut queue = std::collections::VecDeque::from([(root.to_path_buf(), String::new(), 0)]);
+    let mut read = 0;
+    while let Some((dir, shown, depth)) = queue.pop_front() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        let mut files = Vec::new();
+        let mut dirs = Vec::new();
+        for entry in entries.filter_map(Result::ok) {
+            read += 1;
+            if read > MAX_TEST_ENTRIES {
+                return None;
+            }
+            let Ok(name) = entry.file_name().into_string() else {
+                continue;
+            };
+            // The entry's own type: a link is neither a file nor a directory here.
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if kind.is_file() && is_test_file(&name) {
+                files.push(name);
+            } else if kind.is_dir()
+                && depth < MAX_TEST_DEPTH
+                && !name.starts_with('.')
+                && !NOT_TESTS.contains(&name.as_str())
+                && !name.ends_with(".egg-info")
+                && !entry.path().join("pyvenv.cfg").exists()
+            {
+                dirs.push(name);
+            }
+        }
+        files.sort();
+        if let Some(file) = files.into_iter().next() {
+            return Some(format!("{shown}{file}"));
+        }
+        dirs.sort();
+        for name in dirs {
+            queue.push_back((dir.join(&name), format!("{shown}{name}/"), depth + 1));
+        }
+    }
+    None
 }
 
 /// The Python to run pytest with: the project's virtualenv, the active one, else `python3` on
@@ -624,6 +678,66 @@ mod tests {
                 "{files:?}"
             );
         }
+    }
+
+    /// A project whose tests are only in subfolders of `tests/` (no configuration, no conftest)
+    /// was not detected: `verdict list` said pytest did not apply, though pytest finds them.
+    #[test]
+    fn tests_only_in_subfolders_are_detected_but_not_those_of_dependencies() {
+        let found = |files: &[(&str, &str)]| {
+            let (_dir, workspace) = workspace_with(files);
+            match Pytest::default().applies(&workspace) {
+                Applicability::Applies(why) => Some(why),
+                _ => None,
+            }
+        };
+        assert_eq!(
+            found(&[("tests/unit/test_a.py", "def test_a(): pass\n")]).as_deref(),
+            Some("pytest-style tests (tests/unit/test_a.py)")
+        );
+        assert_eq!(
+            found(&[
+                ("src/pkg/tests/api/test_b.py", ""),
+                ("src/pkg/tests/api/v2/test_a.py", ""),
+                ("src/pkg/tests/helpers.py", ""),
+            ])
+            .as_deref(),
+            Some("pytest-style tests (src/pkg/tests/api/test_b.py)")
+        );
+        // Test files of dependencies, virtualenvs, caches and hidden directories are not the
+        // project's; nor is anything too deep to be a test layout.
+        for file in [
+            "node_modules/pkg/test_x.py",
+            "lib/python3.11/site-packages/pkg/test_x.py",
+            "venv/lib/test_x.py",
+            ".venv/lib/test_x.py",
+            ".git/test_x.py",
+            ".tox/py311/test_x.py",
+            "tests/__pycache__/test_x.py",
+            "pkg.egg-info/test_x.py",
+            "a/b/c/d/e/f/test_deep.py",
+        ] {
+            assert_eq!(found(&[(file, "")]), None, "{file}");
+        }
+        assert_eq!(
+            found(&[("env2/pyvenv.cfg", ""), ("env2/lib/test_x.py", "")]),
+            None
+        );
+    }
+
+    /// Detection reads a bounded number of entries, whatever the tree holds.
+    #[test]
+    fn detection_stops_after_its_entry_budget() {
+        let (dir, workspace) = workspace_with(&[]);
+        for i in 0..MAX_TEST_ENTRIES + 10 {
+            std::fs::write(dir.path().join(format!("f{i}.txt")), "").expect("write");
+        }
+        std::fs::create_dir_all(dir.path().join("tests")).expect("mkdir");
+        std::fs::write(dir.path().join("tests/test_a.py"), "").expect("write");
+        assert!(matches!(
+            Pytest::default().applies(&workspace),
+            Applicability::DoesNotApply(_)
+        ));
     }
 
     #[test]
