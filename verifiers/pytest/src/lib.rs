@@ -24,6 +24,12 @@
 //!   the failing node ids itself (they are relative to pytest's rootdir, which is the workspace
 //!   root whenever pytest's configuration is there).
 //!
+//! Inputs for the cache: every file of the project that `.gitignore` does not ignore (tests read
+//! templates and data of any kind), but virtualenvs, caches and coverage output; and what lists
+//! the packages installed for the Python that runs pytest (each `*.dist-info/RECORD` of its
+//! site-packages, with `*.egg-info`, `*.egg-link` and `*.pth`), so that installing, upgrading or
+//! removing a package is seen. An environment that cannot be listed has no cache.
+//!
 //! Exit codes (pytest's documented ones): 0 all passed; 1 tests failed; 2 interrupted (collection
 //! errors: the code does not load, a failure); 3 internal error, 4 usage error (also a conftest
 //! that fails to import) — errored unless the output shows the code failing to load; 5 no tests
@@ -535,31 +541,32 @@ impl Verifier for Pytest {
         fail_closed(report, spec, captured)
     }
 
+    /// Every file of the project that `.gitignore` does not ignore — tests read templates, data
+    /// and fixtures of any kind — but virtualenvs, caches and what a run writes; and, as tool
+    /// files, what names the packages installed for the Python that runs pytest (see
+    /// [`environment_files`]), so that installing, upgrading or removing one is seen. `None` (no
+    /// cache) when that environment cannot be told.
     fn inputs(&self, workspace: &Workspace) -> Option<Inputs> {
-        let tool_files = python(workspace)
-            .ok()
-            .flatten()
-            .and_then(|python| pytest_version_file(&python))
-            .into_iter()
-            .collect();
+        let python = python(workspace).ok().flatten()?;
+        let tool_files = environment_files(&python)?;
         Some(Inputs {
             globs: [
-                // Sources, configuration, and the data files tests commonly read.
-                "*.py",
-                "*.pyi",
-                "*.ini",
-                "*.cfg",
-                "*.toml",
-                "*.json",
-                "*.yaml",
-                "*.yml",
-                "*.txt",
-                "*.csv",
-                "!.venv/**",
-                "!venv/**",
-                "!.pytest_cache/**",
-                "!.verdict/**",
+                "*",
+                "!/.venv/**",
+                "!/venv/**",
+                "!**/.pytest_cache/**",
                 "!**/__pycache__/**",
+                "!**/.mypy_cache/**",
+                "!**/.ruff_cache/**",
+                "!**/.hypothesis/**",
+                "!**/.tox/**",
+                "!**/.nox/**",
+                "!**/node_modules/**",
+                "!/htmlcov/**",
+                "!.coverage",
+                "!.coverage.*",
+                "!/.git/**",
+                "!/.verdict/**",
             ]
             .into_iter()
             .map(str::to_owned)
@@ -604,22 +611,96 @@ pub fn failing_node_ids(report: &Report) -> Vec<String> {
     ids
 }
 
-/// `_pytest/_version.py` of the pytest installed in `python`'s virtualenv: it changes when pytest
-/// is upgraded.
-fn pytest_version_file(python: &Path) -> Option<PathBuf> {
-    let venv = python.parent()?.parent()?;
-    let lib = venv.join("lib");
-    std::fs::read_dir(&lib)
-        .ok()?
-        .filter_map(|entry| entry.ok())
-        .map(|entry| {
-            entry
-                .path()
-                .join("site-packages")
-                .join("_pytest")
-                .join("_version.py")
-        })
-        .find(|path| path.is_file())
+/// The most entries of one package directory [`environment_files`] reads; with more, there is no
+/// cache.
+const MAX_PACKAGE_ENTRIES: usize = 20_000;
+
+/// Files that change whenever a package is installed, upgraded or removed for `python`: in each of
+/// its package directories (`<prefix>/lib/python3.*/site-packages`, Debian's `dist-packages`, and
+/// for an interpreter outside a virtualenv the user's `~/.local` ones), the `RECORD` of every
+/// `*.dist-info` (its path names the package and version, its content the hash of every file pip
+/// wrote), the `PKG-INFO` of every `*.egg-info`, and every `*.egg-link` and `*.pth` (editable and
+/// path installs); and the virtualenv's `pyvenv.cfg` (the Python it was made from).
+///
+/// The listing is the key: a package pip adds or removes adds or removes a path (the cache hashes
+/// the paths of tool files, and a missing one as absent). `None` — no cache — when no package
+/// directory is found, when a directory holds more than [`MAX_PACKAGE_ENTRIES`] entries, or
+/// when the virtualenv also sees the system's packages (`include-system-site-packages = true`),
+/// which are not listed.
+pub fn environment_files(python: &Path) -> Option<Vec<PathBuf>> {
+    // The prefix of the path as given, not of the interpreter a venv's link leads to.
+    let prefix = python.parent()?.parent()?;
+    let pyvenv = prefix.join("pyvenv.cfg");
+    let venv = match std::fs::read_to_string(&pyvenv) {
+        Ok(config) => {
+            let system = config.lines().any(|line| {
+                line.split_once('=').is_some_and(|(key, value)| {
+                    key.trim() == "include-system-site-packages"
+                        && value.trim().eq_ignore_ascii_case("true")
+                })
+            });
+            if system {
+                return None;
+            }
+            true
+        }
+        Err(_) => false,
+    };
+    let mut lib_dirs = vec![prefix.join("lib"), prefix.join("local").join("lib")];
+    if !venv && let Some(home) = std::env::var_os("HOME") {
+        lib_dirs.push(PathBuf::from(home).join(".local").join("lib"));
+    }
+    let mut package_dirs = Vec::new();
+    for lib in &lib_dirs {
+        let Ok(entries) = std::fs::read_dir(lib) else {
+            continue;
+        };
+        let mut versions: Vec<PathBuf> = entries
+            .filter_map(Result::ok)
+            .filter(|e| e.file_name().to_string_lossy().starts_with("python3"))
+            .map(|e| e.path())
+            .collect();
+        versions.sort();
+        for version in versions {
+            for name in ["site-packages", "dist-packages"] {
+                let dir = version.join(name);
+                if dir.is_dir() {
+                    package_dirs.push(dir);
+                }
+            }
+        }
+    }
+    if package_dirs.is_empty() {
+        return None;
+    }
+    let mut files = vec![pyvenv];
+    for dir in package_dirs {
+        let mut names: Vec<String> = Vec::new();
+        for entry in std::fs::read_dir(&dir).ok()? {
+            let name = entry.ok()?.file_name().to_string_lossy().into_owned();
+            if names.len() >= MAX_PACKAGE_ENTRIES {
+                return None;
+            }
+            names.push(name);
+        }
+        names.sort();
+        for name in names {
+            let path = dir.join(&name);
+            if name.ends_with(".dist-info") {
+                files.push(path.join("RECORD"));
+            } else if name.ends_with(".egg-info") {
+                // A directory with its `PKG-INFO`, or (older installs) the file itself.
+                if path.is_dir() {
+                    files.push(path.join("PKG-INFO"));
+                } else {
+                    files.push(path);
+                }
+            } else if name.ends_with(".egg-link") || name.ends_with(".pth") {
+                files.push(path);
+            }
+        }
+    }
+    Some(files)
 }
 
 #[cfg(test)]

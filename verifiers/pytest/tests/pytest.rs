@@ -541,3 +541,117 @@ async fn a_broken_project_venv_is_errored_never_replaced_by_another_python() {
         .to_string();
     assert!(error.contains("has no venv/bin/python"), "{error}");
 }
+
+/// The cache key of the pytest verifier for the fixture as it is now.
+fn cache_key(fixture: &Fixture) -> verdict_core::cache::Key {
+    let pytest = Pytest::default();
+    let spec = pytest
+        .command(&fixture.workspace)
+        .expect("the command can be built");
+    let inputs = pytest
+        .inputs(&fixture.workspace)
+        .expect("pytest has cache inputs");
+    verdict_core::cache::Cache::key(&fixture.workspace, &inputs, &spec, "salt")
+        .expect("a cache key")
+}
+
+/// The cache replayed a stale pass after a test's data file changed (`templates/index.html`:
+/// only Python, config and a few data extensions were inputs) and after a dependency was
+/// upgraded in the virtualenv. Every project file is an input, and so is the list of installed
+/// packages.
+#[tokio::test]
+async fn a_changed_data_file_or_an_upgraded_package_is_not_a_cached_pass() {
+    let fixture = fixture("data-files", Venv::Shared);
+    let (_, _, report) = run(&fixture).await;
+    assert_eq!(report.outcome, Outcome::Passed, "{report:#?}");
+    let passed = cache_key(&fixture);
+    // Nothing changed (pytest's own caches and the run's files are no inputs): cached.
+    assert_eq!(cache_key(&fixture), passed);
+    std::fs::write(
+        fixture.workspace.path("templates/index.html"),
+        "<h1>Goodbye</h1>\n",
+    )
+    .expect("edit the template");
+    let edited = cache_key(&fixture);
+    assert_ne!(edited, passed, "a data file the test reads is an input");
+    let (_, _, report) = run(&fixture).await;
+    assert_eq!(report.outcome, Outcome::Failed, "{report:#?}");
+
+    // A virtualenv of the project's own, with pip: install a package, then another version.
+    let venv = fixture.workspace.path(".venv");
+    std::fs::remove_file(&venv).expect("unlink the shared .venv");
+    let status = std::process::Command::new(tools().join("venv/bin/python"))
+        .args(["-m", "venv"])
+        .arg(&venv)
+        .status()
+        .expect("run python -m venv");
+    assert!(status.success(), "python -m venv failed");
+    // A wheel made by hand (the venv has no `wheel` to build one), installed by the real pip.
+    let wheels = fixture
+        .workspace
+        .root
+        .parent()
+        .expect("the fixture's temporary directory")
+        .to_path_buf();
+    let pip_install = |version: &str| {
+        let make_wheel = format!(
+            r#"
+import base64, hashlib, sys, zipfile
+version = "{version}"
+name = f"verdict_fixture_dep-{{version}}"
+files = {{
+    "verdict_fixture_dep.py": f"VERSION = {{version!r}}\n",
+    f"{{name}}.dist-info/METADATA": f"Metadata-Version: 2.1\nName: verdict-fixture-dep\nVersion: {{version}}\n",
+    f"{{name}}.dist-info/WHEEL": "Wheel-Version: 1.0\nGenerator: verdict\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+}}
+def digest(text):
+    return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=").decode()
+record = "".join(f"{{path}},{{digest(text)}},{{len(text.encode())}}\n" for path, text in files.items())
+files[f"{{name}}.dist-info/RECORD"] = record + f"{{name}}.dist-info/RECORD,,\n"
+with zipfile.ZipFile(sys.argv[1], "w") as wheel:
+    for path, text in files.items():
+        wheel.writestr(path, text)
+"#
+        );
+        let wheel = wheels.join(format!("verdict_fixture_dep-{version}-py3-none-any.whl"));
+        let status = std::process::Command::new(tools().join("venv/bin/python"))
+            .args(["-c", &make_wheel])
+            .arg(&wheel)
+            .status()
+            .expect("make the wheel");
+        assert!(status.success(), "making the wheel failed");
+        let output = std::process::Command::new(venv.join("bin/python"))
+            .args(["-m", "pip", "install", "--quiet", "--no-index"])
+            .arg(&wheel)
+            .output()
+            .expect("run pip install");
+        assert!(
+            output.status.success(),
+            "pip install failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    };
+    pip_install("1.0");
+    let before = cache_key(&fixture);
+    assert_eq!(cache_key(&fixture), before);
+    pip_install("2.0");
+    let upgraded = cache_key(&fixture);
+    assert_ne!(upgraded, before, "an upgraded package is an input");
+    let status = std::process::Command::new(venv.join("bin/python"))
+        .args([
+            "-m",
+            "pip",
+            "uninstall",
+            "--quiet",
+            "--yes",
+            "verdict-fixture-dep",
+        ])
+        .status()
+        .expect("run pip uninstall");
+    assert!(status.success(), "pip uninstall failed");
+    assert_ne!(
+        cache_key(&fixture),
+        upgraded,
+        "a removed package is an input"
+    );
+}
