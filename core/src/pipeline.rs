@@ -648,7 +648,9 @@ pub fn reconcile(
     report
 }
 
-fn human_duration(duration: Duration) -> String {
+/// A time-out as reports write it (`90s`, `10m`, `500ms`); verifiers that word their own time-out
+/// use it too, so that the two read alike.
+pub fn human_duration(duration: Duration) -> String {
     let secs = duration.as_secs();
     if secs >= 60 && secs.is_multiple_of(60) {
         format!("{}m", secs / 60)

@@ -446,7 +446,7 @@ pub(crate) fn fail_closed(
         // In the pipeline's own words, which then does not say it twice.
         Exit::TimedOut => format!(
             "{tool} timed out after {} and was stopped",
-            duration_words(spec.timeout)
+            verdict_core::pipeline::human_duration(spec.timeout)
         ),
         Exit::Cancelled => format!("{tool} was stopped: the run was interrupted"),
         Exit::NotStarted { message } => message.clone(),
@@ -465,18 +465,6 @@ pub(crate) fn fail_closed(
             report.note(why);
             report
         }
-    }
-}
-
-/// A time-out as the pipeline writes it: `90s`, `10m`, `500ms`.
-fn duration_words(duration: Duration) -> String {
-    let secs = duration.as_secs();
-    if secs >= 60 && secs.is_multiple_of(60) {
-        format!("{}m", secs / 60)
-    } else if secs >= 1 {
-        format!("{secs}s")
-    } else {
-        format!("{}ms", duration.as_millis())
     }
 }
 
