@@ -445,6 +445,19 @@ print(json.dumps({'suites': [{'name': s.name, 'tests': s.tests, 'failures': s.fa
 // ---------------------------------------------------------------------------------------------
 // 3. The cache
 
+/// Checks that in `report` the test runners (jest, pytest) ran and the others came from the cache.
+fn only_the_test_runners_ran(report: &Value, after: &str) {
+    let all = statuses(report);
+    for (name, status) in &all {
+        let expected = if name == "pytest" || name == "jest" {
+            "ran"
+        } else {
+            "cached"
+        };
+        assert_eq!(status, expected, "{name} after {after}: {all:?}");
+    }
+}
+
 #[test]
 fn a_green_project_passes_then_is_cached_until_a_file_changes() {
     let project = Project::polyglot_green();
@@ -486,35 +499,13 @@ fn a_green_project_passes_then_is_cached_until_a_file_changes() {
     project.write("prices/vat.py", &format!("{vat}\n# touched\n"));
     let edited = project.verdict(&["run", "--format", "json"]);
     assert_eq!(edited.code, 0, "{}", edited.all());
-    let after_edit = statuses(&edited.json());
-    for (name, status) in &after_edit {
-        let expected = if name == "pytest" || name == "jest" {
-            "ran"
-        } else {
-            "cached"
-        };
-        assert_eq!(
-            status, expected,
-            "{name} after editing prices/vat.py: {after_edit:?}"
-        );
-    }
+    only_the_test_runners_ran(&edited.json(), "editing prices/vat.py");
 
     // A data file of no source language: a test could read it, so no test runner replays a pass.
     project.write("fixtures/rates.txt", "standard 20\n");
     let data = project.verdict(&["run", "--format", "json"]);
     assert_eq!(data.code, 0, "{}", data.all());
-    let after_data = statuses(&data.json());
-    for (name, status) in &after_data {
-        let expected = if name == "pytest" || name == "jest" {
-            "ran"
-        } else {
-            "cached"
-        };
-        assert_eq!(
-            status, expected,
-            "{name} after adding fixtures/rates.txt: {after_data:?}"
-        );
-    }
+    only_the_test_runners_ran(&data.json(), "adding fixtures/rates.txt");
 
     // A new test file git does not know yet is an input too: a cached pass would be a lie.
     project.write(
