@@ -33,11 +33,7 @@ pub const BASE_VARIABLE: &str = "VERDICT_GIT_DIFF_CHECK_BASE";
 /// The verifier's name.
 const NAME: &str = "git-diff-check";
 
-#[cfg(not(feature = "test-panics"))]
 verdict_plugin_abi::export!(GitDiffCheck::from_env());
-
-#[cfg(feature = "test-panics")]
-verdict_plugin_abi::export!(panics::Panics);
 
 /// `git diff --check`: whitespace errors (trailing whitespace, a space before a tab in an indent,
 /// blank lines added at the end of a file, leftover conflict markers) in the changes against a base
@@ -300,38 +296,6 @@ fn visible_whitespace(line: &str) -> String {
     shown.push_str(&text.replace('\t', "→"));
     shown.extend(trailing.chars().map(show));
     shown
-}
-
-/// For verdict-plugin-host's tests: a verifier whose functions panic, to check the boundary.
-#[cfg(feature = "test-panics")]
-mod panics {
-    use super::*;
-
-    /// Panics in everything but its name and kind.
-    pub(crate) struct Panics;
-
-    impl Verifier for Panics {
-        fn name(&self) -> &str {
-            "panics"
-        }
-
-        fn kind(&self) -> Kind {
-            Kind::Custom
-        }
-
-        fn applies(&self, _: &Workspace) -> Applicability {
-            panic!("applies panicked on purpose")
-        }
-
-        fn command(&self, _: &Workspace) -> Result<CommandSpec, VerifierError> {
-            panic!("command panicked on purpose")
-        }
-
-        fn interpret(&self, _: &CommandSpec, _: &Captured) -> Report {
-            let reason = String::from("interpret panicked on purpose");
-            std::panic::panic_any(reason)
-        }
-    }
 }
 
 #[cfg(test)]

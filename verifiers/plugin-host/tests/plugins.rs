@@ -240,7 +240,7 @@ fn panics_in_a_plugin_are_caught_and_reported() {
         Applicability::Applies(reason) => assert!(
             reason.starts_with("could not tell, running it: plugin ")
                 && reason.contains(
-                    "failed in `applies` of panics: the plugin panicked: applies panicked on purpose (at verifiers/plugin-example/src/lib.rs:"
+                    "failed in `applies` of panics: the plugin panicked: applies panicked on purpose (at verifiers/plugin-host/tests/fixtures/panicking-plugin/src/lib.rs:"
                 ),
             "{reason}"
         ),

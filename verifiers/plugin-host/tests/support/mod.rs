@@ -1,5 +1,5 @@
-//! Building the plugins the tests load: the example plugin (with or without its `test-panics`
-//! feature) and the raw-ABI fixture's misbehaving variants.
+//! Building the plugins the tests load: the example plugin, the panicking fixture and the raw-ABI
+//! fixture's misbehaving variants.
 //!
 //! Each test builds what it loads itself, with the cargo that runs the tests, so that no test
 //! depends on the order in which `cargo test --workspace` happens to build things. A build that is
@@ -45,13 +45,13 @@ pub(crate) fn example_plugin(copy_into: &Path) -> PathBuf {
     copy(&built, copy_into, "example")
 }
 
-/// Builds the example plugin with its `test-panics` feature, in a target directory of its own (so
-/// that the workspace's own `libverdict_plugin_example.so` is never the panicking one).
+/// Builds the panicking fixture plugin (a workspace member, so it shares the workspace's target
+/// directory and the dependencies already built there).
 pub(crate) fn panicking_plugin(copy_into: &Path) -> PathBuf {
     let built = cargo_build(
-        &["-p", "verdict-plugin-example", "--features", "test-panics"],
-        "verdict_plugin_example",
-        Some(target_dir().join("plugin-fixtures").join("test-panics")),
+        &["-p", "verdict-panicking-plugin-fixture"],
+        "verdict_panicking_plugin_fixture",
+        None,
     );
     copy(&built, copy_into, "panics")
 }
