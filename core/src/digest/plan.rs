@@ -176,15 +176,17 @@ fn is_absolute(path: &str) -> bool {
             && (bytes[2] == b'\\' || bytes[2] == b'/')
 }
 
-/// The longest directory prefix (ending with a separator) that every absolute path among the
-/// report's files shares, when at least two diagnostics have one: `/home/ci/work/app/`. Relative
-/// paths are left as they are.
+/// The directory (ending with a separator) that the report's absolute paths are shown relative to:
+/// `/home/ci/work/app/`. Relative paths are left as they are.
+///
+/// When the tool printed files both ways (mocha names a timed-out test's file absolute, and the
+/// stack frames of other failures relative to the working directory), the root is the directory
+/// that makes the two agree: `/w/app/test/a.spec.js` beside `test/b.spec.js` is under `/w/app/`,
+/// not `/w/app/test/`. Otherwise it is the longest directory prefix that every absolute path
+/// shares, when at least two diagnostics have one.
 fn common_root(report: &Report) -> Option<&str> {
-    let mut absolute = report
-        .diagnostics
-        .iter()
-        .filter_map(|d| d.file.as_deref())
-        .filter(|file| is_absolute(file));
+    let files = || report.diagnostics.iter().filter_map(|d| d.file.as_deref());
+    let mut absolute = files().filter(|file| is_absolute(file));
     let first = absolute.next()?;
     let mut shared = first.len();
     let mut count = 1;
@@ -201,9 +203,40 @@ fn common_root(report: &Report) -> Option<&str> {
     // (Bytes, not chars: the paths may first differ inside a multi-byte character.)
     let end = first.as_bytes()[..shared]
         .iter()
-        .rposition(|&b| b == b'/' || b == b'\\')?
+        .rposition(|&b| is_separator(b))?
         + 1;
-    (count >= 2 && end > 1).then(|| &first[..end])
+    let shared = &first[..end];
+    match files()
+        .filter(|file| !is_absolute(file))
+        .filter_map(|relative| anchor(shared, relative))
+        .min()
+    {
+        Some(at) => Some(&shared[..at]),
+        None => (count >= 2 && end > 1).then_some(shared),
+    }
+}
+
+fn is_separator(byte: u8) -> bool {
+    byte == b'/' || byte == b'\\'
+}
+
+/// Where, in the directory `shared`, the relative path `relative` would start: the last place a
+/// whole directory of `shared` is the first directory of `relative` (`/w/app/test/` and
+/// `test/b.spec.js` give the offset of `test/`).
+fn anchor(shared: &str, relative: &str) -> Option<usize> {
+    let top = relative.split(['/', '\\']).next().filter(|top| {
+        !top.is_empty() && *top != "." && *top != ".." && top.len() < relative.len()
+    })?;
+    let bytes = shared.as_bytes();
+    shared
+        .match_indices(top)
+        .map(|(at, _)| at)
+        .filter(|&at| {
+            at > 1
+                && is_separator(bytes[at - 1])
+                && bytes.get(at + top.len()).is_some_and(|&b| is_separator(b))
+        })
+        .last()
 }
 
 /// Groups the diagnostics into items and sorts them by tier, then by the tool's order.

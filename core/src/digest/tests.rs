@@ -882,6 +882,39 @@ fn absolute_paths_are_shown_relative_to_their_root_stated_once() {
         ],
     );
     assert!(!check(&[(&apart, None)], 500).text.contains("relative to"));
+
+    // mocha names a timed-out test's file absolute and other failures' files relative to the
+    // working directory: the root is where the two agree, even with one absolute path.
+    let mixed = failed(
+        "mocha",
+        vec![
+            error("mocha", "/w/mocha-test/test/a.spec.js", 1, "E", "timeout"),
+            error("mocha", "test/b.spec.js", 5, "E", "assertion"),
+        ],
+    );
+    let text = check(&[(&mixed, None)], 500).text;
+    assert!(
+        text.contains("(paths relative to /w/mocha-test/)"),
+        "{text}"
+    );
+    assert!(text.contains("\n  test/a.spec.js:1:5 E timeout"), "{text}");
+    assert!(
+        text.contains("\n  test/b.spec.js:5:5 E assertion"),
+        "{text}"
+    );
+    // A relative path that names no directory of the absolute one anchors nothing.
+    let unrelated = failed(
+        "t",
+        vec![
+            error("t", "/srv/app/main.c", 1, "E", "m"),
+            error("t", "lib/util.c", 1, "E", "n"),
+        ],
+    );
+    assert!(
+        !check(&[(&unrelated, None)], 500)
+            .text
+            .contains("relative to")
+    );
 }
 
 #[test]
