@@ -4,7 +4,11 @@
 //! --testLocationInResults`: `--ci` makes a missing snapshot a failure instead of writing it,
 //! `--json --outputFile` writes the machine-readable report to a file while the human output
 //! still goes to stderr — the log people read — and `--testLocationInResults` records where each
-//! test is, for a failure whose stack does not point into the test file.
+//! test is, for a failure whose stack does not point into the test file. The project's test script
+//! adds its own arguments and variables (`jest -c jest.unit.js`, `NODE_OPTIONS=--experimental-vm-modules
+//! jest`; see [`crate::script`]), but for those that would change what verdict reads or make a
+//! pass dishonest: reporters, `--json`, colour, watch mode, runs limited to changed or previously
+//! failed files, and `-u` (which rewrites snapshots instead of checking them).
 //!
 //! Exit codes (jest 29 and 30): 0 when every test passed; 1 for failing tests and test files that
 //! do not load — and also for `No tests found` and a config that does not load. The exit code
@@ -18,6 +22,7 @@ use verdict_core::verifier::{
 use verdict_core::{Kind, Report, Verifier};
 use verdict_verifier_support::{js_monorepo_root, node_bin};
 
+use crate::script::{Runner, Script};
 use crate::{DEFAULT_TIMEOUT, Evidence, Failing};
 
 const NAME: &str = "jest";
@@ -38,6 +43,48 @@ const CONFIGS: &[&str] = &[
 /// How the jest summarizer joins the describe titles and the test title (` › `, as jest prints
 /// them); jest's `--testNamePattern` matches them joined with a space.
 const SEPARATOR: &str = " › ";
+
+/// How jest reads its command line, for [`Script`].
+const RUNNER: Runner<'static> = Runner {
+    programs: &[NAME],
+    set_by_verdict,
+};
+
+/// For an option verdict sets itself or leaves out (see the module docs), whether its value is
+/// the next word; `None` for any other.
+fn set_by_verdict(word: &str) -> Option<bool> {
+    crate::script::dropped(
+        word,
+        &[
+            ("--ci", false),
+            ("--no-ci", false),
+            ("--json", false),
+            ("--outputFile", true),
+            ("--testLocationInResults", false),
+            ("--reporters", true),
+            ("--color", false),
+            ("--colors", false),
+            ("--no-color", false),
+            ("--no-colors", false),
+            ("--watch", false),
+            ("--watchAll", false),
+            ("--onlyChanged", false),
+            ("-o", false),
+            ("--changedSince", true),
+            ("--lastCommit", false),
+            ("--onlyFailures", false),
+            ("-f", false),
+            ("--updateSnapshot", false),
+            ("-u", false),
+            ("--listTests", false),
+            ("--showConfig", false),
+        ],
+    )
+}
+
+/// The options of the script a narrowed re-run keeps: its own file and name filters replace the
+/// script's positional arguments (test path patterns).
+const RERUN_KEEPS: &[&str] = &["--config", "-c", "--selectProjects", "--rootDir"];
 
 /// The `jest` verifier (see the module docs).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,22 +107,35 @@ impl Jest {
         self
     }
 
-    /// The command with its report written to `<run_dir>/<report>`.
-    fn base(&self, workspace: &Workspace, report: &str) -> Result<CommandSpec, VerifierError> {
+    /// The command with its report written to `<run_dir>/<report>`, and the script's arguments
+    /// (all of them, or for a re-run only its [`RERUN_KEEPS`] options).
+    fn base(
+        &self,
+        workspace: &Workspace,
+        report: &str,
+        rerun: bool,
+    ) -> Result<CommandSpec, VerifierError> {
         let program = node_bin(workspace, NAME).ok_or_else(|| VerifierError::NotInstalled {
             tool: NAME.to_owned(),
             hint: INSTALL_HINT.to_owned(),
         })?;
         let output = crate::absolute(&workspace.run_dir.join(report));
+        let script = Script::of(workspace, &RUNNER);
+        let mut args = vec![
+            "--ci".to_owned(),
+            "--json".to_owned(),
+            format!("--outputFile={}", output.display()),
+            "--testLocationInResults".to_owned(),
+        ];
+        if rerun {
+            args.extend(script.options(RERUN_KEEPS));
+        } else {
+            args.extend(script.args);
+        }
         Ok(CommandSpec {
             program,
-            args: vec![
-                "--ci".to_owned(),
-                "--json".to_owned(),
-                format!("--outputFile={}", output.display()),
-                "--testLocationInResults".to_owned(),
-            ],
-            env: crate::deterministic_env(),
+            args,
+            env: crate::runner_env(script.env),
             cwd: workspace.root.clone(),
             timeout: self.timeout,
             exit_codes: ExitCodes {
@@ -109,7 +169,7 @@ impl Verifier for Jest {
     }
 
     fn command(&self, workspace: &Workspace) -> Result<CommandSpec, VerifierError> {
-        self.base(workspace, "jest.json")
+        self.base(workspace, "jest.json", false)
     }
 
     fn interpret(&self, spec: &CommandSpec, captured: &Captured) -> Report {
@@ -131,7 +191,7 @@ impl Verifier for Jest {
     /// jest's cache of the last run, which verdict does not control.
     fn rerun_failed(&self, workspace: &Workspace, previous: &Report) -> Option<CommandSpec> {
         let failing = Failing::of(previous)?;
-        let mut spec = self.base(workspace, "jest.failed-first.json").ok()?;
+        let mut spec = self.base(workspace, "jest.failed-first.json", true).ok()?;
         if let Some(pattern) = failing.name_pattern(SEPARATOR, " ") {
             spec.args.push(format!("--testNamePattern={pattern}"));
         }

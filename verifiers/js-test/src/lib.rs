@@ -11,6 +11,7 @@
 
 mod jest;
 mod mocha;
+mod script;
 mod vitest;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -47,6 +48,14 @@ pub(crate) fn deterministic_env() -> BTreeMap<String, String> {
         .into_iter()
         .map(|(k, v)| (k.to_owned(), v.to_owned()))
         .collect()
+}
+
+/// A runner's environment: what the project's test script sets (see [`script`]), then
+/// [`deterministic_env`], which a script cannot override.
+pub(crate) fn runner_env(script: BTreeMap<String, String>) -> BTreeMap<String, String> {
+    let mut env = script;
+    env.extend(deterministic_env());
+    env
 }
 
 /// `path` made absolute against the current directory: the runners resolve a relative report

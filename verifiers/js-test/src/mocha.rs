@@ -8,12 +8,11 @@
 //! report in the summarizer's tests). `--reporter spec` overrides a project's `.mocharc` reporter
 //! so the log always has that shape. Everything else (which files, `require`, timeouts) comes from
 //! the project's own config — or, when no config names the spec (no `spec` in a `.mocharc` or in
-//! `package.json`'s `mocha` key), from the script that runs mocha (the one detection names):
-//! `"test": "mocha --require ts-node/register 'src/**/*.test.ts'"` names its files on the command
-//! line, and plain `mocha` would look in `./test` instead. The script is split into words the way
-//! a shell would (nothing is expanded, no shell runs), and the words after the mocha program up
-//! to the first shell operator (`&&`, `||`, `;`, `|`, `&`, a redirection) are taken over, but for
-//! what verdict sets itself: the reporter and its options, colour, and watch mode.
+//! `package.json`'s `mocha` key), from the script that runs mocha: `"test": "mocha --require
+//! ts-node/register 'src/**/*.test.ts'"` names its files on the command line, and plain `mocha`
+//! would look in `./test` instead. What verdict takes from the script, and what it leaves (the
+//! reporter and its options, colour, watch mode), is described in [`crate::script`]; the
+//! variables the script sets apply either way.
 //!
 //! Exit codes (mocha 10 and 12): 0 when every test passed; otherwise the number of failures,
 //! capped at 255 — so 1 to 255 mean failures. A test file that does not load and a config that
@@ -21,13 +20,13 @@
 
 use std::time::Duration;
 
-use verdict_core::agent::split_command;
 use verdict_core::verifier::{
     Applicability, Captured, CommandSpec, ExitCodes, Inputs, VerifierError, Workspace,
 };
 use verdict_core::{Kind, Report, Verifier};
-use verdict_verifier_support::{PackageJson, js_monorepo_root, node_bin, summarize_log_as};
+use verdict_verifier_support::{js_monorepo_root, node_bin, summarize_log_as};
 
+use crate::script::{Runner, Script};
 use crate::{DEFAULT_TIMEOUT, Evidence, Failing, escape_regex};
 
 const NAME: &str = "mocha";
@@ -116,72 +115,33 @@ fn config_names_spec(workspace: &Workspace) -> bool {
     in_rc || in_package
 }
 
-/// The arguments of the mocha command in the script that runs mocha (see the module docs); none
-/// when no script runs it or it cannot be split.
-fn script_args(workspace: &Workspace) -> Vec<String> {
-    let Ok(Some(package)) = PackageJson::read(workspace) else {
-        return Vec::new();
-    };
-    let script = [NAME, "_mocha"]
-        .into_iter()
-        .find_map(|program| package.script_running(program))
-        .and_then(|name| package.scripts.get(name))
-        .and_then(serde_json::Value::as_str);
-    script.map(mocha_args).unwrap_or_default()
-}
-
-/// The words after the mocha program in `script`, up to the first shell operator, without the
-/// options verdict sets itself.
-fn mocha_args(script: &str) -> Vec<String> {
-    let Ok(words) = split_command(script) else {
-        return Vec::new();
-    };
-    let is_mocha = |word: &str| {
-        let program = word.rsplit('/').next().unwrap_or(word);
-        program == NAME || program == "_mocha"
-    };
-    let Some(start) = words.iter().position(|word| is_mocha(word)) else {
-        return Vec::new();
-    };
-    let mut args = Vec::new();
-    let mut skip_value = false;
-    for word in &words[start + 1..] {
-        // The splitter keeps operators as ordinary characters: `a.js;` or `&&` end the command.
-        let (word, last) = match word.strip_suffix(';') {
-            Some(before) => (before, true),
-            None => (word.as_str(), false),
-        };
-        if word.starts_with(['&', '|', ';', '<', '>']) || word.starts_with("2>") {
-            break;
-        }
-        if skip_value {
-            skip_value = false;
-        } else if let Some(takes_value) = set_by_verdict(word) {
-            skip_value = takes_value;
-        } else if !word.is_empty() {
-            args.push(word.to_owned());
-        }
-        if last {
-            break;
-        }
-    }
-    args
-}
+/// How mocha reads its command line, for [`Script`].
+const RUNNER: Runner<'static> = Runner {
+    programs: &[NAME, "_mocha"],
+    set_by_verdict,
+};
 
 /// For an option verdict sets itself, whether its value is the next word; `None` for any other.
 fn set_by_verdict(word: &str) -> Option<bool> {
-    let (option, inline_value) = match word.split_once('=') {
-        Some((option, _)) => (option, true),
-        None => (word, false),
-    };
-    match option {
-        "--reporter" | "-R" | "--reporter-option" | "--reporter-options" | "-O"
-        | "--watch-files" | "--watch-ignore" => Some(!inline_value),
-        "--color" | "--colors" | "-c" | "--no-color" | "--no-colors" | "--watch" | "-w" => {
-            Some(false)
-        }
-        _ => None,
-    }
+    crate::script::dropped(
+        word,
+        &[
+            ("--reporter", true),
+            ("-R", true),
+            ("--reporter-option", true),
+            ("--reporter-options", true),
+            ("-O", true),
+            ("--watch-files", true),
+            ("--watch-ignore", true),
+            ("--color", false),
+            ("--colors", false),
+            ("-c", false),
+            ("--no-color", false),
+            ("--no-colors", false),
+            ("--watch", false),
+            ("-w", false),
+        ],
+    )
 }
 
 impl Verifier for Mocha {
@@ -210,17 +170,18 @@ impl Verifier for Mocha {
             tool: NAME.to_owned(),
             hint: INSTALL_HINT.to_owned(),
         })?;
+        let script = Script::of(workspace, &RUNNER);
         let mut args: Vec<String> = ["--reporter", "spec", "--no-color"]
             .into_iter()
             .map(str::to_owned)
             .collect();
         if !config_names_spec(workspace) {
-            args.extend(script_args(workspace));
+            args.extend(script.args);
         }
         Ok(CommandSpec {
             program,
             args,
-            env: crate::deterministic_env(),
+            env: crate::runner_env(script.env),
             cwd: workspace.root.clone(),
             timeout: self.timeout,
             exit_codes: ExitCodes {
@@ -265,19 +226,18 @@ mod tests {
 
     #[test]
     fn script_args_stop_at_shell_operators_and_leave_verdicts_options() {
-        assert_eq!(mocha_args("mocha 'src/**/*.test.js'"), ["src/**/*.test.js"]);
+        let args = |command: &str| Script::parse(command, &RUNNER).unwrap_or_default().args;
+        assert_eq!(args("mocha 'src/**/*.test.js'"), ["src/**/*.test.js"]);
         assert_eq!(
-            mocha_args(
+            args(
                 "tsc && nyc ./node_modules/.bin/mocha -r ts-node/register --reporter dot \"src/**/*.spec.ts\" --color && echo done"
             ),
             ["-r", "ts-node/register", "src/**/*.spec.ts"]
         );
-        assert_eq!(
-            mocha_args("mocha --reporter=min test/a.js; echo"),
-            ["test/a.js"]
-        );
-        assert_eq!(mocha_args("mocha"), Vec::<String>::new());
-        assert_eq!(mocha_args("echo 'unbalanced"), Vec::<String>::new());
+        assert_eq!(args("mocha --reporter=min test/a.js; echo"), ["test/a.js"]);
+        assert_eq!(args("node node_modules/mocha/bin/_mocha -w test"), ["test"]);
+        assert_eq!(args("mocha"), Vec::<String>::new());
+        assert_eq!(args("echo 'unbalanced"), Vec::<String>::new());
     }
 
     #[test]

@@ -5,7 +5,13 @@
 //! reporter writes the human output into the log, and the JSON reporter (jest's report shape)
 //! writes its report to the file that `--outputFile.json` names for that reporter alone. The
 //! reporters are named explicitly so that neither a project's `reporters` config nor CI
-//! detection (vitest adds reporters under GitHub Actions) changes what verdict reads.
+//! detection (vitest adds reporters under GitHub Actions) changes what verdict reads. The
+//! project's test script adds its own arguments and variables (`vitest run --project unit`,
+//! `vitest --config vitest.unit.ts`; see [`crate::script`]), but for its subcommand and the options
+//! that would change what verdict reads or make a pass dishonest: reporters, output files, colour,
+//! watch mode and the UI, runs limited to changed files, and `-u` (which rewrites
+//! snapshots instead of checking them). A script that runs another subcommand (`vitest bench`,
+//! `vitest related`) adds nothing.
 //!
 //! Exit codes (vitest 3 and 5): 0 when every test passed; 1 for failing tests, test files that
 //! do not load and unhandled errors — and also for `No test files found` and a config that does
@@ -19,6 +25,7 @@ use verdict_core::verifier::{
 use verdict_core::{Kind, Report, Verifier};
 use verdict_verifier_support::{js_monorepo_root, node_bin};
 
+use crate::script::{Runner, Script};
 use crate::{DEFAULT_TIMEOUT, Evidence, Failing};
 
 const NAME: &str = "vitest";
@@ -54,6 +61,61 @@ const SEPARATOR: &str = " > ";
 /// versions; the pattern accepts both.
 const FILTER_JOINER: &str = "(?: > | )";
 
+/// How vitest reads its command line, for [`Script`].
+const RUNNER: Runner<'static> = Runner {
+    programs: &[NAME],
+    set_by_verdict,
+};
+
+/// For an option verdict sets itself or leaves out (see the module docs), whether its value is
+/// the next word; `None` for any other.
+fn set_by_verdict(word: &str) -> Option<bool> {
+    crate::script::dropped(
+        word,
+        &[
+            ("--reporter", true),
+            ("--outputFile.", true),
+            ("--run", false),
+            ("--watch", false),
+            ("-w", false),
+            ("--ui", false),
+            ("--open", false),
+            ("--api.", false),
+            ("--standalone", false),
+            ("--color", false),
+            ("--no-color", false),
+            ("--changed", false),
+            ("--update", false),
+            ("-u", false),
+        ],
+    )
+}
+
+/// The script's arguments for a plain run: without its `run`, `watch` or `dev` subcommand, and
+/// none when it runs another subcommand.
+fn run_args(mut args: Vec<String>) -> Vec<String> {
+    match args.first().map(String::as_str) {
+        Some("run" | "watch" | "dev") => {
+            args.remove(0);
+            args
+        }
+        Some("related" | "bench" | "typecheck" | "list" | "init") => Vec::new(),
+        _ => args,
+    }
+}
+
+/// The options of the script a narrowed re-run keeps: its own file and name filters replace the
+/// script's positional arguments (file filters).
+const RERUN_KEEPS: &[&str] = &[
+    "--config",
+    "-c",
+    "--project",
+    "--root",
+    "-r",
+    "--dir",
+    "--environment",
+];
+
 /// The `vitest` verifier (see the module docs).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Vitest {
@@ -75,22 +137,36 @@ impl Vitest {
         self
     }
 
-    /// The command with its report written to `<run_dir>/<report>`.
-    fn base(&self, workspace: &Workspace, report: &str) -> Result<CommandSpec, VerifierError> {
+    /// The command with its report written to `<run_dir>/<report>`, and the script's arguments
+    /// (all of them, or for a re-run only its [`RERUN_KEEPS`] options).
+    fn base(
+        &self,
+        workspace: &Workspace,
+        report: &str,
+        rerun: bool,
+    ) -> Result<CommandSpec, VerifierError> {
         let program = node_bin(workspace, NAME).ok_or_else(|| VerifierError::NotInstalled {
             tool: NAME.to_owned(),
             hint: INSTALL_HINT.to_owned(),
         })?;
         let output = crate::absolute(&workspace.run_dir.join(report));
+        let mut script = Script::of(workspace, &RUNNER);
+        script.args = run_args(script.args);
+        let mut args = vec![
+            "run".to_owned(),
+            "--reporter=default".to_owned(),
+            "--reporter=json".to_owned(),
+            format!("--outputFile.json={}", output.display()),
+        ];
+        if rerun {
+            args.extend(script.options(RERUN_KEEPS));
+        } else {
+            args.extend(script.args);
+        }
         Ok(CommandSpec {
             program,
-            args: vec![
-                "run".to_owned(),
-                "--reporter=default".to_owned(),
-                "--reporter=json".to_owned(),
-                format!("--outputFile.json={}", output.display()),
-            ],
-            env: crate::deterministic_env(),
+            args,
+            env: crate::runner_env(script.env),
             cwd: workspace.root.clone(),
             timeout: self.timeout,
             exit_codes: ExitCodes {
@@ -142,7 +218,7 @@ impl Verifier for Vitest {
     }
 
     fn command(&self, workspace: &Workspace) -> Result<CommandSpec, VerifierError> {
-        self.base(workspace, "vitest.json")
+        self.base(workspace, "vitest.json", false)
     }
 
     fn interpret(&self, spec: &CommandSpec, captured: &Captured) -> Report {
@@ -162,7 +238,9 @@ impl Verifier for Vitest {
     /// failing tests' full names as an anchored `-t` pattern.
     fn rerun_failed(&self, workspace: &Workspace, previous: &Report) -> Option<CommandSpec> {
         let failing = Failing::of(previous)?;
-        let mut spec = self.base(workspace, "vitest.failed-first.json").ok()?;
+        let mut spec = self
+            .base(workspace, "vitest.failed-first.json", true)
+            .ok()?;
         if let Some(pattern) = failing.name_pattern(SEPARATOR, FILTER_JOINER) {
             spec.args.push(format!("--testNamePattern={pattern}"));
         }

@@ -831,3 +831,89 @@ async fn mocha_cli_errors_are_the_reason_it_could_not_verify() {
         assert!(!error.contains("no failure could be read"), "{context}");
     }
 }
+
+/// Checks a run of a `script-*` fixture: one test passed and `failing` failed, and none of
+/// `dropped` (options verdict sets itself) reached the command line.
+fn check_script_run(run: &Run, failing: &str, dropped: &[&str]) {
+    let context = context(run);
+    let report = &run.report;
+    assert_eq!(report.outcome, Outcome::Failed, "{context}");
+    assert_eq!(report.counts.tests_passed, Some(1), "{context}");
+    assert_eq!(report.counts.tests_failed, Some(1), "{context}");
+    let tests: Vec<_> = report
+        .diagnostics
+        .iter()
+        .filter_map(|d| d.test.as_deref())
+        .collect();
+    assert_eq!(tests, [failing], "{context}");
+    for option in dropped {
+        assert!(
+            !run.spec.args.iter().any(|arg| arg == option),
+            "{option} in {:?}",
+            run.spec.args
+        );
+    }
+}
+
+/// An ES-module project whose script is `NODE_OPTIONS=--experimental-vm-modules jest`: jest
+/// without the variable fails every test file on its `import`, and verdict reported that failure
+/// while `npm test` ran the tests. The script's variables are the runner's; its
+/// `--outputFile=ignored.json` is verdict's to set.
+#[tokio::test]
+async fn jest_takes_the_variables_its_script_sets() {
+    for (_dir, run) in run_both_majors(&Jest::default(), "script-esm").await {
+        assert_eq!(
+            run.spec.env.get("NODE_OPTIONS").map(String::as_str),
+            Some("--experimental-vm-modules"),
+            "{:?}",
+            run.spec.env
+        );
+        assert!(run.spec.args.iter().any(|arg| arg == "--runInBand"));
+        check_script_run(&run, "adds wrongly", &["--outputFile=ignored.json"]);
+    }
+}
+
+/// A script that names jest's config (`tsc --noEmit || true; jest -c jest.checks.config.js
+/// --color -u`): plain jest finds no test in `checks/*.check.js`. The config is taken over, and
+/// kept for a re-run of what failed; colour and `-u` (which would rewrite snapshots instead of
+/// checking them) are not.
+#[tokio::test]
+async fn jest_runs_with_the_config_its_script_names() {
+    let verifier = Jest::default();
+    for (dir, run) in run_both_majors(&verifier, "script-config").await {
+        check_script_run(&run, "subtracts", &["--color", "-u"]);
+        let workspace = Workspace::new(dir.path());
+        let spec = verifier
+            .rerun_failed(&workspace, &run.report)
+            .expect("a re-run of the failing test");
+        let rerun = run_spec(&verifier, &workspace, spec).await;
+        let context = context(&rerun);
+        assert_eq!(rerun.report.counts.tests_failed, Some(1), "{context}");
+        assert_eq!(rerun.report.counts.tests_passed, Some(0), "{context}");
+        assert!(
+            rerun
+                .spec
+                .args
+                .windows(2)
+                .any(|w| w == ["-c", "jest.checks.config.js"]),
+            "{context}"
+        );
+    }
+}
+
+/// A script that names vitest's config and sets a variable through cross-env (`cross-env TZ=UTC
+/// vitest run --config vitest.checks.config.js --reporter=dot`): the config and the variable are
+/// taken over, the script's `run` and reporter are not (verdict names its own).
+#[tokio::test]
+async fn vitest_runs_with_the_config_and_variables_its_script_names() {
+    for (_dir, run) in run_both_majors(&Vitest::default(), "script-config").await {
+        assert_eq!(run.spec.env.get("TZ").map(String::as_str), Some("UTC"));
+        assert_eq!(
+            run.spec.args.iter().filter(|arg| *arg == "run").count(),
+            1,
+            "{:?}",
+            run.spec.args
+        );
+        check_script_run(&run, "subtracts", &["--reporter=dot"]);
+    }
+}
