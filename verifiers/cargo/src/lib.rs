@@ -33,7 +33,9 @@
 //! `harness = false` target that exits non-zero is a failure of that target, named by the target
 //! cargo gives for re-running it (the summarizer reads it from cargo's output). The same compiler
 //! diagnostic reported once per target (a library checked as itself and as its tests) is
-//! reported once.
+//! reported once. Run in one member of a workspace, the verifiers still build the workspace
+//! (`--workspace`), and the paths rustc and the tests print from the workspace root are made
+//! relative to the member (see [`workspace_root_above`]).
 //!
 //! Inputs for the cache: every file of the project that its `.gitignore` does not ignore (but
 //! `target/`), since a build reads more than Rust sources and manifests (`include_str!` of a
@@ -245,6 +247,7 @@ impl Command {
         {
             report.error = Some(format!("clippy is not installed: {CLIPPY_HINT}"));
         }
+        relative_to_project(&mut report, &spec.cwd);
         dedupe(&mut report);
         fail_closed(self, report, spec, captured)
     }
@@ -468,6 +471,59 @@ pub fn dedupe(report: &mut Report) {
     }
     if let Some(n) = report.counts.warnings.as_mut() {
         *n = n.saturating_sub(warnings).max(kept_warnings);
+    }
+}
+
+/// The root of the cargo workspace `dir` is a member of, when that is above `dir`: the nearest
+/// ancestor whose `Cargo.toml` has a `[workspace]` table. `None` when `dir` is its own workspace
+/// (or its manifest says so with a `[workspace]` table of its own).
+pub fn workspace_root_above(dir: &Path) -> Option<PathBuf> {
+    let has_workspace_table = |manifest: &Path| {
+        std::fs::read_to_string(manifest).is_ok_and(|text| {
+            text.lines()
+                .any(|line| line.split('#').next().unwrap_or("").trim() == "[workspace]")
+        })
+    };
+    if has_workspace_table(&dir.join("Cargo.toml")) {
+        return None;
+    }
+    dir.ancestors()
+        .skip(1)
+        .find(|ancestor| has_workspace_table(&ancestor.join("Cargo.toml")))
+        .map(Path::to_path_buf)
+}
+
+/// Makes the report's paths relative to the project verdict runs in (`cwd`) when that is a member
+/// of a workspace above it. rustc runs from the workspace root, so its diagnostics and the panics
+/// of tests name `crates/app/src/lib.rs` where the project's own files are `src/lib.rs`: such a
+/// path becomes relative to the project, and one in another member becomes absolute (never a
+/// path that would name the wrong file). A path is only rewritten when it names a file under
+/// the workspace root and none under the project.
+fn relative_to_project(report: &mut Report, cwd: &Path) {
+    let cwd = std::path::absolute(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+    let cwd = cwd.as_path();
+    let Some(root) = workspace_root_above(cwd) else {
+        return;
+    };
+    let mut changed = false;
+    for diagnostic in &mut report.diagnostics {
+        let Some(file) = diagnostic.file.as_deref() else {
+            continue;
+        };
+        let path = Path::new(file);
+        if path.is_absolute() || cwd.join(path).exists() || !root.join(path).exists() {
+            continue;
+        }
+        let full = root.join(path);
+        let shown = match full.strip_prefix(cwd) {
+            Ok(inside) => inside.to_string_lossy().into_owned(),
+            Err(_) => full.to_string_lossy().into_owned(),
+        };
+        diagnostic.file = Some(shown);
+        changed = true;
+    }
+    if changed {
+        report.refresh_fingerprints();
     }
 }
 

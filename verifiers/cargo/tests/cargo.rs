@@ -531,3 +531,51 @@ async fn failing_doctests_are_rerun_by_the_full_run_not_filtered_away() {
     // re-runs them.
     assert_eq!(test.rerun_failed(&fixture.workspace, &report), None);
 }
+
+/// verdict run in one member of a workspace (`crates/app`): rustc and the test's panic name the
+/// member's files from the workspace root (`crates/app/src/lib.rs`), which from the project read
+/// as a file that does not exist. They are shown relative to the project, and another member's
+/// file by its absolute path.
+#[tokio::test]
+async fn paths_in_a_workspace_member_are_relative_to_the_member() {
+    let whole = fixture("member");
+    let app = whole.workspace.root.join("crates/app");
+    let member = Fixture {
+        workspace: Workspace::new(&app).with_run_dir(whole.workspace.run_dir.clone()),
+        dir: whole.dir,
+    };
+    let (_, _, check) = run(&CargoCheck::default(), &member).await;
+    let warnings: Vec<_> = check
+        .diagnostics
+        .iter()
+        .map(|d| (d.location().unwrap_or_default(), d.message.clone()))
+        .collect();
+    let util = app.join("../util/src/lib.rs");
+    let util = std::path::absolute(&util).expect("absolute");
+    assert!(
+        warnings.contains(&(
+            "src/lib.rs:3:9".to_owned(),
+            "unused variable: `unused`".to_owned()
+        )),
+        "{warnings:?}"
+    );
+    let util_warning = check
+        .diagnostics
+        .iter()
+        .find(|d| d.message.contains("unused_too"))
+        .unwrap_or_else(|| panic!("{warnings:?}"));
+    let util_file = util_warning.file.as_deref().unwrap_or_default();
+    assert!(
+        Path::new(util_file).is_absolute() && util_file.ends_with("crates/util/src/lib.rs"),
+        "{util_file} is not {}",
+        util.display()
+    );
+
+    let (_, _, test) = run(&CargoTest::default(), &member).await;
+    assert_eq!(test.outcome, Outcome::Failed, "{test:#?}");
+    let failing = test
+        .errors()
+        .find(|d| d.test.as_deref() == Some("tests::twice_two"))
+        .unwrap_or_else(|| panic!("{test:#?}"));
+    assert_eq!(failing.location().as_deref(), Some("src/lib.rs:11:9"));
+}
