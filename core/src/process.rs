@@ -40,7 +40,7 @@
 //!
 //! **Invariant:** this is the only module in verdict that spawns processes.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::ffi::OsString;
 use std::fs::File;
 use std::io::{self, Write};
@@ -139,6 +139,12 @@ pub struct RunExtras {
     /// child may already have exited). The pid is also the child's process group id, since every
     /// command leads its own group. Not called when the command could not be started.
     pub on_spawn: Option<Box<dyn FnOnce(u32) + Send>>,
+    /// The most bytes the log keeps; `None` keeps everything (a tool's log is parsed whole). With a
+    /// limit, the log keeps the first half of it as the output arrives and the last half (held in
+    /// memory until the end), with one line between them saying how many bytes were left out:
+    /// for an agent's session, whose beginning and end say what it did and why it stopped, and
+    /// which may print without end.
+    pub log_limit: Option<u64>,
 }
 
 impl std::fmt::Debug for RunExtras {
@@ -146,6 +152,7 @@ impl std::fmt::Debug for RunExtras {
         f.debug_struct("RunExtras")
             .field("stdin", &self.stdin.as_ref().map(Vec::len))
             .field("on_spawn", &self.on_spawn.is_some())
+            .field("log_limit", &self.log_limit)
             .finish()
     }
 }
@@ -244,7 +251,11 @@ impl ProcessRunner {
     /// guarantee of the module docs holds the same (process group, time-out, cancellation, drained
     /// pipes, nothing left behind).
     pub async fn run_with(&self, spec: &CommandSpec, log: &Path, extras: RunExtras) -> Captured {
-        let RunExtras { stdin, on_spawn } = extras;
+        let RunExtras {
+            stdin,
+            on_spawn,
+            log_limit,
+        } = extras;
         let mut captured = Captured {
             exit: Exit::Cancelled,
             log_path: log.to_path_buf(),
@@ -292,7 +303,8 @@ impl ProcessRunner {
             })),
             _ => None,
         };
-        let run = self.supervise(spec, &mut child, file, start).await;
+        let sink = LogSink::new(file, log_limit);
+        let run = self.supervise(spec, &mut child, sink, start).await;
         if let Some(feeder) = feeder {
             // The whole group is gone by now, so the pipe's reader is too; this cannot wait long.
             feeder.abort();
@@ -392,7 +404,7 @@ impl ProcessRunner {
         &self,
         spec: &CommandSpec,
         child: &mut Child,
-        file: File,
+        sink: LogSink,
         start: Instant,
     ) -> Supervised {
         let group = child
@@ -404,7 +416,7 @@ impl ProcessRunner {
         let mut drain = tokio::spawn(drain(
             child.stdout.take(),
             child.stderr.take(),
-            file,
+            sink,
             stop_drain_rx,
         ));
         let mut stopper = Stopper {
@@ -765,16 +777,91 @@ fn resolve_program(
 
 /// What [`drain`] wrote.
 struct Drained {
+    /// Every byte the tool printed, kept or not.
     bytes: u64,
     error: Option<io::Error>,
 }
 
-/// Copies stdout and stderr to `file` as they arrive until both close or `stop` fires. A write
+/// Where the output goes: the log file, whole or, with a limit, its first half as it arrives and
+/// its last half at the end (see [`RunExtras::log_limit`]).
+struct LogSink {
+    file: File,
+    /// How many more bytes go straight to the file; `u64::MAX` without a limit.
+    head_left: u64,
+    /// The last bytes, once the head is full.
+    tail: VecDeque<u8>,
+    tail_cap: usize,
+    /// Bytes neither in the head nor in the tail.
+    dropped: u64,
+}
+
+impl LogSink {
+    fn new(file: File, limit: Option<u64>) -> LogSink {
+        let (head, tail_cap) = match limit {
+            Some(limit) => {
+                let tail = usize::try_from(limit / 2).unwrap_or(usize::MAX);
+                (limit - limit / 2, tail)
+            }
+            None => (u64::MAX, 0),
+        };
+        LogSink {
+            file,
+            head_left: head,
+            tail: VecDeque::new(),
+            tail_cap,
+            dropped: 0,
+        }
+    }
+
+    fn write(&mut self, mut bytes: &[u8]) -> io::Result<()> {
+        if self.head_left > 0 {
+            let n = usize::try_from(self.head_left)
+                .unwrap_or(usize::MAX)
+                .min(bytes.len());
+            self.file.write_all(&bytes[..n])?;
+            self.head_left -= n as u64;
+            bytes = &bytes[n..];
+        }
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        if bytes.len() >= self.tail_cap {
+            let keep = &bytes[bytes.len() - self.tail_cap..];
+            self.dropped += (self.tail.len() + bytes.len() - keep.len()) as u64;
+            self.tail.clear();
+            self.tail.extend(keep);
+            return Ok(());
+        }
+        let overflow = (self.tail.len() + bytes.len()).saturating_sub(self.tail_cap);
+        self.tail.drain(..overflow);
+        self.dropped += overflow as u64;
+        self.tail.extend(bytes);
+        Ok(())
+    }
+
+    /// Writes the tail, after a line saying what was left out, and flushes.
+    fn finish(&mut self) -> io::Result<()> {
+        if self.dropped > 0 {
+            let note = format!(
+                "\n[verdict: {} bytes of output left out here; the log keeps the first and last {} bytes]\n",
+                self.dropped, self.tail_cap
+            );
+            self.file.write_all(note.as_bytes())?;
+        }
+        let (front, back) = self.tail.as_slices();
+        self.file.write_all(front)?;
+        self.file.write_all(back)?;
+        self.tail = VecDeque::new();
+        self.file.flush()
+    }
+}
+
+/// Copies stdout and stderr to `sink` as they arrive until both close or `stop` fires. A write
 /// error is remembered and the pipes are still drained (discarding), so the tool never blocks.
 async fn drain(
     mut stdout: Option<ChildStdout>,
     mut stderr: Option<ChildStderr>,
-    mut file: File,
+    mut sink: LogSink,
     mut stop: oneshot::Receiver<()>,
 ) -> Drained {
     let mut out_buf = vec![0u8; READ_BUFFER];
@@ -800,7 +887,7 @@ async fn drain(
             }
             Ok(n) => {
                 if drained.error.is_none() {
-                    match file.write_all(&buf[..n]) {
+                    match sink.write(&buf[..n]) {
                         Ok(()) => drained.bytes += n as u64,
                         Err(error) => drained.error = Some(error),
                     }
@@ -809,7 +896,7 @@ async fn drain(
         }
     }
     if drained.error.is_none()
-        && let Err(error) = file.flush()
+        && let Err(error) = sink.finish()
     {
         drained.error = Some(error);
     }

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use tempfile::TempDir;
-use verdict_core::process::ProcessRunner;
+use verdict_core::process::{ProcessRunner, RunExtras};
 use verdict_core::verifier::{Captured, CommandSpec, Exit, ExitCodes, Runner};
 
 /// The grace period the tests use, short so the suite stays fast.
@@ -721,4 +721,42 @@ async fn a_name_on_path_without_the_execute_bit_is_permission_denied() {
             message: "failed to start `mytool`: Permission denied (os error 13)".to_owned()
         }
     );
+}
+
+/// An agent's session can print without end: with a limit, the log keeps the first and the last
+/// half of it and says how much it left out between them, while every byte is still read (the
+/// tool never blocks) and counted.
+#[tokio::test]
+async fn a_log_limit_keeps_the_head_and_the_tail() {
+    let fixture = Fixture::new();
+    // 3 MiB of numbered lines, then a last line.
+    let tool = fixture.script(
+        "tool.sh",
+        "seq 1 1000000 | head -c 3145728\necho\necho 'the last line'\nexit 0",
+    );
+    let limit = 1024 * 1024;
+    let extras = RunExtras {
+        log_limit: Some(limit),
+        ..RunExtras::default()
+    };
+    let captured = runner()
+        .run_with(
+            &fixture.spec(&tool, Duration::from_secs(60)),
+            &fixture.log(),
+            extras,
+        )
+        .await;
+    assert_eq!(captured.exit, Exit::Code { code: 0 });
+    let total = 3_145_728 + 1 + "the last line\n".len() as u64;
+    assert_eq!(captured.log_bytes, total);
+    let log = fixture.log_text();
+    assert!(log.starts_with("1\n2\n3\n"), "{}", &log[..20]);
+    assert!(log.ends_with("\nthe last line\n"));
+    let note = format!(
+        "\n[verdict: {} bytes of output left out here; the log keeps the first and last {} bytes]\n",
+        total - limit,
+        limit / 2
+    );
+    assert!(log.contains(&note), "no note {note:?}");
+    assert_eq!(log.len() as u64, limit + note.len() as u64);
 }

@@ -45,7 +45,7 @@ pub use config::AgentConfig;
 pub use outcome::{FailureKind, OutcomeClass, Patterns, SessionOutcome};
 pub use pool::{AgentPool, PoolEnd, PoolOptions, PoolRun, RetryAction, RetryRecord};
 pub use session::{
-    AgentSession, CommandSession, SessionRequest, SessionResult, SpawnHook, SpawnInfo,
+    AgentSession, CommandSession, LOG_LIMIT, SessionRequest, SessionResult, SpawnHook, SpawnInfo,
 };
 pub use split::split_command;
 

@@ -24,6 +24,11 @@ pub const TAIL_LINES: usize = 40;
 /// limit") is taken for an error of its own.
 pub const CLASSIFY_LINES: usize = 100;
 
+/// The most bytes of an agent's output its log keeps: the first and the last 8 MiB, with a line
+/// between them saying how much was left out (an agent can print without end; its log must not
+/// fill the disk).
+pub const LOG_LIMIT: u64 = 16 * 1024 * 1024;
+
 /// How much of the end of the log is read for the tail and the outcome patterns.
 const TAIL_BYTES: u64 = 64 * 1024;
 
@@ -207,6 +212,7 @@ impl AgentSession for CommandSession {
         let extras = RunExtras {
             stdin: (via == PromptVia::Stdin).then(|| request.prompt.clone().into_bytes()),
             on_spawn: Some(on_spawn),
+            log_limit: Some(LOG_LIMIT),
         };
         let captured = self.runner.run_with(&spec, &log_path, extras).await;
         let output_tail = read_tail(&log_path, TAIL_BYTES);
