@@ -41,10 +41,10 @@
 //! `target/`), since a build reads more than Rust sources and manifests (`include_str!` of a
 //! data file, a test's fixtures, a build script's inputs). A project whose manifests name a path
 //! outside its root (a `path` dependency, a `[patch]`, a workspace member or the workspace
-//! itself) has no cache: what is out there is not hashed, so no pass can be replayed for it. Not
-//! seen either: the toolchain itself (a `rustup update` that changes what stable means, unless a
-//! toolchain file pins it), the environment a build script reads (`rerun-if-env-changed`), cargo
-//! config files above the project, and files a build script or a macro reads outside it.
+//! itself) has no cache: what is out there is not hashed, so no pass can be replayed for it. The
+//! toolchain counts too (see [`toolchain_files`]): a `rustup update`, a toolchain file or a cargo
+//! config above the project runs the verifiers again. Not seen: the environment a build script
+//! reads (`rerun-if-env-changed`) and files a build script or a macro reads outside the project.
 
 use std::collections::HashSet;
 use std::ffi::OsString;
@@ -261,9 +261,86 @@ impl Command {
         Some(Inputs {
             // The walk leaves out what `.gitignore` ignores, `.git/` and `.verdict/`.
             globs: vec!["*".to_owned(), "!/target/**".to_owned()],
-            ..Inputs::default()
+            tool_files: toolchain_files(
+                &workspace.root,
+                std::env::var_os("CARGO_HOME").map(PathBuf::from),
+                std::env::var_os("RUSTUP_HOME").map(PathBuf::from),
+                std::env::var_os("HOME").map(PathBuf::from),
+                cargo_program(),
+            ),
+            root: None,
         })
     }
+}
+
+/// The files outside the project that say which toolchain builds it and how, for the result cache:
+/// a `rustup update` that brings a new clippy with new lints, a toolchain file or a cargo config in
+/// a folder above the project, a component added. Missing ones count as absent.
+///
+/// - `rust-toolchain.toml`, `rust-toolchain` and `.cargo/config.toml` (or `.cargo/config`) in the
+///   project's folder and every folder above it, and cargo's own config in `$CARGO_HOME`;
+/// - rustup's settings (the default toolchain, directory overrides) and, of every installed
+///   toolchain, its channel manifest (rewritten by each update) and its list of components;
+/// - a cargo that rustup does not manage (a distribution's `/usr/bin/cargo`): the program itself
+///   and the `rustc` beside it. The cache's stat table keeps this cheap after the first run.
+pub fn toolchain_files(
+    root: &Path,
+    cargo_home: Option<PathBuf>,
+    rustup_home: Option<PathBuf>,
+    home: Option<PathBuf>,
+    cargo: Option<PathBuf>,
+) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let root = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
+    for dir in root.ancestors() {
+        for name in [
+            "rust-toolchain.toml",
+            "rust-toolchain",
+            ".cargo/config.toml",
+            ".cargo/config",
+        ] {
+            files.push(dir.join(name));
+        }
+    }
+    let cargo_home = cargo_home.or_else(|| home.as_ref().map(|home| home.join(".cargo")));
+    if let Some(cargo_home) = &cargo_home {
+        files.push(cargo_home.join("config.toml"));
+        files.push(cargo_home.join("config"));
+    }
+    let rustup_home = rustup_home.or_else(|| home.as_ref().map(|home| home.join(".rustup")));
+    if let Some(rustup_home) = &rustup_home {
+        files.push(rustup_home.join("settings.toml"));
+        let mut toolchains: Vec<PathBuf> = std::fs::read_dir(rustup_home.join("toolchains"))
+            .map(|entries| entries.flatten().map(|entry| entry.path()).collect())
+            .unwrap_or_default();
+        toolchains.sort();
+        for toolchain in toolchains {
+            let rustlib = toolchain.join("lib").join("rustlib");
+            files.push(rustlib.join("multirust-channel-manifest.toml"));
+            files.push(rustlib.join("components"));
+        }
+    }
+    // rustup's proxies live in `$CARGO_HOME/bin`; any other cargo is its own toolchain.
+    let managed = |program: &Path| {
+        cargo_home
+            .as_ref()
+            .is_some_and(|cargo_home| program.starts_with(cargo_home.join("bin")))
+            || rustup_home
+                .as_ref()
+                .is_some_and(|rustup_home| program.starts_with(rustup_home))
+    };
+    if let Some(cargo) = cargo
+        && !managed(&cargo)
+    {
+        let real = std::fs::canonicalize(&cargo).unwrap_or(cargo);
+        if !managed(&real) {
+            if let Some(dir) = real.parent() {
+                files.push(dir.join("rustc"));
+            }
+            files.push(real);
+        }
+    }
+    files
 }
 
 /// How many manifests [`names_paths_outside`] reads before it gives up (and says yes).
@@ -947,6 +1024,54 @@ mod tests {
             .inputs(&workspace)
             .expect("a project that names nothing outside has inputs");
         assert_eq!(inputs.globs, ["*", "!/target/**"]);
+    }
+
+    #[test]
+    fn toolchain_files_cover_configs_above_rustup_updates_and_other_cargos() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let project = dir.path().join("repo/crate");
+        let rustup = dir.path().join("rustup");
+        let cargo_home = dir.path().join("cargo-home");
+        let stable = rustup.join("toolchains/stable-x86_64-unknown-linux-gnu");
+        std::fs::create_dir_all(&project).expect("mkdir");
+        std::fs::create_dir_all(&stable).expect("mkdir");
+        let files = toolchain_files(
+            &project,
+            Some(cargo_home.clone()),
+            Some(rustup.clone()),
+            None,
+            Some(cargo_home.join("bin/cargo")),
+        );
+        for expected in [
+            project.join("rust-toolchain.toml"),
+            dir.path().join("repo/.cargo/config.toml"),
+            dir.path().join("rust-toolchain"),
+            cargo_home.join("config.toml"),
+            rustup.join("settings.toml"),
+            stable.join("lib/rustlib/multirust-channel-manifest.toml"),
+            stable.join("lib/rustlib/components"),
+        ] {
+            assert!(
+                files.contains(&expected),
+                "{} not in {files:?}",
+                expected.display()
+            );
+        }
+        // rustup's proxy is not the toolchain; a distribution's cargo is, with its rustc.
+        assert!(!files.iter().any(|f| f.ends_with("bin/cargo")));
+        let system = dir.path().join("usr/bin");
+        std::fs::create_dir_all(&system).expect("mkdir");
+        std::fs::write(system.join("cargo"), "").expect("write");
+        let files = toolchain_files(
+            &project,
+            Some(cargo_home),
+            Some(rustup),
+            None,
+            Some(system.join("cargo")),
+        );
+        let system = std::fs::canonicalize(&system).expect("canonical");
+        assert!(files.contains(&system.join("cargo")), "{files:?}");
+        assert!(files.contains(&system.join("rustc")), "{files:?}");
     }
 
     #[test]
