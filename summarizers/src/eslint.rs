@@ -41,6 +41,7 @@ use verdict_core::{
     Diagnostic, Fingerprint, Kind, LineParser, Outcome, Report, Severity, Summarizer,
 };
 
+use crate::js_test::{RunnerPrefixes, unprefixed_sample};
 use crate::text::clip;
 
 const TOOL: &str = "eslint";
@@ -82,6 +83,7 @@ impl Summarizer for EslintSummarizer {
     }
 
     fn sniff(&self, sample: &str) -> u8 {
+        let sample = &*unprefixed_sample(sample);
         // The summary, the fixable line and the crash banner are eslint's alone.
         if sample.contains("potentially fixable with the `--fix` option")
             || sample.contains("Oops! Something went wrong! :(")
@@ -858,6 +860,8 @@ struct Parser {
     crash_done: bool,
     /// The first sign of a failure around eslint (npm's, yarn's or pnpm's error lines).
     failure_sign: Option<String>,
+    /// The prefixes of a monorepo task runner (turbo, pnpm) that each line loses.
+    prefixes: RunnerPrefixes,
 }
 
 impl Default for Parser {
@@ -880,6 +884,7 @@ impl Default for Parser {
             crash_lines: Vec::new(),
             crash_done: false,
             failure_sign: None,
+            prefixes: RunnerPrefixes::default(),
         }
     }
 }
@@ -1015,6 +1020,7 @@ impl LineParser for Parser {
     fn line(&mut self, line: &str) {
         // PowerShell's redirection starts the output with a byte order mark.
         let line = line.strip_prefix('\u{feff}').unwrap_or(line);
+        let line = self.prefixes.strip(line);
         if matches!(self.json, Some((_, JsonSource::Lines))) {
             self.json_line(line);
             return;

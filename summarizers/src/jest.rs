@@ -32,8 +32,8 @@ use std::collections::HashSet;
 use verdict_core::{Diagnostic, Kind, LineParser, Outcome, Report, Summarizer};
 
 use crate::js_test::{
-    Diff, MAX_BLOCK_LINES, MAX_DETAIL, MAX_MESSAGE, failure, is_error_line, is_full, one_line,
-    strip_equality_note, v8_frame,
+    Diff, MAX_BLOCK_LINES, MAX_DETAIL, MAX_MESSAGE, Unprefixed, failure, is_error_line, is_full,
+    one_line, strip_equality_note, unprefixed_sample, v8_frame,
 };
 use crate::text::{clip, count_of, split_location};
 
@@ -51,6 +51,7 @@ impl Summarizer for JestSummarizer {
     }
 
     fn sniff(&self, sample: &str) -> u8 {
+        let sample = &*unprefixed_sample(sample);
         // The summary lines and `Ran all test suites.` are jest's alone.
         if sample.contains("Test Suites: ") && sample.contains("Tests:       ")
             || sample.contains("Ran all test suites")
@@ -87,7 +88,7 @@ impl Summarizer for JestSummarizer {
     }
 
     fn parser(&self) -> Box<dyn LineParser> {
-        Box::new(Parser::new())
+        Unprefixed::wrap(Box::new(Parser::new()))
     }
 }
 

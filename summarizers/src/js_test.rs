@@ -6,8 +6,10 @@
 //! expected side and the other for the received side. The helpers here read those pieces of one
 //! line at a time, so each summarizer stays a streaming parser.
 
+use std::borrow::Cow;
+
 use verdict_core::model::MAX_DIAGNOSTICS;
-use verdict_core::{Diagnostic, Fingerprint, Kind, Report, Severity};
+use verdict_core::{Diagnostic, Fingerprint, Kind, LineParser, Report, Severity};
 
 use crate::text::{clip, split_location};
 
@@ -218,6 +220,140 @@ pub(crate) fn strip_equality_note(message: &str) -> &str {
     }
 }
 
+/// Removes the prefix a monorepo task runner writes before each line of a task's output, so that
+/// the parsers see the lines as the tool printed them. Two shapes are known, both read from real
+/// runs:
+/// - turbo: `@acme/web:test: FAIL test/a.test.js` — the package and the task, each followed by a
+///   colon. The task may hold colons of its own (`test:unit`), never a space, and does not start
+///   with a digit, which keeps a `file.js:3:5: message` line (eslint's unix format) whole;
+/// - pnpm's recursive run: `packages/web test: FAIL test/a.test.js` — the package's folder and the
+///   script. This shape is too loose to find on its own (`Test Suites: 1 failed`), so it is learned
+///   from the line pnpm prints first, when the script starts: `packages/web test$ jest`.
+///
+/// eslint's summarizer uses it too: turbo and pnpm run linters the same way.
+#[derive(Debug, Default)]
+pub(crate) struct RunnerPrefixes {
+    /// The prefixes pnpm announced (`packages/web test: `, without its trailing space).
+    pnpm: Vec<String>,
+}
+
+impl RunnerPrefixes {
+    /// How many prefixes a run announces at most: more would be a log that only looks like one.
+    const MAX_PNPM: usize = 64;
+
+    /// `line` without a task runner's prefix.
+    pub(crate) fn strip<'a>(&mut self, line: &'a str) -> &'a str {
+        if let Some(rest) = self.strip_pnpm(line) {
+            return rest;
+        }
+        if let Some(prefix) = pnpm_announcement(line) {
+            if self.pnpm.len() < Self::MAX_PNPM && !self.pnpm.iter().any(|p| p == prefix) {
+                self.pnpm.push(prefix.to_owned());
+            }
+            return line;
+        }
+        match turbo_prefix_len(line) {
+            Some(len) => line.get(len..).unwrap_or(""),
+            None => line,
+        }
+    }
+
+    fn strip_pnpm<'a>(&self, line: &'a str) -> Option<&'a str> {
+        self.pnpm.iter().find_map(|prefix| {
+            let rest = line.strip_prefix(prefix.as_str())?.strip_prefix(':')?;
+            Some(rest.strip_prefix(' ').unwrap_or(rest))
+        })
+    }
+}
+
+/// The length of turbo's `package:task: ` at the start of `line` (with its one space; the space is
+/// gone when the tool printed an empty line and the CI trimmed it), if it has one.
+fn turbo_prefix_len(line: &str) -> Option<usize> {
+    let end = memchr::memmem::find(line.as_bytes(), b": ")
+        .or_else(|| line.ends_with(':').then(|| line.len() - 1))?;
+    let (package, task) = line[..end].split_once(':')?;
+    let package_ok = package
+        .bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_alphanumeric() || b == b'@')
+        && package
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'@' | b'/' | b'.' | b'_' | b'-'));
+    let task_ok = task
+        .bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+        && task
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b':' | b'.' | b'_' | b'-'));
+    (package_ok && task_ok).then(|| (end + 2).min(line.len()))
+}
+
+/// The prefix pnpm will write before the lines of a script it announces with
+/// `packages/web test$ jest` (the folder, the script, `$` and the command): `packages/web test`.
+fn pnpm_announcement(line: &str) -> Option<&str> {
+    let dollar = memchr::memmem::find(line.as_bytes(), b"$ ")?;
+    let prefix = &line[..dollar];
+    let (folder, script) = prefix.split_once(' ')?;
+    let word = |s: &str| !s.is_empty() && !s.contains(char::is_whitespace);
+    (word(folder) && word(script) && !folder.starts_with('$')).then_some(prefix)
+}
+
+/// A parser that is fed its lines without a task runner's prefix (see [`RunnerPrefixes`]).
+pub(crate) struct Unprefixed {
+    prefixes: RunnerPrefixes,
+    inner: Box<dyn LineParser>,
+}
+
+impl Unprefixed {
+    /// `inner`, fed its lines without a task runner's prefix.
+    pub(crate) fn wrap(inner: Box<dyn LineParser>) -> Box<dyn LineParser> {
+        Box::new(Unprefixed {
+            prefixes: RunnerPrefixes::default(),
+            inner,
+        })
+    }
+}
+
+impl LineParser for Unprefixed {
+    fn line(&mut self, line: &str) {
+        let line = self.prefixes.strip(line);
+        self.inner.line(line);
+    }
+
+    fn finish(self: Box<Self>) -> Report {
+        self.inner.finish()
+    }
+}
+
+/// `sample` without task runner prefixes, for a summarizer's `sniff`; borrowed when no line has
+/// one.
+pub(crate) fn unprefixed_sample(sample: &str) -> Cow<'_, str> {
+    let mut prefixes = RunnerPrefixes::default();
+    let mut out: Option<String> = None;
+    let mut start = 0;
+    for line in sample.split('\n') {
+        let stripped = prefixes.strip(line);
+        match &mut out {
+            Some(out) => {
+                out.push('\n');
+                out.push_str(stripped);
+            }
+            None if stripped.len() != line.len() => {
+                let mut text = sample[..start].to_owned();
+                text.push_str(stripped);
+                out = Some(text);
+            }
+            None => {}
+        }
+        start += line.len() + 1;
+    }
+    match out {
+        Some(text) => Cow::Owned(text),
+        None => Cow::Borrowed(sample),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -372,6 +508,51 @@ mod tests {
                 let _ = summarizer.sniff(&String::from_utf8_lossy(&log));
             }
         }
+    }
+
+    #[test]
+    fn task_runner_prefixes_are_removed() {
+        let mut prefixes = RunnerPrefixes::default();
+        assert_eq!(
+            prefixes.strip("@acme/web:test: FAIL test/a.test.js"),
+            "FAIL test/a.test.js"
+        );
+        assert_eq!(prefixes.strip("web:test:unit:   ● a › b"), "  ● a › b");
+        assert_eq!(prefixes.strip("@acme/web:test: "), "");
+        assert_eq!(prefixes.strip("@acme/web:test:"), "");
+        for kept in [
+            "Tests:       1 failed, 1 total",
+            "Test Suites: 1 failed, 1 total",
+            "Error: boom: again",
+            "src/a.js:3:5: Unexpected var",
+            "node:internal/modules/cjs/loader:1228",
+            "/abs/a.js:3:5: message",
+            "packages/web test: FAIL a.test.js",
+        ] {
+            assert_eq!(prefixes.strip(kept), kept);
+        }
+        assert_eq!(
+            prefixes.strip("packages/web test$ jest --ci"),
+            "packages/web test$ jest --ci"
+        );
+        assert_eq!(
+            prefixes.strip("packages/web test: FAIL a.test.js"),
+            "FAIL a.test.js"
+        );
+        assert_eq!(prefixes.strip("packages/web test: "), "");
+        assert_eq!(
+            prefixes.strip("packages/api test: FAIL a.test.js"),
+            "packages/api test: FAIL a.test.js"
+        );
+    }
+
+    #[test]
+    fn samples_lose_task_runner_prefixes() {
+        assert_eq!(
+            unprefixed_sample("x\nweb:test: Tests: 1 failed\nweb:test: Ran all"),
+            "x\nTests: 1 failed\nRan all"
+        );
+        assert!(matches!(unprefixed_sample("a\nb"), Cow::Borrowed("a\nb")));
     }
 
     #[test]

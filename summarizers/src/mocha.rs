@@ -28,8 +28,8 @@ use std::collections::HashMap;
 use verdict_core::{Diagnostic, Kind, LineParser, Outcome, Report, Severity, Summarizer};
 
 use crate::js_test::{
-    Diff, MAX_BLOCK_LINES, MAX_MESSAGE, failure, is_error_line, is_full, is_internal, one_line,
-    strip_file_url, v8_frame,
+    Diff, MAX_BLOCK_LINES, MAX_MESSAGE, Unprefixed, failure, is_error_line, is_full, is_internal,
+    one_line, strip_file_url, unprefixed_sample, v8_frame,
 };
 use crate::text::{clip, split_location};
 
@@ -47,6 +47,7 @@ impl Summarizer for MochaSummarizer {
     }
 
     fn sniff(&self, sample: &str) -> u8 {
+        let sample = &*unprefixed_sample(sample);
         // `N passing (Xms)` is mocha's alone.
         let passing = sample.lines().any(|line| {
             let text = line.trim_start();
@@ -69,7 +70,7 @@ impl Summarizer for MochaSummarizer {
     }
 
     fn parser(&self) -> Box<dyn LineParser> {
-        Box::new(Parser::new())
+        Unprefixed::wrap(Box::new(Parser::new()))
     }
 }
 

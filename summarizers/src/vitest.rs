@@ -29,8 +29,8 @@
 use verdict_core::{Diagnostic, Kind, LineParser, Outcome, Report, Summarizer};
 
 use crate::js_test::{
-    Diff, MAX_BLOCK_LINES, MAX_DETAIL, MAX_MESSAGE, failure, is_error_line, is_full, is_internal,
-    one_line, strip_equality_note, vitest_frame,
+    Diff, MAX_BLOCK_LINES, MAX_DETAIL, MAX_MESSAGE, Unprefixed, failure, is_error_line, is_full,
+    is_internal, one_line, strip_equality_note, unprefixed_sample, vitest_frame,
 };
 use crate::text::{clip, count_of, split_location};
 
@@ -48,6 +48,7 @@ impl Summarizer for VitestSummarizer {
     }
 
     fn sniff(&self, sample: &str) -> u8 {
+        let sample = &*unprefixed_sample(sample);
         // The `⎯` rules and the padded `Test Files` line are vitest's alone.
         let rules = sample.contains("⎯⎯⎯");
         if rules && (sample.contains(" Test Files ") || sample.contains(" FAIL  ")) {
@@ -66,7 +67,7 @@ impl Summarizer for VitestSummarizer {
     }
 
     fn parser(&self) -> Box<dyn LineParser> {
-        Box::new(Parser::new())
+        Unprefixed::wrap(Box::new(Parser::new()))
     }
 }
 
