@@ -466,17 +466,22 @@ impl Parser {
                     // The run is over: a log holding another run reports its failures anew.
                     self.repeat = false;
                     self.seen.clear();
+                    // Each run's counts add up: a monorepo's `npm test --workspaces` or
+                    // `pnpm -r test` prints one summary per package.
                     let counts = &mut self.report.counts;
-                    counts.tests_failed = Some(count_of(rest, "failed").unwrap_or(0));
-                    counts.tests_passed = Some(count_of(rest, "passed").unwrap_or(0));
-                    counts.tests_skipped = Some(
-                        count_of(rest, "skipped").unwrap_or(0)
-                            + count_of(rest, "todo").unwrap_or(0),
+                    add_count(&mut counts.tests_failed, count_of(rest, "failed"));
+                    add_count(&mut counts.tests_passed, count_of(rest, "passed"));
+                    add_count(
+                        &mut counts.tests_skipped,
+                        Some(
+                            count_of(rest, "skipped").unwrap_or(0)
+                                + count_of(rest, "todo").unwrap_or(0),
+                        ),
                     );
                     self.report.summary = Some(one_line(text, MAX_MESSAGE));
                 } else if let Some(rest) = text.strip_prefix("Test Suites:") {
                     self.saw_summary = true;
-                    self.report.counts.files = Some(count_of(rest, "failed").unwrap_or(0));
+                    add_count(&mut self.report.counts.files, count_of(rest, "failed"));
                 } else if text.starts_with("Test run was interrupted") {
                     self.report.note("jest: the test run was interrupted");
                 }
@@ -575,6 +580,11 @@ impl LineParser for Parser {
         }
         report
     }
+}
+
+/// Adds one run's count to the counts of the runs before it (none yet is zero).
+fn add_count(total: &mut Option<u64>, count: Option<u64>) {
+    *total = Some(total.unwrap_or(0) + count.unwrap_or(0));
 }
 
 /// Adds a line to the first paragraph of a column-0 `●` block.

@@ -112,3 +112,17 @@ fn jest_logs_are_detected_as_jest() {
         assert_eq!(detected.summarizer.name(), "jest", "{case}");
     }
 }
+
+#[test]
+fn summaries_of_several_packages_add_up() {
+    // pnpm ran jest in two packages at once; their reports (see the case's meta file) held 9 + 2
+    // failed, 4 + 2 passed, 2 skipped and 1 todo, 5 + 1 failed suites, 1 suite that failed to run.
+    let report = JestSummarizer.parse(&support::log("jest", "pnpm-two-packages"));
+    let counts = &report.counts;
+    assert_eq!(counts.tests_failed, Some(11));
+    assert_eq!(counts.tests_passed, Some(6));
+    assert_eq!(counts.tests_skipped, Some(3));
+    assert_eq!(counts.files, Some(6));
+    assert_eq!(counts.suites_errored, Some(1));
+    assert_eq!(report.outcome, Outcome::Failed);
+}
