@@ -128,6 +128,9 @@ struct Pending {
     label: Option<String>,
     /// The first `= note:` / `= help:` / `help:` that says something about this code.
     help: Option<String>,
+    /// What the linker said went wrong (`undefined symbol: foo`), in the notes of rustc's
+    /// `linking with `cc` failed`, which otherwise show only the linker's command line.
+    linker: Option<String>,
     /// Lines read since the header (the location must be the first).
     lines: u32,
 }
@@ -577,7 +580,11 @@ impl Parser {
         }
         let Some((file, line, column)) = p.location.take() else {
             if p.severity == Severity::Error {
-                self.unlocated_error(p.message);
+                let message = match p.linker {
+                    Some(linker) => format!("{}: {linker}", p.message),
+                    None => p.message,
+                };
+                self.unlocated_error(message);
             }
             // A warning without a location is cargo talking about itself (an unused manifest
             // key, a profile setting); it says nothing about the code.
@@ -846,6 +853,7 @@ impl Parser {
             location,
             label,
             help,
+            linker: None,
             lines: 1,
         });
         self.finish_pending();
@@ -977,6 +985,7 @@ impl Parser {
             location: None,
             label: None,
             help: None,
+            linker: None,
             lines: 0,
         });
         true
@@ -989,6 +998,12 @@ impl Parser {
         };
         p.lines += 1;
         let trimmed = line.trim_start();
+        if p.location.is_none()
+            && p.linker.is_none()
+            && let Some(problem) = linker_problem(trimmed)
+        {
+            p.linker = Some(clip(problem, MAX_DETAIL));
+        }
         if let Some(location) = trimmed.strip_prefix("--> ") {
             if p.lines == 1 {
                 p.location =
@@ -1036,6 +1051,23 @@ impl Parser {
             p.help = Some(help.to_owned());
         }
     }
+}
+
+/// What went wrong in a linker's message: `rust-lld: error: undefined symbol: foo` (lld, the
+/// default on x86-64 Linux since Rust 1.90), `/x/src/lib.rs:2: undefined reference to `foo'` (GNU
+/// ld), `cannot find -lfoo`, `unable to find library -lfoo` (lld).
+fn linker_problem(line: &str) -> Option<&str> {
+    for marker in [
+        "undefined symbol: ",
+        "undefined reference to ",
+        "cannot find -l",
+        "unable to find library ",
+    ] {
+        if let Some(at) = line.find(marker) {
+            return Some(line[at..].trim_end());
+        }
+    }
+    None
 }
 
 /// Notes that every lint carries and that say nothing about this occurrence.

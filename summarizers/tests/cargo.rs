@@ -408,3 +408,22 @@ fn a_should_panic_test_that_panics_with_another_message_says_what_it_expected() 
         Some("panic did not contain expected string \"boom\"")
     );
 }
+
+#[test]
+fn a_link_error_says_which_symbol_is_undefined() {
+    for (case, message) in [
+        (
+            "build-link-error",
+            "linking with `cc` failed: exit status: 1: undefined symbol: verdict_missing_symbol",
+        ),
+        (
+            "build-link-error-bfd",
+            "linking with `cc` failed: exit status: 1: undefined reference to \
+             `verdict_missing_symbol'",
+        ),
+    ] {
+        let report = report_of(case);
+        let errors: Vec<&str> = report.errors().map(|d| d.message.as_str()).collect();
+        assert_eq!(errors, [message], "{case}");
+    }
+}
