@@ -172,8 +172,13 @@ struct Run {
     /// The last `test result:` line read, and the last whose counts add up to the header.
     last: Option<TestResult>,
     agreeing: Option<TestResult>,
-    /// Failing tests named by `test x ... FAILED` lines and by the failures list.
+    /// Failing tests named by `test x ... FAILED` lines (and `x --- FAILED` in the terse format).
     failing: Vec<String>,
+    /// Failing tests named by libtest's list of failures (`failures:` and the names indented
+    /// under it), printed once every test has finished: with `--nocapture` a test's output can
+    /// run into a line that names a failure (a doc-test's `Couldn't compile the test.` has no
+    /// line end), but never into this list.
+    listed: Vec<String>,
 }
 
 /// A target cargo says failed: `error: test failed, to rerun pass `--test custom``, and how its
@@ -434,6 +439,25 @@ fn block_name(line: &str) -> Option<&str> {
         .or_else(|| rest.strip_suffix(" stderr ----"))
 }
 
+/// Whether a line is libtest's terse progress (`-q`): a run of result characters (`.`, `i`, `F`),
+/// and at the end of a row the count so far (` 5/17`).
+fn is_terse_progress(line: &str) -> bool {
+    let (marks, count) = match line.rsplit_once(' ') {
+        Some((marks, count)) => (marks, Some(count)),
+        None => (line, None),
+    };
+    let marks_ok = marks.bytes().all(|b| matches!(b, b'.' | b'i' | b'F'));
+    let count_ok = count.is_none_or(|count| {
+        count.split_once('/').is_some_and(|(done, total)| {
+            !done.is_empty()
+                && !total.is_empty()
+                && done.bytes().all(|b| b.is_ascii_digit())
+                && total.bytes().all(|b| b.is_ascii_digit())
+        })
+    });
+    (count.is_some() || !marks.is_empty()) && marks_ok && count_ok
+}
+
 /// The test name and file/line of a doc-test: `src/lib.rs - add (line 8)`.
 fn doctest_location(name: &str) -> Option<(String, u32)> {
     let (file, rest) = name.split_once(" - ")?;
@@ -640,9 +664,18 @@ impl Parser {
     }
 
     fn finish_block(&mut self) {
-        let Some(block) = self.block.take() else {
+        let Some(mut block) = self.block.take() else {
             return;
         };
+        if block.panic.location.is_none() && block.panic.lines.is_empty() {
+            // With `--nocapture` the panic was printed as it happened, and the block holds only
+            // libtest's note (`panic did not contain expected string`): the panic says where.
+            self.finish_loose();
+            if let Some((_, loose)) = self.loose.iter().find(|(name, _)| *name == block.name) {
+                block.panic.location.clone_from(&loose.location);
+                block.panic.lines.clone_from(&loose.lines);
+            }
+        }
         self.report_test(&block.name, &block.panic);
     }
 
@@ -685,13 +718,18 @@ impl Parser {
         }
     }
 
-    /// A test named failing by a `test x ... FAILED` line or the failures list: it counts once
-    /// its run's result is known (see [`Parser::finish_run`]).
-    fn run_failed(&mut self, name: &str) {
+    /// A test named failing by a `test x ... FAILED` line or (when `listed`) by the failures
+    /// list: it counts once its run's result is known (see [`Parser::finish_run`]).
+    fn run_failed(&mut self, name: &str, listed: bool) {
         match self.run.as_mut() {
             Some(run) => {
-                if run.failing.len() < MAX_TESTS && !run.failing.iter().any(|n| n == name) {
-                    run.failing.push(name.to_owned());
+                let names = if listed {
+                    &mut run.listed
+                } else {
+                    &mut run.failing
+                };
+                if names.len() < MAX_TESTS && !names.iter().any(|n| n == name) {
+                    names.push(name.to_owned());
                 }
             }
             None => self.test_failed(name),
@@ -711,6 +749,20 @@ impl Parser {
             // A binary whose own summary has no failure failed no test, whatever leaked into the
             // log before it.
             Some(result) if result.failed == 0 => Vec::new(),
+            // The list names every failure exactly; the `FAILED` lines only give the order.
+            _ if !run.listed.is_empty() => {
+                let listed = std::mem::take(&mut run.listed);
+                let mut failing: Vec<String> = std::mem::take(&mut run.failing)
+                    .into_iter()
+                    .filter(|name| listed.contains(name))
+                    .collect();
+                for name in listed {
+                    if !failing.contains(&name) {
+                        failing.push(name);
+                    }
+                }
+                failing
+            }
             _ => std::mem::take(&mut run.failing),
         };
         for name in &failing {
@@ -1142,9 +1194,12 @@ impl LineParser for Parser {
                 if let Some(rest) = line.strip_prefix("test ")
                     && let Some((name, status)) = rest.rsplit_once(" ... ")
                 {
+                    // libtest reports a test once it has finished: a panic printed before is
+                    // complete (`--nocapture`).
+                    self.finish_loose();
                     let slot = if status.starts_with("FAILED") {
                         let name = name.strip_suffix(" - should panic").unwrap_or(name);
-                        self.run_failed(name);
+                        self.run_failed(name, false);
                         Some(1)
                     } else if status.starts_with("ok") {
                         Some(0)
@@ -1224,7 +1279,7 @@ impl LineParser for Parser {
                     let name = line.trim();
                     if !name.is_empty() {
                         let name = name.to_owned();
-                        self.run_failed(&name);
+                        self.run_failed(&name, true);
                     }
                     return;
                 }
@@ -1244,7 +1299,14 @@ impl LineParser for Parser {
         if let Some(rest) = line.strip_suffix(" --- FAILED") {
             // libtest's terse format (`-q`) names failures this way in recent versions.
             let rest = rest.trim().to_owned();
-            self.run_failed(&rest);
+            self.finish_loose();
+            self.run_failed(&rest, false);
+            return;
+        }
+        if self.loose_current.is_some() && is_terse_progress(line) {
+            // libtest's terse progress (`..`, ` 5/17`) between a loose panic's message and the
+            // test's result: libtest has moved on, the message has ended.
+            self.finish_loose();
             return;
         }
         if line.starts_with("    Finished ") {

@@ -174,7 +174,14 @@ fn check_test_truth(case: &str, report: &Report, text: &str) -> TestTruth {
             continue;
         };
         match (value["type"].as_str(), value["event"].as_str()) {
-            (Some("suite"), Some("started")) => section.started = true,
+            (Some("suite"), Some("started")) => {
+                // With `-q` cargo prints no `Running …` line: the next binary's start ends the
+                // section.
+                if section.started {
+                    std::mem::take(&mut section).close(&mut truth);
+                }
+                section.started = true;
+            }
             (Some("suite"), Some("ok" | "failed")) => {
                 section.finished = true;
                 section.suite_failed = value["failed"].as_u64().unwrap_or(0);
@@ -406,6 +413,61 @@ fn a_should_panic_test_that_panics_with_another_message_says_what_it_expected() 
     assert_eq!(
         failure.detail.as_deref(),
         Some("panic did not contain expected string \"boom\"")
+    );
+}
+
+#[test]
+fn nocapture_panics_in_the_quiet_format_end_at_the_tests_result() {
+    // `-q -- --nocapture`: each panic is followed by libtest's terse progress (` 2/17`, `.`),
+    // the test's `x --- FAILED` line and whatever the next test prints (`Error: …`).
+    let report = report_of("test-quiet-nocapture");
+    let garbage = report.errors().find(|d| {
+        d.detail
+            .as_deref()
+            .is_some_and(|detail| detail.contains("/17") || detail.contains("Error:"))
+    });
+    assert!(garbage.is_none(), "{garbage:#?}");
+    let failure = report
+        .errors()
+        .find(|d| d.test.as_deref() == Some("money::tests::rejects_garbage"))
+        .expect("the failure");
+    assert_eq!(
+        (failure.location().as_deref(), failure.detail.as_deref()),
+        (Some("src/money.rs:24:28"), None)
+    );
+}
+
+#[test]
+fn a_doc_test_that_does_not_compile_under_nocapture_keeps_its_name() {
+    // rustdoc's `Couldn't compile the test.` has no line end: the terse format's line became
+    // `Couldn't compile the test.alpha/src/lib.rs - add (line 7) --- FAILED`.
+    let report = report_of("test-doctest-nocapture");
+    let mut tests: Vec<&str> = report.errors().filter_map(|d| d.test.as_deref()).collect();
+    tests.sort_unstable();
+    assert_eq!(
+        tests,
+        [
+            "alpha/src/lib.rs - add (line 3)",
+            "alpha/src/lib.rs - add (line 7)",
+            "integ_fail",
+            "integ_unwrap",
+            "tests::bad_eq",
+            "tests::divz",
+            "tests::gprint",
+            "tests::multi_line",
+            "tests::res_err",
+            "tests::sp_mismatch",
+            "tests::sp_nopanic",
+        ]
+    );
+    // Its block holds only libtest's note; the panic, printed as it happened, says where.
+    let mismatch = report
+        .errors()
+        .find(|d| d.test.as_deref() == Some("tests::sp_mismatch"))
+        .expect("the should_panic failure");
+    assert_eq!(
+        (mismatch.location().as_deref(), mismatch.message.as_str()),
+        (Some("alpha/src/lib.rs:17:67"), "bang")
     );
 }
 

@@ -124,6 +124,13 @@ pub(crate) fn cases() -> Vec<Case> {
             &[],
             &["test", "--no-fail-fast", "-q"],
         ),
+        // With `--nocapture` the panics run into libtest's terse progress (`.`, ` 5/17`).
+        test(
+            "test-quiet-nocapture",
+            "tests",
+            &[],
+            &["test", "--no-fail-fast", "-q", "--", "--nocapture"],
+        ),
         test(
             "test-color",
             "tests",
