@@ -62,6 +62,7 @@ impl Summarizer for JestSummarizer {
             || sample.contains("No tests found, exiting with code")
             || sample.contains("jestjs.io/docs")
             || sample.contains("● Test suite failed to run")
+            || sample.contains("●  process.exit called with")
         {
             return 90;
         }
@@ -103,6 +104,11 @@ enum BlockKind {
     Suite,
     /// `Console` output: read past, not reported.
     Console,
+    /// An error jest reports outside any test, its message as the title: `●  process.exit called
+    /// with "1"` (two spaces: the title is empty). jest prints it under whatever file's header
+    /// came last, and once for each file a worker runs after it, so it is located by its own
+    /// stack frame and reported once.
+    Outside,
 }
 
 /// The `●` block being read. Bounded: a few short strings, whatever the block's length.
@@ -263,6 +269,7 @@ impl Block {
         };
         let (message, location) = match &kind {
             BlockKind::Console => return None,
+            BlockKind::Outside => (message.unwrap_or_default(), frame),
             BlockKind::Test(_) => {
                 let message = message.unwrap_or_else(|| "test failed".to_owned());
                 (strip_equality_note(&message).to_owned(), frame)
@@ -371,6 +378,7 @@ impl Parser {
             return;
         };
         let is_suite = matches!(block.kind, BlockKind::Suite);
+        let is_outside = matches!(block.kind, BlockKind::Outside);
         if is_full(&self.report) && !self.repeat {
             // Only counted from here on: no need to build it.
             if !matches!(block.kind, BlockKind::Console) {
@@ -383,7 +391,8 @@ impl Parser {
             return;
         };
         let key = (diagnostic.fingerprint.0, diagnostic.line);
-        if self.repeat && self.seen.contains(&key) {
+        // An error outside the tests is printed again for each file after it: one is enough.
+        if (self.repeat || is_outside) && self.seen.contains(&key) {
             return;
         }
         if self.seen.len() < verdict_core::model::MAX_DIAGNOSTICS {
@@ -419,9 +428,15 @@ impl Parser {
                 let kind = match name.trim_end() {
                     "Test suite failed to run" => BlockKind::Suite,
                     "Console" => BlockKind::Console,
+                    name if name.starts_with(' ') => BlockKind::Outside,
                     name => BlockKind::Test(name.to_owned()),
                 };
-                let mut block = Block::new(kind, self.file.clone());
+                let outside = matches!(kind, BlockKind::Outside);
+                let file = if outside { None } else { self.file.clone() };
+                let mut block = Block::new(kind, file);
+                if outside {
+                    block.message = Some(name.trim().to_owned());
+                }
                 block.count_only = is_full(&self.report) && !self.repeat;
                 self.block = Some(block);
                 return;

@@ -126,3 +126,24 @@ fn summaries_of_several_packages_add_up() {
     assert_eq!(counts.suites_errored, Some(1));
     assert_eq!(report.outcome, Outcome::Failed);
 }
+
+#[test]
+fn process_exit_in_a_test_is_one_root_cause_not_failing_tests() {
+    for case in ["process-exit-workers", "jest29-process-exit"] {
+        let report = JestSummarizer.parse(&support::log("jest", case));
+        let exits: Vec<_> = report
+            .diagnostics
+            .iter()
+            .filter(|d| d.message.starts_with("process.exit called with"))
+            .collect();
+        assert_eq!(exits.len(), 1, "{case}: reported once");
+        assert!(exits[0].test.is_none() && exits[0].root_cause, "{case}");
+        assert_eq!(
+            exits[0].file.as_deref(),
+            Some("test/exit.test.js"),
+            "{case}"
+        );
+        assert_eq!(exits[0].line, Some(1), "{case}");
+        assert_eq!(report.outcome, Outcome::Failed, "{case}");
+    }
+}
