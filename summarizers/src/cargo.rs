@@ -271,10 +271,27 @@ struct Parser {
     unlocated: Vec<String>,
     /// Whether the last unlocated error takes `Caused by:` lines.
     caused_by: bool,
+    /// Which part of a failed build script's output (under `Caused by:`) is being read.
+    script_output: ScriptOutput,
     /// Lint names learned from their first occurrence, by [`lint_key`].
     lint_names: HashMap<String, String>,
     /// Whether the current failures list (`failures:` followed by indented names) is being read.
     in_failures_list: bool,
+}
+
+/// The parts of a failed build script's output that cargo shows under `Caused by:`.
+#[derive(Default, Clone, Copy, PartialEq, Eq)]
+enum ScriptOutput {
+    /// Not in a build script's output (cargo's own `Caused by:` lines).
+    #[default]
+    None,
+    /// `--- stdout`: mostly `cargo:` directives and what the script looked at (openssl-sys
+    /// prints some sixty lines of them), which would fill the message before the reason.
+    Stdout,
+    /// `--- stderr`: the reason, usually a panic.
+    Stderr,
+    /// The panic's backtrace in `--- stderr`.
+    Backtrace,
 }
 
 /// The parts of the report built up while reading.
@@ -655,6 +672,64 @@ impl Parser {
             d = d.as_root_cause();
         }
         self.report.push(d);
+    }
+
+    /// What a line of a `Caused by:` chain adds to its error: a failed build script's output is
+    /// read for its reason (its standard error without the backtrace), and the build script's
+    /// long path is left out of cargo's `process didn't exit successfully: `…` (exit status: 101)`.
+    fn caused_by_part(&mut self, line: &str) -> Option<String> {
+        let trimmed = line.trim();
+        if line.starts_with("   ")
+            && trimmed.split(' ').next().is_some_and(|status| {
+                matches!(
+                    status,
+                    "Compiling" | "Checking" | "Building" | "Finished" | "Fresh" | "Downloaded"
+                )
+            })
+        {
+            // cargo's status line (right-aligned, so indented by more than the chain's two
+            // spaces): the chain has ended.
+            self.caused_by = false;
+            return None;
+        }
+        match trimmed {
+            "--- stdout" => {
+                self.script_output = ScriptOutput::Stdout;
+                return None;
+            }
+            "--- stderr" => {
+                self.script_output = ScriptOutput::Stderr;
+                return None;
+            }
+            _ => {}
+        }
+        match self.script_output {
+            ScriptOutput::Stdout | ScriptOutput::Backtrace => None,
+            ScriptOutput::Stderr => {
+                if trimmed == "stack backtrace:" {
+                    self.script_output = ScriptOutput::Backtrace;
+                    return None;
+                }
+                if trimmed.starts_with("note: ") {
+                    return None;
+                }
+                if trimmed.starts_with("thread '")
+                    && let Some(at) = PANICKED.find(trimmed.as_bytes())
+                {
+                    // `thread 'main' (12570) panicked at /…/build/main.rs:207:9:`
+                    return Some(trimmed[at..].trim_end_matches(':').to_owned());
+                }
+                Some(trimmed.to_owned())
+            }
+            ScriptOutput::None => {
+                if let Some(rest) = trimmed.strip_prefix("process didn't exit successfully: `")
+                    && let Some((_, status)) = rest.rsplit_once("` (")
+                {
+                    return Some(format!("process didn't exit successfully ({status}"));
+                }
+                Some(trimmed.to_owned())
+            }
+        }
     }
 
     fn unlocated_error(&mut self, message: String) {
@@ -1238,6 +1313,7 @@ impl LineParser for Parser {
             b'C' if line == "Caused by:" => {
                 self.finish_pending();
                 self.caused_by = !self.unlocated.is_empty();
+                self.script_output = ScriptOutput::None;
                 return;
             }
             b'r' => {
@@ -1285,11 +1361,12 @@ impl LineParser for Parser {
                 }
                 if self.caused_by && self.pending.is_none() && self.block.is_none() {
                     // `Caused by:` chains of cargo's own errors are indented by two spaces.
-                    if let Some(last) = self.unlocated.last_mut()
+                    if let Some(part) = self.caused_by_part(line)
+                        && let Some(last) = self.unlocated.last_mut()
                         && last.len() < MAX_MESSAGE
                     {
                         last.push_str(": ");
-                        last.push_str(line.trim());
+                        last.push_str(&part);
                     }
                     return;
                 }

@@ -489,3 +489,28 @@ fn a_link_error_says_which_symbol_is_undefined() {
         assert_eq!(errors, [message], "{case}");
     }
 }
+
+#[test]
+fn a_failed_build_script_is_reported_with_its_reason_not_its_directives() {
+    // openssl-sys prints some sixty `cargo:` directives on standard output before it panics;
+    // the panic is the reason. The build script's path and backtrace say nothing.
+    for (case, error) in [
+        (
+            "build-script-openssl",
+            "failed to run custom build command for `openssl-sys v0.9.118`: process didn't exit \
+             successfully (exit status: 101): panicked at /root/.cargo/registry/src/\
+             index.crates.io-1949cf8c6b5b557f/openssl-sys-0.9.118/build/main.rs:207:9: OpenSSL \
+             include directory does not exist: /nonexistent/openssl/include",
+        ),
+        (
+            "build-script-panic",
+            "failed to run custom build command for `bsp v0.1.0 (/tmp/helper-rp/bsp)`: process \
+             didn't exit successfully (exit status: 101): panicked at build.rs:2:54: \
+             VERDICT_NEEDED_CONFIG must be set: NotPresent",
+        ),
+    ] {
+        let report = report_of(case);
+        assert_eq!(report.outcome, Outcome::Errored, "{case}");
+        assert_eq!(report.error.as_deref(), Some(error), "{case}");
+    }
+}
