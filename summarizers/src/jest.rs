@@ -345,6 +345,10 @@ struct Parser {
     suites_errored: u64,
     /// `No tests found, exiting with code N`, and whether N is 0.
     no_tests: Option<(String, bool)>,
+    /// The Snapshot Summary's `› 1 snapshot obsolete from 1 test suite. …` and the first file it
+    /// names (`↳ test/a.test.js`).
+    obsolete: Option<String>,
+    obsolete_file: Option<String>,
     /// A Node.js error printed outside any block before jest ran a test.
     crash: Option<String>,
     /// A `path:line` printed above such an error (Node.js shows where a file fails to parse).
@@ -367,6 +371,8 @@ impl Parser {
             saw_any_jest_line: false,
             suites_errored: 0,
             no_tests: None,
+            obsolete: None,
+            obsolete_file: None,
             crash: None,
             crash_location: None,
             lines: 0,
@@ -460,6 +466,21 @@ impl Parser {
             self.file = Some(header_file(rest).to_owned());
             return;
         }
+        if indent <= 1
+            && let Some(rest) = text.strip_prefix("› ")
+            && rest.contains(" obsolete from ")
+        {
+            self.obsolete = Some(one_line(rest, MAX_MESSAGE));
+            return;
+        }
+        if indent == 3
+            && self.obsolete.is_some()
+            && self.obsolete_file.is_none()
+            && let Some(file) = text.strip_prefix("↳ ")
+        {
+            self.obsolete_file = Some(file.to_owned());
+            return;
+        }
         if indent != 0 {
             return;
         }
@@ -500,6 +521,19 @@ impl Parser {
                 } else if text.starts_with("Test run was interrupted") {
                     self.report.note("jest: the test run was interrupted");
                 }
+            }
+            Some(b'S') if text.starts_with("Snapshots:") && text.contains(" obsolete") => {
+                // Obsolete snapshots (or snapshot files) fail jest's run unless `-u` removed
+                // them, though every test passed: `success` is false and jest exits 1.
+                let message = self.obsolete.take().unwrap_or_else(|| {
+                    format!("obsolete snapshots ({})", one_line(text, MAX_MESSAGE))
+                });
+                let mut diagnostic = failure(TOOL, message);
+                diagnostic.kind = Kind::Custom;
+                diagnostic.code = Some("obsolete-snapshot".to_owned());
+                diagnostic.file = self.obsolete_file.take();
+                diagnostic.refresh_fingerprint();
+                self.report.push(diagnostic);
             }
             Some(b'S') if text.starts_with("Summary of all failing tests") => {
                 self.repeat = true;

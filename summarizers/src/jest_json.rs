@@ -25,7 +25,7 @@
 //! errored with the parser's message; parsing never panics.
 
 use serde::Deserialize;
-use verdict_core::{Diagnostic, Outcome, Report, Summarizer};
+use verdict_core::{Diagnostic, Kind, Outcome, Report, Summarizer};
 
 use crate::js_test::{
     Diff, MAX_DETAIL, MAX_MESSAGE, failure, is_internal, one_line, strip_equality_note, v8_frame,
@@ -46,6 +46,28 @@ struct JsonReport {
     success: Option<bool>,
     was_interrupted: Option<bool>,
     test_results: Option<Vec<FileResult>>,
+    snapshot: Option<SnapshotSummary>,
+}
+
+/// jest's snapshot totals: what it fails a run for when every test passed.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SnapshotSummary {
+    /// Snapshots no test read (obsolete).
+    unchecked: Option<u64>,
+    /// Snapshot files whose test file is gone.
+    files_removed: Option<u64>,
+    /// `-u` removed them: no failure.
+    did_update: Option<bool>,
+    #[serde(default)]
+    unchecked_keys_by_file: Vec<UncheckedKeys>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct UncheckedKeys {
+    #[serde(default)]
+    file_path: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -92,6 +114,40 @@ pub fn parse(tool: &str, json: &[u8]) -> Report {
 pub fn parse_relative_to(tool: &str, json: &[u8], root: &str) -> Report {
     let root = root.trim_end_matches('/');
     parse_inner(tool, json, (!root.is_empty()).then_some(root))
+}
+
+/// The diagnostic for obsolete snapshots, which fail jest's run unless `-u` removed them.
+fn obsolete_snapshots(snapshot: &SnapshotSummary, root: Option<&str>) -> Option<Diagnostic> {
+    let unchecked = snapshot.unchecked.unwrap_or(0);
+    let files_removed = snapshot.files_removed.unwrap_or(0);
+    if snapshot.did_update == Some(true) || unchecked + files_removed == 0 {
+        return None;
+    }
+    let message = if unchecked > 0 {
+        let suites = snapshot.unchecked_keys_by_file.len();
+        format!(
+            "{unchecked} snapshot{} obsolete from {suites} test suite{}; re-run jest with `-u` to \
+             remove {}",
+            if unchecked == 1 { "" } else { "s" },
+            if suites == 1 { "" } else { "s" },
+            if unchecked == 1 { "it" } else { "them" },
+        )
+    } else {
+        format!(
+            "{files_removed} snapshot file{} obsolete; re-run jest with `-u` to remove {}",
+            if files_removed == 1 { "" } else { "s" },
+            if files_removed == 1 { "it" } else { "them" },
+        )
+    };
+    let mut diagnostic = failure("jest", message);
+    diagnostic.kind = Kind::Custom;
+    diagnostic.code = Some("obsolete-snapshot".to_owned());
+    diagnostic.file = snapshot
+        .unchecked_keys_by_file
+        .first()
+        .filter(|keys| !keys.file_path.is_empty())
+        .map(|keys| relative(&keys.file_path, root));
+    Some(diagnostic)
 }
 
 /// How `tool` joins the describe titles and the test title in its human output.
@@ -153,6 +209,15 @@ fn parse_inner(tool: &str, json: &[u8], root: Option<&str>) -> Report {
             }
         }
         failed_files += u64::from(file_failed);
+    }
+    if tool == "jest"
+        && parsed.success == Some(false)
+        && let Some(diagnostic) = parsed
+            .snapshot
+            .as_ref()
+            .and_then(|snapshot| obsolete_snapshots(snapshot, root))
+    {
+        report.push(diagnostic);
     }
 
     let counts = &mut report.counts;

@@ -59,11 +59,13 @@ fn check_against_truth(case: &str, report: &Report, truth: &Value) {
         Some(n("numFailedTestSuites")),
         "{case}: files"
     );
-    let expected_outcome = if n("numFailedTests") + n("numRuntimeErrorTestSuites") > 0 {
-        Outcome::Failed
-    } else {
-        Outcome::Passed
-    };
+    // `success` is false too when every test passed but the run failed (obsolete snapshots).
+    let expected_outcome =
+        if n("numFailedTests") + n("numRuntimeErrorTestSuites") > 0 || truth["success"] == false {
+            Outcome::Failed
+        } else {
+            Outcome::Passed
+        };
     assert_eq!(report.outcome, expected_outcome, "{case}: outcome");
 
     support::check_jest_format_tests(case, report, truth, " › ");
@@ -145,5 +147,20 @@ fn process_exit_in_a_test_is_one_root_cause_not_failing_tests() {
         );
         assert_eq!(exits[0].line, Some(1), "{case}");
         assert_eq!(report.outcome, Outcome::Failed, "{case}");
+    }
+}
+
+#[test]
+fn obsolete_snapshots_fail_a_run_whose_tests_all_passed() {
+    for case in ["obsolete-snapshot", "jest29-obsolete-snapshot"] {
+        let report = JestSummarizer.parse(&support::log("jest", case));
+        assert_eq!(report.outcome, Outcome::Failed, "{case}");
+        assert_eq!(report.counts.tests_failed, Some(0), "{case}");
+        let obsolete = report
+            .diagnostics
+            .iter()
+            .find(|d| d.code.as_deref() == Some("obsolete-snapshot"))
+            .unwrap_or_else(|| panic!("{case}: no obsolete-snapshot diagnostic"));
+        assert_eq!(obsolete.file.as_deref(), Some("test/a.test.js"), "{case}");
     }
 }
