@@ -644,6 +644,12 @@ impl Parser {
             return false;
         }
         self.close_block();
+        if !matches!(self.section, Some(Section::Errors | Section::Failures)) {
+            // `PASSES` (`-rA`, `-rP`) shows a block for each passing test that printed
+            // something: its output, no failure.
+            self.skipping = true;
+            return true;
+        }
         if self.blocks.len() >= MAX_ENTRIES {
             // Beyond the cap a failure is only counted, and its lines are skipped unread.
             self.dropped += 1;

@@ -199,6 +199,19 @@ fn check_truth(case: &str, report: &Report, truth: &Truth, project: &str, places
             );
         }
     }
+    // Nothing invented: every failing test the report names is one the XML has failing.
+    for d in report.errors() {
+        if let Some(test) = d.test.as_deref() {
+            let dotted = dotted(test);
+            assert!(
+                truth
+                    .failing
+                    .iter()
+                    .any(|f| format!("{}.{}", f.classname, f.name) == dotted),
+                "{case}: {test} is reported failing, the XML has it otherwise"
+            );
+        }
+    }
     assert_eq!(
         report.counts.tests_failed,
         Some(truth.failures),
@@ -277,4 +290,12 @@ fn the_log_is_detected_as_pytest() {
         let detection = verdict_summarizers::detect(&verdict_summarizers::sample(&log));
         assert_eq!(detection.summarizer.name(), "pytest", "{case}");
     }
+}
+
+#[test]
+fn a_passing_test_that_printed_is_not_a_failure_with_ra() {
+    // `-rA` shows each passing test that printed in a `PASSES` section, in blocks like failures.
+    let report = PytestSummarizer.parse(&support::log("pytest", "passes-output-ra-all"));
+    let failing: Vec<_> = report.errors().filter_map(|d| d.test.as_deref()).collect();
+    assert_eq!(failing, ["test_p.py::test_fails"]);
 }
