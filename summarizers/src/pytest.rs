@@ -580,6 +580,10 @@ struct Parser {
     warnings: Vec<Diagnostic>,
     warning_test: Option<String>,
     started: bool,
+    /// How deep inside pytest sessions that a test ran (pytester's `runpytest`, a subprocess)
+    /// the log is: their output, printed with `-s` or shown as a test's captured output, has
+    /// pytest's own shape but reports nothing of this run.
+    nested: u32,
     /// `entries` and `verbose` by short name, built at the end.
     entry_index: HashMap<String, Vec<usize>>,
     verbose_index: HashMap<String, Vec<usize>>,
@@ -989,8 +993,35 @@ impl Parser {
     }
 }
 
+impl Parser {
+    /// Whether a line belongs to a pytest session that a test ran, which starts with its own
+    /// `test session starts` rule before this session's closing line (after it, the log goes on
+    /// with a second run, as a CI step running pytest twice writes) and ends with its own closing
+    /// line.
+    fn nested_line(&mut self, line: &str) -> bool {
+        if self.started
+            && self.final_counts.is_none()
+            && line.ends_with('=')
+            && line.contains("= test session starts =")
+        {
+            self.nested = self.nested.saturating_add(1);
+            return true;
+        }
+        if self.nested == 0 {
+            return false;
+        }
+        if line.ends_with('=') && final_counts(line).is_some() {
+            self.nested -= 1;
+        }
+        true
+    }
+}
+
 impl LineParser for Parser {
     fn line(&mut self, line: &str) {
+        if self.nested_line(line) {
+            return;
+        }
         let Some(&first) = line.as_bytes().first() else {
             if let Some(block) = self.block.as_mut() {
                 block.line(line, self.rootdir.as_deref());

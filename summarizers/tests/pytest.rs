@@ -299,3 +299,31 @@ fn a_passing_test_that_printed_is_not_a_failure_with_ra() {
     let failing: Vec<_> = report.errors().filter_map(|d| d.test.as_deref()).collect();
     assert_eq!(failing, ["test_p.py::test_fails"]);
 }
+
+#[test]
+fn the_output_of_a_pytest_session_a_test_ran_is_not_this_runs() {
+    // pytester's `runpytest` prints a whole session (`test session starts`, `FAILURES`, a short
+    // summary with `FAILED test_x.py::test_x`), inline with `-s`, as captured output otherwise.
+    for case in [
+        "nested-session",
+        "nested-session-ra-all",
+        "nested-session-no-capture",
+    ] {
+        let report = PytestSummarizer.parse(&support::log("pytest", case));
+        let mut failing: Vec<_> = report.errors().filter_map(|d| d.test.as_deref()).collect();
+        failing.sort_unstable();
+        assert_eq!(
+            failing,
+            [
+                "test_inner.py::test_inner_mismatch",
+                "test_inner.py::test_plain_fail"
+            ],
+            "{case}"
+        );
+        assert_eq!(
+            (report.counts.tests_passed, report.counts.tests_failed),
+            (Some(2), Some(2)),
+            "{case}"
+        );
+    }
+}
