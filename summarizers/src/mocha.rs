@@ -57,6 +57,16 @@ impl Summarizer for MochaSummarizer {
         if passing {
             return 90;
         }
+        // The TAP reporter's totals. Node's own test runner writes TAP too, with `# Subtest:`
+        // lines and a `# duration_ms` total that mocha's has not.
+        if sample.contains("\n# pass ")
+            && sample.contains("\n# fail ")
+            && (sample.starts_with("ok ") || sample.contains("\nok ") || sample.contains("not ok "))
+            && !sample.contains("# Subtest:")
+            && !sample.contains("\n# duration_ms ")
+        {
+            return 60;
+        }
         if sample.contains("Error: No test files found") {
             return 85;
         }
@@ -97,6 +107,10 @@ struct Block {
     context_frame: Option<(String, u32, Option<u32>)>,
     first_frame: Option<(String, u32, Option<u32>)>,
     lines: usize,
+    /// A TAP failure: the message comes first, then the error's stack, which repeats it.
+    tap: bool,
+    /// In a TAP failure's stack: only its frames are read.
+    tap_stack: bool,
 }
 
 impl Block {
@@ -124,6 +138,10 @@ impl Block {
             self.message = Some(text.to_owned());
             return;
         };
+        if self.tap && (self.tap_stack || is_error_line(text)) {
+            self.tap_stack = true;
+            return;
+        }
         if text == "+ expected - actual" {
             // mocha's own diff: cleaner than Node's, which may precede it.
             self.diff.clear();
@@ -296,6 +314,18 @@ struct Parser {
     summary: Vec<String>,
     saw_passing: bool,
     no_tests: Option<String>,
+    /// The TAP reporter's totals (`# pass N`, `# fail N`) and its skipped tests (`ok N … # SKIP`),
+    /// which it counts in neither.
+    tap: Option<Tap>,
+}
+
+/// What mocha's TAP reporter (`--reporter tap`) printed: `ok N title` and `not ok N title` lines,
+/// each failure followed by its indented message and stack, then `# tests`, `# pass`, `# fail`.
+#[derive(Debug, Default)]
+struct Tap {
+    passed: Option<u64>,
+    failed: Option<u64>,
+    skipped: u64,
 }
 
 impl Parser {
@@ -309,6 +339,7 @@ impl Parser {
             summary: Vec::new(),
             saw_passing: false,
             no_tests: None,
+            tap: None,
         }
     }
 
@@ -372,10 +403,70 @@ impl Parser {
     }
 }
 
+impl Parser {
+    /// A column-0 line of the TAP reporter, when `text` is one.
+    fn tap_line(&mut self, text: &str) -> bool {
+        if let Some(rest) = text.strip_prefix("not ok ") {
+            let Some(title) = tap_title(rest) else {
+                return false;
+            };
+            self.finish_block();
+            self.tap.get_or_insert_default();
+            let mut block = Block {
+                count_only: is_full(&self.report),
+                titled: true,
+                tap: true,
+                ..Block::default()
+            };
+            block.titles.push(title.to_owned());
+            self.block = Some(block);
+            return true;
+        }
+        if let Some(rest) = text.strip_prefix("ok ") {
+            if tap_title(rest).is_none() {
+                return false;
+            }
+            self.finish_block();
+            let tap = self.tap.get_or_insert_default();
+            tap.skipped += u64::from(rest.contains(" # SKIP"));
+            return true;
+        }
+        let Some(tap) = &mut self.tap else {
+            return false;
+        };
+        let count = |label: &str| text.strip_prefix(label)?.trim().parse::<u64>().ok();
+        if let Some(n) = count("# pass ") {
+            tap.passed = Some(n);
+        } else if let Some(n) = count("# fail ") {
+            tap.failed = Some(n);
+        } else if !text.starts_with("# tests ") && !text.starts_with("1..") {
+            return false;
+        }
+        self.finish_block();
+        true
+    }
+}
+
+/// The title of a TAP result line after `ok ` or `not ok `: `3 Parser nested parses`.
+fn tap_title(rest: &str) -> Option<&str> {
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 {
+        return None;
+    }
+    let title = rest[digits..].strip_prefix(' ')?;
+    Some(title.split(" # SKIP").next().unwrap_or(title).trim())
+}
+
 impl LineParser for Parser {
     fn line(&mut self, line: &str) {
         let text = line.trim_ascii();
         let indent = line.len() - line.trim_ascii_start().len();
+        if indent == 0
+            && matches!(text.as_bytes().first(), Some(b'n' | b'o' | b'#' | b'1'))
+            && self.tap_line(text)
+        {
+            return;
+        }
         if let Some(first) = text.as_bytes().first()
             && first.is_ascii_digit()
         {
@@ -438,6 +529,14 @@ impl LineParser for Parser {
     fn finish(mut self: Box<Self>) -> Report {
         self.finish_block();
         fill_files_from_suites(&mut self.report);
+        if let Some(tap) = &self.tap {
+            let found = self.report.diagnostics_found();
+            let counts = &mut self.report.counts;
+            counts.tests_failed = Some(tap.failed.unwrap_or(found));
+            counts.tests_passed = tap.passed.or(counts.tests_passed);
+            counts.tests_skipped = Some(tap.skipped);
+            self.saw_passing |= tap.passed.is_some();
+        }
         let mut report = self.report;
         if !self.summary.is_empty() {
             report.summary = Some(self.summary.join(", "));
@@ -540,6 +639,53 @@ fn fill_files_from_suites(report: &mut Report) {
             && let Some(file) = suite(d).and_then(|s| files.get(&s))
         {
             d.file = Some(file.clone());
+            d.refresh_fingerprint();
+        }
+    }
+    fill_files_from_tap_titles(report);
+}
+
+/// The TAP reporter joins the suite titles and the test title with plain spaces, so a failure
+/// without a frame (a thrown string) cannot be matched by its suite. It takes the file of the
+/// failures whose full titles share the most leading words with its own, when those all agree.
+fn fill_files_from_tap_titles(report: &mut Report) {
+    let located: Vec<(Vec<String>, String)> = report
+        .diagnostics
+        .iter()
+        .filter_map(|d| {
+            let test = d.test.as_deref()?;
+            let file = d.file.as_ref()?;
+            Some((test.split(' ').map(str::to_owned).collect(), file.clone()))
+        })
+        .collect();
+    for d in &mut report.diagnostics {
+        let Some(test) = d.test.as_deref() else {
+            continue;
+        };
+        if d.file.is_some() || test.contains(" > ") {
+            continue;
+        }
+        let words: Vec<&str> = test.split(' ').collect();
+        let shared = |other: &[String]| {
+            words
+                .iter()
+                .zip(other)
+                .take_while(|(a, b)| **a == b.as_str())
+                .count()
+        };
+        let best = located.iter().map(|(w, _)| shared(w)).max().unwrap_or(0);
+        // Sharing every word but the last would make them the same test: a suite is shorter.
+        if best == 0 || best >= words.len() {
+            continue;
+        }
+        let mut files = located
+            .iter()
+            .filter(|(w, _)| shared(w) == best)
+            .map(|(_, f)| f);
+        if let Some(first) = files.next()
+            && files.all(|f| f == first)
+        {
+            d.file = Some(first.clone());
             d.refresh_fingerprint();
         }
     }

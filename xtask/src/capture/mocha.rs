@@ -62,6 +62,8 @@ pub(crate) fn cases() -> Vec<Case> {
         // `--color` as well as FORCE_COLOR: the capture framework's own removal of FORCE_COLOR
         // from the environment wins over a case's.
         mocha("failing-color", "failing", &["--color"]).env("FORCE_COLOR", "1"),
+        // The TAP reporter: `not ok N full title`, the message, then the stack repeating it.
+        mocha("tap", "failing", &["--reporter", "tap"]),
         mocha("esm-failing", "esm-failing", &[]),
         mocha("passing", "passing", &[]),
         // The runs below stop before any test: there is no report to compare with.
