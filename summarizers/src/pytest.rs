@@ -37,6 +37,8 @@ const MAX_GROUP: usize = 12;
 const MAX_BLOCK_FILES: usize = 8;
 /// Short-summary and `-v` entries remembered to name the failures of the blocks.
 const MAX_ENTRIES: usize = verdict_core::model::MAX_DIAGNOSTICS;
+/// Sessions in one log whose counts are added up.
+const MAX_SESSIONS: usize = 1000;
 
 /// `::`, the separator of node ids, searched with a prebuilt finder on every plain line.
 static DOUBLE_COLON: LazyLock<memchr::memmem::Finder<'static>> =
@@ -594,6 +596,11 @@ struct Parser {
     skipping: bool,
     final_line: Option<String>,
     final_counts: Option<String>,
+    /// The closing counts of the sessions before the last, when one log holds several runs (a CI
+    /// step running `pytest tests/unit` then `pytest tests/integration`): the counts are their
+    /// sum, and the summary is their closing lines.
+    earlier_counts: Vec<String>,
+    earlier_lines: Vec<String>,
     collection_errors: Option<u64>,
     usage: bool,
     error: Option<String>,
@@ -629,6 +636,14 @@ impl Parser {
             "short test summary info" => Section::Summary,
             "test session starts" => {
                 self.started = true;
+                if let Some(counts) = self.final_counts.take()
+                    && self.earlier_counts.len() < MAX_SESSIONS
+                {
+                    self.earlier_counts.push(counts);
+                    if let Some(line) = self.final_line.take() {
+                        self.earlier_lines.push(line);
+                    }
+                }
                 Section::None
             }
             _ => Section::Other,
@@ -1314,23 +1329,37 @@ impl LineParser for Parser {
                 }
             }
         }
-        let counts = self.final_counts.as_deref().unwrap_or("");
-        if self.final_counts.is_some() {
+        let sessions: Vec<&str> = self
+            .earlier_counts
+            .iter()
+            .map(String::as_str)
+            .chain(self.final_counts.as_deref())
+            .collect();
+        // A label's count summed over the sessions, or `None` when no session has it.
+        let total = |labels: &[&str]| -> Option<u64> {
+            sessions
+                .iter()
+                .filter_map(|counts| labels.iter().find_map(|label| count_of(counts, label)))
+                .reduce(|a, b| a.saturating_add(b))
+        };
+        if !sessions.is_empty() {
             let c = &mut report.counts;
-            c.tests_passed = Some(count_of(counts, "passed").unwrap_or(0));
-            c.tests_failed = Some(count_of(counts, "failed").unwrap_or(0));
+            c.tests_passed = Some(total(&["passed"]).unwrap_or(0));
+            c.tests_failed = Some(total(&["failed"]).unwrap_or(0));
             // JUnit and most dashboards count an expected failure as skipped.
-            c.tests_skipped = Some(
-                count_of(counts, "skipped").unwrap_or(0) + count_of(counts, "xfailed").unwrap_or(0),
-            );
-            c.errors = count_of(counts, "errors").or_else(|| count_of(counts, "error"));
-            c.warnings = count_of(counts, "warnings").or_else(|| count_of(counts, "warning"));
+            c.tests_skipped =
+                Some(total(&["skipped"]).unwrap_or(0) + total(&["xfailed"]).unwrap_or(0));
+            c.errors = total(&["errors", "error"]);
+            c.warnings = total(&["warnings", "warning"]);
         }
         report.counts.suites_errored = self.collection_errors;
-        report.summary = self
-            .final_line
-            .clone()
-            .map(|l| l.trim_matches(|c| c == '=' || c == ' ').to_owned());
+        let lines: Vec<&str> = self
+            .earlier_lines
+            .iter()
+            .chain(&self.final_line)
+            .map(|l| l.trim_matches(|c| c == '=' || c == ' '))
+            .collect();
+        report.summary = (!lines.is_empty()).then(|| clip(&lines.join("; "), MAX_MESSAGE));
 
         let failing = report.counts.tests_failed.unwrap_or(0) > 0
             || report.counts.errors.unwrap_or(0) > 0
@@ -1339,7 +1368,7 @@ impl LineParser for Parser {
             "passed", "failed", "skipped", "xfailed", "xpassed", "error", "errors",
         ]
         .iter()
-        .any(|label| count_of(counts, label).unwrap_or(0) > 0);
+        .any(|label| total(&[label]).unwrap_or(0) > 0);
         report.outcome = if let Some(internal) = self.internal.take() {
             report.error = Some(format!("INTERNALERROR: {internal}"));
             Outcome::Errored

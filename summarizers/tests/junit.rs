@@ -22,25 +22,38 @@ fn cases() -> Vec<String> {
     cases
 }
 
-/// A `key="value"` attribute of the first `<testsuite` element, read without an XML library.
+/// A `key="value"` attribute of the `<testsuite` elements, summed (a log of two pytest runs has
+/// the two runs' suites), read without an XML library.
 fn suite_attribute(xml: &str, key: &str) -> u64 {
-    let suite = &xml[xml.find("<testsuite ").expect("a testsuite")..];
-    let suite = &suite[..suite.find('>').expect("closed")];
-    let at = suite
-        .find(&format!(" {key}=\""))
-        .unwrap_or_else(|| panic!("{key}"));
-    let value = &suite[at + key.len() + 3..];
-    value[..value.find('"').expect("quoted")]
-        .parse()
-        .expect("a number")
+    let suites: Vec<&str> = xml.split("<testsuite ").skip(1).collect();
+    assert!(!suites.is_empty(), "a testsuite");
+    suites
+        .iter()
+        .map(|suite| {
+            let suite = &suite[..suite.find('>').expect("closed")];
+            let at = suite
+                .find(&format!(" {key}=\""))
+                .unwrap_or_else(|| panic!("{key}"));
+            let value = &suite[at + key.len() + 3..];
+            value[..value.find('"').expect("quoted")]
+                .parse::<u64>()
+                .expect("a number")
+        })
+        .sum()
 }
 
-/// `n label` in pytest's summary line (`3 failed, 12 passed, 1 xpassed in 0.1s`).
+/// `n label` in pytest's summary line (`3 failed, 12 passed, 1 xpassed in 0.1s`), summed over
+/// the runs of a log of several (`2 passed in 0.1s; 1 failed in 0.2s`).
 fn count(summary: &str, label: &str) -> Option<u64> {
-    summary.split(", ").find_map(|part| {
-        let (n, rest) = part.split_once(' ')?;
-        (rest == label || rest.starts_with(&format!("{label} "))).then(|| n.parse().ok())?
-    })
+    summary
+        .split("; ")
+        .filter_map(|line| {
+            line.split(", ").find_map(|part| {
+                let (n, rest) = part.split_once(' ')?;
+                (rest == label || rest.starts_with(&format!("{label} "))).then(|| n.parse().ok())?
+            })
+        })
+        .reduce(|a, b| a + b)
 }
 
 /// The failing tests of a report: node ids, and files for what failed to collect.

@@ -327,3 +327,13 @@ fn the_output_of_a_pytest_session_a_test_ran_is_not_this_runs() {
         );
     }
 }
+
+#[test]
+fn a_log_of_two_pytest_runs_counts_both() {
+    // One CI step running `pytest integration; pytest unit`: two sessions, two closing lines.
+    let report = PytestSummarizer.parse(&support::log("pytest", "two-sessions"));
+    assert_eq!(
+        (report.counts.tests_passed, report.counts.tests_failed),
+        (Some(3), Some(1))
+    );
+}
