@@ -427,6 +427,26 @@ impl Parser {
 
     /// A line with less than four spaces of indentation: a header, a summary line, or output.
     fn structural_line(&mut self, indent: usize, text: &str) {
+        // jest's GitHub Actions reporter (`reporters: [['github-actions', {silent: false}], …]`)
+        // wraps each file's header, and then each file's failures again, in log groups.
+        let text = match text.strip_prefix("::group::") {
+            Some(rest) if indent == 0 => rest,
+            _ => text,
+        };
+        if indent == 0 {
+            if text.starts_with("::endgroup::") {
+                self.finish_block();
+                return;
+            }
+            if let Some(file) = text.strip_prefix("Errors thrown in ") {
+                // The failures of one file, which the default reporter may have printed already.
+                self.finish_block();
+                self.finish_top();
+                self.file = Some(file.trim().to_owned());
+                self.repeat = true;
+                return;
+            }
+        }
         if indent == 2 {
             if let Some(name) = text.strip_prefix("● ") {
                 self.finish_block();
