@@ -25,6 +25,11 @@
 //! - `failed to load config from …` with a `Startup Error`, `No test files found, exiting with
 //!   code 1`, and unhandled errors in a run where no test ran (` Tests  no tests`: a test
 //!   environment that is not installed) mean nothing was verified: the outcome is errored.
+//!
+//! The `tap` and `tap-flat` reporters print something else altogether (see [`Tap`]), read from
+//! their `TAP version 13` line on.
+
+use std::collections::HashSet;
 
 use verdict_core::{Diagnostic, Kind, LineParser, Outcome, Report, Summarizer};
 
@@ -49,6 +54,14 @@ impl Summarizer for VitestSummarizer {
 
     fn sniff(&self, sample: &str) -> u8 {
         let sample = &*unprefixed_sample(sample);
+        // The TAP reporters: results timed with ` # time=`, which neither mocha's TAP nor Node's
+        // (with its `# Subtest:` lines) prints.
+        if sample.contains("TAP version 13")
+            && sample.contains(" # time=")
+            && !sample.contains("# Subtest:")
+        {
+            return 85;
+        }
         // The `⎯` rules and the padded `Test Files` line are vitest's alone.
         let rules = sample.contains("⎯⎯⎯");
         if rules && (sample.contains(" Test Files ") || sample.contains(" FAIL  ")) {
@@ -307,6 +320,8 @@ struct Parser {
     root: Option<String>,
     /// ` MISSING DEPENDENCY  Cannot find dependency 'jsdom'`: what vitest could not load.
     missing_dependency: Option<String>,
+    /// The `tap` or `tap-flat` reporter's output, from its `TAP version 13` line on.
+    tap: Option<Tap>,
 }
 
 impl Parser {
@@ -323,6 +338,7 @@ impl Parser {
             startup_lines: 0,
             root: None,
             missing_dependency: None,
+            tap: None,
         }
     }
 
@@ -467,6 +483,14 @@ impl Parser {
 
 impl LineParser for Parser {
     fn line(&mut self, line: &str) {
+        if let Some(tap) = &mut self.tap {
+            tap.line(line);
+            return;
+        }
+        if line == "TAP version 13" {
+            self.tap = Some(Tap::new());
+            return;
+        }
         let text = line.trim_ascii_start();
         let Some(&first) = text.as_bytes().first() else {
             if self.block.is_open() {
@@ -543,6 +567,9 @@ impl LineParser for Parser {
     }
 
     fn finish(mut self: Box<Self>) -> Report {
+        if let Some(tap) = self.tap.take() {
+            return tap.finish();
+        }
         self.finish_block();
         let mut report = self.report;
         let errored_suites = self.failed_suites.unwrap_or(0);
@@ -591,6 +618,238 @@ impl LineParser for Parser {
             report.error = Some(crash);
         }
         report
+    }
+}
+
+/// vitest's `tap` reporter, and its `tap-flat` one:
+///
+/// ```text
+/// not ok 1 - test/a.test.js # time=16.52ms {        (tap: a file, then describe blocks, nested)
+///     not ok 2 - add(2, 2) = 5 # time=6.83ms
+///         ---
+///         error:
+///             name: "AssertionError"
+///             message: "expected 4 to be 5 // Object.is equality"
+///         at: "/project/test/a.test.js:3:86"
+///         actual: "4"
+///         expected: "5"
+///         ...
+///     ok 3 - handles bigint # TODO
+/// }
+/// not ok 2 - test/load.test.js                      (a file that did not load)
+/// not ok 2 - test/a.test.js > add > add(2, 2) = 5   (tap-flat: the whole path on each line)
+/// ```
+///
+/// A result line ending with `{` opens a file or describe block that `}` closes. There are no
+/// totals: the counts are the results'.
+#[derive(Debug)]
+struct Tap {
+    report: Report,
+    /// The names of the open blocks, the file first.
+    open: Vec<String>,
+    /// The failure whose YAML block is being read.
+    failure: Option<TapFailure>,
+    passed: u64,
+    failed: u64,
+    skipped: u64,
+    suites_errored: u64,
+    failed_files: HashSet<String>,
+    /// The project directory, with a trailing `/`: an `at` path without the file it is in.
+    root: Option<String>,
+}
+
+#[derive(Debug, Default)]
+struct TapFailure {
+    file: String,
+    /// The describe titles and the test title joined with ` > `; none for a file that did not
+    /// load.
+    test: Option<String>,
+    name: Option<String>,
+    message: Option<String>,
+    at: Option<String>,
+    actual: Option<String>,
+    expected: Option<String>,
+}
+
+impl Tap {
+    fn new() -> Tap {
+        Tap {
+            report: Report::new(TOOL, Outcome::Passed),
+            open: Vec::new(),
+            failure: None,
+            passed: 0,
+            failed: 0,
+            skipped: 0,
+            suites_errored: 0,
+            failed_files: HashSet::new(),
+            root: None,
+        }
+    }
+
+    fn line(&mut self, line: &str) {
+        let text = line.trim_ascii();
+        if let Some(failure) = &mut self.failure {
+            if text == "..." {
+                self.finish_failure();
+            } else {
+                failure.yaml_line(text);
+            }
+            return;
+        }
+        if text == "}" {
+            self.open.pop();
+            return;
+        }
+        let (ok, rest) = match (text.strip_prefix("not ok "), text.strip_prefix("ok ")) {
+            (Some(rest), _) => (false, rest),
+            (None, Some(rest)) => (true, rest),
+            (None, None) => return,
+        };
+        let Some((_, rest)) = rest.split_once(" - ") else {
+            return;
+        };
+        let (rest, block) = match rest.strip_suffix(" {") {
+            Some(rest) => (rest, true),
+            None => (rest, false),
+        };
+        // ` # time=1.2ms`, ` # TODO`, ` # SKIP`: directives after the name.
+        let (name, directives) = rest.split_once(" # ").unwrap_or((rest, ""));
+        if block {
+            if self.open.len() < 64 {
+                self.open.push(name.to_owned());
+            }
+            return;
+        }
+        let mut path: Vec<&str> = self.open.iter().map(String::as_str).collect();
+        path.extend(name.split(" > "));
+        let Some((file, titles)) = path.split_first() else {
+            return;
+        };
+        if ok {
+            if directives.starts_with("TODO") || directives.starts_with("SKIP") {
+                self.skipped += 1;
+            } else {
+                self.passed += 1;
+            }
+            return;
+        }
+        let test = (!titles.is_empty()).then(|| titles.join(" > "));
+        if test.is_some() {
+            self.failed += 1;
+        } else {
+            self.suites_errored += 1;
+        }
+        if self.failed_files.len() < 10_000 {
+            self.failed_files.insert((*file).to_owned());
+        }
+        self.failure = Some(TapFailure {
+            file: (*file).to_owned(),
+            test,
+            ..TapFailure::default()
+        });
+    }
+
+    fn finish_failure(&mut self) {
+        let Some(pending) = self.failure.take() else {
+            return;
+        };
+        if is_full(&self.report) {
+            self.report.diagnostics_dropped += 1;
+            return;
+        }
+        let message = match (pending.name, pending.message) {
+            (Some(name), Some(message)) => format!("{name}: {message}"),
+            (None, Some(message)) => message,
+            (Some(name), None) => name,
+            (None, None) => "test failed".to_owned(),
+        };
+        let mut location = None;
+        if let Some((file, line, column)) = pending.at.as_deref().and_then(split_location)
+            && same_file(&pending.file, file)
+        {
+            location = Some((line, column));
+            if let Some(root) = file.strip_suffix(pending.file.as_str())
+                && root.len() > 1
+                && self.root.is_none()
+            {
+                self.root = Some(root.to_owned());
+            }
+        }
+        let message = strip_equality_note(&message);
+        let mut diagnostic = failure(TOOL, clip(message, MAX_MESSAGE));
+        if let Some((line, column)) = location {
+            diagnostic.line = Some(line);
+            diagnostic.column = column;
+        }
+        diagnostic.file = Some(pending.file);
+        if let (Some(expected), Some(actual)) = (pending.expected, pending.actual) {
+            diagnostic.detail = Some(clip(
+                &format!("Expected: {expected}, Received: {actual}"),
+                MAX_DETAIL,
+            ));
+        }
+        match pending.test {
+            Some(test) => diagnostic.test = Some(test),
+            None => diagnostic.root_cause = true,
+        }
+        self.report.push(diagnostic);
+    }
+
+    fn finish(mut self) -> Report {
+        self.finish_failure();
+        let mut report = self.report;
+        // `imported from /abs/project/src/a.js`: the project's own root adds nothing.
+        if let Some(root) = &self.root {
+            for diagnostic in &mut report.diagnostics {
+                if diagnostic.message.contains(root.as_str()) {
+                    diagnostic.message = diagnostic.message.replace(root.as_str(), "");
+                    diagnostic.refresh_fingerprint();
+                }
+            }
+        }
+        let counts = &mut report.counts;
+        counts.tests_passed = Some(self.passed);
+        counts.tests_failed = Some(self.failed);
+        counts.tests_skipped = Some(self.skipped);
+        counts.suites_errored = Some(self.suites_errored);
+        counts.files = Some(self.failed_files.len() as u64);
+        report.outcome = if self.failed + self.suites_errored > 0 {
+            Outcome::Failed
+        } else if self.passed + self.skipped > 0 {
+            Outcome::Passed
+        } else {
+            report.error = Some("vitest's TAP output holds no test result".to_owned());
+            Outcome::Errored
+        };
+        report
+    }
+}
+
+impl TapFailure {
+    /// A line of the YAML block under a failure; only one-line values are kept.
+    fn yaml_line(&mut self, text: &str) {
+        let Some((key, value)) = text.split_once(": ") else {
+            return;
+        };
+        let Some(value) = value
+            .strip_prefix('"')
+            .and_then(|v| v.strip_suffix('"'))
+            .filter(|v| !v.is_empty())
+        else {
+            return;
+        };
+        let value = value.replace("\\\"", "\"");
+        let slot = match key {
+            "name" => &mut self.name,
+            "message" => &mut self.message,
+            "at" => &mut self.at,
+            "actual" => &mut self.actual,
+            "expected" => &mut self.expected,
+            _ => return,
+        };
+        if slot.is_none() {
+            *slot = Some(one_line(&value, MAX_MESSAGE));
+        }
     }
 }
 

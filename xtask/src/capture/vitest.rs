@@ -70,6 +70,9 @@ pub(crate) fn cases() -> Vec<Case> {
         vitest("failing", "failing", "--reporter=default", &[]),
         vitest("failing-verbose", "failing", "--reporter=verbose", &[]),
         vitest("failing-dot", "failing", "--reporter=dot", &[]),
+        // The TAP reporters: nested file and describe blocks, or one flat line per test.
+        vitest("tap", "failing", "--reporter=tap", &[]),
+        vitest("tap-flat", "failing", "--reporter=tap-flat", &[]),
         // Under `CI=true` vitest colours its output without a terminal; this is the plain variant.
         vitest(
             "failing-no-color",
