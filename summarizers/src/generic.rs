@@ -10,7 +10,12 @@
 //! - Go and Rust panics (`panic: …` with `\tmain.go:12` frames, `thread 'main' panicked at
 //!   src/main.rs:3:5:`), linker errors (`main.c:(.text+0xa): undefined reference to `f'`);
 //! - lines that only say something failed (`error: …`, `fatal: …`, `FAILED …`, `make: *** […]
-//!   Error 2`): signs of failure with no place.
+//!   Error 2`): signs of failure with no place;
+//! - TAP, as Node.js's own test runner (`node --test --test-reporter=tap`) and other TAP producers
+//!   write it: each `not ok N - name` is a failing test (but for `# TODO` and `# SKIP`), placed and
+//!   explained by its YAML block (`location: '/app/a.test.js:8:1'`, `error: …`); a suite that
+//!   failed only because its subtests did (`failureType: 'subtestsFailed'`) is not counted again;
+//!   the `# pass N` / `# fail N` / `# skipped N` totals are the counts.
 //!
 //! Counts are taken only from a summary the tool printed (mypy's `Found 3 errors in 2 files
 //! (checked 5 source files)`, clang's `2 errors generated.`); gcc prints none, so they stay unknown.
@@ -47,6 +52,7 @@ impl Summarizer for GenericSummarizer {
 
     fn parser(&self) -> Box<dyn LineParser> {
         Box::new(Parser {
+            tap: Tap::default(),
             report: Report::new(TOOL, Outcome::Passed),
             traceback: None,
             held: None,
@@ -219,8 +225,31 @@ struct Panic {
     awaiting_message: bool,
 }
 
+/// A TAP `not ok` whose YAML block is being read.
+struct TapFailure {
+    diagnostic: Diagnostic,
+    /// The indentation of its `not ok` line; the block is indented further.
+    indent: usize,
+    /// A suite that failed because its subtests did.
+    parent: bool,
+    /// The key whose indented block continues (`error: |-`, `stack: |-`, `at:`).
+    block: Option<&'static str>,
+    place: (Option<String>, Option<u32>, Option<u32>),
+}
+
+/// What TAP said.
+#[derive(Default)]
+struct Tap {
+    seen: bool,
+    open: Option<TapFailure>,
+    pass: Option<u64>,
+    fail: Option<u64>,
+    skipped: Option<u64>,
+}
+
 struct Parser {
     report: Report,
+    tap: Tap,
     traceback: Option<Traceback>,
     /// A finished traceback held back one line: a chained exception replaces it.
     held: Option<Diagnostic>,
@@ -509,6 +538,182 @@ fn linker_error(line: &str) -> Option<Diagnostic> {
     )
 }
 
+impl Parser {
+    /// Reads `line` as TAP when it is: a test line, a line of an open failure's YAML block, or a
+    /// total. Returns whether it was.
+    fn tap_line(&mut self, line: &str) -> bool {
+        let text = line.trim_start();
+        let indent = line.len() - text.len();
+        if let Some(open) = self.tap.open.as_mut() {
+            if text.is_empty() {
+                return true;
+            }
+            if indent > open.indent {
+                if text == "..." {
+                    self.close_tap_failure();
+                } else {
+                    tap_yaml(open, text, indent);
+                }
+                return true;
+            }
+            self.close_tap_failure();
+        }
+        if let Some(rest) = text.strip_prefix("not ok ") {
+            self.tap.seen = true;
+            let (name, directive) = match rest.split_once(" # ") {
+                Some((name, directive)) => (name, Some(directive.trim().to_ascii_lowercase())),
+                None => (rest, None),
+            };
+            if directive.is_some_and(|d| d.starts_with("todo") || d.starts_with("skip")) {
+                return true;
+            }
+            // `not ok 2 - name`: the number, then an optional dash.
+            let name = name.trim_start_matches(|c: char| c.is_ascii_digit()).trim();
+            let name = name.strip_prefix("- ").unwrap_or(name).trim();
+            let diagnostic = Diagnostic::new(TOOL, Kind::Test, Severity::Error, "test failed")
+                .with_test(clip(name, MAX_MESSAGE));
+            self.tap.open = Some(TapFailure {
+                diagnostic,
+                indent,
+                parent: false,
+                block: None,
+                place: (None, None, None),
+            });
+            return true;
+        }
+        if text.starts_with("ok ") || text.starts_with("TAP version ") {
+            self.tap.seen = true;
+            return true;
+        }
+        if self.tap.seen && indent == 0 {
+            let total = |key: &str| {
+                text.strip_prefix(key)
+                    .and_then(|n| n.trim().parse::<u64>().ok())
+            };
+            if let Some(n) = total("# pass ") {
+                self.tap.pass = Some(n);
+                return true;
+            }
+            if let Some(n) = total("# fail ") {
+                self.tap.fail = Some(n);
+                return true;
+            }
+            if let Some(n) = total("# skipped ").or_else(|| total("# skip ")) {
+                self.tap.skipped = Some(self.tap.skipped.unwrap_or(0) + n);
+                return true;
+            }
+            if let Some(n) = total("# todo ") {
+                self.tap.skipped = Some(self.tap.skipped.unwrap_or(0) + n);
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Reports the open TAP failure, unless it is a suite whose subtests failed.
+    fn close_tap_failure(&mut self) {
+        let Some(open) = self.tap.open.take() else {
+            return;
+        };
+        if open.parent {
+            return;
+        }
+        let mut diagnostic = open.diagnostic;
+        let (file, line, column) = open.place;
+        if let Some(file) = file {
+            diagnostic = diagnostic.at(file, line, column);
+        }
+        // A named failing test is a failure of the code, placed or not.
+        self.error_lines += 1;
+        self.placed_error = true;
+        self.report.push(diagnostic);
+    }
+}
+
+/// One line of a TAP failure's YAML block (Node.js: `location: '/a/b.test.js:8:1'`, `error: |-`
+/// with the message on the lines below, `failureType: 'subtestsFailed'`; node-tap: `at:` with
+/// `file:` and `line:` below it).
+fn tap_yaml(open: &mut TapFailure, text: &str, indent: usize) {
+    let unquote = |value: &str| {
+        let value = value.trim();
+        value
+            .strip_prefix('\'')
+            .and_then(|v| v.strip_suffix('\''))
+            .or_else(|| value.strip_prefix('"').and_then(|v| v.strip_suffix('"')))
+            .unwrap_or(value)
+            .replace("''", "'")
+    };
+    // The block of a key at the YAML's own indentation (two past the `not ok`) is more indented.
+    let top = indent <= open.indent + 2;
+    if !top {
+        match open.block {
+            Some("error") => {
+                if open.diagnostic.message == "test failed" {
+                    open.diagnostic.message = clip(text, MAX_MESSAGE);
+                } else if open.diagnostic.message.len() < MAX_MESSAGE {
+                    let separator = if open.diagnostic.message.ends_with(':') {
+                        " "
+                    } else {
+                        ": "
+                    };
+                    let joined = format!("{}{separator}{text}", open.diagnostic.message);
+                    open.diagnostic.message = clip(&joined, MAX_MESSAGE);
+                }
+            }
+            // The first frame in the test's own file is the line that threw (the location is
+            // where the test was declared).
+            Some("stack") => {
+                if let Some(file) = open.place.0.clone()
+                    && let Some(at) = text.find(&format!("{file}:"))
+                {
+                    let rest = &text[at..];
+                    let rest = rest.split(')').next().unwrap_or(rest);
+                    if let Some((_, line, column)) = crate::text::split_location(rest) {
+                        open.place = (Some(file), Some(line), column);
+                        open.block = Some("stack-done");
+                    }
+                }
+            }
+            Some("at") => {
+                if let Some(file) = text.strip_prefix("file:") {
+                    open.place.0 = Some(unquote(file));
+                } else if let Some(line) = text.strip_prefix("line:") {
+                    open.place.1 = line.trim().parse().ok();
+                } else if let Some(column) = text.strip_prefix("column:") {
+                    open.place.2 = column.trim().parse().ok();
+                }
+            }
+            _ => {}
+        }
+        return;
+    }
+    open.block = None;
+    let Some((key, value)) = text.split_once(':') else {
+        return;
+    };
+    let value = value.trim();
+    match key {
+        "location" => {
+            let location = unquote(value);
+            if let Some((file, line, column)) = crate::text::split_location(&location) {
+                open.place = (Some(file.to_owned()), Some(line), column);
+            }
+        }
+        "failureType" => open.parent = unquote(value) == "subtestsFailed",
+        "error" | "message" if value.starts_with('|') || value.starts_with('>') => {
+            open.block = Some("error");
+        }
+        "error" | "message" if !value.is_empty() => {
+            if open.diagnostic.message == "test failed" {
+                open.diagnostic.message = clip(&unquote(value), MAX_MESSAGE);
+            }
+        }
+        "at" if value.is_empty() => open.block = Some("at"),
+        "stack" if value.starts_with('|') || value.starts_with('>') => open.block = Some("stack"),
+        _ => {}
+    }
+}
+
 /// Lines that say something failed without saying where.
 fn is_failure_sign(line: &str) -> bool {
     let Some(&first) = line.as_bytes().first() else {
@@ -538,6 +743,9 @@ fn is_failure_sign(line: &str) -> bool {
 
 impl LineParser for Parser {
     fn line(&mut self, line: &str) {
+        if self.tap_line(line) {
+            return;
+        }
         if let Some(panic) = self.panic.as_mut() {
             panic.lines += 1;
             if panic.awaiting_message {
@@ -643,6 +851,7 @@ impl LineParser for Parser {
     }
 
     fn finish(mut self: Box<Self>) -> Report {
+        self.close_tap_failure();
         if let Some(tb) = self.traceback.take() {
             // A traceback cut off before its exception line.
             let mut d = Diagnostic::new(
@@ -663,7 +872,19 @@ impl LineParser for Parser {
         report.counts.warnings = self.warnings;
         report.counts.files = self.files;
         report.summary = self.summary.take();
-        if self.error_lines > 0 && self.errors.is_none() {
+        if self.tap.seen {
+            report.counts.tests_passed = self.tap.pass;
+            report.counts.tests_failed = self.tap.fail;
+            report.counts.tests_skipped = self.tap.skipped;
+            if self.tap.fail.is_some_and(|n| n > 0) && !self.placed_error {
+                self.sign(&format!(
+                    "TAP: {} tests failed",
+                    self.tap.fail.unwrap_or_default()
+                ));
+            }
+        }
+        let tap_counted = self.tap.seen && self.tap.fail.is_some();
+        if self.error_lines > 0 && self.errors.is_none() && !tap_counted {
             report.note(format!(
                 "{} error lines recognised; the tool printed no count of its own",
                 self.error_lines

@@ -1,5 +1,5 @@
-//! The generic summarizer against every captured log in `testdata/generic/`: gcc, make, mypy and a
-//! Python crash.
+//! The generic summarizer against every captured log in `testdata/generic/`: gcc, make, mypy, a
+//! Python crash and Node.js's test runner in TAP.
 //!
 //! Each log is checked against the tool's own structured output: every error and warning in gcc's
 //! `-fdiagnostics-format=json` and every error in mypy's `--output json` is matched by a diagnostic
@@ -72,6 +72,106 @@ fn check_mypy(case: &str, report: &Report, truth: &str) {
     }
 }
 
+/// node's JUnit report: every test case with a failure (and no `todo` skip) is a failing test of
+/// the report, at the line of the first frame in a test file; the passing ones are counted.
+fn check_node_junit(case: &str, report: &Report, truth: &str) {
+    use quick_xml::events::Event;
+    let mut reader = quick_xml::Reader::from_str(truth);
+    let (mut failing, mut passed) = (Vec::new(), 0u64);
+    // The open test case: its name, whether it failed (and the failure's text), whether skipped.
+    let mut open: Option<(String, Option<String>, bool)> = None;
+    let mut in_failure = false;
+    loop {
+        match reader.read_event().expect("node's JUnit XML") {
+            Event::Start(e) | Event::Empty(e) if AsRef::<str>::as_ref(&e.name()) == "testcase" => {
+                if let Some(done) = open.take() {
+                    tally(done, &mut failing, &mut passed);
+                }
+                let name = e
+                    .attributes()
+                    .filter_map(Result::ok)
+                    .find(|a| AsRef::<str>::as_ref(&a.key) == "name")
+                    .and_then(|a| {
+                        a.normalized_value(quick_xml::XmlVersion::Implicit1_0)
+                            .ok()
+                            .map(|v| v.into_owned())
+                    })
+                    .unwrap_or_default();
+                open = Some((name, None, false));
+            }
+            Event::Start(e) | Event::Empty(e) if AsRef::<str>::as_ref(&e.name()) == "failure" => {
+                if let Some(open) = open.as_mut() {
+                    open.1 = Some(String::new());
+                }
+                in_failure = true;
+            }
+            Event::Start(e) | Event::Empty(e) if AsRef::<str>::as_ref(&e.name()) == "skipped" => {
+                if let Some(open) = open.as_mut() {
+                    open.2 = true;
+                }
+            }
+            Event::Text(text) if in_failure => {
+                if let Some((_, Some(failure), _)) = open.as_mut() {
+                    failure.push_str(&text.xml10_content());
+                }
+            }
+            Event::End(e) if AsRef::<str>::as_ref(&e.name()) == "failure" => in_failure = false,
+            Event::End(e) if AsRef::<str>::as_ref(&e.name()) == "testcase" => {
+                if let Some(done) = open.take() {
+                    tally(done, &mut failing, &mut passed);
+                }
+            }
+            Event::Eof => break,
+            _ => {}
+        }
+    }
+    fn tally(
+        (name, failure, skipped): (String, Option<String>, bool),
+        failing: &mut Vec<(String, String)>,
+        passed: &mut u64,
+    ) {
+        match (failure, skipped) {
+            (_, true) => {}
+            (Some(failure), false) => failing.push((name, failure)),
+            (None, false) => *passed += 1,
+        }
+    }
+    let frame = regex::Regex::new(r"\((/[^():]+\.[cm]?[jt]s):(\d+):\d+\)").expect("regex");
+    assert_eq!(
+        report.counts.tests_failed,
+        Some(failing.len() as u64),
+        "{case}: failed"
+    );
+    assert_eq!(report.counts.tests_passed, Some(passed), "{case}: passed");
+    for (name, failure) in &failing {
+        let diagnostic = report
+            .diagnostics
+            .iter()
+            .find(|d| d.test.as_deref() == Some(name.as_str()))
+            .unwrap_or_else(|| panic!("{case}: no failing test `{name}`"));
+        let (_, [file, line]) = frame
+            .captures(failure)
+            .unwrap_or_else(|| panic!("{case}: no frame in {failure}"))
+            .extract();
+        assert_eq!(diagnostic.file.as_deref(), Some(file), "{case}: {name}");
+        assert_eq!(
+            diagnostic.line.map(u64::from),
+            line.parse().ok(),
+            "{case}: {name}"
+        );
+    }
+    let tests = report
+        .diagnostics
+        .iter()
+        .filter(|d| d.test.is_some())
+        .count();
+    assert_eq!(
+        tests,
+        failing.len(),
+        "{case}: a failing test the truth lacks"
+    );
+}
+
 /// Checks one captured case against its truth and meta, and snapshots its report.
 fn check(case: &str) {
     let dir = testdata();
@@ -96,6 +196,9 @@ fn check(case: &str) {
     }
     if let Ok(truth) = fs::read_to_string(dir.join(format!("{case}.truth.jsonl"))) {
         check_mypy(case, &report, &truth);
+    }
+    if let Ok(truth) = fs::read_to_string(dir.join(format!("{case}.truth.xml"))) {
+        check_node_junit(case, &report, &truth);
     }
     // gcc prints no count: the errors found are never presented as the tool's.
     if case.starts_with("gcc") || case.starts_with("make") {
