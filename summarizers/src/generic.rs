@@ -703,10 +703,8 @@ fn tap_yaml(open: &mut TapFailure, text: &str, indent: usize) {
         "error" | "message" if value.starts_with('|') || value.starts_with('>') => {
             open.block = Some("error");
         }
-        "error" | "message" if !value.is_empty() => {
-            if open.diagnostic.message == "test failed" {
-                open.diagnostic.message = clip(&unquote(value), MAX_MESSAGE);
-            }
+        "error" | "message" if !value.is_empty() && open.diagnostic.message == "test failed" => {
+            open.diagnostic.message = clip(&unquote(value), MAX_MESSAGE);
         }
         "at" if value.is_empty() => open.block = Some("at"),
         "stack" if value.starts_with('|') || value.starts_with('>') => open.block = Some("stack"),
