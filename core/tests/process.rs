@@ -457,7 +457,9 @@ async fn cancellation_forwards_sigint_and_stops_the_tree() {
     let fixture = Fixture::new();
     let tool = fixture.script(
         "tool.sh",
-        "trap 'echo got INT; exit 130' INT\nsleep 30 &\necho $! >> \"$PIDS\"\necho $$ >> \"$PIDS\"\nwait",
+        // Short foreground sleeps rather than `wait`: a trapped signal that lands between two
+        // commands runs its trap after the next one, never lost in a race with a blocking `wait`.
+        "trap 'echo got INT; exit 130' INT\nsleep 30 &\necho $! >> \"$PIDS\"\necho $$ >> \"$PIDS\"\nwhile :; do sleep 0.05; done",
     );
     // A long grace period: the shell, however slow to be scheduled, runs its trap on SIGINT long
     // before SIGTERM would come, and a run that ends well within it ended by SIGINT.
