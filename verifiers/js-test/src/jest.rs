@@ -44,43 +44,35 @@ const CONFIGS: &[&str] = &[
 /// them); jest's `--testNamePattern` matches them joined with a space.
 const SEPARATOR: &str = " › ";
 
-/// How jest reads its command line, for [`Script`].
+/// How jest reads its command line, for [`Script`]: the options it drops are verdict's own or would
+/// change what verdict reads or make a pass dishonest (see the module docs).
 const RUNNER: Runner<'static> = Runner {
     programs: &[NAME],
-    set_by_verdict,
+    dropped: &[
+        ("--ci", false),
+        ("--no-ci", false),
+        ("--json", false),
+        ("--outputFile", true),
+        ("--testLocationInResults", false),
+        ("--reporters", true),
+        ("--color", false),
+        ("--colors", false),
+        ("--no-color", false),
+        ("--no-colors", false),
+        ("--watch", false),
+        ("--watchAll", false),
+        ("--onlyChanged", false),
+        ("-o", false),
+        ("--changedSince", true),
+        ("--lastCommit", false),
+        ("--onlyFailures", false),
+        ("-f", false),
+        ("--updateSnapshot", false),
+        ("-u", false),
+        ("--listTests", false),
+        ("--showConfig", false),
+    ],
 };
-
-/// For an option verdict sets itself or leaves out (see the module docs), whether its value is
-/// the next word; `None` for any other.
-fn set_by_verdict(word: &str) -> Option<bool> {
-    crate::script::dropped(
-        word,
-        &[
-            ("--ci", false),
-            ("--no-ci", false),
-            ("--json", false),
-            ("--outputFile", true),
-            ("--testLocationInResults", false),
-            ("--reporters", true),
-            ("--color", false),
-            ("--colors", false),
-            ("--no-color", false),
-            ("--no-colors", false),
-            ("--watch", false),
-            ("--watchAll", false),
-            ("--onlyChanged", false),
-            ("-o", false),
-            ("--changedSince", true),
-            ("--lastCommit", false),
-            ("--onlyFailures", false),
-            ("-f", false),
-            ("--updateSnapshot", false),
-            ("-u", false),
-            ("--listTests", false),
-            ("--showConfig", false),
-        ],
-    )
-}
 
 /// The options of the script a narrowed re-run keeps: its own file and name filters replace the
 /// script's positional arguments (test path patterns).

@@ -115,34 +115,26 @@ fn config_names_spec(workspace: &Workspace) -> bool {
     in_rc || in_package
 }
 
-/// How mocha reads its command line, for [`Script`].
+/// How mocha reads its command line, for [`Script`]: it drops the options verdict sets itself.
 const RUNNER: Runner<'static> = Runner {
     programs: &[NAME, "_mocha"],
-    set_by_verdict,
+    dropped: &[
+        ("--reporter", true),
+        ("-R", true),
+        ("--reporter-option", true),
+        ("--reporter-options", true),
+        ("-O", true),
+        ("--watch-files", true),
+        ("--watch-ignore", true),
+        ("--color", false),
+        ("--colors", false),
+        ("-c", false),
+        ("--no-color", false),
+        ("--no-colors", false),
+        ("--watch", false),
+        ("-w", false),
+    ],
 };
-
-/// For an option verdict sets itself, whether its value is the next word; `None` for any other.
-fn set_by_verdict(word: &str) -> Option<bool> {
-    crate::script::dropped(
-        word,
-        &[
-            ("--reporter", true),
-            ("-R", true),
-            ("--reporter-option", true),
-            ("--reporter-options", true),
-            ("-O", true),
-            ("--watch-files", true),
-            ("--watch-ignore", true),
-            ("--color", false),
-            ("--colors", false),
-            ("-c", false),
-            ("--no-color", false),
-            ("--no-colors", false),
-            ("--watch", false),
-            ("-w", false),
-        ],
-    )
-}
 
 impl Verifier for Mocha {
     fn name(&self) -> &str {

@@ -36,9 +36,9 @@ pub(crate) struct Script {
 pub(crate) struct Runner<'a> {
     /// The program names that run it (`mocha`, `_mocha`).
     pub programs: &'a [&'a str],
-    /// For an option verdict sets itself or that changes what verdict reads, whether its value is
-    /// the next word; `None` for an option (or argument) the script keeps.
-    pub set_by_verdict: fn(&str) -> Option<bool>,
+    /// The options verdict sets itself or that would change what it reads, each with whether it
+    /// takes a value (see [`dropped`]); the script's other words are kept.
+    pub dropped: &'a [(&'a str, bool)],
 }
 
 impl Script {
@@ -90,7 +90,7 @@ impl Script {
                 }
                 if skip_value {
                     skip_value = false;
-                } else if let Some(takes_value) = (runner.set_by_verdict)(word) {
+                } else if let Some(takes_value) = dropped(word, runner.dropped) {
                     skip_value = takes_value;
                 } else if !word.is_empty() {
                     script.args.push(word.clone());
@@ -216,7 +216,7 @@ fn is_variable_name(name: &str) -> bool {
 /// For an option in `set`, whether its value is the next word (`--reporter dot`) rather than after
 /// an `=` or absent; `None` for any other word. `set` lists `(option, takes a value)`; an entry
 /// ending with `.` covers every option under it (`--outputFile.` for `--outputFile.json=report.json`).
-pub(crate) fn dropped(word: &str, set: &[(&str, bool)]) -> Option<bool> {
+fn dropped(word: &str, set: &[(&str, bool)]) -> Option<bool> {
     let (option, inline_value) = match word.split_once('=') {
         Some((option, _)) => (option, true),
         None => (word, false),
@@ -234,20 +234,13 @@ pub(crate) fn dropped(word: &str, set: &[(&str, bool)]) -> Option<bool> {
 mod tests {
     use super::*;
 
-    fn jest_like(word: &str) -> Option<bool> {
-        dropped(
-            word,
-            &[
-                ("--json", false),
-                ("--outputFile", true),
-                ("--coverage.", false),
-            ],
-        )
-    }
-
     const JEST: Runner<'static> = Runner {
         programs: &["jest"],
-        set_by_verdict: jest_like,
+        dropped: &[
+            ("--json", false),
+            ("--outputFile", true),
+            ("--coverage.", false),
+        ],
     };
 
     fn check(command: &str, env: &[(&str, &str)], args: &[&str]) {

@@ -61,35 +61,27 @@ const SEPARATOR: &str = " > ";
 /// versions; the pattern accepts both.
 const FILTER_JOINER: &str = "(?: > | )";
 
-/// How vitest reads its command line, for [`Script`].
+/// How vitest reads its command line, for [`Script`]: the options it drops are verdict's own or
+/// would change what verdict reads or make a pass dishonest (see the module docs).
 const RUNNER: Runner<'static> = Runner {
     programs: &[NAME],
-    set_by_verdict,
+    dropped: &[
+        ("--reporter", true),
+        ("--outputFile.", true),
+        ("--run", false),
+        ("--watch", false),
+        ("-w", false),
+        ("--ui", false),
+        ("--open", false),
+        ("--api.", false),
+        ("--standalone", false),
+        ("--color", false),
+        ("--no-color", false),
+        ("--changed", false),
+        ("--update", false),
+        ("-u", false),
+    ],
 };
-
-/// For an option verdict sets itself or leaves out (see the module docs), whether its value is
-/// the next word; `None` for any other.
-fn set_by_verdict(word: &str) -> Option<bool> {
-    crate::script::dropped(
-        word,
-        &[
-            ("--reporter", true),
-            ("--outputFile.", true),
-            ("--run", false),
-            ("--watch", false),
-            ("-w", false),
-            ("--ui", false),
-            ("--open", false),
-            ("--api.", false),
-            ("--standalone", false),
-            ("--color", false),
-            ("--no-color", false),
-            ("--changed", false),
-            ("--update", false),
-            ("-u", false),
-        ],
-    )
-}
 
 /// The script's arguments for a plain run: without its `run`, `watch` or `dev` subcommand, and
 /// none when it runs another subcommand.
