@@ -35,6 +35,90 @@ use crate::text::clip;
 pub const MAX_TEXT: usize = 64 * 1024;
 const MAX_MESSAGE: usize = 300;
 
+/// The most XML [`JunitSummarizer`] holds to parse: a report is parsed whole, so a larger one is
+/// an errored report rather than unbounded memory.
+pub const MAX_XML: usize = 128 * 1024 * 1024;
+
+/// JUnit XML given to `verdict summarize` (`pytest --junitxml`, `vitest --reporter=junit`, any
+/// tool's report): chosen when the input starts as a JUnit document does. The report is named
+/// after the tool that wrote it when the document says so (`<testsuites name="pytest tests">`),
+/// so that pytest's cases get its node ids; else it is `junit`.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct JunitSummarizer;
+
+impl verdict_core::Summarizer for JunitSummarizer {
+    fn name(&self) -> &'static str {
+        "junit"
+    }
+
+    fn kind(&self) -> Kind {
+        Kind::Test
+    }
+
+    fn sniff(&self, sample: &str) -> u8 {
+        let start = sample.trim_start_matches(['\u{feff}', ' ', '\t', '\r', '\n']);
+        let document = start.starts_with("<?xml") || start.starts_with("<testsuite");
+        if document && sample.contains("<testsuite") {
+            99
+        } else {
+            0
+        }
+    }
+
+    fn parser(&self) -> Box<dyn verdict_core::LineParser> {
+        Box::new(Collect {
+            xml: Vec::new(),
+            too_large: false,
+        })
+    }
+}
+
+/// Holds the document's lines until the end, then parses it whole.
+struct Collect {
+    xml: Vec<u8>,
+    too_large: bool,
+}
+
+impl verdict_core::LineParser for Collect {
+    fn line(&mut self, line: &str) {
+        if self.too_large {
+            return;
+        }
+        if self.xml.len() + line.len() + 1 > MAX_XML {
+            self.too_large = true;
+            self.xml = Vec::new();
+            return;
+        }
+        self.xml.extend_from_slice(line.as_bytes());
+        self.xml.push(b'\n');
+    }
+
+    fn finish(self: Box<Self>) -> Report {
+        if self.too_large {
+            return Report::errored(
+                "junit",
+                format!(
+                    "the JUnit XML is larger than {} MiB; verdict reads reports up to that size",
+                    MAX_XML / (1024 * 1024)
+                ),
+            );
+        }
+        // The document's own name for the tool that wrote it, in its first lines.
+        let head = &self.xml[..self.xml.len().min(4096)];
+        let head = String::from_utf8_lossy(head);
+        let tool = if head.contains("name=\"pytest") {
+            "pytest"
+        } else if head.contains("name=\"vitest tests\"") {
+            "vitest"
+        } else if head.contains("name=\"jest tests\"") {
+            "jest"
+        } else {
+            "junit"
+        };
+        parse(tool, &self.xml)
+    }
+}
+
 /// Parses JUnit XML written by `tool`. Never fails: bad XML is an errored report.
 pub fn parse(tool: &str, xml: &[u8]) -> Report {
     parse_with_rootdir(tool, xml, None)
@@ -51,6 +135,7 @@ pub fn parse_with_rootdir(tool: &str, xml: &[u8], rootdir: Option<&str>) -> Repo
         seen_suite: false,
         case: None,
         sums: Sums::default(),
+        cases: CaseCounts::default(),
         report: Report::new(tool, Outcome::Passed),
         collect_errors: 0,
         crashed: 0,
@@ -137,12 +222,23 @@ struct Sums {
     passed_cases: u64,
 }
 
+/// The cases themselves, counted one by one: the counts of a report whose suites do not hold
+/// every case (Node.js's test runner writes top-level tests as `<testcase>`s of `<testsuites>`).
+#[derive(Debug, Default)]
+struct CaseCounts {
+    tests: u64,
+    failures: u64,
+    errors: u64,
+    skipped: u64,
+}
+
 /// What the reader has seen so far. Each failing case becomes a diagnostic as soon as it closes,
 /// so that only one case's text is held at a time.
 #[derive(Debug)]
 struct State {
     depth: usize,
     seen_suite: bool,
+    cases: CaseCounts,
     case: Option<Case>,
     sums: Sums,
     report: Report,
@@ -199,6 +295,7 @@ impl State {
                 if empty {
                     // A passing case: nothing to keep.
                     self.sums.passed_cases += 1;
+                    self.cases.tests += 1;
                     return;
                 }
                 self.case = Some(case);
@@ -264,6 +361,13 @@ impl State {
         let Some(case) = self.case.take() else {
             return;
         };
+        self.cases.tests += 1;
+        match (&case.problem, case.skipped) {
+            (_, true) => self.cases.skipped += 1,
+            (Some(problem), false) if problem.error => self.cases.errors += 1,
+            (Some(_), false) => self.cases.failures += 1,
+            (None, false) => {}
+        }
         let teardown_only = case.problem.as_ref().is_some_and(|p| {
             p.error
                 && p.message
@@ -278,6 +382,10 @@ impl State {
         let Some(problem) = &case.problem else {
             return;
         };
+        if case.skipped {
+            // A skipped case with a failure is one expected to fail (Node.js's `todo`).
+            return;
+        }
         let pytest = self.report.tool == "pytest";
         if pytest && case.classname == "pytest" && case.name == "internal" {
             // pytest's own crash (`INTERNALERROR`), not a test.
@@ -318,6 +426,14 @@ impl State {
 
         // A test a pytest-xdist worker crashed in is written as an error "on setup", but it is the
         // test that failed: pytest's summary counts it so, and so does its diagnostic.
+        if self.cases.tests > self.sums.tests {
+            // The suites do not hold every case: count the cases.
+            let cases = &self.cases;
+            self.sums.tests = cases.tests;
+            self.sums.failures = cases.failures;
+            self.sums.errors = cases.errors;
+            self.sums.skipped = cases.skipped;
+        }
         let crashed = self.crashed.min(self.sums.errors);
         self.sums.errors -= crashed;
         self.sums.failures += crashed;

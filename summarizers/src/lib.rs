@@ -25,7 +25,8 @@ use verdict_core::{Report, Summarizer};
 
 /// Every summarizer, the generic fallback last.
 pub fn all() -> &'static [&'static dyn Summarizer] {
-    static ALL: [&dyn Summarizer; 8] = [
+    static ALL: [&dyn Summarizer; 9] = [
+        &junit::JunitSummarizer,
         &tsc::TscSummarizer,
         &eslint::EslintSummarizer,
         &jest::JestSummarizer,

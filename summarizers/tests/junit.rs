@@ -208,3 +208,57 @@ fn truncated_files_are_errored_never_passed() {
         }
     }
 }
+
+/// `verdict summarize results.xml` was answered by the generic fallback: "no failure found", a
+/// pass, for a pytest report with failures. Every captured JUnit file is now read as JUnit, and no
+/// captured log is.
+#[test]
+fn junit_files_given_to_summarize_are_read_as_junit() {
+    for case in cases() {
+        let xml = support::truth("pytest", &case, "xml").expect("the JUnit file");
+        let detection = verdict_summarizers::detect(&verdict_summarizers::sample(&xml));
+        assert_eq!(detection.summarizer.name(), "junit", "{case}");
+        let read = verdict_summarizers::summarize(&xml);
+        // The document names pytest, so its cases are named as pytest's log parser names them.
+        assert_eq!(read.tool, "pytest", "{case}");
+        let direct = junit::parse("pytest", &xml);
+        assert_eq!(read.counts, direct.counts, "{case}");
+        assert_eq!(read.outcome, direct.outcome, "{case}");
+        assert_eq!(failing(&read), failing(&direct), "{case}");
+    }
+    for tool in [
+        "tsc", "eslint", "jest", "vitest", "mocha", "cargo", "pytest", "generic",
+    ] {
+        for case in support::case_names(tool) {
+            let log = support::log(tool, &case);
+            let detection = verdict_summarizers::detect(&verdict_summarizers::sample(&log));
+            assert_ne!(detection.summarizer.name(), "junit", "{tool}/{case}");
+        }
+    }
+}
+
+/// Node.js's test runner writes its top-level tests as cases of `<testsuites>` and a `todo` test
+/// as a skipped case with a failure: the counts are the cases' (those of the TAP log of the same
+/// test file: 2 passed, 2 failed, 1 skipped and 1 todo), and the todo is no failure.
+#[test]
+fn node_test_runner_cases_outside_suites_are_counted() {
+    let xml = support::truth("generic", "node-test-tap", "xml").expect("node's JUnit file");
+    let report = verdict_summarizers::summarize(&xml);
+    let tap = std::fs::read_to_string(support::testdata("generic").join("node-test-tap.log"))
+        .expect("the TAP log");
+    let total = |key: &str| {
+        tap.lines()
+            .find_map(|line| line.strip_prefix(key))
+            .and_then(|n| n.trim().parse::<u64>().ok())
+            .expect("a TAP total")
+    };
+    assert_eq!(report.outcome, Outcome::Failed);
+    assert_eq!(report.counts.tests_passed, Some(total("# pass ")));
+    assert_eq!(report.counts.tests_failed, Some(total("# fail ")));
+    assert_eq!(
+        report.counts.tests_skipped,
+        Some(total("# skipped ") + total("# todo "))
+    );
+    let failing: Vec<_> = report.errors().filter_map(|d| d.test.clone()).collect();
+    assert_eq!(failing, ["test::subtracts", "test::multiplies"]);
+}
