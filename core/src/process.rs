@@ -395,6 +395,21 @@ impl ProcessRunner {
             // If the future running this command is dropped, tokio kills and reaps the direct child;
             // `GroupGuard` takes care of the rest of its group.
             .kill_on_drop(true);
+        // A signal ignored by verdict (started in the background by a script, under `nohup`, by a
+        // CI runner) would be ignored by every tool too, since ignored signals survive exec: the
+        // SIGINT a cancellation forwards would then never reach a tool's own handler. The tool
+        // gets the default dispositions a program started from a terminal has.
+        #[allow(unsafe_code)]
+        // SAFETY: the closure runs in the child between fork and exec; it only calls `signal`,
+        // which is async-signal-safe, and touches no state of the parent.
+        unsafe {
+            command.pre_exec(|| {
+                for signal in [libc::SIGINT, libc::SIGQUIT, libc::SIGTERM] {
+                    libc::signal(signal, libc::SIG_DFL);
+                }
+                Ok(())
+            });
+        }
         command.spawn()
     }
 

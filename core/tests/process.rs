@@ -759,3 +759,38 @@ async fn a_log_limit_keeps_the_head_and_the_tail() {
     assert!(log.contains(&note), "no note {note:?}");
     assert_eq!(log.len() as u64, limit + note.len() as u64);
 }
+
+/// verdict started with SIGINT ignored (a background job of a script, `nohup`, some CI runners)
+/// passed that on to every tool, since ignored signals survive exec: a tool's SIGINT handler
+/// could never run, and the SIGINT a cancellation forwards did nothing. Tools start with the
+/// default dispositions.
+#[tokio::test]
+#[allow(unsafe_code)]
+async fn tools_start_with_default_signal_dispositions_whatever_verdict_ignores() {
+    // SAFETY: `signal` with `SIG_IGN` changes only this process's disposition; the other tests'
+    // tools are reset to the default by the runner under test, so they are not affected.
+    let previous = unsafe { libc::signal(libc::SIGINT, libc::SIG_IGN) };
+    let fixture = Fixture::new();
+    let tool = fixture.script("tool.sh", "grep '^SigIgn:' /proc/$$/status");
+    let (captured, _) = run(
+        &runner(),
+        &fixture,
+        &fixture.spec(&tool, Duration::from_secs(10)),
+    )
+    .await;
+    // SAFETY: as above, putting back what was there.
+    unsafe { libc::signal(libc::SIGINT, previous) };
+    assert_eq!(captured.exit, Exit::Code { code: 0 });
+    let text = fixture.log_text();
+    let mask = text
+        .trim()
+        .strip_prefix("SigIgn:")
+        .and_then(|hex| u64::from_str_radix(hex.trim(), 16).ok())
+        .unwrap_or_else(|| panic!("{text:?}"));
+    // Bit n-1 stands for signal n: SIGINT is 2.
+    assert_eq!(
+        mask & (1 << (libc::SIGINT - 1)),
+        0,
+        "SIGINT ignored: {text:?}"
+    );
+}
