@@ -498,7 +498,7 @@ fn a_failed_build_script_is_reported_with_its_reason_not_its_directives() {
         (
             "build-script-openssl",
             "failed to run custom build command for `openssl-sys v0.9.118`: process didn't exit \
-             successfully (exit status: 101): panicked at /root/.cargo/registry/src/\
+             successfully (exit status: 101): panicked at ~/.cargo/registry/src/\
              index.crates.io-1949cf8c6b5b557f/openssl-sys-0.9.118/build/main.rs:207:9: OpenSSL \
              include directory does not exist: /nonexistent/openssl/include",
         ),

@@ -554,7 +554,7 @@ async fn paths_in_a_workspace_member_are_relative_to_the_member() {
     let util = std::path::absolute(&util).expect("absolute");
     assert!(
         warnings.contains(&(
-            "src/lib.rs:3:9".to_owned(),
+            "src/lib.rs:4:9".to_owned(),
             "unused variable: `unused`".to_owned()
         )),
         "{warnings:?}"
@@ -577,5 +577,5 @@ async fn paths_in_a_workspace_member_are_relative_to_the_member() {
         .errors()
         .find(|d| d.test.as_deref() == Some("tests::twice_two"))
         .unwrap_or_else(|| panic!("{test:#?}"));
-    assert_eq!(failing.location().as_deref(), Some("src/lib.rs:11:9"));
+    assert_eq!(failing.location().as_deref(), Some("src/lib.rs:12:9"));
 }
