@@ -142,9 +142,10 @@ struct Block {
     panic: Panic,
 }
 
-/// What a failure block (or a loose panic) says.
+/// What a failure block (or a loose panic) says. The nextest summarizer reads the output nextest
+/// shows of each failing test with it too.
 #[derive(Default, Clone)]
-struct Panic {
+pub(crate) struct Panic {
     location: Option<(String, u32, Option<u32>)>,
     /// The message lines: the first is the message, the rest the detail.
     lines: Vec<String>,
@@ -484,7 +485,7 @@ fn doctest_location(name: &str) -> Option<(String, u32)> {
 
 impl Panic {
     /// Feeds one line of a failure block or of the output around a loose panic.
-    fn line(&mut self, line: &str) {
+    pub(crate) fn line(&mut self, line: &str) {
         if line.starts_with("note: panic did not contain expected string") {
             // After the panic: `      panic message: "bang"`, ` expected substring: "boom"`.
             self.reading = false;
@@ -573,6 +574,31 @@ impl Panic {
         if self.lines.len() < MAX_PANIC_LINES {
             self.lines.push(line.trim().to_owned());
         }
+    }
+
+    /// The failure of test `name` that this panic explains: its message (else `fallback`), where
+    /// it panicked, and the rest of the message as the detail.
+    pub(crate) fn test_diagnostic(&self, tool: &str, name: &str, fallback: &str) -> Diagnostic {
+        let message = self.message().unwrap_or_else(|| fallback.to_owned());
+        let mut d = Diagnostic::new(
+            tool,
+            Kind::Test,
+            Severity::Error,
+            clip(&message, MAX_MESSAGE),
+        )
+        .with_test(name);
+        if let Some((file, line, column)) = &self.location {
+            d = d.at(file.clone(), Some(*line), *column);
+        }
+        if let Some(detail) = self.detail() {
+            d = d.with_detail(detail);
+        }
+        d
+    }
+
+    /// Whether the panic (or a fallback line) said anything.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.location.is_none() && self.lines.is_empty() && self.fallback.is_none()
     }
 
     fn message(&self) -> Option<String> {
@@ -765,21 +791,9 @@ impl Parser {
             }
             return;
         }
-        let message = panic.message().unwrap_or_else(|| "test failed".to_owned());
-        let mut d = Diagnostic::new(
-            TOOL,
-            Kind::Test,
-            Severity::Error,
-            clip(&message, MAX_MESSAGE),
-        )
-        .with_test(name);
+        let mut d = panic.test_diagnostic(TOOL, name, "test failed");
         if let Some((file, line)) = doctest_location(name) {
             d = d.at(file, Some(line), None);
-        } else if let Some((file, line, column)) = &panic.location {
-            d = d.at(file.clone(), Some(*line), *column);
-        }
-        if let Some(detail) = panic.detail() {
-            d = d.with_detail(detail);
         }
         if self.reported.len() < MAX_TESTS {
             self.reported.insert(name.to_owned());

@@ -14,6 +14,7 @@ pub mod jest;
 pub mod jest_json;
 pub mod junit;
 pub mod mocha;
+pub mod nextest;
 pub mod pytest;
 pub mod tsc;
 pub mod vitest;
@@ -25,13 +26,14 @@ use verdict_core::{Report, Summarizer};
 
 /// Every summarizer, the generic fallback last.
 pub fn all() -> &'static [&'static dyn Summarizer] {
-    static ALL: [&dyn Summarizer; 9] = [
+    static ALL: [&dyn Summarizer; 10] = [
         &junit::JunitSummarizer,
         &tsc::TscSummarizer,
         &eslint::EslintSummarizer,
         &jest::JestSummarizer,
         &vitest::VitestSummarizer,
         &mocha::MochaSummarizer,
+        &nextest::NextestSummarizer,
         &cargo::CargoSummarizer,
         &pytest::PytestSummarizer,
         &generic::GenericSummarizer,

@@ -227,7 +227,7 @@ fn junit_files_given_to_summarize_are_read_as_junit() {
         assert_eq!(failing(&read), failing(&direct), "{case}");
     }
     for tool in [
-        "tsc", "eslint", "jest", "vitest", "mocha", "cargo", "pytest", "generic",
+        "tsc", "eslint", "jest", "vitest", "mocha", "cargo", "nextest", "pytest", "generic",
     ] {
         for case in support::case_names(tool) {
             let log = support::log(tool, &case);

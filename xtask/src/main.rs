@@ -51,7 +51,7 @@ enum Command {
     },
     /// Install the pinned tools and regenerate the real logs the parser tests use.
     Capture {
-        /// Only these tools (tsc, eslint, jest, vitest, mocha, cargo, pytest, generic).
+        /// Only these tools (tsc, eslint, jest, vitest, mocha, cargo, nextest, pytest, generic).
         tools: Vec<String>,
         /// Where tools are installed and fixture projects run.
         #[arg(long, default_value = "/tmp/verdict-capture")]

@@ -21,6 +21,7 @@ mod eslint;
 mod generic;
 mod jest;
 mod mocha;
+mod nextest;
 mod pytest;
 mod tsc;
 mod vitest;
@@ -130,6 +131,7 @@ fn all_cases() -> Vec<Case> {
     cases.extend(vitest::cases());
     cases.extend(mocha::cases());
     cases.extend(cargo::cases());
+    cases.extend(nextest::cases());
     cases.extend(pytest::cases());
     cases.extend(generic::cases());
     cases
