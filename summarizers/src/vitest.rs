@@ -22,9 +22,10 @@
 //! - the counts come from ` Test Files  1 failed | 2 passed (3)`, `      Tests  2 failed | 5 passed |
 //!   1 skipped | 1 todo (9)` (skipped and todo count as skipped; the line is the summary) and
 //!   `     Errors  2 errors`;
-//! - `failed to load config from …` with a `Startup Error`, `No test files found, exiting with
-//!   code 1`, and unhandled errors in a run where no test ran (` Tests  no tests`: a test
-//!   environment that is not installed) mean nothing was verified: the outcome is errored.
+//! - `failed to load config from …` with a `Startup Error` (vitest 1: an `Unhandled Error`),
+//!   `No test files found, exiting with code 1`, and unhandled errors in a run where no test ran
+//!   (` Tests  no tests`: a test environment that is not installed) mean nothing was verified: the
+//!   outcome is errored.
 //!
 //! The `tap` and `tap-flat` reporters print something else altogether (see [`Tap`]), read from
 //! their `TAP version 13` line on.
@@ -403,7 +404,11 @@ impl Parser {
             self.section = Section::FailedTests;
         } else if title == "Unhandled Errors" {
             self.section = Section::Unhandled;
-        } else if title.starts_with("Startup Error") {
+        } else if title.starts_with("Startup Error")
+            || self.config_error.is_some() && title == "Unhandled Error"
+        {
+            // vitest 1 heads the error of a config that does not load `Unhandled Error`, not
+            // `Startup Error`: after `failed to load config from …` it is the reason no test ran.
             self.section = Section::Startup;
         } else if title.starts_with("Unhandled")
             || title.starts_with("Uncaught")
@@ -431,11 +436,12 @@ impl Parser {
             return;
         }
         let mut rest = rest.trim();
-        // A workspace project's label: `|client| test/a.test.js > …`.
+        // A workspace project's label: `|client| test/a.test.js > …` (vitest 2 pads it with a
+        // second space: `|client|  test/a.test.js > …`).
         if let Some(label) = rest.strip_prefix('|')
             && let Some((_, after)) = label.split_once("| ")
         {
-            rest = after;
+            rest = after.trim_start();
         }
         let header = if let Some((file, _)) = rest.split_once(" [ ") {
             Header {
