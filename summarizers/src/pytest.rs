@@ -503,6 +503,16 @@ fn is_load_error(message: &str) -> bool {
         || message.starts_with("TabError")
 }
 
+/// Whether a short-summary entry's message is the message of a `--tb=line` failure. pytest 6 and
+/// 7 cut the entry to the terminal's width and end it with `...` (`ZeroDivisionError: division
+/// ...` for `ZeroDivisionError: division by zero`): what is left of it must begin the line's.
+fn same_line_message(entry: &str, line: &str) -> bool {
+    match entry.strip_suffix("...") {
+        Some(stem) if !stem.trim().is_empty() && line.len() > stem.len() => line.starts_with(stem),
+        _ => entry.chars().take(30).eq(line.chars().take(30)),
+    }
+}
+
 /// A failure named by node id: a `FAILED`/`ERROR` line of the short summary, or of `-v`.
 #[derive(Debug)]
 struct Entry {
@@ -606,6 +616,53 @@ struct Parser {
     error: Option<String>,
     internal: Option<String>,
     interrupted: bool,
+    /// What pytest-timeout showed of the last test that ran past its time limit.
+    timeout: Option<Timeout>,
+    /// After pytest-sugar's `Results (0.22s):` line, whose count lines make the closing line.
+    sugar_results: bool,
+    /// Inside pytest-timeout's dump of the threads' stacks (between its two `+++ Timeout +++`
+    /// rules): nothing there is pytest's report.
+    in_timeout_dump: bool,
+}
+
+/// A test that ran past pytest-timeout's limit, as the plugin's dump of the threads' stacks shows
+/// it. With `--timeout-method=thread` (the default where there is no `SIGALRM`, and pytest-timeout's
+/// fallback) the plugin ends the whole process after the dump: the log stops there, with no
+/// failure report and no closing line, and this is all that says what failed.
+#[derive(Debug, Default)]
+struct Timeout {
+    /// The node id `-v` printed before the dump (`tests/a.py::test_x `), or the file of the
+    /// progress line it interrupted (`tests/a.py ..F`).
+    nodeid: Option<String>,
+    file: Option<String>,
+    /// The dump is in the main thread's stack, where the test runs.
+    in_main: bool,
+    /// The deepest frame in the project of the main thread, and of any other thread: the place
+    /// and function.
+    main: Option<(String, u32, String)>,
+    other: Option<(String, u32, String)>,
+}
+
+/// `+++++ Timeout +++++`, the rule pytest-timeout opens and closes its dump of the threads' stacks
+/// with, after what the line already held (`-v`'s node id, the progress line's file and dots):
+/// that text.
+fn timeout_rule(line: &str) -> Option<&str> {
+    if line.as_bytes().last() != Some(&b'+') {
+        return None;
+    }
+    let at = line.find("+ Timeout +")?;
+    let before = line[..at].trim_end_matches('+');
+    line[at..]
+        .bytes()
+        .all(|b| b == b'+' || b == b' ' || b"Timeout".contains(&b))
+        .then_some(before)
+}
+
+/// `File "path", line 12, in test_x` → the function, `test_x`.
+fn frame_function(text: &str) -> Option<&str> {
+    let (_, function) = text.rsplit_once(", in ")?;
+    let function = function.trim();
+    (!function.is_empty()).then_some(function)
 }
 
 impl Parser {
@@ -635,15 +692,7 @@ impl Parser {
             "warnings summary" => Section::Warnings,
             "short test summary info" => Section::Summary,
             "test session starts" => {
-                self.started = true;
-                if let Some(counts) = self.final_counts.take()
-                    && self.earlier_counts.len() < MAX_SESSIONS
-                {
-                    self.earlier_counts.push(counts);
-                    if let Some(line) = self.final_line.take() {
-                        self.earlier_lines.push(line);
-                    }
-                }
+                self.session_starts();
                 Section::None
             }
             _ => Section::Other,
@@ -654,16 +703,34 @@ impl Parser {
         true
     }
 
+    /// A session starts: the counts of the one before, if any, are kept to be added up.
+    fn session_starts(&mut self) {
+        self.started = true;
+        if let Some(counts) = self.final_counts.take()
+            && self.earlier_counts.len() < MAX_SESSIONS
+        {
+            self.earlier_counts.push(counts);
+            if let Some(line) = self.final_line.take() {
+                self.earlier_lines.push(line);
+            }
+        }
+    }
+
     fn block_header(&mut self, line: &str) -> bool {
-        if !line.starts_with("___") || !line.ends_with('_') {
+        // pytest-sugar shows each failure as it happens, under a `――― test_x ―――` rule (U+2015)
+        // and outside any `FAILURES` or `ERRORS` section.
+        let sugar = line.starts_with("―――") && line.ends_with('―');
+        if !sugar && (!line.starts_with("___") || !line.ends_with('_')) {
             return false;
         }
-        let title = line.trim_matches(|c| c == '_' || c == ' ');
+        let title = line.trim_matches(|c| c == '_' || c == '―' || c == ' ');
         if title.is_empty() || line.starts_with("_ _") {
             return false;
         }
         self.close_block();
-        if !matches!(self.section, Some(Section::Errors | Section::Failures)) {
+        let failures = matches!(self.section, Some(Section::Errors | Section::Failures))
+            || (sugar && matches!(self.section, None | Some(Section::None)));
+        if !failures {
             // `PASSES` (`-rA`, `-rP`) shows a block for each passing test that printed
             // something: its output, no failure.
             self.skipping = true;
@@ -789,8 +856,20 @@ impl Parser {
         }
     }
 
-    /// Finds the entry a block stands for, by short name and place.
+    /// Finds the entry a block stands for, by short name and place: an `ERROR` entry for an error
+    /// in a fixture, a `FAILED` one for a failing test.
     fn take_entry(&mut self, block: &Block, error: bool) -> Option<(String, Option<String>)> {
+        self.take_entry_of(block, error).or_else(|| {
+            // pytest-sugar names an error in a fixture `FAILED` in its short summary.
+            if error {
+                self.take_entry_of(block, false)
+            } else {
+                None
+            }
+        })
+    }
+
+    fn take_entry_of(&mut self, block: &Block, error: bool) -> Option<(String, Option<String>)> {
         for (list, index) in [
             (&mut self.entries, &self.entry_index),
             (&mut self.verbose, &self.verbose_index),
@@ -1032,9 +1111,114 @@ impl Parser {
     }
 }
 
+impl Parser {
+    /// Reads pytest-sugar's counts (`       9 passed`, `      16 failed` and, under it, `         -
+    /// tests/test_x.py:10 test_x` for each failing test); `true` for the lines that are its.
+    fn sugar_results_line(&mut self, line: &str) -> bool {
+        if !self.sugar_results {
+            return false;
+        }
+        let trimmed = line.trim();
+        if line.starts_with(' ')
+            && let Some(count) = final_counts(trimmed)
+        {
+            let counts = self.final_counts.get_or_insert_with(String::new);
+            if counts.len() < MAX_MESSAGE {
+                if !counts.is_empty() {
+                    counts.push_str(", ");
+                }
+                counts.push_str(count);
+            }
+            self.final_line = Some(counts.clone());
+            return true;
+        }
+        if trimmed.is_empty() || (line.starts_with(' ') && trimmed.starts_with("- ")) {
+            return true;
+        }
+        self.sugar_results = false;
+        false
+    }
+
+    /// Reads pytest-timeout's dump of the threads' stacks; `true` for the lines that belong to it.
+    fn timeout_line(&mut self, line: &str) -> bool {
+        if let Some(before) = timeout_rule(line) {
+            if self.in_timeout_dump {
+                self.in_timeout_dump = false;
+                return true;
+            }
+            self.in_timeout_dump = true;
+            let before = before.trim();
+            let mut timeout = Timeout::default();
+            if before.contains("::") {
+                timeout.nodeid = Some(before.to_owned());
+            } else if let Some(file) = before.split(' ').next().filter(|f| f.ends_with(".py")) {
+                timeout.file = Some(file.to_owned());
+            }
+            self.timeout = Some(timeout);
+            return true;
+        }
+        if !self.in_timeout_dump {
+            return false;
+        }
+        let Some(timeout) = self.timeout.as_mut() else {
+            return true;
+        };
+        if line.starts_with('~') && line.contains(" Stack of ") {
+            timeout.in_main = line.contains(" Stack of MainThread ");
+        } else if let Some((file, n)) = python_frame(line.trim_start())
+            && let Some(file) = project_path(file, self.rootdir.as_deref())
+        {
+            let function = frame_function(line).unwrap_or_default().to_owned();
+            let frame = Some((file, n, function));
+            if timeout.in_main {
+                timeout.main = frame;
+            } else {
+                timeout.other = frame;
+            }
+        }
+        true
+    }
+
+    /// The failure of a test that pytest-timeout stopped the whole run in: the log ends in the
+    /// plugin's dump, with no report of pytest's.
+    fn timeout_diagnostic(&mut self) -> Option<Diagnostic> {
+        let timeout = self.timeout.take()?;
+        let (place, function) = match timeout.main.or(timeout.other) {
+            Some((file, line, function)) => (Some((file, line)), Some(function)),
+            None => (None, None),
+        };
+        // Without `-v` the node id is the progress line's file and the test function the stack
+        // shows (a class or parameters of its own are not in the log).
+        let test = timeout.nodeid.or_else(|| {
+            let file = timeout.file?;
+            let function = function.filter(|f| f.starts_with("test"))?;
+            place
+                .as_ref()
+                .is_some_and(|(f, _)| same_file(f, &file))
+                .then(|| format!("{file}::{function}"))
+        });
+        let mut d = Diagnostic::new(
+            TOOL,
+            Kind::Test,
+            Severity::Error,
+            "Timeout: the test ran past its time limit and pytest-timeout ended the run",
+        );
+        let test_file = test.as_deref().map(entry_file).map(str::to_owned);
+        match (place, test_file) {
+            (Some((file, line)), _) => d = d.at(file, Some(line), None),
+            (None, Some(file)) => d = d.at(file, None, None),
+            (None, None) => {}
+        }
+        if let Some(test) = test {
+            d = d.with_test(test);
+        }
+        Some(d)
+    }
+}
+
 impl LineParser for Parser {
     fn line(&mut self, line: &str) {
-        if self.nested_line(line) {
+        if self.nested_line(line) || self.timeout_line(line) || self.sugar_results_line(line) {
             return;
         }
         let Some(&first) = line.as_bytes().first() else {
@@ -1045,7 +1229,22 @@ impl LineParser for Parser {
         };
         match first {
             b'=' if line.ends_with('=') && self.rule(line) => return,
-            b'_' if self.block_header(line) => return,
+            b'_' | 0xE2 if self.block_header(line) => return,
+            b'T' if line.starts_with("Test session starts (platform: ") => {
+                // pytest-sugar's header instead of the `test session starts` rule.
+                self.session_starts();
+                self.close_block();
+                self.section = Some(Section::None);
+                return;
+            }
+            b'R' if line.starts_with("Results (") && line.ends_with("):") => {
+                // pytest-sugar's counts instead of the closing line: one per line below.
+                self.close_block();
+                self.section = Some(Section::Other);
+                self.final_counts = None;
+                self.sugar_results = true;
+                return;
+            }
             b'!' if line.starts_with("!!!") => {
                 let title = line.trim_matches(|c| c == '!' || c == ' ');
                 if let Some(rest) = title.strip_prefix("Interrupted: ") {
@@ -1220,7 +1419,7 @@ impl LineParser for Parser {
                     let same_message = e
                         .message
                         .as_deref()
-                        .is_some_and(|m| m.chars().take(30).eq(message.chars().take(30)));
+                        .is_some_and(|m| same_line_message(m, message));
                     let same_place = e.message.is_none() && same_file(file, entry_file);
                     // pytest 8 names a strict xpass in the short summary without its reason.
                     let bare_xpass = xpass && e.message.is_none();
@@ -1288,6 +1487,13 @@ impl LineParser for Parser {
                 }
                 report.push(d);
             }
+        }
+        if self.started
+            && self.final_counts.is_none()
+            && self.internal.is_none()
+            && let Some(d) = self.timeout_diagnostic()
+        {
+            report.push(d);
         }
         for w in std::mem::take(&mut self.warnings) {
             report.push(w);
@@ -1523,6 +1729,78 @@ mod tests {
     }
 
     #[test]
+    fn tb_line_pairs_pytest6_cut_summary_entries_by_their_opening() {
+        // pytest 6 cuts a short-summary entry to the terminal's width: `division ...`. Read as
+        // 30 characters the entries matched no line, and each line took the next entry of its
+        // file instead: the messages and places of different tests.
+        let report = parse(concat!(
+            "rootdir: /r\n=== FAILURES ===\n",
+            "/r/app/calc.py:2: ZeroDivisionError: division by zero\n",
+            "/r/tests/test_c.py:34: AssertionError: assert 2.5 == 2.0\n",
+            "=== short test summary info ===\n",
+            "FAILED tests/test_c.py::test_divide - ZeroDivisionError: division ...\n",
+            "FAILED tests/test_c.py::test_ids[with [brackets]] - AssertionError: ...\n",
+            "=== 2 failed in 0.01s ===\n",
+        ));
+        let found: Vec<_> = report
+            .diagnostics
+            .iter()
+            .map(|d| (d.test.as_deref(), d.location(), d.message.as_str()))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                (
+                    Some("tests/test_c.py::test_divide"),
+                    Some("app/calc.py:2".to_owned()),
+                    "ZeroDivisionError: division by zero"
+                ),
+                (
+                    Some("tests/test_c.py::test_ids[with [brackets]]"),
+                    Some("tests/test_c.py:34".to_owned()),
+                    "AssertionError: assert 2.5 == 2.0"
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_timeout_that_ended_the_run_is_the_failing_test() {
+        // pytest-timeout's thread method dumps the stacks and ends the process: no report, no
+        // closing line.
+        let log = concat!(
+            "=== test session starts ===\nrootdir: /r\ncollected 2 items\n\n",
+            "tests/test_t.py .++++ Timeout ++++\n",
+            "~~~~ Stack of Thread-1 (1) ~~~~\n",
+            "  File \"/r/tests/helper.py\", line 3, in serve\n",
+            "~~~~ Stack of MainThread (2) ~~~~\n",
+            "  File \"/usr/lib/python3.11/threading.py\", line 9, in run\n",
+            "  File \"/r/tests/test_t.py\", line 26, in test_hangs\n",
+            "    time.sleep(5)\n",
+            "++++ Timeout ++++\n",
+        );
+        let report = parse(log);
+        assert_eq!(report.outcome, Outcome::Failed);
+        let d = &report.diagnostics[0];
+        assert_eq!(d.test.as_deref(), Some("tests/test_t.py::test_hangs"));
+        assert_eq!(d.location().as_deref(), Some("tests/test_t.py:26"));
+        // With `-v` the node id is printed before the dump.
+        let verbose = log.replace(
+            "tests/test_t.py .",
+            "tests/test_t.py::K::test_hangs[a - b] ",
+        );
+        let report = parse(&verbose);
+        assert_eq!(
+            report.diagnostics[0].test.as_deref(),
+            Some("tests/test_t.py::K::test_hangs[a - b]")
+        );
+        // A dump in a test's captured output, of a run that went on to its report, is no
+        // failure of its own.
+        let finished = format!("{log}=== 1 passed in 1.00s ===\n");
+        assert_eq!(parse(&finished).outcome, Outcome::Passed);
+    }
+
+    #[test]
     fn short_traceback_names_the_test_file_line() {
         let report = parse(
             "=== FAILURES ===\n___ test_add ___\ntests/test_a.py:4: in test_add\n    helper()\nsrc/m.py:9: in helper\n    raise ValueError('x')\nE   ValueError: x\n=== short test summary info ===\nFAILED tests/test_a.py::test_add - ValueError: x\n=== 1 failed in 0.01s ===\n",
@@ -1555,6 +1833,9 @@ mod tests {
             "File \"x\", line ",
             "[gw0",
             "___ ERROR collecting ___\n",
+            "+ Timeout +",
+            "++ Timeout ++\n  File \"",
+            "=== test session starts ===\n++ Timeout ++\n  File \"x\", line 1, in \n",
         ] {
             let _ = parse(log);
         }

@@ -29,6 +29,8 @@ fn cases() -> Vec<String> {
 struct Failure {
     classname: String,
     name: String,
+    /// The `message` attribute of its `<failure>` or `<error>`.
+    message: String,
     text: String,
     /// An `<error>`, not a `<failure>`.
     error: bool,
@@ -72,6 +74,7 @@ fn read_truth(xml: &str) -> Truth {
                     case = Some(Failure {
                         classname: attr(&e, "classname"),
                         name: attr(&e, "name"),
+                        message: String::new(),
                         text: String::new(),
                         error: false,
                     });
@@ -79,6 +82,7 @@ fn read_truth(xml: &str) -> Truth {
                 name @ ("failure" | "error") => {
                     if let Some(mut case) = case.take() {
                         case.error = name == "error";
+                        case.message = attr(&e, "message");
                         truth.failing.push(case);
                     }
                     in_problem = true;
@@ -134,9 +138,41 @@ fn dotted(nodeid: &str) -> String {
     }
 }
 
+/// `text` without the capture root of its project (`/tmp/verdict-capture/pytest/<project>/`,
+/// where `cargo xtask capture` and the captures by hand run pytest), so that its paths are
+/// relative to the rootdir like the log's.
+fn without_capture_root(text: &str) -> String {
+    const ROOT: &str = "/tmp/verdict-capture/pytest/";
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(ROOT) {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + ROOT.len()..];
+        match after.find('/') {
+            Some(slash) if !after[..slash].contains(char::is_whitespace) => {
+                rest = &after[slash + 1..];
+            }
+            _ => {
+                out.push_str(ROOT);
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The first words of a message, for comparing what the log shows with the XML: whitespace
+/// folded, and without the `...` pytest 6 and 7 end a cut short-summary entry with.
+fn opening(message: &str) -> String {
+    let message = message.strip_suffix("...").unwrap_or(message);
+    let folded = message.split_whitespace().collect::<Vec<_>>().join(" ");
+    folded.chars().take(25).collect()
+}
+
 /// The last line of `file` in a JUnit failure text, in any traceback style.
-fn last_line_in(text: &str, file: &str, rootdir: &str) -> Option<u32> {
-    let text = text.replace(rootdir, "");
+fn last_line_in(text: &str, file: &str) -> Option<u32> {
+    let text = without_capture_root(text);
     let mut found = None;
     for line in text.lines() {
         let line = line.trim_start_matches(['E', ' ']);
@@ -154,8 +190,7 @@ fn last_line_in(text: &str, file: &str, rootdir: &str) -> Option<u32> {
     found
 }
 
-fn check_truth(case: &str, report: &Report, truth: &Truth, project: &str, places: bool) {
-    let rootdir = format!("/tmp/verdict-capture/pytest/{project}/");
+fn check_truth(case: &str, report: &Report, truth: &Truth, places: bool) {
     for failure in &truth.failing {
         let (file, matches): (String, Vec<&Diagnostic>) = if failure.classname.is_empty() {
             // A file that failed to collect: JUnit names it by its module.
@@ -188,7 +223,22 @@ fn check_truth(case: &str, report: &Report, truth: &Truth, project: &str, places
             failure.name
         );
         // With `--tb=no` the log shows no place, whatever the XML holds.
-        if let Some(line) = last_line_in(&failure.text, &file, &rootdir).filter(|_| places) {
+        // The message is the one the XML holds (which has the whole failure text): with
+        // `--tb=no` a short-summary entry may have none to show.
+        let text = format!("{} {}", failure.message, failure.text);
+        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            matches
+                .iter()
+                .any(|d| text.contains(&opening(&d.message))
+                    || (!places && d.message == "test failed")),
+            "{case}: {}::{} has another message than the XML's {:?}: {:?}",
+            failure.classname,
+            failure.name,
+            failure.message,
+            matches.iter().map(|d| &d.message).collect::<Vec<_>>()
+        );
+        if let Some(line) = last_line_in(&failure.text, &file).filter(|_| places) {
             assert!(
                 matches
                     .iter()
@@ -260,18 +310,10 @@ fn check(case: &str) {
     if let Ok(xml) = fs::read_to_string(dir.join(format!("{case}.truth.xml")))
         && report.outcome != Outcome::Errored
     {
-        let project = meta["argv"]
-            .as_array()
-            .and_then(|_| case.split('-').next())
-            .unwrap_or("");
-        let project = match project {
-            "collect" => "collect-errors",
-            other => other,
-        };
         let places = !meta["argv"]
             .as_array()
             .is_some_and(|argv| argv.iter().any(|a| a == "--tb=no"));
-        check_truth(case, &report, &read_truth(&xml), project, places);
+        check_truth(case, &report, &read_truth(&xml), places);
     }
     insta::assert_json_snapshot!(case.to_owned(), report);
 }
