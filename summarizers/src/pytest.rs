@@ -91,13 +91,13 @@ impl Summarizer for PytestSummarizer {
 fn final_counts(line: &str) -> Option<&str> {
     static FINAL: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(
-            r"^=* ?((?:\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|warnings?|deselected|rerun|subtests passed|subtests failed)(?:, )?)+|no tests ran)(?: in [\d.]+s(?: \([\d:.]+\))?)? ?=*$",
+            r"^=* ?((?:(?:\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|warnings?|deselected|rerun|subtests passed|subtests failed)|(?:\d+/)?\d+ tests? collected(?: \(\d+ deselected\))?)(?:, )?)+|no tests (?:ran|collected(?: \(\d+ deselected\))?))(?: in [\d.]+s(?: \([\d:.]+\))?)? ?=*$",
         )
         .expect("valid regex")
     });
     let trimmed = line.trim_matches(|c| c == '=' || c == ' ');
     let first = trimmed.as_bytes().first()?;
-    if !(first.is_ascii_digit() || trimmed.starts_with("no tests ran")) {
+    if !(first.is_ascii_digit() || trimmed.starts_with("no tests ")) {
         return None;
     }
     let captures = FINAL.captures(line)?;
@@ -1575,6 +1575,11 @@ impl LineParser for Parser {
         ]
         .iter()
         .any(|label| total(&[label]).unwrap_or(0) > 0);
+        // `--collect-only` ends with `34 tests collected in 0.05s`: nothing ran, and nothing had
+        // to.
+        let collected_only = ["tests collected", "test collected"]
+            .iter()
+            .any(|label| total(&[label]).unwrap_or(0) > 0);
         report.outcome = if let Some(internal) = self.internal.take() {
             report.error = Some(format!("INTERNALERROR: {internal}"));
             Outcome::Errored
@@ -1590,7 +1595,7 @@ impl LineParser for Parser {
         } else if self.interrupted {
             report.error = Some("pytest was interrupted before it finished".to_owned());
             Outcome::Errored
-        } else if self.final_counts.is_some() && !ran {
+        } else if self.final_counts.is_some() && !ran && !collected_only {
             // Exit code 5: nothing was collected, or everything was deselected.
             report.error = Some(
                 report
@@ -1678,6 +1683,13 @@ mod tests {
         assert!(final_counts(line).is_some());
         assert!(final_counts("5 passed, 1 skipped in 0.02s").is_some());
         assert!(final_counts("no tests ran in 0.01s").is_some());
+        // `--collect-only`.
+        assert!(final_counts("=== 34 tests collected in 0.05s ===").is_some());
+        assert!(final_counts("1 test collected in 0.01s").is_some());
+        assert!(final_counts("35 tests collected, 1 error in 0.21s").is_some());
+        assert!(final_counts("2/34 tests collected (32 deselected) in 0.03s").is_some());
+        assert!(final_counts("no tests collected in 0.01s").is_some());
+        assert!(final_counts("= no tests collected (34 deselected) in 0.05s =").is_some());
         assert!(final_counts("==== 3 passed in 61.20s (0:01:01) ====").is_some());
         assert!(final_counts("5 passing (3ms)").is_none());
     }
