@@ -51,6 +51,14 @@ impl Summarizer for JestSummarizer {
     }
 
     fn sniff(&self, sample: &str) -> u8 {
+        if crate::document::starts_as_object(sample) {
+            // A JSON report (`--json`), whose test results hold jest's human messages.
+            return if crate::jest_json::writer_of(sample) == Some("jest") {
+                99
+            } else {
+                0
+            };
+        }
         let sample = &*unprefixed_sample(sample);
         // The summary lines and `Ran all test suites.` are jest's alone.
         if sample.contains("Test Suites: ") && sample.contains("Tests:       ")
@@ -90,6 +98,22 @@ impl Summarizer for JestSummarizer {
 
     fn parser(&self) -> Box<dyn LineParser> {
         Unprefixed::wrap(Box::new(Parser::new()))
+    }
+
+    fn parse(&self, log: &[u8]) -> Report {
+        crate::document::parse(log, crate::jest_json::jest_document, "jest", self.parser())
+    }
+
+    fn parse_reader(
+        &self,
+        reader: &mut dyn std::io::Read,
+    ) -> std::io::Result<(Report, verdict_core::lines::Stats)> {
+        crate::document::parse_reader(
+            reader,
+            crate::jest_json::jest_document,
+            "jest",
+            self.parser(),
+        )
     }
 }
 

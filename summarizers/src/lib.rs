@@ -19,6 +19,7 @@ pub mod pytest;
 pub mod tsc;
 pub mod vitest;
 
+mod document;
 mod js_test;
 mod text;
 

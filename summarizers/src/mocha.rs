@@ -33,7 +33,7 @@ use crate::js_test::{
 };
 use crate::text::{clip, split_location};
 
-/// Parses mocha output.
+/// Parses mocha output, and the JSON report of `--reporter json` given as a whole input.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct MochaSummarizer;
 
@@ -47,6 +47,13 @@ impl Summarizer for MochaSummarizer {
     }
 
     fn sniff(&self, sample: &str) -> u8 {
+        if crate::document::starts_as_object(sample) {
+            // `--reporter json`: the stats mocha counts, then the tests.
+            let json = sample.contains("\"stats\"")
+                && sample.contains("\"passes\"")
+                && sample.contains("\"pending\"");
+            return if json { 95 } else { 0 };
+        }
         let sample = &*unprefixed_sample(sample);
         // `N passing (Xms)` is mocha's alone.
         let passing = sample.lines().any(|line| {
@@ -81,6 +88,17 @@ impl Summarizer for MochaSummarizer {
 
     fn parser(&self) -> Box<dyn LineParser> {
         Unprefixed::wrap(Box::new(Parser::new()))
+    }
+
+    fn parse(&self, log: &[u8]) -> Report {
+        crate::document::parse(log, json_document, "mocha", self.parser())
+    }
+
+    fn parse_reader(
+        &self,
+        reader: &mut dyn std::io::Read,
+    ) -> std::io::Result<(Report, verdict_core::lines::Stats)> {
+        crate::document::parse_reader(reader, json_document, "mocha", self.parser())
     }
 }
 
@@ -791,4 +809,143 @@ mod tests {
         assert_eq!(parse("\n\n  0 passing (1ms)\n\n").outcome, Outcome::Errored);
         assert_eq!(parse("").outcome, Outcome::Passed);
     }
+}
+
+/// mocha's JSON report (`--reporter json`): the parts read.
+#[derive(serde::Deserialize)]
+struct JsonReport {
+    stats: JsonStats,
+    #[serde(default)]
+    failures: Vec<JsonFailure>,
+}
+
+#[derive(serde::Deserialize)]
+struct JsonStats {
+    tests: Option<u64>,
+    passes: u64,
+    pending: Option<u64>,
+    failures: Option<u64>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct JsonFailure {
+    #[serde(default)]
+    full_title: String,
+    #[serde(default)]
+    file: Option<String>,
+    #[serde(default)]
+    err: JsonError,
+}
+
+/// What mocha writes of an error: its own properties, `message` and `stack`.
+#[derive(Default, serde::Deserialize)]
+struct JsonError {
+    #[serde(default)]
+    message: Option<String>,
+    #[serde(default)]
+    stack: Option<String>,
+    #[serde(default)]
+    actual: Option<serde_json::Value>,
+    #[serde(default)]
+    expected: Option<serde_json::Value>,
+}
+
+/// A JSON document given to `verdict summarize` as mocha's `--reporter json` report; `None` when
+/// it is not one. The counts are mocha's stats; each failure (a test or a hook) is named by its
+/// `fullTitle` (the titles joined with spaces: the report keeps no other separator), placed at
+/// the first frame of its stack in its file, with the error's first line as the message.
+fn json_document(json: &[u8]) -> Option<Report> {
+    let parsed: JsonReport = serde_json::from_slice(json).ok()?;
+    let mut report = Report::new("mocha", Outcome::Passed);
+    for failed in &parsed.failures {
+        if is_full(&report) {
+            report.diagnostics_dropped += 1;
+            continue;
+        }
+        report.push(json_failure(failed));
+    }
+    let stats = &parsed.stats;
+    let failed = stats.failures.unwrap_or(parsed.failures.len() as u64);
+    report.counts.tests_passed = Some(stats.passes);
+    report.counts.tests_failed = Some(failed);
+    report.counts.tests_skipped = stats.pending;
+    let ran = stats.tests.unwrap_or(stats.passes + failed);
+    report.outcome = if failed > 0 || !parsed.failures.is_empty() {
+        Outcome::Failed
+    } else if ran == 0 && stats.passes == 0 {
+        report.error = Some("mocha ran no test: nothing was verified".to_owned());
+        Outcome::Errored
+    } else {
+        Outcome::Passed
+    };
+    Some(report)
+}
+
+fn json_failure(failed: &JsonFailure) -> Diagnostic {
+    let err = &failed.err;
+    let stack = err.stack.as_deref().unwrap_or("");
+    // The stack starts with the error as mocha prints it (`TypeError: boom`, the message's
+    // lines after it) up to the first frame; an `AssertionError [ERR_ASSERTION]` reads as the log
+    // parser reports it.
+    let header: Vec<&str> = stack
+        .lines()
+        .take_while(|line| !line.trim_start().starts_with("at "))
+        .map(str::trim)
+        .filter(|line| !line.is_empty())
+        .collect();
+    let message = if !header.is_empty() {
+        header.join(" ").replacen(" [ERR_ASSERTION]", "", 1)
+    } else {
+        let lines: Vec<&str> = err
+            .message
+            .as_deref()
+            .unwrap_or("")
+            .lines()
+            .map(str::trim)
+            .filter(|line| !line.is_empty())
+            .collect();
+        if lines.is_empty() {
+            "test failed".to_owned()
+        } else {
+            lines.join(" ")
+        }
+    };
+    let mut diagnostic = failure("mocha", one_line(&message, MAX_MESSAGE));
+    diagnostic.test = Some(failed.full_title.clone());
+    let file = failed.file.as_deref().map(strip_file_url);
+    let in_file = |frame: &str| match file {
+        Some(file) => file == frame || file.ends_with(&format!("/{frame}")),
+        None => !is_internal(frame),
+    };
+    // The test function's own frame (`at Context.<anonymous> (…)`), else the first in its file.
+    let frames: Vec<_> = stack
+        .lines()
+        .filter_map(|line| v8_frame(line.trim()))
+        .filter(|frame| in_file(frame.file))
+        .collect();
+    let frame = frames
+        .iter()
+        .find(|frame| frame.func.starts_with("Context."))
+        .or(frames.first());
+    match (frame, file) {
+        (Some(frame), _) => {
+            diagnostic.file = Some(frame.file.to_owned());
+            diagnostic.line = Some(frame.line);
+            diagnostic.column = frame.column;
+        }
+        (None, Some(file)) => diagnostic.file = Some(file.to_owned()),
+        (None, None) => {}
+    }
+    let value = |v: &serde_json::Value| match v {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    if let (Some(expected), Some(actual)) = (&err.expected, &err.actual) {
+        diagnostic.detail = Some(one_line(
+            &format!("expected: {}, actual: {}", value(expected), value(actual)),
+            crate::js_test::MAX_DETAIL,
+        ));
+    }
+    diagnostic
 }

@@ -54,6 +54,14 @@ impl Summarizer for VitestSummarizer {
     }
 
     fn sniff(&self, sample: &str) -> u8 {
+        if crate::document::starts_as_object(sample) {
+            // A JSON report (`--reporter=json`), which names vitest only in its file paths.
+            return if crate::jest_json::writer_of(sample) == Some("vitest") {
+                99
+            } else {
+                0
+            };
+        }
         let sample = &*unprefixed_sample(sample);
         // The TAP reporters: results timed with ` # time=`, which neither mocha's TAP nor Node's
         // (with its `# Subtest:` lines) prints.
@@ -82,6 +90,27 @@ impl Summarizer for VitestSummarizer {
 
     fn parser(&self) -> Box<dyn LineParser> {
         Unprefixed::wrap(Box::new(Parser::new()))
+    }
+
+    fn parse(&self, log: &[u8]) -> Report {
+        crate::document::parse(
+            log,
+            crate::jest_json::vitest_document,
+            "vitest",
+            self.parser(),
+        )
+    }
+
+    fn parse_reader(
+        &self,
+        reader: &mut dyn std::io::Read,
+    ) -> std::io::Result<(Report, verdict_core::lines::Stats)> {
+        crate::document::parse_reader(
+            reader,
+            crate::jest_json::vitest_document,
+            "vitest",
+            self.parser(),
+        )
     }
 }
 
