@@ -66,6 +66,7 @@ impl Summarizer for GenericSummarizer {
             errors: None,
             warnings: None,
             files: None,
+            first: None,
         })
     }
 }
@@ -267,6 +268,9 @@ struct Parser {
     errors: Option<u64>,
     warnings: Option<u64>,
     files: Option<u64>,
+    /// The first character of the input that is not white space: `{` or `[` starts a JSON
+    /// document, which no line of a log reader understands.
+    first: Option<char>,
 }
 
 impl Parser {
@@ -741,6 +745,13 @@ fn is_failure_sign(line: &str) -> bool {
 
 impl LineParser for Parser {
     fn line(&mut self, line: &str) {
+        if self.first.is_none() {
+            self.first = line
+                .trim_start_matches('\u{feff}')
+                .trim_start()
+                .chars()
+                .next();
+        }
         if self.tap_line(line) {
             return;
         }
@@ -897,6 +908,16 @@ impl LineParser for Parser {
         } else if tool_errors {
             report.error = report.summary.clone();
             Outcome::Errored
+        } else if matches!(self.first, Some('{' | '[')) {
+            // A JSON report of a tool verdict has no reader for (pytest-json-report, a custom
+            // runner's): its failures are fields, not lines, and "no failure found" would be a
+            // guess.
+            report.error = Some(
+                "the input is a JSON document of a format verdict does not read; give the tool's \
+                 log or its JUnit XML report"
+                    .to_owned(),
+            );
+            Outcome::Errored
         } else {
             Outcome::Passed
         };
@@ -910,6 +931,19 @@ mod tests {
 
     fn parse(log: &str) -> Report {
         GenericSummarizer.parse(log.as_bytes())
+    }
+
+    /// pytest-json-report's report (and any JSON a tool writes that verdict has no reader for)
+    /// was "no failure found", a pass, over a failing test.
+    #[test]
+    fn an_unknown_json_document_is_not_a_pass() {
+        let report = parse(
+            "{\"created\": 1.5, \"exitcode\": 1, \"summary\": {\"failed\": 1, \"passed\": 1}, \"tests\": [{\"nodeid\": \"test_x.py::test_a\", \"outcome\": \"failed\"}]}\n",
+        );
+        assert_eq!(report.outcome, Outcome::Errored);
+        assert!(report.error.is_some_and(|e| e.contains("JSON document")));
+        assert_eq!(parse("\n[]\n").outcome, Outcome::Errored);
+        assert_eq!(parse("all good {\n").outcome, Outcome::Passed);
     }
 
     #[test]
