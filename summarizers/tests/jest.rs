@@ -88,6 +88,7 @@ fn crashes_before_any_test_are_errored() {
         "jest29-bad-config",
         "jest29-config-syntax",
         "jest29-no-tests",
+        "jest28-missing-env",
     ] {
         let log = fs::read(testdata().join(format!("{case}.log"))).expect("log");
         let report = JestSummarizer.parse(&log);
@@ -131,7 +132,12 @@ fn summaries_of_several_packages_add_up() {
 
 #[test]
 fn process_exit_in_a_test_is_one_root_cause_not_failing_tests() {
-    for case in ["process-exit-workers", "jest29-process-exit"] {
+    // The jest 28 fixture calls process.exit on its test's second line.
+    for (case, line) in [
+        ("process-exit-workers", 1),
+        ("jest29-process-exit", 1),
+        ("jest28-process-exit", 2),
+    ] {
         let report = JestSummarizer.parse(&support::log("jest", case));
         let exits: Vec<_> = report
             .diagnostics
@@ -145,7 +151,7 @@ fn process_exit_in_a_test_is_one_root_cause_not_failing_tests() {
             Some("test/exit.test.js"),
             "{case}"
         );
-        assert_eq!(exits[0].line, Some(1), "{case}");
+        assert_eq!(exits[0].line, Some(line), "{case}");
         assert_eq!(report.outcome, Outcome::Failed, "{case}");
     }
 }
@@ -162,5 +168,49 @@ fn obsolete_snapshots_fail_a_run_whose_tests_all_passed() {
             .find(|d| d.code.as_deref() == Some("obsolete-snapshot"))
             .unwrap_or_else(|| panic!("{case}: no obsolete-snapshot diagnostic"));
         assert_eq!(obsolete.file.as_deref(), Some("test/a.test.js"), "{case}");
+    }
+}
+
+#[test]
+fn open_handles_are_notes_not_failures() {
+    // `--detectOpenHandles` lists what keeps jest from exiting after the summary, each as a block
+    // titled like an error outside the tests (`●  TCPSERVERWRAP`); jest exits 0 and its report
+    // passes. They were read as a failure, so a passing run was failed (errored by reconcile).
+    for case in [
+        "open-handles",
+        "jest29-open-handles",
+        "jest28-open-handles",
+        "jest27-open-handles",
+    ] {
+        let report = JestSummarizer.parse(&support::log("jest", case));
+        assert_eq!(report.outcome, Outcome::Passed, "{case}");
+        assert!(report.diagnostics.is_empty(), "{case}: {report:#?}");
+        assert_eq!(
+            report.notes,
+            [
+                "jest detected 1 open handle potentially keeping it from exiting: TCPSERVERWRAP at test/server.test.js:5"
+            ],
+            "{case}"
+        );
+    }
+}
+
+#[test]
+fn a_log_after_the_tests_is_the_failure_of_a_run_whose_tests_passed() {
+    // jest 27 to 30 print `●  Cannot log after tests are done.` and exit 1, while their JSON
+    // report of the run says success with 2 tests passed (so these cases keep no truth.json: the
+    // report cannot see the failure). The log line is the one failure, at the test's own line.
+    for case in ["jest27-late", "jest28-late"] {
+        let report = JestSummarizer.parse(&support::log("jest", case));
+        assert_eq!(support::exit_code("jest", case), Some(1), "{case}");
+        assert_eq!(report.outcome, Outcome::Failed, "{case}");
+        assert_eq!(report.counts.tests_failed, Some(0), "{case}");
+        assert_eq!(report.counts.tests_passed, Some(2), "{case}");
+        let [late] = report.diagnostics.as_slice() else {
+            panic!("{case}: {report:#?}");
+        };
+        assert!(late.message.starts_with("Cannot log after tests are done."));
+        assert!(late.root_cause && late.test.is_none(), "{case}");
+        assert_eq!(late.location().as_deref(), Some("test/late.test.js:3:13"));
     }
 }
