@@ -618,6 +618,9 @@ struct Parser {
     interrupted: bool,
     /// What pytest-timeout showed of the last test that ran past its time limit.
     timeout: Option<Timeout>,
+    /// pytest-cov's failure of `--cov-fail-under` (`Required test coverage of 95% not reached.
+    /// Total coverage: 14.29%`).
+    coverage: Option<String>,
     /// After pytest-sugar's `Results (0.22s):` line, whose count lines make the closing line.
     sugar_results: bool,
     /// Inside pytest-timeout's dump of the threads' stacks (between its two `+++ Timeout +++`
@@ -1230,6 +1233,11 @@ impl LineParser for Parser {
         match first {
             b'=' if line.ends_with('=') && self.rule(line) => return,
             b'_' | 0xE2 if self.block_header(line) => return,
+            b'F' if line.starts_with("FAIL Required test coverage of ") => {
+                // pytest-cov's `--cov-fail-under`: every test may pass, and the run fails.
+                self.coverage = Some(clip(&line["FAIL ".len()..], MAX_MESSAGE));
+                return;
+            }
             b'T' if line.starts_with("Test session starts (platform: ") => {
                 // pytest-sugar's header instead of the `test session starts` rule.
                 self.session_starts();
@@ -1291,6 +1299,10 @@ impl LineParser for Parser {
                 // pytest stopped before running: a usage error, a path that does not exist.
                 if line.starts_with("ERROR: usage:") {
                     self.usage = true;
+                } else if let Some(rest) = line.strip_prefix("ERROR: Coverage failure: ") {
+                    // pytest-cov 5 and later, before its own `FAIL Required test coverage …`.
+                    self.coverage
+                        .get_or_insert_with(|| format!("coverage failure: {rest}"));
                 } else {
                     self.error
                         .get_or_insert_with(|| line["ERROR: ".len()..].to_owned());
@@ -1320,6 +1332,14 @@ impl LineParser for Parser {
             _ => {}
         }
         if self.skipping {
+            // `-q` prints the closing line undecorated, and pytest-cov's report before it ends
+            // with a `___ coverage: … ___` block of its own.
+            if self.section == Some(Section::Other)
+                && let Some(counts) = final_counts(line)
+            {
+                self.final_line = Some(line.to_owned());
+                self.final_counts = Some(counts.to_owned());
+            }
             return;
         }
         if let Some(block) = self.block.as_mut() {
@@ -1494,6 +1514,12 @@ impl LineParser for Parser {
             && let Some(d) = self.timeout_diagnostic()
         {
             report.push(d);
+        }
+        if let Some(coverage) = self.coverage.take() {
+            report.push(
+                Diagnostic::new(TOOL, Kind::Custom, Severity::Error, coverage)
+                    .with_code("coverage"),
+            );
         }
         for w in std::mem::take(&mut self.warnings) {
             report.push(w);
@@ -1810,6 +1836,35 @@ mod tests {
         // failure of its own.
         let finished = format!("{log}=== 1 passed in 1.00s ===\n");
         assert_eq!(parse(&finished).outcome, Outcome::Passed);
+    }
+
+    #[test]
+    fn coverage_under_its_minimum_fails_a_run_whose_tests_passed() {
+        // pytest-cov 4 prints only its `FAIL` line, 5 and later an `ERROR:` line before it too;
+        // pytest exits 1, and the closing line says `1 passed`.
+        let cov4 = concat!(
+            "=== test session starts ===\ncollected 1 item\n\nt.py .\n",
+            "TOTAL                21     21     0%\n\n",
+            "FAIL Required test coverage of 95% not reached. Total coverage: 0.00%\n",
+            "=== 1 passed in 0.09s ===\n",
+        );
+        let cov7 = concat!(
+            "=== test session starts ===\ncollected 1 item\n\nt.py .\n",
+            "ERROR: Coverage failure: total of 14 is less than fail-under=95\n",
+            "=== tests coverage ===\nTOTAL                21     18    14%\n",
+            "FAIL Required test coverage of 95% not reached. Total coverage: 14.29%\n",
+            "=== 1 passed in 0.15s ===\n",
+        );
+        for (log, total) in [(cov4, "0.00%"), (cov7, "14.29%")] {
+            let report = parse(log);
+            assert_eq!(report.outcome, Outcome::Failed, "{log}");
+            assert_eq!(report.error, None);
+            assert_eq!(report.diagnostics.len(), 1);
+            assert_eq!(
+                report.diagnostics[0].message,
+                format!("Required test coverage of 95% not reached. Total coverage: {total}")
+            );
+        }
     }
 
     #[test]
