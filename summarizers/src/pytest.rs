@@ -513,6 +513,31 @@ fn same_line_message(entry: &str, line: &str) -> bool {
     }
 }
 
+/// `SUBFAILED(i=1) tests/a.py::K::test_m - AssertionError: …`, pytest 9's short-summary entry of
+/// a failing subtest (`unittest`'s `subTest`, the `subtests` fixture): what follows the label.
+fn subtest_failed(line: &str) -> Option<&str> {
+    let rest = line.strip_prefix("SUBFAILED")?;
+    let rest = match rest.strip_prefix('(') {
+        // The label is the subtest's parameters or message; it ends at the first `) `, as a
+        // parametrized node id after it may hold one too.
+        Some(label) => &label[label.find(") ")? + 2..],
+        None => rest.strip_prefix(' ')?,
+    };
+    (!rest.is_empty()).then_some(rest)
+}
+
+/// `K.test_m (i=1)` or `K.test_m [message] (i=1)`, the title of a failing subtest's block: the
+/// test's own short name, `K.test_m`.
+fn subtest_of(title: &str) -> Option<&str> {
+    let name = title.strip_suffix(')')?;
+    let name = &name[..name.rfind(" (")?];
+    let name = match name.rfind(" [") {
+        Some(at) if name.ends_with(']') => &name[..at],
+        _ => name,
+    };
+    (!name.is_empty() && !name.contains(' ')).then_some(name)
+}
+
 /// A failure named by node id: a `FAILED`/`ERROR` line of the short summary, or of `-v`.
 #[derive(Debug)]
 struct Entry {
@@ -769,6 +794,8 @@ impl Parser {
             (false, rest)
         } else if let Some(rest) = line.strip_prefix("ERROR ") {
             (true, rest)
+        } else if let Some(rest) = subtest_failed(line) {
+            (false, rest)
         } else {
             return false;
         };
@@ -877,7 +904,11 @@ impl Parser {
             (&mut self.entries, &self.entry_index),
             (&mut self.verbose, &self.verbose_index),
         ] {
-            let Some(candidates) = index.get(&block.title) else {
+            // A failing subtest's block is titled `K.test_m (i=1)`, its entry names `K.test_m`.
+            let Some(candidates) = index
+                .get(&block.title)
+                .or_else(|| index.get(subtest_of(&block.title)?))
+            else {
                 continue;
             };
             let mut chosen = None;
@@ -1865,6 +1896,44 @@ mod tests {
                 format!("Required test coverage of 95% not reached. Total coverage: {total}")
             );
         }
+    }
+
+    #[test]
+    fn a_failing_subtest_is_its_tests_failure() {
+        // pytest 9 titles the block `K.test_m (i=1)`: read as a test of its own it was
+        // `tests/a.py::K::test_m (i=1)`, no node id.
+        assert_eq!(
+            subtest_failed("SUBFAILED(i=1) tests/a.py::K::t - AssertionError: x"),
+            Some("tests/a.py::K::t - AssertionError: x")
+        );
+        assert_eq!(
+            subtest_failed("SUBFAILED(i=1) a.py::t[x) y] - E"),
+            Some("a.py::t[x) y] - E")
+        );
+        assert_eq!(subtest_failed("SUBFAILED(i=1)"), None);
+        assert_eq!(subtest_of("K.test_m (i=1)"), Some("K.test_m"));
+        assert_eq!(subtest_of("test_m [custom] (i=1)"), Some("test_m"));
+        assert_eq!(subtest_of("test_m[a b]"), None);
+        let report = parse(concat!(
+            "rootdir: /r\n=== FAILURES ===\n___ K.t (i=1) ___\nE   AssertionError: 1\n",
+            "tests/a.py:8: AssertionError\n___ K.t (i=2) ___\nE   AssertionError: 2\n",
+            "tests/a.py:8: AssertionError\n=== short test summary info ===\n",
+            "SUBFAILED(i=1) tests/a.py::K::t - AssertionError: 1\n",
+            "SUBFAILED(i=2) tests/a.py::K::t - AssertionError: 2\n",
+            "=== 2 failed, 1 passed in 0.04s ===\n",
+        ));
+        let found: Vec<_> = report
+            .diagnostics
+            .iter()
+            .map(|d| (d.test.as_deref(), d.message.as_str()))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                (Some("tests/a.py::K::t"), "AssertionError: 1"),
+                (Some("tests/a.py::K::t"), "AssertionError: 2")
+            ]
+        );
     }
 
     #[test]
