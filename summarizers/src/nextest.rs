@@ -13,7 +13,7 @@
 //!   `SLOW`, `TERMINATING`, `START` and `SKIP` say nothing about the result;
 //! - after a failing status line, the test's captured output: since nextest 0.9.95 `  stdout ───`
 //!   and `  stderr ───` with the output indented by four spaces (`── stdout ──` unindented with
-//!   `--no-output-indent`), before it `--- STDOUT:              nxdemo tests::x ---`. The panic in
+//!   `--no-output-indent`), before it `──── STDOUT:             nxdemo tests::x` (and `--- STDOUT: … ---` before that). The panic in
 //!   it (`thread 'x' panicked at src/lib.rs:10:23:` and its message) says why the test failed,
 //!   read as the cargo summarizer reads libtest's failure blocks; libtest's own lines in it
 //!   (`test result: FAILED. 0 passed; 1 failed; …`) describe a run of that one test and are not
@@ -180,15 +180,20 @@ fn result_of(word: &str) -> Option<Status> {
 }
 
 /// The header of a test's captured output, in the format since nextest 0.9.95 (`stdout ───`,
-/// `── stdout ──` with `--no-output-indent`) or the one before (`--- STDOUT:  bin test ---`,
-/// `--- TRY 2 STDERR: bin test ---`). With the test it names, when it names one.
+/// `── stdout ──` with `--no-output-indent`) or the ones before (`──── STDOUT:  bin test`,
+/// `--- STDOUT:  bin test ---`, `--- TRY 2 STDERR: bin test ---`). With the test it names, when
+/// it names one.
 fn section_header(line: &str) -> Option<Option<&str>> {
     let trimmed = line.trim();
     let bare = trimmed.trim_matches(|c: char| c == '─' || c == ' ');
     if bare.len() < trimmed.len() && matches!(bare, "stdout" | "stderr" | "output") {
         return Some(None);
     }
-    let inner = trimmed.strip_prefix("--- ")?.strip_suffix(" ---")?;
+    // `──── STDOUT:  bin test` (0.9.8x to 0.9.94), `--- STDOUT:  bin test ---` (before).
+    let inner = match trimmed.strip_prefix("──── ") {
+        Some(inner) => inner,
+        None => trimmed.strip_prefix("--- ")?.strip_suffix(" ---")?,
+    };
     let inner = match inner.strip_prefix("TRY ") {
         Some(rest) => rest.split_once(' ')?.1,
         None => inner,
@@ -661,6 +666,11 @@ mod tests {
             section_header("--- TRY 2 STDOUT:        nxdemo::it flaky ---"),
             Some(Some("flaky"))
         );
+        assert_eq!(
+            section_header("──── STDERR:             nxdemo::integration flaky"),
+            Some(Some("flaky"))
+        );
+        assert_eq!(section_header("────────────"), None);
         assert_eq!(section_header("    stdout"), None);
         assert_eq!(section_header("---- tests::x stdout ----"), None);
     }
