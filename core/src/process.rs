@@ -871,8 +871,37 @@ impl LogSink {
     }
 }
 
-/// Copies stdout and stderr to `sink` as they arrive until both close or `stop` fires. A write
-/// error is remembered and the pipes are still drained (discarding), so the tool never blocks.
+/// The longest part of a line held back until its end arrives (see [`drain`]); a longer one is
+/// written as it is.
+const MAX_PARTIAL_LINE: usize = 64 * 1024;
+
+/// Writes what a stream sent to `sink` up to its last line end, and keeps the rest of the line in
+/// `partial` until it ends: the other stream's lines then never land inside it.
+fn write_lines(sink: &mut LogSink, partial: &mut Vec<u8>, bytes: &[u8]) -> io::Result<()> {
+    match bytes.iter().rposition(|&b| b == b'\n') {
+        Some(last) => {
+            if !partial.is_empty() {
+                sink.write(partial)?;
+                partial.clear();
+            }
+            sink.write(&bytes[..=last])?;
+            partial.extend_from_slice(&bytes[last + 1..]);
+        }
+        None => partial.extend_from_slice(bytes),
+    }
+    if partial.len() >= MAX_PARTIAL_LINE {
+        sink.write(partial)?;
+        partial.clear();
+    }
+    Ok(())
+}
+
+/// Copies stdout and stderr to `sink` as they arrive until both close or `stop` fires, a line at
+/// a time: a stream's unfinished line waits for its end, so that what the other stream sends
+/// meanwhile never splits it (libtest's `test x ... ` on stdout, waiting for its result, once took
+/// cargo's `error: test failed` from stderr into the same line, and the crash it reported was
+/// lost). An unfinished line is written when its stream closes. A write error is remembered and
+/// the pipes are still drained (discarding), so the tool never blocks.
 async fn drain(
     mut stdout: Option<ChildStdout>,
     mut stderr: Option<ChildStderr>,
@@ -885,6 +914,8 @@ async fn drain(
         bytes: 0,
         error: None,
     };
+    // The unfinished line of stdout and of stderr.
+    let mut partial: [Vec<u8>; 2] = [Vec::new(), Vec::new()];
     while stdout.is_some() || stderr.is_some() {
         let (read, from_stdout) = tokio::select! {
             read = read_some(&mut stdout, &mut out_buf) => (read, true),
@@ -892,6 +923,7 @@ async fn drain(
             _ = &mut stop => break,
         };
         let buf = if from_stdout { &out_buf } else { &err_buf };
+        let pending = &mut partial[usize::from(!from_stdout)];
         match read {
             Ok(0) | Err(_) => {
                 if from_stdout {
@@ -899,15 +931,30 @@ async fn drain(
                 } else {
                     stderr = None;
                 }
+                if drained.error.is_none()
+                    && !pending.is_empty()
+                    && let Err(error) = sink.write(pending)
+                {
+                    drained.error = Some(error);
+                }
+                pending.clear();
             }
             Ok(n) => {
                 if drained.error.is_none() {
-                    match sink.write(&buf[..n]) {
+                    match write_lines(&mut sink, pending, &buf[..n]) {
                         Ok(()) => drained.bytes += n as u64,
                         Err(error) => drained.error = Some(error),
                     }
                 }
             }
+        }
+    }
+    for pending in &partial {
+        if drained.error.is_none()
+            && !pending.is_empty()
+            && let Err(error) = sink.write(pending)
+        {
+            drained.error = Some(error);
         }
     }
     if drained.error.is_none()

@@ -452,6 +452,31 @@ async fn stdout_and_stderr_keep_their_order() {
     assert_eq!(fixture.log_text(), "1\n2\n3\n4\n5\n");
 }
 
+/// libtest prints `test x ... ` on stdout and the result when the test ends; when the test
+/// binary crashed, cargo's `error: test failed` on stderr landed inside that unfinished line and
+/// the crash was lost (a flaky failure of the cargo verifier's segfault test). A stream's
+/// unfinished line now waits for its end, or for its stream to close.
+#[tokio::test]
+async fn a_line_is_never_split_by_the_other_stream() {
+    let fixture = Fixture::new();
+    let tool = fixture.script(
+        "tool.sh",
+        "printf 'test a ... '\nsleep 0.05\necho 'error: on stderr' >&2\nsleep 0.05\necho ok\nprintf 'cut off' >&2\nsleep 0.05\necho last",
+    );
+    let (captured, _) = run(
+        &runner(),
+        &fixture,
+        &fixture.spec(&tool, Duration::from_secs(10)),
+    )
+    .await;
+    assert_eq!(captured.exit, Exit::Code { code: 0 });
+    assert_eq!(
+        fixture.log_text(),
+        "error: on stderr\ntest a ... ok\nlast\ncut off"
+    );
+    assert_eq!(captured.log_bytes, fixture.log_text().len() as u64);
+}
+
 #[tokio::test]
 async fn cancellation_forwards_sigint_and_stops_the_tree() {
     let fixture = Fixture::new();

@@ -1283,6 +1283,13 @@ impl LineParser for Parser {
                 if let Some(rest) = line.strip_prefix("test ")
                     && let Some((name, status)) = rest.rsplit_once(" ... ")
                 {
+                    if status.starts_with("error: ") || status.starts_with("warning: ") {
+                        // cargo's line on stderr glued to libtest's unfinished `test x ... ` on
+                        // stdout (a log that merged the two streams mid-line, when the test
+                        // binary crashed): cargo's line is what says what happened.
+                        self.line(status);
+                        return;
+                    }
                     // libtest reports a test once it has finished: a panic printed before is
                     // complete (`--nocapture`).
                     self.finish_loose();
@@ -1681,6 +1688,21 @@ mod tests {
             .collect();
         let report = parse(&log);
         assert_eq!(report.diagnostics_found(), n as u64);
+    }
+
+    /// A log that merged stdout and stderr mid-line: cargo's `error: test failed` after libtest's
+    /// unfinished `test tests::fine ... ` of a binary that then crashed. The crash was lost, and
+    /// the run errored as a binary that ended before its summary.
+    #[test]
+    fn cargo_error_glued_to_an_unfinished_test_line_is_read() {
+        let report = parse(
+            "     Running unittests src/lib.rs (target/debug/deps/segv-1)\n\nrunning 2 tests\ntest tests::fine ... error: test failed, to rerun pass `--lib`\n\nCaused by:\n  process didn't exit successfully: `target/debug/deps/segv-1` (signal: 11, SIGSEGV: invalid memory reference)\n   Doc-tests segv\n\nrunning 0 tests\n\ntest result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n\nerror: 1 target failed:\n    `--lib`\n",
+        );
+        assert_eq!(report.outcome, Outcome::Failed, "{report:#?}");
+        assert!(
+            report.diagnostics[0].message.contains("SIGSEGV"),
+            "{report:#?}"
+        );
     }
 
     #[test]
