@@ -141,6 +141,7 @@ pub fn parse_with_rootdir(tool: &str, xml: &[u8], rootdir: Option<&str>) -> Repo
         crashed: 0,
         internal: None,
         rootdir,
+        last_passed: None,
     };
     let mut fault = None;
     loop {
@@ -250,6 +251,9 @@ struct State {
     /// pytest's own crash, from its `pytest.internal` case.
     internal: Option<String>,
     rootdir: Option<String>,
+    /// The classname and name of the last case, when it passed: pytest-rerunfailures writes
+    /// each rerun of a test as an empty case just before the test's final one.
+    last_passed: Option<(String, String)>,
 }
 
 fn attribute(e: &BytesStart<'_>, name: &str) -> Option<String> {
@@ -292,10 +296,22 @@ impl State {
                     problem: None,
                     skipped: false,
                 };
+                let last = self.last_passed.take();
+                if self.report.tool == "pytest"
+                    && last.is_some_and(|(classname, name)| {
+                        classname == case.classname && name == case.name
+                    })
+                {
+                    // The case before was a rerun of this test, not a test that passed
+                    // (pytest's line: `1 failed, 2 passed, 2 rerun`).
+                    self.sums.passed_cases = self.sums.passed_cases.saturating_sub(1);
+                    self.cases.tests = self.cases.tests.saturating_sub(1);
+                }
                 if empty {
                     // A passing case: nothing to keep.
                     self.sums.passed_cases += 1;
                     self.cases.tests += 1;
+                    self.last_passed = Some((case.classname, case.name));
                     return;
                 }
                 self.case = Some(case);
@@ -378,6 +394,9 @@ impl State {
             // pytest counts a test whose fixture failed in tear-down as passed, and the
             // tear-down as an error besides.
             self.sums.passed_cases += 1;
+        }
+        if !case.skipped && case.problem.is_none() {
+            self.last_passed = Some((case.classname.clone(), case.name.clone()));
         }
         let Some(problem) = &case.problem else {
             return;
@@ -652,6 +671,28 @@ mod tests {
             file: file.map(str::to_owned),
             ..Case::default()
         }
+    }
+
+    /// pytest-rerunfailures writes each rerun as an empty case before the test's final one: the
+    /// reruns were counted as passing tests (4 passed where pytest's line says `1 failed, 2
+    /// passed, 2 rerun`).
+    #[test]
+    fn pytest_reruns_are_not_passing_tests() {
+        let xml = concat!(
+            r#"<?xml version="1.0" encoding="utf-8"?><testsuites name="pytest tests">"#,
+            r#"<testsuite name="pytest" errors="0" failures="1" skipped="0" tests="3">"#,
+            r#"<testcase classname="test_x" name="test_a" time="0.001" />"#,
+            r#"<testcase classname="test_x" name="test_a" time="0.001"><failure message="assert 1 == 2">"#,
+            "def test_a():\n&gt;       assert 1 == 2\nE       assert 1 == 2\n\ntest_x.py:3: AssertionError",
+            r#"</failure></testcase><testcase classname="test_x" name="test_b" time="0.000" />"#,
+            r#"<testcase classname="test_x" name="test_flaky" time="0.001" />"#,
+            r#"<testcase classname="test_x" name="test_flaky" time="0.001" /></testsuite></testsuites>"#,
+        );
+        let report = parse("pytest", xml.as_bytes());
+        assert_eq!(report.counts.tests_passed, Some(2), "{report:#?}");
+        assert_eq!(report.counts.tests_failed, Some(1));
+        assert_eq!(report.outcome, Outcome::Failed);
+        assert_eq!(report.diagnostics.len(), 1);
     }
 
     #[test]
