@@ -11,7 +11,7 @@ mod support;
 use std::collections::BTreeMap;
 
 use quick_xml::Reader;
-use quick_xml::events::{BytesStart, Event};
+use quick_xml::events::Event;
 use verdict_core::{Kind, Outcome, Report, Summarizer};
 use verdict_summarizers::nextest::NextestSummarizer;
 
@@ -26,17 +26,7 @@ struct TestCase {
     skipped: bool,
 }
 
-fn attr(e: &BytesStart<'_>, name: &str) -> String {
-    e.attributes()
-        .filter_map(Result::ok)
-        .find(|a| AsRef::<str>::as_ref(&a.key) == name)
-        .and_then(|a| {
-            a.normalized_value(quick_xml::XmlVersion::Implicit1_0)
-                .ok()
-                .map(|v| v.into_owned())
-        })
-        .unwrap_or_default()
-}
+use support::xml_attr as attr;
 
 fn read_truth(xml: &str) -> Vec<TestCase> {
     let mut reader = Reader::from_str(xml);

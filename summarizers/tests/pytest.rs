@@ -45,17 +45,7 @@ struct Truth {
     failing: Vec<Failure>,
 }
 
-fn attr(e: &quick_xml::events::BytesStart<'_>, name: &str) -> String {
-    e.attributes()
-        .filter_map(|a| a.ok())
-        .find(|a| AsRef::<str>::as_ref(&a.key) == name)
-        .and_then(|a| {
-            a.normalized_value(quick_xml::XmlVersion::Implicit1_0)
-                .ok()
-                .map(|v| v.into_owned())
-        })
-        .unwrap_or_default()
-}
+use support::xml_attr as attr;
 
 fn read_truth(xml: &str) -> Truth {
     let mut reader = Reader::from_str(xml);

@@ -180,3 +180,16 @@ pub(crate) fn check_json_case(
     }
     report
 }
+
+/// The value of attribute `name` of an XML element of a JUnit report (empty when it has none).
+pub(crate) fn xml_attr(e: &quick_xml::events::BytesStart<'_>, name: &str) -> String {
+    e.attributes()
+        .filter_map(Result::ok)
+        .find(|a| AsRef::<str>::as_ref(&a.key) == name)
+        .and_then(|a| {
+            a.normalized_value(quick_xml::XmlVersion::Implicit1_0)
+                .ok()
+                .map(|v| v.into_owned())
+        })
+        .unwrap_or_default()
+}
