@@ -9,6 +9,7 @@
 mod support;
 
 use std::collections::BTreeMap;
+use support::xml_attr as attr;
 
 use quick_xml::Reader;
 use quick_xml::events::Event;
@@ -25,8 +26,6 @@ struct TestCase {
     failure: Option<String>,
     skipped: bool,
 }
-
-use support::xml_attr as attr;
 
 fn read_truth(xml: &str) -> Vec<TestCase> {
     let mut reader = Reader::from_str(xml);

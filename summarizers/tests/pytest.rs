@@ -10,6 +10,7 @@ mod support;
 
 use std::fs;
 use std::path::PathBuf;
+use support::xml_attr as attr;
 
 use quick_xml::Reader;
 use quick_xml::events::Event;
@@ -44,8 +45,6 @@ struct Truth {
     skipped: u64,
     failing: Vec<Failure>,
 }
-
-use support::xml_attr as attr;
 
 fn read_truth(xml: &str) -> Truth {
     let mut reader = Reader::from_str(xml);
