@@ -54,6 +54,10 @@ impl Summarizer for MochaSummarizer {
                 && sample.contains("\"pending\"");
             return if json { 95 } else { 0 };
         }
+        if sample.contains("\n{\n  \"stats\": {") && sample.contains("\"passes\"") {
+            // `--reporter json` after what the tests printed to standard output.
+            return 95;
+        }
         let sample = &*unprefixed_sample(sample);
         // `N passing (Xms)` is mocha's alone.
         let passing = sample.lines().any(|line| {
@@ -87,7 +91,11 @@ impl Summarizer for MochaSummarizer {
     }
 
     fn parser(&self) -> Box<dyn LineParser> {
-        Unprefixed::wrap(Box::new(Parser::new()))
+        Box::new(AfterOutput {
+            log: Unprefixed::wrap(Box::new(Parser::new())),
+            json: None,
+            complete: false,
+        })
     }
 
     fn parse(&self, log: &[u8]) -> Report {
@@ -595,6 +603,15 @@ impl LineParser for Parser {
         } else if ran_no_test {
             report.outcome = Outcome::Errored;
             report.error = Some("mocha ran no test (0 passing)".to_owned());
+        } else if !self.saw_passing {
+            // mocha ends every run it finishes with `N passing`: without it, nothing says the
+            // tests passed (a log cut off, a reporter or a report verdict cannot read).
+            report.outcome = Outcome::Errored;
+            report.error = Some(
+                "the log holds no mocha summary (`N passing`): the run did not finish, or its \
+                 output is not one verdict reads"
+                    .to_owned(),
+            );
         }
         report
     }
@@ -807,7 +824,55 @@ mod tests {
             Outcome::Errored
         );
         assert_eq!(parse("\n\n  0 passing (1ms)\n\n").outcome, Outcome::Errored);
-        assert_eq!(parse("").outcome, Outcome::Passed);
+        // mocha ends every finished run with its summary: a log without one passed nothing.
+        assert_eq!(parse("").outcome, Outcome::Errored);
+    }
+}
+
+/// The log parser, and mocha's JSON report where it follows what the tests printed: the JSON
+/// reporter writes to standard output, after any `console.log` of the tests, a document that
+/// starts with a `{` line and ends with a `}` line. When one is there and reads as mocha's report,
+/// it is the result; the lines before it are the tests' own output.
+struct AfterOutput {
+    log: Box<dyn LineParser>,
+    /// The report's lines, from its `{` line on.
+    json: Option<Vec<u8>>,
+    /// Its `}` line has been read.
+    complete: bool,
+}
+
+impl LineParser for AfterOutput {
+    fn line(&mut self, line: &str) {
+        // The log parser reads every line: a `{` line the tests printed themselves must not hide
+        // the rest of the log from it.
+        self.log.line(line);
+        match self.json.as_mut() {
+            Some(json) if !self.complete && line != "{" => {
+                if json.len() + line.len() < crate::document::MAX_DOCUMENT {
+                    json.extend_from_slice(line.as_bytes());
+                    json.push(b'\n');
+                }
+                self.complete = line == "}";
+            }
+            // The report's own `{` is the last one at the start of a line before its end (its
+            // nested objects are indented); a `{` line a test printed before it is left behind.
+            _ if line == "{" => {
+                self.json = Some(b"{\n".to_vec());
+                self.complete = false;
+            }
+            _ => {}
+        }
+    }
+
+    fn finish(self: Box<Self>) -> Report {
+        let report = self
+            .json
+            .filter(|_| self.complete)
+            .and_then(|json| json_document(&json));
+        match report {
+            Some(report) => report,
+            None => self.log.finish(),
+        }
     }
 }
 

@@ -107,3 +107,26 @@ fn other_json_and_cut_reports_are_not_passes() {
         .parse(&json[..json.len() / 2]);
     assert_ne!(report.outcome, Outcome::Passed, "{report:#?}");
 }
+
+/// mocha's JSON reporter writes to standard output after whatever the tests logged there: the
+/// report after a test's `console.log` lines was "no failure found", a pass. It is read as the
+/// report; cut off before its end it is no pass.
+#[test]
+fn mocha_json_after_the_tests_output_is_the_report() {
+    for (case, json) in reports("mocha") {
+        let mut log = b"hello from a test\n{\nnot the report\n".to_vec();
+        log.extend_from_slice(&json);
+        let detected = verdict_summarizers::detect(&verdict_summarizers::sample(&log));
+        assert_eq!(detected.summarizer.name(), "mocha", "{case}");
+        let report = verdict_summarizers::summarize(&log);
+        let direct = verdict_summarizers::summarize(&json);
+        assert_eq!(report.counts, direct.counts, "{case}");
+        assert_eq!(report.outcome, direct.outcome, "{case}");
+
+        let cut = &log[..log.len() - json.len() / 2];
+        let report = verdict_summarizers::by_name("mocha")
+            .expect("mocha")
+            .parse(cut);
+        assert_eq!(report.outcome, Outcome::Errored, "{case}: {report:#?}");
+    }
+}
