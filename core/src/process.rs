@@ -875,23 +875,47 @@ impl LogSink {
 /// written as it is.
 const MAX_PARTIAL_LINE: usize = 64 * 1024;
 
-/// Writes what a stream sent to `sink` up to its last line end, and keeps the rest of the line in
-/// `partial` until it ends: the other stream's lines then never land inside it.
-fn write_lines(sink: &mut LogSink, partial: &mut Vec<u8>, bytes: &[u8]) -> io::Result<()> {
+/// A stream's unfinished line.
+#[derive(Default)]
+struct Partial {
+    bytes: Vec<u8>,
+    /// Part of this line was written already (it outgrew [`MAX_PARTIAL_LINE`]: output without line
+    /// ends, binary or a progress bar): the rest need not wait for the other stream either.
+    split: bool,
+}
+
+/// Writes what stream `from` (0 stdout, 1 stderr) sent to `sink` up to its last line end, and
+/// keeps the rest of the line in `partial[from]` until it ends: the other stream's lines then
+/// never land inside it.
+fn write_lines(
+    sink: &mut LogSink,
+    partial: &mut [Partial; 2],
+    from: usize,
+    bytes: &[u8],
+) -> io::Result<()> {
+    let other = &mut partial[1 - from];
+    if other.split && !other.bytes.is_empty() {
+        // Already split: keep the order in which the bytes came.
+        sink.write(&other.bytes)?;
+        other.bytes.clear();
+    }
+    let pending = &mut partial[from];
     match bytes.iter().rposition(|&b| b == b'\n') {
         Some(last) => {
-            if !partial.is_empty() {
-                sink.write(partial)?;
-                partial.clear();
+            if !pending.bytes.is_empty() {
+                sink.write(&pending.bytes)?;
+                pending.bytes.clear();
             }
             sink.write(&bytes[..=last])?;
-            partial.extend_from_slice(&bytes[last + 1..]);
+            pending.bytes.extend_from_slice(&bytes[last + 1..]);
+            pending.split = false;
         }
-        None => partial.extend_from_slice(bytes),
+        None => pending.bytes.extend_from_slice(bytes),
     }
-    if partial.len() >= MAX_PARTIAL_LINE {
-        sink.write(partial)?;
-        partial.clear();
+    if pending.bytes.len() >= MAX_PARTIAL_LINE {
+        sink.write(&pending.bytes)?;
+        pending.bytes.clear();
+        pending.split = true;
     }
     Ok(())
 }
@@ -900,8 +924,9 @@ fn write_lines(sink: &mut LogSink, partial: &mut Vec<u8>, bytes: &[u8]) -> io::R
 /// a time: a stream's unfinished line waits for its end, so that what the other stream sends
 /// meanwhile never splits it (libtest's `test x ... ` on stdout, waiting for its result, once took
 /// cargo's `error: test failed` from stderr into the same line, and the crash it reported was
-/// lost). An unfinished line is written when its stream closes. A write error is remembered and
-/// the pipes are still drained (discarding), so the tool never blocks.
+/// lost). A stream's last line without a line end is written once both streams have closed. A
+/// write error is remembered and the pipes are still drained (discarding), so the tool never
+/// blocks.
 async fn drain(
     mut stdout: Option<ChildStdout>,
     mut stderr: Option<ChildStderr>,
@@ -915,7 +940,7 @@ async fn drain(
         error: None,
     };
     // The unfinished line of stdout and of stderr.
-    let mut partial: [Vec<u8>; 2] = [Vec::new(), Vec::new()];
+    let mut partial: [Partial; 2] = [Partial::default(), Partial::default()];
     while stdout.is_some() || stderr.is_some() {
         let (read, from_stdout) = tokio::select! {
             read = read_some(&mut stdout, &mut out_buf) => (read, true),
@@ -923,7 +948,7 @@ async fn drain(
             _ = &mut stop => break,
         };
         let buf = if from_stdout { &out_buf } else { &err_buf };
-        let pending = &mut partial[usize::from(!from_stdout)];
+        let from = usize::from(!from_stdout);
         match read {
             Ok(0) | Err(_) => {
                 if from_stdout {
@@ -931,17 +956,12 @@ async fn drain(
                 } else {
                     stderr = None;
                 }
-                if drained.error.is_none()
-                    && !pending.is_empty()
-                    && let Err(error) = sink.write(pending)
-                {
-                    drained.error = Some(error);
-                }
-                pending.clear();
+                // Its unfinished line waits for the end: written now, the other stream's next
+                // line (already sent, but not read yet) would run on from it.
             }
             Ok(n) => {
                 if drained.error.is_none() {
-                    match write_lines(&mut sink, pending, &buf[..n]) {
+                    match write_lines(&mut sink, &mut partial, from, &buf[..n]) {
                         Ok(()) => drained.bytes += n as u64,
                         Err(error) => drained.error = Some(error),
                     }
@@ -951,8 +971,8 @@ async fn drain(
     }
     for pending in &partial {
         if drained.error.is_none()
-            && !pending.is_empty()
-            && let Err(error) = sink.write(pending)
+            && !pending.bytes.is_empty()
+            && let Err(error) = sink.write(&pending.bytes)
         {
             drained.error = Some(error);
         }

@@ -455,7 +455,7 @@ async fn stdout_and_stderr_keep_their_order() {
 /// libtest prints `test x ... ` on stdout and the result when the test ends; when the test
 /// binary crashed, cargo's `error: test failed` on stderr landed inside that unfinished line and
 /// the crash was lost (a flaky failure of the cargo verifier's segfault test). A stream's
-/// unfinished line now waits for its end, or for its stream to close.
+/// unfinished line now waits for its end, or for both streams to close.
 #[tokio::test]
 async fn a_line_is_never_split_by_the_other_stream() {
     let fixture = Fixture::new();
