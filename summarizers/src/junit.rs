@@ -251,8 +251,9 @@ struct State {
     /// pytest's own crash, from its `pytest.internal` case.
     internal: Option<String>,
     rootdir: Option<String>,
-    /// The classname and name of the last case, when it passed: pytest-rerunfailures writes
-    /// each rerun of a test as an empty case just before the test's final one.
+    /// The classname and name of the last case of a pytest report, when it passed:
+    /// pytest-rerunfailures writes each rerun of a test as an empty case just before the test's
+    /// final one.
     last_passed: Option<(String, String)>,
 }
 
@@ -296,12 +297,10 @@ impl State {
                     problem: None,
                     skipped: false,
                 };
-                let last = self.last_passed.take();
-                if self.report.tool == "pytest"
-                    && last.is_some_and(|(classname, name)| {
-                        classname == case.classname && name == case.name
-                    })
-                {
+                // Set for pytest's reports only.
+                if self.last_passed.take().is_some_and(|(classname, name)| {
+                    classname == case.classname && name == case.name
+                }) {
                     // The case before was a rerun of this test, not a test that passed
                     // (pytest's line: `1 failed, 2 passed, 2 rerun`).
                     self.sums.passed_cases = self.sums.passed_cases.saturating_sub(1);
@@ -311,7 +310,9 @@ impl State {
                     // A passing case: nothing to keep.
                     self.sums.passed_cases += 1;
                     self.cases.tests += 1;
-                    self.last_passed = Some((case.classname, case.name));
+                    if self.report.tool == "pytest" {
+                        self.last_passed = Some((case.classname, case.name));
+                    }
                     return;
                 }
                 self.case = Some(case);
@@ -395,7 +396,7 @@ impl State {
             // tear-down as an error besides.
             self.sums.passed_cases += 1;
         }
-        if !case.skipped && case.problem.is_none() {
+        if self.report.tool == "pytest" && !case.skipped && case.problem.is_none() {
             self.last_passed = Some((case.classname.clone(), case.name.clone()));
         }
         let Some(problem) = &case.problem else {
