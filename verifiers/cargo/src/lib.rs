@@ -21,7 +21,9 @@
 //!   test that does not compile is exact; libtest's human output (`test x ... FAILED`, the panic,
 //!   `test result:` per binary) for the tests, which is what the summarizer reads. No
 //!   `--all-targets`, which would skip doc-tests. `--no-fail-fast` runs every test binary even
-//!   after one fails, so all the failures are reported at once.
+//!   after one fails, so all the failures are reported at once. A project that configures
+//!   cargo-nextest (`.config/nextest.toml`) runs its tests with `cargo nextest run` instead
+//!   (see [`nextest`]).
 //!
 //! Every command runs with `CARGO_TERM_COLOR=never` and the project's own target directory:
 //! sharing it keeps a second run fast (check, clippy and test running at once serialize on
@@ -56,6 +58,10 @@ use verdict_core::verifier::{
 };
 use verdict_core::{Kind, Outcome, Report, Severity, Verifier};
 use verdict_verifier_support::summarize_log_as;
+
+pub mod nextest;
+
+pub use nextest::{NEXTEST_HINT, NextestConfig, nextest_config};
 
 /// How long a cargo command may run by default: a cold build of a large workspace is slow.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30 * 60);
@@ -124,17 +130,28 @@ pub fn find_cargo(
     cargo_home: Option<PathBuf>,
     home: Option<PathBuf>,
 ) -> Option<PathBuf> {
+    find_program("cargo", path, cargo_home, home)
+}
+
+/// The program `name` on `path`, else in `$CARGO_HOME/bin` (`~/.cargo/bin`), where rustup puts
+/// cargo and `cargo install` its subcommands.
+fn find_program(
+    name: &str,
+    path: Option<OsString>,
+    cargo_home: Option<PathBuf>,
+    home: Option<PathBuf>,
+) -> Option<PathBuf> {
     let on_path = path.and_then(|path| {
         std::env::split_paths(&path)
-            .map(|dir| dir.join("cargo"))
+            .map(|dir| dir.join(name))
             .find(|candidate| is_executable(candidate))
     });
     on_path.or_else(|| {
-        let cargo = cargo_home
+        let program = cargo_home
             .or_else(|| home.map(|home| home.join(".cargo")))?
             .join("bin")
-            .join("cargo");
-        is_executable(&cargo).then_some(cargo)
+            .join(name);
+        is_executable(&program).then_some(program)
     })
 }
 
@@ -743,6 +760,52 @@ impl Verifier for Clippy {
     }
 }
 
+impl CargoTest {
+    /// `cargo nextest run` and `extra` arguments, for a project that configures nextest; never
+    /// `cargo test` in its place when `nextest` (the program found, or not) is missing.
+    fn nextest_spec(
+        &self,
+        workspace: &Workspace,
+        config: &NextestConfig,
+        extra: Vec<String>,
+        nextest: Option<PathBuf>,
+    ) -> Result<CommandSpec, VerifierError> {
+        let mut args = nextest::args();
+        args.extend(extra);
+        let mut spec = Command::Test.spec(workspace, self.timeout, args)?;
+        if nextest.is_none() {
+            return Err(VerifierError::NotInstalled {
+                tool: "cargo-nextest".to_owned(),
+                hint: format!(
+                    "`{NEXTEST_HINT}` (the project runs its tests with nextest: {})",
+                    nextest::CONFIG_FILE
+                ),
+            });
+        }
+        spec.exit_codes.fail = vec![100, 101];
+        spec.output_files = config.junit.iter().cloned().collect();
+        Ok(spec)
+    }
+
+    /// What `cargo nextest run` printed (and the JUnit report its profile writes).
+    fn interpret_nextest(&self, spec: &CommandSpec, captured: &Captured) -> Report {
+        let mut report = summarize_log_as("nextest", captured);
+        report.tool = Command::Test.name().to_owned();
+        if report.outcome == Outcome::Errored
+            && report
+                .error
+                .as_deref()
+                .is_some_and(|e| e.contains("no such command: `nextest`"))
+        {
+            report.error = Some(format!("cargo-nextest is not installed: {NEXTEST_HINT}"));
+        }
+        relative_to_project(&mut report, &spec.cwd);
+        dedupe(&mut report);
+        let report = nextest::merge_junit(report, captured.output_files.first());
+        fail_closed(Command::Test, report, spec, captured)
+    }
+}
+
 impl Verifier for CargoTest {
     fn name(&self) -> &str {
         Command::Test.name()
@@ -753,19 +816,42 @@ impl Verifier for CargoTest {
     }
 
     fn applies(&self, workspace: &Workspace) -> Applicability {
-        applicability(workspace)
+        match (applicability(workspace), nextest_config(&workspace.root)) {
+            (Applicability::Applies(found), Some(config)) => Applicability::Applies(format!(
+                "{found}; tests run with cargo nextest ({}, profile {})",
+                nextest::CONFIG_FILE,
+                config.profile
+            )),
+            (applicability, _) => applicability,
+        }
     }
 
     fn command(&self, workspace: &Workspace) -> Result<CommandSpec, VerifierError> {
-        Command::Test.spec(workspace, self.timeout, Command::Test.args())
+        match nextest_config(&workspace.root) {
+            Some(config) => {
+                self.nextest_spec(workspace, &config, Vec::new(), nextest::nextest_program())
+            }
+            None => Command::Test.spec(workspace, self.timeout, Command::Test.args()),
+        }
     }
 
     fn interpret(&self, spec: &CommandSpec, captured: &Captured) -> Report {
-        Command::Test.interpret(spec, captured)
+        if nextest::runs_nextest(&spec.args) {
+            self.interpret_nextest(spec, captured)
+        } else {
+            Command::Test.interpret(spec, captured)
+        }
     }
 
+    /// As `cargo test`'s, with nextest's program and configuration as tool files when the project
+    /// configures it (a new nextest may run the same tests differently).
     fn inputs(&self, workspace: &Workspace) -> Option<Inputs> {
-        Command::Test.inputs(workspace)
+        let mut inputs = Command::Test.inputs(workspace)?;
+        if let Some(config) = nextest_config(&workspace.root) {
+            inputs.tool_files.push(config.file);
+            inputs.tool_files.extend(nextest::nextest_program());
+        }
+        Some(inputs)
     }
 
     /// `cargo test … -- --exact <name>…` with the failing tests' full names (libtest takes
@@ -787,6 +873,14 @@ impl Verifier for CargoTest {
             .any(|name| name.starts_with('-') || name.contains(char::is_whitespace))
         {
             return None;
+        }
+        if let Some(config) = nextest_config(&workspace.root) {
+            // nextest names no doc-test, and reruns each failing test by its exact name.
+            let filter = nextest::filterset(&names)?;
+            let extra = vec!["-E".to_owned(), filter];
+            return self
+                .nextest_spec(workspace, &config, extra, nextest::nextest_program())
+                .ok();
         }
         let mut args = Command::Test.args();
         args.push("--".to_owned());
@@ -900,6 +994,48 @@ mod tests {
             .expect_err("no cargo");
         assert!(matches!(error, VerifierError::NotInstalled { .. }));
         assert!(error.to_string().contains("rustup"), "{error}");
+    }
+
+    #[test]
+    fn a_project_configuring_nextest_without_it_installed_is_not_tested_with_cargo_test() {
+        let (dir, workspace) = workspace_with(Some("[package]\nname = \"a\"\n"));
+        std::fs::create_dir_all(dir.path().join(".config")).expect("mkdir");
+        std::fs::write(dir.path().join(nextest::CONFIG_FILE), "").expect("write");
+        let config = nextest_config(&workspace.root).expect("configured");
+        let test = CargoTest::default();
+        let error = test
+            .nextest_spec(&workspace, &config, Vec::new(), None)
+            .expect_err("no cargo-nextest");
+        assert!(matches!(error, VerifierError::NotInstalled { .. }));
+        assert!(
+            error
+                .to_string()
+                .contains("cargo install cargo-nextest --locked"),
+            "{error}"
+        );
+        let spec = test
+            .nextest_spec(
+                &workspace,
+                &config,
+                Vec::new(),
+                Some("cargo-nextest".into()),
+            )
+            .expect("cargo-nextest found");
+        assert_eq!(spec.args[..2], ["nextest", "run"]);
+        assert_eq!(spec.exit_codes.fail, [100, 101]);
+        assert!(spec.output_files.is_empty());
+        // The program cargo would run is found on PATH or in $CARGO_HOME/bin.
+        use std::os::unix::fs::PermissionsExt;
+        let bin = dir.path().join("home/.cargo/bin/cargo-nextest");
+        std::fs::create_dir_all(bin.parent().expect("a parent")).expect("mkdir");
+        std::fs::write(&bin, "").expect("write");
+        std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        let empty = Some(OsString::from(dir.path().join("empty")));
+        assert_eq!(
+            nextest::find_nextest(empty.clone(), None, Some(dir.path().join("home"))),
+            Some(bin)
+        );
+        assert_eq!(nextest::find_nextest(empty, None, None), None);
     }
 
     #[test]
