@@ -1,5 +1,5 @@
 //! verdict's JavaScript test verifiers: [`Jest`], [`Vitest`] and [`Mocha`], each run with the
-//! project's own binary (`node_modules/.bin/<tool>`).
+//! project's own binary (`node_modules/.bin/<tool>`), and [`NodeTest`], Node.js's own runner.
 //!
 //! What they share lives here: detection from the project's files ([`detect`]), the environment
 //! that makes the runners' output deterministic, reading a jest-format JSON report together with
@@ -11,6 +11,7 @@
 
 mod jest;
 mod mocha;
+pub mod node_test;
 mod script;
 mod vitest;
 
@@ -26,17 +27,19 @@ use verdict_verifier_support::{
 
 pub use jest::Jest;
 pub use mocha::Mocha;
+pub use node_test::NodeTest;
 pub use vitest::Vitest;
 
 /// How long a test run may take by default.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10 * 60);
 
-/// All the verifiers of this crate: [`Jest`], [`Vitest`] and [`Mocha`].
+/// All the verifiers of this crate: [`Jest`], [`Vitest`], [`Mocha`] and [`NodeTest`].
 pub fn verifiers() -> Vec<Box<dyn Verifier>> {
     vec![
         Box::new(Jest::default()),
         Box::new(Vitest::default()),
         Box::new(Mocha::default()),
+        Box::new(NodeTest::default()),
     ]
 }
 
