@@ -1,6 +1,8 @@
 //! `verdict summarize`: a log of any size in, the digest (or the Report as JSON) out.
 //!
-//! The log streams through the parser in bounded memory. The format is taken from `--tool`, or
+//! The log streams through the parser in bounded memory. Every summarizer comes from
+//! [`summarizers::all`], behind the check of how the log ended (a crash, a tool that never ran:
+//! `verdict_summarizers::ending`), so `--tool` never lowers that bar. The format is taken from `--tool`, or
 //! detected from a sample: the log's first and last [`SAMPLE_BYTES`] for a file; for stdin, which
 //! cannot be read from its end, the start — and when the start is not conclusive, every summarizer
 //! reads the stream at once and the choice is made at the end, once the tail is known.
@@ -23,8 +25,11 @@ Examples:
   verdict summarize --tool jest --budget 300 jest.log
   cargo clippy 2>&1 | verdict summarize --format json
 
-The tool is detected from the log when --tool is not given. A log with no sign of failure is a
-pass, including an empty one (tsc and eslint print nothing when all is well).
+The tool is detected from the log when --tool is not given. A log is a pass only when it shows
+that its tool ran and found nothing: a log no summarizer recognises, an empty one (name the tool:
+tsc and eslint print nothing when all is well), a crash (Segmentation fault, Killed, npm ERR!
+with a non-zero code), a runner's summary that never came, or a tool that never ran (command not
+found, a missing npm script) is could not verify (exit 2), with --tool as without.
 
 Exit codes: 0 pass, 1 failures in the code, 2 nothing could be verified or bad usage.";
 

@@ -45,14 +45,15 @@ fn unknown_tool_is_a_usage_error() {
     assert!(run.stdout.is_empty(), "{}", run.stdout);
 }
 
+/// An empty log shows no tool ran: without `--tool` it is "could not verify"; with the name of a
+/// tool that prints nothing when all is well (tsc), it is that tool's pass.
 #[test]
-fn empty_input_is_a_pass() {
+fn empty_input_is_could_not_verify_unless_the_tool_is_named() {
     let run = verdict(&["summarize"], "");
-    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
-    let text = run.stdout.to_lowercase();
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
     assert!(
-        text.contains("pass") || text.contains("no failure"),
-        "the digest of an empty log does not say it found no failure:\n{}",
+        run.stdout.contains("could not verify") && run.stdout.contains("empty"),
+        "the digest of an empty log does not say it could not verify it:\n{}",
         run.stdout
     );
     // The other ways in: an explicit `-`, and an empty file.
@@ -60,8 +61,29 @@ fn empty_input_is_a_pass() {
     let path = empty.path().to_string_lossy().into_owned();
     for input in ["-", &path] {
         let run = verdict(&["summarize", "--format", "json", input], "");
+        assert_eq!(run.code, 2, "{input}: {}{}", run.stdout, run.stderr);
+        assert_eq!(run.json()["outcome"], "errored", "{input}: {}", run.stdout);
+        let run = verdict(
+            &["summarize", "--tool", "tsc", "--format", "json", input],
+            "",
+        );
         assert_eq!(run.code, 0, "{input}: {}{}", run.stdout, run.stderr);
         assert_eq!(run.json()["outcome"], "passed", "{input}: {}", run.stdout);
+    }
+}
+
+/// A log of a tool no summarizer knows was "no failure found", exit 0.
+#[test]
+fn a_log_of_an_unknown_tool_is_could_not_verify() {
+    let log = "building widgets\nwidgets built in 3s\n";
+    for args in [&["summarize"][..], &["summarize", "--tool", "generic"]] {
+        let run = verdict(args, log);
+        assert_eq!(run.code, 2, "{args:?}: {}{}", run.stdout, run.stderr);
+        assert!(
+            run.stdout.contains("cannot tell which tool"),
+            "{args:?}: {}",
+            run.stdout
+        );
     }
 }
 
@@ -95,7 +117,12 @@ fn captured_logs_exit_with_their_outcome() {
     let mut seen = [false; 3];
     for log in support::captured_logs() {
         let path = log.path.to_string_lossy().into_owned();
-        let expect = log.expected_exit();
+        // An empty log (gcc's clean compile) shows no tool ran: could not verify.
+        let expect = if log.bytes.is_empty() {
+            Expect::Code(2)
+        } else {
+            log.expected_exit()
+        };
         for (how, run) in [
             (
                 "file",

@@ -20,11 +20,14 @@
 //! Counts are taken only from a summary the tool printed (mypy's `Found 3 errors in 2 files
 //! (checked 5 source files)`, clang's `2 errors generated.`); gcc prints none, so they stay unknown.
 //! The outcome is failed when errors could be placed, errored when the log shows failure signs but
-//! nothing placeable, and passed otherwise. [`GenericSummarizer::sniff`] always says 0: it is chosen
+//! nothing placeable, passed when it shows a summary, TAP or warnings and no failure — and errored
+//! when it shows nothing this reader understands (an empty log included): a log of an unknown
+//! tool is "could not verify", never "no failure found". [`GenericSummarizer::sniff`] always says 0: it is chosen
 //! only when no other summarizer claims a log.
 
 use verdict_core::{Diagnostic, Kind, LineParser, Outcome, Report, Severity, Summarizer};
 
+use crate::tap::Tap;
 use crate::text::{clip, count_of};
 
 const TOOL: &str = "generic";
@@ -52,7 +55,7 @@ impl Summarizer for GenericSummarizer {
 
     fn parser(&self) -> Box<dyn LineParser> {
         Box::new(Parser {
-            tap: Tap::default(),
+            tap: Tap::new(TOOL),
             report: Report::new(TOOL, Outcome::Passed),
             traceback: None,
             held: None,
@@ -224,28 +227,6 @@ struct Panic {
     /// Rust prints the place first and the message on the next line.
     place: Option<(String, u32, Option<u32>)>,
     awaiting_message: bool,
-}
-
-/// A TAP `not ok` whose YAML block is being read.
-struct TapFailure {
-    diagnostic: Diagnostic,
-    /// The indentation of its `not ok` line; the block is indented further.
-    indent: usize,
-    /// A suite that failed because its subtests did.
-    parent: bool,
-    /// The key whose indented block continues (`error: |-`, `stack: |-`, `at:`).
-    block: Option<&'static str>,
-    place: (Option<String>, Option<u32>, Option<u32>),
-}
-
-/// What TAP said.
-#[derive(Default)]
-struct Tap {
-    seen: bool,
-    open: Option<TapFailure>,
-    pass: Option<u64>,
-    fail: Option<u64>,
-    skipped: Option<u64>,
 }
 
 struct Parser {
@@ -542,180 +523,6 @@ fn linker_error(line: &str) -> Option<Diagnostic> {
     )
 }
 
-impl Parser {
-    /// Reads `line` as TAP when it is: a test line, a line of an open failure's YAML block, or a
-    /// total. Returns whether it was.
-    fn tap_line(&mut self, line: &str) -> bool {
-        let text = line.trim_start();
-        let indent = line.len() - text.len();
-        if let Some(open) = self.tap.open.as_mut() {
-            if text.is_empty() {
-                return true;
-            }
-            if indent > open.indent {
-                if text == "..." {
-                    self.close_tap_failure();
-                } else {
-                    tap_yaml(open, text, indent);
-                }
-                return true;
-            }
-            self.close_tap_failure();
-        }
-        if let Some(rest) = text.strip_prefix("not ok ") {
-            self.tap.seen = true;
-            let (name, directive) = match rest.split_once(" # ") {
-                Some((name, directive)) => (name, Some(directive.trim().to_ascii_lowercase())),
-                None => (rest, None),
-            };
-            if directive.is_some_and(|d| d.starts_with("todo") || d.starts_with("skip")) {
-                return true;
-            }
-            // `not ok 2 - name`: the number, then an optional dash.
-            let name = name.trim_start_matches(|c: char| c.is_ascii_digit()).trim();
-            let name = name.strip_prefix("- ").unwrap_or(name).trim();
-            let diagnostic = Diagnostic::new(TOOL, Kind::Test, Severity::Error, "test failed")
-                .with_test(clip(name, MAX_MESSAGE));
-            self.tap.open = Some(TapFailure {
-                diagnostic,
-                indent,
-                parent: false,
-                block: None,
-                place: (None, None, None),
-            });
-            return true;
-        }
-        if text.starts_with("ok ") || text.starts_with("TAP version ") {
-            self.tap.seen = true;
-            return true;
-        }
-        if self.tap.seen && indent == 0 {
-            let total = |key: &str| {
-                text.strip_prefix(key)
-                    .and_then(|n| n.trim().parse::<u64>().ok())
-            };
-            if let Some(n) = total("# pass ") {
-                self.tap.pass = Some(n);
-                return true;
-            }
-            if let Some(n) = total("# fail ") {
-                self.tap.fail = Some(n);
-                return true;
-            }
-            if let Some(n) = total("# skipped ").or_else(|| total("# skip ")) {
-                self.tap.skipped = Some(self.tap.skipped.unwrap_or(0) + n);
-                return true;
-            }
-            if let Some(n) = total("# todo ") {
-                self.tap.skipped = Some(self.tap.skipped.unwrap_or(0) + n);
-                return true;
-            }
-        }
-        false
-    }
-
-    /// Reports the open TAP failure, unless it is a suite whose subtests failed.
-    fn close_tap_failure(&mut self) {
-        let Some(open) = self.tap.open.take() else {
-            return;
-        };
-        if open.parent {
-            return;
-        }
-        let mut diagnostic = open.diagnostic;
-        let (file, line, column) = open.place;
-        if let Some(file) = file {
-            diagnostic = diagnostic.at(file, line, column);
-        }
-        // A named failing test is a failure of the code, placed or not.
-        self.error_lines += 1;
-        self.placed_error = true;
-        self.report.push(diagnostic);
-    }
-}
-
-/// One line of a TAP failure's YAML block (Node.js: `location: '/a/b.test.js:8:1'`, `error: |-`
-/// with the message on the lines below, `failureType: 'subtestsFailed'`; node-tap: `at:` with
-/// `file:` and `line:` below it).
-fn tap_yaml(open: &mut TapFailure, text: &str, indent: usize) {
-    let unquote = |value: &str| {
-        let value = value.trim();
-        value
-            .strip_prefix('\'')
-            .and_then(|v| v.strip_suffix('\''))
-            .or_else(|| value.strip_prefix('"').and_then(|v| v.strip_suffix('"')))
-            .unwrap_or(value)
-            .replace("''", "'")
-    };
-    // The block of a key at the YAML's own indentation (two past the `not ok`) is more indented.
-    let top = indent <= open.indent + 2;
-    if !top {
-        match open.block {
-            Some("error") => {
-                if open.diagnostic.message == "test failed" {
-                    open.diagnostic.message = clip(text, MAX_MESSAGE);
-                } else if open.diagnostic.message.len() < MAX_MESSAGE {
-                    let separator = if open.diagnostic.message.ends_with(':') {
-                        " "
-                    } else {
-                        ": "
-                    };
-                    let joined = format!("{}{separator}{text}", open.diagnostic.message);
-                    open.diagnostic.message = clip(&joined, MAX_MESSAGE);
-                }
-            }
-            // The first frame in the test's own file is the line that threw (the location is
-            // where the test was declared).
-            Some("stack") => {
-                if let Some(file) = open.place.0.clone()
-                    && let Some(at) = text.find(&format!("{file}:"))
-                {
-                    let rest = &text[at..];
-                    let rest = rest.split(')').next().unwrap_or(rest);
-                    if let Some((_, line, column)) = crate::text::split_location(rest) {
-                        open.place = (Some(file), Some(line), column);
-                        open.block = Some("stack-done");
-                    }
-                }
-            }
-            Some("at") => {
-                if let Some(file) = text.strip_prefix("file:") {
-                    open.place.0 = Some(unquote(file));
-                } else if let Some(line) = text.strip_prefix("line:") {
-                    open.place.1 = line.trim().parse().ok();
-                } else if let Some(column) = text.strip_prefix("column:") {
-                    open.place.2 = column.trim().parse().ok();
-                }
-            }
-            _ => {}
-        }
-        return;
-    }
-    open.block = None;
-    let Some((key, value)) = text.split_once(':') else {
-        return;
-    };
-    let value = value.trim();
-    match key {
-        "location" => {
-            let location = unquote(value);
-            if let Some((file, line, column)) = crate::text::split_location(&location) {
-                open.place = (Some(file.to_owned()), Some(line), column);
-            }
-        }
-        "failureType" => open.parent = unquote(value) == "subtestsFailed",
-        "error" | "message" if value.starts_with('|') || value.starts_with('>') => {
-            open.block = Some("error");
-        }
-        "error" | "message" if !value.is_empty() && open.diagnostic.message == "test failed" => {
-            open.diagnostic.message = clip(&unquote(value), MAX_MESSAGE);
-        }
-        "at" if value.is_empty() => open.block = Some("at"),
-        "stack" if value.starts_with('|') || value.starts_with('>') => open.block = Some("stack"),
-        _ => {}
-    }
-}
-
 /// Lines that say something failed without saying where.
 fn is_failure_sign(line: &str) -> bool {
     let Some(&first) = line.as_bytes().first() else {
@@ -752,7 +559,7 @@ impl LineParser for Parser {
                 .chars()
                 .next();
         }
-        if self.tap_line(line) {
+        if self.tap.line(line, &mut self.report) {
             return;
         }
         if let Some(panic) = self.panic.as_mut() {
@@ -860,7 +667,10 @@ impl LineParser for Parser {
     }
 
     fn finish(mut self: Box<Self>) -> Report {
-        self.close_tap_failure();
+        self.tap.close(&mut self.report);
+        // A named failing test is a failure of the code, placed or not.
+        self.error_lines += self.tap.failures;
+        self.placed_error |= self.tap.failures > 0;
         if let Some(tb) = self.traceback.take() {
             // A traceback cut off before its exception line.
             let mut d = Diagnostic::new(
@@ -918,12 +728,29 @@ impl LineParser for Parser {
                     .to_owned(),
             );
             Outcome::Errored
-        } else {
+        } else if report.summary.is_some() || self.tap.seen || !report.diagnostics.is_empty() {
             Outcome::Passed
+        } else {
+            // Nothing in the log is a line this reader knows: no tool can be said to have passed.
+            report.error = Some(if self.first.is_none() {
+                EMPTY.to_owned()
+            } else {
+                UNPLACED.to_owned()
+            });
+            Outcome::Errored
         };
         report
     }
 }
+
+/// The error of a log in which the generic reader found nothing it understands.
+pub const UNPLACED: &str = "verdict cannot tell which tool wrote this log: no summarizer \
+    recognises it, and it holds no failure, TAP or summary line the generic reader knows (name \
+    the tool with --tool, or give its JUnit XML report)";
+
+/// The error of an empty log read by the generic reader.
+pub const EMPTY: &str = "the log is empty: nothing shows that a tool ran (name the tool with \
+    --tool when it prints nothing on success, as tsc and eslint do)";
 
 #[cfg(test)]
 mod tests {
@@ -943,7 +770,7 @@ mod tests {
         assert_eq!(report.outcome, Outcome::Errored);
         assert!(report.error.is_some_and(|e| e.contains("JSON document")));
         assert_eq!(parse("\n[]\n").outcome, Outcome::Errored);
-        assert_eq!(parse("all good {\n").outcome, Outcome::Passed);
+        assert_eq!(parse("all good {\n").error.as_deref(), Some(UNPLACED));
     }
 
     #[test]
@@ -982,8 +809,23 @@ mod tests {
         let report = parse("make: *** No rule to make target 'x'.  Stop.\n");
         assert_eq!(report.outcome, Outcome::Errored);
         assert!(report.error.is_some());
-        assert_eq!(parse("").outcome, Outcome::Passed);
-        assert_eq!(parse("all good\n12:30: lunch\n").outcome, Outcome::Passed);
+        assert_eq!(
+            parse("Success: no issues found in 1 source file\n").outcome,
+            Outcome::Passed
+        );
+        assert_eq!(parse("ok 1 - adds\n1..1\n").outcome, Outcome::Passed);
+    }
+
+    /// A log of a tool no summarizer knows, with no line the generic reader understands, was
+    /// "no failure found": a pass of whatever wrote it.
+    #[test]
+    fn a_log_with_nothing_understood_is_not_a_pass() {
+        let report = parse("all good\n12:30: lunch\n");
+        assert_eq!(report.outcome, Outcome::Errored);
+        assert_eq!(report.error.as_deref(), Some(UNPLACED));
+        let report = parse("");
+        assert_eq!(report.outcome, Outcome::Errored);
+        assert_eq!(report.error.as_deref(), Some(EMPTY));
     }
 
     #[test]

@@ -8,6 +8,7 @@
 //! function of the text it is fed.
 
 pub mod cargo;
+pub mod ending;
 pub mod eslint;
 pub mod generic;
 pub mod jest;
@@ -21,26 +22,32 @@ pub mod vitest;
 
 mod document;
 mod js_test;
+mod tap;
 mod text;
 
+use ending::Checked;
 use verdict_core::{Report, Summarizer};
 
-/// Every summarizer, the generic fallback last.
+/// Every summarizer, the generic fallback last, each behind the check of how the log ended
+/// ([`ending::Checked`]).
 pub fn all() -> &'static [&'static dyn Summarizer] {
     static ALL: [&dyn Summarizer; 10] = [
-        &junit::JunitSummarizer,
-        &tsc::TscSummarizer,
-        &eslint::EslintSummarizer,
-        &jest::JestSummarizer,
-        &vitest::VitestSummarizer,
-        &mocha::MochaSummarizer,
-        &nextest::NextestSummarizer,
-        &cargo::CargoSummarizer,
-        &pytest::PytestSummarizer,
-        &generic::GenericSummarizer,
+        &Checked(junit::JunitSummarizer),
+        &Checked(tsc::TscSummarizer),
+        &Checked(eslint::EslintSummarizer),
+        &Checked(jest::JestSummarizer),
+        &Checked(vitest::VitestSummarizer),
+        &Checked(mocha::MochaSummarizer),
+        &Checked(nextest::NextestSummarizer),
+        &Checked(cargo::CargoSummarizer),
+        &Checked(pytest::PytestSummarizer),
+        GENERIC,
     ];
     &ALL
 }
+
+/// The generic fallback, behind the same check.
+const GENERIC: &dyn Summarizer = &Checked(generic::GenericSummarizer);
 
 /// The names `--tool` accepts, in [`all`]'s order.
 pub fn names() -> Vec<&'static str> {
@@ -69,7 +76,7 @@ pub struct Detection {
 /// deterministic.
 pub fn detect(sample: &str) -> Detection {
     let mut best = Detection {
-        summarizer: &generic::GenericSummarizer,
+        summarizer: GENERIC,
         confidence: 0,
     };
     for summarizer in all() {
@@ -85,7 +92,7 @@ pub fn detect(sample: &str) -> Detection {
         }
     }
     if best.confidence < MIN_CONFIDENCE {
-        best.summarizer = &generic::GenericSummarizer;
+        best.summarizer = GENERIC;
     }
     best
 }

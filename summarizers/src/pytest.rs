@@ -95,6 +95,12 @@ fn final_counts(line: &str) -> Option<&str> {
         )
         .expect("valid regex")
     });
+    // Bytes that were not UTF-8 (U+FFFD once read) carry no text: what comes before them is the
+    // line pytest wrote.
+    let line = match line.find('\u{FFFD}') {
+        Some(at) => line[..at].trim_end(),
+        None => line,
+    };
     let trimmed = line.trim_matches(|c| c == '=' || c == ' ');
     let first = trimmed.as_bytes().first()?;
     if !(first.is_ascii_digit() || trimmed.starts_with("no tests ")) {
