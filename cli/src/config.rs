@@ -32,7 +32,9 @@ use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 use verdict_core::agent::{AgentConfig, AgentError, presets};
 use verdict_core::agent_loop::policy::{LoopConfig, Policies, PolicyError};
+use verdict_core::verifier::Workspace;
 use verdict_custom::{CustomVerifier, Definition, DefinitionError, duration};
+use verdict_verifier_support::declared::Declared;
 
 /// The file name looked for.
 pub(crate) const FILE_NAME: &str = "verdict.toml";
@@ -107,6 +109,20 @@ pub(crate) struct VerifierSettings {
     /// Extra environment for its command.
     #[serde(default)]
     pub(crate) env: BTreeMap<String, String>,
+    /// Arguments appended to its command, after those verdict and the project's command give.
+    #[serde(default)]
+    pub(crate) args: Vec<String>,
+    /// The command line the verifier takes its tool's arguments, paths and environment from, in
+    /// place of the one the project's files declare (`eslint ./src --ext .ts`, or `npm run
+    /// lint:src`, which is followed); split as a shell would, never run by one.
+    #[serde(default)]
+    pub(crate) command: Option<String>,
+    /// The files and directories the tool checks, in place of those its command names.
+    #[serde(default)]
+    pub(crate) paths: Vec<String>,
+    /// The directory its command runs in, relative to the project root.
+    #[serde(default)]
+    pub(crate) cwd: Option<PathBuf>,
 }
 
 /// The file as written (with spans where later checks need lines).
@@ -169,6 +185,27 @@ impl Config {
         }
     }
 
+    /// The workspace at `root` as the configuration shapes it: the command lines verdict.toml
+    /// gives verifiers (`command`, and `paths` in place of the command's own paths).
+    pub(crate) fn workspace(&self, root: &Path) -> Workspace {
+        let mut workspace = Workspace::new(root);
+        let declared = Declared::from_files(root);
+        for (name, settings) in &self.verifiers {
+            let line = match (&settings.command, settings.paths.is_empty()) {
+                (Some(command), true) => command.clone(),
+                (command, false) => {
+                    let base = command
+                        .clone()
+                        .or_else(|| declared.for_verifier(name).map(|c| c.text.clone()));
+                    with_paths(base.as_deref().unwrap_or(name), &settings.paths)
+                }
+                (None, true) => continue,
+            };
+            workspace.commands.insert(name.clone(), line);
+        }
+        workspace
+    }
+
     /// The time-out of verifier `name` that the configuration sets, in order of precedence:
     /// `[verifiers.<name>] timeout`, then the `timeout` of a `[[verifier]]` of that name, then
     /// `[run] timeout`. `None` leaves the verifier's own default.
@@ -184,6 +221,29 @@ impl Config {
             })
             .or(self.run.timeout)
     }
+}
+
+/// `line` with its positional words (those that are neither options nor, by their place right
+/// after an option, an option's value) replaced by `paths`, each quoted for the splitter.
+fn with_paths(line: &str, paths: &[String]) -> String {
+    let Ok(words) = verdict_core::agent::split_command(line) else {
+        return line.to_owned();
+    };
+    let program = verdict_verifier_support::declared::program_index(&words);
+    let mut kept: Vec<String> = Vec::new();
+    let mut after_option = false;
+    for (index, word) in words.iter().enumerate() {
+        let positional = index > program && !word.starts_with('-') && !after_option;
+        after_option = word.starts_with('-') && !word.contains('=');
+        if !positional {
+            kept.push(word.clone());
+        }
+    }
+    kept.extend(paths.iter().cloned());
+    kept.iter()
+        .map(|word| format!("'{}'", word.replace('\'', r"'\''")))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Finds verdict.toml from `start` upwards, stopping at the repository root (the first directory
@@ -274,6 +334,14 @@ fn parse(text: &str, path: &Path, dir: &Path) -> Result<Config, ConfigError> {
         ));
     }
     for (name, settings) in &file.verifiers {
+        if let Some(command) = &settings.command
+            && let Err(error) = verdict_core::agent::split_command(command)
+        {
+            return Err(located(
+                KeyPath::keys(&["verifiers", name, "command"]),
+                format!("`command` of verifier `{name}` cannot be split into words: {error}"),
+            ));
+        }
         if settings.needs.contains(name) {
             return Err(located(
                 KeyPath::keys(&["verifiers", name, "needs"]),
@@ -805,7 +873,7 @@ max_attempts = 3
     fn unknown_keys_name_the_line_key_and_table() {
         check_error(
             "[verifiers.tsc]\nenabled = true\ntimout = \"5m\"\n",
-            "/project/verdict.toml:3: unknown key `timout` in [verifiers.tsc] (expected one of: enabled, timeout, needs, allow_no_tests, env)",
+            "/project/verdict.toml:3: unknown key `timout` in [verifiers.tsc] (expected one of: enabled, timeout, needs, allow_no_tests, env, args, command, paths, cwd)",
         );
         check_error(
             "\n[run]\njob = 2\n",
@@ -821,7 +889,7 @@ max_attempts = 3
         );
         check_error(
             "[verifiers.eslint]\nenv = { A = \"1\" }\n[verifiers.tsc]\nenabled = true\nneeds = []\nwhatever = 1\n",
-            "/project/verdict.toml:6: unknown key `whatever` in [verifiers.tsc] (expected one of: enabled, timeout, needs, allow_no_tests, env)",
+            "/project/verdict.toml:6: unknown key `whatever` in [verifiers.tsc] (expected one of: enabled, timeout, needs, allow_no_tests, env, args, command, paths, cwd)",
         );
     }
 

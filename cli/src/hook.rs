@@ -36,7 +36,7 @@ use verdict_core::digest::{self, DEFAULT_BUDGET};
 use verdict_core::model::overall;
 use verdict_core::pipeline::{self, Entry, Event};
 use verdict_core::process::ProcessRunner;
-use verdict_core::verifier::{Runner, Workspace};
+use verdict_core::verifier::Runner;
 use verdict_core::{Outcome, Verification};
 
 use crate::config::{self, Config};
@@ -480,13 +480,13 @@ enum Cut {
 /// Runs the project's verification as `verdict run` would (its selection, cache and budget),
 /// cancelled at `deadline` or on SIGTERM / SIGINT.
 fn verify(root: &Path, config: &Config, deadline: Instant) -> Result<Result<Verified, Cut>> {
-    let known = registry::all(config).map_err(|e| anyhow!("{e:#}"))?;
+    let known = registry::all(config, root).map_err(|e| anyhow!("{e:#}"))?;
     // Detection reads the project's files only, never the run directory: the selection comes
     // first, so a project no verifier applies to (a user-wide hook runs in every project) is
     // left as it was, without a `.verdict/` nor a run directory per stop.
     let selected = run::select(
         known,
-        &Workspace::new(root),
+        &config.workspace(root),
         config,
         &config.run.only,
         &config.run.skip,
@@ -496,7 +496,7 @@ fn verify(root: &Path, config: &Config, deadline: Instant) -> Result<Result<Veri
         return Ok(Err(Cut::NothingApplies));
     }
     let run_dir = run::new_run_dir(root)?;
-    let workspace = Workspace::new(root).with_run_dir(&run_dir);
+    let workspace = config.workspace(root).with_run_dir(&run_dir);
     let entries: Vec<Entry> = selected.iter().map(|k| run::entry(k, config)).collect();
     pipeline::validate(&entries).map_err(|e| anyhow!("{e}"))?;
     let interrupted = Arc::new(AtomicBool::new(false));

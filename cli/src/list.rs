@@ -33,8 +33,8 @@ pub(crate) struct InitArgs {
 /// Prints every known verifier, where it comes from, and whether it applies and why.
 pub(crate) fn list(args: &ListArgs) -> Result<u8> {
     let (root, config) = load_config(args.dir.as_deref())?;
-    let known = registry::all(&config).map_err(|e| usage(format!("{e:#}")))?;
-    let workspace = Workspace::new(&root);
+    let known = registry::all(&config, &root).map_err(|e| usage(format!("{e:#}")))?;
+    let workspace = config.workspace(&root);
     let mut out = std::io::stdout().lock();
     match &config.path {
         Some(path) => writeln!(out, "config: {}", path.display())?,
@@ -93,8 +93,8 @@ pub(crate) fn init(args: &InitArgs) -> Result<u8> {
         )));
     }
     // Detect with the built-in verifiers only: the file being written is the config.
-    let known =
-        registry::all(&config::Config::default_for(&root)).map_err(|e| usage(format!("{e:#}")))?;
+    let known = registry::all(&config::Config::default_for(&root), &root)
+        .map_err(|e| usage(format!("{e:#}")))?;
     let workspace = Workspace::new(&root);
     let detected: Vec<(String, String)> = known
         .iter()

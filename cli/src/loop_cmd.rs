@@ -175,9 +175,9 @@ pub(crate) fn run(args: &Args) -> Result<u8> {
     )?;
 
     // The verification: `verdict run`'s selection, built once.
-    let known = registry::all(&config).map_err(|e| usage(format!("{e:#}")))?;
+    let known = registry::all(&config, &root).map_err(|e| usage(format!("{e:#}")))?;
     let only = settings.only.clone();
-    let workspace = Workspace::new(&root);
+    let workspace = config.workspace(&root);
     let selected = run::select(known, &workspace, &config, &only, &config.run.skip)?;
     if selected.is_empty() {
         bail!(usage(format!(
@@ -193,6 +193,7 @@ pub(crate) fn run(args: &Args) -> Result<u8> {
     let runner = ProcessRunner::new();
     let verify = Arc::new(PipelineVerify {
         root: root.clone(),
+        workspace: workspace.clone(),
         entries,
         jobs: config.run.jobs.unwrap_or(0),
         runner: runner.clone(),
@@ -631,6 +632,8 @@ fn interactive_guide() -> Option<Guide> {
 /// `verdict run`'s pipeline as the loop's verification.
 struct PipelineVerify {
     root: PathBuf,
+    /// The workspace as verdict.toml shapes it (see [`Config::workspace`]).
+    workspace: Workspace,
     entries: Vec<Entry>,
     jobs: usize,
     runner: ProcessRunner,
@@ -641,7 +644,7 @@ struct PipelineVerify {
 impl Verify for PipelineVerify {
     async fn verify(&self, request: VerifyRequest) -> Result<Vec<Verification>, String> {
         let run_dir = run::new_run_dir(&self.root).map_err(|e| format!("{e:#}"))?;
-        let workspace = Workspace::new(&self.root).with_run_dir(&run_dir);
+        let workspace = self.workspace.clone().with_run_dir(&run_dir);
         let entries: Vec<Entry> = self
             .entries
             .iter()

@@ -19,6 +19,8 @@ pub(crate) enum Origin {
     Config,
     /// A plugin library, by path.
     Plugin(String),
+    /// A command the project declares that no other verifier covers, run as it is.
+    Script,
 }
 
 impl Origin {
@@ -27,6 +29,7 @@ impl Origin {
             Origin::Linked(feature) => format!("linked (feature `{feature}`)"),
             Origin::Config => "verdict.toml".to_owned(),
             Origin::Plugin(path) => format!("plugin {path}"),
+            Origin::Script => "the project's own command".to_owned(),
         }
     }
 }
@@ -35,6 +38,9 @@ impl Origin {
 pub(crate) struct Known {
     pub(crate) verifier: Arc<dyn Verifier>,
     pub(crate) origin: Origin,
+    /// Verifiers that must pass before it starts, because the project's command runs it after
+    /// theirs in an `&&` chain.
+    pub(crate) needs: Vec<String>,
 }
 
 /// The verifiers compiled into this binary.
@@ -44,6 +50,7 @@ fn linked() -> Vec<Known> {
         known.extend(verifiers.into_iter().map(|verifier| Known {
             verifier: Arc::from(verifier),
             origin: Origin::Linked(feature),
+            needs: Vec::new(),
         }));
     };
     #[cfg(feature = "tsc")]
@@ -60,10 +67,11 @@ fn linked() -> Vec<Known> {
     known
 }
 
-/// Every verifier: linked, then those of the config, then those of its plugins. A name defined
-/// twice is an error naming both origins (a config verifier does not silently replace a linked
-/// one).
-pub(crate) fn all(config: &Config) -> Result<Vec<Known>> {
+/// Every verifier: linked, then those of the config, then those of its plugins, then a `script`
+/// verifier for each command the project at `root` declares that none of them covers (see
+/// [`scripts`]). A name defined twice is an error naming both origins (a config verifier does not
+/// silently replace a linked one).
+pub(crate) fn all(config: &Config, root: &Path) -> Result<Vec<Known>> {
     let mut known = linked();
     for definition in &config.custom {
         let verifier = verdict_custom::CustomVerifier::new(definition.clone(), &config.dir)
@@ -74,11 +82,13 @@ pub(crate) fn all(config: &Config) -> Result<Vec<Known>> {
         known.push(Known {
             verifier: Arc::new(verifier),
             origin: Origin::Config,
+            needs: Vec::new(),
         });
     }
     for path in &config.plugins {
         known.extend(load_plugin(path)?);
     }
+    scripts(&mut known, config, root);
     for (i, a) in known.iter().enumerate() {
         if let Some(b) = known[..i]
             .iter()
@@ -95,6 +105,83 @@ pub(crate) fn all(config: &Config) -> Result<Vec<Known>> {
     Ok(known)
 }
 
+/// Adds a `script` verifier for each declared command of the project at `root` that no known
+/// verifier covers, and sets the order of a chain's commands: a command (tool verifier or
+/// script) that the project runs after others with `&&` needs their verifiers.
+#[cfg(feature = "script")]
+fn scripts(known: &mut Vec<Known>, config: &Config, root: &Path) {
+    use std::collections::BTreeSet;
+    use verdict_verifier_support::declared::Declared;
+
+    let workspace = config.workspace(root);
+    let declared = Declared::of(&workspace);
+    let names: BTreeSet<String> = known.iter().map(|k| k.verifier.name().to_owned()).collect();
+    // The verifier each declared command becomes.
+    let mut of_command: Vec<Option<String>> = vec![None; declared.commands.len()];
+    for (index, command) in declared.commands.iter().enumerate() {
+        if let Some(name) = command.verifier().filter(|n| names.contains(*n))
+            && declared.for_verifier(name) == Some(command)
+        {
+            of_command[index] = Some(name.to_owned());
+        }
+    }
+    let mut taken = names;
+    for (index, command) in declared.uncovered(&known_names(known)) {
+        let base = verdict_script::base_name(command);
+        let name = (1..)
+            .map(|n| {
+                if n == 1 {
+                    base.clone()
+                } else {
+                    format!("{base}-{n}")
+                }
+            })
+            .find(|name| !taken.contains(name))
+            .unwrap_or(base);
+        taken.insert(name.clone());
+        of_command[index] = Some(name.clone());
+        known.push(Known {
+            verifier: Arc::new(verdict_script::ScriptVerifier::new(name, command.clone())),
+            origin: Origin::Script,
+            needs: Vec::new(),
+        });
+    }
+    // Only scripts become needs: a tool verifier checks without side effects (tsc with
+    // `--noEmit`, eslint without `--fix`), so what runs after it does not depend on it and is
+    // better run beside it, while a script may build what later commands use.
+    let scripts_at: BTreeSet<usize> = declared
+        .uncovered(&known_names(known))
+        .map(|(i, _)| i)
+        .collect();
+    for (index, command) in declared.commands.iter().enumerate() {
+        let Some(name) = &of_command[index] else {
+            continue;
+        };
+        let needs: Vec<String> = command
+            .after
+            .iter()
+            .filter(|before| scripts_at.contains(before))
+            .filter_map(|&before| of_command.get(before).cloned().flatten())
+            .filter(|need| need != name)
+            .collect();
+        if let Some(entry) = known.iter_mut().find(|k| k.verifier.name() == name) {
+            for need in needs {
+                if !entry.needs.contains(&need) {
+                    entry.needs.push(need);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(feature = "script")]
+fn known_names(known: &[Known]) -> std::collections::BTreeSet<String> {
+    known.iter().map(|k| k.verifier.name().to_owned()).collect()
+}
+
+#[cfg(not(feature = "script"))]
+fn scripts(_known: &mut Vec<Known>, _config: &Config, _root: &Path) {}
+
 #[cfg(feature = "plugins")]
 fn load_plugin(path: &Path) -> Result<Vec<Known>> {
     // SAFETY: loading a library runs its initialisers; verdict.toml names the library, so the
@@ -110,6 +197,7 @@ fn load_plugin(path: &Path) -> Result<Vec<Known>> {
         .map(|verifier| Known {
             verifier: Arc::from(verifier),
             origin: origin.clone(),
+            needs: Vec::new(),
         })
         .collect())
 }

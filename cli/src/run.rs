@@ -200,7 +200,7 @@ pub(crate) fn run(args: &Args) -> Result<u8> {
     // their working directory: an absolute root keeps the two from compounding.
     let root = std::path::absolute(&root)
         .with_context(|| format!("failed to resolve {}", root.display()))?;
-    let known = registry::all(&config).map_err(|e| usage(format!("{e:#}")))?;
+    let known = registry::all(&config, &root).map_err(|e| usage(format!("{e:#}")))?;
     let only = if args.only.is_empty() {
         config.run.only.clone()
     } else {
@@ -214,7 +214,7 @@ pub(crate) fn run(args: &Args) -> Result<u8> {
     } else {
         Vec::new()
     };
-    let selected = select(known, &Workspace::new(&root), &config, &only, &skip)?;
+    let selected = select(known, &config.workspace(&root), &config, &only, &skip)?;
     if let Some(note) = packages::note(&uncovered) {
         eprintln!("verdict: note: {note}");
     }
@@ -227,7 +227,7 @@ pub(crate) fn run(args: &Args) -> Result<u8> {
     }
     // Only now that something will run: a project with no verifier is left as it was.
     let run_dir = new_run_dir(&root)?;
-    let workspace = Workspace::new(&root).with_run_dir(&run_dir);
+    let workspace = config.workspace(&root).with_run_dir(&run_dir);
     let entries: Vec<Entry> = selected.iter().map(|known| entry(known, &config)).collect();
     pipeline::validate(&entries).map_err(|e| usage(e.to_string()))?;
 
@@ -413,8 +413,12 @@ pub(crate) fn entry(known: &Known, config: &Config) -> Entry {
     if let Some(settings) = settings {
         entry.needs = settings.needs.clone();
         entry.env = settings.env.clone();
+        entry.args = settings.args.clone();
+        entry.cwd = settings.cwd.as_ref().map(|cwd| config.dir.join(cwd));
         entry.allow_no_tests = settings.allow_no_tests;
     }
+    // A command the project runs after others in an `&&` chain runs only once they passed.
+    entry.needs.extend(known.needs.iter().cloned());
     if let Some(definition) = config
         .custom
         .iter()
@@ -424,10 +428,13 @@ pub(crate) fn entry(known: &Known, config: &Config) -> Entry {
     }
     // The cache key covers verdict's version and every setting that can change a result.
     entry.cache_salt = format!(
-        "verdict {}\nneeds {:?}\nenv {:?}\nallow_no_tests {}\norigin {}",
+        "verdict {}\nneeds {:?}\nenv {:?}\nargs {:?}\ncwd {:?}\nsettings {:?}\nallow_no_tests {}\norigin {}",
         env!("CARGO_PKG_VERSION"),
         entry.needs,
         entry.env,
+        entry.args,
+        entry.cwd,
+        settings.map(|s| (&s.command, &s.paths)),
         entry.allow_no_tests,
         known.origin.describe()
     );

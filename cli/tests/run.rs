@@ -9,6 +9,9 @@
 #[path = "support/project.rs"]
 mod project;
 
+#[path = "run/declared.rs"]
+mod declared;
+
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};

@@ -34,6 +34,10 @@ pub struct Entry {
     pub timeout: Option<Duration>,
     /// Extra environment for its command (wins over the verifier's own).
     pub env: BTreeMap<String, String>,
+    /// Arguments appended to its command, after everything the verifier puts there.
+    pub args: Vec<String>,
+    /// The directory its command runs in, in place of the verifier's own (absolute).
+    pub cwd: Option<std::path::PathBuf>,
     /// For test verifiers: whether a run that ran no test, or skipped every test, may pass.
     pub allow_no_tests: bool,
     /// What else its cached result depends on (its settings, verdict's version); see
@@ -49,6 +53,8 @@ impl Entry {
             needs: Vec::new(),
             timeout: None,
             env: BTreeMap::new(),
+            args: Vec::new(),
+            cwd: None,
             allow_no_tests: false,
             cache_salt: String::new(),
         }
@@ -509,6 +515,10 @@ fn apply_settings(entry: &Entry, spec: &mut CommandSpec) {
     }
     spec.env
         .extend(entry.env.iter().map(|(k, v)| (k.clone(), v.clone())));
+    spec.args.extend(entry.args.iter().cloned());
+    if let Some(cwd) = &entry.cwd {
+        spec.cwd.clone_from(cwd);
+    }
 }
 
 /// The argv of a spec, for people to read and reproduce.

@@ -27,6 +27,11 @@ pub struct Workspace {
     /// verifier puts the files its tool writes machine-readable output to
     /// (`<run_dir>/<verifier>.json`). It exists before [`Verifier::command`] is called.
     pub run_dir: PathBuf,
+    /// Command lines that stand, for the verifier they name, in place of what the project's own
+    /// files declare (`[verifiers.<name>] command` in verdict.toml): the verifier takes its tool's
+    /// arguments, paths and environment from it. Plain text, split as a shell would split it,
+    /// never run by one.
+    pub commands: BTreeMap<String, String>,
 }
 
 impl Workspace {
@@ -34,7 +39,11 @@ impl Workspace {
     pub fn new(root: impl Into<PathBuf>) -> Self {
         let root = root.into();
         let run_dir = root.join(".verdict").join("runs").join("current");
-        Workspace { root, run_dir }
+        Workspace {
+            root,
+            run_dir,
+            commands: BTreeMap::new(),
+        }
     }
 
     /// The same workspace with another run directory.

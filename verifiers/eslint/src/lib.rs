@@ -43,6 +43,7 @@ use verdict_core::verifier::{
 };
 use verdict_core::{Diagnostic, Kind, Outcome, Report, Severity, Summarizer, Verifier};
 use verdict_summarizers::eslint::EslintSummarizer;
+use verdict_verifier_support::declared::{self, Declared, Purpose};
 use verdict_verifier_support::{
     PackageJson, js_monorepo_root, node_bin, node_install_markers, summarize_log_as,
 };
@@ -202,6 +203,9 @@ impl ScriptOptions {
     /// The options of the first `package.json` script that runs eslint; none when there is no
     /// such script, or when it cannot be split into words (an unterminated quote).
     pub fn of(workspace: &Workspace) -> ScriptOptions {
+        if let Some(command) = Declared::of(workspace).for_verifier(NAME) {
+            return ScriptOptions::parse(&command.text);
+        }
         let Ok(Some(package)) = PackageJson::read(workspace) else {
             return ScriptOptions::default();
         };
@@ -245,6 +249,79 @@ impl ScriptOptions {
         }
         options
     }
+}
+
+/// The options of eslint's own that verdict sets or that would change what it reads (the
+/// reporter, the output file, fixes, colour), each with whether its value is the next word.
+const DROPPED: &[(&str, bool)] = &[
+    ("-f", true),
+    ("--format", true),
+    ("-o", true),
+    ("--output-file", true),
+    ("--fix", false),
+    ("--fix-dry-run", false),
+    ("--fix-type", true),
+    ("--color", false),
+    ("--no-color", false),
+    ("--max-warnings", true),
+    ("--quiet", false),
+    ("--cache", false),
+    ("--cache-location", true),
+];
+
+/// eslint's options whose value is the next word, so that it is not read as a path.
+const TAKES_VALUE: &[&str] = &[
+    "-c",
+    "--config",
+    "--ext",
+    "--env",
+    "--global",
+    "--parser",
+    "--parser-options",
+    "--plugin",
+    "--rule",
+    "--rulesdir",
+    "--ignore-path",
+    "--ignore-pattern",
+    "--resolve-plugins-relative-to",
+    "--cache-strategy",
+    "--report-unused-disable-directives-severity",
+    "--flag",
+    "--stats",
+];
+
+/// What the project's declared eslint command lints and how: its options (but verdict's own,
+/// see [`DROPPED`]; `--max-warnings` and `--quiet` go through [`ScriptOptions`]) and the paths
+/// it lints — `.` when it names none.
+fn declared_invocation(workspace: &Workspace) -> (Vec<String>, Vec<String>) {
+    let declared = Declared::of(workspace);
+    let Some(command) = declared.for_verifier(NAME) else {
+        return (Vec::new(), vec![".".to_owned()]);
+    };
+    let (mut options, mut targets) = (Vec::new(), Vec::new());
+    let mut words = command.program_words().iter().skip(1);
+    while let Some(word) = words.next() {
+        let option = word.split_once('=').map_or(word.as_str(), |(o, _)| o);
+        if let Some(&(_, takes_value)) = DROPPED.iter().find(|(name, _)| *name == option) {
+            if takes_value && !word.contains('=') {
+                words.next();
+            }
+        } else if word.starts_with('-') {
+            options.push(word.clone());
+            if TAKES_VALUE.contains(&option)
+                && !word.contains('=')
+                && let Some(value) = words.next()
+            {
+                options.push(value.clone());
+            }
+        } else {
+            targets.push(word.clone());
+        }
+    }
+    if targets.is_empty() {
+        targets.push(".".to_owned());
+    }
+    (options, targets)
 }
 
 /// The `--max-warnings` a command passes to eslint.
@@ -416,12 +493,15 @@ impl Eslint {
         // What the project's own lint script asks for: the same limit on warnings, and the same
         // silence about them.
         let options = ScriptOptions::of(workspace);
+        let (declared_options, _) = declared_invocation(workspace);
         if let Some(max) = options.max_warnings {
             args.extend(["--max-warnings".to_owned(), max.to_string()]);
         }
         if options.quiet {
             args.push("--quiet".to_owned());
         }
+        // The rest of the project's own command: its config, extensions and ignore files.
+        args.extend(declared_options);
         if rerun {
             // A file fixed by deleting it is not an error, and neither is one the config now
             // ignores (that flag only exists with flat configs).
@@ -463,45 +543,14 @@ impl Verifier for Eslint {
     }
 
     fn applies(&self, workspace: &Workspace) -> Applicability {
-        let depends = match PackageJson::read(workspace) {
-            Ok(Some(package)) => package.depends_on(NAME) || package.script_running(NAME).is_some(),
-            Ok(None) => false,
-            Err(message) => {
-                return match config(workspace) {
-                    Config::Missing => {
-                        Applicability::DoesNotApply(format!("no eslint config, and {message}"))
-                    }
-                    Config::Flat(file) | Config::Legacy(file) => Applicability::Applies(file),
-                };
-            }
-        };
-        match config(workspace) {
-            Config::Flat(file) => Applicability::Applies(file),
-            Config::Legacy(file) => {
-                let major = Installed::find(workspace).and_then(|i| i.major());
-                Applicability::Applies(match major {
-                    Some(major) if major >= 10 => format!(
-                        "{file}, a legacy config that eslint {major} cannot read (migrate it to \
-                         eslint.config.js)"
-                    ),
-                    Some(9) => format!(
-                        "{file}, a legacy config: eslint 9 reads it only with \
-                         {USE_FLAT_CONFIG}=false, which verdict sets"
-                    ),
-                    _ => format!("{file} (a legacy config)"),
-                })
-            }
-            Config::Missing if depends => Applicability::Applies(
-                "package.json depends on eslint (but no eslint config was found)".to_owned(),
-            ),
-            Config::Missing => Applicability::DoesNotApply(
-                "no eslint.config.* or .eslintrc*, and package.json does not use eslint".to_owned(),
-            ),
-        }
+        declared::applicability(workspace, NAME, Purpose::Lint, false, || {
+            applies_by_files(workspace)
+        })
     }
 
     fn command(&self, workspace: &Workspace) -> Result<CommandSpec, VerifierError> {
-        self.command_for(workspace, &[".".to_owned()], false)
+        let (_, targets) = declared_invocation(workspace);
+        self.command_for(workspace, &targets, false)
     }
 
     fn interpret(&self, spec: &CommandSpec, captured: &Captured) -> Report {
@@ -607,6 +656,45 @@ impl Verifier for Eslint {
         }
         let files: Vec<String> = files.into_iter().collect();
         self.command_for(workspace, &files, true).ok()
+    }
+}
+
+/// Whether eslint applies by the project's files alone: its config, or eslint as a dependency.
+fn applies_by_files(workspace: &Workspace) -> Applicability {
+    let depends = match PackageJson::read(workspace) {
+        Ok(Some(package)) => package.depends_on(NAME) || package.script_running(NAME).is_some(),
+        Ok(None) => false,
+        Err(message) => {
+            return match config(workspace) {
+                Config::Missing => {
+                    Applicability::DoesNotApply(format!("no eslint config, and {message}"))
+                }
+                Config::Flat(file) | Config::Legacy(file) => Applicability::Applies(file),
+            };
+        }
+    };
+    match config(workspace) {
+        Config::Flat(file) => Applicability::Applies(file),
+        Config::Legacy(file) => {
+            let major = Installed::find(workspace).and_then(|i| i.major());
+            Applicability::Applies(match major {
+                Some(major) if major >= 10 => format!(
+                    "{file}, a legacy config that eslint {major} cannot read (migrate it to \
+                     eslint.config.js)"
+                ),
+                Some(9) => format!(
+                    "{file}, a legacy config: eslint 9 reads it only with \
+                     {USE_FLAT_CONFIG}=false, which verdict sets"
+                ),
+                _ => format!("{file} (a legacy config)"),
+            })
+        }
+        Config::Missing if depends => Applicability::Applies(
+            "package.json depends on eslint (but no eslint config was found)".to_owned(),
+        ),
+        Config::Missing => Applicability::DoesNotApply(
+            "no eslint.config.* or .eslintrc*, and package.json does not use eslint".to_owned(),
+        ),
     }
 }
 

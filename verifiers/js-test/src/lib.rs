@@ -21,6 +21,7 @@ use std::time::Duration;
 
 use verdict_core::verifier::{Applicability, Captured, CommandSpec, Exit, Workspace};
 use verdict_core::{Counts, Diagnostic, Outcome, Report, Verifier};
+use verdict_verifier_support::declared::Purpose;
 use verdict_verifier_support::{
     PackageJson, first_file, node_bin, node_install_markers, summarize_log_as,
 };
@@ -82,6 +83,19 @@ pub(crate) struct Evidence<'a> {
 /// Whether a runner applies to `workspace`: `package.json` depends on it, a script runs it, it has
 /// a config file, or `package.json` holds its config. The reason names every piece of evidence.
 pub(crate) fn detect(workspace: &Workspace, evidence: &Evidence<'_>) -> Applicability {
+    verdict_verifier_support::declared::applicability(
+        workspace,
+        evidence.tool,
+        Purpose::Test,
+        false,
+        || detect_from_files(workspace, evidence),
+    )
+}
+
+/// Whether a runner applies by its files alone (the project declares no test command): its
+/// config file counts only where the runner is a dependency or installed, so that a config left
+/// behind by a runner the project no longer has does not select it.
+fn detect_from_files(workspace: &Workspace, evidence: &Evidence<'_>) -> Applicability {
     let tool = evidence.tool;
     let mut found = Vec::new();
     let package = PackageJson::read(workspace);
@@ -102,6 +116,11 @@ pub(crate) fn detect(workspace: &Workspace, evidence: &Evidence<'_>) -> Applicab
         found.push(format!("package.json has a `{key}` config"));
     }
     if let Some(config) = first_file(workspace, evidence.configs) {
+        if found.is_empty() && node_bin(workspace, tool).is_none() {
+            return Applicability::DoesNotApply(format!(
+                "{config} is here, but {tool} is neither a dependency nor installed"
+            ));
+        }
         found.push(config);
     }
     if !found.is_empty() {

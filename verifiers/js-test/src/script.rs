@@ -19,9 +19,8 @@
 
 use std::collections::BTreeMap;
 
-use verdict_core::agent::split_command;
 use verdict_core::verifier::Workspace;
-use verdict_verifier_support::PackageJson;
+use verdict_verifier_support::declared::Declared;
 
 /// What the script that runs a runner adds to verdict's command line.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -42,41 +41,31 @@ pub(crate) struct Runner<'a> {
 }
 
 impl Script {
-    /// The script of the project's `package.json` that runs `runner`: `test` when it does, else
-    /// the first one (in name order) that does and is not a watch script. Nothing when none does,
-    /// or when the script cannot be split.
+    /// What the project's declared command for `runner` adds: the first command of its `test`
+    /// script (then `lint`, the type checks) that runs the runner, followed through `npm run` and
+    /// chains (see [`verdict_verifier_support::declared`]), or the command verdict.toml gives it.
+    /// Nothing when none does.
     pub(crate) fn of(workspace: &Workspace, runner: &Runner<'_>) -> Script {
-        let Ok(Some(package)) = PackageJson::read(workspace) else {
-            return Script::default();
-        };
-        let runs = |name: &str| {
-            package
-                .scripts
-                .get(name)
-                .and_then(serde_json::Value::as_str)
-                .is_some_and(|command| Script::parse(command, runner).is_some())
-        };
-        let name = if runs("test") {
-            Some("test")
-        } else {
-            package
-                .scripts
-                .keys()
-                .map(String::as_str)
-                .filter(|name| !name.contains("watch"))
-                .find(|name| runs(name))
-        };
-        name.and_then(|name| package.scripts.get(name))
-            .and_then(serde_json::Value::as_str)
-            .and_then(|command| Script::parse(command, runner))
+        let declared = Declared::of(workspace);
+        runner
+            .programs
+            .first()
+            .and_then(|name| declared.for_verifier(name))
+            .and_then(|command| Script::from_words(&command.words, runner))
             .unwrap_or_default()
     }
 
     /// What `command` (a script's text) adds for `runner`, or `None` when no command in it runs
     /// the runner (or it cannot be split).
+    #[cfg(test)]
     pub(crate) fn parse(command: &str, runner: &Runner<'_>) -> Option<Script> {
-        let words = split_command(command).ok()?;
-        commands(&words).find_map(|command| {
+        let words = verdict_core::agent::split_command(command).ok()?;
+        Script::from_words(&words, runner)
+    }
+
+    /// [`Script::parse`] of a command already split into words.
+    pub(crate) fn from_words(words: &[String], runner: &Runner<'_>) -> Option<Script> {
+        commands(words).find_map(|command| {
             let start = command
                 .iter()
                 .position(|word| is_program(word, runner.programs))?;

@@ -46,6 +46,7 @@ use verdict_core::verifier::{
     Applicability, Captured, CommandSpec, Exit, ExitCodes, Inputs, VerifierError, Workspace,
 };
 use verdict_core::{Kind, Outcome, Report, Severity, Verifier};
+use verdict_verifier_support::declared::{self, Declared, Purpose};
 use verdict_verifier_support::summarize_log_as;
 
 const NAME: &str = "pytest";
@@ -283,6 +284,55 @@ fn base_args(workspace: &Workspace) -> Vec<String> {
     ]
 }
 
+/// pytest's options that verdict sets itself or that would change what runs or what it reads
+/// (its report, colour, runs of only the last failures), each with whether its value is the next
+/// word.
+const DROPPED: &[(&str, bool)] = &[
+    ("--junitxml", true),
+    ("--junit-xml", true),
+    ("--color", true),
+    ("--lf", false),
+    ("--last-failed", false),
+    ("--ff", false),
+    ("--failed-first", false),
+    ("--sw", false),
+    ("--stepwise", false),
+    ("--pdb", false),
+    ("--co", false),
+    ("--collect-only", false),
+];
+
+/// The arguments (paths, `-k`, `--cov-fail-under`, markers) and variables of the project's
+/// declared pytest command (`pytest --cov=pkg --cov-fail-under=90 tests/`), but for
+/// [`DROPPED`]; none when it declares none.
+fn declared_args(workspace: &Workspace) -> (Vec<String>, Vec<(String, String)>) {
+    let declared = Declared::of(workspace);
+    let Some(command) = declared.for_verifier(NAME) else {
+        return (Vec::new(), Vec::new());
+    };
+    let words = command.program_words();
+    // `pytest …`, `py.test …` or `python -m pytest …`.
+    let skip = if words.get(1).is_some_and(|w| w == "-m") {
+        3
+    } else {
+        1
+    };
+    let mut args = Vec::new();
+    let mut rest = words.iter().skip(skip);
+    while let Some(word) = rest.next() {
+        let option = word.split_once('=').map_or(word.as_str(), |(o, _)| o);
+        match DROPPED.iter().find(|(name, _)| *name == option) {
+            Some(&(_, takes_value)) => {
+                if takes_value && !word.contains('=') {
+                    rest.next();
+                }
+            }
+            None => args.push(word.clone()),
+        }
+    }
+    (args, command.env().into_iter().collect())
+}
+
 impl Pytest {
     fn spec(&self, workspace: &Workspace, args: Vec<String>) -> Result<CommandSpec, VerifierError> {
         let python = python(workspace).map_err(|message| VerifierError::Project {
@@ -492,14 +542,22 @@ impl Verifier for Pytest {
     }
 
     fn applies(&self, workspace: &Workspace) -> Applicability {
-        match project(workspace) {
-            Ok(found) => Applicability::Applies(found),
-            Err(reason) => Applicability::DoesNotApply(reason),
-        }
+        declared::applicability(workspace, NAME, Purpose::Test, true, || {
+            match project(workspace) {
+                Ok(found) => Applicability::Applies(found),
+                Err(reason) => Applicability::DoesNotApply(reason),
+            }
+        })
     }
 
     fn command(&self, workspace: &Workspace) -> Result<CommandSpec, VerifierError> {
-        self.spec(workspace, base_args(workspace))
+        let (args, env) = declared_args(workspace);
+        let mut spec = self.spec(workspace, base_args(workspace))?;
+        spec.args.extend(args);
+        for (name, value) in env {
+            spec.env.entry(name).or_insert(value);
+        }
+        Ok(spec)
     }
 
     fn interpret(&self, spec: &CommandSpec, captured: &Captured) -> Report {

@@ -3,6 +3,9 @@
 //! summarizers.
 //!
 //! Everything here only reads files; nothing spawns a process (see `verdict_core::verifier`).
+//! [`declared`] reads the commands the project declares it runs to check itself.
+
+pub mod declared;
 
 use std::collections::BTreeMap;
 use std::io::BufReader;

@@ -37,6 +37,7 @@ use verdict_core::verifier::{
 };
 use verdict_core::{Kind, Outcome, Report, Verifier};
 use verdict_summarizers::tsc::TscSummarizer;
+use verdict_verifier_support::declared::{self, Declared, Purpose};
 use verdict_verifier_support::{
     PackageJson, js_monorepo_root, node_bin, node_install_markers, summarize_log, summarize_log_as,
 };
@@ -91,20 +92,23 @@ pub struct Project {
 /// Detects what tsc should check in `workspace`. `Err` says why tsc does not apply.
 pub fn project(workspace: &Workspace) -> Result<Project, String> {
     let package = PackageJson::read(workspace);
-    let script = match &package {
+    let script = declared_invocation(workspace).or_else(|| match &package {
         Ok(Some(package)) => script_invocation(package),
         _ => None,
-    };
-    if workspace.path("tsconfig.json").is_file() {
+    });
+    // The project the declared command checks wins over the default tsconfig.json.
+    let named = script.as_ref().and_then(|s| s.project.clone());
+    if workspace.path("tsconfig.json").is_file()
+        && named
+            .as_deref()
+            .is_none_or(|p| p == "tsconfig.json" || p == "." || p == "./tsconfig.json")
+    {
         let references = has_references(&workspace.path("tsconfig.json"));
         let script_builds = script.as_ref().is_some_and(|s| s.build);
         let found = if references {
             "tsconfig.json with project references (checked with `tsc -b`)".to_owned()
         } else if let Some(script) = script.as_ref().filter(|s| s.build) {
-            format!(
-                "tsconfig.json, built with `tsc -b` by the `{}` script",
-                script.name
-            )
+            format!("tsconfig.json, built with `tsc -b` by {}", script.name)
         } else {
             "tsconfig.json".to_owned()
         };
@@ -127,13 +131,13 @@ pub fn project(workspace: &Workspace) -> Result<Project, String> {
             config.clone()
         } else {
             return Err(format!(
-                "the `{}` script runs tsc on {config}, which does not exist",
+                "{} runs tsc on {config}, which does not exist",
                 script.name
             ));
         };
         let build = script.build || has_references(&workspace.path(&config));
         return Ok(Project {
-            found: format!("{config}, checked by the `{}` script", script.name),
+            found: format!("{config}, checked by {}", script.name),
             config,
             build,
         });
@@ -156,12 +160,44 @@ pub fn project(workspace: &Workspace) -> Result<Project, String> {
 /// How a `package.json` script runs tsc.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct ScriptInvocation {
-    /// The script's name.
+    /// Where it is declared, for messages: ``the `typecheck` script``.
     name: String,
     /// The project it names with `-p`, `--project`, `-b <path>` or `--build <path>`.
     project: Option<String>,
     /// Whether it runs build mode.
     build: bool,
+}
+
+/// How the project's declared command runs tsc (see [`verdict_verifier_support::declared`]).
+fn declared_invocation(workspace: &Workspace) -> Option<ScriptInvocation> {
+    let declared = Declared::of(workspace);
+    let command = declared.for_verifier(NAME)?;
+    let mut invocation = ScriptInvocation {
+        name: command.origin.clone(),
+        project: None,
+        build: false,
+    };
+    let words = command.program_words();
+    let mut words = words.iter().skip(1).peekable();
+    while let Some(word) = words.next() {
+        match word.as_str() {
+            "-p" | "--project" => invocation.project = words.next().cloned(),
+            "-b" | "--build" => {
+                invocation.build = true;
+                if let Some(next) = words.peek()
+                    && !next.starts_with('-')
+                {
+                    invocation.project = words.next().cloned();
+                }
+            }
+            other => {
+                if let Some(project) = other.strip_prefix("--project=") {
+                    invocation.project = Some(project.to_owned());
+                }
+            }
+        }
+    }
+    Some(invocation)
 }
 
 /// The first script that runs tsc, and the project and mode it runs it with. Only the arguments of
@@ -174,7 +210,7 @@ fn script_invocation(package: &PackageJson) -> Option<ScriptInvocation> {
         .iter()
         .position(|word| *word == NAME || word.ends_with("/tsc"))?;
     let mut invocation = ScriptInvocation {
-        name: name.to_owned(),
+        name: format!("the `{name}` script"),
         project: None,
         build: false,
     };
@@ -463,9 +499,17 @@ impl Verifier for Tsc {
     }
 
     fn applies(&self, workspace: &Workspace) -> Applicability {
-        match project(workspace) {
+        let from_files = || match project(workspace) {
             Ok(project) => Applicability::Applies(project.found),
             Err(reason) => Applicability::DoesNotApply(reason),
+        };
+        match declared::applicability(workspace, NAME, Purpose::Typecheck, false, from_files) {
+            // The declared command names what runs; the project found says what is checked.
+            Applicability::Applies(declared) => match project(workspace) {
+                Ok(project) => Applicability::Applies(format!("{declared}; {}", project.found)),
+                Err(reason) => Applicability::Applies(format!("{declared}; but {reason}")),
+            },
+            other => other,
         }
     }
 

@@ -1,0 +1,4 @@
+// A fixture of verdict's declared-command tests.
+export function sum(a, b) {
+  return a + b;
+}

@@ -1,0 +1,1 @@
+"""The fixture's tests."""

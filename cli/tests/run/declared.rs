@@ -1,0 +1,176 @@
+//! `verdict run` against the project's own declared commands (issue 9): on small real projects
+//! shaped like the public ones where verdict once disagreed with the project (tests run by
+//! `node --test`, unittest doctests, a `test` chain with a coverage threshold, a stray jest
+//! config beside a narrower lint script, `vitest --passWithNoTests`), both `verdict run` and the
+//! project's own commands run, on the pristine project and with a bug injected, and verdict must
+//! pass exactly when the project's commands pass.
+//!
+//! The fixtures are under `cli/tests/declared/`; the real tools come from `cargo xtask tools`.
+
+use std::path::Path;
+use std::process::Command;
+
+use crate::project::{Project, path_with_node};
+
+/// A fixture, the bug injected into it, and the commands the project itself declares.
+struct Case {
+    /// Its folder under `cli/tests/declared/`.
+    fixture: &'static str,
+    /// `(file, text, replacement)`: the bug.
+    bug: (&'static str, &'static str, &'static str),
+    /// The project's own commands, each an argv.
+    own: &'static [&'static [&'static str]],
+}
+
+/// A copy of the fixture with the shared tools linked in.
+fn project(fixture: &str) -> Project {
+    let project = Project::empty();
+    let from = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/declared")
+        .join(fixture);
+    copy(&from, project.root());
+    project.link_node_modules();
+    project.link_venv();
+    project.git_init();
+    project
+}
+
+fn copy(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("create a directory");
+    for entry in std::fs::read_dir(from).expect("read a fixture") {
+        let entry = entry.expect("an entry");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("a type").is_dir() {
+            copy(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).expect("copy a file");
+        }
+    }
+}
+
+/// Whether every one of the project's own commands passes, with the output of those that fail.
+fn own_commands_pass(project: &Project, own: &[&[&str]]) -> (bool, String) {
+    let mut failures = String::new();
+    for argv in own {
+        let output = Command::new(argv[0])
+            .args(&argv[1..])
+            .current_dir(project.root())
+            .env("PATH", path_with_node())
+            .env("CI", "true")
+            .env_remove("NO_COLOR")
+            .output()
+            .unwrap_or_else(|e| panic!("{argv:?} does not start: {e}"));
+        if !output.status.success() {
+            failures.push_str(&format!(
+                "{argv:?} exited with {:?}\n{}{}\n",
+                output.status.code(),
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            ));
+        }
+    }
+    (failures.is_empty(), failures)
+}
+
+/// Runs the case on the pristine project and with its bug: the project's own commands pass on
+/// the first and fail on the second, and `verdict run` agrees each time (exit 0 on a pass, 1 on
+/// a failure in the code).
+fn check(case: &Case) {
+    let project = project(case.fixture);
+    for buggy in [false, true] {
+        if buggy {
+            let (file, from, to) = case.bug;
+            let text = project.read(file);
+            assert!(text.contains(from), "{file} has no `{from}`");
+            project.write(file, &text.replacen(from, to, 1));
+        }
+        let (own, why) = own_commands_pass(&project, case.own);
+        assert_eq!(
+            own,
+            !buggy,
+            "{}: the project's own commands {} {}:\n{why}",
+            case.fixture,
+            if own { "pass" } else { "fail" },
+            if buggy { "with the bug" } else { "pristine" }
+        );
+        let run = project.verdict(&["run", "--no-cache"]);
+        let expected = if buggy { 1 } else { 0 };
+        assert_eq!(
+            run.code,
+            expected,
+            "{}: verdict run {} where the project's own commands {}:\n{}",
+            case.fixture,
+            if run.code == 0 {
+                "passed"
+            } else {
+                "did not pass"
+            },
+            if own { "pass" } else { "fail" },
+            run.all()
+        );
+    }
+}
+
+#[test]
+fn node_test_runs_where_the_test_script_says_node_test() {
+    check(&Case {
+        fixture: "node-test",
+        bug: ("lib.js", ".toLowerCase()", ""),
+        own: &[&["npm", "test"]],
+    });
+}
+
+#[test]
+fn unittest_doctests_added_by_load_tests_are_verified() {
+    check(&Case {
+        fixture: "unittest-doctest",
+        bug: (
+            "mathx/__init__.py",
+            "sum(values) / len(values)",
+            "sum(values) // len(values)",
+        ),
+        own: &[&["make", "test"]],
+    });
+}
+
+#[test]
+fn every_command_of_a_test_chain_runs_with_its_coverage_threshold() {
+    check(&Case {
+        fixture: "chain-coverage",
+        bug: (
+            "ms.js",
+            "  return Math.round",
+            "  if (ms < 0) {\n    return 0;\n  }\n  return Math.round",
+        ),
+        own: &[&["npm", "test"]],
+    });
+}
+
+#[test]
+fn a_stray_jest_config_and_a_narrow_lint_script_are_the_projects_own() {
+    check(&Case {
+        fixture: "stray-jest",
+        bug: ("src/sum.js", "a + b", "a - b"),
+        own: &[&["npm", "test"], &["npm", "run", "lint"]],
+    });
+    let project = project("stray-jest");
+    let list = project.verdict(&["list"]);
+    let jest = list
+        .stdout
+        .lines()
+        .find(|line| line.contains(" jest "))
+        .unwrap_or_else(|| panic!("no jest line:\n{}", list.all()));
+    assert!(
+        jest.starts_with("  ") && jest.contains("never run jest"),
+        "jest is listed as applying: {jest}"
+    );
+}
+
+#[test]
+fn vitest_runs_with_the_pass_with_no_tests_of_the_test_script() {
+    check(&Case {
+        fixture: "pass-with-no-tests",
+        bug: ("src/route.js", ".filter(Boolean)", ""),
+        own: &[&["npm", "test"]],
+    });
+}

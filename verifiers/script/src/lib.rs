@@ -1,0 +1,297 @@
+//! The `script` verifier: a command the project declares it runs to check itself (a
+//! `package.json` script's command, a Makefile recipe line, a tox command) that no tool verifier
+//! covers — `node test/run.js`, `standard`, `nyc mocha`, a second jest run with other options —
+//! run as the project runs it, so that nothing the project checks passes silently.
+//!
+//! The command runs as its package manager would run it: a plain command from its argv (the
+//! program looked up in `node_modules/.bin`, the project's virtualenv, then `PATH`), a line that
+//! needs a shell (`a || b`, redirections, variables, globs) through `sh -c` with exactly the
+//! project's text — never a line of verdict's own making. `node_modules/.bin` (and for a Python
+//! project's commands its virtualenv's `bin`) comes first on `PATH`, as `npm run` and an activated
+//! virtualenv put them; `CI=true` keeps watchers and prompts away.
+//!
+//! The exit code decides. The output is read by the summarizer that recognises it (a mocha run
+//! under a coverage wrapper reads as mocha), else only the exit code speaks: a failing command
+//! with nothing understood is a failure of the project's own check, named with its command and
+//! the end of its log. A recognised test runner's log that shows no test ran is never a pass.
+//!
+//! Like every verifier crate, this one never spawns a process.
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use verdict_core::verifier::{
+    Applicability, Captured, CommandSpec, Exit, ExitCodes, Inputs, VerifierError, Workspace,
+};
+use verdict_core::{Diagnostic, Kind, Outcome, Report, Severity, Verifier};
+use verdict_verifier_support::declared::{Command, Purpose};
+use verdict_verifier_support::{node_bin, summarize_log};
+
+/// How long a script may run by default.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10 * 60);
+
+/// How much of the log's start is read to recognise the tool that wrote it.
+const SAMPLE_BYTES: u64 = 64 * 1024;
+
+/// How much of the log's end a failure with nothing understood carries.
+const TAIL_BYTES: u64 = 2 * 1024;
+
+/// The summarizers of test runners, whose logs count tests.
+const TEST_RUNNERS: &[&str] = &[
+    "jest",
+    "vitest",
+    "mocha",
+    "pytest",
+    "nextest",
+    "node-test",
+    "unittest",
+];
+
+/// A declared command run as it is (see the crate docs).
+#[derive(Debug, Clone)]
+pub struct ScriptVerifier {
+    name: String,
+    command: Command,
+    timeout: Duration,
+}
+
+impl ScriptVerifier {
+    /// The verifier called `name` that runs `command`.
+    pub fn new(name: impl Into<String>, command: Command) -> Self {
+        ScriptVerifier {
+            name: name.into(),
+            command,
+            timeout: DEFAULT_TIMEOUT,
+        }
+    }
+
+    /// The command it runs.
+    pub fn command(&self) -> &Command {
+        &self.command
+    }
+}
+
+/// The verifier name for `command`: `script:` and the script or target it comes from (the last
+/// name in its origin: `test:edge`, `test`), or `script:tox`.
+pub fn base_name(command: &Command) -> String {
+    let last = command
+        .origin
+        .rsplit('`')
+        .nth(1)
+        .filter(|name| !name.trim().is_empty())
+        .map(|name| {
+            name.chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | ':' | '.') {
+                        c
+                    } else {
+                        '-'
+                    }
+                })
+                .collect::<String>()
+        });
+    let base = match last {
+        Some(name) => name,
+        None if command.origin.contains("tox") => "tox".to_owned(),
+        None => "command".to_owned(),
+    };
+    format!("script:{base}")
+}
+
+impl ScriptVerifier {
+    /// `PATH` as the package manager puts it: the project's `node_modules/.bin` directories (the
+    /// workspace's and its ancestors'), a Python command's virtualenv, then verdict's own `PATH`.
+    fn path(&self, workspace: &Workspace) -> OsString {
+        let mut dirs: Vec<PathBuf> = workspace
+            .root
+            .ancestors()
+            .map(|dir| dir.join("node_modules").join(".bin"))
+            .filter(|dir| dir.is_dir())
+            .collect();
+        if let Some(venv) = venv_bin(&workspace.root) {
+            dirs.insert(0, venv);
+        }
+        if let Some(path) = std::env::var_os("PATH") {
+            dirs.extend(std::env::split_paths(&path));
+        }
+        std::env::join_paths(dirs).unwrap_or_default()
+    }
+
+    /// The program of a plain command: a bare name found in `node_modules/.bin` or the
+    /// virtualenv, a relative path resolved against the root, else the name for `PATH`.
+    fn program(&self, workspace: &Workspace, word: &str) -> PathBuf {
+        if word.contains('/') {
+            return workspace.path(word);
+        }
+        if let Some(bin) = node_bin(workspace, word) {
+            return bin;
+        }
+        if let Some(venv) = venv_bin(&workspace.root) {
+            let candidate = venv.join(word);
+            if candidate.is_file() {
+                return candidate;
+            }
+        }
+        PathBuf::from(word)
+    }
+}
+
+/// The `bin` directory of the project's virtualenv (`.venv`, `venv`), if it has one.
+fn venv_bin(root: &Path) -> Option<PathBuf> {
+    [".venv", "venv", "env"]
+        .iter()
+        .map(|name| root.join(name).join("bin"))
+        .find(|bin| bin.join("python").exists())
+}
+
+#[async_trait::async_trait]
+impl Verifier for ScriptVerifier {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn kind(&self) -> Kind {
+        match self.command.purpose {
+            Purpose::Lint => Kind::Lint,
+            Purpose::Typecheck => Kind::Type,
+            // Not `Test`: a command whose output no summarizer reads cannot count its tests, and
+            // the pipeline's "no test ran" check would fail every one. The interpretation checks
+            // the logs that do count them.
+            Purpose::Test => Kind::Custom,
+        }
+    }
+
+    fn applies(&self, _workspace: &Workspace) -> Applicability {
+        Applicability::Applies(format!(
+            "{} runs `{}`, which no verifier covers; run as it is",
+            self.command.origin, self.command.text
+        ))
+    }
+
+    fn command(&self, workspace: &Workspace) -> Result<CommandSpec, VerifierError> {
+        let mut env: BTreeMap<String, String> = BTreeMap::new();
+        let (program, args) = if self.command.shell {
+            (
+                PathBuf::from("sh"),
+                vec!["-c".to_owned(), self.command.text.clone()],
+            )
+        } else {
+            let words = self.command.program_words();
+            let Some(first) = words.first() else {
+                return Err(VerifierError::Project {
+                    tool: self.name.clone(),
+                    message: format!("{} declares an empty command", self.command.origin),
+                });
+            };
+            env.extend(self.command.env());
+            (self.program(workspace, first), words[1..].to_vec())
+        };
+        env.insert(
+            "PATH".to_owned(),
+            self.path(workspace).to_string_lossy().into_owned(),
+        );
+        env.insert("CI".to_owned(), "true".to_owned());
+        let make = program.file_name().is_some_and(|name| name == "make");
+        Ok(CommandSpec {
+            program,
+            args,
+            env,
+            cwd: std::path::absolute(&workspace.root).unwrap_or_else(|_| workspace.root.clone()),
+            timeout: self.timeout,
+            exit_codes: ExitCodes {
+                pass: vec![0],
+                // make reports a failed recipe with 2.
+                fail: if make { vec![1, 2] } else { vec![1] },
+            },
+            output_files: Vec::new(),
+        })
+    }
+
+    fn interpret(&self, spec: &CommandSpec, captured: &Captured) -> Report {
+        let sample = read_head(captured);
+        let detection = verdict_summarizers::detect(&sample);
+        let recognised = detection.summarizer.name() != "generic"
+            && detection.confidence >= verdict_summarizers::MIN_CONFIDENCE;
+        let mut report = if recognised {
+            let mut report = summarize_log(detection.summarizer, captured);
+            report.note(format!("read as {}'s output", detection.summarizer.name()));
+            report
+        } else {
+            Report::new(&self.name, Outcome::Passed)
+        };
+        let code = match captured.exit {
+            Exit::Code { code } => code,
+            // Signals, time-outs and starts that failed are the pipeline's to report.
+            _ => return report,
+        };
+        if spec.exit_codes.fail.contains(&code) && report.outcome == Outcome::Passed {
+            // The project's own check failed; what it printed is not understood beyond that.
+            report.outcome = Outcome::Failed;
+            let mut diagnostic = Diagnostic::new(
+                &self.name,
+                self.kind(),
+                Severity::Error,
+                format!(
+                    "`{}` ({}) failed with exit code {code}",
+                    self.command.text, self.command.origin
+                ),
+            );
+            let tail = read_tail(captured);
+            if !tail.trim().is_empty() {
+                diagnostic = diagnostic.with_detail(tail);
+            }
+            report.push(diagnostic);
+        } else if code == 0 && report.outcome == Outcome::Passed {
+            let runner = detection.summarizer.name();
+            let tests =
+                report.counts.tests_passed.unwrap_or(0) + report.counts.tests_failed.unwrap_or(0);
+            if recognised && TEST_RUNNERS.contains(&runner) && tests == 0 {
+                report.outcome = Outcome::Errored;
+                report.error = Some(format!(
+                    "`{}` ({}) ran no test; a run that tests nothing is not a pass",
+                    self.command.text, self.command.origin
+                ));
+            } else if !recognised {
+                report.note(format!(
+                    "no summarizer recognised the output of `{}`; its exit code 0 decided",
+                    self.command.text
+                ));
+            }
+        }
+        report
+    }
+
+    fn inputs(&self, _workspace: &Workspace) -> Option<Inputs> {
+        // A script may read anything, network included; it is never replayed from the cache.
+        None
+    }
+}
+
+/// The log's first [`SAMPLE_BYTES`], cleaned as the summarizers see lines.
+fn read_head(captured: &Captured) -> String {
+    let mut bytes = Vec::new();
+    if let Ok(file) = captured.open_log() {
+        let _ = file.take(SAMPLE_BYTES).read_to_end(&mut bytes);
+    }
+    verdict_core::lines::clean(&bytes)
+}
+
+/// The log's last [`TAIL_BYTES`], from a line start, cleaned.
+fn read_tail(captured: &Captured) -> String {
+    let mut bytes = Vec::new();
+    if let Ok(mut file) = captured.open_log() {
+        let start = captured.log_bytes.saturating_sub(TAIL_BYTES);
+        if file.seek(SeekFrom::Start(start)).is_ok() {
+            let _ = file.take(TAIL_BYTES).read_to_end(&mut bytes);
+        }
+        if start > 0
+            && let Some(newline) = bytes.iter().position(|&b| b == b'\n')
+        {
+            bytes.drain(..=newline);
+        }
+    }
+    verdict_core::lines::clean(&bytes).trim_end().to_owned()
+}

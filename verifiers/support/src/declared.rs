@@ -1,0 +1,1237 @@
+//! The commands a project declares it runs to check itself: the `test`, `lint` and type-check
+//! scripts of `package.json`, a Makefile's `test` target, tox's test commands and the `test`
+//! scripts of pyproject.toml's task runners — each followed down to the commands that really run
+//! (`npm run a && npm run b`, `run-s lint:*`, `make test`), its leaves.
+//!
+//! These are the reference for `verdict run`: a verifier applies where a declared command runs its
+//! tool and takes that command's arguments, and a declared command that no verifier covers is run
+//! as it is (the `script` verifier). A project that declares none falls back to detection from
+//! its config files.
+//!
+//! Everything here reads files; nothing is run. Scripts are split the way `sh` would split them,
+//! without expanding anything. Only `&&` and `;` chains are split into their commands; a script
+//! with `||`, a pipe, a background job or a subshell is one command, run by `sh -c` as the package
+//! manager would run it.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use verdict_core::agent::split_command;
+use verdict_core::verifier::{Applicability, Workspace};
+
+use crate::PackageJson;
+
+/// What a declared command is for, from the script or target that leads to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Purpose {
+    /// `test`, a Makefile's `test`, tox's commands.
+    Test,
+    /// `lint`.
+    Lint,
+    /// `typecheck`, `type-check`, `types`, `check`, `tsc`.
+    Typecheck,
+}
+
+impl Purpose {
+    /// Its name in messages.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Purpose::Test => "test",
+            Purpose::Lint => "lint",
+            Purpose::Typecheck => "type-check",
+        }
+    }
+}
+
+/// One command the project declares, after every indirection was followed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Command {
+    /// What it is for.
+    pub purpose: Purpose,
+    /// Where it comes from, for people: ``the `test` script → `test:unit` `` or ``the Makefile's
+    /// `test` target``.
+    pub origin: String,
+    /// The command's words as `sh` would split them (nothing expanded), `NAME=value` assignments
+    /// included.
+    pub words: Vec<String>,
+    /// The command as written, for `sh -c` when it needs a shell.
+    pub text: String,
+    /// Whether only a shell runs it as the project means it: redirections, variables, globs,
+    /// `||`, pipes, subshells.
+    pub shell: bool,
+    /// The commands (indices into [`Declared::commands`]) that run before it in an `&&` chain:
+    /// when one of them fails, the project's command never gets to this one.
+    pub after: Vec<usize>,
+    /// Whether it comes from a Python project's files (Makefile, tox, pyproject), whose commands
+    /// expect the project's virtualenv on `PATH`.
+    pub python: bool,
+}
+
+impl Command {
+    /// The words from the program on: without the leading `NAME=value` assignments and the
+    /// wrappers that only set the environment or find the program (`cross-env`, `env`, `npx`,
+    /// `pnpm exec`, `yarn exec`, `dotenv --`).
+    pub fn program_words(&self) -> &[String] {
+        program_start(&self.words)
+    }
+
+    /// The variables the words before the program set (`NODE_ENV=test jest`, `cross-env TZ=UTC`).
+    pub fn env(&self) -> BTreeMap<String, String> {
+        let start = self.words.len() - self.program_words().len();
+        self.words[..start]
+            .iter()
+            .filter_map(|word| word.split_once('='))
+            .filter(|(name, _)| is_variable_name(name))
+            .map(|(name, value)| (name.to_owned(), value.to_owned()))
+            .collect()
+    }
+
+    /// The name of the linked verifier that runs what this command runs, or `None` when none
+    /// does (the command is then run as it is). A coverage wrapper (`nyc`, `c8`, `istanbul`)
+    /// checks thresholds of its own that no verifier replays, so a command under one is never a
+    /// tool verifier's.
+    pub fn verifier(&self) -> Option<&'static str> {
+        if self.shell {
+            return None;
+        }
+        let words = self.program_words();
+        let program = program_name(words.first()?);
+        let rest = &words[1..];
+        let first_arg = rest.first().map(String::as_str);
+        Some(match program.as_str() {
+            "jest" => "jest",
+            "vitest" => "vitest",
+            "mocha" | "_mocha" => "mocha",
+            "eslint" => "eslint",
+            "tsc" => "tsc",
+            "pytest" | "py.test" => "pytest",
+            "node" if node_runs_tests(rest) => "node-test",
+            "node" => return node_script_tool(rest),
+            "python" | "python3" => match (first_arg, rest.get(1).map(String::as_str)) {
+                (Some("-m"), Some("pytest")) => "pytest",
+                (Some("-m"), Some("unittest")) => "unittest",
+                _ => return None,
+            },
+            "cargo" => match first_arg? {
+                "test" => "cargo-test",
+                "nextest" if rest.get(1).is_some_and(|w| w == "run") => "cargo-test",
+                "check" => "cargo-check",
+                "clippy" => "clippy",
+                _ => return None,
+            },
+            _ => return None,
+        })
+    }
+}
+
+/// Whether `node`'s arguments run its test runner (`node --test`, `node --import tsx --test`).
+fn node_runs_tests(args: &[String]) -> bool {
+    let mut words = args.iter();
+    while let Some(word) = words.next() {
+        if word == "--test" {
+            return true;
+        }
+        if !word.starts_with('-') {
+            // The script node runs: node's own options end here.
+            return false;
+        }
+        if matches!(
+            word.as_str(),
+            "-r" | "--require" | "--import" | "--loader" | "--experimental-loader" | "--env-file"
+        ) {
+            words.next();
+        }
+    }
+    false
+}
+
+/// The tool a `node <script>` runs when the script is a tool's own bin script
+/// (`node node_modules/jest/bin/jest.js`, `node node_modules/typescript/bin/tsc`).
+fn node_script_tool(args: &[String]) -> Option<&'static str> {
+    let script = args.iter().find(|word| !word.starts_with('-'))?;
+    let package = script.split("node_modules/").nth(1)?.split('/').next()?;
+    match package {
+        "jest" => Some("jest"),
+        "vitest" => Some("vitest"),
+        "mocha" => Some("mocha"),
+        "eslint" => Some("eslint"),
+        "typescript" => Some("tsc"),
+        _ => None,
+    }
+}
+
+/// A program's name: the file name of a path, without a JavaScript extension
+/// (`./node_modules/.bin/jest` → `jest`, `node_modules/typescript/bin/tsc` → `tsc`).
+fn program_name(word: &str) -> String {
+    let file = word.rsplit('/').next().unwrap_or(word);
+    [".js", ".mjs", ".cjs"]
+        .iter()
+        .find_map(|extension| file.strip_suffix(extension))
+        .unwrap_or(file)
+        .to_owned()
+}
+
+/// The index of the program in a command's words (see [`Command::program_words`]).
+pub fn program_index(words: &[String]) -> usize {
+    words.len() - program_start(words).len()
+}
+
+/// Where the program starts in a command's words (see [`Command::program_words`]).
+fn program_start(words: &[String]) -> &[String] {
+    let mut rest = words;
+    loop {
+        let Some(first) = rest.first() else {
+            return rest;
+        };
+        let name = program_name(first);
+        if first
+            .split_once('=')
+            .is_some_and(|(name, _)| is_variable_name(name))
+        {
+            rest = &rest[1..];
+        } else if matches!(name.as_str(), "cross-env" | "env" | "npx") {
+            rest = &rest[1..];
+            // npx's own options (`--yes`, `-y`, `--no-install`) come before the program.
+            while rest.first().is_some_and(|word| word.starts_with('-')) {
+                rest = &rest[1..];
+            }
+        } else if matches!(name.as_str(), "pnpm" | "yarn" | "bunx")
+            && rest.get(1).is_some_and(|word| word == "exec")
+        {
+            rest = &rest[2..];
+        } else if name == "dotenv" {
+            match rest.iter().position(|word| word == "--") {
+                Some(end) => rest = &rest[end + 1..],
+                None => return rest,
+            }
+        } else {
+            return rest;
+        }
+    }
+}
+
+fn is_variable_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|first| first.is_ascii_alphabetic() || first == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Every command the project declares, in the order the project runs them: `test` first, then
+/// `lint`, then the type checks; a Makefile's, tox's or pyproject's test commands when
+/// `package.json` declares no test.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Declared {
+    /// The commands, in order.
+    pub commands: Vec<Command>,
+}
+
+/// The `package.json` scripts that declare a check, with what they are for, in order.
+const ENTRY_SCRIPTS: &[(&str, Purpose)] = &[
+    ("test", Purpose::Test),
+    ("lint", Purpose::Lint),
+    ("typecheck", Purpose::Typecheck),
+    ("type-check", Purpose::Typecheck),
+    ("check-types", Purpose::Typecheck),
+    ("types", Purpose::Typecheck),
+    ("tsc", Purpose::Typecheck),
+    // `check` chains anything (lint, format, types); it says less about types than its name.
+    ("check", Purpose::Lint),
+];
+
+/// How deep script indirections are followed; deeper is a loop.
+const MAX_DEPTH: usize = 12;
+
+impl Declared {
+    /// What the project at `workspace` declares, with the command lines that `verdict.toml`
+    /// gives verifiers (`[verifiers.<name>] command`, in [`Workspace::commands`]) in place of the
+    /// first command that runs the same verifier's tool.
+    pub fn of(workspace: &Workspace) -> Declared {
+        let mut declared = Declared::from_files(&workspace.root);
+        for (verifier, line) in &workspace.commands {
+            declared.set(verifier, line, workspace);
+        }
+        declared
+    }
+
+    /// What the project's own files declare.
+    pub fn from_files(root: &Path) -> Declared {
+        let mut builder = Builder::default();
+        let package = PackageJson::read(&Workspace::new(root)).ok().flatten();
+        let mut has_test = false;
+        if let Some(package) = &package {
+            let scripts = scripts(package);
+            for (name, purpose) in ENTRY_SCRIPTS {
+                if scripts.contains_key(*name) {
+                    has_test |= *purpose == Purpose::Test;
+                    let origin = format!("the `{name}` script");
+                    builder.script(root, &scripts, name, *purpose, &origin, &[], 0);
+                }
+            }
+        }
+        if !has_test {
+            python_entries(root, &mut builder);
+        }
+        Declared {
+            commands: builder.commands,
+        }
+    }
+
+    /// Whether the project declares any command for `purpose`.
+    pub fn declares(&self, purpose: Purpose) -> bool {
+        self.commands.iter().any(|c| c.purpose == purpose)
+    }
+
+    /// The first declared command that verifier `name` runs (see [`Command::verifier`]).
+    pub fn for_verifier(&self, name: &str) -> Option<&Command> {
+        self.commands.iter().find(|c| c.verifier() == Some(name))
+    }
+
+    /// The declared commands no verifier among `linked` covers: those that run no verifier's
+    /// tool, and those that run one whose first command is another (a second jest run with other
+    /// options). Each with its index.
+    pub fn uncovered<'a>(
+        &'a self,
+        linked: &'a BTreeSet<String>,
+    ) -> impl Iterator<Item = (usize, &'a Command)> + 'a {
+        self.commands.iter().enumerate().filter(move |(index, c)| {
+            match c.verifier().filter(|name| linked.contains(*name)) {
+                None => true,
+                Some(name) => {
+                    self.commands
+                        .iter()
+                        .position(|first| first.verifier() == Some(name))
+                        != Some(*index)
+                }
+            }
+        })
+    }
+
+    /// Puts `line` (from verdict.toml) in place of the first command that runs verifier
+    /// `verifier`, or adds it first when there is none. A line that cannot be split is ignored
+    /// (verdict.toml's loader has already refused it).
+    fn set(&mut self, verifier: &str, line: &str, workspace: &Workspace) {
+        let mut builder = Builder::default();
+        let scripts = PackageJson::read(workspace)
+            .ok()
+            .flatten()
+            .map(|p| scripts(&p))
+            .unwrap_or_default();
+        let origin = format!("`command` of [verifiers.{verifier}] in verdict.toml");
+        builder.line(
+            &workspace.root,
+            &scripts,
+            line,
+            Purpose::Test,
+            &origin,
+            &[],
+            0,
+        );
+        let Some(command) = builder
+            .commands
+            .into_iter()
+            .find(|c| c.verifier() == Some(verifier))
+        else {
+            return;
+        };
+        match self
+            .commands
+            .iter()
+            .position(|c| c.verifier() == Some(verifier))
+        {
+            Some(at) => {
+                let purpose = self.commands[at].purpose;
+                let after = std::mem::take(&mut self.commands[at].after);
+                self.commands[at] = Command {
+                    purpose,
+                    after,
+                    ..command
+                };
+            }
+            None => {
+                for existing in &mut self.commands {
+                    for index in &mut existing.after {
+                        *index += 1;
+                    }
+                }
+                self.commands.insert(0, command);
+            }
+        }
+    }
+}
+
+/// Whether verifier `name` (whose tool serves `purpose`) applies to `workspace`, with the
+/// project's declared commands as the reference:
+/// - a declared command runs its tool: it applies, and says which command;
+/// - the project declares commands for `purpose` (from package.json, or for a Python verifier
+///   from the Python project's files) and none runs its tool: it does not apply, whatever config
+///   file is lying around — the project does not run it;
+/// - the project declares none: `fallback`, the verifier's own detection from its files.
+pub fn applicability(
+    workspace: &Workspace,
+    name: &str,
+    purpose: Purpose,
+    python: bool,
+    fallback: impl FnOnce() -> Applicability,
+) -> Applicability {
+    let declared = Declared::of(workspace);
+    if let Some(command) = declared.for_verifier(name) {
+        return Applicability::Applies(format!("{} runs `{}`", command.origin, command.text));
+    }
+    let scope: Vec<&Command> = declared
+        .commands
+        .iter()
+        .filter(|c| c.purpose == purpose && c.python == python)
+        .collect();
+    if scope.is_empty() {
+        return fallback();
+    }
+    let runs = scope
+        .iter()
+        .take(3)
+        .map(|c| format!("`{}`", c.text))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let never = format!(
+        "the project's declared {} commands never run {name} (they run {runs})",
+        purpose.as_str()
+    );
+    match fallback() {
+        Applicability::Applies(found) => {
+            Applicability::DoesNotApply(format!("{found}, but {never}"))
+        }
+        Applicability::DoesNotApply(_) => Applicability::DoesNotApply(never),
+    }
+}
+
+/// The string-valued scripts of a package.
+fn scripts(package: &PackageJson) -> BTreeMap<String, String> {
+    package
+        .scripts
+        .iter()
+        .filter_map(|(name, value)| Some((name.clone(), value.as_str()?.to_owned())))
+        .collect()
+}
+
+/// Collects commands while following indirections.
+#[derive(Default)]
+struct Builder {
+    commands: Vec<Command>,
+    /// Scripts being expanded, to stop at a loop.
+    active: Vec<String>,
+}
+
+impl Builder {
+    /// Adds the commands of script `name`, with npm's `pre<name>` and `post<name>` around it;
+    /// `extra` are arguments given after `--` (`npm run lint -- --fix`), passed to its last
+    /// command. Returns the indices of the commands added.
+    #[expect(clippy::too_many_arguments, reason = "one recursive walk's state")]
+    fn script(
+        &mut self,
+        root: &Path,
+        scripts: &BTreeMap<String, String>,
+        name: &str,
+        purpose: Purpose,
+        origin: &str,
+        extra: &[String],
+        depth: usize,
+    ) -> Vec<usize> {
+        if depth > MAX_DEPTH || self.active.iter().any(|active| active == name) {
+            return Vec::new();
+        }
+        if !scripts.contains_key(name) {
+            return Vec::new();
+        }
+        self.active.push(name.to_owned());
+        let mut added = Vec::new();
+        for (part, args) in [
+            (format!("pre{name}"), &[][..]),
+            (name.to_owned(), extra),
+            (format!("post{name}"), &[][..]),
+        ] {
+            let Some(text) = scripts.get(&part) else {
+                continue;
+            };
+            let origin = if part == name {
+                origin.to_owned()
+            } else {
+                format!("{origin} (its `{part}`)")
+            };
+            let mut line = text.clone();
+            for arg in args {
+                line.push(' ');
+                line.push_str(&quote(arg));
+            }
+            let done = self.line(root, scripts, &line, purpose, &origin, &added, depth + 1);
+            added.extend(done);
+        }
+        self.active.pop();
+        added
+    }
+
+    /// Adds the commands of a script's text; `before` are the commands that must pass first.
+    #[expect(clippy::too_many_arguments, reason = "one recursive walk's state")]
+    fn line(
+        &mut self,
+        root: &Path,
+        scripts: &BTreeMap<String, String>,
+        text: &str,
+        purpose: Purpose,
+        origin: &str,
+        before: &[usize],
+        depth: usize,
+    ) -> Vec<usize> {
+        let Some(parts) = chain(text) else {
+            // One command for a shell: `a || b`, a pipe, a subshell.
+            return vec![self.push(text, purpose, origin, before, true, false)];
+        };
+        let mut added = Vec::new();
+        let mut needed: Vec<usize> = before.to_vec();
+        for (part, and_then) in parts {
+            let done = self.one(root, scripts, &part, purpose, origin, &needed, depth);
+            added.extend(&done);
+            if and_then {
+                needed.extend(done);
+            }
+        }
+        added
+    }
+
+    /// Adds one command of a chain, following it when it runs another script or target.
+    #[expect(clippy::too_many_arguments, reason = "one recursive walk's state")]
+    fn one(
+        &mut self,
+        root: &Path,
+        scripts: &BTreeMap<String, String>,
+        text: &str,
+        purpose: Purpose,
+        origin: &str,
+        before: &[usize],
+        depth: usize,
+    ) -> Vec<usize> {
+        let Ok(words) = split_command(text) else {
+            return vec![self.push(text, purpose, origin, before, true, false)];
+        };
+        let program = program_start(&words);
+        let start = words.len() - program.len();
+        let assigns = &words[..start];
+        // `run-s lint:*` is a glob for npm-run-all, which no file matches for the shell.
+        let targets = runs_scripts(program, scripts);
+        if targets.is_none() && needs_shell(text) {
+            return vec![self.push(text, purpose, origin, before, true, false)];
+        }
+        if let Some(targets) = targets {
+            // Variables set before `npm run x` reach x's commands, as they would in a shell.
+            let mut added = Vec::new();
+            for (name, extra) in targets {
+                let origin = format!("{origin} → `{name}`");
+                let mut commands_before = before.to_vec();
+                commands_before.extend(&added);
+                let first = self.commands.len();
+                let done = self.script(root, scripts, &name, purpose, &origin, &extra, depth + 1);
+                for command in &mut self.commands[first..] {
+                    let mut words = assigns.to_vec();
+                    words.append(&mut command.words);
+                    command.words = words;
+                    command.after.extend(commands_before.iter().copied());
+                    command.after.sort_unstable();
+                    command.after.dedup();
+                }
+                added.extend(done);
+            }
+            return added;
+        }
+        if program
+            .first()
+            .is_some_and(|word| program_name(word) == "make")
+            && let Some(targets) = make_targets(&program[1..])
+            && let Some(makefile) = Makefile::read(root)
+            && targets.iter().all(|t| makefile.plain(t))
+        {
+            let mut added = Vec::new();
+            for target in targets {
+                let origin = format!("{origin} → the Makefile's `{target}` target");
+                let mut needed = before.to_vec();
+                needed.extend(&added);
+                added.extend(makefile.expand(self, root, &target, purpose, &origin, &needed));
+            }
+            return added;
+        }
+        vec![self.push(text, purpose, origin, before, false, false)]
+    }
+
+    fn push(
+        &mut self,
+        text: &str,
+        purpose: Purpose,
+        origin: &str,
+        before: &[usize],
+        shell: bool,
+        python: bool,
+    ) -> usize {
+        let words = split_command(text).unwrap_or_default();
+        self.commands.push(Command {
+            purpose,
+            origin: origin.to_owned(),
+            words,
+            text: text.trim().to_owned(),
+            shell,
+            after: before.to_vec(),
+            python,
+        });
+        self.commands.len() - 1
+    }
+}
+
+/// The scripts a command runs through a package manager (`npm run a -- --fix`, `npm test`,
+/// `pnpm a`, `yarn a`, `run-s a b:*`, `npm-run-all --parallel a b`), each with the arguments
+/// given after `--`; `None` when it runs no script.
+fn runs_scripts(
+    words: &[String],
+    scripts: &BTreeMap<String, String>,
+) -> Option<Vec<(String, Vec<String>)>> {
+    let program = program_name(words.first()?);
+    let rest = &words[1..];
+    let split_extra = |rest: &[String]| -> (Vec<String>, Vec<String>) {
+        match rest.iter().position(|w| w == "--") {
+            Some(at) => (rest[..at].to_vec(), rest[at + 1..].to_vec()),
+            None => (rest.to_vec(), Vec::new()),
+        }
+    };
+    match program.as_str() {
+        "npm" | "pnpm" | "yarn" | "bun" => {
+            let (before, extra) = split_extra(rest);
+            let mut positional = before.iter().filter(|w| !w.starts_with('-'));
+            let first = positional.next()?;
+            let name = match first.as_str() {
+                "run" | "run-script" => positional.next()?.clone(),
+                "test" | "t" | "tst" => "test".to_owned(),
+                // pnpm, yarn and bun run a script by its name alone.
+                other if program != "npm" && scripts.contains_key(other) => other.to_owned(),
+                _ => return None,
+            };
+            // A workspace-wide run (`--workspaces`, `-r`, `--filter`) is another package's script.
+            if before.iter().any(|w| {
+                w.starts_with("--workspace")
+                    || w.starts_with("--filter")
+                    || w == "-r"
+                    || w == "--recursive"
+                    || w == "-w"
+            }) {
+                return None;
+            }
+            scripts.contains_key(&name).then(|| vec![(name, extra)])
+        }
+        "run-s" | "run-p" | "npm-run-all" => {
+            let patterns: Vec<&String> = rest.iter().filter(|w| !w.starts_with('-')).collect();
+            if patterns.is_empty() {
+                return None;
+            }
+            let mut names = Vec::new();
+            for pattern in patterns {
+                let matched: Vec<String> = scripts
+                    .keys()
+                    .filter(|name| run_all_matches(pattern, name))
+                    .cloned()
+                    .collect();
+                if matched.is_empty() {
+                    return None;
+                }
+                names.extend(matched.into_iter().map(|name| (name, Vec::new())));
+            }
+            Some(names)
+        }
+        _ => None,
+    }
+}
+
+/// npm-run-all's glob: `*` matches within one `:`-separated part, `**` across parts.
+fn run_all_matches(pattern: &str, name: &str) -> bool {
+    fn matches(pattern: &[u8], name: &[u8]) -> bool {
+        match pattern.split_first() {
+            None => name.is_empty(),
+            Some((b'*', rest)) if rest.first() == Some(&b'*') => {
+                (0..=name.len()).any(|i| matches(&rest[1..], &name[i..]))
+            }
+            Some((b'*', rest)) => (0..=name.len())
+                .take_while(|&i| i == 0 || name[i - 1] != b':')
+                .any(|i| matches(rest, &name[i..])),
+            Some((c, rest)) => name.first() == Some(c) && matches(rest, &name[1..]),
+        }
+    }
+    matches(pattern.as_bytes(), name.as_bytes())
+}
+
+/// The targets of a `make` command line (`make test`, `make -s lint test`); `None` with options
+/// that change what make reads (`-C dir`, `-f file`).
+fn make_targets(args: &[String]) -> Option<Vec<String>> {
+    let mut targets = Vec::new();
+    for arg in args {
+        if arg.starts_with("-C") || arg.starts_with("-f") || arg.starts_with("--directory") {
+            return None;
+        }
+        if !arg.starts_with('-') && !arg.contains('=') {
+            targets.push(arg.clone());
+        }
+    }
+    if targets.is_empty() {
+        return None;
+    }
+    Some(targets)
+}
+
+/// Splits a script into its `&&`- and `;`-separated commands, each with whether the next runs
+/// only when it passed (`&&`). `None` when the script is one shell command as a whole: it has
+/// `||`, a pipe, a background `&`, a subshell or braces at its top level, or a quote that never
+/// ends.
+fn chain(text: &str) -> Option<Vec<(String, bool)>> {
+    let mut parts = Vec::new();
+    let mut current = String::new();
+    let mut chars = text.chars().peekable();
+    let mut quote: Option<char> = None;
+    while let Some(c) = chars.next() {
+        if let Some(q) = quote {
+            current.push(c);
+            if c == '\\' && q == '"' {
+                current.extend(chars.next());
+            } else if c == q {
+                quote = None;
+            }
+            continue;
+        }
+        match c {
+            '\'' | '"' => {
+                quote = Some(c);
+                current.push(c);
+            }
+            '\\' => {
+                current.push(c);
+                current.extend(chars.next());
+            }
+            '&' if chars.peek() == Some(&'&') => {
+                chars.next();
+                parts.push((std::mem::take(&mut current), true));
+            }
+            // `2>&1`, `&>file`: a redirection, not a background job.
+            '&' if current.ends_with('>') || chars.peek() == Some(&'>') => current.push(c),
+            ';' | '\n' => parts.push((std::mem::take(&mut current), false)),
+            '|' | '&' | '(' | ')' | '{' | '}' => return None,
+            c => current.push(c),
+        }
+    }
+    if quote.is_some() {
+        return None;
+    }
+    parts.push((current, false));
+    let parts: Vec<(String, bool)> = parts
+        .into_iter()
+        .map(|(part, and)| (part.trim().to_owned(), and))
+        .filter(|(part, _)| !part.is_empty())
+        .collect();
+    (!parts.is_empty()).then_some(parts)
+}
+
+/// Whether a command (one part of a chain) means something only a shell gives it: variables,
+/// command substitution, globs, redirections, `~`.
+fn needs_shell(text: &str) -> bool {
+    let mut quote: Option<char> = None;
+    let mut chars = text.chars().peekable();
+    let mut word_start = true;
+    while let Some(c) = chars.next() {
+        match quote {
+            Some('\'') => {
+                if c == '\'' {
+                    quote = None;
+                }
+            }
+            Some(_) => match c {
+                '"' => quote = None,
+                '\\' => {
+                    chars.next();
+                }
+                '$' | '`' => return true,
+                _ => {}
+            },
+            None => match c {
+                '\'' | '"' => quote = Some(c),
+                '\\' => {
+                    chars.next();
+                }
+                '$' | '`' | '*' | '?' | '[' | '>' | '<' => return true,
+                '~' if word_start => return true,
+                _ => {}
+            },
+        }
+        word_start = quote.is_none() && c.is_whitespace();
+    }
+    false
+}
+
+/// `word` quoted for a shell line when it needs it.
+fn quote(word: &str) -> String {
+    if !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,@%+".contains(c))
+    {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
+/// A Makefile's rules, as far as plain ones can be read: target, prerequisites, recipe lines.
+struct Makefile {
+    rules: BTreeMap<String, (Vec<String>, Vec<String>)>,
+}
+
+impl Makefile {
+    fn read(root: &Path) -> Option<Makefile> {
+        let text = ["GNUmakefile", "makefile", "Makefile"]
+            .iter()
+            .find_map(|name| std::fs::read_to_string(root.join(name)).ok())?;
+        let mut rules: BTreeMap<String, (Vec<String>, Vec<String>)> = BTreeMap::new();
+        let mut current: Vec<String> = Vec::new();
+        let mut continued = String::new();
+        for raw in text.lines() {
+            if let Some(recipe) = raw.strip_prefix('\t') {
+                let line = format!("{continued}{recipe}");
+                if let Some(head) = line.strip_suffix('\\') {
+                    continued = format!("{head} ");
+                    continue;
+                }
+                continued.clear();
+                for target in &current {
+                    if let Some(rule) = rules.get_mut(target) {
+                        rule.1.push(line.clone());
+                    }
+                }
+                continue;
+            }
+            continued.clear();
+            let line = raw.split('#').next().unwrap_or_default();
+            if line.trim().is_empty() {
+                continue;
+            }
+            current.clear();
+            // `target: prerequisites`, but not `VAR := value`.
+            let Some((targets, prerequisites)) = line.split_once(':') else {
+                continue;
+            };
+            if prerequisites.starts_with('=') || targets.contains('=') {
+                continue;
+            }
+            let prerequisites: Vec<String> = prerequisites
+                .split_whitespace()
+                .map(str::to_owned)
+                .collect();
+            for target in targets.split_whitespace() {
+                if target.starts_with('.') {
+                    continue;
+                }
+                current.push(target.to_owned());
+                rules
+                    .entry(target.to_owned())
+                    .or_default()
+                    .0
+                    .extend(prerequisites.iter().cloned());
+            }
+        }
+        Some(Makefile { rules })
+    }
+
+    /// Whether `target` and the targets it needs are plain: recipes without make's variables or
+    /// functions, prerequisites that are targets with plain rules (or files, which make only
+    /// checks).
+    fn plain(&self, target: &str) -> bool {
+        self.plain_within(target, 0)
+    }
+
+    fn plain_within(&self, target: &str, depth: usize) -> bool {
+        let Some((prerequisites, recipe)) = self.rules.get(target) else {
+            return false;
+        };
+        depth <= MAX_DEPTH
+            && recipe
+                .iter()
+                .all(|line| !line.contains("$(") && !line.contains("${"))
+            && prerequisites
+                .iter()
+                .filter(|p| self.rules.contains_key(*p))
+                .all(|p| self.plain_within(p, depth + 1))
+    }
+
+    /// Adds the commands of `target`: its prerequisites' first, then its recipe, each recipe line
+    /// run by a shell as make runs it (`@` and `-` prefixes dropped).
+    fn expand(
+        &self,
+        builder: &mut Builder,
+        root: &Path,
+        target: &str,
+        purpose: Purpose,
+        origin: &str,
+        before: &[usize],
+    ) -> Vec<usize> {
+        let mut added = Vec::new();
+        let Some((prerequisites, recipe)) = self.rules.get(target) else {
+            return added;
+        };
+        // Targets and scripts are apart: `npm test` may well run `make test`.
+        let key = format!("make {target}");
+        if builder.active.contains(&key) {
+            return added;
+        }
+        builder.active.push(key);
+        for prerequisite in prerequisites {
+            if self.rules.contains_key(prerequisite) {
+                let mut needed = before.to_vec();
+                needed.extend(&added);
+                let origin = format!("{origin} → `{prerequisite}`");
+                added.extend(self.expand(builder, root, prerequisite, purpose, &origin, &needed));
+            }
+        }
+        for line in recipe {
+            let line = line.trim_start().trim_start_matches(['@', '-']).trim();
+            if line.is_empty() {
+                continue;
+            }
+            let mut needed = before.to_vec();
+            needed.extend(&added);
+            let first = builder.commands.len();
+            let done = builder.line(root, &BTreeMap::new(), line, purpose, origin, &needed, 1);
+            for command in &mut builder.commands[first..] {
+                command.python = true;
+            }
+            added.extend(done);
+        }
+        builder.active.pop();
+        added
+    }
+}
+
+/// A Python project's test commands: the Makefile's `test` target, else tox's `[testenv]
+/// commands`, else the `test` script of pyproject.toml's task runners (hatch, poe, pdm).
+fn python_entries(root: &Path, builder: &mut Builder) {
+    if let Some(makefile) = Makefile::read(root)
+        && makefile.rules.contains_key("test")
+    {
+        let origin = "the Makefile's `test` target";
+        if makefile.plain("test") {
+            makefile.expand(builder, root, "test", Purpose::Test, origin, &[]);
+        } else {
+            // Not plain: make itself runs it, as the project would.
+            let at = builder.push("make test", Purpose::Test, origin, &[], false, true);
+            builder.commands[at].python = true;
+        }
+        return;
+    }
+    if let Some(commands) = tox_commands(root) {
+        for line in commands {
+            let first = builder.commands.len();
+            builder.line(
+                root,
+                &BTreeMap::new(),
+                &line,
+                Purpose::Test,
+                "tox.ini's [testenv] commands",
+                &[],
+                1,
+            );
+            for command in &mut builder.commands[first..] {
+                command.python = true;
+            }
+        }
+        return;
+    }
+    if let Some((line, origin)) = pyproject_test(root) {
+        let first = builder.commands.len();
+        builder.line(
+            root,
+            &BTreeMap::new(),
+            &line,
+            Purpose::Test,
+            &origin,
+            &[],
+            1,
+        );
+        for command in &mut builder.commands[first..] {
+            command.python = true;
+        }
+    }
+}
+
+/// The commands of tox.ini's `[testenv]` section (`{posargs}` and tox's substitutions removed),
+/// or `None` without one.
+fn tox_commands(root: &Path) -> Option<Vec<String>> {
+    let text = std::fs::read_to_string(root.join("tox.ini")).ok()?;
+    let mut in_testenv = false;
+    let mut in_commands = false;
+    let mut commands = Vec::new();
+    for line in text.lines() {
+        let trimmed = line.trim();
+        if trimmed.starts_with('[') {
+            in_testenv = trimmed == "[testenv]";
+            in_commands = false;
+            continue;
+        }
+        if !in_testenv || trimmed.starts_with('#') || trimmed.starts_with(';') {
+            continue;
+        }
+        let indented = line.starts_with([' ', '\t']);
+        if !indented {
+            in_commands = false;
+            if let Some((key, value)) = trimmed.split_once('=')
+                && key.trim() == "commands"
+            {
+                in_commands = true;
+                commands.push(value.trim().to_owned());
+            }
+        } else if in_commands {
+            commands.push(trimmed.to_owned());
+        }
+    }
+    let commands: Vec<String> = commands
+        .into_iter()
+        .map(|c| tox_substitute(&c))
+        .filter(|c| !c.is_empty())
+        .collect();
+    (!commands.is_empty()).then_some(commands)
+}
+
+/// A tox command with `{posargs}` (and `{posargs:default}`) replaced by its default, and a
+/// leading `-` (ignore the exit code) kept out.
+fn tox_substitute(command: &str) -> String {
+    let mut out = String::new();
+    let mut rest = command.trim().trim_start_matches('-').trim_start();
+    while let Some(open) = rest.find("{posargs") {
+        out.push_str(&rest[..open]);
+        let after = &rest[open..];
+        let Some(close) = after.find('}') else {
+            break;
+        };
+        if let Some(default) = after[..close].strip_prefix("{posargs:") {
+            out.push_str(default);
+        }
+        rest = &after[close + 1..];
+    }
+    out.push_str(rest);
+    out.trim().to_owned()
+}
+
+/// The `test` script of pyproject.toml's task runner, with where it comes from.
+fn pyproject_test(root: &Path) -> Option<(String, String)> {
+    let text = std::fs::read_to_string(root.join("pyproject.toml")).ok()?;
+    let value: toml::Table = toml::from_str(&text).ok()?;
+    let tool = value.get("tool")?.as_table()?;
+    let places: [(&[&str], &str); 4] = [
+        (
+            &["hatch", "envs", "default", "scripts", "test"],
+            "[tool.hatch.envs.default.scripts] test",
+        ),
+        (&["poe", "tasks", "test"], "[tool.poe.tasks] test"),
+        (&["pdm", "scripts", "test"], "[tool.pdm.scripts] test"),
+        (&["taskipy", "tasks", "test"], "[tool.taskipy.tasks] test"),
+    ];
+    for (path, origin) in places {
+        let mut at = tool.get(path[0]);
+        for key in &path[1..] {
+            at = at.and_then(|v| v.get(*key));
+        }
+        let line = match at {
+            Some(toml::Value::String(line)) => line.clone(),
+            Some(toml::Value::Table(table)) => table
+                .get("cmd")
+                .or_else(|| table.get("shell"))
+                .and_then(|v| v.as_str())?
+                .to_owned(),
+            _ => continue,
+        };
+        let line = line.replace("{args}", "").trim().to_owned();
+        return Some((line, format!("pyproject.toml's {origin}")));
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().expect("temp dir");
+        for (name, text) in files {
+            std::fs::write(dir.path().join(name), text).expect("write");
+        }
+        dir
+    }
+
+    /// Each command as `origin: text [verifier] after`.
+    fn check(files: &[(&str, &str)], expect: &[&str]) {
+        let dir = project(files);
+        let declared = Declared::from_files(dir.path());
+        let got: Vec<String> = declared
+            .commands
+            .iter()
+            .map(|c| {
+                format!(
+                    "{}: {}{} [{}] {:?}",
+                    c.origin,
+                    c.text,
+                    if c.shell { " (sh)" } else { "" },
+                    c.verifier().unwrap_or("-"),
+                    c.after
+                )
+            })
+            .collect();
+        assert_eq!(got, expect);
+    }
+
+    #[test]
+    fn chains_and_npm_run_are_followed_with_their_order() {
+        check(
+            &[(
+                "package.json",
+                r#"{"scripts": {"test": "npm run test:nodejs && npm run test:edge",
+                "test:nodejs": "jest --env node", "test:edge": "TZ=UTC jest --env edge --no-coverage",
+                "lint": "eslint ./src --ext .ts"}}"#,
+            )],
+            &[
+                "the `test` script → `test:nodejs`: jest --env node [jest] []",
+                "the `test` script → `test:edge`: TZ=UTC jest --env edge --no-coverage [jest] [0]",
+                "the `lint` script: eslint ./src --ext .ts [eslint] []",
+            ],
+        );
+    }
+
+    #[test]
+    fn pre_scripts_run_first_and_run_all_globs_match() {
+        check(
+            &[(
+                "package.json",
+                r#"{"scripts": {"pretest": "tsc", "test": "run-s check:* unit",
+                "check:types": "tsc --noEmit", "check:lint": "eslint .", "check:a:b": "x",
+                "unit": "node --test"}}"#,
+            )],
+            &[
+                "the `test` script (its `pretest`): tsc [tsc] []",
+                "the `test` script → `check:lint`: eslint . [eslint] [0]",
+                "the `test` script → `check:types`: tsc --noEmit [tsc] [0, 1]",
+                "the `test` script → `unit`: node --test [node-test] [0, 1, 2]",
+            ],
+        );
+    }
+
+    #[test]
+    fn shell_lines_and_wrappers() {
+        check(
+            &[(
+                "package.json",
+                r#"{"scripts": {"test": "nyc mocha || exit 1", "lint": "standard && istanbul cover node_modules/mocha/bin/_mocha -- -R spec",
+                "typecheck": "tsc -p . > out.txt"}}"#,
+            )],
+            &[
+                "the `test` script: nyc mocha || exit 1 (sh) [-] []",
+                "the `lint` script: standard [-] []",
+                "the `lint` script: istanbul cover node_modules/mocha/bin/_mocha -- -R spec [-] [1]",
+                "the `typecheck` script: tsc -p . > out.txt (sh) [-] []",
+            ],
+        );
+    }
+
+    #[test]
+    fn make_test_and_node_bin_scripts() {
+        check(
+            &[
+                (
+                    "package.json",
+                    r#"{"scripts": {"test": "make test && npm run test-typings",
+                    "test-typings": "node_modules/typescript/bin/tsc -p tsconfig.json"}}"#,
+                ),
+                (
+                    "Makefile",
+                    "TESTS = $(wildcard test/*.js)\n\ntest: lint\n\t@node test/run.js\n\nlint:\n\t./node_modules/.bin/eslint index.js\n",
+                ),
+            ],
+            &[
+                "the `test` script → the Makefile's `test` target → `lint`: ./node_modules/.bin/eslint index.js [eslint] []",
+                "the `test` script → the Makefile's `test` target: node test/run.js [-] [0]",
+                "the `test` script → `test-typings`: node_modules/typescript/bin/tsc -p tsconfig.json [tsc] [0, 1]",
+            ],
+        );
+    }
+
+    #[test]
+    fn python_projects_makefile_tox_and_pyproject() {
+        check(
+            &[("Makefile", ".PHONY: test\ntest:\n\tpython -m unittest -v\n")],
+            &["the Makefile's `test` target: python -m unittest -v [unittest] []"],
+        );
+        check(
+            &[(
+                "tox.ini",
+                "[tox]\nenvlist = py3\n\n[testenv]\ndeps = pytest\ncommands =\n    pytest {posargs:tests}\n    python -m doctest README.md\n",
+            )],
+            &[
+                "tox.ini's [testenv] commands: pytest tests [pytest] []",
+                "tox.ini's [testenv] commands: python -m doctest README.md [-] []",
+            ],
+        );
+        check(
+            &[(
+                "pyproject.toml",
+                "[tool.hatch.envs.default.scripts]\ntest = \"pytest {args}\"\n",
+            )],
+            &["pyproject.toml's [tool.hatch.envs.default.scripts] test: pytest [pytest] []"],
+        );
+    }
+
+    #[test]
+    fn loops_and_missing_scripts_end() {
+        check(
+            &[(
+                "package.json",
+                r#"{"scripts": {"test": "npm run a", "a": "npm run test && npm run nope"}}"#,
+            )],
+            &["the `test` script → `a`: npm run nope [-] []"],
+        );
+    }
+
+    #[test]
+    fn program_words_skip_the_environment_wrappers() {
+        let command = |text: &str| Command {
+            purpose: Purpose::Test,
+            origin: String::new(),
+            words: split_command(text).expect("splits"),
+            text: text.to_owned(),
+            shell: false,
+            after: Vec::new(),
+            python: false,
+        };
+        let c = command("NODE_ENV=test cross-env TZ=UTC npx --yes vitest run");
+        assert_eq!(c.program_words(), ["vitest", "run"]);
+        assert_eq!(c.verifier(), Some("vitest"));
+        assert_eq!(
+            c.env().into_iter().collect::<Vec<_>>(),
+            [
+                ("NODE_ENV".to_owned(), "test".to_owned()),
+                ("TZ".to_owned(), "UTC".to_owned())
+            ]
+        );
+        assert_eq!(command("python3 -m pytest -x").verifier(), Some("pytest"));
+        assert_eq!(command("cargo nextest run").verifier(), Some("cargo-test"));
+        assert_eq!(
+            command("node --import tsx --test src/").verifier(),
+            Some("node-test")
+        );
+        assert_eq!(command("node test.js").verifier(), None);
+        assert_eq!(command("c8 node --test").verifier(), None);
+    }
+
+    #[test]
+    fn run_all_globs() {
+        assert!(run_all_matches("lint:*", "lint:js"));
+        assert!(!run_all_matches("lint:*", "lint:js:fix"));
+        assert!(run_all_matches("lint:**", "lint:js:fix"));
+        assert!(!run_all_matches("lint:*", "lintx"));
+    }
+}
