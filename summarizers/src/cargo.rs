@@ -326,6 +326,9 @@ struct Report0 {
     first_failed_result: Option<String>,
     last_result: Option<String>,
     finished: Option<String>,
+    /// cargo's last `Compiling …`/`Checking …` line when no `Finished` line came after it: a
+    /// build still going when the log ended.
+    building: Option<String>,
     build_failed_json: bool,
     /// A manifest or cargo-level error that has a location (`--> Cargo.toml:8:14`).
     manifest_error: Option<String>,
@@ -1409,6 +1412,9 @@ impl LineParser for Parser {
         }
         if line.starts_with("    Finished ") {
             self.report.finished = Some(line.trim().to_owned());
+            self.report.building = None;
+        } else if line.starts_with("   Compiling ") || line.starts_with("    Checking ") {
+            self.report.building = Some(line.trim().to_owned());
         }
         if self.pending.is_some() {
             self.body(line);
@@ -1526,6 +1532,14 @@ impl LineParser for Parser {
             report.error = Some(
                 "cargo reported a failure, but the log shows no error or failing test".to_owned(),
             );
+            Outcome::Errored
+        } else if let Some(building) = r.building.clone() {
+            // cargo ends every build it finishes with `Finished`: this one was cut off (killed,
+            // out of memory) while it was still compiling.
+            report.error = Some(format!(
+                "the log ends while cargo was still building (`{building}`), before its \
+                 `Finished` line"
+            ));
             Outcome::Errored
         } else {
             Outcome::Passed
@@ -1721,5 +1735,18 @@ mod tests {
         ] {
             let _ = parse(log);
         }
+    }
+
+    /// A build cut off while compiling (cargo killed, out of memory) was a pass: no error, no
+    /// failing test.
+    #[test]
+    fn a_build_cut_off_while_compiling_is_not_a_pass() {
+        let report = parse("   Compiling libc v0.2.150\n   Compiling app v0.1.0 (/work/app)\n");
+        assert_eq!(report.outcome, Outcome::Errored);
+        assert!(report.error.is_some_and(|e| e.contains("Compiling app")));
+        let report = parse(
+            "   Compiling app v0.1.0 (/work/app)\n    Finished `dev` profile [unoptimized + debuginfo] target(s) in 0.50s\n",
+        );
+        assert_eq!(report.outcome, Outcome::Passed);
     }
 }

@@ -729,6 +729,11 @@ impl LineParser for Parser {
             // A `FAIL` header with no failure block and no summary: a cut log.
             report.outcome = Outcome::Errored;
             report.error = Some("jest reported a failing test file but no failure".to_owned());
+        } else {
+            // jest ends every run it finishes with its `Tests:` summary: without it, nothing says
+            // the tests passed (the process died, or the log was cut).
+            report.outcome = Outcome::Errored;
+            report.error = Some("the log ends before jest's summary (`Tests: …`)".to_owned());
         }
         report
     }
@@ -1038,8 +1043,13 @@ mod tests {
         assert_eq!(report.outcome, Outcome::Failed);
     }
 
+    /// A log without the runner's closing summary (empty, or cut off when the process died) was
+    /// "no failure found".
     #[test]
-    fn an_empty_log_passes() {
-        assert_eq!(parse("").outcome, Outcome::Passed);
+    fn a_log_without_the_summary_is_not_a_pass() {
+        assert_eq!(parse("").outcome, Outcome::Errored);
+        let report = parse("PASS test/a.test.js\n  ✓ adds (3 ms)\n");
+        assert_eq!(report.outcome, Outcome::Errored);
+        assert!(report.error.is_some_and(|e| e.contains("summary")));
     }
 }
