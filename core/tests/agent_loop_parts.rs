@@ -2,14 +2,18 @@
 //! logs, failure sets, policies and decisions, retry prompts (snapshots and the token bound over
 //! generated histories), and the cheating guard over real `git diff` output from temporary repos.
 
+#[path = "support/repo.rs"]
+mod repo;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Duration;
+
+use repo::Repo;
 
 use verdict_core::agent_loop::classify::{
     Category, Classification, FailureSet, classify, flaky, flaky_failures,
 };
-use verdict_core::agent_loop::guard::{Guard, ViolationKind, as_verification};
+use verdict_core::agent_loop::guard::{Guard, Sources, ViolationKind, as_verification};
 use verdict_core::agent_loop::policy::{
     AttemptRecord, DEFAULTS, Decision, LoopConfig, Policies, PolicyError, RecoveryAction,
     RepeatAction, decide, parse_duration,
@@ -795,82 +799,9 @@ fn retry_prompts_never_exceed_the_task_the_digest_budget_and_the_overhead() {
 // ---------------------------------------------------------------------------------------------
 // The cheating guard, over real `git diff` output
 
-struct Repo {
-    dir: tempfile::TempDir,
-}
-
-impl Repo {
-    fn new(files: &[(&str, &str)]) -> Repo {
-        let repo = Repo {
-            dir: tempfile::tempdir().expect("temp dir"),
-        };
-        repo.git(&["init", "-q", "-b", "main"]);
-        repo.write(files);
-        repo.git(&["add", "-A"]);
-        repo.git(&["commit", "-q", "-m", "start"]);
-        repo
-    }
-
-    fn path(&self, file: &str) -> PathBuf {
-        self.dir.path().join(file)
-    }
-
-    fn write(&self, files: &[(&str, &str)]) {
-        for (name, text) in files {
-            let path = self.path(name);
-            std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
-            std::fs::write(path, text).expect("write");
-        }
-    }
-
-    fn remove(&self, file: &str) {
-        std::fs::remove_file(self.path(file)).expect("remove");
-    }
-
-    fn git(&self, args: &[&str]) -> String {
-        let output = Command::new("git")
-            .args([
-                "-c",
-                "user.name=verdict",
-                "-c",
-                "user.email=verdict@example.invalid",
-                "-c",
-                "commit.gpgsign=false",
-                "-c",
-                "core.autocrlf=false",
-            ])
-            .args(args)
-            .current_dir(self.dir.path())
-            .env_remove("GIT_DIR")
-            .env_remove("GIT_WORK_TREE")
-            .output()
-            .expect("git runs");
-        assert!(
-            output.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        String::from_utf8(output.stdout).expect("utf-8 diff")
-    }
-
-    /// The attempt's diff as the driver takes it: everything staged, against the checkpoint.
-    fn diff(&self) -> String {
-        self.git(&["add", "-A"]);
-        self.git(&[
-            "diff",
-            "--cached",
-            "--no-color",
-            "--no-ext-diff",
-            "-M",
-            "HEAD",
-        ])
-    }
-}
-
-/// `(kind, file, line)` of each violation.
-fn violations(guard: &Guard, diff: &str) -> Vec<(ViolationKind, Option<String>, Option<u32>)> {
-    guard
-        .check(None, &[], diff)
+/// `(kind, file, line)` of each violation in the attempt of `repo`.
+fn violations(guard: &Guard, repo: &Repo) -> Vec<(ViolationKind, Option<String>, Option<u32>)> {
+    repo.check(guard, None)
         .into_iter()
         .map(|v| {
             let expected_at = match (&v.file, v.line) {
@@ -915,7 +846,7 @@ fn guard_catches_removed_and_skipped_javascript_tests() {
         .replace("test(\"totals prices\"", "test.skip(\"totals prices\"")
         .replace("it(\"starts empty\"", "it.only(\"starts empty\"");
     repo.write(&[("src/cart.test.js", &cheated)]);
-    let found = violations(&Guard::new::<&str>(&[]).expect("guard"), &repo.diff());
+    let found = violations(&Guard::new::<&str>(&[]).expect("guard"), &repo);
     let file = Some("src/cart.test.js".to_owned());
     assert_eq!(
         found,
@@ -943,7 +874,7 @@ fn guard_catches_deleted_and_renamed_python_test_files_and_skip_markers() {
     )]);
     repo.remove("tests/test_b.py");
     repo.git(&["mv", "tests/test_c.py", "tests/old_c.py"]);
-    let found = violations(&Guard::new::<&str>(&[]).expect("guard"), &repo.diff());
+    let found = violations(&Guard::new::<&str>(&[]).expect("guard"), &repo);
     assert_eq!(
         found,
         [
@@ -979,7 +910,7 @@ fn guard_catches_removed_and_ignored_rust_tests() {
         .replace("    #[test]\n    fn adds_negatives() {\n        assert_eq!(super::add(-1, -2), -3);\n    }\n", "")
         .replace("    #[test]\n    fn adds() {", "    #[test]\n    #[ignore]\n    fn adds() {");
     repo.write(&[("src/lib.rs", &cheated)]);
-    let found = violations(&Guard::new::<&str>(&[]).expect("guard"), &repo.diff());
+    let found = violations(&Guard::new::<&str>(&[]).expect("guard"), &repo);
     let file = Some("src/lib.rs".to_owned());
     assert_eq!(
         found,
@@ -1003,7 +934,7 @@ fn guard_reports_changes_under_protected_globs() {
     ]);
     repo.remove("tests/fixtures/data.json");
     let guard = Guard::new(&[".github/**", "tests/fixtures/**"]).expect("guard");
-    let found = violations(&guard, &repo.diff());
+    let found = violations(&guard, &repo);
     assert_eq!(
         found,
         [
@@ -1069,7 +1000,7 @@ fn honest_changes_raise_nothing() {
     let diff = repo.diff();
     assert!(diff.contains("rename to tests/test_extra.py"), "{diff}");
     let guard = Guard::new(&[".github/**"]).expect("guard");
-    assert_eq!(violations(&guard, &diff), []);
+    assert_eq!(violations(&guard, &repo), []);
 }
 
 #[test]
@@ -1083,10 +1014,12 @@ fn guard_reports_fewer_tests_than_the_baseline() {
     current.report.counts.tests_failed = Some(0);
     current.report.counts.tests_passed = Some(before - 1);
     let guard = Guard::new::<&str>(&[]).expect("guard");
+    let none = Sources::new();
     let found = guard.check(
         Some(std::slice::from_ref(&baseline)),
         &[current.clone()],
         "",
+        &none,
     );
     assert_eq!(found.len(), 1, "{found:?}");
     assert_eq!(found[0].kind, ViolationKind::FewerTests);
@@ -1100,7 +1033,11 @@ fn guard_reports_fewer_tests_than_the_baseline() {
     );
     // As many tests as before: nothing.
     current.report.counts.tests_passed = Some(before);
-    assert!(guard.check(Some(&[baseline]), &[current], "").is_empty());
+    assert!(
+        guard
+            .check(Some(&[baseline]), &[current], "", &none)
+            .is_empty()
+    );
 }
 
 #[test]
@@ -1115,10 +1052,17 @@ fn guard_catches_emptied_tests_and_its_reasons_are_a_failed_verification() {
     );
     repo.write(&[("src/cart.test.js", &emptied)]);
     let guard = Guard::new::<&str>(&[]).expect("guard");
-    let found = guard.check(None, &[], &repo.diff());
+    // Read whole, the test is an empty body (at its definition); from the diff's lines alone
+    // (its text not handed over), an assertion removed from its file.
+    let diff = repo.diff();
+    let only_diff = guard.check(None, &[], &diff, &Sources::new());
+    assert_eq!(only_diff.len(), 1, "{only_diff:?}");
+    assert_eq!(only_diff[0].kind, ViolationKind::AssertionsRemoved);
+    assert_eq!(only_diff[0].line, Some(13));
+    let found = repo.check(&guard, None);
     assert_eq!(found.len(), 1, "{found:?}");
-    assert_eq!(found[0].kind, ViolationKind::AssertionsRemoved);
-    assert_eq!(found[0].line, Some(13));
+    assert_eq!(found[0].kind, ViolationKind::EmptyBody);
+    assert_eq!(found[0].line, Some(12));
     // As a failed verification: in failure sets, classified as a test failure, shown in the digest.
     let verification = as_verification(&found).expect("a violation");
     assert_eq!(verification.outcome(), verdict_core::Outcome::Failed);
@@ -1134,7 +1078,11 @@ fn guard_catches_emptied_tests_and_its_reasons_are_a_failed_verification() {
     };
     let text = digest::render(&[input], &digest::Options::default()).text;
     assert!(
-        text.contains("src/cart.test.js:13") && text.contains("assertion removed from a test file"),
+        text.contains("src/cart.test.js:12")
+            && text.contains(
+                "test \"totals prices\" can no longer fail: its body is reduced to nothing"
+            )
+            && text.contains("the task forbids making tests pass by changing them"),
         "{text}"
     );
     assert!(as_verification(&[]).is_none());

@@ -489,7 +489,7 @@ fn the_diff_feeds_the_cheating_guard() {
     assert!(diff.text.contains("\n@@ "));
 
     let guard = Guard::new::<&str>(&[]).expect("guard");
-    let violations = guard.check(None, &[], &diff.text);
+    let violations = guard.check(None, &[], &diff.text, &Default::default());
     let removed: Vec<_> = violations
         .iter()
         .filter(|v| v.kind == ViolationKind::TestRemoved)
@@ -506,7 +506,7 @@ fn the_diff_feeds_the_cheating_guard() {
     let back = snapshots.diff(&now, &start).expect("diff");
     assert!(
         guard
-            .check(None, &[], &back.text)
+            .check(None, &[], &back.text, &Default::default())
             .iter()
             .all(|v| v.kind != ViolationKind::TestRemoved)
     );
@@ -528,7 +528,7 @@ fn a_deleted_test_file_shows_in_the_diff() {
     let diff = snapshots.diff(&start, &now).expect("diff");
     let guard = Guard::new::<&str>(&[]).expect("guard");
     let kinds: Vec<_> = guard
-        .check(None, &[], &diff.text)
+        .check(None, &[], &diff.text, &Default::default())
         .into_iter()
         .map(|v| v.kind)
         .collect();

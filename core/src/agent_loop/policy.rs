@@ -89,6 +89,9 @@ pub struct LoopConfig {
     pub protected: Option<Vec<String>>,
     /// Whether failures the baseline already had are set apart (`--new-failures-only`).
     pub new_failures_only: Option<bool>,
+    /// Whether the task is about the tests: rewritten expected values and removed assertions do
+    /// not count as cheating (see [`super::guard::Guard::allow_test_edits`]).
+    pub allow_test_edits: Option<bool>,
     /// What a failed agent session leads to.
     pub session_failures: Option<SessionFailures>,
     /// What the same failures twice in a row lead to.
@@ -198,6 +201,8 @@ pub struct Policies {
     pub session_failures: SessionFailures,
     /// Whether failures the baseline already had are set apart.
     pub new_failures_only: bool,
+    /// Whether the task is about the tests (the guard lets expected-value rewrites through).
+    pub allow_test_edits: bool,
     /// Globs of paths a pass must not have changed.
     pub protected: Vec<String>,
     /// The argv run on escalation, if any.
@@ -324,6 +329,10 @@ impl Policies {
                 .new_failures_only
                 .or(defaults.new_failures_only)
                 .ok_or_else(|| missing("new_failures_only"))?,
+            allow_test_edits: user
+                .allow_test_edits
+                .or(defaults.allow_test_edits)
+                .ok_or_else(|| missing("allow_test_edits"))?,
             protected: user
                 .protected
                 .clone()

@@ -13,7 +13,7 @@
 //!   agent session(s) through the AgentPool (transient failures retried there, not counted)
 //!   commit "attempt N finished"           → verifying        (after the agent is reaped)
 //!   verify; re-run failed tests once      (failures that come and go are flaky, not the agent's)
-//!   a pass: the cheating guard            (fewer tests, removed or skipped tests, protected files)
+//!   a pass: the cheating guard            (fewer, removed, skipped or neutered tests, protected files)
 //!   → passed | decide(): retry_scheduled (prompt with the digest) | exhausted | escalated | blocked
 //! ```
 //!
@@ -46,7 +46,7 @@ use tracing::{info, info_span};
 use crate::agent::session::{SpawnHook, SpawnInfo};
 use crate::agent::{AgentPool, PoolEnd, PoolRun, RetryRecord, SessionOutcome, SessionRequest};
 use crate::agent_loop::classify::{Category, Classification, FailureSet, classify, flaky_failures};
-use crate::agent_loop::guard::{Guard, as_verification};
+use crate::agent_loop::guard::{Guard, Sources, as_verification, files_to_read};
 use crate::agent_loop::policy::{AttemptRecord, Decision, Policies, SessionFailures, decide};
 use crate::agent_loop::prompt::{
     EarlierAttempt, PreviousAttempt, RetryPrompt, first_prompt, retry_prompt,
@@ -780,6 +780,32 @@ fn retry_hook(shared: &Shared, run: RunId) -> crate::agent::pool::RetryHook {
             tracing::warn!("failed to record an agent retry: {error}");
         }
     })
+}
+
+/// The text of the workspace's files at `paths` (relative, `/`-separated, as a diff names them)
+/// for the cheating guard. A file that cannot be read, is larger than 2 MiB or has a path that
+/// leaves the workspace is left out; the guard then judges it by the diff's lines alone.
+fn read_sources(root: &Path, paths: &[String]) -> Sources {
+    const LIMIT: u64 = 2 * 1024 * 1024;
+    let mut sources = Sources::new();
+    for path in paths {
+        let relative = Path::new(path);
+        let inside = relative
+            .components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)));
+        if !inside {
+            continue;
+        }
+        let full = root.join(relative);
+        let small = std::fs::symlink_metadata(&full).is_ok_and(|m| m.is_file() && m.len() <= LIMIT);
+        if !small {
+            continue;
+        }
+        if let Ok(bytes) = std::fs::read(&full) {
+            sources.insert(path.clone(), String::from_utf8_lossy(&bytes).into_owned());
+        }
+    }
+    sources
 }
 
 async fn blocking<T: Send + 'static>(
@@ -1558,16 +1584,23 @@ impl Driver<'_> {
         tree: Option<&TreeId>,
     ) -> Result<Vec<crate::agent_loop::guard::Violation>, LoopError> {
         let guard = Guard::new(&self.spec.policies.protected)
-            .map_err(|e| LoopError::Verify(e.to_string()))?;
-        let diff = match (&self.snapshots, &progress.start_tree, tree) {
+            .map_err(|e| LoopError::Verify(e.to_string()))?
+            .allow_test_edits(self.spec.policies.allow_test_edits);
+        let (diff, sources) = match (&self.snapshots, &progress.start_tree, tree) {
             (Some(s), Some(start), Some(now)) if start != now => {
                 let (s, a, b) = (Arc::clone(s), start.clone(), now.clone());
-                blocking(move || s.diff(&a, &b)).await?.text
+                blocking(move || {
+                    let diff = s.diff(&a, &b)?.text;
+                    // The guard reads changed tests whole; it reads no file itself.
+                    let sources = read_sources(s.root(), &files_to_read(&diff));
+                    Ok((diff, sources))
+                })
+                .await?
             }
-            _ => String::new(),
+            _ => (String::new(), Sources::new()),
         };
         let baseline = progress.baseline_verifications();
-        Ok(guard.check(baseline.as_deref(), verifications, &diff))
+        Ok(guard.check(baseline.as_deref(), verifications, &diff, &sources))
     }
 
     /// After a failed attempt (the run is in `from`): decides, and either schedules the next

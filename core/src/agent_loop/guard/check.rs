@@ -1,22 +1,22 @@
-//! The cheating guard (issue 4, item 6b): reasons a pass does not count.
+//! The guard itself: its checks of the verifications and of the diff line by line, and its
+//! reasons as a failed verification.
 //!
 //! A pass does not count when the agent made it by deleting, skipping or emptying tests rather
 //! than by fixing the code: fewer tests ran than in the baseline verification; test functions or
-//! test files were removed in the attempt's diff; new skip or only markers were added; or paths under
-//! the configured protected globs changed. Each [`Violation`] names the file and line of the diff
+//! test files were removed in the attempt's diff; new skip, only or expected-failure markers were
+//! added; assertions were removed; tests were neutered ([`super::neutered`]); or paths under the
+//! configured protected globs changed. Each [`Violation`] names the file and line of the diff
 //! where it was seen, so the driver can put it in the digest as a failed verification.
-//!
-//! The diff is text in git's unified format, as [`crate::snapshot::Snapshots::diff`] gives it between
-//! the checkpoint's tree and the attempt's (new, untracked files included). Reading it is lenient:
-//! what is not understood is skipped.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::LazyLock;
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use regex::{Regex, RegexSet};
 use serde::Serialize;
 
+use super::diff::{DiffLine, FileDiff, parse_diff};
+use super::neutered::{self, Context, Sources};
 use crate::model::{Diagnostic, Kind, Outcome, Report, Severity, Status, Verification};
 
 /// Why a protected glob could not be used.
@@ -40,12 +40,25 @@ pub enum ViolationKind {
     TestRemoved,
     /// A test file was deleted (or renamed to a name that is not a test file's).
     TestFileRemoved,
-    /// A skip or only marker was added.
+    /// A marker that skips a test, runs only some, or expects a test to fail was added
+    /// (`it.skip`, `.only`, `@pytest.mark.xfail`, `#[ignore]`, `#[should_panic]` …).
     SkipAdded,
     /// More assertions were removed from a test file than added to it: a test emptied.
     AssertionsRemoved,
     /// A protected path changed.
     ProtectedChanged,
+    /// A test now returns before its assertions.
+    EarlyReturn,
+    /// A test's body was reduced to nothing, `pass` or `...`.
+    EmptyBody,
+    /// A test's assertions were replaced by constant truths (`assert True`).
+    ConstantAssertion,
+    /// A test's assertion now sits in code that catches its failure and drops it.
+    SwallowedAssertion,
+    /// A test that asserted something asserts nothing any more.
+    AssertionsGone,
+    /// An assertion's expected value changed while the code it tests did not.
+    ExpectedRewritten,
 }
 
 /// One reason a pass does not count.
@@ -66,11 +79,12 @@ pub struct Violation {
 #[derive(Debug, Clone)]
 pub struct Guard {
     protected: GlobSet,
+    allow_test_edits: bool,
 }
 
 /// A test definition in JavaScript or TypeScript, with its name.
 static JS_TEST: LazyLock<Regex> = LazyLock::new(|| {
-    regex(r#"^\s*(?:it|test)(?:\.\w+)*\s*\(\s*(?:'([^']*)'|"([^"]*)"|`([^`]*)`)"#)
+    regex(r#"^\s*[xf]?(?:it|test)(?:\.\w+)*\s*\(\s*(?:'([^']*)'|"([^"]*)"|`([^`]*)`)"#)
 });
 
 /// A Python test function, with its name.
@@ -90,16 +104,19 @@ static ASSERTION: LazyLock<Regex> = LazyLock::new(|| {
 /// Mocha, Jasmine). Focus and exclusion functions must not follow a `.`: `model.fit(` is not `fit(`.
 static JS_SKIPS: LazyLock<RegexSet> = LazyLock::new(|| {
     regex_set(&[
-        r"\b(?:it|test|describe|context|suite|specify)(?:\.concurrent)?\.(?:skip|only|skipIf|runIf)\b",
+        r"\b(?:it|test|describe|context|suite|specify)(?:\.concurrent)?\.(?:skip|only|skipIf|runIf|fails|failing)\b",
         r"(?:^|[^.\w$])(?:xit|xtest|xdescribe|xcontext|xspecify|fit|fdescribe|fcontext)\s*\(",
         r"\bthis\.skip\s*\(",
+        // node:test's options: `test('x', { skip: true }, …)`.
+        r#"\{\s*(?:skip|todo)\s*:\s*(?:true\b|['"`])"#,
     ])
 });
 
 /// Markers that skip tests in Python (pytest, unittest).
 static PY_SKIPS: LazyLock<RegexSet> = LazyLock::new(|| {
     regex_set(&[
-        r"@pytest\.mark\.(?:skip|skipif|xfail)\b",
+        r"@(?:pytest\.)?mark\.(?:skip|skipif|xfail)\b",
+        r"^\s*pytestmark\s*=.*\bmark\.(?:skip|skipif|xfail)\b",
         r"\bpytest\.(?:skip|xfail|importorskip)\s*\(",
         r"@(?:unittest\.)?(?:skip|skipIf|skipUnless|expectedFailure)\b",
         r"\braise\s+(?:unittest\.)?SkipTest\b",
@@ -151,11 +168,26 @@ impl Guard {
                 .join(", "),
             source,
         })?;
-        Ok(Guard { protected })
+        Ok(Guard {
+            protected,
+            allow_test_edits: false,
+        })
+    }
+
+    /// The guard for a task that is about the tests (`[loop] allow_test_edits`): an assertion
+    /// whose expected value changed, and assertions removed from a test file, then count as the
+    /// task's work. A test made unable to fail (an early return, an empty body, a constant truth,
+    /// a swallowed assertion, no assertion left, a skip or expected-failure marker) still does not.
+    pub fn allow_test_edits(mut self, allow: bool) -> Guard {
+        self.allow_test_edits = allow;
+        self
     }
 
     /// The reasons the pass of `current` does not count, given the `baseline` verification of the
-    /// starting tree (if one ran) and the attempt's unified `diff`. Empty: the pass counts.
+    /// starting tree (if one ran), the attempt's unified `diff`, and the new text of the changed
+    /// files the guard reads ([`files_to_read`]). A changed test file missing from `sources` (or
+    /// whose text does not agree with the diff) is judged by the diff's lines alone: its tests
+    /// are not read whole, so neutered tests in it are not seen. Empty: the pass counts.
     ///
     /// Ordered: fewer tests first, then by file and line.
     pub fn check(
@@ -163,17 +195,35 @@ impl Guard {
         baseline: Option<&[Verification]>,
         current: &[Verification],
         diff: &str,
+        sources: &Sources,
     ) -> Vec<Violation> {
         let mut violations = baseline
             .map(|b| fewer_tests(b, current))
             .unwrap_or_default();
         let files = parse_diff(diff);
+        let context = Context::new(self.allow_test_edits, baseline, &files);
+        let judged = neutered::judge(&files, sources, &context);
         let mut from_diff = Vec::new();
         self.protected_changes(&files, &mut from_diff);
         removed_test_files(&files, &added_tests(&files), &mut from_diff);
-        removed_tests(&files, &mut from_diff);
+        removed_tests(&files, &judged.renamed, &mut from_diff);
         added_skips(&files, &mut from_diff);
-        removed_assertions(&files, &mut from_diff);
+        if !self.allow_test_edits {
+            // A test reported as neutered says more than its file's count of assertions.
+            let neutered: HashSet<&str> = judged
+                .violations
+                .iter()
+                .filter_map(|v| v.file.as_deref())
+                .collect();
+            let mut removed = Vec::new();
+            removed_assertions(&files, &mut removed);
+            from_diff.extend(
+                removed
+                    .into_iter()
+                    .filter(|v| v.file.as_deref().is_none_or(|f| !neutered.contains(f))),
+            );
+        }
+        from_diff.extend(judged.violations);
         from_diff.sort_by(|a, b| (&a.file, a.line, a.kind).cmp(&(&b.file, b.line, b.kind)));
         violations.extend(from_diff);
         violations
@@ -228,6 +278,9 @@ pub fn as_verification(violations: &[Violation]) -> Option<Verification> {
         if v.kind == ViolationKind::FewerTests || v.kind == ViolationKind::TestFileRemoved {
             d = d.as_root_cause();
         }
+        if v.kind.changes_tests() {
+            d = d.with_detail(FORBIDDEN);
+        }
         report.push(d);
     }
     report.counts.errors = Some(violations.len() as u64);
@@ -248,7 +301,19 @@ pub fn as_verification(violations: &[Violation]) -> Option<Verification> {
     })
 }
 
+/// What the digest says under each change made to tests: the agent reads it in its next prompt.
+const FORBIDDEN: &str = "the task forbids making tests pass by changing them: restore the test \
+                         and fix the code it tests";
+
 impl ViolationKind {
+    /// Whether this is a change made to tests (not a count, not a protected path).
+    pub fn changes_tests(self) -> bool {
+        !matches!(
+            self,
+            ViolationKind::FewerTests | ViolationKind::ProtectedChanged
+        )
+    }
+
     /// The snake_case name, also the code of the guard's diagnostics.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -258,12 +323,18 @@ impl ViolationKind {
             ViolationKind::SkipAdded => "skip_added",
             ViolationKind::AssertionsRemoved => "assertions_removed",
             ViolationKind::ProtectedChanged => "protected_changed",
+            ViolationKind::EarlyReturn => "early_return",
+            ViolationKind::EmptyBody => "empty_body",
+            ViolationKind::ConstantAssertion => "constant_assertion",
+            ViolationKind::SwallowedAssertion => "swallowed_assertion",
+            ViolationKind::AssertionsGone => "assertions_gone",
+            ViolationKind::ExpectedRewritten => "expected_rewritten",
         }
     }
 }
 
 /// `file:line`, or `file`.
-fn at(file: &str, line: Option<u32>) -> String {
+pub(super) fn at(file: &str, line: Option<u32>) -> String {
     match line {
         Some(line) => format!("{file}:{line}"),
         None => file.to_owned(),
@@ -308,7 +379,7 @@ fn fewer_tests(baseline: &[Verification], current: &[Verification]) -> Vec<Viola
 }
 
 /// A file whose name marks it as tests.
-fn is_test_file(path: &str) -> bool {
+pub(super) fn is_test_file(path: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path);
     let in_dir = |dir: &str| path.split('/').any(|part| part == dir);
     let js = [".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".mts", ".cts"];
@@ -395,8 +466,9 @@ fn test_name(line: &str) -> Option<String> {
 }
 
 /// Test definitions on removed lines that were not added back anywhere in the diff (a test moved
-/// to another file, or re-indented, is not removed). Deleted test files are reported whole instead.
-fn removed_tests(files: &[FileDiff], out: &mut Vec<Violation>) {
+/// to another file, or re-indented, is not removed; nor is one `renamed`: its old definition's
+/// lines, with the same body under a new name). Deleted test files are reported whole instead.
+fn removed_tests(files: &[FileDiff], renamed: &HashSet<(String, u32)>, out: &mut Vec<Violation>) {
     let mut added = added_tests(files);
     for file in files {
         let Some(old) = file.old.as_deref() else {
@@ -412,6 +484,9 @@ fn removed_tests(files: &[FileDiff], out: &mut Vec<Violation>) {
             let Some(name) = test_name(&line.text) else {
                 continue;
             };
+            if renamed.contains(&(old.to_owned(), line.line)) {
+                continue;
+            }
             match added.get_mut(&name) {
                 Some(n) if *n > 0 => *n -= 1,
                 _ => out.push(Violation {
@@ -519,209 +594,13 @@ fn removed_assertions(files: &[FileDiff], out: &mut Vec<Violation>) {
     }
 }
 
-fn shorten(text: &str, max_chars: usize) -> String {
+pub(super) fn shorten(text: &str, max_chars: usize) -> String {
     if text.chars().count() <= max_chars {
         return text.to_owned();
     }
     let mut cut: String = text.chars().take(max_chars.saturating_sub(1)).collect();
     cut.push('…');
     cut
-}
-
-/// One file of a unified diff.
-#[derive(Debug, Default, PartialEq, Eq)]
-struct FileDiff {
-    /// The path before (`None`: the file is new).
-    old: Option<String>,
-    /// The path after (`None`: the file was deleted).
-    new: Option<String>,
-    /// Added and removed lines, in diff order.
-    lines: Vec<DiffLine>,
-}
-
-/// An added or removed line.
-#[derive(Debug, PartialEq, Eq)]
-struct DiffLine {
-    added: bool,
-    /// In the new file when added, in the old file when removed.
-    line: u32,
-    text: String,
-}
-
-/// Reads a `git diff` (or any unified diff with `---`/`+++` headers).
-fn parse_diff(diff: &str) -> Vec<FileDiff> {
-    let mut files: Vec<FileDiff> = Vec::new();
-    let (mut old_line, mut new_line) = (0u32, 0u32);
-    let mut in_hunk = false;
-    for raw in diff.lines() {
-        if let Some(rest) = raw.strip_prefix("diff --git ") {
-            in_hunk = false;
-            let (old, new) = split_git_header(rest);
-            files.push(FileDiff {
-                old,
-                new,
-                lines: Vec::new(),
-            });
-            continue;
-        }
-        if in_hunk {
-            let Some(file) = files.last_mut() else {
-                continue;
-            };
-            match raw.as_bytes().first() {
-                Some(b'+') => {
-                    file.lines.push(DiffLine {
-                        added: true,
-                        line: new_line,
-                        text: raw[1..].to_owned(),
-                    });
-                    new_line += 1;
-                    continue;
-                }
-                Some(b'-') => {
-                    file.lines.push(DiffLine {
-                        added: false,
-                        line: old_line,
-                        text: raw[1..].to_owned(),
-                    });
-                    old_line += 1;
-                    continue;
-                }
-                Some(b' ') | None => {
-                    old_line += 1;
-                    new_line += 1;
-                    continue;
-                }
-                Some(b'\\') => continue,
-                _ => in_hunk = false,
-            }
-        }
-        if let Some(rest) = raw.strip_prefix("@@ ") {
-            if let Some((old, new)) = hunk_starts(rest) {
-                (old_line, new_line) = (old, new);
-                in_hunk = true;
-            }
-            continue;
-        }
-        let Some(file) = files.last_mut() else {
-            // A diff without `diff --git` lines: each `---` starts a file.
-            if let Some(path) = raw.strip_prefix("--- ") {
-                files.push(FileDiff {
-                    old: header_path(path, "a/"),
-                    ..FileDiff::default()
-                });
-            }
-            continue;
-        };
-        if raw.starts_with("new file mode") {
-            file.old = None;
-        } else if raw.starts_with("deleted file mode") {
-            file.new = None;
-        } else if let Some(path) = raw.strip_prefix("rename from ") {
-            file.old = Some(unquote(path));
-        } else if let Some(path) = raw.strip_prefix("rename to ") {
-            file.new = Some(unquote(path));
-        } else if let Some(path) = raw.strip_prefix("--- ") {
-            if !file.lines.is_empty() {
-                files.push(FileDiff::default());
-            }
-            if let Some(file) = files.last_mut() {
-                file.old = header_path(path, "a/");
-            }
-        } else if let Some(path) = raw.strip_prefix("+++ ") {
-            file.new = header_path(path, "b/");
-        }
-    }
-    files
-}
-
-/// `-12,3 +14,5 @@ …` → (12, 14).
-fn hunk_starts(rest: &str) -> Option<(u32, u32)> {
-    let mut parts = rest.split_whitespace();
-    let start = |part: Option<&str>, sign: char| -> Option<u32> {
-        let part = part?.strip_prefix(sign)?;
-        part.split(',').next()?.parse().ok()
-    };
-    let old = start(parts.next(), '-')?;
-    let new = start(parts.next(), '+')?;
-    Some((old.max(1), new.max(1)))
-}
-
-/// The paths of `a/x b/y` (each possibly quoted); exact for the usual case of equal names, and the
-/// `---`/`+++`/`rename` lines that follow correct the rest.
-fn split_git_header(rest: &str) -> (Option<String>, Option<String>) {
-    if let Some(inner) = rest.strip_prefix('"') {
-        // `"a/x y" "b/x y"` or `"a/x" b/x`.
-        if let Some(end) = inner.find("\" ").map(|i| i + 1) {
-            let old = unquote(&rest[..=end]);
-            let new = unquote(rest[end + 1..].trim());
-            return (strip(&old, "a/"), strip(&new, "b/"));
-        }
-    }
-    // Equal names: `a/<p> b/<p>`, the two halves the same length.
-    let half = rest.len().saturating_sub(1) / 2;
-    if rest.is_char_boundary(half) && rest.get(half..half + 3) == Some(" b/") {
-        return (strip(&rest[..half], "a/"), strip(&rest[half + 1..], "b/"));
-    }
-    match rest.split_once(" b/") {
-        Some((old, new)) => (strip(old, "a/"), Some(new.to_owned())),
-        None => (None, None),
-    }
-}
-
-fn strip(path: &str, prefix: &str) -> Option<String> {
-    Some(path.strip_prefix(prefix).unwrap_or(path).to_owned())
-}
-
-/// The path of a `---`/`+++` line; `None` for `/dev/null`.
-fn header_path(path: &str, prefix: &str) -> Option<String> {
-    // A trailing tab and timestamp (non-git diffs) is not part of the name.
-    let path = path.split('\t').next().unwrap_or(path);
-    let path = unquote(path);
-    if path == "/dev/null" {
-        return None;
-    }
-    strip(&path, prefix)
-}
-
-/// Undoes git's C-style quoting of unusual paths (`"caf\303\251.py"`).
-fn unquote(text: &str) -> String {
-    let Some(inner) = text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) else {
-        return text.to_owned();
-    };
-    let mut bytes = Vec::with_capacity(inner.len());
-    let mut chars = inner.bytes().peekable();
-    while let Some(b) = chars.next() {
-        if b != b'\\' {
-            bytes.push(b);
-            continue;
-        }
-        match chars.next() {
-            Some(b'n') => bytes.push(b'\n'),
-            Some(b't') => bytes.push(b'\t'),
-            Some(b'r') => bytes.push(b'\r'),
-            Some(b'a') => bytes.push(0x07),
-            Some(b'b') => bytes.push(0x08),
-            Some(b'f') => bytes.push(0x0c),
-            Some(b'v') => bytes.push(0x0b),
-            Some(d @ b'0'..=b'7') => {
-                let mut value = u32::from(d - b'0');
-                for _ in 0..2 {
-                    match chars.peek() {
-                        Some(&d @ b'0'..=b'7') => {
-                            value = value * 8 + u32::from(d - b'0');
-                            chars.next();
-                        }
-                        _ => break,
-                    }
-                }
-                bytes.push(u8::try_from(value).unwrap_or(b'?'));
-            }
-            Some(other) => bytes.push(other),
-            None => bytes.push(b'\\'),
-        }
-    }
-    String::from_utf8_lossy(&bytes).into_owned()
 }
 
 #[cfg(test)]
@@ -737,28 +616,6 @@ mod tests {
         LazyLock::force(&PY_SKIPS);
         LazyLock::force(&RS_SKIPS);
         LazyLock::force(&ASSERTION);
-    }
-
-    #[test]
-    fn diff_lines_are_numbered_across_hunks_and_odd_content() {
-        let diff = "diff --git a/t.test.js b/t.test.js\nindex 1..2 100644\n--- a/t.test.js\n+++ b/t.test.js\n@@ -1,3 +1,3 @@\n a\n--- not a header\n+it.skip('x', f)\n c\n@@ -10 +10,2 @@\n-old\n\\ No newline at end of file\n+new\n+also\n";
-        let files = parse_diff(diff);
-        assert_eq!(files.len(), 1);
-        let lines: Vec<(bool, u32, &str)> = files[0]
-            .lines
-            .iter()
-            .map(|l| (l.added, l.line, l.text.as_str()))
-            .collect();
-        assert_eq!(
-            lines,
-            [
-                (false, 2, "-- not a header"),
-                (true, 2, "it.skip('x', f)"),
-                (false, 10, "old"),
-                (true, 10, "new"),
-                (true, 11, "also"),
-            ]
-        );
     }
 
     #[test]
@@ -811,19 +668,6 @@ mod tests {
         ] {
             assert!(!ASSERTION.is_match(line), "{line}");
         }
-    }
-
-    #[test]
-    fn quoted_paths_are_unquoted() {
-        assert_eq!(unquote(r#""caf\303\251 x.py""#), "café x.py");
-        assert_eq!(
-            split_git_header(r#""a/t t.py" "b/t t.py""#),
-            (Some("t t.py".to_owned()), Some("t t.py".to_owned()))
-        );
-        assert_eq!(
-            split_git_header("a/src/x.js b/src/x.js"),
-            (Some("src/x.js".to_owned()), Some("src/x.js".to_owned()))
-        );
     }
 
     #[test]

@@ -1,0 +1,26 @@
+//! The cheating guard (issue 4, item 6b; issue 9, item 6): reasons a pass does not count.
+//!
+//! - [`check`]: the [`Guard`] — fewer tests than the baseline, tests or test files removed, skip
+//!   and only markers added, assertions removed, protected paths changed — and its reasons as a
+//!   failed verification ([`as_verification`]).
+//! - [`neutered`]: tests changed so that they can no longer fail (an early `return`, an empty body,
+//!   constant truths, swallowed assertions, expected values rewritten), judged on both sides of the
+//!   change by the readers of each language: [`python`] (by indentation) and [`braces`]
+//!   (JavaScript, TypeScript and Rust), over the tokens of [`lex`] and the assertions of
+//!   [`assertion`], into the facts of [`body`].
+//! - [`diff`]: the attempt's unified diff, and a changed file's old text rebuilt from its new one.
+//!
+//! Nothing here reads a file: the driver hands over the diff and the new text of the files
+//! [`files_to_read`] names.
+
+mod assertion;
+mod body;
+mod braces;
+mod check;
+mod diff;
+mod lex;
+mod neutered;
+mod python;
+
+pub use check::{Guard, GuardError, Violation, ViolationKind, as_verification};
+pub use neutered::{Sources, files_to_read};
