@@ -323,7 +323,7 @@ impl Verifier for NodeTest {
                 if junit.outcome == Outcome::Errored {
                     from_log(log, junit.error.as_deref().unwrap_or("unreadable"))
                 } else {
-                    merge(junit, log)
+                    merge(junit, log, &spec.cwd)
                 }
             }
             _ => from_log(
@@ -416,24 +416,29 @@ fn from_log(log: Option<Report>, why: &str) -> Report {
 /// The JUnit report, with the log's places and what only the log has added.
 ///
 /// The JUnit report's names and counts stand; a failing test's file and line come from the log
-/// where it has them (node's JUnit report has no place but what its stack says). A failure the
-/// log has and the report does not (an error outside any test) is added, and a log that could not
-/// be read is noted: the report alone still fails closed.
-fn merge(mut report: Report, log: Option<Report>) -> Report {
+/// where the report has none. A failure the log has and the report does not (an error outside
+/// any test) is added, and a log that could not be read is noted: the report alone still fails
+/// closed. The log names a test by its own name (its suites are not in node's closing list of
+/// failures) and a test file by its absolute path; [`same_test`] pairs them.
+fn merge(mut report: Report, log: Option<Report>, cwd: &Path) -> Report {
     let Some(log) = log else {
         return report;
     };
-    let places: BTreeMap<&str, (&str, Option<u32>)> = log
-        .diagnostics
-        .iter()
-        .filter_map(|d| Some((d.test.as_deref()?, (d.file.as_deref()?, d.line))))
-        .collect();
+    let root = crate::absolute(cwd);
+    let root = format!("{}/", root.to_string_lossy().trim_end_matches('/'));
     let mut changed = false;
     for d in &mut report.diagnostics {
-        let Some(&(file, line)) = d.test.as_deref().and_then(|test| places.get(test)) else {
+        let Some(test) = d.test.as_deref() else {
             continue;
         };
-        if d.file.is_none() || d.line.is_none() {
+        if d.file.is_some() && d.line.is_some() {
+            continue;
+        }
+        let place = log.diagnostics.iter().find_map(|l| {
+            let same = l.test.as_deref().is_some_and(|t| same_test(test, t, &root));
+            same.then_some((l.file.as_deref()?, l.line))
+        });
+        if let Some((file, line)) = place {
             d.file = Some(file.to_owned());
             d.line = line;
             changed = true;
@@ -442,16 +447,18 @@ fn merge(mut report: Report, log: Option<Report>) -> Report {
     if changed {
         report.refresh_fingerprints();
     }
-    let known: Vec<String> = report
-        .diagnostics
-        .iter()
-        .filter_map(|d| d.test.clone())
-        .collect();
     let extra: Vec<_> = log
         .diagnostics
-        .into_iter()
-        .filter(|d| d.severity == Severity::Error)
-        .filter(|d| d.test.as_ref().is_none_or(|test| !known.contains(test)))
+        .iter()
+        .filter(|l| l.severity == Severity::Error)
+        .filter(|l| {
+            !report.diagnostics.iter().any(|d| match (&d.test, &l.test) {
+                (Some(ours), Some(theirs)) => same_test(ours, theirs, &root),
+                (None, None) => d.message == l.message,
+                _ => false,
+            })
+        })
+        .cloned()
         .collect();
     for d in extra {
         report.push(d);
@@ -468,6 +475,15 @@ fn merge(mut report: Report, log: Option<Report>) -> Report {
         report.summary = log.summary;
     }
     report
+}
+
+/// Whether the log's name `theirs` is the test the JUnit report names `ours`: the same, its own
+/// name at the end of ours (`strings > uppercases wrong` and `uppercases wrong`), or a test file's
+/// absolute path under `root` where ours is relative.
+fn same_test(ours: &str, theirs: &str, root: &str) -> bool {
+    ours == theirs
+        || ours.ends_with(&format!("{SEPARATOR}{theirs}"))
+        || theirs.strip_prefix(root) == Some(ours)
 }
 
 /// node's JUnit report, read by the `junit` summarizer, with each failing test named as the
@@ -1004,6 +1020,24 @@ mod tests {
         );
         assert!(is_file_name("test/crash.test.js"));
         assert!(!is_file_name("suite > test/crash.test.js"));
+    }
+
+    #[test]
+    fn the_logs_names_pair_with_the_reports() {
+        let root = "/work/p/";
+        assert!(same_test("adds", "adds", root));
+        assert!(same_test(
+            "strings > uppercases wrong",
+            "uppercases wrong",
+            root
+        ));
+        assert!(same_test(
+            "test/crash.test.js",
+            "/work/p/test/crash.test.js",
+            root
+        ));
+        assert!(!same_test("strings > uppercases wrong", "wrong", root));
+        assert!(!same_test("adds", "adds wrong", root));
     }
 
     #[test]
