@@ -16,6 +16,7 @@ pub mod jest_json;
 pub mod junit;
 pub mod mocha;
 pub mod nextest;
+pub mod node_test;
 pub mod pytest;
 pub mod tsc;
 pub mod vitest;
@@ -31,7 +32,7 @@ use verdict_core::{Report, Summarizer};
 /// Every summarizer, the generic fallback last, each behind the check of how the log ended
 /// ([`ending::Checked`]).
 pub fn all() -> &'static [&'static dyn Summarizer] {
-    static ALL: [&dyn Summarizer; 10] = [
+    static ALL: [&dyn Summarizer; 11] = [
         &Checked(junit::JunitSummarizer),
         &Checked(tsc::TscSummarizer),
         &Checked(eslint::EslintSummarizer),
@@ -41,6 +42,7 @@ pub fn all() -> &'static [&'static dyn Summarizer] {
         &Checked(nextest::NextestSummarizer),
         &Checked(cargo::CargoSummarizer),
         &Checked(pytest::PytestSummarizer),
+        &Checked(node_test::NodeTestSummarizer),
         GENERIC,
     ];
     &ALL

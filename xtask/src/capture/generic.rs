@@ -1,8 +1,9 @@
 //! Capture cases for the `generic` fallback: tools verdict has no summarizer of its own for.
 //!
-//! gcc (alone and under make), mypy, a Python script that crashes, and Node.js's own test runner
-//! in TAP. Their ground truth is the tool's own machine-readable output from a second run: gcc's
-//! `-fdiagnostics-format=json`, mypy's `--output json`, node's `--test-reporter=junit`. A crashing script has none (its meta says `truth_argv: null`).
+//! gcc (alone and under make), mypy and a Python script that crashes (Node.js's own test runner
+//! has its summarizer and cases now: `node_test.rs`). Their ground truth is the tool's own
+//! machine-readable output from a second run: gcc's `-fdiagnostics-format=json`, mypy's `--output
+//! json`. A crashing script has none (its meta says `truth_argv: null`).
 //!
 //! System programs run through `/usr/bin/env`: the framework hands a `Program::System` name to duct
 //! as a path, and duct runs a bare relative path from the working directory instead of searching
@@ -77,21 +78,6 @@ pub(crate) fn cases() -> Vec<Case> {
         &["crash.py"],
     );
     python.version_args = strings(&["--version"]);
-    // Node.js's own test runner in TAP, with its JUnit report of a second run as the truth.
-    let node_test = system(
-        "node-test-tap",
-        "node-test",
-        &["node", "--test", "--test-reporter=tap", "test/math.test.js"],
-    )
-    .truth(
-        Truth::Stdout(strings(&[
-            "node",
-            "--test",
-            "--test-reporter=junit",
-            "test/math.test.js",
-        ])),
-        "xml",
-    );
     vec![
         gcc("gcc-errors", "c-broken", &wall, &c_files),
         gcc(
@@ -118,6 +104,5 @@ pub(crate) fn cases() -> Vec<Case> {
         mypy("mypy-syntax-error", "py-syntax", &[], &["bad.py"]),
         mypy("mypy-missing-file", "py-types", &[], &["src/nope.py"]),
         python,
-        node_test,
     ]
 }

@@ -22,6 +22,7 @@ mod generic;
 mod jest;
 mod mocha;
 mod nextest;
+mod node_test;
 mod pytest;
 mod tsc;
 mod vitest;
@@ -134,6 +135,7 @@ fn all_cases() -> Vec<Case> {
     cases.extend(nextest::cases());
     cases.extend(pytest::cases());
     cases.extend(generic::cases());
+    cases.extend(node_test::cases());
     cases
 }
 
