@@ -660,3 +660,14 @@ fn failing_baseline(test: &str, message: &str) -> Verification {
         notes: Vec::new(),
     }
 }
+
+#[test]
+fn allow_test_edits_is_off_by_default_and_read_from_the_loop_table() {
+    use verdict_core::agent_loop::policy::Policies;
+    assert!(!Policies::defaults().allow_test_edits);
+    let on = Policies::from_toml("allow_test_edits = true").expect("valid");
+    assert!(on.allow_test_edits);
+    assert_eq!(on.max_attempts, Policies::defaults().max_attempts);
+    let wrong = Policies::from_toml("allow_test_edits = \"yes\"").expect_err("not a boolean");
+    assert!(wrong.to_string().contains("allow_test_edits"), "{wrong}");
+}

@@ -178,8 +178,13 @@ fn judge_file(
                     new_path,
                     *line,
                     format!(
-                        "{} marked {marker}: it passes without running as written",
-                        test.name
+                        "{} marked {marker}: {}",
+                        test.name,
+                        if name == "cfg" {
+                            "it may no longer be compiled or run"
+                        } else {
+                            "it now passes by panicking"
+                        }
                     ),
                     cx.failed(new_path, test),
                 ));
@@ -450,4 +455,113 @@ fn is_comment(line: &str) -> bool {
         || line.starts_with("//")
         || line.starts_with("/*")
         || line.starts_with('*')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::diff::parse_diff;
+    use super::*;
+
+    /// Pieces random files are made of: code of each language, and its traps.
+    const PIECES: &[&str] = &[
+        "def test_a():\n",
+        "    ",
+        "\t",
+        "\n",
+        "return",
+        " assert ",
+        "True",
+        "1 == 1",
+        "x",
+        "(",
+        ")",
+        "[",
+        "]",
+        "{",
+        "}",
+        ":",
+        ";",
+        ",",
+        "'",
+        "\"",
+        "\"\"\"",
+        "`",
+        "${",
+        "/",
+        "//",
+        "/*",
+        "*/",
+        "#",
+        "\\",
+        "it('t', () => {",
+        "});",
+        "expect(",
+        ").toBe(",
+        "try {",
+        "} catch (e) {",
+        "#[test]\nfn t() {",
+        "assert_eq!(",
+        "catch_unwind(|| ",
+        "let _ = ",
+        "r#\"",
+        "'a",
+        "try:\n",
+        "except:\n",
+        "pass",
+        "...",
+        "é",
+        "@pytest.mark.xfail\n",
+        "class T:\n",
+        "0x1e-",
+    ];
+
+    fn random_text(state: &mut u64, pieces: usize) -> String {
+        let mut text = String::new();
+        for _ in 0..pieces {
+            *state ^= *state << 13;
+            *state ^= *state >> 7;
+            *state ^= *state << 17;
+            text.push_str(PIECES[(*state % PIECES.len() as u64) as usize]);
+        }
+        text
+    }
+
+    /// A diff replacing every line of `old` with those of `new`.
+    fn whole_diff(path: &str, old: &str, new: &str) -> String {
+        let (o, n): (Vec<&str>, Vec<&str>) = (old.lines().collect(), new.lines().collect());
+        let mut diff = format!(
+            "diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n@@ -1,{} +1,{} @@\n",
+            o.len(),
+            n.len()
+        );
+        for line in o {
+            diff.push_str(&format!("-{line}\n"));
+        }
+        for line in n {
+            diff.push_str(&format!("+{line}\n"));
+        }
+        diff
+    }
+
+    #[test]
+    fn any_text_on_either_side_is_judged_without_panicking() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let cx = Context {
+            allow_test_edits: false,
+            failing: Vec::new(),
+            changed_code: BTreeSet::new(),
+        };
+        let mut judged_any = false;
+        for round in 0..600 {
+            let old = random_text(&mut state, 1 + round % 60);
+            let new = random_text(&mut state, 1 + round % 45);
+            for path in ["tests/test_a.py", "src/a.test.ts", "src/lib.rs"] {
+                let files = parse_diff(&whole_diff(path, &old, &new));
+                let sources = Sources::from([(path.to_owned(), new.clone())]);
+                let judged = judge(&files, &sources, &cx);
+                judged_any |= !judged.violations.is_empty();
+            }
+        }
+        assert!(judged_any, "the random files hold tests the guard judged");
+    }
 }
