@@ -1428,7 +1428,7 @@ fn an_agent_that_returns_early_from_the_failing_test_is_caught() {
         "{verified:#}"
     );
     for said in [
-        "test_discount can no longer fail: it returns before its assertions (an early return)",
+        "test_discount can no longer fail: it returns before its assertions",
         "the task forbids making tests pass by changing them",
     ] {
         assert!(

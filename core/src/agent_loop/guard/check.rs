@@ -302,8 +302,7 @@ pub fn as_verification(violations: &[Violation]) -> Option<Verification> {
 }
 
 /// What the digest says under each change made to tests: the agent reads it in its next prompt.
-const FORBIDDEN: &str = "the task forbids making tests pass by changing them: restore the test \
-                         and fix the code it tests";
+const FORBIDDEN: &str = "the task forbids making tests pass by changing them; fix the code";
 
 impl ViolationKind {
     /// Whether this is a change made to tests (not a count, not a protected path).

@@ -259,7 +259,7 @@ fn neutering(path: &str, old: &TestDef, new: &TestDef, cx: &Context<'_>) -> Opti
             ViolationKind::EarlyReturn,
             line,
             format!(
-                "it returns before {} (an early return)",
+                "it returns before {}",
                 if n.dead() > 0 {
                     "its assertions"
                 } else {
