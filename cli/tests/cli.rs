@@ -87,6 +87,45 @@ fn a_log_of_an_unknown_tool_is_could_not_verify() {
     }
 }
 
+/// Real logs of runs that crashed, were killed, or never started their tool (captured by `cargo
+/// xtask capture`, `xtask/src/capture/crash.rs`) were "no failure found" or a failure of the
+/// code: each is "could not verify", detected or with its tool named.
+#[test]
+fn crashed_and_never_run_logs_are_could_not_verify() {
+    for (tool, case) in [
+        ("generic", "npm-script-segfault"),
+        ("generic", "npm-script-abort"),
+        ("generic", "npm-missing-script"),
+        ("generic", "sh-command-not-found"),
+        ("generic", "bash-command-not-found"),
+        ("tsc", "placeholder-package"),
+        ("mocha", "process-exits-early"),
+        ("cargo", "killed-rustc"),
+        ("cargo", "killed-cargo"),
+    ] {
+        let path = support::testdata_dir()
+            .join(tool)
+            .join(format!("{case}.log"));
+        let path = path.to_string_lossy().into_owned();
+        for args in [
+            &["summarize", "--format", "json", &path][..],
+            &["summarize", "--format", "json", "--tool", tool, &path],
+        ] {
+            let run = verdict(args, "");
+            assert_eq!(
+                run.code,
+                2,
+                "{tool}/{case} {args:?}: {}",
+                support::gist(&run)
+            );
+            assert!(
+                run.json()["error"].as_str().is_some_and(|e| !e.is_empty()),
+                "{tool}/{case}: no reason given"
+            );
+        }
+    }
+}
+
 #[test]
 fn binary_garbage_is_errored() {
     let garbage = support::garbage(MIB as usize);

@@ -329,6 +329,8 @@ struct Report0 {
     /// cargo's last `Compiling …`/`Checking …` line when no `Finished` line came after it: a
     /// build still going when the log ended.
     building: Option<String>,
+    /// Why rustc itself did not finish: `(signal: 9, SIGKILL: kill)`.
+    compiler_killed: Option<String>,
     build_failed_json: bool,
     /// A manifest or cargo-level error that has a location (`--> Cargo.toml:8:14`).
     manifest_error: Option<String>,
@@ -1226,6 +1228,16 @@ fn is_boilerplate(note: &str) -> bool {
 
 impl LineParser for Parser {
     fn line(&mut self, line: &str) {
+        if line.starts_with("  process didn't exit successfully: `")
+            && let Some((command, status)) = line.rsplit_once("` (")
+            && status.starts_with("signal")
+            && command.contains("rustc --crate-name ")
+        {
+            // The compiler itself died (killed, out of memory): no verdict on the code.
+            self.report
+                .compiler_killed
+                .get_or_insert_with(|| format!("rustc was stopped by a signal ({status}"));
+        }
         let Some(&first) = line.as_bytes().first() else {
             // A blank line ends a rustc diagnostic; a panic message ends there too.
             self.finish_pending();
@@ -1522,6 +1534,13 @@ impl LineParser for Parser {
             // The rest of that binary's tests never ran: nothing says they pass, whatever else
             // failed.
             report.error = Some(incomplete);
+            Outcome::Errored
+        } else if let Some(killed) = r.compiler_killed.clone().filter(|_| {
+            !r.diagnostics
+                .iter()
+                .any(|d| d.severity == Severity::Error && d.kind != Kind::Test)
+        }) {
+            report.error = Some(killed);
             Outcome::Errored
         } else if compiled_errors || tests_failed || r.errors.unwrap_or(0) > 0 {
             Outcome::Failed

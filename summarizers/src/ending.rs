@@ -317,8 +317,16 @@ impl Ending {
             return;
         };
         report.outcome = Outcome::Errored;
+        // What the parser said stays after the reason, unless it says less: the same line again,
+        // or only that the generic reader understood nothing.
         report.error = Some(match report.error.take() {
-            Some(before) if before != reason => format!("{reason}; {before}"),
+            Some(before)
+                if !reason.contains(&before)
+                    && before != crate::generic::UNPLACED
+                    && before != crate::generic::EMPTY =>
+            {
+                format!("{reason}; {before}")
+            }
             _ => reason,
         });
     }

@@ -87,6 +87,20 @@ impl Summarizer for MochaSummarizer {
         if sample.contains("node_modules/mocha/") || sample.contains(".mocharc") {
             return 70;
         }
+        // The spec reporter's passing tests without its summary (a run cut off): `    ✔ title`,
+        // indented under their suite. Node's spec reporter times each test in fractional
+        // milliseconds (`✔ adds (0.93ms)`), mocha never does.
+        let checks = sample
+            .lines()
+            .any(|l| l.starts_with("    ") && l.trim_start().starts_with("✔ "));
+        let node_timing = sample.lines().any(|l| {
+            l.strip_suffix("ms)")
+                .and_then(|l| l.rsplit_once(" ("))
+                .is_some_and(|(_, ms)| ms.contains('.'))
+        });
+        if checks && !node_timing {
+            return 35;
+        }
         0
     }
 

@@ -52,13 +52,15 @@ impl Summarizer for NodeTestSummarizer {
         if has_line("TAP version 13") && (has_line("# Subtest: ") || has_line("# suites ")) {
             return 90;
         }
-        let dots = |l: &str| !l.is_empty() && l.bytes().all(|b| b == b'.' || b == b'X');
-        if has_line("Failed tests:") && has_line("✖ ") && sample.lines().any(dots) {
+        if has_line("Failed tests:") && has_line("✖ ") && sample.lines().any(is_dots) {
             return 85;
         }
-        // A passing dot log is nothing but dots.
-        let mut lines = sample.lines().filter(|l| !l.trim().is_empty()).peekable();
-        if lines.peek().is_some() && lines.all(dots) {
+        // A passing dot log is nothing but dots (bytes that were not UTF-8 aside).
+        let mut lines = sample
+            .lines()
+            .filter(|l| !l.trim().is_empty() && !l.starts_with('\u{FFFD}'))
+            .peekable();
+        if lines.peek().is_some() && lines.all(is_dots) {
             return 40;
         }
         0
@@ -126,6 +128,13 @@ struct Parser {
     file_errors: Vec<(String, FileError)>,
     /// The error outside tests whose stack is being read.
     error: Option<FileError>,
+}
+
+/// Whether a line is the dot reporter's progress: `.` per passing test, `X` per failing one (up
+/// to any bytes that were not UTF-8, which carry no text).
+fn is_dots(line: &str) -> bool {
+    let line = line.split('\u{FFFD}').next().unwrap_or(line).trim_end();
+    !line.is_empty() && line.bytes().all(|b| b == b'.' || b == b'X')
 }
 
 /// `at fn (path:line:col)` or `at path:line:col`: the place.
@@ -401,7 +410,7 @@ impl LineParser for Parser {
             self.section_seen = true;
             return;
         }
-        if !line.is_empty() && line.bytes().all(|b| b == b'.' || b == b'X') {
+        if is_dots(line) {
             self.human = true;
             let failed = line.contains('X');
             self.dots = Some(self.dots.unwrap_or(false) || failed);

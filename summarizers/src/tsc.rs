@@ -107,6 +107,10 @@ impl Summarizer for TscSummarizer {
     }
 
     fn sniff(&self, sample: &str) -> u8 {
+        // What the npm package `tsc` (a placeholder, not TypeScript) prints instead of compiling.
+        if sample.contains("This is not the tsc command you are looking for") {
+            return 90;
+        }
         // The footer and the watch-mode status lines are tsc's alone.
         if sample.contains("Starting compilation in watch mode")
             || sample.contains("Watching for file changes.")

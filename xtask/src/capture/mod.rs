@@ -17,6 +17,7 @@
 //! Machine paths (the repository, `$HOME`) are replaced by placeholders before anything is written.
 
 mod cargo;
+mod crash;
 mod eslint;
 mod generic;
 mod jest;
@@ -136,6 +137,7 @@ fn all_cases() -> Vec<Case> {
     cases.extend(pytest::cases());
     cases.extend(generic::cases());
     cases.extend(node_test::cases());
+    cases.extend(crash::cases());
     cases
 }
 
@@ -172,7 +174,14 @@ pub(crate) fn repo_root() -> PathBuf {
 pub(crate) fn run(options: &Options) -> Result<()> {
     let cases: Vec<Case> = all_cases()
         .into_iter()
-        .filter(|c| options.tools.is_empty() || options.tools.iter().any(|t| t == c.tool))
+        // A tool's name takes all its cases; `tool/case` takes one.
+        .filter(|c| {
+            options.tools.is_empty()
+                || options
+                    .tools
+                    .iter()
+                    .any(|t| t == c.tool || *t == format!("{}/{}", c.tool, c.name))
+        })
         .collect();
     if cases.is_empty() {
         bail!("no capture case matches {:?}", options.tools);
