@@ -543,9 +543,19 @@ impl Verifier for Eslint {
     }
 
     fn applies(&self, workspace: &Workspace) -> Applicability {
-        declared::applicability(workspace, NAME, Purpose::Lint, false, || {
+        match declared::applicability(workspace, NAME, Purpose::Lint, false, || {
             applies_by_files(workspace)
-        })
+        }) {
+            // The declared command says what runs; the files say which config it reads.
+            Applicability::Applies(declared) => match applies_by_files(workspace) {
+                Applicability::Applies(files) if files != declared => {
+                    Applicability::Applies(format!("{declared}; {files}"))
+                }
+                Applicability::Applies(_) => Applicability::Applies(declared),
+                Applicability::DoesNotApply(_) => Applicability::Applies(declared),
+            },
+            other => other,
+        }
     }
 
     fn command(&self, workspace: &Workspace) -> Result<CommandSpec, VerifierError> {

@@ -83,13 +83,22 @@ pub(crate) struct Evidence<'a> {
 /// Whether a runner applies to `workspace`: `package.json` depends on it, a script runs it, it has
 /// a config file, or `package.json` holds its config. The reason names every piece of evidence.
 pub(crate) fn detect(workspace: &Workspace, evidence: &Evidence<'_>) -> Applicability {
-    verdict_verifier_support::declared::applicability(
+    match verdict_verifier_support::declared::applicability(
         workspace,
         evidence.tool,
         Purpose::Test,
         false,
         || detect_from_files(workspace, evidence),
-    )
+    ) {
+        // The declared command says what runs; the files say what else points at the runner.
+        Applicability::Applies(declared) => match detect_from_files(workspace, evidence) {
+            Applicability::Applies(files) if files != declared => {
+                Applicability::Applies(format!("{declared}; {files}"))
+            }
+            _ => Applicability::Applies(declared),
+        },
+        other => other,
+    }
 }
 
 /// Whether a runner applies by its files alone (the project declares no test command): its

@@ -358,7 +358,12 @@ fn each_runner_applies_to_its_own_projects_only_and_says_why() {
                 let Applicability::Applies(reason) = applies else {
                     panic!("{} does not apply to its own fixture: {applies:?}", runner);
                 };
-                assert!(reason.contains("package.json"), "{reason}");
+                // The project's test script or its package.json says so.
+                assert!(
+                    reason.contains(runner)
+                        && (reason.contains("script runs") || reason.contains("package.json")),
+                    "{reason}"
+                );
             } else {
                 assert!(
                     matches!(applies, Applicability::DoesNotApply(_)),
@@ -367,7 +372,7 @@ fn each_runner_applies_to_its_own_projects_only_and_says_why() {
                 );
             }
         }
-        // A config file alone is evidence too.
+        // A config file is evidence too, where the runner is installed.
         let config = match runner {
             "jest" => "jest.config.js",
             "vitest" => "vitest.config.js",

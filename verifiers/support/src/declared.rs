@@ -488,10 +488,14 @@ impl Builder {
         };
         let mut added = Vec::new();
         let mut needed: Vec<usize> = before.to_vec();
-        for (part, and_then) in parts {
-            let done = self.one(root, scripts, &part, purpose, origin, &needed, depth);
+        for part in parts {
+            let done = if part.complex {
+                vec![self.push(&part.text, purpose, origin, &needed, true, false)]
+            } else {
+                self.one(root, scripts, &part.text, purpose, origin, &needed, depth)
+            };
             added.extend(&done);
-            if and_then {
+            if part.and_then {
                 needed.extend(done);
             }
         }
@@ -681,15 +685,31 @@ fn make_targets(args: &[String]) -> Option<Vec<String>> {
     Some(targets)
 }
 
-/// Splits a script into its `&&`- and `;`-separated commands, each with whether the next runs
-/// only when it passed (`&&`). `None` when the script is one shell command as a whole: it has
-/// `||`, a pipe, a background `&`, a subshell or braces at its top level, or a quote that never
-/// ends.
-fn chain(text: &str) -> Option<Vec<(String, bool)>> {
+/// One command of a chain: its text, whether the next runs only when it passed (`&&`), and
+/// whether it is a shell construct of its own (`a || b`, a pipe, a background job).
+struct Part {
+    text: String,
+    and_then: bool,
+    complex: bool,
+}
+
+/// Splits a script into its `&&`-, `;`- and newline-separated commands. A part with `||`, a pipe
+/// or a background `&` is one shell command (`tsc || true; jest` is the shell command `tsc ||
+/// true`, then `jest`); `None` when the script has a subshell or braces at its top level, or a
+/// quote that never ends: it is one shell command as a whole.
+fn chain(text: &str) -> Option<Vec<Part>> {
     let mut parts = Vec::new();
     let mut current = String::new();
+    let mut complex = false;
     let mut chars = text.chars().peekable();
     let mut quote: Option<char> = None;
+    let mut end = |current: &mut String, complex: &mut bool, and_then: bool| {
+        parts.push(Part {
+            text: std::mem::take(current).trim().to_owned(),
+            and_then,
+            complex: std::mem::take(complex),
+        });
+    };
     while let Some(c) = chars.next() {
         if let Some(q) = quote {
             current.push(c);
@@ -711,24 +731,24 @@ fn chain(text: &str) -> Option<Vec<(String, bool)>> {
             }
             '&' if chars.peek() == Some(&'&') => {
                 chars.next();
-                parts.push((std::mem::take(&mut current), true));
+                end(&mut current, &mut complex, true);
             }
             // `2>&1`, `&>file`: a redirection, not a background job.
             '&' if current.ends_with('>') || chars.peek() == Some(&'>') => current.push(c),
-            ';' | '\n' => parts.push((std::mem::take(&mut current), false)),
-            '|' | '&' | '(' | ')' | '{' | '}' => return None,
+            ';' | '\n' => end(&mut current, &mut complex, false),
+            '|' | '&' => {
+                complex = true;
+                current.push(c);
+            }
+            '(' | ')' | '{' | '}' => return None,
             c => current.push(c),
         }
     }
     if quote.is_some() {
         return None;
     }
-    parts.push((current, false));
-    let parts: Vec<(String, bool)> = parts
-        .into_iter()
-        .map(|(part, and)| (part.trim().to_owned(), and))
-        .filter(|(part, _)| !part.is_empty())
-        .collect();
+    end(&mut current, &mut complex, false);
+    let parts: Vec<Part> = parts.into_iter().filter(|p| !p.text.is_empty()).collect();
     (!parts.is_empty()).then_some(parts)
 }
 
@@ -1134,6 +1154,21 @@ mod tests {
                 "the `lint` script: standard [-] []",
                 "the `lint` script: istanbul cover node_modules/mocha/bin/_mocha -- -R spec [-] [1]",
                 "the `typecheck` script: tsc -p . > out.txt (sh) [-] []",
+            ],
+        );
+    }
+
+    #[test]
+    fn a_part_with_or_is_a_shell_command_of_its_own() {
+        check(
+            &[(
+                "package.json",
+                r#"{"scripts": {"test": "tsc --noEmit || true; jest -c j.js && echo ok | cat"}}"#,
+            )],
+            &[
+                "the `test` script: tsc --noEmit || true (sh) [-] []",
+                "the `test` script: jest -c j.js [jest] []",
+                "the `test` script: echo ok | cat (sh) [-] [1]",
             ],
         );
     }

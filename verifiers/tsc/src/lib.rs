@@ -506,6 +506,7 @@ impl Verifier for Tsc {
         match declared::applicability(workspace, NAME, Purpose::Typecheck, false, from_files) {
             // The declared command names what runs; the project found says what is checked.
             Applicability::Applies(declared) => match project(workspace) {
+                Ok(project) if project.found == declared => Applicability::Applies(declared),
                 Ok(project) => Applicability::Applies(format!("{declared}; {}", project.found)),
                 Err(reason) => Applicability::Applies(format!("{declared}; but {reason}")),
             },

@@ -125,7 +125,9 @@ async fn failing_project_reports_every_error_with_file_line_and_code() {
     let tsc = Tsc::default();
     assert_eq!(
         tsc.applies(&fixture.workspace),
-        Applicability::Applies("tsconfig.json".to_owned())
+        Applicability::Applies(
+            "the `typecheck` script runs `tsc --noEmit`; tsconfig.json".to_owned()
+        )
     );
     let (spec, captured, report) = run(&tsc, &fixture).await;
     assert_eq!(
@@ -241,7 +243,11 @@ async fn project_named_by_a_script_is_used_without_tsconfig_json() {
     let tsc = Tsc::default();
     assert_eq!(
         tsc.applies(&fixture.workspace),
-        Applicability::Applies("tsconfig.app.json, checked by the `check` script".to_owned())
+        Applicability::Applies(
+            "the `check` script runs `tsc -p tsconfig.app.json`; tsconfig.app.json, checked by \
+             the `check` script"
+                .to_owned()
+        )
     );
     let (spec, _, report) = run(&tsc, &fixture).await;
     assert_eq!(
