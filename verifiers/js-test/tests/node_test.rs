@@ -215,6 +215,14 @@ async fn a_passing_project_passes_with_its_scripts_files_only() {
     let truth = check_against_junit(&run, &workspace.root);
     assert_eq!(truth.counts["pass"], 3);
     assert!(project_passes(&workspace).await);
+    // The cache hashes every project file and the node that ran them.
+    let inputs = NodeTest::default()
+        .inputs(&workspace)
+        .expect("inputs with node on PATH");
+    assert!(inputs.globs.contains(&"*".to_owned()));
+    let node = verdict_verifier_support::on_path("node").expect("node");
+    let node = std::fs::canonicalize(&node).unwrap_or(node);
+    assert!(inputs.tool_files.contains(&node), "{:?}", inputs.tool_files);
 }
 
 #[tokio::test]
@@ -244,6 +252,18 @@ async fn failing_tests_are_those_of_nodes_junit_report_and_rerun_by_name() {
     assert_eq!(
         (wrong.file.as_deref(), wrong.line),
         (Some("test/math.test.js"), Some(9))
+    );
+
+    // Without the JUnit report (an older node, a report cut short), the log alone still fails
+    // the run with the same failures, by their own names.
+    let mut log_only = run.captured.clone();
+    log_only.output_files = vec![None];
+    let from_log = NodeTest::default().interpret(&run.spec, &log_only);
+    assert_eq!(from_log.outcome, Outcome::Failed, "{from_log:#?}");
+    assert_eq!(from_log.counts.tests_failed, run.report.counts.tests_failed);
+    assert_eq!(
+        failing(&from_log),
+        ["adds wrong", "throws an error", "uppercases wrong"]
     );
 
     // The re-run selects the three failing tests by name, and nothing else runs.
