@@ -19,6 +19,7 @@ pub mod nextest;
 pub mod node_test;
 pub mod pytest;
 pub mod tsc;
+pub mod unittest;
 pub mod vitest;
 
 mod document;
@@ -32,7 +33,7 @@ use verdict_core::{Report, Summarizer};
 /// Every summarizer, the generic fallback last, each behind the check of how the log ended
 /// ([`ending::Checked`]).
 pub fn all() -> &'static [&'static dyn Summarizer] {
-    static ALL: [&dyn Summarizer; 11] = [
+    static ALL: [&dyn Summarizer; 12] = [
         &Checked(junit::JunitSummarizer),
         &Checked(tsc::TscSummarizer),
         &Checked(eslint::EslintSummarizer),
@@ -43,6 +44,7 @@ pub fn all() -> &'static [&'static dyn Summarizer] {
         &Checked(cargo::CargoSummarizer),
         &Checked(pytest::PytestSummarizer),
         &Checked(node_test::NodeTestSummarizer),
+        &Checked(unittest::UnittestSummarizer),
         GENERIC,
     ];
     &ALL

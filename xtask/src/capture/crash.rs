@@ -33,6 +33,7 @@ fn env(
     let mut case = Case::new(tool, name, project, Program::System(ENV), args);
     case.version_args = strings(version);
     case.truth = Truth::None;
+    case.truth_how = Some("none: the run crashed, was killed or never started its tool");
     case
 }
 
@@ -104,13 +105,16 @@ pub(crate) fn cases() -> Vec<Case> {
                 "npm install --no-audit --no-fund --silent >/dev/null 2>&1; node -p \"'tsc@' + require('tsc/package.json').version\"",
             ],
         ),
-        Case::new(
-            "mocha",
-            "process-exits-early",
-            "process-exit",
-            Program::Node("mocha"),
-            &[],
-        ),
+        Case {
+            truth_how: Some("none: a test ends the process before mocha reports"),
+            ..Case::new(
+                "mocha",
+                "process-exits-early",
+                "process-exit",
+                Program::Node("mocha"),
+                &[],
+            )
+        },
         killed("killed-rustc", "rustc"),
         killed("killed-cargo", "cargo"),
     ]

@@ -26,6 +26,7 @@ mod nextest;
 mod node_test;
 mod pytest;
 mod tsc;
+mod unittest;
 mod vitest;
 
 use std::ffi::OsString;
@@ -81,6 +82,8 @@ pub(crate) struct Case {
     pub truth_ext: &'static str,
     /// The argument that makes the program print its version.
     pub version_args: Vec<String>,
+    /// How the truth was made, when its argv does not say it, for the meta file.
+    pub truth_how: Option<&'static str>,
 }
 
 impl Case {
@@ -102,6 +105,7 @@ impl Case {
             truth: Truth::None,
             truth_ext: "json",
             version_args: strings(&["--version"]),
+            truth_how: None,
         }
     }
 
@@ -138,6 +142,7 @@ fn all_cases() -> Vec<Case> {
     cases.extend(generic::cases());
     cases.extend(node_test::cases());
     cases.extend(crash::cases());
+    cases.extend(unittest::cases());
     cases
 }
 
@@ -151,6 +156,8 @@ struct Meta<'a> {
     truth_argv: Option<Vec<String>>,
     exit_code: Option<i32>,
     env: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    truth_how: Option<&'static str>,
     captured_by: &'static str,
 }
 
@@ -403,6 +410,7 @@ fn capture(case: &Case, options: &Options) -> Result<()> {
         truth_argv,
         exit_code,
         env: case.env.iter().map(|(k, v)| format!("{k}={v}")).collect(),
+        truth_how: case.truth_how,
         captured_by: "cargo xtask capture",
     };
     let mut json = serde_json::to_string_pretty(&meta)?;

@@ -39,6 +39,10 @@ fn node_test(name: &'static str, project: &'static str, program: Program, report
     )
     .truth(Truth::File("truth.xml"), "xml");
     case.version_args = strings(&["--version"]);
+    case.truth_how = Some(
+        "the same run: node --test writes the log's reporter to stdout and its junit reporter to \
+         truth.xml",
+    );
     case
 }
 

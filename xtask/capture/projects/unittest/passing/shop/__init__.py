@@ -1,0 +1,1 @@
+"""A small shop whose code has bugs for the tests to find."""
