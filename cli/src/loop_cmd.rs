@@ -864,6 +864,51 @@ fn phase(event: &LoopEvent) -> Option<String> {
     })
 }
 
+/// How many distinct failures (by fingerprint) a `baseline_finished` or `verification_finished`
+/// event lists.
+fn distinct_failures(event: &LoopEvent) -> usize {
+    event
+        .get("failures")
+        .and_then(|f| f.get("failures"))
+        .and_then(|f| f.as_object())
+        .map_or(0, |f| f.len())
+}
+
+/// The failures of a `baseline_finished` event's reports in each tool's own units, labelled:
+/// `pytest: 7 tests failed; eslint: 3 errors`.
+fn tool_units(event: &LoopEvent) -> String {
+    let Some(reports) = event.get("reports").and_then(|r| r.as_array()) else {
+        return String::new();
+    };
+    let count = |report: &serde_json::Value, key: &str| {
+        report
+            .get("report")
+            .and_then(|r| r.get("counts"))
+            .and_then(|c| c.get(key))
+            .and_then(serde_json::Value::as_u64)
+            .filter(|n| *n > 0)
+    };
+    let plural = |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    reports
+        .iter()
+        .filter_map(|report| {
+            let name = report.get("verifier")?.as_str()?;
+            let mut parts = Vec::new();
+            if let Some(n) = count(report, "tests_failed") {
+                parts.push(plural(n, "test failed", "tests failed"));
+            }
+            if let Some(n) = count(report, "suites_errored") {
+                parts.push(plural(n, "test file not loaded", "test files not loaded"));
+            }
+            if let Some(n) = count(report, "errors") {
+                parts.push(plural(n, "error", "errors"));
+            }
+            (!parts.is_empty()).then(|| format!("{name}: {}", parts.join(", ")))
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
 /// One line for people about `event`, or `None` for events they need not see.
 fn describe(event: &LoopEvent) -> Option<String> {
     let get = |key: &str| event.get(key).cloned().unwrap_or_default();
@@ -888,15 +933,19 @@ fn describe(event: &LoopEvent) -> Option<String> {
             ),
         },
         EventKind::Checkpoint => return None,
-        EventKind::BaselineFinished => format!(
-            "baseline: {}, {} failure(s) already there",
-            text("outcome"),
-            event
-                .get("failures")
-                .and_then(|f| f.get("failures"))
-                .and_then(|f| f.as_object())
-                .map_or(0, |f| f.len())
-        ),
+        EventKind::BaselineFinished => {
+            let distinct = distinct_failures(event);
+            let units = tool_units(event);
+            format!(
+                "baseline: {}{}, {distinct} distinct failure(s) by fingerprint already there",
+                text("outcome"),
+                if units.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({units})")
+                }
+            )
+        }
         EventKind::AttemptStarted => format!(
             "attempt {} — {} is working ({} prompt tokens)",
             get("attempt"),
@@ -930,7 +979,12 @@ fn describe(event: &LoopEvent) -> Option<String> {
                 if get("passed") == serde_json::Value::Bool(true) {
                     "verified green".to_owned()
                 } else {
-                    text("summary")
+                    // The tools' own counts, then how many distinct failures they make.
+                    format!(
+                        "{} ({} distinct failure(s) by fingerprint)",
+                        text("summary"),
+                        distinct_failures(event)
+                    )
                 },
                 if flaky.is_empty() {
                     String::new()

@@ -428,8 +428,14 @@ fn pass_on_attempt_one() {
     );
     assert_eq!(history.attempts[0].attempt.number, 1);
     assert_eq!(scenario.calls("a"), 1);
-    // The first prompt is the task, whole and alone.
-    assert_eq!(scenario.prompt("a", 1), TASK);
+    // The first prompt is the task, whole and first, then what the baseline found.
+    let first = scenario.prompt("a", 1);
+    assert!(first.starts_with(TASK), "{first}");
+    let found = first
+        .split_once("VERIFICATION BEFORE ANY CHANGE\n")
+        .unwrap_or_else(|| panic!("no baseline in the first prompt:\n{first}"))
+        .1;
+    assert!(found.contains("test_discount"), "{first}");
     assert!(scenario.project.read("cart.py").contains("total - total"));
     // The baseline saw the one failing test before the agent ran.
     let baseline = history.baseline.as_ref().expect("a baseline verification");
@@ -501,7 +507,7 @@ fn fail_then_fix_on_attempt_two_with_the_digest_in_the_second_prompt() {
         out.all()
     );
     assert_eq!(scenario.calls("a"), 2);
-    assert_eq!(scenario.prompt("a", 1), TASK);
+    assert!(scenario.prompt("a", 1).starts_with(TASK));
     let second = scenario.prompt("a", 2);
     // The original task first and whole, then the failure of attempt 1 with its digest.
     assert!(second.starts_with(TASK), "{second}");
@@ -543,10 +549,10 @@ fn a_no_op_attempt_is_said_plainly_with_the_guidance_and_the_last_attempt() {
             attempts: 2,
         },
     );
-    assert_eq!(
-        scenario.prompt("a", 1),
-        format!("{TASK}\n"),
-        "the file, whole"
+    let first = scenario.prompt("a", 1);
+    assert!(
+        first.starts_with(&format!("{TASK}\n\nVERIFICATION BEFORE ANY CHANGE\n")),
+        "the file, whole: {first}"
     );
     let finished = scenario.events_of("agent_finished");
     assert_eq!(finished[0]["workspace_changed"], false, "{:#}", finished[0]);
@@ -576,7 +582,7 @@ fn a_javascript_verifier_fail_then_fix_with_the_prompt_in_a_file() {
             attempts: 2,
         },
     );
-    assert_eq!(scenario.prompt("a", 1), task);
+    assert!(scenario.prompt("a", 1).starts_with(task));
     let second = scenario.prompt("a", 2);
     assert!(second.starts_with(task), "{second}");
     assert!(
@@ -670,7 +676,7 @@ fn a_rate_limit_with_retry_after_does_not_consume_an_attempt() {
     assert_eq!(scenario.calls("a"), 2, "two sessions in one attempt");
     assert_eq!(
         scenario.prompt("a", 2),
-        TASK,
+        scenario.prompt("a", 1),
         "the retry sends the same prompt"
     );
     let retries = scenario.events_of("agent_retry");
@@ -739,7 +745,7 @@ fn an_auth_error_cycles_to_the_second_agent() {
     );
     assert_eq!(scenario.calls("a"), 1, "the first agent is not tried again");
     assert_eq!(scenario.calls("b"), 2);
-    assert_eq!(scenario.prompt("b", 1), TASK);
+    assert!(scenario.prompt("b", 1).starts_with(TASK));
     assert!(scenario.prompt("b", 2).starts_with(TASK));
     let retries = scenario.events_of("agent_retry");
     assert_eq!(retries.len(), 1, "{retries:#?}");
@@ -861,7 +867,7 @@ fn kill_9_during_the_agent_then_resume_keeps_the_attempt_count() {
     assert_eq!(scenario.calls("a"), 2);
     assert_eq!(
         scenario.prompt("a", 2),
-        TASK,
+        scenario.prompt("a", 1),
         "the interrupted attempt was not judged"
     );
     let resumed = scenario.events_of("run_resumed");
@@ -1690,6 +1696,7 @@ fn a_task_with_shell_syntax_creates_no_file() {
                     attempts: 1,
                 },
             );
+            // No baseline: the task alone, byte for byte.
             assert_eq!(scenario.prompt("a", 1), task, "{via:?}");
             if via == Via::Argv {
                 let argv = std::fs::read_to_string(scenario.log_dir("a").join("argv-1.json"))

@@ -19,8 +19,8 @@ use verdict_core::agent_loop::policy::{
     RepeatAction, decide, parse_duration,
 };
 use verdict_core::agent_loop::prompt::{
-    EarlierAttempt, OVERHEAD_TOKENS, PreviousAttempt, RetryPrompt, first_prompt, retry_prompt,
-    token_bound,
+    BaselineFound, EarlierAttempt, OVERHEAD_TOKENS, PreviousAttempt, RetryPrompt, first_prompt,
+    retry_prompt, token_bound,
 };
 use verdict_core::digest::{self, tokens};
 use verdict_core::{Kind, Report, Status, Verification};
@@ -581,8 +581,49 @@ fn real_digest(tool: &str, case: &str, budget: usize) -> String {
 }
 
 #[test]
-fn the_first_prompt_is_the_task_alone() {
-    assert_eq!(first_prompt(TASK), TASK);
+fn the_first_prompt_is_the_task_alone_when_the_baseline_passed() {
+    assert_eq!(first_prompt(TASK, None), TASK);
+    let empty = BaselineFound {
+        digest: "  ",
+        known: false,
+        digest_budget: 500,
+    };
+    assert_eq!(first_prompt(TASK, Some(&empty)), TASK);
+}
+
+#[test]
+fn the_first_prompt_carries_what_the_baseline_found_within_its_bound() {
+    for budget in [500, 120, 40] {
+        let digest = real_digest("tsc", "one-error-pretty", budget);
+        for known in [false, true] {
+            let baseline = BaselineFound {
+                digest: &digest,
+                known,
+                digest_budget: budget,
+            };
+            let prompt = first_prompt(TASK, Some(&baseline));
+            assert!(prompt.starts_with(TASK), "{prompt}");
+            assert!(
+                prompt.contains("VERIFICATION BEFORE ANY CHANGE"),
+                "{prompt}"
+            );
+            assert_eq!(
+                prompt.contains("do not count against it"),
+                known,
+                "{prompt}"
+            );
+            let bound = tokens::count(TASK) + budget + OVERHEAD_TOKENS;
+            assert!(tokens::count(&prompt) <= bound, "{budget}: {prompt}");
+        }
+    }
+    // The digest itself is in it, whole when it fits.
+    let digest = real_digest("tsc", "one-error-pretty", 500);
+    let baseline = BaselineFound {
+        digest: &digest,
+        known: false,
+        digest_budget: 500,
+    };
+    assert!(first_prompt(TASK, Some(&baseline)).contains(digest.trim()));
 }
 
 #[test]

@@ -361,11 +361,26 @@ fn summary(failing: &[Failing<'_>]) -> String {
     parts.join("; ")
 }
 
-/// `3 errors`, `2 failed`, or the tool's own summary line.
+/// The failures in the tool's own units, labelled (`2 tests failed`, `3 errors`), or the tool's
+/// own summary line: what the tool counts, which is not the number of distinct failures by
+/// fingerprint (a test can fail twice, an error can repeat).
 fn count_phrase(v: &Verification) -> String {
     let counts = &v.report.counts;
     if let Some(failed) = counts.tests_failed.filter(|n| *n > 0) {
-        return format!("{failed} failed");
+        let mut phrase = format!("{failed} test{} failed", if failed == 1 { "" } else { "s" });
+        if let Some(suites) = counts.suites_errored.filter(|n| *n > 0) {
+            phrase.push_str(&format!(
+                ", {suites} file{} not loaded",
+                if suites == 1 { "" } else { "s" }
+            ));
+        }
+        return phrase;
+    }
+    if let Some(suites) = counts.suites_errored.filter(|n| *n > 0) {
+        return format!(
+            "{suites} test file{} not loaded",
+            if suites == 1 { "" } else { "s" }
+        );
     }
     if let Some(errors) = counts.errors.filter(|n| *n > 0) {
         return format!("{errors} error{}", if errors == 1 { "" } else { "s" });

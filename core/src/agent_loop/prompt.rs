@@ -1,4 +1,5 @@
-//! The prompts an agent receives: the task alone for attempt 1, then the retry prompt.
+//! The prompts an agent receives: the task for attempt 1 (with what the verification of the
+//! untouched workspace found, when it failed), then the retry prompt.
 //!
 //! A retry prompt (issue 4, item 2) is, in this order:
 //!
@@ -77,9 +78,50 @@ pub struct RetryPrompt<'a> {
     pub digest_budget: usize,
 }
 
-/// The prompt of attempt 1: the task, unchanged.
-pub fn first_prompt(task: &str) -> String {
-    task.to_owned()
+/// What the verification before attempt 1 (the baseline) found, for the first prompt.
+#[derive(Debug, Clone, Copy)]
+pub struct BaselineFound<'a> {
+    /// The digest of the baseline verification.
+    pub digest: &'a str,
+    /// Its failures are set aside (`new_failures_only`): they do not count against the agent.
+    pub known: bool,
+    /// The digest's token budget.
+    pub digest_budget: usize,
+}
+
+/// The prompt of attempt 1: the task, unchanged, and — when the verification of the untouched
+/// workspace failed — what it found, under its own heading after the task, so that the agent
+/// starts from the same facts its retries will get. Within `tokens(task) + digest_budget +
+/// OVERHEAD_TOKENS`, like a retry prompt.
+pub fn first_prompt(task: &str, baseline: Option<&BaselineFound<'_>>) -> String {
+    let Some(baseline) = baseline.filter(|b| !b.digest.trim().is_empty()) else {
+        return task.to_owned();
+    };
+    let mut digest = tokens::clip(baseline.digest.trim(), baseline.digest_budget).into_owned();
+    let bound = tokens::count(task) + baseline.digest_budget + OVERHEAD_TOKENS;
+    loop {
+        let mut text = String::with_capacity(task.len() + digest.len() + 256);
+        text.push_str(task.trim_end());
+        text.push_str(
+            "
+
+VERIFICATION BEFORE ANY CHANGE
+",
+        );
+        text.push_str(&digest);
+        text.push('\n');
+        text.push_str(if baseline.known {
+            "\nThese failures were there before this task and do not count against it; do not \
+             break anything else.\n"
+        } else {
+            "\nThis is what verification shows now; the task is done when it passes.\n"
+        });
+        if tokens::count(&text) <= bound || digest.is_empty() {
+            return text;
+        }
+        let now = tokens::count(&digest);
+        digest = tokens::clip(&digest, now.saturating_sub(8)).into_owned();
+    }
 }
 
 /// The most tokens [`retry_prompt`] returns for `prompt`: the bound it is built to.

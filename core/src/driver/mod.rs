@@ -49,7 +49,7 @@ use crate::agent_loop::classify::{Category, Classification, FailureSet, classify
 use crate::agent_loop::guard::{Guard, Sources, as_verification, files_to_read};
 use crate::agent_loop::policy::{AttemptRecord, Decision, Policies, SessionFailures, decide};
 use crate::agent_loop::prompt::{
-    EarlierAttempt, PreviousAttempt, RetryPrompt, first_prompt, retry_prompt,
+    BaselineFound, EarlierAttempt, PreviousAttempt, RetryPrompt, first_prompt, retry_prompt,
 };
 use crate::baseline::Baseline;
 use crate::digest;
@@ -1788,7 +1788,26 @@ impl Driver<'_> {
     fn prompt(&self, progress: &Progress, number: u32, of: u32) -> String {
         let spec = self.spec;
         let Some((previous, digest, no_op)) = &progress.last_failure else {
-            return first_prompt(&spec.task);
+            // What the baseline found: rebuilt from its stored reports, so a resumed run writes
+            // the same first prompt.
+            let digest = progress
+                .baseline
+                .as_ref()
+                .filter(|b| b.outcome != Outcome::Passed)
+                .map(|b| {
+                    let verifications: Vec<Verification> = b
+                        .reports
+                        .iter()
+                        .map(StoredReport::to_verification)
+                        .collect();
+                    digest_of(&verifications, spec.digest_budget).text
+                });
+            let baseline = digest.as_deref().map(|digest| BaselineFound {
+                digest,
+                known: spec.policies.new_failures_only,
+                digest_budget: spec.digest_budget,
+            });
+            return first_prompt(&spec.task, baseline.as_ref());
         };
         let scheduled = progress.scheduled.clone().unwrap_or_default();
         let earlier: Vec<EarlierAttempt> = progress

@@ -393,3 +393,35 @@ fn applies_if_checks_files_next_to_the_config() {
         Applicability::Applies("defined in verdict.toml".to_owned())
     );
 }
+
+/// A custom verifier without patterns whose command prints TAP (Node.js's own runner, the
+/// machine's `node`): each failing test counts once, as a test, and not again as an error.
+#[tokio::test]
+async fn tap_failures_are_counted_once_as_failed_tests() {
+    let dir = project(&[(
+        "t.test.js",
+        "const test = require('node:test');\n\
+         const assert = require('node:assert');\n\
+         test('adds', () => assert.strictEqual(1 + 1, 2));\n\
+         test('subtracts', () => assert.strictEqual(2 - 1, 3));\n",
+    )]);
+    let verifier = verifier(
+        dir.path(),
+        r#"name = "node-tap"
+kind = "test"
+command = ["node", "--test", "--test-reporter=tap", "t.test.js"]
+"#,
+    );
+    let report = run(dir.path(), &verifier).await;
+    assert_eq!(report.outcome, Outcome::Failed, "{report:#?}");
+    assert_eq!(report.counts.tests_failed, Some(1), "{report:#?}");
+    assert_eq!(report.counts.tests_passed, Some(1), "{report:#?}");
+    assert_eq!(report.counts.errors, Some(0), "{report:#?}");
+    let failed: Vec<_> = report
+        .diagnostics
+        .iter()
+        .filter(|d| d.is_failed_test())
+        .collect();
+    assert_eq!(failed.len(), 1, "{report:#?}");
+    assert_eq!(failed[0].test.as_deref(), Some("subtracts"), "{report:#?}");
+}
