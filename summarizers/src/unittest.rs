@@ -52,7 +52,7 @@ impl Summarizer for UnittestSummarizer {
 
     fn sniff(&self, sample: &str) -> u8 {
         // `Ran N tests in Xs` is unittest's closing line (Django's runner, built on it, too).
-        if sample.lines().any(|l| RAN.is_match(l)) {
+        if sample.lines().any(|l| ran(l).is_some()) {
             return 90;
         }
         let rule = "=".repeat(70);
@@ -124,6 +124,13 @@ struct Parser {
     /// The line after `Ran …`: `OK …`, `FAILED (…)`, `NO TESTS RAN`.
     closing: Option<String>,
     unexpected_listed: u64,
+}
+
+/// The count of `Ran 14 tests in 0.004s` (up to any bytes that were not UTF-8, which carry no
+/// text).
+fn ran(line: &str) -> Option<u64> {
+    let line = line.split('\u{FFFD}').next().unwrap_or(line).trim_end();
+    RAN.captures(line)?[1].parse().ok()
 }
 
 /// `  File "/app/tests/test_a.py", line 11, in test_x` → the path and line.
@@ -360,10 +367,10 @@ impl LineParser for Parser {
     fn line(&mut self, line: &str) {
         if self.dash_pending {
             self.dash_pending = false;
-            if let Some(captures) = RAN.captures(line) {
+            if let Some(n) = ran(line) {
                 self.finish_block();
                 self.in_blocks = false;
-                self.ran = captures[1].parse().ok();
+                self.ran = Some(n);
                 return;
             }
             // A doctest report's own separator.
@@ -386,10 +393,10 @@ impl LineParser for Parser {
             self.finish_block();
             return;
         }
-        if let Some(captures) = RAN.captures(line) {
+        if let Some(n) = ran(line) {
             // No blocks: the rule before `Ran` was a progress line's end.
             self.finish_block();
-            self.ran = captures[1].parse().ok();
+            self.ran = Some(n);
             return;
         }
         if !self.in_blocks {
