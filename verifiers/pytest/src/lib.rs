@@ -49,6 +49,10 @@ use verdict_core::{Kind, Outcome, Report, Severity, Verifier};
 use verdict_verifier_support::declared::{self, Declared, Purpose};
 use verdict_verifier_support::summarize_log_as;
 
+pub mod unittest;
+
+pub use unittest::Unittest;
+
 const NAME: &str = "pytest";
 
 /// How long pytest may run by default.
@@ -65,9 +69,9 @@ pub const MAX_RERUN_TESTS: usize = 500;
 /// `No module named pytest`.
 const LOG_HEAD: u64 = 64 * 1024;
 
-/// All the verifiers of this crate: just [`Pytest`].
+/// All the verifiers of this crate: [`Pytest`] and [`Unittest`].
 pub fn verifiers() -> Vec<Box<dyn Verifier>> {
-    vec![Box::new(Pytest::default())]
+    vec![Box::new(Pytest::default()), Box::new(Unittest::default())]
 }
 
 /// The `pytest` verifier (see the crate docs).
