@@ -322,6 +322,14 @@ pub struct Counts {
     /// Tests skipped, pending, todo or ignored.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tests_skipped: Option<u64>,
+    /// Of [`Counts::tests_skipped`], the tests that failed as they were expected to (pytest's
+    /// `xfailed`, which JUnit counts as skipped), where the tool counts them apart.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tests_xfailed: Option<u64>,
+    /// Tests that passed although they were expected to fail (pytest's `xpassed`, not strict),
+    /// where the tool counts them apart; not in [`Counts::tests_passed`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tests_xpassed: Option<u64>,
     /// Test files or suites that could not run (jest's `Test suite failed to run`, pytest's
     /// collection errors).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -637,7 +637,9 @@ pub fn reconcile(
         }
     }
     if kind == Kind::Test && report.outcome == Outcome::Passed && !allow_no_tests {
-        let passed = report.counts.tests_passed.unwrap_or(0);
+        // An unexpected pass ran and passed too.
+        let passed =
+            report.counts.tests_passed.unwrap_or(0) + report.counts.tests_xpassed.unwrap_or(0);
         let skipped = report.counts.tests_skipped.unwrap_or(0);
         if passed == 0 && skipped > 0 {
             errored(

@@ -1618,6 +1618,9 @@ impl LineParser for Parser {
             // JUnit and most dashboards count an expected failure as skipped.
             c.tests_skipped =
                 Some(total(&["skipped"]).unwrap_or(0) + total(&["xfailed"]).unwrap_or(0));
+            // pytest's own words for them, so that the digest counts as pytest does.
+            c.tests_xfailed = total(&["xfailed"]);
+            c.tests_xpassed = total(&["xpassed"]);
             c.errors = total(&["errors", "error"]);
             c.warnings = total(&["warnings", "warning"]);
         }

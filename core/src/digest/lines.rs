@@ -122,9 +122,7 @@ fn tool_counts(report: &Report) -> Vec<String> {
     if let Some(n) = counts.tests_passed {
         tests.push(format!("{n} passed"));
     }
-    if let Some(n) = counts.tests_skipped.filter(|&n| n > 0) {
-        tests.push(format!("{n} skipped"));
-    }
+    tests.extend(expected_outcomes(counts));
     let suites = counts
         .suites_errored
         .filter(|&n| n > 0)
@@ -172,13 +170,32 @@ pub(super) fn pass_line(report: &Report, max: usize) -> String {
     )
 }
 
+/// Skipped tests, and the expected failures and unexpected passes where the tool counts them
+/// apart, as the tool says them: `2 skipped, 1 xfailed, 1 xpassed`.
+fn expected_outcomes(counts: &crate::model::Counts) -> Vec<String> {
+    let mut parts = Vec::new();
+    let xfailed = counts.tests_xfailed.unwrap_or(0);
+    if let Some(n) = counts
+        .tests_skipped
+        .map(|n| n.saturating_sub(xfailed))
+        .filter(|&n| n > 0)
+    {
+        parts.push(format!("{n} skipped"));
+    }
+    if xfailed > 0 {
+        parts.push(format!("{xfailed} xfailed"));
+    }
+    if let Some(n) = counts.tests_xpassed.filter(|&n| n > 0) {
+        parts.push(format!("{n} xpassed"));
+    }
+    parts
+}
+
 fn pass_body(report: &Report) -> String {
     let counts = &report.counts;
     if counts.tests_passed.is_some() || counts.tests_skipped.is_some() {
         let mut parts = vec![format!("{} passed", counts.tests_passed.unwrap_or(0))];
-        if let Some(n) = counts.tests_skipped.filter(|&n| n > 0) {
-            parts.push(format!("{n} skipped"));
-        }
+        parts.extend(expected_outcomes(counts));
         return parts.join(", ");
     }
     match (counts.errors, counts.warnings.filter(|&n| n > 0)) {
