@@ -91,12 +91,22 @@ pub(crate) fn detect(workspace: &Workspace, evidence: &Evidence<'_>) -> Applicab
         || detect_from_files(workspace, evidence),
     ) {
         // The declared command says what runs; the files say what else points at the runner.
-        Applicability::Applies(declared) => match detect_from_files(workspace, evidence) {
-            Applicability::Applies(files) if files != declared => {
+        Applicability::Applies(declared) => {
+            // The files' evidence but for the script, which the declared command already names.
+            let files = match detect_from_files(workspace, evidence) {
+                Applicability::Applies(files) => files
+                    .split("; ")
+                    .filter(|part| !part.contains(" script runs "))
+                    .collect::<Vec<_>>()
+                    .join("; "),
+                Applicability::DoesNotApply(_) => String::new(),
+            };
+            if files.is_empty() {
+                Applicability::Applies(declared)
+            } else {
                 Applicability::Applies(format!("{declared}; {files}"))
             }
-            _ => Applicability::Applies(declared),
-        },
+        }
         other => other,
     }
 }

@@ -804,6 +804,8 @@ fn quote(word: &str) -> String {
 /// A Makefile's rules, as far as plain ones can be read: target, prerequisites, recipe lines.
 struct Makefile {
     rules: BTreeMap<String, (Vec<String>, Vec<String>)>,
+    /// Variables set in the file (`NAME = value`, `:=`, `?=`), for recipes that use them.
+    variables: BTreeMap<String, String>,
 }
 
 impl Makefile {
@@ -812,6 +814,7 @@ impl Makefile {
             .iter()
             .find_map(|name| std::fs::read_to_string(root.join(name)).ok())?;
         let mut rules: BTreeMap<String, (Vec<String>, Vec<String>)> = BTreeMap::new();
+        let mut variables: BTreeMap<String, String> = BTreeMap::new();
         let mut current: Vec<String> = Vec::new();
         let mut continued = String::new();
         for raw in text.lines() {
@@ -835,6 +838,10 @@ impl Makefile {
                 continue;
             }
             current.clear();
+            if let Some((name, value)) = assignment(line) {
+                variables.insert(name, value);
+                continue;
+            }
             // `target: prerequisites`, but not `VAR := value`.
             let Some((targets, prerequisites)) = line.split_once(':') else {
                 continue;
@@ -858,7 +865,46 @@ impl Makefile {
                     .extend(prerequisites.iter().cloned());
             }
         }
-        Some(Makefile { rules })
+        Some(Makefile { rules, variables })
+    }
+
+    /// A recipe line with make's variable references expanded as make would: a variable the
+    /// file sets to a plain value becomes that value, one it never sets becomes nothing (unless
+    /// the environment sets it, which a check run does not count on), `$$` is `$`. `None` when
+    /// the line calls one of make's functions or uses a variable whose value is not plain.
+    fn expand_line(&self, line: &str) -> Option<String> {
+        let mut out = String::with_capacity(line.len());
+        let mut rest = line;
+        while let Some(at) = rest.find('$') {
+            out.push_str(&rest[..at]);
+            let after = &rest[at + 1..];
+            let (name, used) = match after.chars().next() {
+                Some('$') => {
+                    out.push('$');
+                    rest = &after[1..];
+                    continue;
+                }
+                Some(open @ ('(' | '{')) => {
+                    let close = if open == '(' { ')' } else { '}' };
+                    let end = after.find(close)?;
+                    (&after[1..end], end + 1)
+                }
+                // `$@`, `$<`, `$X`: automatic and one-letter variables.
+                _ => return None,
+            };
+            if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                // A function call (`$(wildcard …)`) or a substitution reference.
+                return None;
+            }
+            match self.variables.get(name) {
+                Some(value) if value.contains('$') => return None,
+                Some(value) => out.push_str(value),
+                None => {}
+            }
+            rest = &after[used..];
+        }
+        out.push_str(rest);
+        Some(out)
     }
 
     /// Whether `target` and the targets it needs are plain: recipes without make's variables or
@@ -873,9 +919,7 @@ impl Makefile {
             return false;
         };
         depth <= MAX_DEPTH
-            && recipe
-                .iter()
-                .all(|line| !line.contains("$(") && !line.contains("${"))
+            && recipe.iter().all(|line| self.expand_line(line).is_some())
             && prerequisites
                 .iter()
                 .filter(|p| self.rules.contains_key(*p))
@@ -912,6 +956,9 @@ impl Makefile {
             }
         }
         for line in recipe {
+            let Some(line) = self.expand_line(line) else {
+                continue;
+            };
             let line = line.trim_start().trim_start_matches(['@', '-']).trim();
             if line.is_empty() {
                 continue;
@@ -928,6 +975,17 @@ impl Makefile {
         builder.active.pop();
         added
     }
+}
+
+/// A Makefile variable assignment (`NAME = value`, `NAME := value`, `NAME ?= value`,
+/// `export NAME = value`), as its name and value.
+fn assignment(line: &str) -> Option<(String, String)> {
+    let line = line.strip_prefix("export ").unwrap_or(line);
+    let at = line.find('=')?;
+    let (name, value) = (&line[..at], &line[at + 1..]);
+    let name = name.trim_end_matches([':', '?', '+', '!']).trim();
+    (!name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+        .then(|| (name.to_owned(), value.trim().to_owned()))
 }
 
 /// A Python project's test commands: the Makefile's `test` target, else tox's `[testenv]
@@ -961,6 +1019,28 @@ fn python_entries(root: &Path, builder: &mut Builder) {
             for command in &mut builder.commands[first..] {
                 command.python = true;
             }
+        }
+        return;
+    }
+    if let Some((commands, session)) = nox_commands(root) {
+        let origin = format!("noxfile.py's `{session}` session");
+        let mut before: Vec<usize> = Vec::new();
+        for line in commands {
+            let first = builder.commands.len();
+            let done = builder.line(
+                root,
+                &BTreeMap::new(),
+                &line,
+                Purpose::Test,
+                &origin,
+                &before,
+                1,
+            );
+            for command in &mut builder.commands[first..] {
+                command.python = true;
+            }
+            // Each `session.run` raises when its command fails: the next never runs.
+            before.extend(done);
         }
         return;
     }
@@ -1019,24 +1099,183 @@ fn tox_commands(root: &Path) -> Option<Vec<String>> {
     (!commands.is_empty()).then_some(commands)
 }
 
-/// A tox command with `{posargs}` (and `{posargs:default}`) replaced by its default, and a
-/// leading `-` (ignore the exit code) kept out.
+/// A tox command as it runs in its environment: `{posargs}` (and `{posargs:default}`) replaced
+/// by its default, `{toxinidir}` by the project root, `{envpython}` by `python`, a word with any
+/// other substitution (`--basetemp={envtmpdir}`: directories tox makes) left out, and a leading
+/// `-` (ignore the exit code) dropped.
 fn tox_substitute(command: &str) -> String {
-    let mut out = String::new();
-    let mut rest = command.trim().trim_start_matches('-').trim_start();
-    while let Some(open) = rest.find("{posargs") {
-        out.push_str(&rest[..open]);
-        let after = &rest[open..];
-        let Some(close) = after.find('}') else {
+    let command = command.trim().trim_start_matches('-').trim_start();
+    let Ok(words) = split_command(command) else {
+        return command.to_owned();
+    };
+    let mut out: Vec<String> = Vec::new();
+    for word in words {
+        let mut text = String::new();
+        let mut rest = word.as_str();
+        let mut known = true;
+        while let Some(open) = rest.find('{') {
+            text.push_str(&rest[..open]);
+            let after = &rest[open + 1..];
+            let Some(close) = after.find('}') else {
+                text.push_str(&rest[open..]);
+                rest = "";
+                break;
+            };
+            let name = &after[..close];
+            match name.split_once(':') {
+                Some(("posargs", default)) => text.push_str(default),
+                _ => match name {
+                    "posargs" => {}
+                    "toxinidir" | "tox_root" => text.push('.'),
+                    "envpython" | "env_python" => text.push_str("python"),
+                    _ => known = false,
+                },
+            }
+            rest = &after[close + 1..];
+        }
+        text.push_str(rest);
+        if !known {
+            continue;
+        }
+        // `{posargs:tests docs}` gives several words.
+        out.extend(
+            split_command(&text)
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|w| !w.is_empty()),
+        );
+    }
+    out.iter().map(|w| quote(w)).collect::<Vec<_>>().join(" ")
+}
+
+/// The commands of noxfile.py's `test` (else `tests`) session, as far as they are plain: each
+/// `session.run(…)` whose arguments are string literals, `sys.executable` (the session's
+/// `python`) or `*session.posargs` (nothing); a session that only `session.notify`s another is
+/// followed to it. `None` when there is no such session or a call is not plain.
+fn nox_commands(root: &Path) -> Option<(Vec<String>, String)> {
+    let text = std::fs::read_to_string(root.join("noxfile.py")).ok()?;
+    let sessions = nox_sessions(&text);
+    let mut name = ["test", "tests"]
+        .into_iter()
+        .find(|name| sessions.contains_key(*name))?
+        .to_owned();
+    for _ in 0..MAX_DEPTH {
+        let body = sessions.get(&name)?;
+        let calls = python_calls(body, "session.run(");
+        if calls.is_empty() {
+            // `session.notify("test")` hands the work to another session.
+            let notified = python_calls(body, "session.notify(");
+            let target = notified.first()?.as_ref()?.first()?.clone();
+            name = target;
+            continue;
+        }
+        let mut commands = Vec::new();
+        for call in calls {
+            let words = call?;
+            if words.is_empty() {
+                return None;
+            }
+            commands.push(words.iter().map(|w| quote(w)).collect::<Vec<_>>().join(" "));
+        }
+        return Some((commands, name));
+    }
+    None
+}
+
+/// The bodies of noxfile.py's sessions (functions under a `@nox.session` decorator), by name.
+fn nox_sessions(text: &str) -> BTreeMap<String, String> {
+    let mut sessions = BTreeMap::new();
+    let mut lines = text.lines().peekable();
+    let mut decorated = false;
+    while let Some(line) = lines.next() {
+        if line.starts_with("@nox.session") {
+            decorated = true;
+            continue;
+        }
+        let Some(rest) = line.strip_prefix("def ") else {
+            if !line.starts_with('@') && !line.trim().is_empty() {
+                decorated = false;
+            }
+            continue;
+        };
+        if !std::mem::take(&mut decorated) {
+            continue;
+        }
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        let mut body = String::new();
+        while let Some(next) = lines.peek() {
+            if !next.is_empty() && !next.starts_with([' ', '\t']) {
+                break;
+            }
+            body.push_str(next);
+            body.push('\n');
+            lines.next();
+        }
+        sessions.insert(name, body);
+    }
+    sessions
+}
+
+/// The arguments of each call to `function` in `body`, or `None` for a call with an argument
+/// that is not a string literal, `sys.executable` or `*session.posargs`.
+fn python_calls(body: &str, function: &str) -> Vec<Option<Vec<String>>> {
+    let mut calls = Vec::new();
+    let mut rest = body;
+    while let Some(at) = rest.find(function) {
+        let after = &rest[at + function.len()..];
+        let mut depth = 1;
+        let mut end = None;
+        let mut quote: Option<char> = None;
+        for (i, c) in after.char_indices() {
+            match (quote, c) {
+                (Some(q), c) if c == q => quote = None,
+                (Some(_), _) => {}
+                (None, '\'' | '"') => quote = Some(c),
+                (None, '(' | '[') => depth += 1,
+                (None, ')' | ']') => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = Some(i);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let Some(end) = end else {
             break;
         };
-        if let Some(default) = after[..close].strip_prefix("{posargs:") {
-            out.push_str(default);
-        }
-        rest = &after[close + 1..];
+        calls.push(python_args(&after[..end]));
+        rest = &after[end..];
     }
-    out.push_str(rest);
-    out.trim().to_owned()
+    calls
+}
+
+/// A call's arguments as words (see [`python_calls`]).
+fn python_args(args: &str) -> Option<Vec<String>> {
+    let mut words = Vec::new();
+    for arg in args.split(',') {
+        let arg = arg.trim();
+        if arg.is_empty() || arg == "*session.posargs" {
+            continue;
+        }
+        if arg == "sys.executable" {
+            words.push("python".to_owned());
+            continue;
+        }
+        let quoted = arg.len() >= 2
+            && ((arg.starts_with('"') && arg.ends_with('"'))
+                || (arg.starts_with('\'') && arg.ends_with('\'')));
+        let inner = &arg[1..arg.len().saturating_sub(1)];
+        if !quoted || inner.contains(['"', '\'', '\\']) {
+            return None;
+        }
+        words.push(inner.to_owned());
+    }
+    Some(words)
 }
 
 /// The `test` script of pyproject.toml's task runner, with where it comes from.
@@ -1201,14 +1440,44 @@ mod tests {
             &[("Makefile", ".PHONY: test\ntest:\n\tpython -m unittest -v\n")],
             &["the Makefile's `test` target: python -m unittest -v [unittest] []"],
         );
+        // A variable the Makefile never sets is empty; one it sets is its value; a function
+        // call leaves the target to make itself.
+        check(
+            &[(
+                "Makefile",
+                "PY := python3\n.PHONY: test\ntest:\n\t$(PY) -m unittest -v ${tests}\n",
+            )],
+            &["the Makefile's `test` target: python3 -m unittest -v [unittest] []"],
+        );
+        check(
+            &[("Makefile", "test:\n\tpytest $(wildcard tests/*.py)\n")],
+            &["the Makefile's `test` target: make test [-] []"],
+        );
         check(
             &[(
                 "tox.ini",
-                "[tox]\nenvlist = py3\n\n[testenv]\ndeps = pytest\ncommands =\n    pytest {posargs:tests}\n    python -m doctest README.md\n",
+                "[tox]\nenvlist = py3\n\n[testenv]\ndeps = pytest\ncommands =\n    pytest -v --basetemp={envtmpdir} {posargs:tests}\n    python -m doctest README.md\n",
             )],
             &[
-                "tox.ini's [testenv] commands: pytest tests [pytest] []",
+                "tox.ini's [testenv] commands: pytest -v tests [pytest] []",
                 "tox.ini's [testenv] commands: python -m doctest README.md [-] []",
+            ],
+        );
+        check(
+            &[(
+                "noxfile.py",
+                "import sys\n\nimport nox\n\n\n@nox.session\ndef check(session):\n    session.run(\"ruff\", \"check\")\n\n\n@nox.session\ndef test(session: nox.Session) -> None:\n    session.install(\"-e\", \".\")\n    session.run(sys.executable, \"-m\", \"unittest\", \"-v\", *session.posargs)\n\n\n@nox.session(python=[\"3.12\"])\ndef tests(session):\n    session.notify(\"test\")\n",
+            )],
+            &["noxfile.py's `test` session: python -m unittest -v [unittest] []"],
+        );
+        check(
+            &[(
+                "noxfile.py",
+                "import nox\n\n@nox.session(python=[\"3.12\"])\ndef tests(session):\n    session.notify(\"unit\")\n\n@nox.session\ndef unit(session):\n    session.run(\n        \"pytest\",\n        \"--cov\",\n    )\n    session.run(\"coverage\", \"report\", \"--fail-under=90\")\n",
+            )],
+            &[
+                "noxfile.py's `unit` session: pytest --cov [pytest] []",
+                "noxfile.py's `unit` session: coverage report --fail-under=90 [-] [0]",
             ],
         );
         check(
