@@ -1023,6 +1023,29 @@ mod tests {
     }
 
     #[test]
+    fn no_node_on_path_is_not_installed_with_the_version_needed() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        std::fs::write(
+            dir.path().join("package.json"),
+            r#"{"scripts": {"test": "node --test"}}"#,
+        )
+        .expect("write");
+        let workspace = Workspace::new(dir.path());
+        let error = NodeTest::default()
+            .spec_with(&workspace, Vec::new(), None, None)
+            .expect_err("no node");
+        assert!(matches!(error, VerifierError::NotInstalled { .. }));
+        assert!(error.to_string().contains("Node.js 20 or later"), "{error}");
+        let spec = NodeTest::default()
+            .spec_with(&workspace, Vec::new(), None, Some("node".into()))
+            .expect("a command");
+        assert_eq!(spec.args[0], "--test");
+        assert!(spec.args[4].starts_with("--test-reporter-destination=/"));
+        assert!(spec.args[4].ends_with("node-test.xml"));
+        assert_eq!(spec.output_files.len(), 1);
+    }
+
+    #[test]
     fn the_logs_names_pair_with_the_reports() {
         let root = "/work/p/";
         assert!(same_test("adds", "adds", root));

@@ -151,6 +151,17 @@ async fn a_passing_project_passes_with_its_own_virtualenv() {
     assert_eq!(report.counts.tests_passed, Some(2), "{report:#?}");
     assert_eq!(report.counts.tests_skipped, Some(1), "{report:#?}");
     assert!(project_passes(&workspace, "make test").await);
+    // The cache hashes the project's files, not its virtualenv, and sees what is installed in
+    // it.
+    let inputs = verifier.inputs(&workspace).expect("inputs");
+    assert!(inputs.globs.iter().any(|glob| glob == "!/.venv/**"));
+    assert!(
+        inputs
+            .tool_files
+            .contains(&workspace.root.join(".venv/pyvenv.cfg")),
+        "{:?}",
+        inputs.tool_files
+    );
 }
 
 #[tokio::test]
