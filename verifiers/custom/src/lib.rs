@@ -380,11 +380,22 @@ impl CustomVerifier {
                 diagnostic.kind = self.definition.kind.kind();
             }
             report.refresh_fingerprints();
-            if report.outcome == Outcome::Errored && report.error.is_some() {
-                // The generic summarizer could not read the log at all.
+            let unplaced = report.error.as_deref().is_some_and(|error| {
+                error == verdict_summarizers::generic::UNPLACED
+                    || error == verdict_summarizers::generic::EMPTY
+            });
+            if unplaced {
+                // Nothing in the log the generic reader knows: the command is the project's own,
+                // so its exit code decides, as with patterns that match nothing (below).
+                let mut empty = Report::new(name, Outcome::Passed);
+                empty.notes = report.notes;
+                empty
+            } else if report.outcome == Outcome::Errored && report.error.is_some() {
+                // The generic summarizer read a crash or a tool that never ran.
                 return report;
+            } else {
+                report
             }
-            report
         } else {
             match self.scan(captured) {
                 Ok(report) => report,

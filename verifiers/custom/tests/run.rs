@@ -425,3 +425,23 @@ command = ["node", "--test", "--test-reporter=tap", "t.test.js"]
     assert_eq!(failed.len(), 1, "{report:#?}");
     assert_eq!(failed[0].test.as_deref(), Some("subtracts"), "{report:#?}");
 }
+
+/// A verifier without patterns whose command prints text no summarizer knows: its exit code
+/// decides, as the project's own command's does (once errored, when the generic reader began
+/// to refuse logs it cannot place).
+#[tokio::test]
+async fn plain_output_without_patterns_is_decided_by_the_exit_code() {
+    let dir = project(&[]);
+    for (command, outcome) in [
+        (r#"["sh", "-c", "echo all good; exit 0"]"#, Outcome::Passed),
+        (r#"["sh", "-c", "exit 0"]"#, Outcome::Passed),
+        (r#"["sh", "-c", "echo broken; exit 1"]"#, Outcome::Errored),
+    ] {
+        let verifier = verifier(
+            dir.path(),
+            &format!("name = \"quick\"\nkind = \"lint\"\ncommand = {command}\n"),
+        );
+        let report = run(dir.path(), &verifier).await;
+        assert_eq!(report.outcome, outcome, "{command}: {report:#?}");
+    }
+}

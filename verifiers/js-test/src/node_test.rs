@@ -33,9 +33,8 @@ use verdict_core::verifier::{
     Applicability, Captured, CommandSpec, ExitCodes, Inputs, VerifierError, Workspace,
 };
 use verdict_core::{Kind, Outcome, Report, Severity, Verifier};
-use verdict_verifier_support::{
-    PackageJson, js_monorepo_root, node_install_markers, on_path, summarize_log,
-};
+use verdict_verifier_support::declared::Declared;
+use verdict_verifier_support::{js_monorepo_root, node_install_markers, on_path, summarize_log};
 
 use crate::{DEFAULT_TIMEOUT, Failing, escape_regex};
 
@@ -88,7 +87,7 @@ pub struct Word {
 /// The `node --test` command a project declares.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DeclaredCommand {
-    /// The script it comes from.
+    /// Where it is declared, for people: ``the `test` script → `test:unit` ``.
     pub script: String,
     /// The variables set before `node`.
     pub env: BTreeMap<String, String>,
@@ -96,28 +95,23 @@ pub struct DeclaredCommand {
     pub args: Vec<Word>,
 }
 
-/// The `node --test` command of the project's scripts: in `test` when it has one, else in the
-/// first script (by name, watch scripts left out) that has one; `None` when none does.
-///
-/// This is the one place that reads what the project declares, so that a shared reading of the
-/// project's commands can replace it.
+/// The `node --test` command the project declares: the first of its declared commands that runs
+/// node's test runner; `None` when none does.
 pub fn declared_command(workspace: &Workspace) -> Option<DeclaredCommand> {
-    let package = PackageJson::read(workspace).ok().flatten()?;
-    let script = |name: &str| {
-        let text = package.scripts.get(name)?.as_str()?;
-        let (env, args) = node_test_command(text)?;
-        Some(DeclaredCommand {
-            script: name.to_owned(),
-            env,
-            args,
-        })
-    };
-    script("test").or_else(|| {
-        package
-            .scripts
-            .keys()
-            .filter(|name| !name.contains("watch"))
-            .find_map(|name| script(name))
+    // The shared reading of what the project declares (see
+    // `verdict_verifier_support::declared`): `npm run` and chains followed, verdict.toml's
+    // `command` in place of the project's.
+    let declared = Declared::of(workspace);
+    let command = declared.for_verifier(NAME)?;
+    let (mut env, args) = node_test_command(&command.text)?;
+    // Variables an outer `NAME=value npm run test:unit` set reach the command too.
+    for (name, value) in command.env() {
+        env.entry(name).or_insert(value);
+    }
+    Some(DeclaredCommand {
+        script: command.origin.clone(),
+        env,
+        args,
     })
 }
 
@@ -303,10 +297,9 @@ impl Verifier for NodeTest {
 
     fn applies(&self, workspace: &Workspace) -> Applicability {
         match declared_command(workspace) {
-            Some(command) => Applicability::Applies(format!(
-                "the `{}` script runs `node --test`",
-                command.script
-            )),
+            Some(command) => {
+                Applicability::Applies(format!("{} runs `node --test`", command.script))
+            }
             None => Applicability::DoesNotApply("no package.json script runs `node --test`".into()),
         }
     }

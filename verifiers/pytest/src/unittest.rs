@@ -25,6 +25,7 @@ use verdict_core::verifier::{
     Applicability, Captured, CommandSpec, ExitCodes, Inputs, VerifierError, Workspace,
 };
 use verdict_core::{Kind, Outcome, Report, Verifier};
+use verdict_verifier_support::declared::Declared;
 use verdict_verifier_support::summarize_log;
 
 const NAME: &str = "unittest";
@@ -81,16 +82,16 @@ pub enum TestCommand {
 /// This is the one place that reads what the project declares, so that a shared reading of the
 /// project's commands can replace it.
 pub fn declared_command(workspace: &Workspace) -> Option<TestCommand> {
-    let root = &workspace.root;
-    let sources: [(&str, Vec<String>); 4] = [
-        ("a package.json script", package_scripts(root)),
-        ("the Makefile's `test` target", makefile_test(root)),
-        ("tox.ini's `commands`", tox_commands(root)),
-        ("pyproject.toml's `test` task", pyproject_tasks(root)),
-    ];
-    sources
-        .into_iter()
-        .find_map(|(origin, lines)| lines.iter().find_map(|line| classify(line, origin)))
+    let declared = Declared::of(workspace);
+    // The first declared command that runs unittest or pytest (see
+    // `verdict_verifier_support::declared`): the same reading every verifier takes.
+    declared
+        .commands
+        .iter()
+        .find_map(|command| match command.verifier()? {
+            "unittest" | "pytest" => classify(&command.text, &command.origin),
+            _ => None,
+        })
 }
 
 /// What a declared command line runs, when it runs a Python test runner.
@@ -170,139 +171,6 @@ fn is_assignment(word: &str) -> bool {
     word.split_once('=').is_some_and(|(name, _)| {
         !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
     })
-}
-
-/// The `package.json` scripts, `test` first.
-fn package_scripts(root: &Path) -> Vec<String> {
-    let Ok(text) = std::fs::read_to_string(root.join("package.json")) else {
-        return Vec::new();
-    };
-    let Ok(package) = serde_json::from_str::<serde_json::Value>(&text) else {
-        return Vec::new();
-    };
-    let Some(scripts) = package.get("scripts").and_then(|s| s.as_object()) else {
-        return Vec::new();
-    };
-    let mut lines: Vec<String> = scripts
-        .get("test")
-        .and_then(|s| s.as_str())
-        .map(str::to_owned)
-        .into_iter()
-        .collect();
-    lines.extend(
-        scripts
-            .iter()
-            .filter(|(name, _)| *name != "test")
-            .filter_map(|(_, command)| command.as_str().map(str::to_owned)),
-    );
-    lines
-}
-
-/// The recipe lines of the Makefile's `test` target (make's `@`, `-` and `+` prefixes removed).
-fn makefile_test(root: &Path) -> Vec<String> {
-    let text = ["GNUmakefile", "makefile", "Makefile"]
-        .iter()
-        .find_map(|name| std::fs::read_to_string(root.join(name)).ok())
-        .unwrap_or_default();
-    let mut lines = Vec::new();
-    let mut in_test = false;
-    for line in text.lines() {
-        if let Some(recipe) = line.strip_prefix('\t') {
-            if in_test {
-                lines.push(recipe.trim_start_matches(['@', '-', '+', ' ']).to_owned());
-            }
-            continue;
-        }
-        if line.trim().is_empty() || line.trim_start().starts_with('#') {
-            continue;
-        }
-        // A rule line: `test: deps`, `test check: deps` (not `test := value`).
-        in_test = line.split_once(':').is_some_and(|(targets, rest)| {
-            !rest.starts_with('=') && targets.split_whitespace().any(|target| target == "test")
-        });
-    }
-    lines
-}
-
-/// The `commands` of tox.ini's `[testenv]` sections, one command a line.
-fn tox_commands(root: &Path) -> Vec<String> {
-    let Ok(text) = std::fs::read_to_string(root.join("tox.ini")) else {
-        return Vec::new();
-    };
-    let mut lines = Vec::new();
-    let mut in_testenv = false;
-    let mut in_commands = false;
-    for line in text.lines() {
-        let trimmed = line.trim();
-        if trimmed.starts_with('[') {
-            in_testenv = trimmed == "[testenv]" || trimmed.starts_with("[testenv:");
-            in_commands = false;
-            continue;
-        }
-        if !in_testenv || trimmed.is_empty() || trimmed.starts_with(['#', ';']) {
-            continue;
-        }
-        let continuation = line.starts_with([' ', '\t']);
-        if continuation && in_commands {
-            lines.push(trimmed.to_owned());
-            continue;
-        }
-        in_commands = false;
-        if let Some((key, value)) = line.split_once('=')
-            && key.trim() == "commands"
-        {
-            in_commands = true;
-            if !value.trim().is_empty() {
-                lines.push(value.trim().to_owned());
-            }
-        }
-    }
-    lines
-}
-
-/// The `test` script of each hatch environment and poe's `test` task in pyproject.toml.
-fn pyproject_tasks(root: &Path) -> Vec<String> {
-    let Ok(text) = std::fs::read_to_string(root.join("pyproject.toml")) else {
-        return Vec::new();
-    };
-    let Ok(table) = text.parse::<toml::Table>() else {
-        return Vec::new();
-    };
-    let tool = table.get("tool");
-    let mut lines = Vec::new();
-    let mut push = |value: &toml::Value| match value {
-        toml::Value::String(line) => lines.push(line.clone()),
-        toml::Value::Array(items) => {
-            lines.extend(items.iter().filter_map(|i| i.as_str().map(str::to_owned)));
-        }
-        toml::Value::Table(task) => {
-            lines.extend(
-                ["cmd", "shell"]
-                    .iter()
-                    .filter_map(|key| task.get(*key)?.as_str().map(str::to_owned)),
-            );
-        }
-        _ => {}
-    };
-    if let Some(envs) = tool
-        .and_then(|t| t.get("hatch"))
-        .and_then(|h| h.get("envs"))
-        .and_then(toml::Value::as_table)
-    {
-        for env in envs.values() {
-            if let Some(test) = env.get("scripts").and_then(|s| s.get("test")) {
-                push(test);
-            }
-        }
-    }
-    if let Some(test) = tool
-        .and_then(|t| t.get("poe"))
-        .and_then(|p| p.get("tasks"))
-        .and_then(|t| t.get("test"))
-    {
-        push(test);
-    }
-    lines
 }
 
 /// The declared arguments with `-v` added where unittest takes it: after `discover` (which must
