@@ -174,3 +174,24 @@ fn vitest_runs_with_the_pass_with_no_tests_of_the_test_script() {
         own: &[&["npm", "test"]],
     });
 }
+
+#[test]
+fn a_shell_script_running_two_tools_is_read_part_by_part() {
+    // `(cd packages/a && npm test) && (cd packages/b && npm test)`: one shell command, run as
+    // the project's own script; its log holds mocha's run, then node's.
+    check(&Case {
+        fixture: "subshell-packages",
+        bug: ("packages/b/index.js", "n / 2", "n / 3"),
+        own: &[&["npm", "test"]],
+    });
+    let project = project("subshell-packages");
+    let run = project.verdict(&["run", "--format", "json"]);
+    let report = run.json();
+    let script = report["verifications"]
+        .as_array()
+        .and_then(|v| v.iter().find(|v| v["verifier"] == "script:test"))
+        .unwrap_or_else(|| panic!("no script:test: {}", run.all()));
+    let counts = &script["report"]["counts"];
+    // mocha's one test and node's one test, each read from its own part of the log.
+    assert_eq!(counts["tests_passed"], 2, "{}", run.all());
+}

@@ -17,6 +17,8 @@
 //!
 //! Like every verifier crate, this one never spawns a process.
 
+mod sections;
+
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::io::{Read, Seek, SeekFrom};
@@ -211,17 +213,7 @@ impl Verifier for ScriptVerifier {
     }
 
     fn interpret(&self, spec: &CommandSpec, captured: &Captured) -> Report {
-        let sample = read_head(captured);
-        let detection = verdict_summarizers::detect(&sample);
-        let recognised = detection.summarizer.name() != "generic"
-            && detection.confidence >= verdict_summarizers::MIN_CONFIDENCE;
-        let mut report = if recognised {
-            let mut report = summarize_log(detection.summarizer, captured);
-            report.note(format!("read as {}'s output", detection.summarizer.name()));
-            report
-        } else {
-            Report::new(&self.name, Outcome::Passed)
-        };
+        let (mut report, recognised, runners) = self.read(captured);
         let code = match captured.exit {
             Exit::Code { code } => code,
             // Signals, time-outs and starts that failed are the pipeline's to report.
@@ -245,10 +237,9 @@ impl Verifier for ScriptVerifier {
             }
             report.push(diagnostic);
         } else if code == 0 && report.outcome == Outcome::Passed {
-            let runner = detection.summarizer.name();
             let tests =
                 report.counts.tests_passed.unwrap_or(0) + report.counts.tests_failed.unwrap_or(0);
-            if recognised && TEST_RUNNERS.contains(&runner) && tests == 0 {
+            if runners && tests == 0 {
                 report.outcome = Outcome::Errored;
                 report.error = Some(format!(
                     "`{}` ({}) ran no test; a run that tests nothing is not a pass",
@@ -267,6 +258,45 @@ impl Verifier for ScriptVerifier {
     fn inputs(&self, _workspace: &Workspace) -> Option<Inputs> {
         // A script may read anything, network included; it is never replayed from the cache.
         None
+    }
+}
+
+impl ScriptVerifier {
+    /// The report of what the command printed: each part of a log of several tools (see
+    /// [`sections`]) read by the summarizer that recognises it, or the whole log by the one
+    /// that recognises its start; a passing report of the script's own when none does. Also
+    /// whether any summarizer recognised the output, and whether it was a test runner's.
+    fn read(&self, captured: &Captured) -> (Report, bool, bool) {
+        if captured.log_bytes <= sections::MAX_SPLIT_BYTES {
+            let mut bytes = Vec::new();
+            if let Ok(file) = captured.open_log() {
+                let _ = file.take(sections::MAX_SPLIT_BYTES).read_to_end(&mut bytes);
+            }
+            let text = String::from_utf8_lossy(&bytes);
+            let parts = sections::split(&text);
+            if parts.len() > 1 {
+                let reports: Vec<Report> = parts.into_iter().filter_map(sections::read).collect();
+                let runners = reports
+                    .iter()
+                    .any(|r| TEST_RUNNERS.contains(&r.tool.as_str()));
+                return if reports.is_empty() {
+                    (Report::new(&self.name, Outcome::Passed), false, false)
+                } else {
+                    (sections::merge(&self.name, reports), true, runners)
+                };
+            }
+        }
+        let sample = read_head(captured);
+        let detection = verdict_summarizers::detect(&sample);
+        let recognised = detection.summarizer.name() != "generic"
+            && detection.confidence >= verdict_summarizers::MIN_CONFIDENCE;
+        if !recognised {
+            return (Report::new(&self.name, Outcome::Passed), false, false);
+        }
+        let mut report = summarize_log(detection.summarizer, captured);
+        report.note(format!("read as {}'s output", detection.summarizer.name()));
+        let runner = TEST_RUNNERS.contains(&detection.summarizer.name());
+        (report, true, runner)
     }
 }
 
