@@ -743,6 +743,11 @@ pub(crate) fn render_init(detected: &[(String, String)]) -> String {
              # env = {{ }}\n",
             quote_key(name)
         );
+        if !name.starts_with("script:") {
+            out.push_str(
+                "# args = []           # appended to its command\n                 # command = \"\"        # the command line to take its arguments from, in place of the project's\n",
+            );
+        }
         if is_test_verifier(name) {
             out.push_str(
                 "# allow_no_tests = false   # a run with no test, or every test skipped, is not a pass\n",
@@ -755,7 +760,10 @@ pub(crate) fn render_init(detected: &[(String, String)]) -> String {
 
 /// Whether a linked verifier of this name runs tests (only shown as a hint in `verdict init`).
 fn is_test_verifier(name: &str) -> bool {
-    matches!(name, "jest" | "vitest" | "mocha" | "pytest" | "cargo-test")
+    matches!(
+        name,
+        "jest" | "vitest" | "mocha" | "pytest" | "cargo-test" | "node-test" | "unittest"
+    )
 }
 
 /// The commented example of a project-specific verifier that `verdict init` writes.

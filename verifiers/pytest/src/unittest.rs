@@ -409,11 +409,15 @@ mod tests {
             unittest_args(&[("Makefile", make)]).expect("Makefile"),
             ["discover", "-s", "tests", "-t", "."]
         );
-        let tox = "[tox]\nenvlist = py311\n\n[testenv]\ndeps = coverage\ncommands =\n    coverage run -m unittest {posargs:discover}\n    coverage report\n";
+        let tox = "[tox]\nenvlist = py311\n\n[testenv]\ncommands =\n    python -m unittest {posargs:discover}\n";
         assert_eq!(
             unittest_args(&[("tox.ini", tox)]).expect("tox"),
             ["discover"]
         );
+        // Under coverage, the run is the project's own command (its data feeds `coverage
+        // report`), run as it is, not unittest's.
+        let coverage = "[tox]\nenvlist = py311\n\n[testenv]\ndeps = coverage\ncommands =\n    coverage run -m unittest {posargs:discover}\n    coverage report\n";
+        assert_eq!(unittest_args(&[("tox.ini", coverage)]), None);
         let hatch =
             "[tool.hatch.envs.default.scripts]\ntest = \"python -m unittest -b tests.test_a\"\n";
         assert_eq!(

@@ -175,7 +175,8 @@ impl Verifier for ScriptVerifier {
 
     fn command(&self, workspace: &Workspace) -> Result<CommandSpec, VerifierError> {
         let mut env: BTreeMap<String, String> = BTreeMap::new();
-        let (program, args) = if self.command.shell {
+        // A glob is the shell's to expand, as `npm run` would.
+        let (program, args) = if self.command.shell || self.command.globs {
             (
                 PathBuf::from("sh"),
                 vec!["-c".to_owned(), self.command.text.clone()],

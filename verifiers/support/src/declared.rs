@@ -56,9 +56,13 @@ pub struct Command {
     pub words: Vec<String>,
     /// The command as written, for `sh -c` when it needs a shell.
     pub text: String,
-    /// Whether only a shell runs it as the project means it: redirections, variables, globs,
-    /// `||`, pipes, subshells.
+    /// Whether only a shell runs it as the project means it: redirections, variables,
+    /// command substitution, `||`, pipes, subshells.
     pub shell: bool,
+    /// Whether it has an unquoted glob (`test/*.test.js`), which the shell of `npm run` expands
+    /// before the tool sees it: a tool verifier expands it or hands it to a tool that does, and
+    /// the command run as it is goes through `sh -c`.
+    pub globs: bool,
     /// The commands (indices into [`Declared::commands`]) that run before it in an `&&` chain:
     /// when one of them fails, the project's command never gets to this one.
     pub after: Vec<usize>,
@@ -581,6 +585,7 @@ impl Builder {
             words,
             text: text.trim().to_owned(),
             shell,
+            globs: has_glob(text),
             after: before.to_vec(),
             python,
         });
@@ -753,7 +758,7 @@ fn chain(text: &str) -> Option<Vec<Part>> {
 }
 
 /// Whether a command (one part of a chain) means something only a shell gives it: variables,
-/// command substitution, globs, redirections, `~`.
+/// command substitution, redirections, `~`. Globs are apart (see [`has_glob`]).
 fn needs_shell(text: &str) -> bool {
     let mut quote: Option<char> = None;
     let mut chars = text.chars().peekable();
@@ -778,12 +783,34 @@ fn needs_shell(text: &str) -> bool {
                 '\\' => {
                     chars.next();
                 }
-                '$' | '`' | '*' | '?' | '[' | '>' | '<' => return true,
+                '$' | '`' | '>' | '<' => return true,
                 '~' if word_start => return true,
                 _ => {}
             },
         }
         word_start = quote.is_none() && c.is_whitespace();
+    }
+    false
+}
+
+/// Whether `text` has a glob character outside quotes (`*`, `?`, `[`).
+fn has_glob(text: &str) -> bool {
+    let mut quote: Option<char> = None;
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some('"'), '\\') => {
+                chars.next();
+            }
+            (Some(_), _) => {}
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '\\') => {
+                chars.next();
+            }
+            (None, '*' | '?' | '[') => return true,
+            _ => {}
+        }
     }
     false
 }
@@ -1005,20 +1032,23 @@ fn python_entries(root: &Path, builder: &mut Builder) {
         return;
     }
     if let Some(commands) = tox_commands(root) {
+        // tox runs its commands in order and stops at the first that fails.
+        let mut before: Vec<usize> = Vec::new();
         for line in commands {
             let first = builder.commands.len();
-            builder.line(
+            let done = builder.line(
                 root,
                 &BTreeMap::new(),
                 &line,
                 Purpose::Test,
                 "tox.ini's [testenv] commands",
-                &[],
+                &before,
                 1,
             );
             for command in &mut builder.commands[first..] {
                 command.python = true;
             }
+            before.extend(done);
         }
         return;
     }
@@ -1460,7 +1490,7 @@ mod tests {
             )],
             &[
                 "tox.ini's [testenv] commands: pytest -v tests [pytest] []",
-                "tox.ini's [testenv] commands: python -m doctest README.md [-] []",
+                "tox.ini's [testenv] commands: python -m doctest README.md [-] [0]",
             ],
         );
         check(
@@ -1508,6 +1538,7 @@ mod tests {
             words: split_command(text).expect("splits"),
             text: text.to_owned(),
             shell: false,
+            globs: false,
             after: Vec::new(),
             python: false,
         };
