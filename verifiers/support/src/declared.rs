@@ -267,7 +267,7 @@ impl Declared {
         if let Some(package) = &package {
             let scripts = scripts(package);
             for (name, purpose) in ENTRY_SCRIPTS {
-                if scripts.contains_key(*name) {
+                if scripts.get(*name).is_some_and(|text| !is_npm_placeholder(text)) {
                     has_test |= *purpose == Purpose::Test;
                     let origin = format!("the `{name}` script");
                     builder.script(root, &scripts, name, *purpose, &origin, &[], 0);
@@ -409,6 +409,12 @@ pub fn applicability(
     }
 }
 
+/// Whether a script is the placeholder `npm init` writes (`echo "Error: no test specified" &&
+/// exit 1`): the project declares no test with it.
+fn is_npm_placeholder(text: &str) -> bool {
+    text.contains("Error: no test specified") && text.contains("exit 1")
+}
+
 /// The string-valued scripts of a package.
 fn scripts(package: &PackageJson) -> BTreeMap<String, String> {
     package
@@ -457,6 +463,9 @@ impl Builder {
             let Some(text) = scripts.get(&part) else {
                 continue;
             };
+            if is_npm_placeholder(text) {
+                continue;
+            }
             let origin = if part == name {
                 origin.to_owned()
             } else {
@@ -486,8 +495,9 @@ impl Builder {
         before: &[usize],
         depth: usize,
     ) -> Vec<usize> {
-        let Some(parts) = chain(text) else {
-            // One command for a shell: `a || b`, a pipe, a subshell.
+        let Some(parts) = chain(text).filter(|parts| !parts.iter().any(changes_the_shell)) else {
+            // One command for a shell: `a || b`, a pipe, a subshell, or a chain whose commands
+            // share the shell's state (`cd packages/a && jest` runs jest in packages/a).
             return vec![self.push(text, purpose, origin, before, true, false)];
         };
         let mut added = Vec::new();
@@ -755,6 +765,37 @@ fn chain(text: &str) -> Option<Vec<Part>> {
     end(&mut current, &mut complex, false);
     let parts: Vec<Part> = parts.into_iter().filter(|p| !p.text.is_empty()).collect();
     (!parts.is_empty()).then_some(parts)
+}
+
+/// Whether a part of a chain changes the shell the next parts run in (`cd`, `export`, `source`,
+/// `set`, `umask`, an assignment alone), or is a builtin no program stands for (`exit`): the
+/// chain then runs as one shell command.
+fn changes_the_shell(part: &Part) -> bool {
+    let Ok(words) = split_command(&part.text) else {
+        return true;
+    };
+    let Some(first) = words.first() else {
+        return false;
+    };
+    matches!(
+        first.as_str(),
+        "cd" | "pushd"
+            | "popd"
+            | "export"
+            | "unset"
+            | "source"
+            | "."
+            | "set"
+            | "umask"
+            | "exit"
+            | "shopt"
+            | "alias"
+            | "trap"
+            | "ulimit"
+    ) || words.iter().all(|word| {
+        word.split_once('=')
+            .is_some_and(|(name, _)| is_variable_name(name))
+    })
 }
 
 /// Whether a command (one part of a chain) means something only a shell gives it: variables,
@@ -1439,6 +1480,27 @@ mod tests {
                 "the `test` script: jest -c j.js [jest] []",
                 "the `test` script: echo ok | cat (sh) [-] [1]",
             ],
+        );
+    }
+
+    #[test]
+    fn a_chain_that_changes_the_shell_is_one_command_and_npms_placeholder_none() {
+        check(
+            &[(
+                "package.json",
+                r#"{"scripts": {"test": "cd packages/a && jest", "lint": "export X=1; eslint ."}}"#,
+            )],
+            &[
+                "the `test` script: cd packages/a && jest (sh) [-] []",
+                "the `lint` script: export X=1; eslint . (sh) [-] []",
+            ],
+        );
+        check(
+            &[(
+                "package.json",
+                r#"{"scripts": {"test": "echo \"Error: no test specified\" && exit 1", "lint": "eslint ."}}"#,
+            )],
+            &["the `lint` script: eslint . [eslint] []"],
         );
     }
 
