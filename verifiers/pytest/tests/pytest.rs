@@ -655,3 +655,33 @@ with zipfile.ZipFile(sys.argv[1], "w") as wheel:
         "a removed package is an input"
     );
 }
+
+/// A Makefile's `test: pytest -q tests/test_c*.py`: make's shell expands the glob before pytest
+/// sees it, and the verifier passes the same files — only the cart tests run, not the prices'.
+#[tokio::test]
+async fn a_declared_glob_is_expanded_as_the_shell_expands_it() {
+    let fixture = fixture("failing", Venv::Shared);
+    std::fs::write(
+        fixture.workspace.path("Makefile"),
+        "test:\n\tpytest -q tests/test_c*.py\n",
+    )
+    .expect("write the Makefile");
+    let (spec, _captured, report) = run(&fixture).await;
+    assert!(
+        spec.args.iter().any(|a| a == "tests/test_cart.py")
+            && !spec.args.iter().any(|a| a.contains('*')),
+        "{:?}",
+        spec.args
+    );
+    assert!(
+        report
+            .diagnostics
+            .iter()
+            .all(|d| d.file.as_deref() != Some("tests/test_prices.py")),
+        "{report:#?}"
+    );
+    assert!(
+        report.counts.tests_failed.unwrap_or(0) + report.counts.tests_passed.unwrap_or(0) > 0,
+        "{report:#?}"
+    );
+}

@@ -6,6 +6,7 @@
 //! [`declared`] reads the commands the project declares it runs to check itself.
 
 pub mod declared;
+pub mod glob;
 
 use std::collections::BTreeMap;
 use std::io::BufReader;
