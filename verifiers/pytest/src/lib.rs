@@ -333,7 +333,10 @@ fn declared_args(workspace: &Workspace) -> (Vec<String>, Vec<(String, String)>) 
             }
             // pytest does not expand globs; `npm run` or make's shell did, before pytest saw them.
             None if command.globs && word.contains(['*', '?', '[']) => {
-                args.extend(verdict_verifier_support::glob::expand(&workspace.root, word));
+                args.extend(verdict_verifier_support::glob::expand(
+                    &workspace.root,
+                    word,
+                ));
             }
             None => args.push(word.clone()),
         }
