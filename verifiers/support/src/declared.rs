@@ -267,7 +267,10 @@ impl Declared {
         if let Some(package) = &package {
             let scripts = scripts(package);
             for (name, purpose) in ENTRY_SCRIPTS {
-                if scripts.get(*name).is_some_and(|text| !is_npm_placeholder(text)) {
+                if scripts
+                    .get(*name)
+                    .is_some_and(|text| !is_npm_placeholder(text))
+                {
                     has_test |= *purpose == Purpose::Test;
                     let origin = format!("the `{name}` script");
                     builder.script(root, &scripts, name, *purpose, &origin, &[], 0);
