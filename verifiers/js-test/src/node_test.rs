@@ -33,7 +33,7 @@ use verdict_core::verifier::{
     Applicability, Captured, CommandSpec, ExitCodes, Inputs, VerifierError, Workspace,
 };
 use verdict_core::{Kind, Outcome, Report, Severity, Verifier};
-use verdict_verifier_support::declared::Declared;
+use verdict_verifier_support::declared::{Declared, is_variable_name};
 use verdict_verifier_support::{js_monorepo_root, node_install_markers, on_path, summarize_log};
 
 use crate::{DEFAULT_TIMEOUT, Failing, escape_regex};
@@ -679,14 +679,6 @@ fn attribute(tag: &str, name: &str) -> String {
         .and_then(|(at, _)| tag[at + key.len()..].split('"').next())
         .map(unescape)
         .unwrap_or_default()
-}
-
-fn is_variable_name(name: &str) -> bool {
-    let mut chars = name.chars();
-    chars
-        .next()
-        .is_some_and(|first| first.is_ascii_alphabetic() || first == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// The commands of a script, split as `sh` splits them (quotes and backslashes honoured, nothing

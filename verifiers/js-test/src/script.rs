@@ -20,7 +20,7 @@
 use std::collections::BTreeMap;
 
 use verdict_core::verifier::Workspace;
-use verdict_verifier_support::declared::Declared;
+use verdict_verifier_support::declared::{Declared, is_variable_name};
 
 /// What the script that runs a runner adds to verdict's command line.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -192,14 +192,6 @@ fn prefix(words: &[String], env: &mut BTreeMap<String, String>) {
             .join(" ");
         env.insert("NODE_OPTIONS".to_owned(), joined);
     }
-}
-
-fn is_variable_name(name: &str) -> bool {
-    let mut chars = name.chars();
-    chars
-        .next()
-        .is_some_and(|first| first.is_ascii_alphabetic() || first == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// For an option in `set`, whether its value is the next word (`--reporter dot`) rather than after

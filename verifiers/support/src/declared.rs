@@ -214,7 +214,8 @@ fn program_start(words: &[String]) -> &[String] {
     }
 }
 
-fn is_variable_name(name: &str) -> bool {
+/// Whether `name` is a shell variable's name (`NODE_OPTIONS`, `_x1`), as in `NAME=value`.
+pub fn is_variable_name(name: &str) -> bool {
     let mut chars = name.chars();
     chars
         .next()
