@@ -200,6 +200,97 @@ fn declared_invocation(workspace: &Workspace) -> Option<ScriptInvocation> {
     Some(invocation)
 }
 
+/// tsc's options verdict sets itself, or that would make it emit, watch or print something
+/// else than diagnostics; each with whether its value is the next word.
+const DROPPED: &[(&str, bool)] = &[
+    ("-p", true),
+    ("--project", true),
+    ("--pretty", false),
+    ("-w", false),
+    ("--watch", false),
+    ("--noEmit", false),
+    ("--emitDeclarationOnly", false),
+    ("--listFiles", false),
+    ("--listEmittedFiles", false),
+    ("--showConfig", false),
+    ("--generateTrace", true),
+    ("--init", false),
+    ("-v", false),
+    ("--version", false),
+    ("-h", false),
+    ("--help", false),
+];
+
+/// The options of the project's declared tsc command (see [`Declared`]) that verdict passes on:
+/// all but [`DROPPED`] and the files it names, which would replace the project's config (the
+/// config names the files). `--pretty false` after them keeps the output readable whatever
+/// the command said.
+fn declared_options(workspace: &Workspace) -> Vec<String> {
+    let declared = Declared::of(workspace);
+    let Some(command) = declared.for_verifier(NAME) else {
+        return Vec::new();
+    };
+    let mut options = Vec::new();
+    let mut words = command.program_words().iter().skip(1).peekable();
+    while let Some(word) = words.next() {
+        let option = word.split_once('=').map_or(word.as_str(), |(o, _)| o);
+        if let Some(&(_, takes_value)) = DROPPED.iter().find(|(name, _)| *name == option) {
+            let boolean_value = words
+                .peek()
+                .is_some_and(|next| *next == "true" || *next == "false");
+            if (takes_value || boolean_value) && !word.contains('=') {
+                words.next();
+            }
+        } else if word.starts_with('-') {
+            options.push(word.clone());
+            // An option's value follows it: `--target es2022`, and `--strict false` for a flag.
+            if let Some(next) = words.peek()
+                && !word.contains('=')
+                && (*next == "true"
+                    || *next == "false"
+                    || (takes_a_value(option)
+                        && !next.starts_with('-')
+                        && !next.ends_with(".ts")
+                        && !next.ends_with(".tsx")))
+            {
+                options.push((*next).clone());
+                words.next();
+            }
+        }
+    }
+    options
+}
+
+/// Whether tsc's `option` is followed by a value: any option but the boolean flags, which may
+/// be followed by `true`/`false` only.
+fn takes_a_value(option: &str) -> bool {
+    !matches!(
+        option,
+        "--strict"
+            | "--skipLibCheck"
+            | "--noImplicitAny"
+            | "--strictNullChecks"
+            | "--noUnusedLocals"
+            | "--noUnusedParameters"
+            | "--noImplicitReturns"
+            | "--noFallthroughCasesInSwitch"
+            | "--allowJs"
+            | "--checkJs"
+            | "--esModuleInterop"
+            | "--isolatedModules"
+            | "--exactOptionalPropertyTypes"
+            | "--noUncheckedIndexedAccess"
+            | "--incremental"
+            | "--declaration"
+            | "--composite"
+            | "--resolveJsonModule"
+            | "--experimentalDecorators"
+            | "--verbatimModuleSyntax"
+            | "--noImplicitOverride"
+            | "--forceConsistentCasingInFileNames"
+    )
+}
+
 /// The first script that runs tsc, and the project and mode it runs it with. Only the arguments of
 /// that one command are read (up to `&&`, `||`, `;` or `|`).
 fn script_invocation(package: &PackageJson) -> Option<ScriptInvocation> {
@@ -523,7 +614,7 @@ impl Verifier for Tsc {
             tool: NAME.to_owned(),
             hint: INSTALL_HINT.to_owned(),
         })?;
-        let args: Vec<String> = if project.build {
+        let mut args: Vec<String> = if project.build {
             // `-b` must come first.
             vec!["-b", project.config.as_str(), "--pretty", "false"]
         } else {
@@ -538,6 +629,11 @@ impl Verifier for Tsc {
         .into_iter()
         .map(str::to_owned)
         .collect();
+        if !project.build {
+            // The project's own type check with its options (`--strict`, `--skipLibCheck`):
+            // without them tsc could pass what the project's command fails.
+            args.extend(declared_options(workspace));
+        }
         Ok(CommandSpec {
             // Absolute, as the root may be relative to verdict's directory, not to itself.
             program: absolute(&program),

@@ -460,3 +460,24 @@ async fn vite_style_solution_with_no_emit_references_is_checked_twice_alike() {
             .is_file()
     );
 }
+
+/// `"typecheck": "tsc --noEmit --noImplicitAny --pretty"`: the script's option makes an implicit
+/// `any` an error that the tsconfig alone does not, so the verifier passes it on (and not
+/// `--pretty`, whose output it does not read), and fails where `npm run typecheck` fails.
+#[tokio::test]
+async fn options_of_the_declared_type_check_are_passed_on() {
+    let fixture = fixture("script-options", true);
+    let (spec, _captured, report) = run(&Tsc::default(), &fixture).await;
+    assert!(
+        spec.args.iter().any(|a| a == "--noImplicitAny"),
+        "{:?}",
+        spec.args
+    );
+    assert_eq!(
+        spec.args.iter().filter(|a| *a == "--pretty").count(),
+        1,
+        "{:?}",
+        spec.args
+    );
+    check(&report, Outcome::Failed, &[("src/index.ts", 2, "TS7006")]);
+}
