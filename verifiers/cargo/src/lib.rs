@@ -57,6 +57,7 @@ use verdict_core::verifier::{
     Applicability, Captured, CommandSpec, Exit, ExitCodes, Inputs, VerifierError, Workspace,
 };
 use verdict_core::{Kind, Outcome, Report, Severity, Verifier};
+use verdict_verifier_support::declared::Declared;
 use verdict_verifier_support::summarize_log_as;
 
 pub mod nextest;
@@ -208,6 +209,53 @@ impl Command {
             ],
         };
         args.iter().map(|a| (*a).to_owned()).collect()
+    }
+
+    /// [`Command::args`] with what the project's declared command for this verifier adds (see
+    /// [`Declared`]): its feature and target selection (`--all-features`, `--features x`, `-p
+    /// crate`, `--release`), and with `harness` what follows its `--` (`-D warnings` for
+    /// clippy, libtest's `--include-ignored`). Options verdict sets itself, or that would change
+    /// what it reads or make cargo write to the tree (`--fix`), are left out.
+    fn args_for(self, workspace: &Workspace, harness: bool) -> Vec<String> {
+        let mut args = self.args();
+        let declared = Declared::of(workspace);
+        let Some(command) = declared.for_verifier(self.name()) else {
+            return args;
+        };
+        let words = command.program_words();
+        // `cargo test …` (not `cargo nextest run`, whose verifier reads its own config).
+        if words.get(1).map(String::as_str) != Some(args[0].as_str()) {
+            return args;
+        }
+        let (options, after) = match words[2..].iter().position(|w| w == "--") {
+            Some(at) => (&words[2..2 + at], &words[3 + at..]),
+            None => (&words[2..], &[][..]),
+        };
+        let mut kept = Vec::new();
+        let mut rest = options.iter();
+        while let Some(word) = rest.next() {
+            let option = word.split_once('=').map_or(word.as_str(), |(o, _)| o);
+            match option {
+                "--workspace" | "--all" | "--all-targets" | "--no-fail-fast" | "--fix"
+                | "--allow-dirty" | "--allow-staged" | "-q" | "--quiet" | "-v" | "--verbose" => {}
+                "--message-format" | "--color" => {
+                    if !word.contains('=') {
+                        rest.next();
+                    }
+                }
+                _ => kept.push(word.clone()),
+            }
+        }
+        if kept.iter().any(|w| w == "-p" || w.starts_with("--package")) {
+            // A package named by the project's command is what it checks, not the workspace.
+            args.retain(|a| a != "--workspace");
+        }
+        args.extend(kept);
+        if harness && !after.is_empty() {
+            args.push("--".to_owned());
+            args.extend(after.iter().cloned());
+        }
+        args
     }
 
     fn spec(
@@ -722,7 +770,11 @@ impl Verifier for CargoCheck {
     }
 
     fn command(&self, workspace: &Workspace) -> Result<CommandSpec, VerifierError> {
-        Command::Check.spec(workspace, self.timeout, Command::Check.args())
+        Command::Check.spec(
+            workspace,
+            self.timeout,
+            Command::Check.args_for(workspace, true),
+        )
     }
 
     fn interpret(&self, spec: &CommandSpec, captured: &Captured) -> Report {
@@ -748,7 +800,11 @@ impl Verifier for Clippy {
     }
 
     fn command(&self, workspace: &Workspace) -> Result<CommandSpec, VerifierError> {
-        Command::Clippy.spec(workspace, self.timeout, Command::Clippy.args())
+        Command::Clippy.spec(
+            workspace,
+            self.timeout,
+            Command::Clippy.args_for(workspace, true),
+        )
     }
 
     fn interpret(&self, spec: &CommandSpec, captured: &Captured) -> Report {
@@ -831,7 +887,11 @@ impl Verifier for CargoTest {
             Some(config) => {
                 self.nextest_spec(workspace, &config, Vec::new(), nextest::nextest_program())
             }
-            None => Command::Test.spec(workspace, self.timeout, Command::Test.args()),
+            None => Command::Test.spec(
+                workspace,
+                self.timeout,
+                Command::Test.args_for(workspace, true),
+            ),
         }
     }
 
@@ -882,7 +942,7 @@ impl Verifier for CargoTest {
                 .nextest_spec(workspace, &config, extra, nextest::nextest_program())
                 .ok();
         }
-        let mut args = Command::Test.args();
+        let mut args = Command::Test.args_for(workspace, false);
         args.push("--".to_owned());
         args.push("--exact".to_owned());
         args.extend(names);

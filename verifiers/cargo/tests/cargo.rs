@@ -579,3 +579,29 @@ async fn paths_in_a_workspace_member_are_relative_to_the_member() {
         .unwrap_or_else(|| panic!("{test:#?}"));
     assert_eq!(failing.location().as_deref(), Some("src/lib.rs:12:9"));
 }
+
+/// The Makefile's `cargo test --features extra -- --include-ignored`: the feature-gated test
+/// and the ignored one fail under the project's own command, so they must under the verifier.
+#[tokio::test]
+async fn the_declared_features_and_harness_flags_are_passed_on() {
+    let fixture = fixture("declared-features");
+    let verifier = verdict_cargo::CargoTest::default();
+    let (spec, captured, report) = run(&verifier, &fixture).await;
+    let args = spec.args.join(" ");
+    assert!(
+        args.contains("--features extra") && args.ends_with("-- --include-ignored"),
+        "{args}"
+    );
+    assert_eq!(exit_code(&captured), Some(101), "{report:#?}");
+    let mut failed: Vec<&str> = report
+        .diagnostics
+        .iter()
+        .filter_map(|d| d.test.as_deref())
+        .collect();
+    failed.sort_unstable();
+    assert_eq!(
+        failed,
+        ["tests::ignored_unless_asked", "tests::rounds_up"],
+        "{report:#?}"
+    );
+}
