@@ -282,7 +282,7 @@ impl Declared {
             python_entries(root, &mut builder);
         }
         Declared {
-            commands: builder.commands,
+            commands: dedup(builder.commands),
         }
     }
 
@@ -417,6 +417,38 @@ pub fn applicability(
 /// exit 1`): the project declares no test with it.
 fn is_npm_placeholder(text: &str) -> bool {
     text.contains("Error: no test specified") && text.contains("exit 1")
+}
+
+/// The commands with each one the project runs twice (`test` and `check` both run
+/// `check:types`) kept once, where it first comes; what ran after a dropped copy runs after the
+/// kept one.
+fn dedup(commands: Vec<Command>) -> Vec<Command> {
+    let mut kept: Vec<Command> = Vec::new();
+    // For each original index, its index among the kept commands.
+    let mut at: Vec<usize> = Vec::with_capacity(commands.len());
+    for command in commands {
+        match kept.iter().position(|k| {
+            k.words == command.words && k.shell == command.shell && k.text == command.text
+        }) {
+            Some(same) => at.push(same),
+            None => {
+                at.push(kept.len());
+                kept.push(command);
+            }
+        }
+    }
+    for (index, command) in kept.iter_mut().enumerate() {
+        let mut after: Vec<usize> = command
+            .after
+            .iter()
+            .filter_map(|&before| at.get(before).copied())
+            .filter(|&before| before != index)
+            .collect();
+        after.sort_unstable();
+        after.dedup();
+        command.after = after;
+    }
+    kept
 }
 
 /// The string-valued scripts of a package.
@@ -1505,6 +1537,23 @@ mod tests {
                 r#"{"scripts": {"test": "echo \"Error: no test specified\" && exit 1", "lint": "eslint ."}}"#,
             )],
             &["the `lint` script: eslint . [eslint] []"],
+        );
+    }
+
+    #[test]
+    fn a_command_two_scripts_run_is_declared_once() {
+        check(
+            &[(
+                "package.json",
+                r#"{"scripts": {"test": "node --test && npm run types", "check": "npm run lint && npm run types",
+                "types": "tsd && tsc -p tsconfig.ts.json", "lint": "eslint ."}}"#,
+            )],
+            &[
+                "the `test` script: node --test [node-test] []",
+                "the `test` script → `types`: tsd [-] [0]",
+                "the `test` script → `types`: tsc -p tsconfig.ts.json [tsc] [0, 1]",
+                "the `lint` script: eslint . [eslint] []",
+            ],
         );
     }
 
