@@ -1108,7 +1108,7 @@ fn python_entries(root: &Path, builder: &mut Builder) {
         }
         return;
     }
-    if let Some(commands) = tox_commands(root) {
+    if let Some((commands, origin)) = tox_commands(root) {
         // tox runs its commands in order and stops at the first that fails.
         let mut before: Vec<usize> = Vec::new();
         for line in commands {
@@ -1118,7 +1118,7 @@ fn python_entries(root: &Path, builder: &mut Builder) {
                 &BTreeMap::new(),
                 &line,
                 Purpose::Test,
-                "tox.ini's [testenv] commands",
+                origin,
                 &before,
                 1,
             );
@@ -1170,8 +1170,61 @@ fn python_entries(root: &Path, builder: &mut Builder) {
 
 /// The commands of tox.ini's `[testenv]` section (`{posargs}` and tox's substitutions removed),
 /// or `None` without one.
-fn tox_commands(root: &Path) -> Option<Vec<String>> {
-    let text = std::fs::read_to_string(root.join("tox.ini")).ok()?;
+fn tox_commands(root: &Path) -> Option<(Vec<String>, &'static str)> {
+    match std::fs::read_to_string(root.join("tox.ini")) {
+        Ok(text) => tox_ini_commands(&text).map(|c| (c, "tox.ini's [testenv] commands")),
+        Err(_) => tox_toml_commands(root).map(|c| (c, "tox's env_run_base commands")),
+    }
+}
+
+/// tox 4's TOML configuration: `env_run_base.commands` of `tox.toml`, else of `[tool.tox]` in
+/// pyproject.toml (or its `legacy_tox_ini`, read as tox.ini). Each command is an array of words;
+/// `{ replace = "posargs", default = […] }` gives its default.
+fn tox_toml_commands(root: &Path) -> Option<Vec<String>> {
+    let tox = match std::fs::read_to_string(root.join("tox.toml")) {
+        Ok(text) => toml::from_str::<toml::Table>(&text).ok()?,
+        Err(_) => {
+            let text = std::fs::read_to_string(root.join("pyproject.toml")).ok()?;
+            let pyproject: toml::Table = toml::from_str(&text).ok()?;
+            pyproject.get("tool")?.get("tox")?.as_table()?.clone()
+        }
+    };
+    if let Some(legacy) = tox.get("legacy_tox_ini").and_then(toml::Value::as_str) {
+        return tox_ini_commands(legacy);
+    }
+    let commands = tox.get("env_run_base")?.get("commands")?.as_array()?;
+    let mut lines = Vec::new();
+    for command in commands {
+        let mut words: Vec<String> = Vec::new();
+        for word in command.as_array()? {
+            match word {
+                toml::Value::String(word) => words.push(quote(word)),
+                toml::Value::Table(table)
+                    if table.get("replace").and_then(toml::Value::as_str) == Some("posargs") =>
+                {
+                    let defaults = table.get("default").and_then(toml::Value::as_array);
+                    words.extend(
+                        defaults
+                            .into_iter()
+                            .flatten()
+                            .filter_map(toml::Value::as_str)
+                            .map(quote),
+                    );
+                }
+                // Another substitution (an environment variable, a reference): not plain.
+                _ => return None,
+            }
+        }
+        let line = tox_substitute(&words.join(" "));
+        if !line.is_empty() {
+            lines.push(line);
+        }
+    }
+    (!lines.is_empty()).then_some(lines)
+}
+
+/// The commands of a tox.ini's `[testenv]` section, substituted (see [`tox_substitute`]).
+fn tox_ini_commands(text: &str) -> Option<Vec<String>> {
     let mut in_testenv = false;
     let mut in_commands = false;
     let mut commands = Vec::new();
@@ -1554,6 +1607,17 @@ mod tests {
                 "the `test` script → `types`: tsc -p tsconfig.ts.json [tsc] [0, 1]",
                 "the `lint` script: eslint . [eslint] []",
             ],
+        );
+    }
+
+    #[test]
+    fn tox_4_toml_configuration_in_pyproject() {
+        check(
+            &[(
+                "pyproject.toml",
+                "[tool.pytest.ini_options]\ntestpaths = [\"tests\"]\n\n[tool.tox.env_run_base]\ncommands = [[\n    \"pytest\", \"-v\", \"--tb=short\", \"--basetemp={env_tmp_dir}\",\n    {replace = \"posargs\", default = [], extend = true},\n]]\n",
+            )],
+            &["tox's env_run_base commands: pytest -v --tb=short [pytest] []"],
         );
     }
 
