@@ -245,8 +245,12 @@ const ENTRY_SCRIPTS: &[(&str, Purpose)] = &[
     ("check", Purpose::Lint),
 ];
 
+/// How many commands are read at most: scripts that run each other many times over would
+/// otherwise multiply without end.
+const MAX_COMMANDS: usize = 1000;
+
 /// How deep script indirections are followed; deeper is a loop.
-const MAX_DEPTH: usize = 12;
+const MAX_DEPTH: usize = 32;
 
 impl Declared {
     /// What the project at `workspace` declares, with the command lines that `verdict.toml`
@@ -483,7 +487,10 @@ impl Builder {
         extra: &[String],
         depth: usize,
     ) -> Vec<usize> {
-        if depth > MAX_DEPTH || self.active.iter().any(|active| active == name) {
+        if depth > MAX_DEPTH
+            || self.active.iter().any(|active| active == name)
+            || self.commands.len() >= MAX_COMMANDS
+        {
             return Vec::new();
         }
         if !scripts.contains_key(name) {
@@ -703,19 +710,51 @@ fn runs_scripts(
 
 /// npm-run-all's glob: `*` matches within one `:`-separated part, `**` across parts.
 fn run_all_matches(pattern: &str, name: &str) -> bool {
-    fn matches(pattern: &[u8], name: &[u8]) -> bool {
-        match pattern.split_first() {
-            None => name.is_empty(),
-            Some((b'*', rest)) if rest.first() == Some(&b'*') => {
-                (0..=name.len()).any(|i| matches(&rest[1..], &name[i..]))
+    // The tokens of the pattern: `**`, `*`, or a literal byte.
+    #[derive(Clone, Copy, PartialEq)]
+    enum Token {
+        Any,
+        AnyInPart,
+        Byte(u8),
+    }
+    let bytes = pattern.as_bytes();
+    let mut tokens = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'*' {
+            if bytes.get(i + 1) == Some(&b'*') {
+                tokens.push(Token::Any);
+                i += 2;
+            } else {
+                tokens.push(Token::AnyInPart);
+                i += 1;
             }
-            Some((b'*', rest)) => (0..=name.len())
-                .take_while(|&i| i == 0 || name[i - 1] != b':')
-                .any(|i| matches(rest, &name[i..])),
-            Some((c, rest)) => name.first() == Some(c) && matches(rest, &name[1..]),
+        } else {
+            tokens.push(Token::Byte(bytes[i]));
+            i += 1;
         }
     }
-    matches(pattern.as_bytes(), name.as_bytes())
+    // `now[j]`: whether the first `j` tokens match the name read so far (one row at a time, so
+    // any pattern costs pattern × name steps, never more).
+    let name = name.as_bytes();
+    let mut now = vec![false; tokens.len() + 1];
+    now[0] = true;
+    for j in 0..tokens.len() {
+        now[j + 1] = now[j] && matches!(tokens[j], Token::Any | Token::AnyInPart);
+    }
+    for &c in name {
+        let mut next = vec![false; tokens.len() + 1];
+        for j in 0..tokens.len() {
+            next[j + 1] = match tokens[j] {
+                Token::Byte(b) => now[j] && b == c,
+                // A star takes this byte too (`now[j + 1]`), or matches nothing (`next[j]`).
+                Token::Any => now[j + 1] || next[j],
+                Token::AnyInPart => (now[j + 1] && c != b':') || next[j],
+            };
+        }
+        now = next;
+    }
+    now[tokens.len()]
 }
 
 /// The targets of a `make` command line (`make test`, `make -s lint test`); `None` with options
@@ -1742,10 +1781,37 @@ mod tests {
     }
 
     #[test]
+    fn scripts_that_run_each_other_many_times_stay_bounded() {
+        let mut scripts = serde_json::Map::new();
+        for level in 0..12 {
+            let next = format!("s{}", level + 1);
+            scripts.insert(
+                format!("s{level}"),
+                format!("npm run {next} && npm run {next} && npm run {next} && npm run {next}")
+                    .into(),
+            );
+        }
+        scripts.insert("s12".into(), "eslint .".into());
+        scripts.insert("test".into(), "npm run s0".into());
+        let package = serde_json::json!({ "scripts": scripts }).to_string();
+        let dir = project(&[("package.json", &package)]);
+        let declared = Declared::from_files(dir.path());
+        // Every run of `eslint .` is the same command, declared once.
+        assert_eq!(declared.commands.len(), 1);
+    }
+
+    #[test]
     fn run_all_globs() {
         assert!(run_all_matches("lint:*", "lint:js"));
         assert!(!run_all_matches("lint:*", "lint:js:fix"));
         assert!(run_all_matches("lint:**", "lint:js:fix"));
         assert!(!run_all_matches("lint:*", "lintx"));
+        assert!(run_all_matches("*:*", "a:b"));
+        assert!(!run_all_matches("*", "a:b"));
+        assert!(run_all_matches("**", "a:b:c"));
+        assert!(run_all_matches("t*t", "test"));
+        // A pattern of many stars costs no more than its length times the name's.
+        let stars = "*".repeat(61);
+        assert!(!run_all_matches(&format!("{stars}x"), &"a".repeat(200)));
     }
 }
