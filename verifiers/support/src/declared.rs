@@ -1086,7 +1086,7 @@ impl Makefile {
         };
         // Targets and scripts are apart: `npm test` may well run `make test`.
         let key = format!("make {target}");
-        if builder.active.contains(&key) {
+        if builder.active.contains(&key) || builder.commands.len() >= MAX_COMMANDS {
             return added;
         }
         builder.active.push(key);
