@@ -274,7 +274,11 @@ impl NodeTest {
         Ok(CommandSpec {
             program,
             args,
-            env: crate::runner_env(declared.env),
+            // Only what the project's command sets: its tests run with the environment `npm
+            // test` gives them. verdict's colour variables (`NO_COLOR`, `FORCE_COLOR=0`) would
+            // reach the code under test, and a test of colour support then fails under verdict
+            // alone (commander's do); node's reporters write no colour to a pipe anyway.
+            env: declared.env,
             cwd: workspace.root.clone(),
             timeout: self.timeout,
             exit_codes: ExitCodes {
