@@ -195,3 +195,14 @@ fn a_shell_script_running_two_tools_is_read_part_by_part() {
     // mocha's one test and node's one test, each read from its own part of the log.
     assert_eq!(counts["tests_passed"], 2, "{}", run.all());
 }
+
+#[test]
+fn the_tests_see_the_projects_environment_not_verdicts_colour_settings() {
+    // Code that turns colour off under NO_COLOR or FORCE_COLOR=0 (as chalk and commander do):
+    // `npm test` passes, and so must verdict, whose colour settings once reached the tests.
+    check(&Case {
+        fixture: "colour-env",
+        bug: ("paint.js", "`<b>${text}</b>`", "`<i>${text}</i>`"),
+        own: &[&["npm", "test"]],
+    });
+}

@@ -45,20 +45,31 @@ pub fn verifiers() -> Vec<Box<dyn Verifier>> {
 }
 
 /// The environment every runner gets: `CI=true` (no watch mode, no interactive prompts, jest
-/// refuses to write new snapshots), and no colour (`FORCE_COLOR=0` for chalk and supports-color,
-/// `NO_COLOR=1` for vitest's tinyrainbow) so that logs read the same on any machine.
+/// refuses to write new snapshots).
 pub(crate) fn deterministic_env() -> BTreeMap<String, String> {
-    [("CI", "true"), ("FORCE_COLOR", "0"), ("NO_COLOR", "1")]
+    [("CI", "true")]
         .into_iter()
         .map(|(k, v)| (k.to_owned(), v.to_owned()))
         .collect()
 }
 
 /// A runner's environment: what the project's test script sets (see [`script`]), then
-/// [`deterministic_env`], which a script cannot override.
+/// [`deterministic_env`], which a script cannot override. No colour variable: they reach the
+/// code under test too (a test of colour support would fail under verdict alone), and jest's and
+/// mocha's colour libraries write none to a pipe anyway.
 pub(crate) fn runner_env(script: BTreeMap<String, String>) -> BTreeMap<String, String> {
     let mut env = script;
     env.extend(deterministic_env());
+    env
+}
+
+/// [`runner_env`] with `NO_COLOR=1`, for vitest: its colour library (tinyrainbow) turns colour
+/// on whenever `CI` is set, pipe or not, and only the variable turns it off for the workers too.
+pub(crate) fn runner_env_without_colour(
+    script: BTreeMap<String, String>,
+) -> BTreeMap<String, String> {
+    let mut env = runner_env(script);
+    env.insert("NO_COLOR".to_owned(), "1".to_owned());
     env
 }
 

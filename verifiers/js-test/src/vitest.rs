@@ -158,7 +158,7 @@ impl Vitest {
         Ok(CommandSpec {
             program,
             args,
-            env: crate::runner_env(script.env),
+            env: crate::runner_env_without_colour(script.env),
             cwd: workspace.root.clone(),
             timeout: self.timeout,
             exit_codes: ExitCodes {
