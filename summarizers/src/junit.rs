@@ -133,6 +133,8 @@ pub fn parse_with_rootdir(tool: &str, xml: &[u8], rootdir: Option<&str>) -> Repo
     let mut state = State {
         depth: 0,
         seen_suite: false,
+        open_suites: 0,
+        nested_suites: false,
         case: None,
         sums: Sums::default(),
         cases: CaseCounts::default(),
@@ -239,6 +241,12 @@ struct CaseCounts {
 struct State {
     depth: usize,
     seen_suite: bool,
+    /// The `<testsuite>` elements open around the reader now.
+    open_suites: usize,
+    /// Whether a `<testsuite>` was seen inside another (Node.js's runner writes one per
+    /// `describe`, and counts each nested suite as a test of its parent): the suites' counts
+    /// then say nothing exact, and the cases are counted instead.
+    nested_suites: bool,
     cases: CaseCounts,
     case: Option<Case>,
     sums: Sums,
@@ -282,6 +290,12 @@ impl State {
         match AsRef::<str>::as_ref(&e.name()) {
             "testsuite" => {
                 self.seen_suite = true;
+                if self.open_suites > 0 {
+                    self.nested_suites = true;
+                }
+                if !empty {
+                    self.open_suites += 1;
+                }
                 self.sums.tests += number(e, "tests");
                 self.sums.failures += number(e, "failures");
                 self.sums.errors += number(e, "errors");
@@ -345,6 +359,7 @@ impl State {
         self.depth = self.depth.saturating_sub(1);
         match name {
             "testcase" => self.close_case(),
+            "testsuite" => self.open_suites = self.open_suites.saturating_sub(1),
             "failure" | "error" => {
                 if let Some(problem) = self.case.as_mut().and_then(|c| c.problem.as_mut()) {
                     problem.open = false;
@@ -446,8 +461,9 @@ impl State {
 
         // A test a pytest-xdist worker crashed in is written as an error "on setup", but it is the
         // test that failed: pytest's summary counts it so, and so does its diagnostic.
-        if self.cases.tests > self.sums.tests {
-            // The suites do not hold every case: count the cases.
+        if self.cases.tests > self.sums.tests || self.nested_suites {
+            // The suites do not hold every case, or count their nested suites as tests: count
+            // the cases.
             let cases = &self.cases;
             self.sums.tests = cases.tests;
             self.sums.failures = cases.failures;

@@ -274,3 +274,38 @@ fn node_test_runner_cases_outside_suites_are_counted() {
     );
     assert!(!failing.iter().any(|t| t.contains("todo")), "{failing:?}");
 }
+
+/// Node.js's JUnit reporter writes a `<testsuite>` per `describe` and counts each nested suite as
+/// a test of its parent; the failures of every node-test case's report are its failing cases, as
+/// the spec log's own footer of the same run says (`ℹ fail 1`). Where every test sits in nested
+/// `describe` blocks (the `suites` cases, shaped as commander's suite), the passed and skipped
+/// counts are the footer's too. (A `t.test` parent is a `<testsuite>` as well, which node's footer
+/// counts as a test and the report, reading the XML, cannot tell from a `describe`.)
+#[test]
+fn node_test_runner_nested_suites_are_not_counted_as_tests() {
+    for case in support::case_names("node-test")
+        .into_iter()
+        .filter(|case| case.ends_with("-spec"))
+    {
+        let Some(xml) = support::truth("node-test", &case, "xml") else {
+            continue;
+        };
+        let report = verdict_summarizers::summarize(&xml);
+        let log = String::from_utf8_lossy(&support::log("node-test", &case)).into_owned();
+        let footer = |key: &str| {
+            log.lines()
+                .find_map(|line| line.strip_prefix(&format!("ℹ {key} ")))
+                .and_then(|n| n.trim().parse::<u64>().ok())
+                .unwrap_or_else(|| panic!("{case}: no `ℹ {key}` in the log"))
+        };
+        assert_eq!(report.counts.tests_failed, Some(footer("fail")), "{case}");
+        if case.contains("-suites-") {
+            assert_eq!(report.counts.tests_passed, Some(footer("pass")), "{case}");
+            assert_eq!(
+                report.counts.tests_skipped,
+                Some(footer("skipped") + footer("todo")),
+                "{case}"
+            );
+        }
+    }
+}

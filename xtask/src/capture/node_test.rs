@@ -60,5 +60,7 @@ pub(crate) fn cases() -> Vec<Case> {
         node_test("node22-failing-tap", "failing", node22(), "tap"),
         node_test("node22-passing-spec", "passing", node22(), "spec"),
         node_test("node22-passing-dot", "passing", node22(), "dot"),
+        node_test("node20-suites-spec", "suites", node20(), "spec"),
+        node_test("node22-suites-spec", "suites", node22(), "spec"),
     ]
 }
