@@ -144,6 +144,23 @@ fn every_command_of_a_test_chain_runs_with_its_coverage_threshold() {
         ),
         own: &[&["npm", "test"]],
     });
+    // The second jest command runs as the project's script, and its report says so: the digest
+    // has one `jest:` section (the verifier's) and one `script:test:edge:` section.
+    let project = project("chain-coverage");
+    let run = project.verdict(&["run", "--format", "json"]);
+    let report = run.json();
+    let edge = report["verifications"]
+        .as_array()
+        .and_then(|v| v.iter().find(|v| v["verifier"] == "script:test:edge"))
+        .unwrap_or_else(|| panic!("no script:test:edge: {}", run.all()));
+    assert_eq!(edge["report"]["tool"], "script:test:edge", "{}", run.all());
+    assert!(
+        report["digest"]["text"]
+            .as_str()
+            .is_some_and(|text| text.contains("script:test:edge: ")),
+        "{}",
+        run.all()
+    );
 }
 
 #[test]

@@ -296,6 +296,9 @@ impl ScriptVerifier {
         }
         let mut report = summarize_log(detection.summarizer, captured);
         report.note(format!("read as {}'s output", detection.summarizer.name()));
+        // The report is the script's: its headline must not pass for the tool verifier's (a
+        // second jest run beside the `jest` verifier's).
+        report.tool.clone_from(&self.name);
         let runner = TEST_RUNNERS.contains(&detection.summarizer.name());
         (report, true, runner)
     }
