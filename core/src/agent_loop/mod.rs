@@ -7,9 +7,11 @@
 //! - [`policy`]: per-category policies (attempts, delays, guidance, recovery action) with defaults in
 //!   the embedded, commented `defaults.toml`, the `[loop]` table of `verdict.toml`, and
 //!   [`policy::decide`], which turns a history into the next step.
-//! - [`prompt`]: the retry prompt, within a token bound.
+//! - [`prompt`]: the first prompt (the task, and what the baseline found) and the retry prompt,
+//!   each within a token bound.
 //! - [`guard`]: the cheating guard — reasons a pass does not count (fewer tests ran, tests removed
-//!   or skipped, protected files changed), read from the verifications and the attempt's diff.
+//!   or skipped, tests neutered so they cannot fail, protected files changed), read from the
+//!   verifications, the attempt's diff and the changed test files' text.
 //!
 //! **Invariant:** nothing here spawns a process, reads a file or sleeps; the driver does, and hands
 //! these modules data.
