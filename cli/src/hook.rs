@@ -42,10 +42,9 @@ use verdict_core::{Outcome, Verification};
 use crate::config::{self, Config};
 use crate::{registry, run};
 
-/// verdict's own deadline by default, in seconds: below the 60 s hook timeout that
-/// `verdict hook install` writes (and below Claude Code's and Codex's defaults, 60 s in early
-/// Claude Code versions and 600 s now).
-pub(crate) const DEFAULT_DEADLINE_SECS: u64 = 50;
+/// How much of the harness's hook timeout verdict leaves itself to stop the verifiers' process
+/// groups and answer, in seconds.
+const ANSWER_MARGIN_SECS: u64 = 10;
 
 /// Blocks per chain by default.
 const DEFAULT_MAX_BLOCKS: u32 = 3;
@@ -85,10 +84,10 @@ enum HookCommand {
 #[derive(clap::Args)]
 struct StopArgs {
     /// Stop verifying after this many seconds and let the agent stop; keep it below the
-    /// harness's hook timeout
-    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_DEADLINE_SECS,
-          value_parser = clap::value_parser!(u64).range(1..))]
-    deadline: u64,
+    /// harness's hook timeout [default: 590 for Claude Code and Codex, 50 for Cursor: 10 s inside
+    /// the timeout `verdict hook install` writes]
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
+    deadline: Option<u64>,
 
     /// Let the agent stop after this many blocks in a row (a pass resets the count)
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_BLOCKS,
@@ -99,6 +98,14 @@ struct StopArgs {
     /// session's directory (its verdict.toml or repository), else the current directory]
     #[arg(long, short = 'C', value_name = "DIR")]
     dir: Option<PathBuf>,
+}
+
+impl StopArgs {
+    /// `--deadline`, else the harness's default (see [`Harness::default_deadline_secs`]).
+    fn deadline_secs(&self, harness: Harness) -> u64 {
+        self.deadline
+            .unwrap_or_else(|| harness.default_deadline_secs())
+    }
 }
 
 /// A harness verdict can be the stop hook of.
@@ -120,6 +127,22 @@ impl Harness {
             Harness::Codex => "codex",
             Harness::Cursor => "cursor",
         }
+    }
+
+    /// The hook timeout `verdict hook install` writes, in seconds: the harness's own default for
+    /// command hooks (600 s for Claude Code and Codex), so that a real test suite has the time
+    /// the harness allows; Cursor's hooks get 60 s.
+    pub(crate) fn hook_timeout_secs(self) -> u64 {
+        match self {
+            Harness::Claude | Harness::Codex => 600,
+            Harness::Cursor => 60,
+        }
+    }
+
+    /// verdict's own deadline when `--deadline` is not given: just inside
+    /// [`Harness::hook_timeout_secs`], so verdict answers before the harness kills the hook.
+    pub(crate) fn default_deadline_secs(self) -> u64 {
+        self.hook_timeout_secs() - ANSWER_MARGIN_SECS
     }
 
     /// The product's name, for messages.
@@ -178,7 +201,7 @@ impl Answer {
 /// The stop hook: never fails, always answers, always exits 0.
 fn stop(harness: Harness, args: &StopArgs) -> u8 {
     let started = Instant::now();
-    let read = read_stdin(started + Duration::from_secs(args.deadline));
+    let read = read_stdin(started + Duration::from_secs(args.deadline_secs(harness)));
     let answer =
         match std::panic::catch_unwind(AssertUnwindSafe(|| decide(harness, args, read, started))) {
             Ok(Ok(answer)) => answer,
@@ -353,14 +376,14 @@ fn decide(
     // blocks in, the same project as a stop from the root.
     let config = config::discover(&start.dir).map_err(|error| anyhow!("{error}"))?;
     let root = config.dir.clone();
-    let deadline = Duration::from_secs(args.deadline);
+    let deadline = Duration::from_secs(args.deadline_secs(harness));
     let verified = match verify(&root, &config, started + deadline)? {
         Ok(verified) => verified,
         Err(Cut::Deadline) => {
             return Ok(Answer::allow(format!(
                 "verdict hook: verification did not finish within its {}s deadline \
                  (--deadline); cancelled it and letting the agent stop without a verdict",
-                args.deadline
+                args.deadline_secs(harness)
             )));
         }
         Err(Cut::NothingApplies) => {
@@ -601,6 +624,20 @@ fn failure_key(verifications: &[Verification]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// verdict answers inside the timeout its install writes, with time left to stop the
+    /// verifiers: 590 s of Claude Code's and Codex's 600 s, 50 s of Cursor's 60 s.
+    #[test]
+    fn the_default_deadline_is_just_inside_the_written_timeout() {
+        for (harness, timeout, deadline) in [
+            (Harness::Claude, 600, 590),
+            (Harness::Codex, 600, 590),
+            (Harness::Cursor, 60, 50),
+        ] {
+            assert_eq!(harness.hook_timeout_secs(), timeout);
+            assert_eq!(harness.default_deadline_secs(), deadline);
+        }
+    }
 
     /// Checks the session, the directory the project is looked for from (the harness's project,
     /// else the `cwd`) and the not-completed status read from `input`.

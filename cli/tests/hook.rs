@@ -894,11 +894,10 @@ fn the_installed_command_is_the_hook() {
         .expect("a command");
     let words: Vec<&str> = command.split_whitespace().collect();
     assert_eq!(words, ["verdict", "hook", "claude"]);
+    // Claude Code's own default for command hooks, so a real test suite has its 600 s; verdict's
+    // default deadline (590 s) stays inside it.
     let timeout = doc["hooks"]["Stop"][0]["hooks"][0]["timeout"]
         .as_u64()
         .expect("a timeout");
-    assert!(
-        timeout > 50,
-        "the harness timeout {timeout} is above verdict's deadline"
-    );
+    assert_eq!(timeout, 600);
 }

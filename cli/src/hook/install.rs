@@ -11,10 +11,6 @@ use serde_json::{Map, Value, json};
 
 use super::Harness;
 
-/// The hook timeout verdict writes, in seconds: above verdict's own default deadline
-/// ([`super::DEFAULT_DEADLINE_SECS`]), so verdict always answers before the harness kills it.
-const HOOK_TIMEOUT_SECS: u64 = 60;
-
 /// Arguments of `verdict hook install`.
 #[derive(clap::Args)]
 pub(crate) struct Args {
@@ -297,12 +293,12 @@ fn add_hook(harness: Harness, document: &mut Value) -> Result<bool> {
         Harness::Claude | Harness::Codex => (
             "Stop",
             json!({ "hooks": [
-                { "type": "command", "command": command, "timeout": HOOK_TIMEOUT_SECS }
+                { "type": "command", "command": command, "timeout": harness.hook_timeout_secs() }
             ] }),
         ),
         Harness::Cursor => (
             "stop",
-            json!({ "command": command, "timeout": HOOK_TIMEOUT_SECS }),
+            json!({ "command": command, "timeout": harness.hook_timeout_secs() }),
         ),
     };
     if harness == Harness::Cursor && !root.contains_key("version") {
