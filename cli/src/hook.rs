@@ -262,6 +262,9 @@ struct StopInput {
     /// Set when the harness says the agent did not complete (Cursor's `status` `aborted` or
     /// `error`): the user stopped it, or it crashed; verifying would only get in the way.
     not_completed: Option<String>,
+    /// Set when the session cannot edit files (Claude Code's `permission_mode` `plan`): it is
+    /// never told to fix code.
+    read_only: bool,
 }
 
 /// Reads the harness's JSON. Unknown fields are ignored (harnesses add fields); the id is required.
@@ -320,11 +323,15 @@ fn parse_input(harness: Harness, text: &str) -> Result<StopInput> {
             .map(str::to_owned),
         Harness::Claude | Harness::Codex => None,
     };
+    // Claude Code's plan mode: the agent proposes and edits nothing, so a failure is nothing it
+    // could act on this turn.
+    let read_only = string("permission_mode") == Some("plan");
     Ok(StopInput {
         session,
         project,
         cwd,
         not_completed,
+        read_only,
     })
 }
 
@@ -338,6 +345,11 @@ fn decide(
     let input = input.context("failed to read the hook input on stdin")?;
     let input = parse_input(harness, &input)?;
     if input.not_completed.is_some() {
+        return Ok(Answer::Allow { message: None });
+    }
+    if input.read_only {
+        // Nothing is verified, so nothing is counted: the next turn that can edit is judged
+        // afresh.
         return Ok(Answer::Allow { message: None });
     }
     let start = start_dir(harness, args, &input)?;

@@ -294,6 +294,22 @@ fn claude_blocks_a_failing_project_with_the_digest_as_reason() {
     snapshot!("claude_block", project.normalized(&answer));
 }
 
+/// In plan mode the agent cannot edit files: it is never told to fix code, however the project
+/// fails, and nothing is counted against the session.
+#[test]
+fn claude_in_plan_mode_is_never_told_to_fix_code() {
+    let project = Project::new(CONFIG);
+    project.state("unknown type name foo");
+    let mut input: Value =
+        serde_json::from_str(&project.claude_input("plan", false)).expect("JSON");
+    input["permission_mode"] = json!("plan");
+    let (answer, _) = project.hook("claude", &input.to_string(), &[]);
+    assert!(!is_block(&answer), "{answer:#}");
+    // The same failure in the same session, once the agent can edit: blocked at once.
+    let (answer, _) = project.hook("claude", &project.claude_input("plan", false), &[]);
+    assert!(is_block(&answer), "{answer:#}");
+}
+
 #[test]
 fn claude_lets_a_passing_project_stop() {
     let project = Project::new(CONFIG);
