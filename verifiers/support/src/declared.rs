@@ -622,6 +622,28 @@ impl Builder {
         vec![self.push(text, purpose, origin, before, false, false)]
     }
 
+    /// Adds a Python project's test commands, each run after those before it: tox runs its
+    /// commands in order and stops at the first that fails, as nox's `session.run` raises.
+    fn python_sequence(&mut self, root: &Path, lines: &[String], origin: &str) {
+        let mut before: Vec<usize> = Vec::new();
+        for line in lines {
+            let first = self.commands.len();
+            let done = self.line(
+                root,
+                &BTreeMap::new(),
+                line,
+                Purpose::Test,
+                origin,
+                &before,
+                1,
+            );
+            for command in &mut self.commands[first..] {
+                command.python = true;
+            }
+            before.extend(done);
+        }
+    }
+
     fn push(
         &mut self,
         text: &str,
@@ -1142,68 +1164,17 @@ fn python_entries(root: &Path, builder: &mut Builder) {
             makefile.expand(builder, root, "test", Purpose::Test, origin, &[]);
         } else {
             // Not plain: make itself runs it, as the project would.
-            let at = builder.push("make test", Purpose::Test, origin, &[], false, true);
-            builder.commands[at].python = true;
+            builder.push("make test", Purpose::Test, origin, &[], false, true);
         }
         return;
     }
     if let Some((commands, origin)) = tox_commands(root) {
-        // tox runs its commands in order and stops at the first that fails.
-        let mut before: Vec<usize> = Vec::new();
-        for line in commands {
-            let first = builder.commands.len();
-            let done = builder.line(
-                root,
-                &BTreeMap::new(),
-                &line,
-                Purpose::Test,
-                origin,
-                &before,
-                1,
-            );
-            for command in &mut builder.commands[first..] {
-                command.python = true;
-            }
-            before.extend(done);
-        }
-        return;
-    }
-    if let Some((commands, session)) = nox_commands(root) {
+        builder.python_sequence(root, &commands, origin);
+    } else if let Some((commands, session)) = nox_commands(root) {
         let origin = format!("noxfile.py's `{session}` session");
-        let mut before: Vec<usize> = Vec::new();
-        for line in commands {
-            let first = builder.commands.len();
-            let done = builder.line(
-                root,
-                &BTreeMap::new(),
-                &line,
-                Purpose::Test,
-                &origin,
-                &before,
-                1,
-            );
-            for command in &mut builder.commands[first..] {
-                command.python = true;
-            }
-            // Each `session.run` raises when its command fails: the next never runs.
-            before.extend(done);
-        }
-        return;
-    }
-    if let Some((line, origin)) = pyproject_test(root) {
-        let first = builder.commands.len();
-        builder.line(
-            root,
-            &BTreeMap::new(),
-            &line,
-            Purpose::Test,
-            &origin,
-            &[],
-            1,
-        );
-        for command in &mut builder.commands[first..] {
-            command.python = true;
-        }
+        builder.python_sequence(root, &commands, &origin);
+    } else if let Some((line, origin)) = pyproject_test(root) {
+        builder.python_sequence(root, &[line], &origin);
     }
 }
 
