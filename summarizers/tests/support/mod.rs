@@ -201,3 +201,25 @@ pub(crate) fn xml_attr(e: &quick_xml::events::BytesStart<'_>, name: &str) -> Str
         })
         .unwrap_or_default()
 }
+
+/// Whether a digest names `place` (a path, or `path:line`): as written, or relative to the root
+/// its headline states (`(paths relative to /root/)`), and never as the start of a longer number
+/// (`a.ts:12` is not named by `a.ts:123`).
+pub(crate) fn digest_names(text: &str, place: &str) -> bool {
+    let found = |needle: &str| {
+        !needle.is_empty()
+            && text.match_indices(needle).any(|(at, _)| {
+                let after = text[at + needle.len()..].chars().next();
+                !after.is_some_and(|c| c.is_ascii_digit())
+            })
+    };
+    if found(place) {
+        return true;
+    }
+    text.lines().any(|line| {
+        line.split_once("(paths relative to ")
+            .and_then(|(_, rest)| rest.split_once(')'))
+            .and_then(|(root, _)| place.strip_prefix(root))
+            .is_some_and(found)
+    })
+}

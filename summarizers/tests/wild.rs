@@ -1,0 +1,352 @@
+//! The logs from the wild: output that other people's tools wrote, collected from public sources,
+//! with ground truth read from each log by hand.
+//!
+//! A case is `testdata/wild/<tool>/<case>.log` (byte-exact, whatever its encoding), its
+//! `<case>.meta.json` (where it comes from) and its `<case>.truth.json`:
+//!
+//! ```json
+//! {
+//!   "outcome": "failed",
+//!   "counts": { "tests_failed": 2, "tests_passed": 40 },
+//!   "files": ["src/a.test.ts"],
+//!   "failures": [{ "file": "src/a.test.ts", "line": 12, "test": "adds", "message": "expected 3" }],
+//!   "sections": [{ "tool": "eslint", "outcome": "failed", "counts": { "errors": 1 } }]
+//! }
+//! ```
+//!
+//! `outcome` is `passed`, `failed` or `errored` (the tool crashed or never ran). `counts` holds the
+//! tool's own numbers, or the errors counted by hand where it prints none. `files` lists every failing
+//! file and `failures` every failing test or error in the order of the log, with its file and line
+//! where the log gives them. `sections` is present when the log holds several tools' runs (folder
+//! `multi/`): one per run, in order, each with the same fields. `<tool>` is the summarizer that
+//! should recognise the log.
+//!
+//! Each case must hold: detected as its tool, never a pass where the log shows a failure or a crash,
+//! the truth's outcome and counts, every failing file named or counted in the digest, the budget.
+//! Over all cases, the digest names on average at least [`FILES_NAMED`] of the failing files and
+//! [`FIRST_TEN_NAMED`] of the first ten failures with file and line.
+
+mod support;
+
+use std::fs;
+use std::path::PathBuf;
+
+use serde_json::Value;
+use verdict_core::digest::{self, tokens};
+use verdict_core::{Outcome, Report};
+
+const BUDGET: usize = 500;
+
+/// The least mean share of failing files the digests name.
+const FILES_NAMED: f64 = 0.90;
+
+/// The least mean share of the first ten failures the digests name with file and line.
+const FIRST_TEN_NAMED: f64 = 0.85;
+
+fn wild() -> PathBuf {
+    support::testdata("wild")
+}
+
+/// One collected log with its truth.
+struct Case {
+    /// `<tool>/<case>`.
+    id: String,
+    tool: String,
+    log: Vec<u8>,
+    truth: Value,
+}
+
+fn cases() -> Vec<Case> {
+    let mut cases = Vec::new();
+    let mut tools: Vec<PathBuf> = fs::read_dir(wild())
+        .expect("testdata/wild")
+        .filter_map(|e| Some(e.ok()?.path()))
+        .filter(|p| p.is_dir())
+        .collect();
+    tools.sort();
+    for dir in tools {
+        let tool = dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default()
+            .to_owned();
+        let mut names: Vec<String> = fs::read_dir(&dir)
+            .expect("a tool folder")
+            .filter_map(|e| {
+                let name = e.ok()?.file_name().into_string().ok()?;
+                name.strip_suffix(".log").map(str::to_owned)
+            })
+            .collect();
+        names.sort();
+        for name in names {
+            let read = |ext: &str| {
+                let path = dir.join(format!("{name}.{ext}"));
+                fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+            };
+            let truth: Value = serde_json::from_slice(&read("truth.json"))
+                .unwrap_or_else(|e| panic!("{tool}/{name}.truth.json: {e}"));
+            let meta: Value = serde_json::from_slice(&read("meta.json"))
+                .unwrap_or_else(|e| panic!("{tool}/{name}.meta.json: {e}"));
+            assert!(
+                meta["source"].as_str().is_some_and(|s| !s.is_empty()),
+                "{tool}/{name}.meta.json names no source"
+            );
+            cases.push(Case {
+                id: format!("{tool}/{name}"),
+                tool: tool.clone(),
+                log: read("log"),
+                truth,
+            });
+        }
+    }
+    cases
+}
+
+fn outcome(text: &str) -> Outcome {
+    match text {
+        "passed" => Outcome::Passed,
+        "failed" => Outcome::Failed,
+        "errored" => Outcome::Errored,
+        other => panic!("unknown outcome `{other}` in a truth file"),
+    }
+}
+
+/// The count called `name` of a report.
+fn count(report: &Report, name: &str) -> Option<u64> {
+    let c = &report.counts;
+    match name {
+        "tests_passed" => c.tests_passed,
+        "tests_failed" => c.tests_failed,
+        "tests_skipped" => c.tests_skipped,
+        "tests_xfailed" => c.tests_xfailed,
+        "tests_xpassed" => c.tests_xpassed,
+        "suites_errored" => c.suites_errored,
+        "errors" => c.errors,
+        "warnings" => c.warnings,
+        "files" => c.files,
+        other => panic!("unknown count `{other}` in a truth file"),
+    }
+}
+
+/// The truth of each run in a case: its sections, or the case itself.
+fn runs(case: &Case) -> Vec<(String, &Value)> {
+    match case.truth["sections"].as_array() {
+        Some(sections) => sections
+            .iter()
+            .map(|s| (s["tool"].as_str().expect("a section's tool").to_owned(), s))
+            .collect(),
+        None => vec![(case.tool.clone(), &case.truth)],
+    }
+}
+
+fn strings<'a>(value: &'a Value, key: &str) -> Vec<&'a str> {
+    value[key]
+        .as_array()
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
+}
+
+/// What one case's digest shows of its truth.
+struct Measure {
+    files: usize,
+    files_named: usize,
+    first: usize,
+    first_named: usize,
+}
+
+fn measure(case: &Case, text: &str) -> Measure {
+    let mut m = Measure {
+        files: 0,
+        files_named: 0,
+        first: 0,
+        first_named: 0,
+    };
+    let named = |path: &str| support::digest_names(text, path);
+    for (_, run) in runs(case) {
+        for file in strings(run, "files") {
+            m.files += 1;
+            m.files_named += usize::from(named(file));
+        }
+        let failures = run["failures"]
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        for failure in failures.iter().take(10) {
+            let Some(file) = failure["file"].as_str() else {
+                continue;
+            };
+            m.first += 1;
+            let place = match failure["line"].as_u64() {
+                Some(line) => format!("{file}:{line}"),
+                None => file.to_owned(),
+            };
+            m.first_named += usize::from(named(&place));
+        }
+    }
+    m
+}
+
+/// The reports verdict makes of a case's log.
+fn reports(case: &Case) -> Vec<Report> {
+    verdict_summarizers::summarize_all(&case.log)
+}
+
+fn render(reports: &[Report], log: &str) -> digest::Digest {
+    let inputs: Vec<digest::Input<'_>> = reports
+        .iter()
+        .map(|report| digest::Input {
+            report,
+            log: Some(log),
+        })
+        .collect();
+    digest::render(&inputs, &digest::Options { budget: BUDGET })
+}
+
+/// The checks every case must pass; returns the problems found.
+fn check(case: &Case, reports: &[Report], digest: &digest::Digest) -> Vec<String> {
+    let mut problems = Vec::new();
+    if digest.tokens > BUDGET || tokens::count(&digest.text) > BUDGET {
+        problems.push(format!("digest over the budget of {BUDGET}"));
+    }
+    let runs = runs(case);
+    if case.truth["sections"].is_null() {
+        let chosen = verdict_summarizers::detect(&verdict_summarizers::sample(&case.log));
+        if chosen.summarizer.name() != case.tool {
+            problems.push(format!(
+                "detected as {} ({}%)",
+                chosen.summarizer.name(),
+                chosen.confidence
+            ));
+        }
+    }
+    if runs.len() != reports.len() {
+        let tools: Vec<&str> = reports.iter().map(|r| r.tool.as_str()).collect();
+        problems.push(format!(
+            "{} runs in the truth, reports {tools:?}",
+            runs.len()
+        ));
+    }
+    for ((tool, run), report) in runs.iter().zip(reports) {
+        let expected = outcome(run["outcome"].as_str().expect("an outcome"));
+        if report.outcome != expected {
+            let why = report.error.as_deref().unwrap_or_default();
+            problems.push(format!(
+                "{tool}: {:?} where the log shows {expected:?} {why}",
+                report.outcome
+            ));
+        }
+        if &report.tool != tool {
+            problems.push(format!("{tool}: the report is {}'s", report.tool));
+        }
+        if let Some(counts) = run["counts"].as_object() {
+            for (name, value) in counts {
+                let got = count(report, name);
+                if got != value.as_u64() {
+                    problems.push(format!("{tool}: {name} is {got:?}, the log says {value}"));
+                }
+            }
+        }
+    }
+    let worst = reports.iter().map(|r| r.outcome).max_by_key(|o| match o {
+        Outcome::Passed => 0,
+        Outcome::Failed => 1,
+        Outcome::Errored => 2,
+    });
+    let truth_worst = runs
+        .iter()
+        .map(|(_, run)| outcome(run["outcome"].as_str().unwrap_or("errored")))
+        .any(|o| o != Outcome::Passed);
+    if truth_worst && worst == Some(Outcome::Passed) {
+        problems.push("a pass where the log shows a failure or a crash".to_owned());
+    }
+    let m = measure(case, &digest.text);
+    if (m.files_named as u64).saturating_add(digest.omitted_files) < m.files as u64 {
+        problems.push(format!(
+            "{} failing files, {} named and {} counted",
+            m.files, m.files_named, digest.omitted_files
+        ));
+    }
+    problems
+}
+
+#[test]
+fn every_wild_log_gives_an_honest_digest_within_budget() {
+    let cases = cases();
+    let mut problems = Vec::new();
+    let mut digests = Vec::new();
+    for case in &cases {
+        let reports = reports(case);
+        let digest = render(&reports, &format!("testdata/wild/{}.log", case.id));
+        for problem in check(case, &reports, &digest) {
+            problems.push(format!("{}: {problem}", case.id));
+        }
+        digests.push((case.id.replace('/', "__"), digest.text));
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    for (name, text) in digests {
+        insta::assert_snapshot!(name, text);
+    }
+}
+
+#[test]
+fn digests_of_wild_logs_name_the_failing_files_and_the_first_failures() {
+    let cases = cases();
+    let mut files = Vec::new();
+    let mut first = Vec::new();
+    let mut table = String::new();
+    for case in &cases {
+        let reports = reports(case);
+        let digest = render(&reports, "wild.log");
+        let m = measure(case, &digest.text);
+        if m.files > 0 {
+            files.push(m.files_named as f64 / m.files as f64);
+        }
+        if m.first > 0 {
+            first.push(m.first_named as f64 / m.first as f64);
+        }
+        table.push_str(&format!(
+            "{}: files {}/{}, first ten {}/{}\n",
+            case.id, m.files_named, m.files, m.first_named, m.first
+        ));
+    }
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+    let (files, first) = (mean(&files), mean(&first));
+    eprintln!("{table}mean: files {files:.3}, first ten {first:.3}");
+    assert!(files >= FILES_NAMED, "files named {files:.3}\n{table}");
+    assert!(
+        first >= FIRST_TEN_NAMED,
+        "first ten named {first:.3}\n{table}"
+    );
+}
+
+#[test]
+fn the_wild_corpus_is_big_and_varied() {
+    let cases = cases();
+    let outcome_of = |case: &Case| case.truth["outcome"].as_str().map(str::to_owned);
+    let count = |o: &str| {
+        cases
+            .iter()
+            .filter(|c| outcome_of(c).as_deref() == Some(o))
+            .count()
+    };
+    assert!(cases.len() >= 60, "{} wild logs, want 60", cases.len());
+    assert!(
+        count("passed") >= 8,
+        "{} passing logs, want 8",
+        count("passed")
+    );
+    assert!(
+        count("errored") >= 8,
+        "{} crashing logs, want 8",
+        count("errored")
+    );
+    for tool in verdict_summarizers::names() {
+        if matches!(tool, "junit" | "generic") {
+            continue;
+        }
+        assert!(
+            cases.iter().any(|c| c.tool == tool),
+            "no wild log of {tool}"
+        );
+    }
+}
