@@ -11,8 +11,9 @@
 //!   time that is not the parser's own;
 //! - `parse/<tool>`: the tool's own summarizer over the log held in memory (line splitting, ANSI
 //!   stripping and parsing: everything but reading the file);
-//! - `summarize/<tool>`: the whole `verdict summarize` path without `--tool`: the sample, detection,
-//!   then the parse by whatever summarizer detection picked.
+//! - `summarize/<tool>`: the whole `verdict summarize` path without `--tool`: the log split into
+//!   the runs it holds ([`verdict_summarizers::sections`]), each run's tool detected from its
+//!   start, then parsed by it.
 //!
 //! Next to each log it writes `<tool>.json`: the logs it was built from, its size, the summarizer
 //! detection picked, and what the parse found, so that a misdetection or a parser that stopped
@@ -216,7 +217,9 @@ fn throughput(c: &mut Criterion) {
                     })
                 }),
                 Measured::Parse => b.iter(|| summarizer.parse(black_box(bytes))),
-                Measured::Summarize => b.iter(|| verdict_summarizers::summarize(black_box(bytes))),
+                Measured::Summarize => {
+                    b.iter(|| verdict_summarizers::summarize_all(black_box(bytes)))
+                }
             });
         }
         group.finish();

@@ -29,6 +29,12 @@ pub(crate) fn starts_as_object(sample: &str) -> bool {
         .starts_with('{')
 }
 
+/// Whether an input is a document rather than a log: it starts, after white space and a
+/// byte-order mark, as JSON (`{`, `[`) or XML (`<`) does.
+pub(crate) fn starts_as_document(input: &[u8]) -> bool {
+    matches!(input.get(skip_space(input)), Some(b'{' | b'[' | b'<'))
+}
+
 /// What an input starts with.
 enum Start<'a> {
     /// A complete JSON object: its bytes (what follows it, a log after the report, is left).

@@ -18,6 +18,7 @@ pub mod mocha;
 pub mod nextest;
 pub mod node_test;
 pub mod pytest;
+pub mod sections;
 pub mod tsc;
 pub mod unittest;
 pub mod vitest;
@@ -110,7 +111,7 @@ pub fn summarize(log: &[u8]) -> Report {
 /// Parses `log` into one report per tool run it holds, in the order of the log. For logs held in
 /// memory, like [`summarize`].
 pub fn summarize_all(log: &[u8]) -> Vec<Report> {
-    vec![summarize(log)]
+    sections::summarize_all(log)
 }
 
 /// The cleaned sample [`detect`] is shown for a log held in memory: its first [`SAMPLE_BYTES`], and

@@ -170,3 +170,27 @@ fn every_captured_log_is_detected_as_its_tool() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+#[test]
+fn every_captured_log_is_one_section_of_its_tool() {
+    let mut wrong = Vec::new();
+    for case in cases() {
+        let reports = verdict_summarizers::summarize_all(&case.log);
+        let tools: Vec<&str> = reports.iter().map(|r| r.tool.as_str()).collect();
+        let blank = case.log.iter().all(u8::is_ascii_whitespace);
+        if tools != [case.tool.as_str()] && !(blank && tools == ["generic"]) {
+            wrong.push(format!("{}/{}: read as {tools:?}", case.tool, case.name));
+            continue;
+        }
+        let whole = verdict_summarizers::by_name(&case.tool)
+            .expect("a summarizer")
+            .parse(&case.log);
+        if !blank && reports[0] != whole {
+            wrong.push(format!(
+                "{}/{}: the section's report differs from the whole log's",
+                case.tool, case.name
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

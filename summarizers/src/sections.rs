@@ -1,0 +1,649 @@
+//! One log, several tools: a CI job or an `npm run ci` that runs eslint, then tsc, then jest is
+//! split into one section per run while it streams, each read by the summarizer that recognises it.
+//!
+//! A section ends where the log itself says so:
+//! - a runner announces the next command: npm and pnpm's `> name@version script` header, yarn's
+//!   `yarn run v1.22.22`, a `$ command` echo (yarn, GitLab), make's `Entering directory`, a GitHub
+//!   Actions step (`##[group]Run …`);
+//! - the tool printed the line that ends its run ([`ending_tool`]): tsc's `Found 3 errors`,
+//!   eslint's `✖ 4 problems`, jest's `Ran all test suites.`, vitest's `Duration`, pytest's last
+//!   `=== … in 1.2s ===` line. What follows is held back (a few KiB): it is a new section only when
+//!   another tool's run is recognised there; otherwise (npm's `ERR!` lines, a CI's exit note) it is the tail of the run
+//!   before, and goes to its parser.
+//!
+//! The tool of a section is chosen as `verdict summarize` chooses it for stdin: from the
+//! section's first [`SAMPLE_BYTES`] (the whole section when it is shorter), else every summarizer
+//! reads the section and the choice is made at its end, from its start and its last lines. So a
+//! log of one tool is read exactly as before, and the held-back start of each section is the only
+//! memory this adds.
+//!
+//! Runs of the same tool are one report (a monorepo's jest in each package, vitest run twice),
+//! with the counts summed and the worst outcome. A section no summarizer recognises (a package
+//! install, a build's chatter) is left out when other sections were read, unless it shows a
+//! failure or a crash.
+
+use std::collections::VecDeque;
+use std::io::{self, Read};
+
+use verdict_core::lines::{self, Stats};
+use verdict_core::{LineParser, Outcome, Report, Summarizer};
+
+use crate::{MIN_CONFIDENCE, SAMPLE_BYTES, detect, generic};
+
+/// How many times the start of a section is sniffed because a line looked like the end of a run,
+/// so that a log full of such lines costs no more than a few detections.
+const MAX_END_CHECKS: u32 = 16;
+
+/// Parses `log` into one report per tool, in the order the tools first appear.
+pub fn summarize_all(log: &[u8]) -> Vec<Report> {
+    if crate::document::starts_as_document(log) {
+        return vec![crate::summarize(log)];
+    }
+    let mut sections = Sections::default();
+    lines::for_each_line_in(log, |line| sections.line(line));
+    sections.finish()
+}
+
+/// [`summarize_all`] for a reader, in bounded memory: what the reader saw comes back beside the
+/// reports.
+pub fn summarize_all_reader(reader: &mut dyn Read) -> io::Result<(Vec<Report>, Stats)> {
+    summarize_all_reader_with(reader, Sections::default())
+}
+
+/// [`summarize_all_reader`] with a splitter made beforehand ([`Sections::with_hint`]).
+pub fn summarize_all_reader_with(
+    reader: &mut dyn Read,
+    mut sections: Sections,
+) -> io::Result<(Vec<Report>, Stats)> {
+    let mut head = Vec::with_capacity(4096);
+    (&mut *reader).take(4096).read_to_end(&mut head)?;
+    if crate::document::starts_as_document(&head) {
+        (&mut *reader)
+            .take((SAMPLE_BYTES - head.len()) as u64)
+            .read_to_end(&mut head)?;
+        let summarizer = match sections.hint {
+            Some(hint) => hint,
+            None => detect(&lines::clean(&head)).summarizer,
+        };
+        let (report, stats) = summarizer.parse_reader(&mut io::Cursor::new(head).chain(reader))?;
+        return Ok((vec![report], stats));
+    }
+    let stats = lines::for_each_line(io::Cursor::new(head).chain(reader), |line| {
+        sections.line(line)
+    })?;
+    Ok((sections.finish(), stats))
+}
+
+/// How much of what follows a run's end is held before it is first sniffed.
+const FIRST_SNIFF: usize = 2048;
+
+/// How much of what follows a run's end is held to see whether another tool's run starts
+/// there; when none is recognised by then, it is the run's own tail. Small, so that a log of
+/// one tool that prints its end line often costs little.
+const AFTER_END: usize = 2048;
+
+/// The streaming splitter: feed it lines, then take the reports.
+#[derive(Default)]
+pub struct Sections {
+    /// One report per tool of the finished sections, in the order the tools first appeared,
+    /// with how many runs each merges.
+    done: Vec<(Report, usize)>,
+    /// The first section that said nothing ([`says_nothing`]), kept for a log of only such.
+    noise: Option<Report>,
+    current: Current,
+    /// The summarizer the whole log's start and end point to, for a first section whose start
+    /// does not tell (a file can be sampled at both ends; a stream cannot).
+    hint: Option<&'static dyn Summarizer>,
+}
+
+/// The section being read.
+enum Current {
+    /// Its tool is not known yet: its lines are held.
+    Undecided(Held),
+    /// Its tool is known.
+    Decided(Run),
+    /// Its start did not tell the tool: every summarizer reads it.
+    Fanning(FanOut),
+}
+
+impl Default for Current {
+    fn default() -> Self {
+        Current::Undecided(Held::default())
+    }
+}
+
+/// What a line asks of the splitter once it is read.
+enum Action {
+    /// Nothing more.
+    Read,
+    /// The held lines are as many as are held: choose their tool now.
+    DecideHeld,
+    /// A line after a run's end may start another run (`force`: decide now whatever they are).
+    AfterEnd { force: bool },
+    /// The line ends a run of this tool: the section is that run if its start says so too.
+    EndIfRecognised(&'static str),
+}
+
+/// Lines held back until the tool that wrote them is known.
+#[derive(Default)]
+struct Held {
+    /// The lines, each followed by `\n`.
+    text: String,
+    /// How many lines looked like the end of a run and made us sniff.
+    end_checks: u32,
+    /// The size at which the held lines are next sniffed, doubling each time, so that what a
+    /// run prints after its summary goes back to it soon, at a cost linear in the log.
+    next_sniff: usize,
+}
+
+impl Held {
+    fn push(&mut self, line: &str) {
+        self.text.push_str(line);
+        self.text.push('\n');
+    }
+
+    /// The tool whose run `line` ends, while the number of such checks stays small.
+    fn check_end(&mut self, line: &str) -> Option<&'static str> {
+        if self.end_checks >= MAX_END_CHECKS {
+            return None;
+        }
+        let tool = ending_tool(line)?;
+        self.end_checks += 1;
+        Some(tool)
+    }
+
+    /// Whether the held lines grew enough since they were last sniffed.
+    fn sniff_due(&mut self) -> bool {
+        if self.text.len() < self.next_sniff.max(FIRST_SNIFF) {
+            return false;
+        }
+        self.next_sniff = self.text.len() * 2;
+        true
+    }
+
+    fn is_blank(&self) -> bool {
+        self.text.trim().is_empty()
+    }
+
+    fn full(&self) -> bool {
+        self.text.len() >= SAMPLE_BYTES
+    }
+
+    /// The summarizer that recognises the held lines, when one is sure enough.
+    fn recognised(&self) -> Option<&'static dyn Summarizer> {
+        let detection = detect(&self.text);
+        (detection.confidence >= MIN_CONFIDENCE && detection.summarizer.name() != "generic")
+            .then_some(detection.summarizer)
+    }
+
+    /// Feeds the held lines to `parser`.
+    fn replay(&self, parser: &mut dyn LineParser) {
+        for line in self.text.lines() {
+            parser.line(line);
+        }
+    }
+}
+
+/// A section whose tool is known.
+struct Run {
+    summarizer: &'static dyn Summarizer,
+    parser: Box<dyn LineParser>,
+    /// The lines after the line that ended the run, when it printed one.
+    after_end: Option<Held>,
+}
+
+impl Run {
+    fn start(summarizer: &'static dyn Summarizer, held: &Held) -> Run {
+        let mut parser = summarizer.parser();
+        held.replay(parser.as_mut());
+        Run {
+            summarizer,
+            parser,
+            after_end: None,
+        }
+    }
+
+    /// Gives the lines held after the run's end to its parser: they were its tail.
+    fn take_back(&mut self) {
+        if let Some(held) = self.after_end.take() {
+            held.replay(self.parser.as_mut());
+        }
+    }
+}
+
+impl Sections {
+    /// A splitter that reads a first section whose start does not tell its tool with `hint`, the
+    /// summarizer detected from the start and the end of the whole log.
+    pub fn with_hint(hint: &'static dyn Summarizer) -> Sections {
+        Sections {
+            hint: Some(hint),
+            ..Sections::default()
+        }
+    }
+
+    /// Reads the next line.
+    pub fn line(&mut self, line: &str) {
+        if announces(line) {
+            self.close();
+        }
+        let action = match &mut self.current {
+            Current::Undecided(held) => {
+                held.push(line);
+                if held.full() {
+                    Action::DecideHeld
+                } else {
+                    held.check_end(line)
+                        .map_or(Action::Read, Action::EndIfRecognised)
+                }
+            }
+            Current::Decided(run) => match &mut run.after_end {
+                None => {
+                    run.parser.line(line);
+                    if ending_tool(line) == Some(run.summarizer.name()) {
+                        run.after_end = Some(Held::default());
+                    }
+                    Action::Read
+                }
+                Some(held) => {
+                    held.push(line);
+                    if held.text.len() >= AFTER_END {
+                        Action::AfterEnd { force: true }
+                    } else if held.check_end(line).is_some() || held.sniff_due() {
+                        Action::AfterEnd { force: false }
+                    } else {
+                        Action::Read
+                    }
+                }
+            },
+            Current::Fanning(fan_out) => {
+                fan_out.line(line);
+                Action::Read
+            }
+        };
+        match action {
+            Action::Read => {}
+            Action::DecideHeld => self.decide_held(false),
+            Action::AfterEnd { force } => self.after_end_decide(force),
+            Action::EndIfRecognised(tool) => {
+                if let Current::Undecided(held) = &self.current
+                    && let Some(summarizer) = held.recognised().filter(|s| s.name() == tool)
+                {
+                    let mut run = Run::start(summarizer, held);
+                    run.after_end = Some(Held::default());
+                    self.current = Current::Decided(run);
+                }
+            }
+        }
+    }
+
+    /// Ends the log and returns one report per tool.
+    pub fn finish(mut self) -> Vec<Report> {
+        self.close();
+        if self.done.is_empty() {
+            return vec![
+                self.noise
+                    .unwrap_or_else(|| Report::errored("generic", generic::EMPTY)),
+            ];
+        }
+        self.done
+            .into_iter()
+            .map(|(mut report, runs)| {
+                if runs > 1 {
+                    report.note(format!("{runs} runs of {} in one log", report.tool));
+                }
+                report
+            })
+            .collect()
+    }
+
+    /// Chooses the tool of the held lines of an undecided section: the one that recognises them,
+    /// or, when none does and the section may go on (`at_end` false), every summarizer at once.
+    fn decide_held(&mut self, at_end: bool) {
+        let Current::Undecided(held) = &mut self.current else {
+            return;
+        };
+        let held = std::mem::take(held);
+        let detection = detect(&held.text);
+        let first = self.done.is_empty() && self.noise.is_none();
+        if at_end || detection.confidence >= MIN_CONFIDENCE {
+            let run = Run::start(detection.summarizer, &held);
+            self.current = Current::Decided(run);
+        } else if let Some(hint) = self.hint.filter(|_| first) {
+            self.current = Current::Decided(Run::start(hint, &held));
+        } else {
+            self.current = Current::Fanning(FanOut::new(held));
+        }
+    }
+
+    /// After a run printed its end: the lines held since then start another run when a
+    /// summarizer recognises them; otherwise they are the run's tail. Without `force`, nothing
+    /// happens while the held lines are not recognised (more of them may tell).
+    fn after_end_decide(&mut self, force: bool) {
+        let Current::Decided(run) = &mut self.current else {
+            return;
+        };
+        let Some(held) = &run.after_end else {
+            return;
+        };
+        // The run's own tool is asked first: one sniff rather than every summarizer's, which
+        // is what a log of one tool that prints its last line more than once pays.
+        let recognised = if run.summarizer.sniff(&held.text) >= MIN_CONFIDENCE {
+            Some(run.summarizer)
+        } else {
+            held.recognised()
+        };
+        match recognised {
+            // The same tool again: its own parser reads what it prints after its summary, and
+            // several of its sessions in a row.
+            Some(summarizer) if summarizer.name() == run.summarizer.name() => {
+                run.take_back();
+            }
+            Some(summarizer) => {
+                let held = run.after_end.take().unwrap_or_default();
+                let next = Run::start(summarizer, &held);
+                let before = std::mem::replace(&mut self.current, Current::Decided(next));
+                self.push_done(before);
+            }
+            None if force => {
+                run.take_back();
+                run.after_end = Some(Held::default());
+            }
+            None => {}
+        }
+    }
+
+    /// Ends the current section at an announcement or at the end of the log.
+    fn close(&mut self) {
+        match &mut self.current {
+            Current::Undecided(held) if held.is_blank() => return,
+            Current::Undecided(_) => self.decide_held(true),
+            Current::Decided(run) if run.after_end.as_ref().is_some_and(|h| !h.is_blank()) => {
+                self.after_end_decide(true);
+            }
+            _ => {}
+        }
+        let current = std::mem::take(&mut self.current);
+        self.push_done(current);
+    }
+
+    fn push_done(&mut self, section: Current) {
+        let report = match section {
+            Current::Undecided(held) if held.is_blank() => return,
+            Current::Undecided(held) => {
+                let detection = detect(&held.text);
+                Run::start(detection.summarizer, &held).parser.finish()
+            }
+            Current::Decided(mut run) => {
+                run.take_back();
+                run.parser.finish()
+            }
+            Current::Fanning(fan_out) => fan_out.finish(),
+        };
+        let mut report = report;
+        report.refresh_fingerprints();
+        if says_nothing(&report) {
+            // A pass of the generic reader is the most a log of only noise can show.
+            if self
+                .noise
+                .as_ref()
+                .is_none_or(|n| n.outcome != Outcome::Passed)
+            {
+                self.noise = Some(report);
+            }
+            return;
+        }
+        match self.done.iter_mut().find(|(r, _)| r.tool == report.tool) {
+            Some((merged, runs)) => {
+                absorb(merged, report);
+                *runs += 1;
+            }
+            None => self.done.push((report, 1)),
+        }
+    }
+}
+
+/// Whether `line` is a runner's announcement of a new command.
+fn announces(line: &str) -> bool {
+    match line.as_bytes().first() {
+        Some(b'>') => npm_header(line),
+        Some(b'y') => line.starts_with("yarn run v"),
+        Some(b'$') => line.len() > 2 && line.starts_with("$ ") && !line[2..].starts_with(' '),
+        Some(b'm') => line.starts_with("make") && line.contains(": Entering directory"),
+        Some(b'#') => line.starts_with("##[group]Run "),
+        _ => false,
+    }
+}
+
+/// npm's and pnpm's header before a script: `> name@1.2.3 test` (npm 6 and pnpm add the
+/// directory), the name possibly scoped (`@scope/name@1.2.3`).
+fn npm_header(line: &str) -> bool {
+    let Some(rest) = line.strip_prefix("> ") else {
+        return false;
+    };
+    let mut words = rest.split_whitespace();
+    let (Some(package), Some(_script)) = (words.next(), words.next()) else {
+        return false;
+    };
+    let Some(at) = package.rfind('@').filter(|&at| at > 0) else {
+        return false;
+    };
+    let version = &package[at + 1..];
+    version.starts_with(|c: char| c.is_ascii_digit()) && version.contains('.')
+}
+
+/// The tool whose run `line` ends, when it is such a line: tsc's `Found 3 errors in 2 files.`,
+/// eslint's `✖ 4 problems (3 errors, 1 warning)`, jest's `Ran all test suites.`, vitest's
+/// `Duration  1.2s (…)`, pytest's `==== 2 failed, 5 passed in 0.3s ====`.
+pub(crate) fn ending_tool(line: &str) -> Option<&'static str> {
+    let trimmed = line.trim_start();
+    match trimmed.as_bytes().first()? {
+        b'F' => {
+            let rest = trimmed.strip_prefix("Found ")?;
+            (rest.starts_with(|c: char| c.is_ascii_digit()) && rest.contains(" error"))
+                .then_some("tsc")
+        }
+        0xE2 => (trimmed.starts_with("✖ ") && trimmed.contains(" problem")).then_some("eslint"),
+        b'R' => trimmed.starts_with("Ran all test suites").then_some("jest"),
+        b'D' => {
+            let rest = trimmed.strip_prefix("Duration")?;
+            (rest.starts_with(' ') && rest.trim_start().starts_with(|c: char| c.is_ascii_digit()))
+                .then_some("vitest")
+        }
+        b'=' => {
+            let trimmed = trimmed.trim_end();
+            let pytest = trimmed.ends_with('=')
+                && trimmed.contains(" in ")
+                && [
+                    "passed",
+                    "failed",
+                    "error",
+                    "no tests ran",
+                    "skipped",
+                    "deselected",
+                ]
+                .iter()
+                .any(|word| trimmed.contains(word));
+            pytest.then_some("pytest")
+        }
+        _ => None,
+    }
+}
+
+/// Every summarizer reading a section whose start did not tell its tool; the choice is made at
+/// its end from its start and its last lines.
+struct FanOut {
+    parsers: Vec<(&'static dyn Summarizer, Box<dyn LineParser>)>,
+    head: String,
+    tail: VecDeque<String>,
+    tail_bytes: usize,
+}
+
+impl FanOut {
+    fn new(held: Held) -> FanOut {
+        let mut parsers: Vec<_> = crate::all().iter().map(|s| (*s, s.parser())).collect();
+        for (_, parser) in &mut parsers {
+            held.replay(parser.as_mut());
+        }
+        FanOut {
+            parsers,
+            head: held.text,
+            tail: VecDeque::new(),
+            tail_bytes: 0,
+        }
+    }
+
+    fn line(&mut self, line: &str) {
+        for (_, parser) in &mut self.parsers {
+            parser.line(line);
+        }
+        self.tail_bytes += line.len() + 1;
+        self.tail.push_back(line.to_owned());
+        while self.tail_bytes > SAMPLE_BYTES {
+            match self.tail.pop_front() {
+                Some(old) => self.tail_bytes -= old.len() + 1,
+                None => break,
+            }
+        }
+    }
+
+    fn finish(self) -> Report {
+        let mut sample = self.head;
+        for line in &self.tail {
+            sample.push_str(line);
+            sample.push('\n');
+        }
+        let chosen = detect(&sample).summarizer.name();
+        let mut fallback = None;
+        for (summarizer, parser) in self.parsers {
+            if summarizer.name() == chosen {
+                return parser.finish();
+            }
+            if summarizer.name() == "generic" {
+                fallback = Some(parser);
+            }
+        }
+        match fallback {
+            Some(parser) => parser.finish(),
+            None => Report::errored("generic", generic::UNPLACED),
+        }
+    }
+}
+
+/// Whether a section's report says nothing once other sections were read: the generic reader's
+/// pass, or its "nothing here I know".
+fn says_nothing(report: &Report) -> bool {
+    report.tool == "generic"
+        && match report.outcome {
+            Outcome::Passed => true,
+            Outcome::Errored => report
+                .error
+                .as_deref()
+                .is_some_and(|e| e == generic::UNPLACED || e == generic::EMPTY),
+            Outcome::Failed => false,
+        }
+}
+
+/// Adds the run `next` to the report of earlier runs of the same tool: the worst outcome, every
+/// diagnostic, the counts summed where the runs give them, their summaries, errors and notes
+/// (each once, so that a thousand runs do not make a thousand-line headline).
+fn absorb(merged: &mut Report, next: Report) {
+    let rank = |o: Outcome| match o {
+        Outcome::Passed => 0,
+        Outcome::Failed => 1,
+        Outcome::Errored => 2,
+    };
+    if rank(next.outcome) > rank(merged.outcome) {
+        merged.outcome = next.outcome;
+    }
+    let add = |a: Option<u64>, b: Option<u64>| match (a, b) {
+        (None, None) => None,
+        (a, b) => Some(a.unwrap_or(0).saturating_add(b.unwrap_or(0))),
+    };
+    let c = &mut merged.counts;
+    let r = &next.counts;
+    c.tests_passed = add(c.tests_passed, r.tests_passed);
+    c.tests_failed = add(c.tests_failed, r.tests_failed);
+    c.tests_skipped = add(c.tests_skipped, r.tests_skipped);
+    c.tests_xfailed = add(c.tests_xfailed, r.tests_xfailed);
+    c.tests_xpassed = add(c.tests_xpassed, r.tests_xpassed);
+    c.suites_errored = add(c.suites_errored, r.suites_errored);
+    c.errors = add(c.errors, r.errors);
+    c.warnings = add(c.warnings, r.warnings);
+    c.files = add(c.files, r.files);
+    join_once(&mut merged.summary, next.summary);
+    join_once(&mut merged.error, next.error);
+    if merged.outcome != Outcome::Errored {
+        merged.error = None;
+    }
+    for note in next.notes {
+        if !merged.notes.contains(&note) {
+            merged.note(note);
+        }
+    }
+    for diagnostic in next.diagnostics {
+        merged.push(diagnostic);
+    }
+    merged.diagnostics_dropped += next.diagnostics_dropped;
+}
+
+/// The longest summary or error a merge of runs builds; the rest is left out.
+const MAX_JOINED: usize = 1000;
+
+/// Appends `next` to `text` after `; `, unless it is there already or the text is long enough.
+fn join_once(text: &mut Option<String>, next: Option<String>) {
+    let Some(next) = next else {
+        return;
+    };
+    match text {
+        None => *text = Some(next),
+        Some(text) if text.contains(&next) || text.len() >= MAX_JOINED => {}
+        Some(text) => {
+            text.push_str("; ");
+            text.push_str(&next);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn announcements_are_the_runners_own_lines() {
+        assert!(announces("> app@1.0.0 lint"));
+        assert!(announces("> app@1.0.0 test /home/u/app"));
+        assert!(announces("> @scope/app@0.3.1-beta.2 typecheck"));
+        assert!(announces("yarn run v1.22.22"));
+        assert!(announces("$ jest --ci"));
+        assert!(announces("##[group]Run npm test"));
+        assert!(announces("make[1]: Entering directory '/p/a'"));
+        // A quoted `>` in a test's output, a scope without a version, a diff line.
+        assert!(!announces("> 3"));
+        assert!(!announces("> @scope/x"));
+        assert!(!announces("> expect(a).toBe(b)"));
+        assert!(!announces("##[group]Operating System"));
+        assert!(!announces("$ "));
+    }
+
+    #[test]
+    fn run_endings_are_each_tools_last_line() {
+        assert_eq!(ending_tool("Found 3 errors in 2 files."), Some("tsc"));
+        assert_eq!(ending_tool("Found 1 error."), Some("tsc"));
+        assert_eq!(
+            ending_tool("✖ 4 problems (3 errors, 1 warning)"),
+            Some("eslint")
+        );
+        assert_eq!(ending_tool("Ran all test suites."), Some("jest"));
+        assert_eq!(
+            ending_tool("   Duration  1.52s (transform 90ms, setup 0ms)"),
+            Some("vitest")
+        );
+        assert_eq!(
+            ending_tool("========= 2 failed, 5 passed in 0.31s =========="),
+            Some("pytest")
+        );
+        assert_eq!(ending_tool("Found the file"), None);
+        assert_eq!(ending_tool("Duration of the call"), None);
+        assert_eq!(ending_tool("===== FAILURES ====="), None);
+    }
+}
