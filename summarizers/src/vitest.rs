@@ -352,6 +352,8 @@ struct Parser {
     missing_dependency: Option<String>,
     /// The `tap` or `tap-flat` reporter's output, from its `TAP version 13` line on.
     tap: Option<Tap>,
+    /// The failures the file tree lists as the tests run, for a log without the error blocks.
+    tree: Tree,
 }
 
 impl Parser {
@@ -369,6 +371,7 @@ impl Parser {
             root: None,
             missing_dependency: None,
             tap: None,
+            tree: Tree::default(),
         }
     }
 
@@ -563,6 +566,9 @@ impl LineParser for Parser {
             self.finish_block();
         }
         let text = text.trim_ascii_end();
+        if self.tree.line(line, text) {
+            return;
+        }
         if self.section == Section::Startup {
             self.startup_line(text);
             return;
@@ -607,6 +613,7 @@ impl LineParser for Parser {
         }
         self.finish_block();
         let mut report = self.report;
+        self.tree.report_uncovered(&mut report);
         let errored_suites = self.failed_suites.unwrap_or(0);
         if self.saw_summary || self.failed_suites.is_some() {
             report.counts.suites_errored = Some(errored_suites);
@@ -658,6 +665,173 @@ impl LineParser for Parser {
             report.error = Some("the log ends before vitest's summary (` Tests  …`)".to_owned());
         }
         report
+    }
+}
+
+/// The file tree the default reporter prints as files finish, on stdout:
+///
+/// ```text
+///  ❯ test/a.test.ts (3 tests | 1 failed) 12ms          (vitest 2 to 4; `|unit| ` may precede)
+///      × adds two numbers 9ms
+///        → expected 3 to be 4 // Object.is equality
+///  ❯ tests/b.test.ts  (18 tests | 2 failed) 12ms       (vitest 1)
+///    ❯ tests/b.test.ts > Suite > parses a range
+///      → Cannot read properties of undefined (reading 'x')
+///  ❯ test/c.test.ts (0 test)                           (a file that did not load)
+/// ```
+///
+/// The error blocks go to stderr: a log that kept only stdout has its failures only here. They
+/// are reported for the files no error block names, so a full log is not reported twice.
+#[derive(Debug, Default)]
+struct Tree {
+    /// The failing file whose tests are listed below it.
+    file: Option<String>,
+    failures: Vec<TreeFailure>,
+    /// Failures past [`verdict_core::model::MAX_DIAGNOSTICS`]: only counted.
+    dropped: u64,
+    /// The last line read was a failed test: a `→` line under it is its message.
+    awaiting_message: bool,
+}
+
+#[derive(Debug)]
+struct TreeFailure {
+    file: String,
+    /// None for a file that ran no test.
+    test: Option<String>,
+    message: Option<String>,
+}
+
+impl Tree {
+    /// Reads `line` if it is part of the tree; `text` is the line trimmed at both ends.
+    fn line(&mut self, line: &str, text: &str) -> bool {
+        let awaiting = std::mem::take(&mut self.awaiting_message);
+        let indent = line.len() - line.trim_ascii_start().len();
+        if indent == 1 {
+            self.file = None;
+            let Some(rest) = text.strip_prefix("❯ ") else {
+                return false;
+            };
+            let Some((file, counts)) = file_and_counts(rest) else {
+                return false;
+            };
+            if counts.contains(" failed") {
+                self.file = Some(file.to_owned());
+            } else if counts.starts_with("0 test") {
+                self.push(file.to_owned(), None);
+            }
+            return counts.contains(" failed") || counts.starts_with("0 test");
+        }
+        if indent < 3 {
+            return false;
+        }
+        if let Some(message) = text.strip_prefix("→ ") {
+            if awaiting && let Some(last) = self.failures.last_mut() {
+                last.message = Some(one_line(message, MAX_MESSAGE));
+            }
+            return awaiting;
+        }
+        let Some(file) = &self.file else {
+            return false;
+        };
+        // vitest 1 names the failed test by its path, later versions by its title and timing.
+        let test = if let Some(rest) = text.strip_prefix("❯ ") {
+            rest.strip_prefix(file.as_str())
+                .and_then(|rest| rest.strip_prefix(" > "))
+                .map(str::to_owned)
+        } else {
+            text.strip_prefix("× ")
+                .map(|rest| without_timing(rest).to_owned())
+        };
+        let Some(test) = test else {
+            return false;
+        };
+        let file = file.clone();
+        self.push(file, Some(test));
+        self.awaiting_message = true;
+        true
+    }
+
+    fn push(&mut self, file: String, test: Option<String>) {
+        if self.failures.len() >= verdict_core::model::MAX_DIAGNOSTICS {
+            self.dropped += 1;
+            return;
+        }
+        self.failures.push(TreeFailure {
+            file,
+            test,
+            message: None,
+        });
+    }
+
+    /// Reports the failures of the files no diagnostic of `report` names.
+    fn report_uncovered(self, report: &mut Report) {
+        if self.failures.is_empty() {
+            return;
+        }
+        let covered: HashSet<String> = report
+            .diagnostics
+            .iter()
+            .filter_map(|d| d.file.clone())
+            .collect();
+        for entry in self.failures {
+            if covered.contains(&entry.file) {
+                continue;
+            }
+            if is_full(report) {
+                report.diagnostics_dropped += 1;
+                continue;
+            }
+            let is_test = entry.test.is_some();
+            let message = entry.message.unwrap_or_else(|| {
+                if is_test {
+                    "test failed (its error is not in the log)".to_owned()
+                } else {
+                    "the file ran no test (its error is not in the log)".to_owned()
+                }
+            });
+            let mut diagnostic = failure(TOOL, strip_equality_note(&message).to_owned());
+            diagnostic.file = Some(entry.file);
+            diagnostic.root_cause = !is_test;
+            diagnostic.test = entry.test;
+            report.push(diagnostic);
+        }
+        report.diagnostics_dropped += self.dropped;
+    }
+}
+
+/// Splits a tree line's `file (3 tests | 1 failed) 12ms` (with a project label before the file,
+/// or two spaces before the counts in vitest 1) into the file and `3 tests | 1 failed`.
+fn file_and_counts(rest: &str) -> Option<(&str, &str)> {
+    let open = rest.find(" (")?;
+    let close = open + rest[open..].find(')')?;
+    let counts = &rest[open + 2..close];
+    if !counts.starts_with(|c: char| c.is_ascii_digit()) || !counts.contains(" test") {
+        return None;
+    }
+    let mut file = rest[..open].trim_end();
+    if let Some(label) = file.strip_prefix('|')
+        && let Some((_, after)) = label.split_once("| ")
+    {
+        file = after.trim_start();
+    }
+    (!file.is_empty() && !file.contains(' ')).then_some((file, counts))
+}
+
+/// A test's title without the duration vitest prints after it (`adds two numbers 9ms`).
+fn without_timing(title: &str) -> &str {
+    match title.rsplit_once(' ') {
+        Some((head, last))
+            if last.ends_with('s')
+                && last.starts_with(|c: char| c.is_ascii_digit())
+                && last
+                    .trim_end_matches("ms")
+                    .trim_end_matches('s')
+                    .bytes()
+                    .all(|b| b.is_ascii_digit() || b == b'.') =>
+        {
+            head
+        }
+        _ => title,
     }
 }
 
@@ -1110,6 +1284,53 @@ mod tests {
             "ERROR: Coverage for lines (50%) does not meet global threshold (80%)\n",
         ));
         assert_eq!(report.outcome, Outcome::Failed);
+    }
+
+    /// vitest 1's stdout alone: the failures are only in the file tree, which was not read.
+    #[test]
+    fn the_file_tree_gives_the_failures_of_a_stdout_only_log() {
+        let report = parse(concat!(
+            " ❯ tests/a.test.ts  (3 tests | 1 failed) 12ms\n",
+            "   ❯ tests/a.test.ts > Suite > parses a range\n",
+            "     → Cannot read properties of undefined (reading 'x')\n",
+            " ❯ tests/b.test.ts  (0 test)\n",
+            " ✓ tests/c.test.ts  (2 tests) 3ms\n\n",
+            " Test Files  2 failed | 1 passed (3)\n",
+            "      Tests  1 failed | 4 passed (5)\n",
+        ));
+        assert_eq!(report.outcome, Outcome::Failed);
+        assert_eq!(report.diagnostics.len(), 2);
+        let d = &report.diagnostics[0];
+        assert_eq!(d.file.as_deref(), Some("tests/a.test.ts"));
+        assert_eq!(d.test.as_deref(), Some("Suite > parses a range"));
+        assert_eq!(
+            d.message,
+            "Cannot read properties of undefined (reading 'x')"
+        );
+        assert!(report.diagnostics[1].root_cause);
+    }
+
+    /// vitest 2 to 4 list a failed test by its title and time, under a project label; the error
+    /// block, when the log has it, is the one reported.
+    #[test]
+    fn tree_failures_yield_to_the_error_blocks() {
+        let tree = concat!(
+            " ❯ |unit| src/a.test.ts (2 tests | 1 failed) 9ms\n",
+            "     × adds two numbers 5ms\n",
+            "       → expected 3 to be 4 // Object.is equality\n",
+        );
+        let report = parse(&format!("{tree} Tests  1 failed | 1 passed (2)\n"));
+        let d = &report.diagnostics[0];
+        assert_eq!(d.test.as_deref(), Some("adds two numbers"));
+        assert_eq!(d.message, "expected 3 to be 4");
+        let report = parse(&format!(
+            "{tree}⎯⎯⎯ Failed Tests 1 ⎯⎯⎯\n FAIL  |unit| src/a.test.ts > math > adds two numbers\nAssertionError: expected 3 to be 4\n ❯ src/a.test.ts:3:17\n⎯⎯⎯[1/1]⎯\n"
+        ));
+        assert_eq!(report.diagnostics.len(), 1);
+        assert_eq!(
+            report.diagnostics[0].location().as_deref(),
+            Some("src/a.test.ts:3:17")
+        );
     }
 
     /// A log without the runner's closing summary (empty, or cut off when the process died) was
