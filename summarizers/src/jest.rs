@@ -127,6 +127,9 @@ impl Summarizer for JestSummarizer {
 
 const TOOL: &str = "jest";
 
+/// The longest first line of a failure that is read as a label for the line after it.
+const MAX_LABEL: usize = 40;
+
 /// How many of the open handles `--detectOpenHandles` lists are named in the report's note.
 const MAX_OPEN_HANDLES_NAMED: usize = 5;
 
@@ -219,6 +222,17 @@ impl Block {
         }
         if self.message.is_none() {
             self.message = Some(text.to_owned());
+            return;
+        }
+        // A short label ending with a colon (`Configuration error:`) says what follows: the
+        // message is the label and the line after it.
+        if self.lines == 2
+            && let Some(message) = &mut self.message
+            && message.ends_with(':')
+            && message.len() <= MAX_LABEL
+        {
+            message.push(' ');
+            message.push_str(text);
             return;
         }
         if self.message.as_deref() == Some("Jest encountered an unexpected token") {
@@ -1143,6 +1157,27 @@ mod tests {
         assert!(d.root_cause);
         assert_eq!(d.location().as_deref(), Some("test/a.test.ts:3:7"));
         assert_eq!(report.outcome, Outcome::Failed);
+    }
+
+    /// `Configuration error:` (a moduleNameMapper that resolves nothing) was the whole message
+    /// of every such file, the module it could not find left out.
+    #[test]
+    fn a_label_line_takes_the_line_after_it() {
+        let report = parse(concat!(
+            "FAIL __tests__/a.test.jsx\n",
+            "  ● Test suite failed to run\n\n",
+            "    Configuration error:\n\n",
+            "    Could not locate module @/components/A mapped as:\n",
+            "    C:\\p\\$1.\n\n",
+            "      at Object.mock (__tests__/a.test.jsx:5:6)\n\n",
+            "Tests:       0 total\n",
+        ));
+        let d = &report.diagnostics[0];
+        assert_eq!(
+            d.message,
+            "Configuration error: Could not locate module @/components/A mapped as:"
+        );
+        assert_eq!(d.location().as_deref(), Some("__tests__/a.test.jsx:5:6"));
     }
 
     /// jest 19's terminal status, redrawn while files run, was read as the run's summary: a log
