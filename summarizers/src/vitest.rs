@@ -495,23 +495,34 @@ impl Parser {
     }
 
     fn summary_line(&mut self, text: &str) -> bool {
+        // Each run's counts add up: a log may hold several runs (a workspace's packages, watch
+        // mode's reruns), and a failed run stays failed whatever the runs after it say.
+        let add = |total: &mut Option<u64>, n: u64| *total = Some(total.unwrap_or(0) + n);
         let counts = &mut self.report.counts;
         if let Some(rest) = text.strip_prefix("Test Files ") {
             self.saw_summary = true;
-            counts.files = Some(count_of(rest, "failed").unwrap_or(0));
+            add(&mut counts.files, count_of(rest, "failed").unwrap_or(0));
         } else if let Some(rest) = text.strip_prefix("Tests ") {
             self.saw_summary = true;
-            counts.tests_failed = Some(count_of(rest, "failed").unwrap_or(0));
+            add(
+                &mut counts.tests_failed,
+                count_of(rest, "failed").unwrap_or(0),
+            );
             // `test.fails` tests that failed as expected count as passed, as in the JSON report.
-            counts.tests_passed = Some(
+            add(
+                &mut counts.tests_passed,
                 count_of(rest, "passed").unwrap_or(0)
                     + count_of(rest, "expected fail").unwrap_or(0),
             );
-            counts.tests_skipped =
-                Some(count_of(rest, "skipped").unwrap_or(0) + count_of(rest, "todo").unwrap_or(0));
+            add(
+                &mut counts.tests_skipped,
+                count_of(rest, "skipped").unwrap_or(0) + count_of(rest, "todo").unwrap_or(0),
+            );
             self.report.summary = Some(one_line(text, MAX_MESSAGE));
         } else if let Some(rest) = text.strip_prefix("Errors ") {
-            counts.errors = count_of(rest, "errors").or_else(|| count_of(rest, "error"));
+            if let Some(n) = count_of(rest, "errors").or_else(|| count_of(rest, "error")) {
+                add(&mut counts.errors, n);
+            }
         } else {
             return false;
         }
@@ -1331,6 +1342,24 @@ mod tests {
             report.diagnostics[0].location().as_deref(),
             Some("src/a.test.ts:3:17")
         );
+    }
+
+    /// Two runs in one log (watch mode, or a workspace's packages): the second run's passing
+    /// summary replaced the first run's failing one, and the log was a pass.
+    #[test]
+    fn a_failed_run_stays_failed_when_a_later_run_passes() {
+        let report = parse(concat!(
+            " RUN  v3.2.4 /p\n\n",
+            " Test Files  1 failed | 1 passed (2)\n",
+            "      Tests  2 failed | 5 passed (7)\n\n",
+            " RUN  v3.2.4 /p\n\n",
+            " Test Files  2 passed (2)\n",
+            "      Tests  7 passed (7)\n",
+        ));
+        assert_eq!(report.outcome, Outcome::Failed);
+        assert_eq!(report.counts.tests_failed, Some(2));
+        assert_eq!(report.counts.tests_passed, Some(12));
+        assert_eq!(report.counts.files, Some(1));
     }
 
     /// A log without the runner's closing summary (empty, or cut off when the process died) was
