@@ -689,6 +689,7 @@ impl LineParser for Parser {
 ///    ❯ tests/b.test.ts > Suite > parses a range
 ///      → Cannot read properties of undefined (reading 'x')
 ///  ❯ test/c.test.ts (0 test)                           (a file that did not load)
+///  × tests/d.test.ts > Suite > parses a date 3ms       (vitest 1's verbose reporter)
 /// ```
 ///
 /// The error blocks go to stderr: a log that kept only stdout has its failures only here. They
@@ -719,6 +720,15 @@ impl Tree {
         let indent = line.len() - line.trim_ascii_start().len();
         if indent == 1 {
             self.file = None;
+            // vitest 1's verbose reporter: one line per test, `× file > describe > test`.
+            if let Some(rest) = text.strip_prefix("× ")
+                && let Some((file, test)) = rest.split_once(" > ")
+                && !file.contains(' ')
+            {
+                self.push(file.to_owned(), Some(without_timing(test).to_owned()));
+                self.awaiting_message = true;
+                return true;
+            }
             let Some(rest) = text.strip_prefix("❯ ") else {
                 return false;
             };
@@ -1319,6 +1329,21 @@ mod tests {
             "Cannot read properties of undefined (reading 'x')"
         );
         assert!(report.diagnostics[1].root_cause);
+    }
+
+    /// vitest 1's verbose reporter lists every test on a line of its own, a failed one with `×`.
+    #[test]
+    fn verbose_lines_of_failed_tests_are_read() {
+        let report = parse(concat!(
+            " ✓ src/a.test.ts > formatters > formats a number\n",
+            " × src/a.test.ts > formatters > formats a date 12ms\n",
+            "   → expected '1/2' to be '2/1'\n\n",
+            " Test Files  1 failed (1)\n",
+            "      Tests  1 failed | 1 passed (2)\n",
+        ));
+        let d = &report.diagnostics[0];
+        assert_eq!(d.test.as_deref(), Some("formatters > formats a date"));
+        assert_eq!(d.message, "expected '1/2' to be '2/1'");
     }
 
     /// vitest 2 to 4 list a failed test by its title and time, under a project label; the error
