@@ -25,6 +25,10 @@
 //! - the counts come from `Tests:       2 failed, 1 skipped, 1 todo, 5 passed, 8 total` (skipped and
 //!   todo both count as skipped) and `Test Suites: 1 failed, 2 passed, 3 total` (failed suites are
 //!   the files with failures); the `Tests:` line is the summary;
+//! - the status a terminal shows while files run (`Test Suites: 6 failed, 6 of 7 total`) counts
+//!   only once `Ran all test suites` follows it (a run that skipped files ends that way too);
+//!   without it the log was cut off during the run. An error jest throws after its summary, with
+//!   a stack under it, makes a passing run errored;
 //! - `● Validation Error:` and the other column-0 `●` blocks (bad configuration or command line),
 //!   a crash before any test (a config file that does not parse) and `No tests found, exiting
 //!   with code 1` mean nothing was verified: the outcome is errored.

@@ -21,7 +21,10 @@
 //!   `This error originated in "file" test file`;
 //! - the counts come from ` Test Files  1 failed | 2 passed (3)`, `      Tests  2 failed | 5 passed |
 //!   1 skipped | 1 todo (9)` (skipped and todo count as skipped; the line is the summary) and
-//!   `     Errors  2 errors`;
+//!   `     Errors  2 errors`, added up over the runs a log holds;
+//! - the file tree printed as files finish (` ❯ file (3 tests | 1 failed)`, `× title`, `→ message`,
+//!   see [`Tree`]) gives the failures of a log that kept only stdout, where the blocks above are
+//!   missing;
 //! - `failed to load config from …` with a `Startup Error` (vitest 1: an `Unhandled Error`),
 //!   `No test files found, exiting with code 1`, and unhandled errors in a run where no test ran
 //!   (` Tests  no tests`: a test environment that is not installed) mean nothing was verified: the
