@@ -25,6 +25,10 @@
 //! - the counts come from `Tests:       2 failed, 1 skipped, 1 todo, 5 passed, 8 total` (skipped and
 //!   todo both count as skipped) and `Test Suites: 1 failed, 2 passed, 3 total` (failed suites are
 //!   the files with failures); the `Tests:` line is the summary;
+//! - the status a terminal shows while files run (`Test Suites: 6 failed, 6 of 7 total`) counts
+//!   only once `Ran all test suites` follows it (a run that skipped files ends that way too);
+//!   without it the log was cut off during the run. An error jest throws after its summary, with
+//!   a stack under it, makes a passing run errored;
 //! - `● Validation Error:` and the other column-0 `●` blocks (bad configuration or command line),
 //!   a crash before any test (a config file that does not parse) and `No tests found, exiting
 //!   with code 1` mean nothing was verified: the outcome is errored.
@@ -70,6 +74,7 @@ impl Summarizer for JestSummarizer {
         }
         if sample.contains("● Validation Error:")
             || sample.contains("No tests found, exiting with code")
+            || sample.contains("No tests found related to files changed since last commit")
             || sample.contains("jestjs.io/docs")
             || sample.contains("● Test suite failed to run")
             || sample.contains("●  process.exit called with")
@@ -82,6 +87,11 @@ impl Summarizer for JestSummarizer {
         // A crash before jest printed anything of its own: its config or its packages are named.
         if sample.contains("jest.config.") || sample.contains("node_modules/jest-") {
             return 60;
+        }
+        // Only the package manager's echo of the script is left (jest writes its results to
+        // stderr, and a log that kept only stdout has none of them).
+        if crate::js_test::runs_script(sample, "jest") {
+            return 50;
         }
         let headers = sample.lines().any(|line| {
             let line = line.strip_prefix(' ').unwrap_or(line);
@@ -120,6 +130,9 @@ impl Summarizer for JestSummarizer {
 }
 
 const TOOL: &str = "jest";
+
+/// The longest first line of a failure that is read as a label for the line after it.
+const MAX_LABEL: usize = 40;
 
 /// How many of the open handles `--detectOpenHandles` lists are named in the report's note.
 const MAX_OPEN_HANDLES_NAMED: usize = 5;
@@ -213,6 +226,17 @@ impl Block {
         }
         if self.message.is_none() {
             self.message = Some(text.to_owned());
+            return;
+        }
+        // A short label ending with a colon (`Configuration error:`) says what follows: the
+        // message is the label and the line after it.
+        if self.lines == 2
+            && let Some(message) = &mut self.message
+            && message.ends_with(':')
+            && message.len() <= MAX_LABEL
+        {
+            message.push(' ');
+            message.push_str(text);
             return;
         }
         if self.message.as_deref() == Some("Jest encountered an unexpected token") {
@@ -378,6 +402,13 @@ struct Parser {
     /// Fingerprints and lines of what was reported, to skip the repeats.
     seen: HashSet<(u64, Option<u32>)>,
     saw_summary: bool,
+    /// The live status jest redraws while it runs (`Test Suites: 6 failed, 6 of 7 total`), kept
+    /// until `Ran all test suites` says it was the last one: the files failed and the tests'
+    /// counts of the `Tests:` line under it.
+    progress: Option<Progress>,
+    /// An error jest threw after its summary (`Error: kill EPERM` from a custom runner), once a
+    /// stack frame under it confirms it, and whether that frame was seen.
+    late_crash: Option<(String, bool)>,
     saw_fail: bool,
     saw_any_jest_line: bool,
     suites_errored: u64,
@@ -411,6 +442,8 @@ impl Parser {
             repeat: false,
             seen: HashSet::new(),
             saw_summary: false,
+            progress: None,
+            late_crash: None,
             saw_fail: false,
             saw_any_jest_line: false,
             suites_errored: 0,
@@ -487,6 +520,24 @@ impl Parser {
         });
     }
 
+    /// Counts a run's summary that `Ran all test suites` confirmed after its partial total.
+    fn commit_summary(&mut self, progress: &Progress) {
+        self.saw_summary = true;
+        self.repeat = false;
+        self.seen.clear();
+        let counts = &mut self.report.counts;
+        add_count(&mut counts.files, count_of(&progress.suites, "failed"));
+        if let Some(rest) = &progress.tests {
+            add_count(&mut counts.tests_failed, count_of(rest, "failed"));
+            add_count(&mut counts.tests_passed, count_of(rest, "passed"));
+            add_count(
+                &mut counts.tests_skipped,
+                Some(count_of(rest, "skipped").unwrap_or(0) + count_of(rest, "todo").unwrap_or(0)),
+            );
+            self.report.summary = Some(one_line(&format!("Tests:{rest}"), MAX_MESSAGE));
+        }
+    }
+
     /// A line with less than four spaces of indentation: a header, a summary line, or output.
     fn structural_line(&mut self, indent: usize, text: &str) {
         // jest's GitHub Actions reporter (`reporters: [['github-actions', {silent: false}], …]`)
@@ -546,6 +597,13 @@ impl Parser {
             self.finish_top();
             self.saw_any_jest_line = true;
             self.in_open_handles = false;
+            if self
+                .late_crash
+                .as_ref()
+                .is_some_and(|(_, confirmed)| !confirmed)
+            {
+                self.late_crash = None;
+            }
             if text.starts_with('F') {
                 self.saw_fail = true;
             }
@@ -584,6 +642,12 @@ impl Parser {
         match text.as_bytes().first() {
             Some(b'T') => {
                 if let Some(rest) = text.strip_prefix("Tests:") {
+                    if let Some(progress) = &mut self.progress
+                        && progress.tests.is_none()
+                    {
+                        progress.tests = Some(rest.to_owned());
+                        return;
+                    }
                     self.saw_summary = true;
                     // The run is over: a log holding another run reports its failures anew.
                     self.repeat = false;
@@ -602,6 +666,16 @@ impl Parser {
                     );
                     self.report.summary = Some(one_line(text, MAX_MESSAGE));
                 } else if let Some(rest) = text.strip_prefix("Test Suites:") {
+                    if is_partial_total(rest) {
+                        // The status line of a run under way, redrawn in a terminal, or the
+                        // summary of a run that skipped some files: `Ran all test suites` tells.
+                        self.progress = Some(Progress {
+                            suites: rest.to_owned(),
+                            tests: None,
+                        });
+                        return;
+                    }
+                    self.progress = None;
                     self.saw_summary = true;
                     add_count(&mut self.report.counts.files, count_of(rest, "failed"));
                 } else if text.starts_with("Test run was interrupted") {
@@ -620,6 +694,11 @@ impl Parser {
                 diagnostic.file = self.obsolete_file.take();
                 diagnostic.refresh_fingerprint();
                 self.report.push(diagnostic);
+            }
+            Some(b'R') if text.starts_with("Ran all test suites") => {
+                if let Some(progress) = self.progress.take() {
+                    self.commit_summary(&progress);
+                }
             }
             Some(b'S') if text.starts_with("Summary of all failing tests") => {
                 self.repeat = true;
@@ -644,6 +723,9 @@ impl Parser {
                 self.no_tests = Some((text.trim_end().to_owned(), passes));
             }
             _ => {
+                if self.saw_summary && self.late_crash.is_none() && is_error_line(text) {
+                    self.late_crash = Some((one_line(text, MAX_MESSAGE), false));
+                }
                 if self.crash.is_none() && !self.saw_any_jest_line {
                     if is_error_line(text) {
                         self.crash = Some(one_line(text, MAX_MESSAGE));
@@ -670,6 +752,15 @@ impl LineParser for Parser {
                 top.done |= !top.text.is_empty();
             }
             return;
+        }
+        if let Some((_, confirmed)) = &mut self.late_crash
+            && !*confirmed
+        {
+            if text.starts_with("at ") {
+                *confirmed = true;
+            } else {
+                self.late_crash = None;
+            }
         }
         if indent >= 4 {
             if let Some(block) = &mut self.block {
@@ -705,10 +796,16 @@ impl LineParser for Parser {
             || report.counts.files.unwrap_or(0) > 0
             || self.suites_errored > 0
             || !report.diagnostics.is_empty();
+        let late_crash = self
+            .late_crash
+            .and_then(|(crash, confirmed)| confirmed.then_some(crash));
         if let Some(error) = self.config_error {
             report.outcome = Outcome::Errored;
             report.error = Some(error);
         } else if failed {
+            if let Some(crash) = late_crash {
+                report.note(format!("jest crashed after its summary: {crash}"));
+            }
             report.outcome = Outcome::Failed;
         } else if let Some((message, passes)) = self.no_tests {
             if passes {
@@ -717,8 +814,18 @@ impl LineParser for Parser {
                 report.outcome = Outcome::Errored;
                 report.error = Some(message);
             }
+        } else if let Some(crash) = late_crash.filter(|_| self.saw_summary) {
+            // The tests passed, then jest itself threw: it exits non-zero.
+            report.outcome = Outcome::Errored;
+            report.error = Some(format!("jest crashed after its summary: {crash}"));
         } else if self.saw_summary {
             report.outcome = Outcome::Passed;
+        } else if let Some(progress) = self.progress {
+            report.outcome = Outcome::Errored;
+            report.error = Some(format!(
+                "the log ends while jest is still running (`Test Suites:{}`)",
+                progress.suites
+            ));
         } else if let Some(crash) = self.crash {
             report.outcome = Outcome::Errored;
             report.error = Some(match self.crash_location {
@@ -742,6 +849,19 @@ impl LineParser for Parser {
 /// Adds one run's count to the counts of the runs before it (none yet is zero).
 fn add_count(total: &mut Option<u64>, count: Option<u64>) {
     *total = Some(total.unwrap_or(0) + count.unwrap_or(0));
+}
+
+/// jest's status of a run under way: its `Test Suites:` line and the `Tests:` line under it,
+/// after the label.
+#[derive(Debug)]
+struct Progress {
+    suites: String,
+    tests: Option<String>,
+}
+
+/// Whether a `Test Suites:` line counts only part of the files: `6 failed, 6 of 7 total`.
+fn is_partial_total(rest: &str) -> bool {
+    rest.trim_end().ends_with(" total") && rest.contains(" of ")
 }
 
 /// Adds a line to the first paragraph of a column-0 `●` block.
@@ -1041,6 +1161,86 @@ mod tests {
         assert!(d.root_cause);
         assert_eq!(d.location().as_deref(), Some("test/a.test.ts:3:7"));
         assert_eq!(report.outcome, Outcome::Failed);
+    }
+
+    /// `Configuration error:` (a moduleNameMapper that resolves nothing) was the whole message
+    /// of every such file, the module it could not find left out.
+    #[test]
+    fn a_label_line_takes_the_line_after_it() {
+        let report = parse(concat!(
+            "FAIL __tests__/a.test.jsx\n",
+            "  ● Test suite failed to run\n\n",
+            "    Configuration error:\n\n",
+            "    Could not locate module @/components/A mapped as:\n",
+            "    C:\\p\\$1.\n\n",
+            "      at Object.mock (__tests__/a.test.jsx:5:6)\n\n",
+            "Tests:       0 total\n",
+        ));
+        let d = &report.diagnostics[0];
+        assert_eq!(
+            d.message,
+            "Configuration error: Could not locate module @/components/A mapped as:"
+        );
+        assert_eq!(d.location().as_deref(), Some("__tests__/a.test.jsx:5:6"));
+    }
+
+    /// jest 19's terminal status, redrawn while files run, was read as the run's summary: a log
+    /// cut off during the run was a failure of six files, counted once per redraw.
+    #[test]
+    fn a_status_line_without_ran_all_is_a_run_cut_off() {
+        let report = parse(concat!(
+            " RUNS  ...basic-table.test.tsx\n\n",
+            "Test Suites: 6 failed, 6 of 7 total\n",
+            "Tests:       0 total\n",
+            "Time:        4s\n",
+            "Test Suites: 6 failed, 6 of 7 total\n",
+            "Tests:       0 total\n",
+        ));
+        assert_eq!(report.outcome, Outcome::Errored);
+        assert_eq!(report.counts.files, None);
+        assert!(report.error.is_some_and(|e| e.contains("6 of 7 total")));
+    }
+
+    /// A run that skipped files ends with a partial total too, then `Ran all test suites`.
+    #[test]
+    fn a_partial_total_before_ran_all_is_the_summary() {
+        let report = parse(concat!(
+            "Test Suites: 1 failed, 2 skipped, 39 passed, 40 of 42 total\n",
+            "Tests:       1 failed, 3 skipped, 106 passed, 110 total\n",
+            "Ran all test suites in 2 projects.\n",
+        ));
+        assert_eq!(report.outcome, Outcome::Failed);
+        assert_eq!(report.counts.files, Some(1));
+        assert_eq!(report.counts.tests_passed, Some(106));
+        assert_eq!(report.counts.tests_skipped, Some(3));
+    }
+
+    /// A custom runner that threw after the summary (`Error: kill EPERM`) made jest exit 1, and
+    /// the run was a pass.
+    #[test]
+    fn an_error_thrown_after_the_summary_is_errored() {
+        let report = parse(concat!(
+            "Tests:       2 passed, 2 total\n",
+            "Ran all test suites in 2 projects.\n",
+            "Error: kill EPERM\n",
+            "    at ChildProcess.kill (node:internal/child_process:511:26)\n",
+        ));
+        assert_eq!(report.outcome, Outcome::Errored);
+        assert_eq!(
+            report.error.as_deref(),
+            Some("jest crashed after its summary: Error: kill EPERM")
+        );
+        let printed = parse("Tests:       2 passed, 2 total\nError: a message a test printed\n");
+        assert_eq!(printed.outcome, Outcome::Passed);
+    }
+
+    /// A log that kept only stdout has the package manager's echo of the script and nothing of
+    /// jest's: it is jest's, and not a pass.
+    #[test]
+    fn a_script_echo_alone_is_jests_and_errored() {
+        let log = "\n> app@1.0.0 test\n> jest --runInBand --verbose\n\ninfo: server started\n";
+        assert_eq!(JestSummarizer.sniff(log), 50);
+        assert_eq!(parse(log).outcome, Outcome::Errored);
     }
 
     /// A log without the runner's closing summary (empty, or cut off when the process died) was

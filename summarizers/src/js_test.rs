@@ -129,6 +129,20 @@ pub(crate) fn is_internal(file: &str) -> bool {
         || file.contains("node_modules\\")
 }
 
+/// Whether `sample` holds a package manager's echo of a script that runs `tool`: npm's
+/// `> jest --ci`, yarn's `$ jest`, with `npx` or not.
+pub(crate) fn runs_script(sample: &str, tool: &str) -> bool {
+    sample.lines().any(|line| {
+        let Some(command) = line.strip_prefix("> ").or_else(|| line.strip_prefix("$ ")) else {
+            return false;
+        };
+        let command = command.strip_prefix("npx ").unwrap_or(command);
+        command
+            .strip_prefix(tool)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with(' '))
+    })
+}
+
 /// Whether `text` (indentation removed) starts the way Node.js prints an error:
 /// `Error: …`, `TypeError: …`, `AssertionError [ERR_ASSERTION]: …`, `Error [ERR_X]: …`.
 pub(crate) fn is_error_line(text: &str) -> bool {

@@ -21,7 +21,10 @@
 //!   `This error originated in "file" test file`;
 //! - the counts come from ` Test Files  1 failed | 2 passed (3)`, `      Tests  2 failed | 5 passed |
 //!   1 skipped | 1 todo (9)` (skipped and todo count as skipped; the line is the summary) and
-//!   `     Errors  2 errors`;
+//!   `     Errors  2 errors`, added up over the runs a log holds;
+//! - the file tree printed as files finish (` ❯ file (3 tests | 1 failed)`, `× title`, `→ message`,
+//!   see [`Tree`]) gives the failures of a log that kept only stdout, where the blocks above are
+//!   missing;
 //! - `failed to load config from …` with a `Startup Error` (vitest 1: an `Unhandled Error`),
 //!   `No test files found, exiting with code 1`, and unhandled errors in a run where no test ran
 //!   (` Tests  no tests`: a test environment that is not installed) mean nothing was verified: the
@@ -352,6 +355,8 @@ struct Parser {
     missing_dependency: Option<String>,
     /// The `tap` or `tap-flat` reporter's output, from its `TAP version 13` line on.
     tap: Option<Tap>,
+    /// The failures the file tree lists as the tests run, for a log without the error blocks.
+    tree: Tree,
 }
 
 impl Parser {
@@ -369,6 +374,7 @@ impl Parser {
             root: None,
             missing_dependency: None,
             tap: None,
+            tree: Tree::default(),
         }
     }
 
@@ -492,23 +498,34 @@ impl Parser {
     }
 
     fn summary_line(&mut self, text: &str) -> bool {
+        // Each run's counts add up: a log may hold several runs (a workspace's packages, watch
+        // mode's reruns), and a failed run stays failed whatever the runs after it say.
+        let add = |total: &mut Option<u64>, n: u64| *total = Some(total.unwrap_or(0) + n);
         let counts = &mut self.report.counts;
         if let Some(rest) = text.strip_prefix("Test Files ") {
             self.saw_summary = true;
-            counts.files = Some(count_of(rest, "failed").unwrap_or(0));
+            add(&mut counts.files, count_of(rest, "failed").unwrap_or(0));
         } else if let Some(rest) = text.strip_prefix("Tests ") {
             self.saw_summary = true;
-            counts.tests_failed = Some(count_of(rest, "failed").unwrap_or(0));
+            add(
+                &mut counts.tests_failed,
+                count_of(rest, "failed").unwrap_or(0),
+            );
             // `test.fails` tests that failed as expected count as passed, as in the JSON report.
-            counts.tests_passed = Some(
+            add(
+                &mut counts.tests_passed,
                 count_of(rest, "passed").unwrap_or(0)
                     + count_of(rest, "expected fail").unwrap_or(0),
             );
-            counts.tests_skipped =
-                Some(count_of(rest, "skipped").unwrap_or(0) + count_of(rest, "todo").unwrap_or(0));
+            add(
+                &mut counts.tests_skipped,
+                count_of(rest, "skipped").unwrap_or(0) + count_of(rest, "todo").unwrap_or(0),
+            );
             self.report.summary = Some(one_line(text, MAX_MESSAGE));
         } else if let Some(rest) = text.strip_prefix("Errors ") {
-            counts.errors = count_of(rest, "errors").or_else(|| count_of(rest, "error"));
+            if let Some(n) = count_of(rest, "errors").or_else(|| count_of(rest, "error")) {
+                add(&mut counts.errors, n);
+            }
         } else {
             return false;
         }
@@ -563,6 +580,9 @@ impl LineParser for Parser {
             self.finish_block();
         }
         let text = text.trim_ascii_end();
+        if self.tree.line(line, text) {
+            return;
+        }
         if self.section == Section::Startup {
             self.startup_line(text);
             return;
@@ -607,6 +627,7 @@ impl LineParser for Parser {
         }
         self.finish_block();
         let mut report = self.report;
+        self.tree.report_uncovered(&mut report);
         let errored_suites = self.failed_suites.unwrap_or(0);
         if self.saw_summary || self.failed_suites.is_some() {
             report.counts.suites_errored = Some(errored_suites);
@@ -658,6 +679,183 @@ impl LineParser for Parser {
             report.error = Some("the log ends before vitest's summary (` Tests  …`)".to_owned());
         }
         report
+    }
+}
+
+/// The file tree the default reporter prints as files finish, on stdout:
+///
+/// ```text
+///  ❯ test/a.test.ts (3 tests | 1 failed) 12ms          (vitest 2 to 4; `|unit| ` may precede)
+///      × adds two numbers 9ms
+///        → expected 3 to be 4 // Object.is equality
+///  ❯ tests/b.test.ts  (18 tests | 2 failed) 12ms       (vitest 1)
+///    ❯ tests/b.test.ts > Suite > parses a range
+///      → Cannot read properties of undefined (reading 'x')
+///  ❯ test/c.test.ts (0 test)                           (a file that did not load)
+///  × tests/d.test.ts > Suite > parses a date 3ms       (vitest 1's verbose reporter)
+/// ```
+///
+/// The error blocks go to stderr: a log that kept only stdout has its failures only here. They
+/// are reported for the files no error block names, so a full log is not reported twice.
+#[derive(Debug, Default)]
+struct Tree {
+    /// The failing file whose tests are listed below it.
+    file: Option<String>,
+    failures: Vec<TreeFailure>,
+    /// Failures past [`verdict_core::model::MAX_DIAGNOSTICS`]: only counted.
+    dropped: u64,
+    /// The last line read was a failed test: a `→` line under it is its message.
+    awaiting_message: bool,
+}
+
+#[derive(Debug)]
+struct TreeFailure {
+    file: String,
+    /// None for a file that ran no test.
+    test: Option<String>,
+    message: Option<String>,
+}
+
+impl Tree {
+    /// Reads `line` if it is part of the tree; `text` is the line trimmed at both ends.
+    fn line(&mut self, line: &str, text: &str) -> bool {
+        let awaiting = std::mem::take(&mut self.awaiting_message);
+        let indent = line.len() - line.trim_ascii_start().len();
+        if indent == 1 {
+            self.file = None;
+            // vitest 1's verbose reporter: one line per test, `× file > describe > test`.
+            if let Some(rest) = text.strip_prefix("× ")
+                && let Some((file, test)) = rest.split_once(" > ")
+                && !file.contains(' ')
+            {
+                self.push(file.to_owned(), Some(without_timing(test).to_owned()));
+                self.awaiting_message = true;
+                return true;
+            }
+            let Some(rest) = text.strip_prefix("❯ ") else {
+                return false;
+            };
+            let Some((file, counts)) = file_and_counts(rest) else {
+                return false;
+            };
+            if counts.contains(" failed") {
+                self.file = Some(file.to_owned());
+            } else if counts.starts_with("0 test") {
+                self.push(file.to_owned(), None);
+            }
+            return counts.contains(" failed") || counts.starts_with("0 test");
+        }
+        if indent < 3 {
+            return false;
+        }
+        if let Some(message) = text.strip_prefix("→ ") {
+            if awaiting && let Some(last) = self.failures.last_mut() {
+                last.message = Some(one_line(message, MAX_MESSAGE));
+            }
+            return awaiting;
+        }
+        let Some(file) = &self.file else {
+            return false;
+        };
+        // vitest 1 names the failed test by its path, later versions by its title and timing.
+        let test = if let Some(rest) = text.strip_prefix("❯ ") {
+            rest.strip_prefix(file.as_str())
+                .and_then(|rest| rest.strip_prefix(" > "))
+                .map(str::to_owned)
+        } else {
+            text.strip_prefix("× ")
+                .map(|rest| without_timing(rest).to_owned())
+        };
+        let Some(test) = test else {
+            return false;
+        };
+        let file = file.clone();
+        self.push(file, Some(test));
+        self.awaiting_message = true;
+        true
+    }
+
+    fn push(&mut self, file: String, test: Option<String>) {
+        if self.failures.len() >= verdict_core::model::MAX_DIAGNOSTICS {
+            self.dropped += 1;
+            return;
+        }
+        self.failures.push(TreeFailure {
+            file,
+            test,
+            message: None,
+        });
+    }
+
+    /// Reports the failures of the files no diagnostic of `report` names.
+    fn report_uncovered(self, report: &mut Report) {
+        if self.failures.is_empty() {
+            return;
+        }
+        let covered: HashSet<String> = report
+            .diagnostics
+            .iter()
+            .filter_map(|d| d.file.clone())
+            .collect();
+        for entry in self.failures {
+            if covered.contains(&entry.file) {
+                continue;
+            }
+            if is_full(report) {
+                report.diagnostics_dropped += 1;
+                continue;
+            }
+            let is_test = entry.test.is_some();
+            let message = entry.message.unwrap_or_else(|| {
+                if is_test {
+                    "test failed (its error is not in the log)".to_owned()
+                } else {
+                    "the file ran no test (its error is not in the log)".to_owned()
+                }
+            });
+            let mut diagnostic = failure(TOOL, strip_equality_note(&message).to_owned());
+            diagnostic.file = Some(entry.file);
+            diagnostic.root_cause = !is_test;
+            diagnostic.test = entry.test;
+            report.push(diagnostic);
+        }
+        report.diagnostics_dropped += self.dropped;
+    }
+}
+
+/// Splits a tree line's `file (3 tests | 1 failed) 12ms` (with a project label before the file,
+/// or two spaces before the counts in vitest 1) into the file and `3 tests | 1 failed`.
+fn file_and_counts(rest: &str) -> Option<(&str, &str)> {
+    let open = rest.find(" (")?;
+    let close = open + rest[open..].find(')')?;
+    let counts = &rest[open + 2..close];
+    if !counts.starts_with(|c: char| c.is_ascii_digit()) || !counts.contains(" test") {
+        return None;
+    }
+    let mut file = rest[..open].trim_end();
+    if let Some(label) = file.strip_prefix('|')
+        && let Some((_, after)) = label.split_once("| ")
+    {
+        file = after.trim_start();
+    }
+    (!file.is_empty() && !file.contains(' ')).then_some((file, counts))
+}
+
+/// A test's title without the duration vitest prints after it (`adds two numbers 9ms`).
+fn without_timing(title: &str) -> &str {
+    match title.rsplit_once(' ') {
+        Some((head, last))
+            if last.ends_with('s')
+                && last.starts_with(|c: char| c.is_ascii_digit())
+                && last
+                    .trim_end_matches("ms")
+                    .trim_end_matches('s')
+                    .bytes()
+                    .all(|b| b.is_ascii_digit() || b == b'.') =>
+        {
+            head
+        }
+        _ => title,
     }
 }
 
@@ -1110,6 +1308,86 @@ mod tests {
             "ERROR: Coverage for lines (50%) does not meet global threshold (80%)\n",
         ));
         assert_eq!(report.outcome, Outcome::Failed);
+    }
+
+    /// vitest 1's stdout alone: the failures are only in the file tree, which was not read.
+    #[test]
+    fn the_file_tree_gives_the_failures_of_a_stdout_only_log() {
+        let report = parse(concat!(
+            " ❯ tests/a.test.ts  (3 tests | 1 failed) 12ms\n",
+            "   ❯ tests/a.test.ts > Suite > parses a range\n",
+            "     → Cannot read properties of undefined (reading 'x')\n",
+            " ❯ tests/b.test.ts  (0 test)\n",
+            " ✓ tests/c.test.ts  (2 tests) 3ms\n\n",
+            " Test Files  2 failed | 1 passed (3)\n",
+            "      Tests  1 failed | 4 passed (5)\n",
+        ));
+        assert_eq!(report.outcome, Outcome::Failed);
+        assert_eq!(report.diagnostics.len(), 2);
+        let d = &report.diagnostics[0];
+        assert_eq!(d.file.as_deref(), Some("tests/a.test.ts"));
+        assert_eq!(d.test.as_deref(), Some("Suite > parses a range"));
+        assert_eq!(
+            d.message,
+            "Cannot read properties of undefined (reading 'x')"
+        );
+        assert!(report.diagnostics[1].root_cause);
+    }
+
+    /// vitest 1's verbose reporter lists every test on a line of its own, a failed one with `×`.
+    #[test]
+    fn verbose_lines_of_failed_tests_are_read() {
+        let report = parse(concat!(
+            " ✓ src/a.test.ts > formatters > formats a number\n",
+            " × src/a.test.ts > formatters > formats a date 12ms\n",
+            "   → expected '1/2' to be '2/1'\n\n",
+            " Test Files  1 failed (1)\n",
+            "      Tests  1 failed | 1 passed (2)\n",
+        ));
+        let d = &report.diagnostics[0];
+        assert_eq!(d.test.as_deref(), Some("formatters > formats a date"));
+        assert_eq!(d.message, "expected '1/2' to be '2/1'");
+    }
+
+    /// vitest 2 to 4 list a failed test by its title and time, under a project label; the error
+    /// block, when the log has it, is the one reported.
+    #[test]
+    fn tree_failures_yield_to_the_error_blocks() {
+        let tree = concat!(
+            " ❯ |unit| src/a.test.ts (2 tests | 1 failed) 9ms\n",
+            "     × adds two numbers 5ms\n",
+            "       → expected 3 to be 4 // Object.is equality\n",
+        );
+        let report = parse(&format!("{tree} Tests  1 failed | 1 passed (2)\n"));
+        let d = &report.diagnostics[0];
+        assert_eq!(d.test.as_deref(), Some("adds two numbers"));
+        assert_eq!(d.message, "expected 3 to be 4");
+        let report = parse(&format!(
+            "{tree}⎯⎯⎯ Failed Tests 1 ⎯⎯⎯\n FAIL  |unit| src/a.test.ts > math > adds two numbers\nAssertionError: expected 3 to be 4\n ❯ src/a.test.ts:3:17\n⎯⎯⎯[1/1]⎯\n"
+        ));
+        assert_eq!(report.diagnostics.len(), 1);
+        assert_eq!(
+            report.diagnostics[0].location().as_deref(),
+            Some("src/a.test.ts:3:17")
+        );
+    }
+
+    /// Two runs in one log (watch mode, or a workspace's packages): the second run's passing
+    /// summary replaced the first run's failing one, and the log was a pass.
+    #[test]
+    fn a_failed_run_stays_failed_when_a_later_run_passes() {
+        let report = parse(concat!(
+            " RUN  v3.2.4 /p\n\n",
+            " Test Files  1 failed | 1 passed (2)\n",
+            "      Tests  2 failed | 5 passed (7)\n\n",
+            " RUN  v3.2.4 /p\n\n",
+            " Test Files  2 passed (2)\n",
+            "      Tests  7 passed (7)\n",
+        ));
+        assert_eq!(report.outcome, Outcome::Failed);
+        assert_eq!(report.counts.tests_failed, Some(2));
+        assert_eq!(report.counts.tests_passed, Some(12));
+        assert_eq!(report.counts.files, Some(1));
     }
 
     /// A log without the runner's closing summary (empty, or cut off when the process died) was
