@@ -112,6 +112,8 @@ struct StatusLine<'a> {
     time: &'a str,
     binary: &'a str,
     test: &'a str,
+    /// A try that another will follow: its counter is not a number yet (`(───)`).
+    retrying: bool,
 }
 
 /// Reads a status line, or `None` when `line` is not one.
@@ -133,9 +135,13 @@ fn status_line(line: &str) -> Option<StatusLine<'_>> {
     let (time, rest) = rest.split_once("] ")?;
     let rest = rest.trim_start();
     // The counter: `( 2/10)` or `(─────)` for a test that has not finished.
-    let rest = match rest.strip_prefix('(') {
-        Some(counter) => counter.split_once(") ")?.1.trim_start(),
-        None => rest,
+    let (rest, retrying) = match rest.strip_prefix('(') {
+        Some(counter) => {
+            let (counter, rest) = counter.split_once(") ")?;
+            let retrying = word.starts_with("TRY ") && counter.starts_with(['─', '-']);
+            (rest.trim_start(), retrying)
+        }
+        None => (rest, false),
     };
     let (binary, test) = rest.split_once(' ')?;
     let test = test.trim();
@@ -167,6 +173,7 @@ fn status_line(line: &str) -> Option<StatusLine<'_>> {
         time: time.trim(),
         binary,
         test,
+        retrying,
     })
 }
 
@@ -244,6 +251,8 @@ struct Test {
     panic: Panic,
     /// A line nextest wrote into the output itself: `(test aborted with signal 6: SIGABRT)`.
     note: Option<String>,
+    /// Its last result was a failed try that another was to follow.
+    retrying: bool,
 }
 
 /// The counts of the summary line.
@@ -298,6 +307,7 @@ impl Parser {
                     time: String::new(),
                     panic: Panic::default(),
                     note: None,
+                    retrying: false,
                 });
                 self.index.insert(key, self.tests.len() - 1);
                 self.tests.len() - 1
@@ -320,6 +330,7 @@ impl Parser {
             test.status = status.status;
             test.word = status.word.to_owned();
             test.time = status.time.to_owned();
+            test.retrying = status.retrying;
         }
         if status.status.failed() && !was_final {
             // A new failing try: what its output says replaces what an earlier try's said.
@@ -419,6 +430,14 @@ impl Parser {
             }),
         };
         let mut d = test.panic.test_diagnostic(TOOL, &test.name, &fallback);
+        if test.retrying {
+            // The run was cancelled before the next try: nextest counts the test as not run.
+            let cancelled = "a try failed, and the log has no later one: the run stopped first";
+            d.detail = Some(match d.detail.take() {
+                Some(detail) => clip(&format!("{cancelled}; {detail}"), MAX_MESSAGE),
+                None => cancelled.to_owned(),
+            });
+        }
         if matches!(test.status, Status::TimedOut | Status::Crashed) && !test.panic.is_empty() {
             // The panic's message says what happened before; how the test ended comes first.
             let detail = d.detail.take();
