@@ -55,7 +55,8 @@ impl Summarizer for NextestSummarizer {
         // A nextest log also holds cargo's build and libtest's lines (in each failing test's
         // output), which the cargo summarizer claims at 95: nextest's own lines must win.
         let starting = sample.contains("    Starting ") && sample.contains(" across ");
-        let summary = sample.contains("     Summary [") && sample.contains(" tests run: ");
+        let summary = sample.contains("     Summary [")
+            && (sample.contains(" tests run: ") || sample.contains(" test run: "));
         if sample.contains(" Nextest run ID ") || (starting && sample.contains(" binar")) || summary
         {
             return 98;
@@ -768,6 +769,14 @@ mod tests {
         assert_eq!(section_header("────────────"), None);
         assert_eq!(section_header("    stdout"), None);
         assert_eq!(section_header("---- tests::x stdout ----"), None);
+    }
+
+    /// A summary of one test (`1 test run`) was not recognised as nextest's.
+    #[test]
+    fn a_summary_of_one_test_is_nextest() {
+        let log = "────────────\n     Summary [   0.003s] 1 test run: 1 passed, 0 skipped\n";
+        assert_eq!(NextestSummarizer.sniff(log), 98);
+        assert_eq!(NextestSummarizer.parse(log.as_bytes()).outcome, Outcome::Passed);
     }
 
     #[test]
