@@ -1082,7 +1082,13 @@ impl Parser {
         self.caused_by = false;
         // Cargo's own lines that share the shape of a diagnostic.
         if severity == Severity::Error {
-            if message.starts_with("could not compile `") {
+            // Cargo before 1.36 wrote `Could not compile `x`.`, and `build failed` at the end.
+            if message == "build failed" {
+                return true;
+            }
+            if message.starts_with("could not compile `")
+                || message.starts_with("Could not compile `")
+            {
                 self.report.compile_failed = true;
                 if let Some(n) = due_to(message) {
                     add(&mut self.report.errors, n);
@@ -1880,6 +1886,17 @@ mod tests {
         assert_eq!(report.diagnostics[1].code.as_deref(), Some("E0308"));
         assert!(short_diagnostic("note: see issue 12:5: error").is_none());
         assert!(short_diagnostic("   --> src/lib.rs:1:5: error: x").is_none());
+    }
+
+    /// Cargo before 1.36 capitalised its summary and ended with `error: build failed`.
+    #[test]
+    fn old_cargo_summaries_are_cargo_s_own() {
+        let report = parse(
+            "error[E0308]: mismatched types\n --> src/lib.rs:1:1\n\nerror: aborting due to previous error\n\nerror: Could not compile `x`.\n\nTo learn more, run the command again with --verbose.\nerror: build failed\n",
+        );
+        assert_eq!(report.outcome, Outcome::Failed);
+        assert_eq!(report.counts.errors, Some(1));
+        assert_eq!(report.diagnostics.len(), 1, "{report:#?}");
     }
 
     /// libtest of 2016 indented the panic by a tab: the failure had no place.

@@ -776,7 +776,10 @@ mod tests {
     fn a_summary_of_one_test_is_nextest() {
         let log = "────────────\n     Summary [   0.003s] 1 test run: 1 passed, 0 skipped\n";
         assert_eq!(NextestSummarizer.sniff(log), 98);
-        assert_eq!(NextestSummarizer.parse(log.as_bytes()).outcome, Outcome::Passed);
+        assert_eq!(
+            NextestSummarizer.parse(log.as_bytes()).outcome,
+            Outcome::Passed
+        );
     }
 
     #[test]
