@@ -71,6 +71,12 @@ static LEVEL_ERROR: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
 static LEVEL_WARNING: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
     std::sync::LazyLock::new(|| memchr::memmem::Finder::new("\"level\":\"warning\""));
 
+/// `: error` and `: warning`, which follow the location in `--message-format short`.
+static SHORT_ERROR: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+    std::sync::LazyLock::new(|| memchr::memmem::Finder::new(": error"));
+static SHORT_WARNING: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+    std::sync::LazyLock::new(|| memchr::memmem::Finder::new(": warning"));
+
 /// Parses cargo output.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct CargoSummarizer;
@@ -107,6 +113,13 @@ impl Summarizer for CargoSummarizer {
             || sample.contains("--> Cargo.toml:")
             || sample.contains("failed to load manifest")
             || sample.contains("failed to parse manifest")
+        {
+            return 80;
+        }
+        // cargo could not reach its registry: nothing was built.
+        if sample.contains("error: Unable to update registry `")
+            || sample.contains("warning: spurious network error (")
+            || (sample.contains("    Updating `") && sample.contains("` index"))
         {
             return 80;
         }
@@ -335,6 +348,11 @@ struct Report0 {
     /// A manifest or cargo-level error that has a location (`--> Cargo.toml:8:14`).
     manifest_error: Option<String>,
     ice: Option<String>,
+    /// A system library the linker could not find (`unable to find library -lXrandr`): the
+    /// build failed for want of the machine, not of the code.
+    missing_library: Option<String>,
+    /// Errors without a location other than a missing library.
+    other_unlocated: bool,
     notes: Vec<String>,
 }
 
@@ -508,12 +526,15 @@ impl Panic {
                 return;
             }
         }
-        if let Some(at) = PANICKED.find(line.as_bytes())
-            && line.starts_with("thread '")
+        // libtest of 2016 indented the panic line of a failure block by a tab, and placed it
+        // by file and line only (`\tthread 'x' panicked at 'msg', src/x.rs:9`).
+        let unindented = line.trim_start_matches(['\t', ' ']);
+        if let Some(at) = PANICKED.find(unindented.as_bytes())
+            && unindented.starts_with("thread '")
             && self.location.is_none()
             && self.lines.is_empty()
         {
-            let rest = &line[at + "panicked at ".len()..];
+            let rest = &unindented[at + "panicked at ".len()..];
             if let Some(quoted) = rest.strip_prefix('\'') {
                 // Before Rust 1.73: `panicked at 'message', src/x.rs:3:5`.
                 self.quoted = true;
@@ -652,6 +673,14 @@ impl Parser {
         }
         let Some((file, line, column)) = p.location.take() else {
             if p.severity == Severity::Error {
+                match p.linker.as_deref().filter(|l| is_missing_library(l)) {
+                    Some(library) => {
+                        self.report
+                            .missing_library
+                            .get_or_insert_with(|| library.to_owned());
+                    }
+                    None => self.report.other_unlocated = true,
+                }
                 let message = match p.linker {
                     Some(linker) => format!("{}: {linker}", p.message),
                     None => p.message,
@@ -1053,7 +1082,13 @@ impl Parser {
         self.caused_by = false;
         // Cargo's own lines that share the shape of a diagnostic.
         if severity == Severity::Error {
-            if message.starts_with("could not compile `") {
+            // Cargo before 1.36 wrote `Could not compile `x`.`, and `build failed` at the end.
+            if message == "build failed" {
+                return true;
+            }
+            if message.starts_with("could not compile `")
+                || message.starts_with("Could not compile `")
+            {
                 self.report.compile_failed = true;
                 if let Some(n) = due_to(message) {
                     add(&mut self.report.errors, n);
@@ -1214,6 +1249,55 @@ fn linker_problem(line: &str) -> Option<&str> {
         }
     }
     None
+}
+
+/// Whether a linker's problem is a library missing from the machine (`cannot find -lfoo`,
+/// `unable to find library -lfoo`) rather than a symbol missing from the code.
+fn is_missing_library(problem: &str) -> bool {
+    problem.starts_with("cannot find -l") || problem.starts_with("unable to find library ")
+}
+
+/// A diagnostic in `--message-format short`: `src/lib.rs:3:5: error[E0308]: mismatched types`,
+/// `src/lib.rs:1:5: warning: unused import: `x``. The location comes first, then the header.
+fn short_diagnostic(line: &str) -> Option<Pending> {
+    let first = *line.as_bytes().first()?;
+    if first.is_ascii_whitespace() || first == b'|' || first == b'=' {
+        return None;
+    }
+    let bytes = line.as_bytes();
+    let at = SHORT_ERROR
+        .find(bytes)
+        .into_iter()
+        .chain(SHORT_WARNING.find(bytes))
+        .min()?;
+    let (file, line_no, column) = split_location(&line[..at])?;
+    let column = column?;
+    if file.contains(' ') && !file.contains(['/', '\\']) {
+        return None;
+    }
+    let header = &line[at + 2..];
+    let (severity, rest) = if let Some(rest) = header.strip_prefix("error") {
+        (Severity::Error, rest)
+    } else {
+        (Severity::Warning, header.strip_prefix("warning")?)
+    };
+    let (code, message) = match rest.strip_prefix('[') {
+        Some(rest) => {
+            let (code, message) = rest.split_once("]: ")?;
+            (Some(code.to_owned()), message)
+        }
+        None => (None, rest.strip_prefix(": ")?),
+    };
+    Some(Pending {
+        severity,
+        code,
+        message: message.to_owned(),
+        location: Some((file.to_owned(), line_no, Some(column))),
+        label: None,
+        help: None,
+        linker: None,
+        lines: 1,
+    })
 }
 
 /// Notes that every lint carries and that say nothing about this occurrence.
@@ -1409,6 +1493,13 @@ impl LineParser for Parser {
             }
             _ => {}
         }
+        if let Some(short) = short_diagnostic(line) {
+            // `--message-format short`: one line per diagnostic, nothing follows it.
+            self.finish_pending();
+            self.pending = Some(short);
+            self.finish_pending();
+            return;
+        }
         if let Some(rest) = line.strip_suffix(" --- FAILED") {
             // libtest's terse format (`-q`) names failures this way in recent versions.
             let rest = rest.trim().to_owned();
@@ -1535,6 +1626,20 @@ impl LineParser for Parser {
             // failed.
             report.error = Some(incomplete);
             Outcome::Errored
+        } else if let Some(library) = r.missing_library.clone().filter(|_| {
+            !r.other_unlocated
+                && r.failed.unwrap_or(0) == 0
+                && !r
+                    .diagnostics
+                    .iter()
+                    .any(|d| d.severity == Severity::Error && d.file.is_some())
+        }) {
+            // Nothing in the code failed: the machine lacks a library, and the tests never ran.
+            report.error = Some(format!(
+                "the linker could not find a system library ({library}): install it; the code \
+                 was not verified"
+            ));
+            Outcome::Errored
         } else if let Some(killed) = r.compiler_killed.clone().filter(|_| {
             !r.diagnostics
                 .iter()
@@ -1548,9 +1653,16 @@ impl LineParser for Parser {
             report.error = Some(error);
             Outcome::Errored
         } else if r.test_failed_marker || r.build_failed_json {
-            report.error = Some(
-                "cargo reported a failure, but the log shows no error or failing test".to_owned(),
-            );
+            report.error = Some(match failed_targets.first() {
+                // Only cargo's standard error was kept: libtest's report went elsewhere.
+                Some(target) => format!(
+                    "cargo says the tests of `{}` failed, but the log holds no test output \
+                     (standard output not captured?)",
+                    target.target
+                ),
+                None => "cargo reported a failure, but the log shows no error or failing test"
+                    .to_owned(),
+            });
             Outcome::Errored
         } else if let Some(building) = r.building.clone() {
             // cargo ends every build it finishes with `Finished`: this one was cut off (killed,
@@ -1754,6 +1866,65 @@ mod tests {
         ] {
             let _ = parse(log);
         }
+    }
+
+    #[test]
+    fn short_message_format_places_each_diagnostic() {
+        let report = parse(
+            "    Checking app v0.1.0 (/w/app)\nsrc/lib.rs:1:5: warning: unused import: `std::fmt`\nsrc\\main.rs:12:9: error[E0308]: mismatched types\nerror: could not compile `app` (lib) due to 1 previous error; 1 warning emitted\n",
+        );
+        assert_eq!(report.outcome, Outcome::Failed);
+        assert_eq!(report.counts.errors, Some(1));
+        let places: Vec<_> = report.diagnostics.iter().map(|d| d.location()).collect();
+        assert_eq!(
+            places,
+            [
+                Some("src/lib.rs:1:5".to_owned()),
+                Some("src\\main.rs:12:9".to_owned())
+            ]
+        );
+        assert_eq!(report.diagnostics[1].code.as_deref(), Some("E0308"));
+        assert!(short_diagnostic("note: see issue 12:5: error").is_none());
+        assert!(short_diagnostic("   --> src/lib.rs:1:5: error: x").is_none());
+    }
+
+    /// Cargo before 1.36 capitalised its summary and ended with `error: build failed`.
+    #[test]
+    fn old_cargo_summaries_are_cargo_s_own() {
+        let report = parse(
+            "error[E0308]: mismatched types\n --> src/lib.rs:1:1\n\nerror: aborting due to previous error\n\nerror: Could not compile `x`.\n\nTo learn more, run the command again with --verbose.\nerror: build failed\n",
+        );
+        assert_eq!(report.outcome, Outcome::Failed);
+        assert_eq!(report.counts.errors, Some(1));
+        assert_eq!(report.diagnostics.len(), 1, "{report:#?}");
+    }
+
+    /// libtest of 2016 indented the panic by a tab: the failure had no place.
+    #[test]
+    fn a_tab_indented_old_panic_is_placed() {
+        let report = parse(
+            "running 1 test\ntest t ... FAILED\n\nfailures:\n\n---- t stdout ----\n\tthread 't' panicked at 'boom', tests/a.rs:9\n\n\nfailures:\n    t\n\ntest result: FAILED. 0 passed; 1 failed; 0 ignored; 0 measured\n\nerror: test failed\n",
+        );
+        assert_eq!(report.outcome, Outcome::Failed);
+        assert_eq!(
+            report.diagnostics[0].location().as_deref(),
+            Some("tests/a.rs:9")
+        );
+        assert_eq!(report.diagnostics[0].message, "boom");
+    }
+
+    /// A library missing from the machine made the build fail, not the code.
+    #[test]
+    fn a_missing_system_library_is_not_a_code_failure() {
+        let report = parse(
+            "error: linking with `cc` failed: exit status: 1\n  |\n  = note: rust-lld: error: unable to find library -lXrandr\n\n\nerror: could not compile `x` (lib test) due to 1 previous error\n",
+        );
+        assert_eq!(report.outcome, Outcome::Errored, "{report:#?}");
+        assert!(report.error.is_some_and(|e| e.contains("-lXrandr")));
+        let report = parse(
+            "error: linking with `cc` failed: exit status: 1\n  |\n  = note: rust-lld: error: undefined symbol: foo\n\n\nerror: could not compile `x` (bin \"x\") due to 1 previous error\n",
+        );
+        assert_eq!(report.outcome, Outcome::Failed);
     }
 
     /// A build cut off while compiling (cargo killed, out of memory) was a pass: no error, no

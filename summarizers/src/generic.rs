@@ -608,8 +608,14 @@ impl LineParser for Parser {
             let trimmed = line.trim();
             let code_alone =
                 trimmed.starts_with('[') && trimmed.ends_with(']') && !trimmed.contains(' ');
+            // A line with its own place and severity (mypy's `a.py:5: note: …` after the error
+            // it explains) is not the message wrapped.
+            let own_place = || located(line).is_some_and(|l| l.severity.is_some());
             if code_alone
-                || (first != b' ' && !line.starts_with("Found ") && !line.contains(": error:"))
+                || (first != b' '
+                    && !line.starts_with("Found ")
+                    && !line.contains(": error:")
+                    && !own_place())
             {
                 self.continue_message(line);
                 return;
@@ -818,6 +824,18 @@ mod tests {
 
     /// A log of a tool no summarizer knows, with no line the generic reader understands, was
     /// "no failure found": a pass of whatever wrote it.
+    /// mypy's notes for an error without a code were read as its message wrapped.
+    #[test]
+    fn a_note_is_not_the_message_of_the_error_before() {
+        let report = parse(
+            "a.py:5: error: Function is missing a return type annotation\na.py:5: note: Use \"-> None\" if function does not return a value\nFound 1 error in 1 file (checked 1 source file)\n",
+        );
+        assert_eq!(
+            report.diagnostics[0].message,
+            "Function is missing a return type annotation"
+        );
+    }
+
     #[test]
     fn a_log_with_nothing_understood_is_not_a_pass() {
         let report = parse("all good\n12:30: lunch\n");

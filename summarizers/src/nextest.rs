@@ -55,7 +55,8 @@ impl Summarizer for NextestSummarizer {
         // A nextest log also holds cargo's build and libtest's lines (in each failing test's
         // output), which the cargo summarizer claims at 95: nextest's own lines must win.
         let starting = sample.contains("    Starting ") && sample.contains(" across ");
-        let summary = sample.contains("     Summary [") && sample.contains(" tests run: ");
+        let summary = sample.contains("     Summary [")
+            && (sample.contains(" tests run: ") || sample.contains(" test run: "));
         if sample.contains(" Nextest run ID ") || (starting && sample.contains(" binar")) || summary
         {
             return 98;
@@ -112,6 +113,8 @@ struct StatusLine<'a> {
     time: &'a str,
     binary: &'a str,
     test: &'a str,
+    /// A try that another will follow: its counter is not a number yet (`(───)`).
+    retrying: bool,
 }
 
 /// Reads a status line, or `None` when `line` is not one.
@@ -119,42 +122,51 @@ fn status_line(line: &str) -> Option<StatusLine<'_>> {
     let trimmed = line.trim_start();
     let (word, rest) = trimmed.split_once(" [")?;
     let word = word.trim_end();
-    // Status words are upper case, with digits, `/` and `-` (`TRY 2 FAIL`, `FLAKY 2/3`,
-    // `LEAK-FAIL`); anything else (`Summary`, a test's output) is not a status line.
+    // Status words are upper case, with digits, `/`, `-` and `+` (`TRY 2 FAIL`, `FLAKY 2/3`,
+    // `LEAK-FAIL`, `FAIL + LEAK`, `FL+LK`); anything else (`Summary`, a test's output) is not a
+    // status line.
     if word.is_empty()
         || !word.starts_with(|c: char| c.is_ascii_uppercase())
         || !word
             .bytes()
-            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b" /-".contains(&b))
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b" /-+".contains(&b))
     {
         return None;
     }
     let (time, rest) = rest.split_once("] ")?;
     let rest = rest.trim_start();
     // The counter: `( 2/10)` or `(─────)` for a test that has not finished.
-    let rest = match rest.strip_prefix('(') {
-        Some(counter) => counter.split_once(") ")?.1.trim_start(),
-        None => rest,
+    let (rest, retrying) = match rest.strip_prefix('(') {
+        Some(counter) => {
+            let (counter, rest) = counter.split_once(") ")?;
+            let retrying = word.starts_with("TRY ") && counter.starts_with(['─', '-']);
+            (rest.trim_start(), retrying)
+        }
+        None => (rest, false),
     };
     let (binary, test) = rest.split_once(' ')?;
     let test = test.trim();
     if binary.is_empty() || test.is_empty() {
         return None;
     }
-    let last = word.rsplit(' ').next().unwrap_or(word);
     let status = if let Some(attempt) = word.strip_prefix("TRY ") {
         // `TRY 2 PASS` after a failed try: flaky. `TRY 1 FAIL`: this try failed; the next
-        // status line of the test says whether a later one passed.
-        match attempt.rsplit(' ').next().unwrap_or_default() {
-            "PASS" | "LEAK" => Status::Flaky,
-            other => result_of(other)?,
+        // status line of the test says whether a later one passed. A try's status is nextest's
+        // short one (`FL+LK`, `LKFAIL`, `TMT`, `SEGV`, `SIG 9`).
+        let (_, short) = attempt.split_once(' ')?;
+        match short {
+            "PASS" | "LEAK" | "TMPASS" => Status::Flaky,
+            other => result_of(other).or_else(|| short_signal(other))?,
         }
     } else if word.starts_with("FLAKY") {
         Status::Flaky
+    } else if word.starts_with("FLKY-FL") {
+        // A flaky test the profile counts as failed (`flaky-result = "fail"`).
+        Status::Failed
     } else if word.starts_with("RETRY") {
         Status::Progress
     } else {
-        result_of(last)?
+        result_of(word)?
     };
     Some(StatusLine {
         word,
@@ -162,21 +174,44 @@ fn status_line(line: &str) -> Option<StatusLine<'_>> {
         time: time.trim(),
         binary,
         test,
+        retrying,
     })
 }
 
-/// The result a one-word status stands for.
+/// The result a status stands for, in its long form (`FAIL + LEAK`, `ABORT SIG 9`) or its
+/// short one (`FL+LK`, `LKFAIL`, `TMT`), as nextest prints them.
 fn result_of(word: &str) -> Option<Status> {
     Some(match word {
-        "PASS" | "LEAK" => Status::Passed,
-        "FAIL" => Status::Failed,
-        "TIMEOUT" => Status::TimedOut,
-        "LEAK-FAIL" => Status::LeakFailed,
+        "PASS" | "LEAK" | "TIMEOUT-PASS" | "TMPASS" => Status::Passed,
+        // A failure whose process also leaked handles is a failure first.
+        "FAIL" | "FAIL + LEAK" | "FL+LK" => Status::Failed,
+        // The test binary could not be started.
+        "XFAIL" => Status::Failed,
+        "TIMEOUT" | "TMT" => Status::TimedOut,
+        "LEAK-FAIL" | "LKFAIL" => Status::LeakFailed,
         "ABORT" => Status::Crashed,
-        "SLOW" | "TERMINATING" | "START" | "SKIP" | "CANCEL" => Status::Progress,
+        "SLOW" | "SLOW + LEAK" | "TERMINATING" | "START" | "SKIP" | "CANCEL" => Status::Progress,
         signal if signal.starts_with("SIG") && signal.len() > 3 => Status::Crashed,
+        // A signal without a name: `ABORT SIG 64`, `SIG 64` in a try's short form.
+        numbered
+            if numbered
+                .strip_prefix("ABORT SIG ")
+                .or_else(|| numbered.strip_prefix("SIG "))
+                .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())) =>
+        {
+            Status::Crashed
+        }
         _ => return None,
     })
+}
+
+/// A signal's name as a try's short status gives it, without `SIG` (`TRY 2 SEGV`).
+fn short_signal(word: &str) -> Option<Status> {
+    const SIGNALS: &[&str] = &[
+        "ABRT", "BUS", "FPE", "HUP", "ILL", "INT", "KILL", "PIPE", "QUIT", "SEGV", "SYS", "TERM",
+        "TRAP", "USR1", "USR2", "XCPU", "XFSZ",
+    ];
+    SIGNALS.contains(&word).then_some(Status::Crashed)
 }
 
 /// The header of a test's captured output, in the format since nextest 0.9.95 (`stdout ───`,
@@ -217,6 +252,8 @@ struct Test {
     panic: Panic,
     /// A line nextest wrote into the output itself: `(test aborted with signal 6: SIGABRT)`.
     note: Option<String>,
+    /// Its last result was a failed try that another was to follow.
+    retrying: bool,
 }
 
 /// The counts of the summary line.
@@ -271,6 +308,7 @@ impl Parser {
                     time: String::new(),
                     panic: Panic::default(),
                     note: None,
+                    retrying: false,
                 });
                 self.index.insert(key, self.tests.len() - 1);
                 self.tests.len() - 1
@@ -293,6 +331,7 @@ impl Parser {
             test.status = status.status;
             test.word = status.word.to_owned();
             test.time = status.time.to_owned();
+            test.retrying = status.retrying;
         }
         if status.status.failed() && !was_final {
             // A new failing try: what its output says replaces what an earlier try's said.
@@ -380,12 +419,26 @@ impl Parser {
             Status::LeakFailed => {
                 "test leaked: a process it started kept its output open after it ended".to_owned()
             }
-            _ => test
-                .note
-                .clone()
-                .unwrap_or_else(|| "test failed".to_owned()),
+            _ => test.note.clone().unwrap_or_else(|| {
+                if test.word.contains("LEAK") || test.word.contains("LK") {
+                    // `FAIL + LEAK`, `FL+LK`.
+                    "test failed, and a process it started kept its output open".to_owned()
+                } else if test.word.ends_with("XFAIL") {
+                    "the test binary could not be started".to_owned()
+                } else {
+                    "test failed".to_owned()
+                }
+            }),
         };
         let mut d = test.panic.test_diagnostic(TOOL, &test.name, &fallback);
+        if test.retrying {
+            // The run was cancelled before the next try: nextest counts the test as not run.
+            let cancelled = "a try failed, and the log has no later one: the run stopped first";
+            d.detail = Some(match d.detail.take() {
+                Some(detail) => clip(&format!("{cancelled}; {detail}"), MAX_MESSAGE),
+                None => cancelled.to_owned(),
+            });
+        }
         if matches!(test.status, Status::TimedOut | Status::Crashed) && !test.panic.is_empty() {
             // The panic's message says what happened before; how the test ended comes first.
             let detail = d.detail.take();
@@ -540,7 +593,9 @@ impl LineParser for Parser {
         match &self.summary {
             Some(summary) => {
                 report.counts.tests_passed = Some(summary.passed);
-                report.counts.tests_failed = Some(summary.failed.max(failing));
+                // The summary's own count: a test cancelled between two tries failed a try,
+                // but nextest counts it as not run.
+                report.counts.tests_failed = Some(summary.failed);
                 report.counts.tests_skipped = Some(summary.skipped);
                 report.summary = Some(summary.line.clone());
                 if summary.not_run > 0 {
@@ -649,6 +704,47 @@ mod tests {
             read(" TERMINATING [>  2.000s] (─────) nxdemo::integration slow").map(|r| r.1),
             Some(Status::Progress)
         );
+        let status = |line: &str| status_line(line).map(|s| s.status);
+        assert_eq!(
+            status(" FAIL + LEAK [  21.451s] integration-tests::integration test_run"),
+            Some(Status::Failed)
+        );
+        assert_eq!(
+            status("   LEAK-FAIL [   0.004s] (4/9) crate leaky_test"),
+            Some(Status::LeakFailed)
+        );
+        assert_eq!(
+            status(" TRY 1 LKFAIL [   1.161s] (───) crate t"),
+            Some(Status::LeakFailed)
+        );
+        assert_eq!(
+            status("  TRY 2 FL+LK [   0.1s] (───) crate t"),
+            Some(Status::Failed)
+        );
+        assert_eq!(
+            status("   TRY 2 TMT [  60.402s] (1/3) crate t"),
+            Some(Status::TimedOut)
+        );
+        assert_eq!(
+            status("  TRY 2 SEGV [   0.1s] (───) crate t"),
+            Some(Status::Crashed)
+        );
+        assert_eq!(
+            status(" ABORT SIG 9 [   0.312s] (5/6) crate t"),
+            Some(Status::Crashed)
+        );
+        assert_eq!(
+            status("       XFAIL [   0.001s] (3/6) crate t"),
+            Some(Status::Failed)
+        );
+        assert_eq!(
+            status(" FLKY-FL 2/2 [   0.1s] (2/2) crate t"),
+            Some(Status::Failed)
+        );
+        assert_eq!(
+            status("TIMEOUT-PASS [   5.0s] (2/2) crate t"),
+            Some(Status::Passed)
+        );
         assert_eq!(read("     Summary [   0.267s] 4 tests run: 3 passed"), None);
         assert_eq!(read("    thread 'x' panicked at src/lib.rs:1:1:"), None);
         assert_eq!(read("    [1, 2] was not [1, 3]"), None);
@@ -673,6 +769,17 @@ mod tests {
         assert_eq!(section_header("────────────"), None);
         assert_eq!(section_header("    stdout"), None);
         assert_eq!(section_header("---- tests::x stdout ----"), None);
+    }
+
+    /// A summary of one test (`1 test run`) was not recognised as nextest's.
+    #[test]
+    fn a_summary_of_one_test_is_nextest() {
+        let log = "────────────\n     Summary [   0.003s] 1 test run: 1 passed, 0 skipped\n";
+        assert_eq!(NextestSummarizer.sniff(log), 98);
+        assert_eq!(
+            NextestSummarizer.parse(log.as_bytes()).outcome,
+            Outcome::Passed
+        );
     }
 
     #[test]
