@@ -4,7 +4,8 @@
 //! A section ends where the log itself says so:
 //! - a runner announces the next command: npm and pnpm's `> name@version script` header, yarn's
 //!   `yarn run v1.22.22`, a `$ command` echo (yarn, GitLab), make's `Entering directory`, a GitHub
-//!   Actions step (`##[group]Run …`);
+//!   Actions step (`##[group]Run …`), and in monorepos nx's `> nx run app:lint`, lerna's `lerna
+//!   info run Ran npm script …` and pnpm's `packages/a lint$ eslint .`;
 //! - the tool printed the line that ends its run ([`ending_tool`]): tsc's `Found 3 errors`,
 //!   eslint's `✖ 4 problems`, jest's `Ran all test suites.`, vitest's `Duration`, pytest's last
 //!   `=== … in 1.2s ===` line. What follows is held back (a few KiB): it is a new section only when
@@ -15,7 +16,12 @@
 //! section's first [`SAMPLE_BYTES`] (the whole section when it is shorter), else every summarizer
 //! reads the section and the choice is made at its end, from its start and its last lines. So a
 //! log of one tool is read exactly as before, and the held-back start of each section is the only
-//! memory this adds.
+//! memory this adds. The command the runner announced counts too, where its program is a tool we
+//! read (`> tsc --noEmit`, `##[group]Run npx eslint .`): it outweighs a section that only mentions
+//! another tool, and a package install's list of packages is read by no tool's parser. A tool
+//! that prints nothing when it passes (tsc, eslint) passed when its section is blank and the runner
+//! went on to its next command; a test runner's blank section (shards started at once, whose
+//! output comes later) says nothing.
 //!
 //! Runs of the same tool are one report (a monorepo's jest in each package, vitest run twice),
 //! with the counts summed and the worst outcome. A section no summarizer recognises (a package
@@ -94,7 +100,19 @@ pub struct Sections {
     /// The summarizer the whole log's start and end point to, for a first section whose start
     /// does not tell (a file can be sampled at both ends; a stream cannot).
     hint: Option<&'static dyn Summarizer>,
+    /// The command the runner announced for the current section (`tsc --noEmit`), at most
+    /// [`MAX_COMMAND`] bytes of it.
+    command: Option<String>,
+    /// The last line was npm's or pnpm's script header: the next `> …` line is its command.
+    command_next: bool,
 }
+
+/// The longest announced command kept; the program that runs comes first.
+const MAX_COMMAND: usize = 256;
+
+/// The confidence at which what a section printed outweighs the command it announced: below
+/// it, a section only mentions a tool (`vitest` in a package list) rather than showing its run.
+const STRONG: u8 = 70;
 
 /// The section being read.
 enum Current {
@@ -129,6 +147,8 @@ enum Action {
 struct Held {
     /// The lines, each followed by `\n`.
     text: String,
+    /// Whether a line other than the runner's announcement holds text.
+    said: bool,
     /// How many lines looked like the end of a run and made us sniff.
     end_checks: u32,
     /// The size at which the held lines are next sniffed, doubling each time, so that what a
@@ -138,6 +158,13 @@ struct Held {
 
 impl Held {
     fn push(&mut self, line: &str) {
+        self.said |= !line.trim().is_empty();
+        self.push_announcement(line);
+    }
+
+    /// Holds a line of the runner's announcement (its header, its command), which says nothing
+    /// of the run.
+    fn push_announcement(&mut self, line: &str) {
         self.text.push_str(line);
         self.text.push('\n');
     }
@@ -162,7 +189,7 @@ impl Held {
     }
 
     fn is_blank(&self) -> bool {
-        self.text.trim().is_empty()
+        !self.said
     }
 
     fn full(&self) -> bool {
@@ -223,12 +250,33 @@ impl Sections {
 
     /// Reads the next line.
     pub fn line(&mut self, line: &str) {
-        if announces(line) {
-            self.close();
+        let mut announcing = false;
+        if self.command_next {
+            self.command_next = false;
+            if let Some(command) = line.strip_prefix("> ") {
+                self.command = Some(crate::text::clip(command.trim(), MAX_COMMAND));
+                announcing = true;
+            }
+        }
+        if let Some(announced) = announcement(line) {
+            announcing = true;
+            self.close(true);
+            self.command = None;
+            match announced {
+                Announced::Header => self.command_next = true,
+                Announced::Command(command) => {
+                    self.command = Some(crate::text::clip(command.trim(), MAX_COMMAND));
+                }
+                Announced::Nothing => {}
+            }
         }
         let action = match &mut self.current {
             Current::Undecided(held) => {
-                held.push(line);
+                if announcing {
+                    held.push_announcement(line);
+                } else {
+                    held.push(line);
+                }
                 if held.full() {
                     Action::DecideHeld
                 } else {
@@ -278,7 +326,7 @@ impl Sections {
 
     /// Ends the log and returns one report per tool.
     pub fn finish(mut self) -> Vec<Report> {
-        self.close();
+        self.close(false);
         if self.done.is_empty() {
             return vec![
                 self.noise
@@ -299,15 +347,25 @@ impl Sections {
     /// Chooses the tool of the held lines of an undecided section: the one that recognises them,
     /// or, when none does and the section may go on (`at_end` false), every summarizer at once.
     fn decide_held(&mut self, at_end: bool) {
+        let command_tool = self.command_tool();
         let Current::Undecided(held) = &mut self.current else {
             return;
         };
         let held = std::mem::take(held);
         let detection = detect(&held.text);
         let first = self.done.is_empty() && self.noise.is_none();
-        if at_end || detection.confidence >= MIN_CONFIDENCE {
-            let run = Run::start(detection.summarizer, &held);
-            self.current = Current::Decided(run);
+        // What the section printed decides, unless it only mentions a tool and the runner
+        // announced which tool it runs.
+        let weak = detection.confidence < STRONG;
+        let chosen = match command_tool {
+            Some(summarizer) if weak => Some(summarizer),
+            // A package install lists the packages it adds, test runners among them.
+            None if weak && self.command.as_deref().is_some_and(installs) => Some(crate::GENERIC),
+            _ if at_end || detection.confidence >= MIN_CONFIDENCE => Some(detection.summarizer),
+            _ => None,
+        };
+        if let Some(summarizer) = chosen {
+            self.current = Current::Decided(Run::start(summarizer, &held));
         } else if let Some(hint) = self.hint.filter(|_| first) {
             self.current = Current::Decided(Run::start(hint, &held));
         } else {
@@ -352,10 +410,21 @@ impl Sections {
         }
     }
 
-    /// Ends the current section at an announcement or at the end of the log.
-    fn close(&mut self) {
+    /// Ends the current section at an announcement (`announced`) or at the end of the log.
+    fn close(&mut self, announced: bool) {
         match &mut self.current {
-            Current::Undecided(held) if held.is_blank() => return,
+            Current::Undecided(held) if held.is_blank() => {
+                // A tool that prints nothing when it passes (tsc, eslint) passed when the runner
+                // went on to its next command; a test runner's blank section is one whose
+                // output went elsewhere (several runs at once), and says nothing.
+                if let Some(summarizer) = self.command_tool().filter(|_| announced) {
+                    let report = summarizer.parser().finish();
+                    if report.outcome == Outcome::Passed {
+                        self.push_report(report);
+                    }
+                }
+                return;
+            }
             Current::Undecided(_) => self.decide_held(true),
             Current::Decided(run) if run.after_end.as_ref().is_some_and(|h| !h.is_blank()) => {
                 self.after_end_decide(true);
@@ -364,6 +433,11 @@ impl Sections {
         }
         let current = std::mem::take(&mut self.current);
         self.push_done(current);
+    }
+
+    /// The summarizer of the tool the current section's announced command runs.
+    fn command_tool(&self) -> Option<&'static dyn Summarizer> {
+        crate::by_name(command_tool(self.command.as_deref()?)?)
     }
 
     fn push_done(&mut self, section: Current) {
@@ -379,7 +453,12 @@ impl Sections {
             }
             Current::Fanning(fan_out) => fan_out.finish(),
         };
-        let mut report = report;
+        self.push_report(report);
+    }
+
+    /// Adds a finished section's report: merged with the earlier runs of its tool, or kept
+    /// aside when it says nothing.
+    fn push_report(&mut self, mut report: Report) {
         report.refresh_fingerprints();
         if says_nothing(&report) {
             // A pass of the generic reader is the most a log of only noise can show.
@@ -402,16 +481,131 @@ impl Sections {
     }
 }
 
-/// Whether `line` is a runner's announcement of a new command.
-fn announces(line: &str) -> bool {
-    match line.as_bytes().first() {
-        Some(b'>') => npm_header(line),
-        Some(b'y') => line.starts_with("yarn run v"),
-        Some(b'$') => line.len() > 2 && line.starts_with("$ ") && !line[2..].starts_with(' '),
-        Some(b'm') => line.starts_with("make") && line.contains(": Entering directory"),
-        Some(b'#') => line.starts_with("##[group]Run "),
+/// What a runner's announcement of a new command says of it.
+#[derive(Debug, PartialEq, Eq)]
+enum Announced<'a> {
+    /// npm's or pnpm's script header: the command is on the next line, after `> `.
+    Header,
+    /// The command itself (`eslint .`).
+    Command(&'a str),
+    /// A new section whose command the line does not give.
+    Nothing,
+}
+
+/// The announcement `line` makes of a new command, when it is a runner's: npm's and pnpm's
+/// script header, yarn's start line, a `$ command` echo (yarn, GitLab), make's `Entering
+/// directory`, a GitHub Actions step (`##[group]Run …`), nx's `> nx run app:lint`, lerna's
+/// `lerna info run Ran npm script 'lint' in 'a'`, pnpm's recursive `packages/a lint$ eslint .`.
+/// Checked on every line, so each shape is recognised from its first byte or its first word.
+fn announcement(line: &str) -> Option<Announced<'_>> {
+    match line.as_bytes().first()? {
+        b'>' if line.starts_with("> nx run ") => Some(Announced::Nothing),
+        b'>' => npm_header(line).then_some(Announced::Header),
+        b'y' => line.starts_with("yarn run v").then_some(Announced::Nothing),
+        b'$' => {
+            let command = line.strip_prefix("$ ")?;
+            (!command.is_empty() && !command.starts_with(' '))
+                .then_some(Announced::Command(command))
+        }
+        b'm' => (line.starts_with("make") && line.contains(": Entering directory"))
+            .then_some(Announced::Nothing),
+        b'#' => line.strip_prefix("##[group]Run ").map(Announced::Command),
+        b'l' if line.starts_with("lerna ") => {
+            let rest = line
+                .strip_prefix("lerna info run ")
+                .or_else(|| line.strip_prefix("lerna success run "))?;
+            rest.starts_with("Ran npm script ")
+                .then_some(Announced::Nothing)
+        }
+        _ => pnpm_recursive(line).map(Announced::Command),
+    }
+}
+
+/// The command of pnpm's header before a script it runs in each package (`pnpm -r lint`):
+/// `packages/a lint$ eslint .`, or `. lint$ eslint .` at the root. Most lines are left at their
+/// first word, which holds no `/`.
+fn pnpm_recursive(line: &str) -> Option<&str> {
+    if line.len() > 1024 {
+        return None;
+    }
+    let (dir, rest) = line.split_once(' ')?;
+    // A package's directory; a path with a `:` is a tool's `file:line`.
+    let package = dir == "." || (dir.contains('/') && !dir.contains(':'));
+    if !package {
+        return None;
+    }
+    let (script, command) = rest.split_once(' ')?;
+    let script = script.strip_suffix('$')?;
+    (!script.is_empty() && !script.contains('$') && !command.trim().is_empty()).then_some(command)
+}
+
+/// Whether a command installs packages (`npm ci`, `pnpm install --frozen-lockfile`, `pip install
+/// -e .`): what it prints names tools without running them.
+fn installs(command: &str) -> bool {
+    let mut words = command.split_whitespace();
+    let (Some(program), next) = (words.next(), words.next()) else {
+        return false;
+    };
+    match program {
+        "npm" | "pnpm" | "yarn" | "bun" => {
+            matches!(next, None | Some("ci" | "install" | "i" | "add"))
+        }
+        "pip" | "pip3" | "uv" | "poetry" | "pdm" => {
+            matches!(next, Some("install" | "sync" | "add"))
+        }
+        "sudo" | "apt-get" | "apt" | "brew" => true,
         _ => false,
     }
+}
+
+/// The tool a command runs, when its program is one we read: `tsc --noEmit`, `npx eslint .`,
+/// `next lint`, `python -m pytest -q`, `cargo clippy`. Only the first command of a chain counts
+/// (`npm run lint && tsc` runs a script first, whose own header names its tool).
+fn command_tool(command: &str) -> Option<&'static str> {
+    let first = command.split(['&', '|', ';']).next().unwrap_or_default();
+    let mut words = first
+        .split_whitespace()
+        // Environment assignments and the runners that only find the program.
+        .skip_while(|w| {
+            (w.contains('=') && !w.starts_with('-'))
+                || matches!(
+                    *w,
+                    "npx" | "bunx" | "exec" | "dlx" | "time" | "env" | "uv" | "poetry" | "pdm"
+                )
+        })
+        .peekable();
+    let mut program = words.next()?;
+    if matches!(program, "pnpm" | "yarn" | "bun" | "npm") && words.peek() == Some(&"exec") {
+        words.next();
+        program = words.next()?;
+    }
+    if matches!(program, "run") {
+        program = words.next()?;
+    }
+    let name = program.rsplit('/').next().unwrap_or(program);
+    let next = words.next();
+    let tool = match name {
+        "tsc" | "vue-tsc" => "tsc",
+        "eslint" => "eslint",
+        "next" if next == Some("lint") => "eslint",
+        "jest" => "jest",
+        "vitest" => "vitest",
+        "mocha" => "mocha",
+        "pytest" | "py.test" => "pytest",
+        "python" | "python3" if next == Some("-m") => match words.next()? {
+            "pytest" => "pytest",
+            "unittest" => "unittest",
+            _ => return None,
+        },
+        "cargo" => match next? {
+            "nextest" => "nextest",
+            "test" | "clippy" | "check" | "build" => "cargo",
+            _ => return None,
+        },
+        "node" if next == Some("--test") => "node-test",
+        _ => return None,
+    };
+    Some(tool)
 }
 
 /// npm's and pnpm's header before a script: `> name@1.2.3 test` (npm 6 and pnpm add the
@@ -608,6 +802,10 @@ fn join_once(text: &mut Option<String>, next: Option<String>) {
 mod tests {
     use super::*;
 
+    fn announces(line: &str) -> bool {
+        announcement(line).is_some()
+    }
+
     #[test]
     fn announcements_are_the_runners_own_lines() {
         assert!(announces("> app@1.0.0 lint"));
@@ -623,6 +821,131 @@ mod tests {
         assert!(!announces("> expect(a).toBe(b)"));
         assert!(!announces("##[group]Operating System"));
         assert!(!announces("$ "));
+    }
+
+    #[test]
+    fn announcements_give_the_command_where_the_line_holds_it() {
+        assert_eq!(announcement("> app@1.0.0 lint"), Some(Announced::Header));
+        assert_eq!(
+            announcement("$ tsc --noEmit"),
+            Some(Announced::Command("tsc --noEmit"))
+        );
+        assert_eq!(
+            announcement("##[group]Run npx eslint ."),
+            Some(Announced::Command("npx eslint ."))
+        );
+        assert_eq!(announcement("yarn run v1.22.22"), Some(Announced::Nothing));
+    }
+
+    #[test]
+    fn monorepo_runners_announce_each_package() {
+        // nx, lerna without --stream, pnpm -r.
+        assert_eq!(announcement("> nx run app:lint"), Some(Announced::Nothing));
+        assert_eq!(
+            announcement("lerna info run Ran npm script 'test' in 'a' in 2.1s:"),
+            Some(Announced::Nothing)
+        );
+        assert_eq!(
+            announcement("lerna success run Ran npm script 'lint' in 3 packages in 4.2s:"),
+            Some(Announced::Nothing)
+        );
+        assert_eq!(
+            announcement("packages/a lint$ eslint ."),
+            Some(Announced::Command("eslint ."))
+        );
+        assert_eq!(
+            announcement(". typecheck$ tsc --noEmit"),
+            Some(Announced::Command("tsc --noEmit"))
+        );
+        // Tool output with a path first, lerna's other notices.
+        assert!(!announces("src/a.ts:3:4 error$ x"));
+        assert!(!announces("src/a.test.ts (3 tests) 12ms"));
+        assert!(!announces("lerna info versioning independent"));
+        assert!(!announces("packages/a lint: Done"));
+    }
+
+    #[test]
+    fn commands_name_the_tool_their_program_is() {
+        for (command, tool) in [
+            ("tsc --noEmit", Some("tsc")),
+            ("tsc -b packages/shared packages/main", Some("tsc")),
+            ("npx eslint . --max-warnings 0", Some("eslint")),
+            ("next lint", Some("eslint")),
+            ("pnpm exec vitest run", Some("vitest")),
+            ("CI=true jest --ci", Some("jest")),
+            ("node_modules/.bin/mocha test/", Some("mocha")),
+            ("python -m pytest -q", Some("pytest")),
+            ("uv run pytest", Some("pytest")),
+            ("python3 -m unittest discover", Some("unittest")),
+            ("cargo clippy --all-targets -- -D warnings", Some("cargo")),
+            ("cargo nextest run", Some("nextest")),
+            ("node --test", Some("node-test")),
+            // A script first: its own header names its tool.
+            ("npm run lint && tsc -p ./", None),
+            ("next build", None),
+            ("vite build", None),
+            ("cargo fmt --check", None),
+            ("python scripts/check.py", None),
+        ] {
+            assert_eq!(command_tool(command), tool, "{command}");
+        }
+    }
+
+    #[test]
+    fn installs_are_no_tool_runs() {
+        assert!(installs("pnpm install --frozen-lockfile"));
+        assert!(installs("npm ci"));
+        assert!(installs("pip install -e ."));
+        assert!(!installs("npm test"));
+        assert!(!installs("npm run lint"));
+    }
+
+    fn tools(log: &str) -> Vec<(String, Outcome)> {
+        summarize_all(log.as_bytes())
+            .into_iter()
+            .map(|r| (r.tool, r.outcome))
+            .collect()
+    }
+
+    /// tsc and eslint print nothing when they pass: the runner going on to its next command
+    /// shows it.
+    #[test]
+    fn a_silent_tool_passed_when_the_runner_went_on() {
+        let log = "> app@1.0.0 typecheck\n> tsc --noEmit\n\n> app@1.0.0 lint\n> eslint .\n\n\
+                   > app@1.0.0 test\n> jest\n\nTests:       1 failed, 1 total\n\
+                   Test Suites: 1 failed, 1 total\nRan all test suites.\n";
+        assert_eq!(
+            tools(log),
+            [
+                ("tsc".to_owned(), Outcome::Passed),
+                ("eslint".to_owned(), Outcome::Passed),
+                ("jest".to_owned(), Outcome::Failed)
+            ]
+        );
+        // A silent tool at the very end may have been cut off: nothing is said of it.
+        assert_eq!(
+            tools("> app@1.0.0 typecheck\n> tsc --noEmit\n\n"),
+            [("generic".to_owned(), Outcome::Errored)]
+        );
+    }
+
+    /// Shards of one test runner started at once print their headers together; the blank
+    /// sections between them are no runs.
+    #[test]
+    fn a_test_runner_whose_section_is_blank_says_nothing() {
+        let log = "> app@1.0.0 test\n> vitest --run --shard=1/2\n\n\
+                   > app@1.0.0 test\n> vitest --run --shard=2/2\n\n\
+                   \n Test Files  1 passed (1)\n      Tests  2 passed (2)\n   Duration  1.2s\n";
+        assert_eq!(tools(log), [("vitest".to_owned(), Outcome::Passed)]);
+    }
+
+    #[test]
+    fn the_command_outweighs_a_mere_mention() {
+        // A package install names vitest; the tsc step after it passes silently.
+        let log = "##[group]Run pnpm install --frozen-lockfile\ndevDependencies:\n+ vitest 4.0.3\n\
+                   Done in 2.1s\n##[group]Run npx tsc --noEmit\n##[endgroup]\n\
+                   src/a.ts(3,1): error TS2304: Cannot find name 'x'.\n";
+        assert_eq!(tools(log), [("tsc".to_owned(), Outcome::Failed)]);
     }
 
     #[test]
