@@ -225,6 +225,46 @@ fn crlf_log_gives_the_same_report() {
     );
 }
 
+/// A real `npm run verify` log that runs tsc, eslint and vitest, collected from a public
+/// repository (`summarizers/testdata/wild/multi/`).
+fn several_tools_log() -> (String, Vec<u8>) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../summarizers/testdata/wild/multi/youlya-verify-vitest-failing.log");
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    (path.display().to_string(), bytes)
+}
+
+#[test]
+fn a_log_of_several_tools_gets_a_headline_each_and_the_worst_exit() {
+    let (path, bytes) = several_tools_log();
+    for run in [
+        verdict(&["summarize", &path], Vec::new()),
+        verdict(&["summarize"], bytes.clone()),
+    ] {
+        assert_eq!(run.code, 1, "vitest failed in the log:\n{}", run.stdout);
+        for headline in [
+            "vitest: 11 failed, 47 passed",
+            "tsc: no errors",
+            "eslint: no errors, 17 warnings",
+        ] {
+            assert!(
+                run.stdout.lines().any(|line| line.starts_with(headline)),
+                "no `{headline}` headline:\n{}",
+                run.stdout
+            );
+        }
+    }
+    let json = verdict(&["summarize", "--format", "json"], bytes).json();
+    assert_eq!(json["outcome"], "failed", "{json}");
+    let tools: Vec<&str> = json["reports"]
+        .as_array()
+        .expect("one report per tool")
+        .iter()
+        .filter_map(|r| r["tool"].as_str())
+        .collect();
+    assert_eq!(tools, ["tsc", "eslint", "vitest"]);
+}
+
 #[test]
 fn invalid_utf8_keeps_the_verdict_and_is_noted() {
     let mut wrong = Vec::new();
