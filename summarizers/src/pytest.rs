@@ -87,11 +87,11 @@ impl Summarizer for PytestSummarizer {
 }
 
 /// `2 failed, 5 passed, 1 skipped in 0.12s`, with or without its `=` rule, or `no tests ran in
-/// 0.01s`: the counts part.
+/// 0.01s`: the counts part. pytest before 5.0 wrote the time as `in 0.12 seconds`.
 fn final_counts(line: &str) -> Option<&str> {
     static FINAL: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(
-            r"^=* ?((?:(?:\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|warnings?|deselected|rerun|subtests passed|subtests failed)|(?:\d+/)?\d+ tests? collected(?: \(\d+ deselected\))?)(?:, )?)+|no tests (?:ran|collected(?: \(\d+ deselected\))?))(?: in [\d.]+s(?: \([\d:.]+\))?)? ?=*$",
+            r"^=* ?((?:(?:\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|(?:pytest-)?warnings?|deselected|rerun|subtests passed|subtests failed)|(?:\d+/)?\d+ tests? collected(?: \(\d+ deselected\))?)(?:, )?)+|no tests (?:ran|collected(?: \(\d+ deselected\))?))(?: in [\d.]+ ?s(?:econds)?(?: \([\d:.]+\))?)? ?=*$",
         )
         .expect("valid regex")
     });
@@ -657,6 +657,16 @@ struct Parser {
     /// Inside pytest-timeout's dump of the threads' stacks (between its two `+++ Timeout +++`
     /// rules): nothing there is pytest's report.
     in_timeout_dump: bool,
+    /// The indentation of a log quoted as a block (pytest's own documentation, a Markdown list
+    /// item, an email): set by an indented `test session starts` rule, until a line leaves it.
+    indent: Option<usize>,
+}
+
+/// `    ===== test session starts =====`: the width of the indentation before the rule.
+fn indented_session_start(line: &str) -> Option<usize> {
+    let text = line.trim_start_matches(' ');
+    let width = line.len() - text.len();
+    (width > 0 && text.starts_with("==") && text.contains(" test session starts ")).then_some(width)
 }
 
 /// A test that ran past pytest-timeout's limit, as the plugin's dump of the threads' stacks shows
@@ -1256,8 +1266,35 @@ impl Parser {
     }
 }
 
+impl Parser {
+    /// The line without the indentation of a quoted log; a line outside it ends the quote.
+    fn unindent<'a>(&mut self, line: &'a str) -> &'a str {
+        match self.indent {
+            Some(width) => {
+                if line.len() >= width && line.as_bytes()[..width].iter().all(|&b| b == b' ') {
+                    &line[width..]
+                } else if line.trim().is_empty() {
+                    ""
+                } else {
+                    self.indent = None;
+                    line
+                }
+            }
+            None if line.starts_with(' ') => match indented_session_start(line) {
+                Some(width) => {
+                    self.indent = Some(width);
+                    &line[width..]
+                }
+                None => line,
+            },
+            None => line,
+        }
+    }
+}
+
 impl LineParser for Parser {
     fn line(&mut self, line: &str) {
+        let line = self.unindent(line);
         if self.nested_line(line) || self.timeout_line(line) || self.sugar_results_line(line) {
             return;
         }
@@ -1744,11 +1781,27 @@ mod tests {
     }
 
     #[test]
+    fn a_quoted_log_is_read_without_its_indentation() {
+        let log = "Here is a run:\n\n    $ pytest\n    ===== test session starts =====\n    collected 1 item\n\n    test_a.py F    [100%]\n\n    ===== FAILURES =====\n    _____ test_x _____\n\n        def test_x():\n    >       assert 1 == 2\n    E       assert 1 == 2\n\n    test_a.py:2: AssertionError\n    ===== 1 failed in 0.12s =====\n\nThat is all.\n";
+        let report = parse(log);
+        assert_eq!(report.outcome, Outcome::Failed);
+        assert_eq!(report.counts.tests_failed, Some(1));
+        let d = report.diagnostics.first().expect("a failure");
+        assert_eq!((d.file.as_deref(), d.line), (Some("test_a.py"), Some(2)));
+    }
+
+    #[test]
     fn final_line_with_every_label() {
         let line = "= 2 failed, 5 passed, 1 skipped, 1 xfailed, 1 xpassed, 3 warnings, 1 error, 2 deselected, 1 rerun in 0.12s =";
         assert!(final_counts(line).is_some());
         assert!(final_counts("5 passed, 1 skipped in 0.02s").is_some());
         assert!(final_counts("no tests ran in 0.01s").is_some());
+        // pytest before 5.0.
+        assert_eq!(
+            final_counts("=== 5 passed, 1 skipped in 84.63 seconds ==="),
+            Some("5 passed, 1 skipped")
+        );
+        assert!(final_counts("= 1 passed, 1 pytest-warnings in 0.01 seconds =").is_some());
         // `--collect-only`.
         assert!(final_counts("=== 34 tests collected in 0.05s ===").is_some());
         assert!(final_counts("1 test collected in 0.01s").is_some());

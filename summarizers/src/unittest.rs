@@ -69,7 +69,7 @@ impl Summarizer for UnittestSummarizer {
             in_blocks: false,
             dash_pending: false,
             ran: None,
-            closing: None,
+            done: Sessions::default(),
             unexpected_listed: 0,
         })
     }
@@ -121,9 +121,53 @@ struct Parser {
     /// separator otherwise.
     dash_pending: bool,
     ran: Option<u64>,
-    /// The line after `Ran …`: `OK …`, `FAILED (…)`, `NO TESTS RAN`.
-    closing: Option<String>,
+    /// The runs that ended before the last one, when one log holds several (`python -m unittest`
+    /// run in two folders, a CI step per package): their counts are added up.
+    done: Sessions,
     unexpected_listed: u64,
+}
+
+/// Closing lines kept for the summary of a log with several runs.
+const MAX_CLOSINGS: usize = 4;
+
+/// The runs of a log that reached their closing line, added up.
+#[derive(Default)]
+struct Sessions {
+    count: u64,
+    ran: u64,
+    failures: u64,
+    errors: u64,
+    skipped: u64,
+    expected: u64,
+    unexpected: u64,
+    /// A run said `FAILED`.
+    failed: bool,
+    /// A run ran no test (`NO TESTS RAN`, or `Ran 0 tests`).
+    empty: bool,
+    closings: Vec<String>,
+    /// The last closing line, as unittest wrote it.
+    last: String,
+}
+
+impl Sessions {
+    fn add(&mut self, ran: u64, closing: &str) {
+        let count = |key: &str| closing_count(closing, key);
+        self.count += 1;
+        self.ran = self.ran.saturating_add(ran);
+        self.failures = self.failures.saturating_add(count("failures"));
+        self.errors = self.errors.saturating_add(count("errors"));
+        self.skipped = self.skipped.saturating_add(count("skipped"));
+        self.expected = self.expected.saturating_add(count("expected failures"));
+        self.unexpected = self
+            .unexpected
+            .saturating_add(count("unexpected successes"));
+        self.failed |= closing.starts_with("FAILED");
+        self.empty |= closing.starts_with("NO TESTS RAN") || ran == 0;
+        closing.clone_into(&mut self.last);
+        if self.closings.len() < MAX_CLOSINGS {
+            self.closings.push(format!("Ran {ran} tests: {closing}"));
+        }
+    }
 }
 
 /// The count of `Ran 14 tests in 0.004s` (up to any bytes that were not UTF-8, which carry no
@@ -378,13 +422,17 @@ impl LineParser for Parser {
                 "----------------------------------------------------------------------",
             );
         }
-        if self.ran.is_some() && self.closing.is_none() {
+        if self.ran.is_some() {
+            // Awaiting the closing line: `OK …`, `FAILED (…)`, `NO TESTS RAN`.
             let text = line.trim();
             if text.starts_with("OK")
                 || text.starts_with("FAILED")
                 || text.starts_with("NO TESTS RAN")
             {
-                self.closing = Some(text.to_owned());
+                // The run is over; another may follow in the same log.
+                if let Some(ran) = self.ran.take() {
+                    self.done.add(ran, text);
+                }
             }
             return;
         }
@@ -428,13 +476,14 @@ impl LineParser for Parser {
     fn finish(mut self: Box<Self>) -> Report {
         self.finish_block();
         let mut report = self.report;
-        let closing = self.closing.unwrap_or_default();
-        let count = |key: &str| closing_count(&closing, key);
-        let failures = count("failures");
-        let errors = count("errors");
-        let skipped = count("skipped");
-        let expected = count("expected failures");
-        let unexpected = count("unexpected successes");
+        let mut done = self.done;
+        // The last run printed `Ran N tests` and no closing line after it.
+        let cut = self.ran.is_some();
+        if let Some(ran) = self.ran {
+            done.add(ran, "");
+        }
+        let (failures, errors, skipped) = (done.failures, done.errors, done.skipped);
+        let (expected, unexpected) = (done.expected, done.unexpected);
         if self.unexpected_listed < unexpected {
             // Python before 3.11 lists no block for them.
             for _ in self.unexpected_listed..unexpected {
@@ -446,7 +495,7 @@ impl LineParser for Parser {
                 ));
             }
         }
-        let Some(ran) = self.ran else {
+        if done.count == 0 {
             report.outcome = if report.errors().next().is_some() {
                 Outcome::Failed
             } else {
@@ -459,13 +508,15 @@ impl LineParser for Parser {
                 );
             }
             return report;
-        };
+        }
+        let ran = done.ran;
+        let closing = &done.last;
         let failed = failures + errors + unexpected;
         report.counts.tests_failed = Some(failed);
         report.counts.tests_skipped = Some(skipped);
         report.counts.tests_passed = Some(ran.saturating_sub(failed + skipped + expected));
-        report.summary = Some(format!("Ran {ran} tests: {closing}"));
-        report.outcome = if closing.starts_with("FAILED") || failed > 0 {
+        report.summary = Some(done.closings.join("; "));
+        report.outcome = if done.failed || failed > 0 {
             if report.errors().next().is_some() {
                 Outcome::Failed
             } else {
@@ -474,17 +525,17 @@ impl LineParser for Parser {
                 ));
                 Outcome::Errored
             }
-        } else if closing.starts_with("NO TESTS RAN") || ran == 0 {
+        } else if done.empty {
             report.error = Some(format!("unittest ran no test ({closing})"));
             Outcome::Errored
-        } else if closing.starts_with("OK") {
-            Outcome::Passed
-        } else {
+        } else if cut {
             report.error = Some(
                 "the log ends after `Ran N tests` but before unittest's `OK` or `FAILED`"
                     .to_owned(),
             );
             Outcome::Errored
+        } else {
+            Outcome::Passed
         };
         report
     }
@@ -524,6 +575,20 @@ mod tests {
         assert_eq!(parse("..F.\n").outcome, Outcome::Errored);
         let log = format!("..\n{DASH}\nRan 2 tests in 0.000s\n\nOK (skipped=1)\n");
         assert_eq!(parse(&log).outcome, Outcome::Passed);
+    }
+
+    #[test]
+    fn the_runs_of_one_log_are_added_up() {
+        let log = format!(
+            "..\n{DASH}\nRan 2 tests in 0.1s\n\nOK\n$ python -m unittest\n.F\n{RULE}\nFAIL: test_x (t.T.test_x)\n{DASH}\nTraceback (most recent call last):\n  File \"/app/t.py\", line 3, in test_x\n    self.fail()\nAssertionError: None\n\n{DASH}\nRan 2 tests in 0.1s\n\nFAILED (failures=1)\n"
+        );
+        let report = parse(&log);
+        assert_eq!(report.outcome, Outcome::Failed);
+        assert_eq!(report.counts.tests_passed, Some(3));
+        assert_eq!(report.counts.tests_failed, Some(1));
+        // A later run cut before its closing line leaves the log unverified.
+        let cut = format!("..\n{DASH}\nRan 2 tests in 0.1s\n\nOK\n.\n{DASH}\nRan 1 test in 0.1s\n");
+        assert_eq!(parse(&cut).outcome, Outcome::Errored);
     }
 
     #[test]
