@@ -18,6 +18,7 @@
 //! `INTERNALERROR`. A conftest that fails to import and test files that fail to collect are the
 //! code failing to load: failed, with the import or syntax error as the root cause.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
 use std::sync::LazyLock;
 
@@ -431,6 +432,7 @@ fn traceback_entry(line: &str) -> Option<(&str, u32, &str)> {
 /// A file in the project, relative to the rootdir; `None` for the standard library, installed
 /// packages and pytest itself, whose frames say nothing about where the code fails.
 fn project_path(file: &str, rootdir: Option<&str>) -> Option<String> {
+    let file = &*forward_slashes(file);
     let file = match rootdir.and_then(|root| file.strip_prefix(root)) {
         Some(relative) => relative.trim_start_matches('/'),
         None => file,
@@ -445,6 +447,7 @@ fn project_path(file: &str, rootdir: Option<&str>) -> Option<String> {
         return Some(file.to_owned());
     }
     if file.starts_with('/')
+        || is_drive_path(file)
         || file.starts_with('~')
         || file.starts_with('<')
         || file.starts_with("..")
@@ -455,6 +458,22 @@ fn project_path(file: &str, rootdir: Option<&str>) -> Option<String> {
         return None;
     }
     Some(file.strip_prefix("./").unwrap_or(file).to_owned())
+}
+
+/// A Windows path with `/` for `\`: pytest's node ids use `/` everywhere, its tracebacks the
+/// platform's separator, and a failure is named by both.
+fn forward_slashes(path: &str) -> Cow<'_, str> {
+    if path.contains('\\') {
+        Cow::Owned(path.replace('\\', "/"))
+    } else {
+        Cow::Borrowed(path)
+    }
+}
+
+/// `C:/Users/…`: an absolute Windows path (with its separators already turned to `/`).
+fn is_drive_path(path: &str) -> bool {
+    let bytes = path.as_bytes();
+    bytes.len() > 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' && bytes[2] == b'/'
 }
 
 /// Whether `path` (relative, or absolute when the rootdir is unknown) is the relative `file`.
@@ -1343,11 +1362,8 @@ impl LineParser for Parser {
             }
             b'r' if self.rootdir.is_none() => {
                 if let Some(rest) = line.strip_prefix("rootdir: ") {
-                    let root = rest
-                        .split(", ")
-                        .next()
-                        .unwrap_or(rest)
-                        .trim_end_matches('/');
+                    let root = forward_slashes(rest.split(", ").next().unwrap_or(rest));
+                    let root = root.trim_end_matches('/');
                     self.rootdir = Some(format!("{root}/"));
                     return;
                 }
