@@ -470,6 +470,13 @@ fn forward_slashes(path: &str) -> Cow<'_, str> {
     }
 }
 
+/// Whether `text` starts with the result `-v` prints after a test's node id.
+fn is_result(text: &str) -> bool {
+    ["PASSED", "FAILED", "ERROR", "SKIPPED", "XFAIL", "XPASS"]
+        .iter()
+        .any(|word| text.starts_with(word))
+}
+
 /// `C:/Users/…`: an absolute Windows path (with its separators already turned to `/`).
 fn is_drive_path(path: &str) -> bool {
     let bytes = path.as_bytes();
@@ -679,6 +686,11 @@ struct Parser {
     /// The indentation of a log quoted as a block (pytest's own documentation, a Markdown list
     /// item, an email): set by an indented `test session starts` rule, until a line leaves it.
     indent: Option<usize>,
+    /// The node id `-v` printed last without its result: the test that was running when the log
+    /// ends, if it ends early.
+    running: Option<String>,
+    /// pytest-xdist runs several tests at once: the last one printed is not the one running.
+    xdist: bool,
 }
 
 /// `    ===== test session starts =====`: the width of the indentation before the rule.
@@ -859,7 +871,11 @@ impl Parser {
         if !line.contains("::") {
             return;
         }
+        if !self.xdist {
+            self.track_running(line);
+        }
         let (error, nodeid) = if let Some(rest) = line.strip_prefix("[gw") {
+            self.xdist = true;
             let rest = rest.split_once("] ").map_or("", |(_, r)| r);
             let rest = rest.split_once("] ").map_or(rest, |(_, r)| r);
             if let Some(id) = rest.strip_prefix("FAILED ") {
@@ -887,6 +903,19 @@ impl Parser {
                 used: false,
             });
         }
+    }
+
+    /// `tests/a.py::test_x PASSED [ 50%]` ends a test; `tests/a.py::test_y ` with no result (yet)
+    /// starts one, whose result comes later on the line or on a line of its own.
+    fn track_running(&mut self, line: &str) {
+        let Some(at) = line.find(".py::") else {
+            return;
+        };
+        if line[..at].contains(' ') {
+            return;
+        }
+        let (nodeid, rest) = line.split_once(' ').unwrap_or((line, ""));
+        self.running = (!is_result(rest.trim_start())).then(|| nodeid.to_owned());
     }
 
     fn warning_line(&mut self, line: &str) {
@@ -1313,6 +1342,8 @@ impl Parser {
 
 impl LineParser for Parser {
     fn line(&mut self, line: &str) {
+        // A UTF-8 BOM (PowerShell's `Out-File -Encoding utf8`) before the session's first rule.
+        let line = line.strip_prefix('\u{FEFF}').unwrap_or(line);
         let line = self.unindent(line);
         if self.nested_line(line) || self.timeout_line(line) || self.sugar_results_line(line) {
             return;
@@ -1470,6 +1501,10 @@ impl LineParser for Parser {
         if DOUBLE_COLON.find(line.as_bytes()).is_some() {
             self.verbose_entry(line);
             return;
+        }
+        if self.running.is_some() && is_result(line) {
+            // The result of a test whose live logs came between it and its node id.
+            self.running = None;
         }
         if let Some(counts) = final_counts(line) {
             self.final_line = Some(line.to_owned());
@@ -1723,8 +1758,15 @@ impl LineParser for Parser {
                     .unwrap_or_else(|| "no tests ran".to_owned()),
             );
             Outcome::Errored
-        } else if self.started && self.final_counts.is_none() {
-            report.error = Some("the log ends before pytest's summary line".to_owned());
+        } else if self.final_counts.is_none() {
+            // A run that passes says so in its closing line; without it the log was cut, or
+            // pytest died (a crash in a test, the runner killed), or this is not its report.
+            report.error = Some(match self.running.take().filter(|_| !self.xdist) {
+                Some(test) => {
+                    format!("the log ends before pytest's summary line, while {test} was running")
+                }
+                None => "the log ends before pytest's summary line".to_owned(),
+            });
             Outcome::Errored
         } else {
             Outcome::Passed
@@ -1794,6 +1836,24 @@ mod tests {
 
     fn parse(log: &str) -> Report {
         PytestSummarizer.parse(log.as_bytes())
+    }
+
+    #[test]
+    fn a_log_cut_before_its_summary_never_passes() {
+        // A UTF-8 BOM hid the session's rule, and the run died in a test.
+        let log = "\u{FEFF}===== test session starts =====\ncollected 3 items\n\ntests/test_a.py::test_x PASSED [ 33%]\ntests/test_a.py::test_y ";
+        let report = parse(log);
+        assert_eq!(report.outcome, Outcome::Errored);
+        assert_eq!(
+            report.error.as_deref(),
+            Some(
+                "the log ends before pytest's summary line, while tests/test_a.py::test_y was running"
+            )
+        );
+        assert_eq!(
+            parse("tests/test_a.py::test_x PASSED [ 33%]\n").outcome,
+            Outcome::Errored
+        );
     }
 
     #[test]
