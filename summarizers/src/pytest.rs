@@ -1447,7 +1447,16 @@ impl LineParser for Parser {
                 return;
             }
             Some(Section::Warnings) => {
-                self.warning_line(line);
+                // `-q` closes its warnings summary with the undecorated closing line.
+                if !line.starts_with(' ')
+                    && let Some(counts) = final_counts(line)
+                {
+                    self.final_line = Some(line.to_owned());
+                    self.final_counts = Some(counts.to_owned());
+                    self.section = Some(Section::Other);
+                } else {
+                    self.warning_line(line);
+                }
                 return;
             }
             _ => {}
@@ -1854,6 +1863,15 @@ mod tests {
             parse("tests/test_a.py::test_x PASSED [ 33%]\n").outcome,
             Outcome::Errored
         );
+    }
+
+    #[test]
+    fn quiet_closing_line_after_the_warnings_summary() {
+        let log = "..  [100%]\n===== warnings summary =====\ntests/test_a.py::test_x\n  /app/a.py:4: DeprecationWarning: old\n    x()\n\n-- Docs: https://docs.pytest.org/en/stable/how-to/capture-warnings.html\n2 passed, 1 warning in 0.10s\n";
+        let report = parse(log);
+        assert_eq!(report.outcome, Outcome::Passed);
+        assert_eq!(report.counts.tests_passed, Some(2));
+        assert_eq!(report.counts.warnings, Some(1));
     }
 
     #[test]
