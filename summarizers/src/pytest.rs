@@ -691,13 +691,18 @@ struct Parser {
     running: Option<String>,
     /// pytest-xdist runs several tests at once: the last one printed is not the one running.
     xdist: bool,
+    /// A progress line (`test_a.py .F  [ 50%]`) since the last closing line: a run was going on.
+    progress_since_closing: bool,
 }
 
-/// `    ===== test session starts =====`: the width of the indentation before the rule.
+/// `    ===== test session starts =====`, or the prompt before a quoted run (`    $ pytest -q`,
+/// `-q` prints no rule): the width of the indentation before it.
 fn indented_session_start(line: &str) -> Option<usize> {
     let text = line.trim_start_matches(' ');
     let width = line.len() - text.len();
-    (width > 0 && text.starts_with("==") && text.contains(" test session starts ")).then_some(width)
+    let rule = text.starts_with("==") && text.contains(" test session starts ");
+    let prompt = text.starts_with("$ ") && (text.contains("pytest") || text.contains("py.test"));
+    (width > 0 && (rule || prompt)).then_some(width)
 }
 
 /// A test that ran past pytest-timeout's limit, as the plugin's dump of the threads' stacks shows
@@ -756,8 +761,7 @@ impl Parser {
         }
         if let Some(counts) = final_counts(line) {
             self.close_block();
-            self.final_line = Some(line.to_owned());
-            self.final_counts = Some(counts.to_owned());
+            self.closing_line(line, counts);
             self.section = Some(Section::Other);
             return true;
         }
@@ -781,6 +785,11 @@ impl Parser {
     /// A session starts: the counts of the one before, if any, are kept to be added up.
     fn session_starts(&mut self) {
         self.started = true;
+        self.keep_earlier();
+    }
+
+    /// The counts of the run before, kept to be added up.
+    fn keep_earlier(&mut self) {
         if let Some(counts) = self.final_counts.take()
             && self.earlier_counts.len() < MAX_SESSIONS
         {
@@ -789,6 +798,17 @@ impl Parser {
                 self.earlier_lines.push(line);
             }
         }
+    }
+
+    /// A run's closing line. A second one after progress lines ends another run, whose start `-q`
+    /// does not mark; without them it is the same run's (a test printed a line of that shape).
+    fn closing_line(&mut self, line: &str, counts: &str) {
+        if self.progress_since_closing {
+            self.keep_earlier();
+        }
+        self.progress_since_closing = false;
+        self.final_line = Some(line.to_owned());
+        self.final_counts = Some(counts.to_owned());
     }
 
     fn block_header(&mut self, line: &str) -> bool {
@@ -1345,6 +1365,9 @@ impl LineParser for Parser {
         // A UTF-8 BOM (PowerShell's `Out-File -Encoding utf8`) before the session's first rule.
         let line = line.strip_prefix('\u{FEFF}').unwrap_or(line);
         let line = self.unindent(line);
+        if line.ends_with("%]") {
+            self.progress_since_closing = true;
+        }
         if self.nested_line(line) || self.timeout_line(line) || self.sugar_results_line(line) {
             return;
         }
@@ -1441,8 +1464,7 @@ impl LineParser for Parser {
                 if !self.summary_entry(line)
                     && let Some(counts) = final_counts(line)
                 {
-                    self.final_line = Some(line.to_owned());
-                    self.final_counts = Some(counts.to_owned());
+                    self.closing_line(line, counts);
                 }
                 return;
             }
@@ -1451,8 +1473,7 @@ impl LineParser for Parser {
                 if !line.starts_with(' ')
                     && let Some(counts) = final_counts(line)
                 {
-                    self.final_line = Some(line.to_owned());
-                    self.final_counts = Some(counts.to_owned());
+                    self.closing_line(line, counts);
                     self.section = Some(Section::Other);
                 } else {
                     self.warning_line(line);
@@ -1467,9 +1488,20 @@ impl LineParser for Parser {
             if self.section == Some(Section::Other)
                 && let Some(counts) = final_counts(line)
             {
-                self.final_line = Some(line.to_owned());
-                self.final_counts = Some(counts.to_owned());
+                self.closing_line(line, counts);
             }
+            return;
+        }
+        if self.block.is_some()
+            && (line.starts_with(|c: char| c.is_ascii_digit()) || line.starts_with("no tests "))
+            && line.contains(" in ")
+            && let Some(counts) = final_counts(line)
+        {
+            // pytest before 6 printed no short summary by default: with `-q` the undecorated
+            // closing line follows the last failure's block.
+            self.close_block();
+            self.closing_line(line, counts);
+            self.section = Some(Section::Other);
             return;
         }
         if let Some(block) = self.block.as_mut() {
@@ -1516,8 +1548,7 @@ impl LineParser for Parser {
             self.running = None;
         }
         if let Some(counts) = final_counts(line) {
-            self.final_line = Some(line.to_owned());
-            self.final_counts = Some(counts.to_owned());
+            self.closing_line(line, counts);
         }
     }
 
@@ -1872,6 +1903,16 @@ mod tests {
         assert_eq!(report.outcome, Outcome::Passed);
         assert_eq!(report.counts.tests_passed, Some(2));
         assert_eq!(report.counts.warnings, Some(1));
+    }
+
+    #[test]
+    fn old_quiet_runs_are_added_up() {
+        // pytest before 6: no short summary, the closing line right after the last block.
+        let log = ".   [100%]\n1 passed in 0.12 seconds\n.F   [100%]\n===== FAILURES =====\n_____ test_two _____\n\n>       assert 0\nE       assert 0\n\ntest_b.py:8: AssertionError\n1 failed, 1 passed in 0.12 seconds\n";
+        let report = parse(log);
+        assert_eq!(report.outcome, Outcome::Failed);
+        assert_eq!(report.counts.tests_passed, Some(2));
+        assert_eq!(report.counts.tests_failed, Some(1));
     }
 
     #[test]
