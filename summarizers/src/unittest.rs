@@ -71,6 +71,8 @@ impl Summarizer for UnittestSummarizer {
             ran: None,
             done: Sessions::default(),
             unexpected_listed: 0,
+            header: None,
+            frame: None,
         })
     }
 }
@@ -125,6 +127,11 @@ struct Parser {
     /// run in two folders, a CI step per package): their counts are added up.
     done: Sessions,
     unexpected_listed: u64,
+    /// A block's header that a console wrapped (PowerShell breaks lines at its width): its start,
+    /// joined with the next lines until it reads as a header.
+    header: Option<String>,
+    /// A traceback's frame line that a console wrapped, joined with the next line.
+    frame: Option<String>,
 }
 
 /// Closing lines kept for the summary of a log with several runs.
@@ -185,8 +192,42 @@ fn frame(line: &str) -> Option<(String, u32)> {
     Some((file.to_owned(), digits.parse().ok()?))
 }
 
+/// `ValueError: bad`, `AssertionError`, `requests.exceptions.HTTPError: 404`: the line naming the
+/// exception raised, unlike a source line's rest that a console wrapped to column 0.
+fn is_exception_line(line: &str) -> bool {
+    let name = line
+        .split_once(':')
+        .map_or(line, |(name, _)| name)
+        .trim_end();
+    let last = name.rsplit('.').next().unwrap_or(name);
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
+        && last.starts_with(|c: char| c.is_ascii_uppercase())
+}
+
+/// The most a wrapped header or frame line is joined up to.
+const MAX_JOINED: usize = 2000;
+
+/// A frame line that ends before its function's name: the console wrapped the rest.
+fn is_cut_frame(line: &str) -> bool {
+    frame(line).is_none()
+        || line
+            .rsplit_once(", in ")
+            .is_none_or(|(_, function)| function.trim().is_empty())
+}
+
+/// `FAIL: `, `ERROR: `, `UNEXPECTED SUCCESS: `: a block's header, maybe cut by a console.
+fn is_header_start(line: &str) -> bool {
+    line.starts_with("FAIL: ")
+        || line.starts_with("ERROR: ")
+        || line.starts_with("UNEXPECTED SUCCESS: ")
+}
+
 /// Frames of the standard library and installed packages say where an error surfaced.
 fn is_foreign(file: &str) -> bool {
+    let file = &*file.replace('\\', "/");
     file.starts_with('<')
         || file.contains("/lib/python")
         || file.contains("site-packages/")
@@ -199,7 +240,7 @@ fn is_module_of(file: &str, id: &str) -> bool {
     let Some(stem) = file.strip_suffix(".py") else {
         return false;
     };
-    let dotted = stem.replace('/', ".");
+    let dotted = stem.replace(['/', '\\'], ".");
     let mut rest = dotted.as_str();
     loop {
         if id.starts_with(rest) && (id.len() == rest.len() || id[rest.len()..].starts_with('.')) {
@@ -213,6 +254,22 @@ fn is_module_of(file: &str, id: &str) -> bool {
 }
 
 impl Parser {
+    /// A block whose header does not read as `FAIL: name (id)`: named by the header's text.
+    fn start_raw_block(&mut self, header: &str) {
+        let (kind, name) = if let Some(rest) = header.strip_prefix("FAIL: ") {
+            (BlockKind::Fail, rest)
+        } else if let Some(rest) = header.strip_prefix("ERROR: ") {
+            (BlockKind::Error, rest)
+        } else {
+            let rest = header
+                .strip_prefix("UNEXPECTED SUCCESS: ")
+                .unwrap_or(header);
+            (BlockKind::UnexpectedSuccess, rest)
+        };
+        let name = name.trim();
+        self.start_block(kind, name, name, None);
+    }
+
     fn start_block(&mut self, kind: BlockKind, name: &str, inner: &str, rest: Option<&str>) {
         self.finish_block();
         // Python 3.11+ prints the whole id in the parentheses; before, only its module and class
@@ -250,6 +307,15 @@ impl Parser {
     }
 
     fn body_line(&mut self, line: &str) {
+        let joined;
+        let line = match self.frame.take() {
+            Some(mut start) => {
+                start.push_str(line);
+                joined = start;
+                joined.as_str()
+            }
+            None => line,
+        };
         let Some(block) = self.block.as_mut() else {
             return;
         };
@@ -293,6 +359,11 @@ impl Parser {
             return;
         }
         if block.in_traceback {
+            if line.starts_with("  File \"") && is_cut_frame(line) && line.len() < MAX_JOINED {
+                // `  File "…", line ` and `122, in test_x` on the next line.
+                self.frame = Some(line.to_owned());
+                return;
+            }
             if let Some((file, n)) = frame(line).filter(|_| line.starts_with("  File ")) {
                 if !is_foreign(&file) && is_module_of(&file, &block.test_id) {
                     block.test_frame = Some((file.clone(), n));
@@ -302,7 +373,7 @@ impl Parser {
                 }
                 return;
             }
-            if !line.is_empty() && !line.starts_with(' ') {
+            if is_exception_line(line) {
                 block.exception = Some(clip(line.trim(), MAX_MESSAGE));
                 block.in_traceback = false;
             }
@@ -450,9 +521,27 @@ impl LineParser for Parser {
         if !self.in_blocks {
             return;
         }
-        if (self.block.is_none() || self.block.as_ref().is_some_and(|b| !b.body))
-            && let Some(captures) = HEADER.captures(line)
-        {
+        let joined;
+        let line = match self.header.take() {
+            Some(mut start) => {
+                if line.starts_with("----------") && line.bytes().all(|b| b == b'-') {
+                    // The header never read as one: keep the block, named by what it says.
+                    self.start_raw_block(&start);
+                    self.body_line(line);
+                    return;
+                }
+                start.push_str(line);
+                joined = start;
+                joined.as_str()
+            }
+            None => line,
+        };
+        let in_header = self.block.is_none() || self.block.as_ref().is_some_and(|b| !b.body);
+        if in_header && is_header_start(line) && !HEADER.is_match(line) && line.len() < MAX_JOINED {
+            self.header = Some(line.to_owned());
+            return;
+        }
+        if in_header && let Some(captures) = HEADER.captures(line) {
             let kind = match &captures[1] {
                 "FAIL" => BlockKind::Fail,
                 "ERROR" => BlockKind::Error,
@@ -589,6 +678,21 @@ mod tests {
         // A later run cut before its closing line leaves the log unverified.
         let cut = format!("..\n{DASH}\nRan 2 tests in 0.1s\n\nOK\n.\n{DASH}\nRan 1 test in 0.1s\n");
         assert_eq!(parse(&cut).outcome, Outcome::Errored);
+    }
+
+    #[test]
+    fn headers_and_frames_a_console_wrapped_are_joined() {
+        // PowerShell breaks lines at its width, after a space or inside a word.
+        let log = format!(
+            "E\n{RULE}\nERROR: \ntest_long_name (tests.test_a.ATe\nst.test_long_name)\n{DASH}\nTraceback (most recent call last):\n  File \"D:\\app\\tests\\test_a.py\", line \n12, in \ntest_long_name\n    run(1, \n2)\nKeyError: 'x'\n\n{DASH}\nRan 1 test in 0.1s\n\nFAILED (errors=1)\n"
+        );
+        let report = parse(&log);
+        assert_eq!(report.outcome, Outcome::Failed);
+        let d = report.diagnostics.first().expect("a failure");
+        assert_eq!(d.test.as_deref(), Some("tests.test_a.ATest.test_long_name"));
+        assert_eq!(d.file.as_deref(), Some("D:\\app\\tests\\test_a.py"));
+        assert_eq!(d.line, Some(12));
+        assert_eq!(d.message, "KeyError: 'x'");
     }
 
     #[test]
