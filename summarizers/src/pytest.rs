@@ -693,6 +693,9 @@ struct Parser {
     xdist: bool,
     /// A progress line (`test_a.py .F  [ 50%]`) since the last closing line: a run was going on.
     progress_since_closing: bool,
+    /// A conftest or a test file did not import: pytest stops before any test, and after a
+    /// conftest's failure without a closing line.
+    load_failed: bool,
 }
 
 /// `    ===== test session starts =====`, or the prompt before a quoted run (`    $ pytest -q`,
@@ -788,6 +791,16 @@ impl Parser {
         self.keep_earlier();
     }
 
+    /// Why a log without its closing line is errored, naming the test it stopped in.
+    fn cut_error(&mut self) -> String {
+        match self.running.take().filter(|_| !self.xdist) {
+            Some(test) => {
+                format!("the log ends before pytest's summary line, while {test} was running")
+            }
+            None => "the log ends before pytest's summary line".to_owned(),
+        }
+    }
+
     /// The counts of the run before, kept to be added up.
     fn keep_earlier(&mut self) {
         if let Some(counts) = self.final_counts.take()
@@ -815,7 +828,13 @@ impl Parser {
         // pytest-sugar shows each failure as it happens, under a `――― test_x ―――` rule (U+2015)
         // and outside any `FAILURES` or `ERRORS` section.
         let sugar = line.starts_with("―――") && line.ends_with('―');
-        if !sugar && (!line.starts_with("___") || !line.ends_with('_')) {
+        // pytest centres the title in at least one `_` on each side: a long test name gets
+        // `__ TestClass.test_with_a_long_name ___`, or less.
+        let rule = line.starts_with('_')
+            && line.ends_with('_')
+            && line.trim_start_matches('_').starts_with(' ')
+            && line.trim_end_matches('_').ends_with(' ');
+        if !sugar && !rule {
             return false;
         }
         let title = line.trim_matches(|c| c == '_' || c == '―' || c == ' ');
@@ -839,6 +858,7 @@ impl Parser {
         }
         self.skipping = false;
         let (kind, title) = if let Some(file) = title.strip_prefix("ERROR collecting ") {
+            self.load_failed = true;
             (BlockKind::Collect, file)
         } else if let Some(name) = title
             .strip_prefix("ERROR at setup of ")
@@ -1435,6 +1455,7 @@ impl LineParser for Parser {
                     self.close_block();
                     let path = line.split('\'').nth(1).unwrap_or("conftest.py");
                     self.block = Some(Block::new(BlockKind::Conftest, path.to_owned()));
+                    self.load_failed = true;
                     self.section = Some(Section::Other);
                     return;
                 }
@@ -1673,12 +1694,15 @@ impl LineParser for Parser {
                 report.push(d);
             }
         }
+        let mut timed_out = false;
         if self.started
             && self.final_counts.is_none()
             && self.internal.is_none()
             && let Some(d) = self.timeout_diagnostic()
         {
             report.push(d);
+            // pytest-timeout ended the run on purpose: the test that hung is the failure.
+            timed_out = true;
         }
         if let Some(coverage) = self.coverage.take() {
             report.push(
@@ -1784,6 +1808,16 @@ impl LineParser for Parser {
                     .unwrap_or_else(|| "pytest was called with invalid arguments".to_owned()),
             );
             Outcome::Errored
+        } else if self.final_counts.is_none()
+            && !self.load_failed
+            && !timed_out
+            && self.collection_errors.is_none()
+        {
+            // A run that ends says so in its closing line; without it the log was cut, or pytest
+            // died (a crash in a test, the runner killed), or this is not its report: what it
+            // shows failing is kept, but what passed is unknown.
+            report.error = Some(self.cut_error());
+            Outcome::Errored
         } else if failing {
             Outcome::Failed
         } else if self.interrupted {
@@ -1799,14 +1833,7 @@ impl LineParser for Parser {
             );
             Outcome::Errored
         } else if self.final_counts.is_none() {
-            // A run that passes says so in its closing line; without it the log was cut, or
-            // pytest died (a crash in a test, the runner killed), or this is not its report.
-            report.error = Some(match self.running.take().filter(|_| !self.xdist) {
-                Some(test) => {
-                    format!("the log ends before pytest's summary line, while {test} was running")
-                }
-                None => "the log ends before pytest's summary line".to_owned(),
-            });
+            report.error = Some(self.cut_error());
             Outcome::Errored
         } else {
             Outcome::Passed
@@ -1913,6 +1940,20 @@ mod tests {
         assert_eq!(report.outcome, Outcome::Failed);
         assert_eq!(report.counts.tests_passed, Some(2));
         assert_eq!(report.counts.tests_failed, Some(1));
+    }
+
+    #[test]
+    fn a_long_title_has_a_short_rule() {
+        let log = "===== FAILURES =====\n__ TestVeryLongClassName.test_with_a_long_name ___\n\n>       assert 0\nE       assert 0\n\nsite/lib/python3.12/site-packages/x.py:9: AssertionError\ntests/test_a.py:4: AssertionError\n===== short test summary info =====\nFAILED tests/test_a.py::TestVeryLongClassName::test_with_a_long_name\n===== 1 failed in 0.1s =====\n";
+        let report = parse(log);
+        assert_eq!(report.errors().count(), 1);
+        let d = report.diagnostics.first().expect("a failure");
+        assert_eq!(
+            (d.file.as_deref(), d.line),
+            (Some("tests/test_a.py"), Some(4))
+        );
+        // A line of captured output is not a title.
+        assert!(parse("__init__\n").diagnostics.is_empty());
     }
 
     #[test]
