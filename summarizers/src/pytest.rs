@@ -100,7 +100,7 @@ fn final_counts(line: &str) -> Option<&str> {
     // line pytest wrote.
     let line = match line.find('\u{FFFD}') {
         Some(at) => line[..at].trim_end(),
-        None => line,
+        None => line.trim_end(),
     };
     let trimmed = line.trim_matches(|c| c == '=' || c == ' ');
     let first = trimmed.as_bytes().first()?;
@@ -1398,7 +1398,8 @@ impl LineParser for Parser {
             return;
         };
         match first {
-            b'=' if line.ends_with('=') && self.rule(line) => return,
+            // Some terminals (nox on Windows) leave a space after a rule.
+            b'=' if line.trim_end().ends_with('=') && self.rule(line.trim_end()) => return,
             b'_' | 0xE2 if self.block_header(line) => return,
             b'F' if line.starts_with("FAIL Required test coverage of ") => {
                 // pytest-cov's `--cov-fail-under`: every test may pass, and the run fails.
@@ -1940,6 +1941,14 @@ mod tests {
         assert_eq!(report.outcome, Outcome::Failed);
         assert_eq!(report.counts.tests_passed, Some(2));
         assert_eq!(report.counts.tests_failed, Some(1));
+    }
+
+    #[test]
+    fn rules_with_a_trailing_space() {
+        let log = "===== test session starts ===== \ncollected 1 item\n\ntest_a.py .   \n\n===== 1 passed in 0.22s ===== \n";
+        let report = parse(log);
+        assert_eq!(report.outcome, Outcome::Passed);
+        assert_eq!(report.counts.tests_passed, Some(1));
     }
 
     #[test]
