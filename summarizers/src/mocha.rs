@@ -129,8 +129,9 @@ const TOOL: &str = "mocha";
 /// The most title lines one failure header is read for.
 const MAX_TITLES: usize = 16;
 
-/// The most numbered failures of the test tree whose suites are remembered.
-const MAX_TREE_FAILURES: usize = 10_000;
+/// The most numbered failures of the test tree whose suites are remembered (each at most
+/// [`MAX_TITLES`] titles of [`MAX_MESSAGE`] bytes): memory stays bounded on any log.
+const MAX_TREE_FAILURES: usize = 1_000;
 
 /// The failure block being read. Bounded: a few short strings, whatever the block's length.
 #[derive(Debug, Default)]
@@ -412,7 +413,7 @@ impl Parser {
                     .filter(|(at, _)| *at < depth)
                     .map(|(_, title)| title.clone())
                     .collect();
-                titles.push(title.to_owned());
+                titles.push(clip(title, MAX_MESSAGE));
                 self.tree_failures.insert(number, titles);
             }
             return;
@@ -426,7 +427,7 @@ impl Parser {
             self.suites.pop();
         }
         if self.suites.len() < MAX_TITLES {
-            self.suites.push((depth, text.to_owned()));
+            self.suites.push((depth, clip(text, MAX_MESSAGE)));
         }
     }
 
