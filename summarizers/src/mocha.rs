@@ -10,7 +10,8 @@
 //!   the last ending with `:`, then the error (`AssertionError [ERR_ASSERTION]: Expected values to
 //!   be strictly equal:` with the values on the next line, `TypeError: …`), a `+ expected -
 //!   actual` diff, and `at fn (file:line:col)` frames. The test name is the suite titles and the
-//!   test title joined with ` > ` (the JSON report's `fullTitle` joins them with spaces); a hook
+//!   test title joined with ` > ` (the JSON report's `fullTitle` joins them with spaces; mocha
+//!   before 6 prints it so, on one line, and the test tree above splits it); a hook
 //!   failure is named as mocha names it (`Suite > "before each" hook for "test"`). The location
 //!   is the test function's frame (`at Context.<anonymous> (…)`), else the first frame in the
 //!   project, else the file a timeout names; files are kept as printed, without `file://`. A

@@ -16,7 +16,15 @@
 //!
 //! A run that never ran a test is errored: no tests collected (exit 5), a usage error, an
 //! `INTERNALERROR`. A conftest that fails to import and test files that fail to collect are the
-//! code failing to load: failed, with the import or syntax error as the root cause.
+//! code failing to load: failed, with the import or syntax error as the root cause. A log without
+//! its closing line otherwise never passes: it was cut or pytest died, so it is errored, keeping
+//! the failures it shows and naming the test `-v` printed last without a result.
+//!
+//! Several runs in one log (a session rule each, or `-q` runs told apart by their progress lines)
+//! have their counts added up. A log quoted as an indented block (pytest's own documentation, a
+//! Markdown list item) is read without its indentation, from an indented session rule or `$
+//! pytest` prompt to the first line outside it. Windows tracebacks' `\` paths are read with `/`,
+//! as node ids name them; pytest before 5 closes with `in 0.12 seconds`.
 
 use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};

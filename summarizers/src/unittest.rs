@@ -15,7 +15,9 @@
 //! with doctest's own report inside: it is placed at the failing example (`File "…/mathx.py",
 //! line 20, in shop.mathx.mean`) and explained by it. A test module that does not import (`ImportError:
 //! Failed to import test module: tests.test_broken`) is a root cause in that file. Counts are the
-//! closing line's; a log without it did not finish, and a run of no test is errored.
+//! closing line's, added up over the runs of one log; a log without it did not finish, and a run
+//! of no test is errored. A header or a frame line that a console wrapped at its width
+//! (PowerShell) is joined back with the next lines.
 
 use std::sync::LazyLock;
 
