@@ -10,7 +10,8 @@
 //!   the last ending with `:`, then the error (`AssertionError [ERR_ASSERTION]: Expected values to
 //!   be strictly equal:` with the values on the next line, `TypeError: …`), a `+ expected -
 //!   actual` diff, and `at fn (file:line:col)` frames. The test name is the suite titles and the
-//!   test title joined with ` > ` (the JSON report's `fullTitle` joins them with spaces); a hook
+//!   test title joined with ` > ` (the JSON report's `fullTitle` joins them with spaces; mocha
+//!   before 6 prints it so, on one line, and the test tree above splits it); a hook
 //!   failure is named as mocha names it (`Suite > "before each" hook for "test"`). The location
 //!   is the test function's frame (`at Context.<anonymous> (…)`), else the first frame in the
 //!   project, else the file a timeout names; files are kept as printed, without `file://`. A
@@ -129,9 +130,15 @@ const TOOL: &str = "mocha";
 /// The most title lines one failure header is read for.
 const MAX_TITLES: usize = 16;
 
+/// The most numbered failures of the test tree whose suites are remembered (each at most
+/// [`MAX_TITLES`] titles of [`MAX_MESSAGE`] bytes): memory stays bounded on any log.
+const MAX_TREE_FAILURES: usize = 1_000;
+
 /// The failure block being read. Bounded: a few short strings, whatever the block's length.
 #[derive(Debug, Default)]
 struct Block {
+    /// Its number in the failure list (`3)`).
+    number: u64,
     /// The report is full: the block is only counted, its lines are not read.
     count_only: bool,
     titles: Vec<String>,
@@ -357,6 +364,11 @@ struct Parser {
     /// The TAP reporter's totals (`# pass N`, `# fail N`) and its skipped tests (`ok N … # SKIP`),
     /// which it counts in neither.
     tap: Option<Tap>,
+    /// The suites of the test tree above the current line: their depth and title.
+    suites: Vec<(usize, String)>,
+    /// The titles of each numbered failure of the test tree (its suites, then its own title):
+    /// mocha before 6 names a failure on one line, the titles joined by spaces.
+    tree_failures: HashMap<u64, Vec<String>>,
 }
 
 /// What mocha's TAP reporter (`--reporter tap`) printed: `ok N title` and `not ok N title` lines,
@@ -380,11 +392,57 @@ impl Parser {
             saw_passing: false,
             no_tests: None,
             tap: None,
+            suites: Vec::new(),
+            tree_failures: HashMap::new(),
+        }
+    }
+
+    /// A line of the test tree: a suite's title, a passing or pending test, or a numbered
+    /// failure, whose suites are remembered.
+    fn tree_line(&mut self, indent: usize, text: &str) {
+        // The spec reporter indents two spaces a level; a title's own leading space (` a
+        // worker`) does not make it a level deeper.
+        let depth = indent / 2;
+        let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+        if let Some(title) = text.get(digits..).and_then(|rest| rest.strip_prefix(") "))
+            && let Ok(number) = text[..digits].parse::<u64>()
+        {
+            if self.tree_failures.len() < MAX_TREE_FAILURES {
+                let mut titles: Vec<String> = self
+                    .suites
+                    .iter()
+                    .filter(|(at, _)| *at < depth)
+                    .map(|(_, title)| title.clone())
+                    .collect();
+                titles.push(clip(title, MAX_MESSAGE));
+                self.tree_failures.insert(number, titles);
+            }
+            return;
+        }
+        let is_test = text.starts_with(['✓', '✔', '√', '-']) || text.starts_with("âœ“");
+        // A stack printed between the tests (an unhandled rejection) is no suite.
+        if is_test || digits > 0 || text.starts_with("at ") {
+            return;
+        }
+        while self.suites.last().is_some_and(|(at, _)| *at >= depth) {
+            self.suites.pop();
+        }
+        if self.suites.len() < MAX_TITLES {
+            self.suites.push((depth, clip(text, MAX_MESSAGE)));
         }
     }
 
     fn finish_block(&mut self) {
-        if let Some(block) = self.block.take() {
+        if let Some(mut block) = self.block.take() {
+            // mocha before 6 titles a failure on one line: its suites, found in the test tree,
+            // split it as mocha 6 and later do.
+            if block.titles.len() == 1
+                && let Some(titles) = self.tree_failures.get(&block.number)
+                && titles.len() > 1
+                && same_words(&titles.join(" "), &block.titles[0])
+            {
+                block.titles.clone_from(titles);
+            }
             if is_full(&self.report) {
                 // Only counted from here on: no need to build it.
                 self.report.diagnostics_dropped += 1;
@@ -434,6 +492,7 @@ impl Parser {
         self.finish_block();
         self.last_number = number;
         let mut block = Block {
+            number,
             count_only: is_full(&self.report),
             ..Block::default()
         };
@@ -533,6 +592,10 @@ impl LineParser for Parser {
             crash.line(rest.trim());
             crash.lines = 0;
             self.crash = Some(crash);
+            return;
+        }
+        if indent > 0 && !self.saw_passing && !self.in_failures {
+            self.tree_line(indent, text);
             return;
         }
         if indent > 0 || self.saw_passing {
@@ -637,6 +700,11 @@ fn cli_error(text: &str) -> Option<&str> {
         .or_else(|| text.strip_prefix("× ERROR:"))
         .map(str::trim)
         .filter(|error| !error.is_empty())
+}
+
+/// Whether `a` and `b` are the same words: a suite titled ` a worker` prints with two spaces.
+fn same_words(a: &str, b: &str) -> bool {
+    a.split_whitespace().eq(b.split_whitespace())
 }
 
 /// The number before `label` at the start of `text`: `count_before("8 passing (95ms)", "
@@ -769,6 +837,19 @@ mod tests {
             d.detail.as_deref(),
             Some("expected: hello-big-world, actual: hello_big_world")
         );
+    }
+
+    #[test]
+    fn mocha_5_one_line_titles_are_split_by_the_tree() {
+        // Before mocha 6 a failure's suites and title share one line; the tree splits them.
+        let log = "\n  Queue\n     a worker\n      ✓ works\n      1) process a lifo queue\n\n\n  1 passing (5ms)\n  1 failing\n\n  1) Queue  a worker process a lifo queue:\n     Error: boom\n      at Context.<anonymous> (test/q.js:9:5)\n\n";
+        let report = parse(log);
+        let d = report.diagnostics.first().expect("a failure");
+        assert_eq!(
+            d.test.as_deref(),
+            Some("Queue > a worker > process a lifo queue")
+        );
+        assert_eq!((d.file.as_deref(), d.line), (Some("test/q.js"), Some(9)));
     }
 
     #[test]

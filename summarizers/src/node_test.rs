@@ -510,6 +510,17 @@ mod tests {
         NodeTestSummarizer.parse(log.as_bytes())
     }
 
+    #[test]
+    fn an_elided_diff_line_does_not_end_a_tap_failure() {
+        let log = "TAP version 13\n# Subtest: fx\nnot ok 1 - fx\n  ---\n  duration_ms: 1\n  type: 'test'\n  location: '/app/t.test.js:3:1'\n  failureType: 'testCodeFailure'\n  error: |-\n    output differs\n    + actual - expected\n    ...\n    -a\n  code: 'ERR_ASSERTION'\n  stack: |-\n    check (file:///app/lib.js:9:3)\n    TestContext.<anonymous> (file:///app/t.test.js:5:3)\n  ...\n1..1\n# tests 1\n# pass 0\n# fail 1\n";
+        let report = parse(log);
+        let d = report.diagnostics.first().expect("a failure");
+        assert_eq!(
+            (d.file.as_deref(), d.line),
+            (Some("/app/t.test.js"), Some(5))
+        );
+    }
+
     /// A spec log whose footer says tests failed is never a pass, even when its failures cannot
     /// be read.
     #[test]

@@ -16,8 +16,17 @@
 //!
 //! A run that never ran a test is errored: no tests collected (exit 5), a usage error, an
 //! `INTERNALERROR`. A conftest that fails to import and test files that fail to collect are the
-//! code failing to load: failed, with the import or syntax error as the root cause.
+//! code failing to load: failed, with the import or syntax error as the root cause. A log without
+//! its closing line otherwise never passes: it was cut or pytest died, so it is errored, keeping
+//! the failures it shows and naming the test `-v` printed last without a result.
+//!
+//! Several runs in one log (a session rule each, or `-q` runs told apart by their progress lines)
+//! have their counts added up. A log quoted as an indented block (pytest's own documentation, a
+//! Markdown list item) is read without its indentation, from an indented session rule or `$
+//! pytest` prompt to the first line outside it. Windows tracebacks' `\` paths are read with `/`,
+//! as node ids name them; pytest before 5 closes with `in 0.12 seconds`.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
 use std::sync::LazyLock;
 
@@ -87,11 +96,11 @@ impl Summarizer for PytestSummarizer {
 }
 
 /// `2 failed, 5 passed, 1 skipped in 0.12s`, with or without its `=` rule, or `no tests ran in
-/// 0.01s`: the counts part.
+/// 0.01s`: the counts part. pytest before 5.0 wrote the time as `in 0.12 seconds`.
 fn final_counts(line: &str) -> Option<&str> {
     static FINAL: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(
-            r"^=* ?((?:(?:\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|warnings?|deselected|rerun|subtests passed|subtests failed)|(?:\d+/)?\d+ tests? collected(?: \(\d+ deselected\))?)(?:, )?)+|no tests (?:ran|collected(?: \(\d+ deselected\))?))(?: in [\d.]+s(?: \([\d:.]+\))?)? ?=*$",
+            r"^=* ?((?:(?:\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|(?:pytest-)?warnings?|deselected|rerun|subtests passed|subtests failed)|(?:\d+/)?\d+ tests? collected(?: \(\d+ deselected\))?)(?:, )?)+|no tests (?:ran|collected(?: \(\d+ deselected\))?))(?: in [\d.]+ ?s(?:econds)?(?: \([\d:.]+\))?)? ?=*$",
         )
         .expect("valid regex")
     });
@@ -99,7 +108,7 @@ fn final_counts(line: &str) -> Option<&str> {
     // line pytest wrote.
     let line = match line.find('\u{FFFD}') {
         Some(at) => line[..at].trim_end(),
-        None => line,
+        None => line.trim_end(),
     };
     let trimmed = line.trim_matches(|c| c == '=' || c == ' ');
     let first = trimmed.as_bytes().first()?;
@@ -431,6 +440,7 @@ fn traceback_entry(line: &str) -> Option<(&str, u32, &str)> {
 /// A file in the project, relative to the rootdir; `None` for the standard library, installed
 /// packages and pytest itself, whose frames say nothing about where the code fails.
 fn project_path(file: &str, rootdir: Option<&str>) -> Option<String> {
+    let file = &*forward_slashes(file);
     let file = match rootdir.and_then(|root| file.strip_prefix(root)) {
         Some(relative) => relative.trim_start_matches('/'),
         None => file,
@@ -445,6 +455,7 @@ fn project_path(file: &str, rootdir: Option<&str>) -> Option<String> {
         return Some(file.to_owned());
     }
     if file.starts_with('/')
+        || is_drive_path(file)
         || file.starts_with('~')
         || file.starts_with('<')
         || file.starts_with("..")
@@ -455,6 +466,29 @@ fn project_path(file: &str, rootdir: Option<&str>) -> Option<String> {
         return None;
     }
     Some(file.strip_prefix("./").unwrap_or(file).to_owned())
+}
+
+/// A Windows path with `/` for `\`: pytest's node ids use `/` everywhere, its tracebacks the
+/// platform's separator, and a failure is named by both.
+fn forward_slashes(path: &str) -> Cow<'_, str> {
+    if path.contains('\\') {
+        Cow::Owned(path.replace('\\', "/"))
+    } else {
+        Cow::Borrowed(path)
+    }
+}
+
+/// Whether `text` starts with the result `-v` prints after a test's node id.
+fn is_result(text: &str) -> bool {
+    ["PASSED", "FAILED", "ERROR", "SKIPPED", "XFAIL", "XPASS"]
+        .iter()
+        .any(|word| text.starts_with(word))
+}
+
+/// `C:/Users/…`: an absolute Windows path (with its separators already turned to `/`).
+fn is_drive_path(path: &str) -> bool {
+    let bytes = path.as_bytes();
+    bytes.len() > 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' && bytes[2] == b'/'
 }
 
 /// Whether `path` (relative, or absolute when the rootdir is unknown) is the relative `file`.
@@ -657,6 +691,29 @@ struct Parser {
     /// Inside pytest-timeout's dump of the threads' stacks (between its two `+++ Timeout +++`
     /// rules): nothing there is pytest's report.
     in_timeout_dump: bool,
+    /// The indentation of a log quoted as a block (pytest's own documentation, a Markdown list
+    /// item, an email): set by an indented `test session starts` rule, until a line leaves it.
+    indent: Option<usize>,
+    /// The node id `-v` printed last without its result: the test that was running when the log
+    /// ends, if it ends early.
+    running: Option<String>,
+    /// pytest-xdist runs several tests at once: the last one printed is not the one running.
+    xdist: bool,
+    /// A progress line (`test_a.py .F  [ 50%]`) since the last closing line: a run was going on.
+    progress_since_closing: bool,
+    /// A conftest or a test file did not import: pytest stops before any test, and after a
+    /// conftest's failure without a closing line.
+    load_failed: bool,
+}
+
+/// `    ===== test session starts =====`, or the prompt before a quoted run (`    $ pytest -q`,
+/// `-q` prints no rule): the width of the indentation before it.
+fn indented_session_start(line: &str) -> Option<usize> {
+    let text = line.trim_start_matches(' ');
+    let width = line.len() - text.len();
+    let rule = text.starts_with("==") && text.contains(" test session starts ");
+    let prompt = text.starts_with("$ ") && (text.contains("pytest") || text.contains("py.test"));
+    (width > 0 && (rule || prompt)).then_some(width)
 }
 
 /// A test that ran past pytest-timeout's limit, as the plugin's dump of the threads' stacks shows
@@ -715,8 +772,7 @@ impl Parser {
         }
         if let Some(counts) = final_counts(line) {
             self.close_block();
-            self.final_line = Some(line.to_owned());
-            self.final_counts = Some(counts.to_owned());
+            self.closing_line(line, counts);
             self.section = Some(Section::Other);
             return true;
         }
@@ -740,6 +796,21 @@ impl Parser {
     /// A session starts: the counts of the one before, if any, are kept to be added up.
     fn session_starts(&mut self) {
         self.started = true;
+        self.keep_earlier();
+    }
+
+    /// Why a log without its closing line is errored, naming the test it stopped in.
+    fn cut_error(&mut self) -> String {
+        match self.running.take().filter(|_| !self.xdist) {
+            Some(test) => {
+                format!("the log ends before pytest's summary line, while {test} was running")
+            }
+            None => "the log ends before pytest's summary line".to_owned(),
+        }
+    }
+
+    /// The counts of the run before, kept to be added up.
+    fn keep_earlier(&mut self) {
         if let Some(counts) = self.final_counts.take()
             && self.earlier_counts.len() < MAX_SESSIONS
         {
@@ -750,11 +821,28 @@ impl Parser {
         }
     }
 
+    /// A run's closing line. A second one after progress lines ends another run, whose start `-q`
+    /// does not mark; without them it is the same run's (a test printed a line of that shape).
+    fn closing_line(&mut self, line: &str, counts: &str) {
+        if self.progress_since_closing {
+            self.keep_earlier();
+        }
+        self.progress_since_closing = false;
+        self.final_line = Some(line.to_owned());
+        self.final_counts = Some(counts.to_owned());
+    }
+
     fn block_header(&mut self, line: &str) -> bool {
         // pytest-sugar shows each failure as it happens, under a `――― test_x ―――` rule (U+2015)
         // and outside any `FAILURES` or `ERRORS` section.
         let sugar = line.starts_with("―――") && line.ends_with('―');
-        if !sugar && (!line.starts_with("___") || !line.ends_with('_')) {
+        // pytest centres the title in at least one `_` on each side: a long test name gets
+        // `__ TestClass.test_with_a_long_name ___`, or less.
+        let rule = line.starts_with('_')
+            && line.ends_with('_')
+            && line.trim_start_matches('_').starts_with(' ')
+            && line.trim_end_matches('_').ends_with(' ');
+        if !sugar && !rule {
             return false;
         }
         let title = line.trim_matches(|c| c == '_' || c == '―' || c == ' ');
@@ -778,6 +866,7 @@ impl Parser {
         }
         self.skipping = false;
         let (kind, title) = if let Some(file) = title.strip_prefix("ERROR collecting ") {
+            self.load_failed = true;
             (BlockKind::Collect, file)
         } else if let Some(name) = title
             .strip_prefix("ERROR at setup of ")
@@ -830,7 +919,11 @@ impl Parser {
         if !line.contains("::") {
             return;
         }
+        if !self.xdist {
+            self.track_running(line);
+        }
         let (error, nodeid) = if let Some(rest) = line.strip_prefix("[gw") {
+            self.xdist = true;
             let rest = rest.split_once("] ").map_or("", |(_, r)| r);
             let rest = rest.split_once("] ").map_or(rest, |(_, r)| r);
             if let Some(id) = rest.strip_prefix("FAILED ") {
@@ -858,6 +951,19 @@ impl Parser {
                 used: false,
             });
         }
+    }
+
+    /// `tests/a.py::test_x PASSED [ 50%]` ends a test; `tests/a.py::test_y ` with no result (yet)
+    /// starts one, whose result comes later on the line or on a line of its own.
+    fn track_running(&mut self, line: &str) {
+        let Some(at) = line.find(".py::") else {
+            return;
+        };
+        if line[..at].contains(' ') {
+            return;
+        }
+        let (nodeid, rest) = line.split_once(' ').unwrap_or((line, ""));
+        self.running = (!is_result(rest.trim_start())).then(|| nodeid.to_owned());
     }
 
     fn warning_line(&mut self, line: &str) {
@@ -1256,8 +1362,40 @@ impl Parser {
     }
 }
 
+impl Parser {
+    /// The line without the indentation of a quoted log; a line outside it ends the quote.
+    fn unindent<'a>(&mut self, line: &'a str) -> &'a str {
+        match self.indent {
+            Some(width) => {
+                if line.len() >= width && line.as_bytes()[..width].iter().all(|&b| b == b' ') {
+                    &line[width..]
+                } else if line.trim().is_empty() {
+                    ""
+                } else {
+                    self.indent = None;
+                    line
+                }
+            }
+            None if line.starts_with(' ') => match indented_session_start(line) {
+                Some(width) => {
+                    self.indent = Some(width);
+                    &line[width..]
+                }
+                None => line,
+            },
+            None => line,
+        }
+    }
+}
+
 impl LineParser for Parser {
     fn line(&mut self, line: &str) {
+        // A UTF-8 BOM (PowerShell's `Out-File -Encoding utf8`) before the session's first rule.
+        let line = line.strip_prefix('\u{FEFF}').unwrap_or(line);
+        let line = self.unindent(line);
+        if line.ends_with("%]") {
+            self.progress_since_closing = true;
+        }
         if self.nested_line(line) || self.timeout_line(line) || self.sugar_results_line(line) {
             return;
         }
@@ -1268,7 +1406,8 @@ impl LineParser for Parser {
             return;
         };
         match first {
-            b'=' if line.ends_with('=') && self.rule(line) => return,
+            // Some terminals (nox on Windows) leave a space after a rule.
+            b'=' if line.trim_end().ends_with('=') && self.rule(line.trim_end()) => return,
             b'_' | 0xE2 if self.block_header(line) => return,
             b'F' if line.starts_with("FAIL Required test coverage of ") => {
                 // pytest-cov's `--cov-fail-under`: every test may pass, and the run fails.
@@ -1306,11 +1445,8 @@ impl LineParser for Parser {
             }
             b'r' if self.rootdir.is_none() => {
                 if let Some(rest) = line.strip_prefix("rootdir: ") {
-                    let root = rest
-                        .split(", ")
-                        .next()
-                        .unwrap_or(rest)
-                        .trim_end_matches('/');
+                    let root = forward_slashes(rest.split(", ").next().unwrap_or(rest));
+                    let root = root.trim_end_matches('/');
                     self.rootdir = Some(format!("{root}/"));
                     return;
                 }
@@ -1328,6 +1464,7 @@ impl LineParser for Parser {
                     self.close_block();
                     let path = line.split('\'').nth(1).unwrap_or("conftest.py");
                     self.block = Some(Block::new(BlockKind::Conftest, path.to_owned()));
+                    self.load_failed = true;
                     self.section = Some(Section::Other);
                     return;
                 }
@@ -1357,13 +1494,20 @@ impl LineParser for Parser {
                 if !self.summary_entry(line)
                     && let Some(counts) = final_counts(line)
                 {
-                    self.final_line = Some(line.to_owned());
-                    self.final_counts = Some(counts.to_owned());
+                    self.closing_line(line, counts);
                 }
                 return;
             }
             Some(Section::Warnings) => {
-                self.warning_line(line);
+                // `-q` closes its warnings summary with the undecorated closing line.
+                if !line.starts_with(' ')
+                    && let Some(counts) = final_counts(line)
+                {
+                    self.closing_line(line, counts);
+                    self.section = Some(Section::Other);
+                } else {
+                    self.warning_line(line);
+                }
                 return;
             }
             _ => {}
@@ -1374,9 +1518,20 @@ impl LineParser for Parser {
             if self.section == Some(Section::Other)
                 && let Some(counts) = final_counts(line)
             {
-                self.final_line = Some(line.to_owned());
-                self.final_counts = Some(counts.to_owned());
+                self.closing_line(line, counts);
             }
+            return;
+        }
+        if self.block.is_some()
+            && (line.starts_with(|c: char| c.is_ascii_digit()) || line.starts_with("no tests "))
+            && line.contains(" in ")
+            && let Some(counts) = final_counts(line)
+        {
+            // pytest before 6 printed no short summary by default: with `-q` the undecorated
+            // closing line follows the last failure's block.
+            self.close_block();
+            self.closing_line(line, counts);
+            self.section = Some(Section::Other);
             return;
         }
         if let Some(block) = self.block.as_mut() {
@@ -1418,9 +1573,12 @@ impl LineParser for Parser {
             self.verbose_entry(line);
             return;
         }
+        if self.running.is_some() && is_result(line) {
+            // The result of a test whose live logs came between it and its node id.
+            self.running = None;
+        }
         if let Some(counts) = final_counts(line) {
-            self.final_line = Some(line.to_owned());
-            self.final_counts = Some(counts.to_owned());
+            self.closing_line(line, counts);
         }
     }
 
@@ -1545,12 +1703,15 @@ impl LineParser for Parser {
                 report.push(d);
             }
         }
+        let mut timed_out = false;
         if self.started
             && self.final_counts.is_none()
             && self.internal.is_none()
             && let Some(d) = self.timeout_diagnostic()
         {
             report.push(d);
+            // pytest-timeout ended the run on purpose: the test that hung is the failure.
+            timed_out = true;
         }
         if let Some(coverage) = self.coverage.take() {
             report.push(
@@ -1656,6 +1817,16 @@ impl LineParser for Parser {
                     .unwrap_or_else(|| "pytest was called with invalid arguments".to_owned()),
             );
             Outcome::Errored
+        } else if self.final_counts.is_none()
+            && !self.load_failed
+            && !timed_out
+            && self.collection_errors.is_none()
+        {
+            // A run that ends says so in its closing line; without it the log was cut, or pytest
+            // died (a crash in a test, the runner killed), or this is not its report: what it
+            // shows failing is kept, but what passed is unknown.
+            report.error = Some(self.cut_error());
+            Outcome::Errored
         } else if failing {
             Outcome::Failed
         } else if self.interrupted {
@@ -1670,8 +1841,8 @@ impl LineParser for Parser {
                     .unwrap_or_else(|| "no tests ran".to_owned()),
             );
             Outcome::Errored
-        } else if self.started && self.final_counts.is_none() {
-            report.error = Some("the log ends before pytest's summary line".to_owned());
+        } else if self.final_counts.is_none() {
+            report.error = Some(self.cut_error());
             Outcome::Errored
         } else {
             Outcome::Passed
@@ -1744,11 +1915,86 @@ mod tests {
     }
 
     #[test]
+    fn a_log_cut_before_its_summary_never_passes() {
+        // A UTF-8 BOM hid the session's rule, and the run died in a test.
+        let log = "\u{FEFF}===== test session starts =====\ncollected 3 items\n\ntests/test_a.py::test_x PASSED [ 33%]\ntests/test_a.py::test_y ";
+        let report = parse(log);
+        assert_eq!(report.outcome, Outcome::Errored);
+        assert_eq!(
+            report.error.as_deref(),
+            Some(
+                "the log ends before pytest's summary line, while tests/test_a.py::test_y was running"
+            )
+        );
+        assert_eq!(
+            parse("tests/test_a.py::test_x PASSED [ 33%]\n").outcome,
+            Outcome::Errored
+        );
+    }
+
+    #[test]
+    fn quiet_closing_line_after_the_warnings_summary() {
+        let log = "..  [100%]\n===== warnings summary =====\ntests/test_a.py::test_x\n  /app/a.py:4: DeprecationWarning: old\n    x()\n\n-- Docs: https://docs.pytest.org/en/stable/how-to/capture-warnings.html\n2 passed, 1 warning in 0.10s\n";
+        let report = parse(log);
+        assert_eq!(report.outcome, Outcome::Passed);
+        assert_eq!(report.counts.tests_passed, Some(2));
+        assert_eq!(report.counts.warnings, Some(1));
+    }
+
+    #[test]
+    fn old_quiet_runs_are_added_up() {
+        // pytest before 6: no short summary, the closing line right after the last block.
+        let log = ".   [100%]\n1 passed in 0.12 seconds\n.F   [100%]\n===== FAILURES =====\n_____ test_two _____\n\n>       assert 0\nE       assert 0\n\ntest_b.py:8: AssertionError\n1 failed, 1 passed in 0.12 seconds\n";
+        let report = parse(log);
+        assert_eq!(report.outcome, Outcome::Failed);
+        assert_eq!(report.counts.tests_passed, Some(2));
+        assert_eq!(report.counts.tests_failed, Some(1));
+    }
+
+    #[test]
+    fn rules_with_a_trailing_space() {
+        let log = "===== test session starts ===== \ncollected 1 item\n\ntest_a.py .   \n\n===== 1 passed in 0.22s ===== \n";
+        let report = parse(log);
+        assert_eq!(report.outcome, Outcome::Passed);
+        assert_eq!(report.counts.tests_passed, Some(1));
+    }
+
+    #[test]
+    fn a_long_title_has_a_short_rule() {
+        let log = "===== FAILURES =====\n__ TestVeryLongClassName.test_with_a_long_name ___\n\n>       assert 0\nE       assert 0\n\nsite/lib/python3.12/site-packages/x.py:9: AssertionError\ntests/test_a.py:4: AssertionError\n===== short test summary info =====\nFAILED tests/test_a.py::TestVeryLongClassName::test_with_a_long_name\n===== 1 failed in 0.1s =====\n";
+        let report = parse(log);
+        assert_eq!(report.errors().count(), 1);
+        let d = report.diagnostics.first().expect("a failure");
+        assert_eq!(
+            (d.file.as_deref(), d.line),
+            (Some("tests/test_a.py"), Some(4))
+        );
+        // A line of captured output is not a title.
+        assert!(parse("__init__\n").diagnostics.is_empty());
+    }
+
+    #[test]
+    fn a_quoted_log_is_read_without_its_indentation() {
+        let log = "Here is a run:\n\n    $ pytest\n    ===== test session starts =====\n    collected 1 item\n\n    test_a.py F    [100%]\n\n    ===== FAILURES =====\n    _____ test_x _____\n\n        def test_x():\n    >       assert 1 == 2\n    E       assert 1 == 2\n\n    test_a.py:2: AssertionError\n    ===== 1 failed in 0.12s =====\n\nThat is all.\n";
+        let report = parse(log);
+        assert_eq!(report.outcome, Outcome::Failed);
+        assert_eq!(report.counts.tests_failed, Some(1));
+        let d = report.diagnostics.first().expect("a failure");
+        assert_eq!((d.file.as_deref(), d.line), (Some("test_a.py"), Some(2)));
+    }
+
+    #[test]
     fn final_line_with_every_label() {
         let line = "= 2 failed, 5 passed, 1 skipped, 1 xfailed, 1 xpassed, 3 warnings, 1 error, 2 deselected, 1 rerun in 0.12s =";
         assert!(final_counts(line).is_some());
         assert!(final_counts("5 passed, 1 skipped in 0.02s").is_some());
         assert!(final_counts("no tests ran in 0.01s").is_some());
+        // pytest before 5.0.
+        assert_eq!(
+            final_counts("=== 5 passed, 1 skipped in 84.63 seconds ==="),
+            Some("5 passed, 1 skipped")
+        );
+        assert!(final_counts("= 1 passed, 1 pytest-warnings in 0.01 seconds =").is_some());
         // `--collect-only`.
         assert!(final_counts("=== 34 tests collected in 0.05s ===").is_some());
         assert!(final_counts("1 test collected in 0.01s").is_some());

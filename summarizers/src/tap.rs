@@ -70,7 +70,9 @@ impl Tap {
                 return true;
             }
             if indent > open.indent {
-                if text == "..." {
+                // The YAML block ends with `...` at its own indentation; deeper, a `...` is a
+                // line of a value (an assertion diff's elided lines).
+                if text == "..." && indent <= open.indent + 2 {
                     self.close(report);
                 } else {
                     tap_yaml(open, text, indent);

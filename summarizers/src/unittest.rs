@@ -15,7 +15,9 @@
 //! with doctest's own report inside: it is placed at the failing example (`File "…/mathx.py",
 //! line 20, in shop.mathx.mean`) and explained by it. A test module that does not import (`ImportError:
 //! Failed to import test module: tests.test_broken`) is a root cause in that file. Counts are the
-//! closing line's; a log without it did not finish, and a run of no test is errored.
+//! closing line's, added up over the runs of one log; a log without it did not finish, and a run
+//! of no test is errored. A header or a frame line that a console wrapped at its width
+//! (PowerShell) is joined back with the next lines.
 
 use std::sync::LazyLock;
 
@@ -69,8 +71,10 @@ impl Summarizer for UnittestSummarizer {
             in_blocks: false,
             dash_pending: false,
             ran: None,
-            closing: None,
+            done: Sessions::default(),
             unexpected_listed: 0,
+            header: None,
+            frame: None,
         })
     }
 }
@@ -121,9 +125,58 @@ struct Parser {
     /// separator otherwise.
     dash_pending: bool,
     ran: Option<u64>,
-    /// The line after `Ran …`: `OK …`, `FAILED (…)`, `NO TESTS RAN`.
-    closing: Option<String>,
+    /// The runs that ended before the last one, when one log holds several (`python -m unittest`
+    /// run in two folders, a CI step per package): their counts are added up.
+    done: Sessions,
     unexpected_listed: u64,
+    /// A block's header that a console wrapped (PowerShell breaks lines at its width): its start,
+    /// joined with the next lines until it reads as a header.
+    header: Option<String>,
+    /// A traceback's frame line that a console wrapped, joined with the next line.
+    frame: Option<String>,
+}
+
+/// Closing lines kept for the summary of a log with several runs.
+const MAX_CLOSINGS: usize = 4;
+
+/// The runs of a log that reached their closing line, added up.
+#[derive(Default)]
+struct Sessions {
+    count: u64,
+    ran: u64,
+    failures: u64,
+    errors: u64,
+    skipped: u64,
+    expected: u64,
+    unexpected: u64,
+    /// A run said `FAILED`.
+    failed: bool,
+    /// A run ran no test (`NO TESTS RAN`, or `Ran 0 tests`).
+    empty: bool,
+    closings: Vec<String>,
+    /// The last closing line, as unittest wrote it.
+    last: String,
+}
+
+impl Sessions {
+    fn add(&mut self, ran: u64, closing: &str) {
+        let count = |key: &str| closing_count(closing, key);
+        self.count += 1;
+        self.ran = self.ran.saturating_add(ran);
+        self.failures = self.failures.saturating_add(count("failures"));
+        self.errors = self.errors.saturating_add(count("errors"));
+        self.skipped = self.skipped.saturating_add(count("skipped"));
+        self.expected = self.expected.saturating_add(count("expected failures"));
+        self.unexpected = self
+            .unexpected
+            .saturating_add(count("unexpected successes"));
+        self.failed |= closing.starts_with("FAILED");
+        self.empty |= closing.starts_with("NO TESTS RAN") || ran == 0;
+        closing.clone_into(&mut self.last);
+        if self.closings.len() < MAX_CLOSINGS {
+            self.closings.push(format!("Ran {ran} tests: {closing}"));
+        }
+    }
 }
 
 /// The count of `Ran 14 tests in 0.004s` (up to any bytes that were not UTF-8, which carry no
@@ -141,8 +194,42 @@ fn frame(line: &str) -> Option<(String, u32)> {
     Some((file.to_owned(), digits.parse().ok()?))
 }
 
+/// `ValueError: bad`, `AssertionError`, `requests.exceptions.HTTPError: 404`: the line naming the
+/// exception raised, unlike a source line's rest that a console wrapped to column 0.
+fn is_exception_line(line: &str) -> bool {
+    let name = line
+        .split_once(':')
+        .map_or(line, |(name, _)| name)
+        .trim_end();
+    let last = name.rsplit('.').next().unwrap_or(name);
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
+        && last.starts_with(|c: char| c.is_ascii_uppercase())
+}
+
+/// The most a wrapped header or frame line is joined up to.
+const MAX_JOINED: usize = 2000;
+
+/// A frame line that ends before its function's name: the console wrapped the rest.
+fn is_cut_frame(line: &str) -> bool {
+    frame(line).is_none()
+        || line
+            .rsplit_once(", in ")
+            .is_none_or(|(_, function)| function.trim().is_empty())
+}
+
+/// `FAIL: `, `ERROR: `, `UNEXPECTED SUCCESS: `: a block's header, maybe cut by a console.
+fn is_header_start(line: &str) -> bool {
+    line.starts_with("FAIL: ")
+        || line.starts_with("ERROR: ")
+        || line.starts_with("UNEXPECTED SUCCESS: ")
+}
+
 /// Frames of the standard library and installed packages say where an error surfaced.
 fn is_foreign(file: &str) -> bool {
+    let file = &*file.replace('\\', "/");
     file.starts_with('<')
         || file.contains("/lib/python")
         || file.contains("site-packages/")
@@ -155,7 +242,7 @@ fn is_module_of(file: &str, id: &str) -> bool {
     let Some(stem) = file.strip_suffix(".py") else {
         return false;
     };
-    let dotted = stem.replace('/', ".");
+    let dotted = stem.replace(['/', '\\'], ".");
     let mut rest = dotted.as_str();
     loop {
         if id.starts_with(rest) && (id.len() == rest.len() || id[rest.len()..].starts_with('.')) {
@@ -169,6 +256,22 @@ fn is_module_of(file: &str, id: &str) -> bool {
 }
 
 impl Parser {
+    /// A block whose header does not read as `FAIL: name (id)`: named by the header's text.
+    fn start_raw_block(&mut self, header: &str) {
+        let (kind, name) = if let Some(rest) = header.strip_prefix("FAIL: ") {
+            (BlockKind::Fail, rest)
+        } else if let Some(rest) = header.strip_prefix("ERROR: ") {
+            (BlockKind::Error, rest)
+        } else {
+            let rest = header
+                .strip_prefix("UNEXPECTED SUCCESS: ")
+                .unwrap_or(header);
+            (BlockKind::UnexpectedSuccess, rest)
+        };
+        let name = name.trim();
+        self.start_block(kind, name, name, None);
+    }
+
     fn start_block(&mut self, kind: BlockKind, name: &str, inner: &str, rest: Option<&str>) {
         self.finish_block();
         // Python 3.11+ prints the whole id in the parentheses; before, only its module and class
@@ -206,6 +309,15 @@ impl Parser {
     }
 
     fn body_line(&mut self, line: &str) {
+        let joined;
+        let line = match self.frame.take() {
+            Some(mut start) => {
+                start.push_str(line);
+                joined = start;
+                joined.as_str()
+            }
+            None => line,
+        };
         let Some(block) = self.block.as_mut() else {
             return;
         };
@@ -249,6 +361,11 @@ impl Parser {
             return;
         }
         if block.in_traceback {
+            if line.starts_with("  File \"") && is_cut_frame(line) && line.len() < MAX_JOINED {
+                // `  File "…", line ` and `122, in test_x` on the next line.
+                self.frame = Some(line.to_owned());
+                return;
+            }
             if let Some((file, n)) = frame(line).filter(|_| line.starts_with("  File ")) {
                 if !is_foreign(&file) && is_module_of(&file, &block.test_id) {
                     block.test_frame = Some((file.clone(), n));
@@ -258,7 +375,7 @@ impl Parser {
                 }
                 return;
             }
-            if !line.is_empty() && !line.starts_with(' ') {
+            if is_exception_line(line) {
                 block.exception = Some(clip(line.trim(), MAX_MESSAGE));
                 block.in_traceback = false;
             }
@@ -378,13 +495,17 @@ impl LineParser for Parser {
                 "----------------------------------------------------------------------",
             );
         }
-        if self.ran.is_some() && self.closing.is_none() {
+        if self.ran.is_some() {
+            // Awaiting the closing line: `OK …`, `FAILED (…)`, `NO TESTS RAN`.
             let text = line.trim();
             if text.starts_with("OK")
                 || text.starts_with("FAILED")
                 || text.starts_with("NO TESTS RAN")
             {
-                self.closing = Some(text.to_owned());
+                // The run is over; another may follow in the same log.
+                if let Some(ran) = self.ran.take() {
+                    self.done.add(ran, text);
+                }
             }
             return;
         }
@@ -402,9 +523,27 @@ impl LineParser for Parser {
         if !self.in_blocks {
             return;
         }
-        if (self.block.is_none() || self.block.as_ref().is_some_and(|b| !b.body))
-            && let Some(captures) = HEADER.captures(line)
-        {
+        let joined;
+        let line = match self.header.take() {
+            Some(mut start) => {
+                if line.starts_with("----------") && line.bytes().all(|b| b == b'-') {
+                    // The header never read as one: keep the block, named by what it says.
+                    self.start_raw_block(&start);
+                    self.body_line(line);
+                    return;
+                }
+                start.push_str(line);
+                joined = start;
+                joined.as_str()
+            }
+            None => line,
+        };
+        let in_header = self.block.is_none() || self.block.as_ref().is_some_and(|b| !b.body);
+        if in_header && is_header_start(line) && !HEADER.is_match(line) && line.len() < MAX_JOINED {
+            self.header = Some(line.to_owned());
+            return;
+        }
+        if in_header && let Some(captures) = HEADER.captures(line) {
             let kind = match &captures[1] {
                 "FAIL" => BlockKind::Fail,
                 "ERROR" => BlockKind::Error,
@@ -428,13 +567,14 @@ impl LineParser for Parser {
     fn finish(mut self: Box<Self>) -> Report {
         self.finish_block();
         let mut report = self.report;
-        let closing = self.closing.unwrap_or_default();
-        let count = |key: &str| closing_count(&closing, key);
-        let failures = count("failures");
-        let errors = count("errors");
-        let skipped = count("skipped");
-        let expected = count("expected failures");
-        let unexpected = count("unexpected successes");
+        let mut done = self.done;
+        // The last run printed `Ran N tests` and no closing line after it.
+        let cut = self.ran.is_some();
+        if let Some(ran) = self.ran {
+            done.add(ran, "");
+        }
+        let (failures, errors, skipped) = (done.failures, done.errors, done.skipped);
+        let (expected, unexpected) = (done.expected, done.unexpected);
         if self.unexpected_listed < unexpected {
             // Python before 3.11 lists no block for them.
             for _ in self.unexpected_listed..unexpected {
@@ -446,7 +586,7 @@ impl LineParser for Parser {
                 ));
             }
         }
-        let Some(ran) = self.ran else {
+        if done.count == 0 {
             report.outcome = if report.errors().next().is_some() {
                 Outcome::Failed
             } else {
@@ -459,13 +599,15 @@ impl LineParser for Parser {
                 );
             }
             return report;
-        };
+        }
+        let ran = done.ran;
+        let closing = &done.last;
         let failed = failures + errors + unexpected;
         report.counts.tests_failed = Some(failed);
         report.counts.tests_skipped = Some(skipped);
         report.counts.tests_passed = Some(ran.saturating_sub(failed + skipped + expected));
-        report.summary = Some(format!("Ran {ran} tests: {closing}"));
-        report.outcome = if closing.starts_with("FAILED") || failed > 0 {
+        report.summary = Some(done.closings.join("; "));
+        report.outcome = if done.failed || failed > 0 {
             if report.errors().next().is_some() {
                 Outcome::Failed
             } else {
@@ -474,17 +616,17 @@ impl LineParser for Parser {
                 ));
                 Outcome::Errored
             }
-        } else if closing.starts_with("NO TESTS RAN") || ran == 0 {
+        } else if done.empty {
             report.error = Some(format!("unittest ran no test ({closing})"));
             Outcome::Errored
-        } else if closing.starts_with("OK") {
-            Outcome::Passed
-        } else {
+        } else if cut {
             report.error = Some(
                 "the log ends after `Ran N tests` but before unittest's `OK` or `FAILED`"
                     .to_owned(),
             );
             Outcome::Errored
+        } else {
+            Outcome::Passed
         };
         report
     }
@@ -524,6 +666,35 @@ mod tests {
         assert_eq!(parse("..F.\n").outcome, Outcome::Errored);
         let log = format!("..\n{DASH}\nRan 2 tests in 0.000s\n\nOK (skipped=1)\n");
         assert_eq!(parse(&log).outcome, Outcome::Passed);
+    }
+
+    #[test]
+    fn the_runs_of_one_log_are_added_up() {
+        let log = format!(
+            "..\n{DASH}\nRan 2 tests in 0.1s\n\nOK\n$ python -m unittest\n.F\n{RULE}\nFAIL: test_x (t.T.test_x)\n{DASH}\nTraceback (most recent call last):\n  File \"/app/t.py\", line 3, in test_x\n    self.fail()\nAssertionError: None\n\n{DASH}\nRan 2 tests in 0.1s\n\nFAILED (failures=1)\n"
+        );
+        let report = parse(&log);
+        assert_eq!(report.outcome, Outcome::Failed);
+        assert_eq!(report.counts.tests_passed, Some(3));
+        assert_eq!(report.counts.tests_failed, Some(1));
+        // A later run cut before its closing line leaves the log unverified.
+        let cut = format!("..\n{DASH}\nRan 2 tests in 0.1s\n\nOK\n.\n{DASH}\nRan 1 test in 0.1s\n");
+        assert_eq!(parse(&cut).outcome, Outcome::Errored);
+    }
+
+    #[test]
+    fn headers_and_frames_a_console_wrapped_are_joined() {
+        // PowerShell breaks lines at its width, after a space or inside a word.
+        let log = format!(
+            "E\n{RULE}\nERROR: \ntest_long_name (tests.test_a.ATe\nst.test_long_name)\n{DASH}\nTraceback (most recent call last):\n  File \"D:\\app\\tests\\test_a.py\", line \n12, in \ntest_long_name\n    run(1, \n2)\nKeyError: 'x'\n\n{DASH}\nRan 1 test in 0.1s\n\nFAILED (errors=1)\n"
+        );
+        let report = parse(&log);
+        assert_eq!(report.outcome, Outcome::Failed);
+        let d = report.diagnostics.first().expect("a failure");
+        assert_eq!(d.test.as_deref(), Some("tests.test_a.ATest.test_long_name"));
+        assert_eq!(d.file.as_deref(), Some("D:\\app\\tests\\test_a.py"));
+        assert_eq!(d.line, Some(12));
+        assert_eq!(d.message, "KeyError: 'x'");
     }
 
     #[test]
