@@ -102,6 +102,16 @@ impl Summarizer for EslintSummarizer {
         if sample.contains("\"filePath\":") && sample.contains("\"errorCount\":") {
             return 80;
         }
+        // Only the script line that ran it: a clean run prints nothing. Any other tool's own
+        // output is surer than this.
+        if sample
+            .lines()
+            .take(5_000)
+            .any(|l| crate::text::script_runs(l, &["eslint"]))
+            && !sample.lines().any(|l| parse_row(l).is_some())
+        {
+            return 40;
+        }
         // Rows without their summary (a log cut short).
         let rows = sample
             .lines()
@@ -368,6 +378,72 @@ fn is_rule_id(text: &str) -> bool {
         && text
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'/' | b'@' | b'.'))
+}
+
+/// How many lines an open message (a row without a rule id) may go on for; a React Compiler
+/// message with its code frame takes about twenty.
+const MAX_OPEN_LINES: usize = 80;
+
+/// The line without the `##[error]` or `##[warning]` a GitHub Actions problem matcher writes
+/// before each line it matched (`##[warning]  1:54  warning  'x' is defined …`).
+fn strip_annotation(line: &str) -> &str {
+    if !line.starts_with("##[") {
+        return line;
+    }
+    ["##[error]", "##[warning]", "##[notice]"]
+        .iter()
+        .find_map(|marker| line.strip_prefix(marker))
+        .unwrap_or(line)
+}
+
+/// The rule id a multi-line message ends with: the last column, two spaces or more after the
+/// text (`  41 |  react-hooks/set-state-in-effect`). Only a plugin's or a hyphenated rule counts
+/// here, so that code in a frame is not taken for one.
+fn trailing_rule_id(line: &str) -> Option<&str> {
+    let line = trim_end_spaces(line);
+    let last = memchr::memrchr(b' ', line.as_bytes())?;
+    let rule = &line[last + 1..];
+    (last > 0
+        && line.as_bytes()[last - 1] == b' '
+        && is_rule_id(rule)
+        && rule.contains(['-', '/'])
+        && rule
+            .bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphabetic() || b == b'@'))
+    .then_some(rule)
+}
+
+/// Whether a trimmed line is part of a code frame: `36 |   useEffect(…`, `> 38 |   …`, `|   ^^^`.
+fn is_code_frame_line(trimmed: &str) -> bool {
+    let rest = trimmed.strip_prefix('>').unwrap_or(trimmed).trim_start();
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    rest[digits..].trim_start().starts_with('|')
+}
+
+/// Whether a line can be the path stylish prints above a file's rows: absolute (`/p/a.js`,
+/// `C:\p\a.js`), or a single word (a relative path).
+fn looks_like_path(line: &str) -> bool {
+    let bytes = line.as_bytes();
+    bytes.first() == Some(&b'/')
+        || bytes.starts_with(b"\\\\")
+        || (bytes.len() > 2
+            && bytes[0].is_ascii_alphabetic()
+            && bytes[1] == b':'
+            && matches!(bytes[2], b'\\' | b'/'))
+        || !line.contains(' ')
+}
+
+/// Gives the last diagnostic its rule id, found after its message.
+fn set_rule(report: &mut Report, rule: &str) {
+    let Some(diagnostic) = report.diagnostics.last_mut() else {
+        return;
+    };
+    diagnostic.code = Some(rule.to_owned());
+    if diagnostic.severity == Severity::Error && ROOT_CAUSE_RULES.contains(&rule) {
+        diagnostic.root_cause = true;
+    }
+    diagnostic.refresh_fingerprint();
 }
 
 /// Whether a line starts a crash message that eslint prints instead of linting, without its
@@ -847,6 +923,10 @@ struct Parser {
     after_row: bool,
     last_row_kept: bool,
     continuation_lines: usize,
+    /// Whether the last row had no rule id: its message may go on over several paragraphs and a
+    /// code frame (React Compiler rules), blank lines included, up to the line that ends with the
+    /// rule id. Holds whether a blank line was seen since.
+    open_message: Option<bool>,
     /// Rows seen, and files with at least one row.
     row_errors: u64,
     row_warnings: u64,
@@ -875,6 +955,7 @@ impl Default for Parser {
             after_row: false,
             last_row_kept: false,
             continuation_lines: 0,
+            open_message: None,
             row_errors: 0,
             row_warnings: 0,
             row_files: 0,
@@ -989,6 +1070,48 @@ impl Parser {
         self.file_rows = 0;
     }
 
+    /// A line while the last row's message is open ([`Parser::open_message`]). Returns whether
+    /// the line belonged to the message; otherwise the message is closed and the line is read as
+    /// usual.
+    fn open_message_line(&mut self, line: &str) -> bool {
+        let Some(seen_blank) = self.open_message else {
+            return false;
+        };
+        let trimmed = line.trim();
+        if trimmed.is_empty() {
+            self.open_message = Some(true);
+            return true;
+        }
+        self.continuation_lines += 1;
+        let ends_message = parse_row(line).is_some()
+            || self.continuation_lines > MAX_OPEN_LINES
+            || (line.contains(" problem") && parse_summary(line).is_some())
+            || line.starts_with("Oops! Something went wrong!")
+            // After a blank line, a path at the start of the line is the next file's header.
+            || seen_blank && !line.starts_with([' ', '\t']) && looks_like_path(trimmed);
+        if ends_message {
+            self.open_message = None;
+            // Still inside the file: the blank lines were the message's.
+            self.after_row = false;
+            return false;
+        }
+        if let Some(rule) = trailing_rule_id(line) {
+            self.open_message = None;
+            self.after_row = false;
+            if self.last_row_kept {
+                set_rule(&mut self.report, rule);
+            }
+            return true;
+        }
+        if self.last_row_kept
+            && self.continuation_lines <= MAX_CONTINUATION_LINES
+            && !is_code_frame_line(trimmed)
+        {
+            append_detail(&mut self.report, line);
+        }
+        true
+    }
+
     fn crash_line(&mut self, line: &str) {
         let trimmed = line.trim();
         if trimmed.is_empty() {
@@ -1020,9 +1143,12 @@ impl LineParser for Parser {
     fn line(&mut self, line: &str) {
         // PowerShell's redirection starts the output with a byte order mark.
         let line = line.strip_prefix('\u{feff}').unwrap_or(line);
-        let line = self.prefixes.strip(line);
+        let line = strip_annotation(self.prefixes.strip(line));
         if matches!(self.json, Some((_, JsonSource::Lines))) {
             self.json_line(line);
+            return;
+        }
+        if self.open_message.is_some() && self.open_message_line(line) {
             return;
         }
         let Some(&first) = line.as_bytes().first() else {
@@ -1057,6 +1183,7 @@ impl LineParser for Parser {
                 );
                 self.after_row = true;
                 self.continuation_lines = 0;
+                self.open_message = row.rule.is_none().then_some(false);
                 return;
             }
             // The fixable line, a crash's indented detail, a stack frame.
@@ -1250,6 +1377,59 @@ mod tests {
             Some(
                 "However, that TSConfig does not include this file. Either: - Change ESLint's list of included files to not include this file"
             )
+        );
+    }
+
+    #[test]
+    fn messages_with_paragraphs_and_code_frames_keep_their_file_and_rule() {
+        // The shape of react-hooks' compiler rules (eslint-plugin-react-hooks 6).
+        let report = parse(
+            "\nC:\\p\\a.jsx\n  38:7  error  Error: Calling setState synchronously within an effect can trigger cascading renders\n\nEffects are intended to synchronize state.\n* Update external systems.\n\n  36 |   useEffect(() => {\n> 38 |       setOpen(false)\n     |       ^^^^^^^ Avoid calling setState() directly\n  41 |  react-hooks/set-state-in-effect\n  43:31  error  Redundant double negation  no-extra-boolean-cast\n\nC:\\p\\b.jsx\n  1:1  error  'x' is not defined  no-undef\n\n✖ 3 problems (3 errors, 0 warnings)\n",
+        );
+        let seen: Vec<(Option<&str>, Option<&str>)> = report
+            .diagnostics
+            .iter()
+            .map(|d| (d.file.as_deref(), d.code.as_deref()))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                (
+                    Some("C:\\p\\a.jsx"),
+                    Some("react-hooks/set-state-in-effect")
+                ),
+                (Some("C:\\p\\a.jsx"), Some("no-extra-boolean-cast")),
+                (Some("C:\\p\\b.jsx"), Some("no-undef")),
+            ]
+        );
+        assert_eq!(report.counts.files, Some(2));
+        assert_eq!(
+            report.diagnostics[0].detail.as_deref(),
+            Some("Effects are intended to synchronize state. * Update external systems.")
+        );
+        // A row without a rule id before the next file still ends with that file's path.
+        let report = parse(
+            "\n/p/a.ts\n  0:0  error  Parsing error: x was not found\n\n/p/b.ts\n  1:1  error  'y' is not defined  no-undef\n\n✖ 2 problems (2 errors, 0 warnings)\n",
+        );
+        let files: Vec<Option<&str>> = report
+            .diagnostics
+            .iter()
+            .map(|d| d.file.as_deref())
+            .collect();
+        assert_eq!(files, [Some("/p/a.ts"), Some("/p/b.ts")]);
+    }
+
+    #[test]
+    fn problem_matcher_annotations_and_script_lines() {
+        let report = parse(
+            "/p/a.js\n##[warning]  1:54  warning  'x' is defined but never used  no-unused-vars\n\n✖ 1 problem (0 errors, 1 warning)\n",
+        );
+        assert_eq!(report.diagnostics[0].file.as_deref(), Some("/p/a.js"));
+        assert_eq!(report.outcome, Outcome::Passed);
+        assert!(EslintSummarizer.sniff("\n> app@1.0.0 lint\n> eslint .\n\n") >= 30);
+        assert_eq!(
+            EslintSummarizer.sniff("\n> app@1.0.0 lint\n> echo eslint\n"),
+            0
         );
     }
 

@@ -128,6 +128,9 @@ impl Summarizer for TscSummarizer {
         match (header, sample.contains("Found ")) {
             (true, true) => 90,
             (true, false) => 85,
+            // Only the script line that ran it: a clean run prints nothing. Any other tool's own
+            // output is surer than this.
+            _ if sample.lines().take(5_000).any(runs_tsc) => 40,
             _ => 0,
         }
     }
@@ -407,6 +410,25 @@ fn after_timestamp(line: &str) -> Option<&str> {
     Some(&line[sep + 3..])
 }
 
+/// The line without the `##[error]` or `##[warning]` a GitHub Actions problem matcher writes
+/// before each diagnostic it matched (`##[error]src/a.ts(3,7): error TS2322: …`).
+fn strip_annotation(line: &str) -> &str {
+    if !line.starts_with("##[") {
+        return line;
+    }
+    ["##[error]", "##[warning]", "##[notice]"]
+        .iter()
+        .find_map(|marker| line.strip_prefix(marker))
+        .unwrap_or(line)
+}
+
+/// Whether a package manager's script line runs tsc: npm's and pnpm's `> tsc --noEmit`, yarn's
+/// `$ tsc` or `$ "C:\p\node_modules\.bin\tsc" -noEmit`, `> rm -rf dist && tsc -p x`. A clean
+/// run prints nothing else, so this line is all a passing log shows of tsc.
+fn runs_tsc(line: &str) -> bool {
+    crate::text::script_runs(line, &["tsc", "vue-tsc"])
+}
+
 /// The state of the line after a header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
@@ -636,6 +658,7 @@ impl Parser {
 
 impl LineParser for Parser {
     fn line(&mut self, line: &str) {
+        let line = strip_annotation(line);
         let Some(&first) = line.as_bytes().first() else {
             // A blank line ends a pretty message; its code frame follows.
             if self.state == State::Message {
@@ -779,6 +802,19 @@ mod tests {
         assert_eq!(report.diagnostics[0].file.as_deref(), Some("src/a.ts"));
         assert_eq!(report.diagnostics[0].detail.as_deref(), Some("Detail."));
         assert_eq!(report.diagnostics[1].file, None);
+    }
+
+    #[test]
+    fn problem_matcher_annotations_and_script_lines() {
+        let report = parse(
+            "##[error]src/a.ts(1,7): error TS2322: Type 'string' is not assignable to type 'number'.\n",
+        );
+        assert_eq!(report.diagnostics[0].file.as_deref(), Some("src/a.ts"));
+        assert_eq!(report.counts.errors, Some(1));
+        // A clean run shows nothing but the script line that ran tsc.
+        let clean = "\n> app@1.0.0 typecheck\n> tsc --noEmit --pretty false\n\n";
+        assert!(TscSummarizer.sniff(clean) >= 30);
+        assert_eq!(parse(clean).outcome, Outcome::Passed);
     }
 
     #[test]
