@@ -102,6 +102,28 @@ impl Summarizer for EslintSummarizer {
         if sample.contains("\"filePath\":") && sample.contains("\"errorCount\":") {
             return 80;
         }
+        // The `unix` and `compact` formatters: every row names its file and ends in its rule.
+        if sample
+            .lines()
+            .take(5_000)
+            .any(|l| parse_flat_row(l).is_some())
+        {
+            return 90;
+        }
+        // `next lint`: its rows have no indent and a capitalised severity.
+        let next_rows = sample
+            .lines()
+            .take(5_000)
+            .filter(|l| parse_next_row(l).is_some())
+            .take(3)
+            .count();
+        if next_rows > 0
+            && (sample.contains("> next lint")
+                || sample.contains("Need to disable some ESLint rules"))
+            || next_rows >= 3
+        {
+            return 90;
+        }
         // Only the script line that ran it: a clean run prints nothing. Any other tool's own
         // output is surer than this.
         if sample
@@ -339,6 +361,150 @@ fn parse_row(line: &str) -> Option<Row<'_>> {
         message,
         rule,
     })
+}
+
+/// One row of the `unix` or `compact` formatter, which names its file on every row.
+#[derive(Debug, PartialEq, Eq)]
+struct FlatRow<'a> {
+    file: &'a str,
+    row: Row<'a>,
+}
+
+/// Parses a row of eslint's `unix` formatter, `/p/a.js:3:7: 'x' is not defined. [Error/no-undef]`
+/// (`[Error]` alone for a fatal error), or of its `compact` formatter, `/p/a.js: line 3, col 7,
+/// Error - 'x' is not defined. (no-undef)`.
+fn parse_flat_row(line: &str) -> Option<FlatRow<'_>> {
+    let line = trim_end_spaces(line);
+    if line.ends_with(']') {
+        parse_unix_row(line)
+    } else if line.ends_with(')') {
+        parse_compact_row(line)
+    } else {
+        None
+    }
+}
+
+fn parse_unix_row(line: &str) -> Option<FlatRow<'_>> {
+    let open = line.rfind(" [")?;
+    let tag = &line[open + 2..line.len() - 1];
+    let (severity, rule) = match tag.split_once('/') {
+        Some((severity, rule)) => (severity, Some(rule)),
+        None => (tag, None),
+    };
+    let severity = match severity {
+        "Error" => Severity::Error,
+        "Warning" => Severity::Warning,
+        _ => return None,
+    };
+    if rule.is_some_and(|r| !is_rule_id(r)) {
+        return None;
+    }
+    let head = &line[..open];
+    // The file may hold colons (`C:\p`): the location is the first `:L:C: ` after it.
+    let bytes = head.as_bytes();
+    let mut from = 0;
+    while let Some(found) = memchr::memchr(b':', &bytes[from..]) {
+        let at = from + found;
+        from = at + 1;
+        let Some((line_no, next)) = number(bytes, at + 1) else {
+            continue;
+        };
+        if bytes.get(next) != Some(&b':') {
+            continue;
+        }
+        let Some((column, next)) = number(bytes, next + 1) else {
+            continue;
+        };
+        if at == 0 || !bytes[next..].starts_with(b": ") {
+            continue;
+        }
+        return Some(FlatRow {
+            file: &head[..at],
+            row: Row {
+                line: line_no,
+                column,
+                severity,
+                message: head[next + 2..].trim(),
+                rule,
+            },
+        });
+    }
+    None
+}
+
+fn parse_compact_row(line: &str) -> Option<FlatRow<'_>> {
+    let at = line.find(": line ")?;
+    let bytes = line.as_bytes();
+    let (line_no, next) = number(bytes, at + ": line ".len())?;
+    let rest = line[next..].strip_prefix(", col ")?;
+    let (column, used) = number(rest.as_bytes(), 0)?;
+    let rest = rest[used..].strip_prefix(", ")?;
+    let (severity, rest) = if let Some(rest) = rest.strip_prefix("Error - ") {
+        (Severity::Error, rest)
+    } else {
+        (Severity::Warning, rest.strip_prefix("Warning - ")?)
+    };
+    let (message, rule) = match rest.rfind(" (") {
+        Some(open) if is_rule_id(&rest[open + 2..rest.len() - 1]) => {
+            (&rest[..open], Some(&rest[open + 2..rest.len() - 1]))
+        }
+        _ => (rest, None),
+    };
+    Some(FlatRow {
+        file: &line[..at],
+        row: Row {
+            line: line_no,
+            column,
+            severity,
+            message,
+            rule,
+        },
+    })
+}
+
+/// Parses a row of `next lint`, which prints eslint's findings its own way: no indent, the
+/// severity capitalised with a colon, `10:27  Warning: 'req' is defined but never used.  rule`.
+fn parse_next_row(line: &str) -> Option<Row<'_>> {
+    let bytes = line.as_bytes();
+    let (line_no, next) = number(bytes, 0)?;
+    if bytes.get(next) != Some(&b':') {
+        return None;
+    }
+    let (column, next) = number(bytes, next + 1)?;
+    let rest = line.get(skip_spaces(bytes, next)..)?;
+    if next == rest.len() {
+        return None;
+    }
+    let (severity, rest) = if let Some(rest) = rest.strip_prefix("Error: ") {
+        (Severity::Error, rest)
+    } else {
+        (Severity::Warning, rest.strip_prefix("Warning: ")?)
+    };
+    let rest = trim_end_spaces(rest);
+    let (message, rule) = match memchr::memrchr(b' ', rest.as_bytes()) {
+        Some(last)
+            if last > 0 && rest.as_bytes()[last - 1] == b' ' && is_rule_id(&rest[last + 1..]) =>
+        {
+            (trim_end_spaces(&rest[..last]), Some(&rest[last + 1..]))
+        }
+        _ => (rest, None),
+    };
+    Some(Row {
+        line: line_no,
+        column,
+        severity,
+        message,
+        rule,
+    })
+}
+
+/// The total the `unix` and `compact` formatters end with: `22 problems`, `1 problem`.
+fn parse_total(line: &str) -> Option<u64> {
+    let line = line.trim_end();
+    let n = line
+        .strip_suffix(" problems")
+        .or_else(|| line.strip_suffix(" problem"))?;
+    n.parse().ok()
 }
 
 /// `text` without its trailing spaces (bytes, not chars: the rows' padding is ASCII).
@@ -933,6 +1099,10 @@ struct Parser {
     row_files: u64,
     /// The `✖` lines' counts, summed.
     summary: Option<(u64, u64)>,
+    /// The `unix` and `compact` formatters' totals (`22 problems`), summed, and the file of
+    /// their last row.
+    flat_total: Option<u64>,
+    flat_file: Option<String>,
     too_many_warnings: Option<String>,
     /// Inside `Oops! Something went wrong!`: the lines of eslint's message.
     in_crash: bool,
@@ -960,6 +1130,8 @@ impl Default for Parser {
             row_warnings: 0,
             row_files: 0,
             summary: None,
+            flat_total: None,
+            flat_file: None,
             too_many_warnings: None,
             in_crash: false,
             crash_lines: Vec::new(),
@@ -1070,6 +1242,53 @@ impl Parser {
         self.file_rows = 0;
     }
 
+    /// A row under the current file's path.
+    fn row(&mut self, row: Row<'_>) {
+        self.file_rows += 1;
+        match row.severity {
+            Severity::Error => self.row_errors += 1,
+            _ => self.row_warnings += 1,
+        }
+        self.last_row_kept = push(
+            &mut self.report,
+            self.file.as_deref(),
+            row.line,
+            row.column,
+            row.severity,
+            row.message,
+            row.rule,
+            false,
+        );
+        self.after_row = true;
+        self.continuation_lines = 0;
+        self.open_message = row.rule.is_none().then_some(false);
+    }
+
+    /// A row of the `unix` or `compact` formatter, which names its own file. Rows come grouped
+    /// by file, so a new file starts where the name changes.
+    fn flat_row(&mut self, flat: FlatRow<'_>) {
+        self.end_file();
+        if self.flat_file.as_deref() != Some(flat.file) {
+            self.row_files += 1;
+            self.flat_file = Some(flat.file.to_owned());
+        }
+        match flat.row.severity {
+            Severity::Error => self.row_errors += 1,
+            _ => self.row_warnings += 1,
+        }
+        self.last_row_kept = push(
+            &mut self.report,
+            Some(flat.file),
+            flat.row.line,
+            flat.row.column,
+            flat.row.severity,
+            flat.row.message,
+            flat.row.rule,
+            false,
+        );
+        self.after_row = false;
+    }
+
     /// A line while the last row's message is open ([`Parser::open_message`]). Returns whether
     /// the line belonged to the message; otherwise the message is closed and the line is read as
     /// usual.
@@ -1166,24 +1385,7 @@ impl LineParser for Parser {
         if first == b' ' {
             // A row without its file (a log that starts in the middle) still counts.
             if let Some(row) = parse_row(line) {
-                self.file_rows += 1;
-                match row.severity {
-                    Severity::Error => self.row_errors += 1,
-                    _ => self.row_warnings += 1,
-                }
-                self.last_row_kept = push(
-                    &mut self.report,
-                    self.file.as_deref(),
-                    row.line,
-                    row.column,
-                    row.severity,
-                    row.message,
-                    row.rule,
-                    false,
-                );
-                self.after_row = true;
-                self.continuation_lines = 0;
-                self.open_message = row.rule.is_none().then_some(false);
+                self.row(row);
                 return;
             }
             // The fixable line, a crash's indented detail, a stack frame.
@@ -1243,6 +1445,29 @@ impl LineParser for Parser {
             self.failure_sign = Some(clip(line.trim(), MAX_ERROR));
             return;
         }
+        if first.is_ascii_digit()
+            && let Some(row) = parse_next_row(line)
+        {
+            self.row(row);
+            // Its rows follow each other without indent: none is a message's further line.
+            self.after_row = false;
+            self.open_message = None;
+            return;
+        }
+        if matches!(line.as_bytes().last(), Some(b']' | b')'))
+            && let Some(flat) = parse_flat_row(line)
+        {
+            self.flat_row(flat);
+            return;
+        }
+        if first.is_ascii_digit()
+            && let Some(total) = parse_total(line)
+        {
+            self.end_file();
+            self.flat_total = Some(self.flat_total.unwrap_or(0) + total);
+            self.report.summary = Some(line.trim().to_owned());
+            return;
+        }
         // A file's path; its rows follow.
         self.end_file();
         self.file = Some(line.trim_end().to_owned());
@@ -1258,6 +1483,7 @@ impl LineParser for Parser {
             }
             self.end_json_report();
         }
+        let flat_total = self.flat_total;
         let mut report = self.report;
         let json = self.json_totals;
         let (errors, warnings, files) = if json.reports > 0 {
@@ -1269,8 +1495,16 @@ impl LineParser for Parser {
         } else if let Some((errors, warnings)) = self.summary {
             (errors, warnings, self.row_files)
         } else {
-            if self.row_errors + self.row_warnings > 0 {
-                report.note("no `✖ N problems` summary: the counts are the rows printed");
+            let rows = self.row_errors + self.row_warnings;
+            match flat_total {
+                Some(total) if total != rows => report.note(format!(
+                    "eslint counts {total} problems, the log lists {rows}"
+                )),
+                Some(_) => {}
+                None if rows > 0 => {
+                    report.note("no `✖ N problems` summary: the counts are the rows printed");
+                }
+                None => {}
             }
             (self.row_errors, self.row_warnings, self.row_files)
         };
@@ -1291,8 +1525,10 @@ impl LineParser for Parser {
         });
         // Counts only when eslint linted and its report was read whole: a crash or a cut report
         // has no counts of its own.
-        let linted =
-            json.reports > 0 || self.summary.is_some() || self.row_errors + self.row_warnings > 0;
+        let linted = json.reports > 0
+            || self.summary.is_some()
+            || flat_total.is_some()
+            || self.row_errors + self.row_warnings > 0;
         if (crash.is_none() || linted) && !json_broken {
             report.counts.errors = Some(errors);
             report.counts.warnings = Some(warnings);
@@ -1417,6 +1653,59 @@ mod tests {
             .map(|d| d.file.as_deref())
             .collect();
         assert_eq!(files, [Some("/p/a.ts"), Some("/p/b.ts")]);
+    }
+
+    #[test]
+    fn unix_compact_and_next_lint_rows() {
+        let unix = parse_flat_row(
+            "C:\\p\\a.tsx:48:6: React Hook useEffect has a missing dependency. [Warning/react-hooks/exhaustive-deps]",
+        )
+        .expect("unix");
+        assert_eq!(unix.file, "C:\\p\\a.tsx");
+        assert_eq!((unix.row.line, unix.row.column), (48, 6));
+        assert_eq!(unix.row.rule, Some("react-hooks/exhaustive-deps"));
+        let fatal = parse_flat_row("/p/a.js:5:60: Parsing error: Unexpected token ) [Error]")
+            .expect("fatal");
+        assert_eq!(
+            (fatal.row.severity, fatal.row.rule),
+            (Severity::Error, None)
+        );
+        let compact =
+            parse_flat_row("/p/a.js: line 3, col 7, Error - 'x' is not defined. (no-undef)")
+                .expect("compact");
+        assert_eq!(
+            (compact.file, compact.row.rule),
+            ("/p/a.js", Some("no-undef"))
+        );
+        assert_eq!(parse_flat_row("see [docs]"), None);
+        let next = parse_next_row(
+            "72:84  Error: `'` can be escaped with `&apos;`.  react/no-unescaped-entities",
+        )
+        .expect("next");
+        assert_eq!(next.rule, Some("react/no-unescaped-entities"));
+        assert_eq!(next.severity, Severity::Error);
+
+        let report = parse(
+            "/p/a.js:3:7: 'x' is not defined. [Error/no-undef]\n/p/a.js:4:1: Unexpected console statement. [Warning/no-console]\n/p/b.js:1:1: 'y' is not defined. [Error/no-undef]\n\n3 problems\n",
+        );
+        assert_eq!(report.outcome, Outcome::Failed);
+        assert_eq!(
+            (report.counts.errors, report.counts.warnings),
+            (Some(2), Some(1))
+        );
+        assert_eq!(report.counts.files, Some(2));
+        assert!(report.notes.is_empty(), "{:?}", report.notes);
+
+        let report = parse(
+            "\n> app@0.1.0 lint\n> next lint\n\n\n./src/a.tsx\n10:27  Warning: 'req' is defined but never used.  @typescript-eslint/no-unused-vars\n72:84  Error: `'` can be escaped.  react/no-unescaped-entities\n\n./src/b.tsx\n1:1  Error: Do not use a.  rule-x\n\ninfo  - Need to disable some ESLint rules? Learn more here: https://nextjs.org/docs\n",
+        );
+        assert_eq!(report.outcome, Outcome::Failed);
+        assert_eq!(
+            (report.counts.errors, report.counts.warnings),
+            (Some(2), Some(1))
+        );
+        assert_eq!(report.counts.files, Some(2));
+        assert_eq!(report.diagnostics[1].file.as_deref(), Some("./src/a.tsx"));
     }
 
     #[test]
