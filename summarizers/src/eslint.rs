@@ -600,6 +600,22 @@ fn looks_like_path(line: &str) -> bool {
         || !line.contains(' ')
 }
 
+/// Whether a line ends with `:line:column`, as the header of a code frame does
+/// (`C:\\p\\a.tsx:13:9`); stylish never puts a location after a file's path.
+fn ends_with_location(line: &str) -> bool {
+    let mut rest = line;
+    for _ in 0..2 {
+        let Some((head, digits)) = rest.rsplit_once(':') else {
+            return false;
+        };
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return false;
+        }
+        rest = head;
+    }
+    !rest.is_empty()
+}
+
 /// Gives the last diagnostic its rule id, found after its message.
 fn set_rule(report: &mut Report, rule: &str) {
     let Some(diagnostic) = report.diagnostics.last_mut() else {
@@ -1306,8 +1322,12 @@ impl Parser {
             || self.continuation_lines > MAX_OPEN_LINES
             || (line.contains(" problem") && parse_summary(line).is_some())
             || line.starts_with("Oops! Something went wrong!")
-            // After a blank line, a path at the start of the line is the next file's header.
-            || seen_blank && !line.starts_with([' ', '\t']) && looks_like_path(trimmed);
+            // After a blank line, a path at the start of the line is the next file's header,
+            // unless it names a line and column: that heads the message's code frame.
+            || seen_blank
+                && !line.starts_with([' ', '\t'])
+                && looks_like_path(trimmed)
+                && !ends_with_location(trimmed);
         if ends_message {
             self.open_message = None;
             // Still inside the file: the blank lines were the message's.
@@ -1325,6 +1345,7 @@ impl Parser {
         if self.last_row_kept
             && self.continuation_lines <= MAX_CONTINUATION_LINES
             && !is_code_frame_line(trimmed)
+            && !ends_with_location(trimmed)
         {
             append_detail(&mut self.report, line);
         }
@@ -1620,7 +1641,7 @@ mod tests {
     fn messages_with_paragraphs_and_code_frames_keep_their_file_and_rule() {
         // The shape of react-hooks' compiler rules (eslint-plugin-react-hooks 6).
         let report = parse(
-            "\nC:\\p\\a.jsx\n  38:7  error  Error: Calling setState synchronously within an effect can trigger cascading renders\n\nEffects are intended to synchronize state.\n* Update external systems.\n\n  36 |   useEffect(() => {\n> 38 |       setOpen(false)\n     |       ^^^^^^^ Avoid calling setState() directly\n  41 |  react-hooks/set-state-in-effect\n  43:31  error  Redundant double negation  no-extra-boolean-cast\n\nC:\\p\\b.jsx\n  1:1  error  'x' is not defined  no-undef\n\n✖ 3 problems (3 errors, 0 warnings)\n",
+            "\nC:\\p\\a.jsx\n  38:7  error  Error: Calling setState synchronously within an effect can trigger cascading renders\n\nEffects are intended to synchronize state.\n* Update external systems.\n\nC:\\p\\a.jsx:38:7\n  36 |   useEffect(() => {\n> 38 |       setOpen(false)\n     |       ^^^^^^^ Avoid calling setState() directly\n  41 |  react-hooks/set-state-in-effect\n  43:31  error  Redundant double negation  no-extra-boolean-cast\n\nC:\\p\\b.jsx\n  1:1  error  'x' is not defined  no-undef\n\n✖ 3 problems (3 errors, 0 warnings)\n",
         );
         let seen: Vec<(Option<&str>, Option<&str>)> = report
             .diagnostics
