@@ -37,9 +37,14 @@ use verdict_core::{
     Diagnostic, Fingerprint, Kind, LineParser, Outcome, Report, Severity, Summarizer,
 };
 
+use crate::js_test::unprefixed_sample;
 use crate::text::clip;
 
 const TOOL: &str = "tsc";
+
+/// The first line of the help tsc prints instead of compiling when it finds no tsconfig.json and
+/// was given no file (after `Version 5.5.4`).
+const HELP_BANNER: &str = "tsc: The TypeScript Compiler - Version";
 
 /// The longest message kept, in characters.
 const MAX_MESSAGE: usize = 400;
@@ -107,8 +112,11 @@ impl Summarizer for TscSummarizer {
     }
 
     fn sniff(&self, sample: &str) -> u8 {
-        // What the npm package `tsc` (a placeholder, not TypeScript) prints instead of compiling.
-        if sample.contains("This is not the tsc command you are looking for") {
+        // What the npm package `tsc` (a placeholder, not TypeScript) prints instead of compiling,
+        // and the help tsc prints when it finds no tsconfig.json and was given no file.
+        if sample.contains("This is not the tsc command you are looking for")
+            || sample.contains(HELP_BANNER)
+        {
             return 90;
         }
         // The footer and the watch-mode status lines are tsc's alone.
@@ -130,7 +138,7 @@ impl Summarizer for TscSummarizer {
             (true, false) => 85,
             // Only the script line that ran it: a clean run prints nothing. Any other tool's own
             // output is surer than this.
-            _ if sample.lines().take(5_000).any(runs_tsc) => 40,
+            _ if unprefixed_sample(sample).lines().take(5_000).any(runs_tsc) => 40,
             _ => 0,
         }
     }
@@ -635,6 +643,14 @@ impl Parser {
         if self.crash.is_some() {
             return;
         }
+        if line.starts_with(HELP_BANNER) {
+            self.crash = Some(
+                "tsc printed its help instead of checking: no tsconfig.json where it ran, and no \
+                 file named"
+                    .to_owned(),
+            );
+            return;
+        }
         let crashed = line.starts_with("Error: Debug Failure")
             || line.contains("JavaScript heap out of memory")
             || line.starts_with("RangeError: Maximum call stack size exceeded")
@@ -955,6 +971,9 @@ mod tests {
         assert_eq!(report.outcome, Outcome::Errored);
         let report = parse("src/a.ts(x,y): error TS2322: broken\n");
         assert_eq!(report.outcome, Outcome::Errored);
+        let help = "Version 5.5.4\ntsc: The TypeScript Compiler - Version 5.5.4\n\nCOMMON COMMANDS\n\n  tsc\n";
+        assert!(TscSummarizer.sniff(help) >= 90);
+        assert_eq!(parse(help).outcome, Outcome::Errored);
     }
 
     #[test]
