@@ -86,7 +86,7 @@ impl Summarizer for EslintSummarizer {
         let sample = &*unprefixed_sample(sample);
         // The summary, the fixable line and the crash banner are eslint's alone.
         if sample.contains("potentially fixable with the `--fix` option")
-            || sample.contains("Oops! Something went wrong! :(")
+            || sample.contains(CRASH_BANNER)
             || sample.contains("ESLint couldn't find ")
             || sample.lines().any(|l| parse_summary(l).is_some())
         {
@@ -545,6 +545,10 @@ fn is_rule_id(text: &str) -> bool {
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'/' | b'@' | b'.'))
 }
+
+/// The start of the banner eslint prints when it crashes, `Oops! Something went wrong! :(`, short
+/// enough to survive a console that wraps it (`Oops! Something went` / `wrong! :(`).
+const CRASH_BANNER: &str = "Oops! Something went";
 
 /// How many lines an open message (a row without a rule id) may go on for; a React Compiler
 /// message with its code frame takes about twenty.
@@ -1321,7 +1325,7 @@ impl Parser {
         let ends_message = parse_row(line).is_some()
             || self.continuation_lines > MAX_OPEN_LINES
             || (line.contains(" problem") && parse_summary(line).is_some())
-            || line.starts_with("Oops! Something went wrong!")
+            || line.starts_with(CRASH_BANNER)
             // After a blank line, a path at the start of the line is the next file's header,
             // unless it names a line and column: that heads the message's code frame.
             || seen_blank
@@ -1370,7 +1374,10 @@ impl Parser {
             self.crash_done = !self.crash_lines.is_empty();
             return;
         }
-        if self.crash_lines.is_empty() && trimmed.starts_with("ESLint: ") {
+        // The version line, and the banner's end where a console wrapped it.
+        if self.crash_lines.is_empty()
+            && (trimmed.starts_with("ESLint: ") || trimmed.starts_with("wrong! :("))
+        {
             return;
         }
         if self.crash_lines.len() < MAX_ERROR_LINES {
@@ -1444,7 +1451,8 @@ impl LineParser for Parser {
             self.report.summary = Some(line.trim().to_owned());
             return;
         }
-        if line.starts_with("Oops! Something went wrong!") {
+        // Anywhere in the line: a console's leftovers may stand before it.
+        if line.contains(CRASH_BANNER) {
             self.end_file();
             self.in_crash = true;
             return;
@@ -1857,6 +1865,24 @@ mod tests {
                 "TypeError: Key \"rules\": Key \"eqeqeq\": Value \"sometimes\" should be equal to one of the allowed values."
             )
         );
+        // Wrapped by a narrow console (PowerShell at 28 columns).
+        let report = parse(
+            "Oops! Something went \r\nwrong! :(\r\n\r\nESLint: 9.29.0\r\n\r\nError: ENOENT: no such \r\nfile or directory, open 'C:\r\n\\Users\\a.test.ts'\r\n    at async open (node:int\r\n",
+        );
+        assert_eq!(report.outcome, Outcome::Errored);
+        assert!(
+            report
+                .error
+                .as_deref()
+                .is_some_and(|e| e.starts_with("Error: ENOENT: no such")),
+            "{report:#?}"
+        );
+        // A console's leftovers glued before the banner.
+        let report = parse(
+            "At C:\\Program Files\\nodejs\\npm.ps1:29 Oops! Something went wrong! :(\n\nESLint: 9.29.0\n\nError: ENOENT: no such file\n",
+        );
+        assert_eq!(report.outcome, Outcome::Errored);
+        assert!(EslintSummarizer.sniff("At C:\\npm.ps1:29 Oops! Something went wrong! :(\n") >= 90);
         let report = parse(
             "Invalid option '--ext' - perhaps you meant '-c'?\nYou're using eslint.config.js, some command line flags are no longer available.\n",
         );
