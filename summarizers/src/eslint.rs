@@ -14,13 +14,25 @@
 //!   and one result (whose long strings, such as the file's `source`, are cut short when it spans
 //!   blocks), not by the report. Once the report holds all the diagnostics it keeps, only each
 //!   result's `errorCount` and `warningCount` are read.
+//! - `-f unix` (`/p/a.js:3:7: 'x' is not defined. [Error/no-undef]`) and `-f compact`
+//!   (`/p/a.js: line 3, col 7, Error - 'x' is not defined. (no-undef)`): each row names its file;
+//!   the log ends with a bare total, `22 problems`. The rows give the counts.
+//! - `next lint`, which prints eslint's findings its own way: `./src/a.tsx` above rows without
+//!   indent, `10:27  Warning: 'req' is defined but never used.  rule`, and no summary.
 //! - Crashes: `Oops! Something went wrong! :(`, `ESLint: 9.x.y`, then the error (an invalid or
 //!   missing config, a config that does not load, no files matching the pattern): nothing was
-//!   linted, so the run is errored with eslint's message.
+//!   linted, so the run is errored with eslint's message. The banner is found by its first words
+//!   anywhere in a line: a narrow console wraps it, and PowerShell's leftovers may precede it.
 //!
 //! A message of several lines (typescript-eslint's `Parsing error: ESLint was configured to run
 //! on …` explains itself over five) goes on at the start of the lines below its row, before the
-//! blank line that ends the file: those lines are its detail, not file paths.
+//! blank line that ends the file: those lines are its detail, not file paths. A row without a
+//! rule id may go further: react-hooks' compiler rules print paragraphs separated by blank lines,
+//! a `file:line:col` line and a code frame, and put the rule id after the frame's last line. Such
+//! a message ends at that rule id, at the next row or summary, or at a path after a blank line.
+//!
+//! A GitHub Actions problem matcher writes `##[warning]` or `##[error]` before the rows it
+//! matched; that marker is dropped.
 //!
 //! Warnings alone pass, as eslint's exit code does, unless eslint says `ESLint found too many
 //! warnings (maximum: N).` (`--max-warnings`).

@@ -23,6 +23,13 @@
 //!   project …`). Each new compilation in watch mode starts the report over: the last one is the
 //!   state of the code.
 //!
+//! - A clean run prints nothing: a log that holds only the package manager's script line that ran
+//!   tsc (`> tsc --noEmit`, `$ tsc`, after turbo's or pnpm's prefix too) is tsc's, and passes.
+//! - Run where no tsconfig.json is found and given no file, tsc prints `Version 5.5.4`, `tsc: The
+//!   TypeScript Compiler - Version 5.5.4` and its whole help instead of checking: errored.
+//! - A GitHub Actions problem matcher writes `##[error]` before each diagnostic it matched; that
+//!   marker is dropped.
+//!
 //! typescript 7 (the native compiler) prints the same formats; only its related information differs
 //! (`  src/a.ts:3:3 - The expected type comes from …`), and that is indented like every other line
 //! this parser skips.
@@ -831,6 +838,9 @@ mod tests {
         let clean = "\n> app@1.0.0 typecheck\n> tsc --noEmit --pretty false\n\n";
         assert!(TscSummarizer.sniff(clean) >= 30);
         assert_eq!(parse(clean).outcome, Outcome::Passed);
+        let turbo = "web:build: \nweb:build: > web@0.0.0 build\nweb:build: > tsc -b && vite build\nweb:build: \n";
+        assert!(TscSummarizer.sniff(turbo) >= 30);
+        assert_eq!(TscSummarizer.sniff("> web@0.0.0 build\n> vite build\n"), 0);
     }
 
     #[test]
