@@ -14,13 +14,25 @@
 //!   and one result (whose long strings, such as the file's `source`, are cut short when it spans
 //!   blocks), not by the report. Once the report holds all the diagnostics it keeps, only each
 //!   result's `errorCount` and `warningCount` are read.
+//! - `-f unix` (`/p/a.js:3:7: 'x' is not defined. [Error/no-undef]`) and `-f compact`
+//!   (`/p/a.js: line 3, col 7, Error - 'x' is not defined. (no-undef)`): each row names its file;
+//!   the log ends with a bare total, `22 problems`. The rows give the counts.
+//! - `next lint`, which prints eslint's findings its own way: `./src/a.tsx` above rows without
+//!   indent, `10:27  Warning: 'req' is defined but never used.  rule`, and no summary.
 //! - Crashes: `Oops! Something went wrong! :(`, `ESLint: 9.x.y`, then the error (an invalid or
 //!   missing config, a config that does not load, no files matching the pattern): nothing was
-//!   linted, so the run is errored with eslint's message.
+//!   linted, so the run is errored with eslint's message. The banner is found by its first words
+//!   anywhere in a line: a narrow console wraps it, and PowerShell's leftovers may precede it.
 //!
 //! A message of several lines (typescript-eslint's `Parsing error: ESLint was configured to run
 //! on …` explains itself over five) goes on at the start of the lines below its row, before the
-//! blank line that ends the file: those lines are its detail, not file paths.
+//! blank line that ends the file: those lines are its detail, not file paths. A row without a
+//! rule id may go further: react-hooks' compiler rules print paragraphs separated by blank lines,
+//! a `file:line:col` line and a code frame, and put the rule id after the frame's last line. Such
+//! a message ends at that rule id, at the next row or summary, or at a path after a blank line.
+//!
+//! A GitHub Actions problem matcher writes `##[warning]` or `##[error]` before the rows it
+//! matched; that marker is dropped.
 //!
 //! Warnings alone pass, as eslint's exit code does, unless eslint says `ESLint found too many
 //! warnings (maximum: N).` (`--max-warnings`).
@@ -86,7 +98,7 @@ impl Summarizer for EslintSummarizer {
         let sample = &*unprefixed_sample(sample);
         // The summary, the fixable line and the crash banner are eslint's alone.
         if sample.contains("potentially fixable with the `--fix` option")
-            || sample.contains("Oops! Something went wrong! :(")
+            || sample.contains(CRASH_BANNER)
             || sample.contains("ESLint couldn't find ")
             || sample.lines().any(|l| parse_summary(l).is_some())
         {
@@ -101,6 +113,38 @@ impl Summarizer for EslintSummarizer {
         }
         if sample.contains("\"filePath\":") && sample.contains("\"errorCount\":") {
             return 80;
+        }
+        // The `unix` and `compact` formatters: every row names its file and ends in its rule.
+        if sample
+            .lines()
+            .take(5_000)
+            .any(|l| parse_flat_row(l).is_some())
+        {
+            return 90;
+        }
+        // `next lint`: its rows have no indent and a capitalised severity.
+        let next_rows = sample
+            .lines()
+            .take(5_000)
+            .filter(|l| parse_next_row(l).is_some())
+            .take(3)
+            .count();
+        if next_rows > 0
+            && (sample.contains("> next lint")
+                || sample.contains("Need to disable some ESLint rules"))
+            || next_rows >= 3
+        {
+            return 90;
+        }
+        // Only the script line that ran it: a clean run prints nothing. Any other tool's own
+        // output is surer than this.
+        if sample
+            .lines()
+            .take(5_000)
+            .any(|l| crate::text::script_runs(l, &["eslint"]))
+            && !sample.lines().any(|l| parse_row(l).is_some())
+        {
+            return 40;
         }
         // Rows without their summary (a log cut short).
         let rows = sample
@@ -331,6 +375,150 @@ fn parse_row(line: &str) -> Option<Row<'_>> {
     })
 }
 
+/// One row of the `unix` or `compact` formatter, which names its file on every row.
+#[derive(Debug, PartialEq, Eq)]
+struct FlatRow<'a> {
+    file: &'a str,
+    row: Row<'a>,
+}
+
+/// Parses a row of eslint's `unix` formatter, `/p/a.js:3:7: 'x' is not defined. [Error/no-undef]`
+/// (`[Error]` alone for a fatal error), or of its `compact` formatter, `/p/a.js: line 3, col 7,
+/// Error - 'x' is not defined. (no-undef)`.
+fn parse_flat_row(line: &str) -> Option<FlatRow<'_>> {
+    let line = trim_end_spaces(line);
+    if line.ends_with(']') {
+        parse_unix_row(line)
+    } else if line.ends_with(')') {
+        parse_compact_row(line)
+    } else {
+        None
+    }
+}
+
+fn parse_unix_row(line: &str) -> Option<FlatRow<'_>> {
+    let open = line.rfind(" [")?;
+    let tag = &line[open + 2..line.len() - 1];
+    let (severity, rule) = match tag.split_once('/') {
+        Some((severity, rule)) => (severity, Some(rule)),
+        None => (tag, None),
+    };
+    let severity = match severity {
+        "Error" => Severity::Error,
+        "Warning" => Severity::Warning,
+        _ => return None,
+    };
+    if rule.is_some_and(|r| !is_rule_id(r)) {
+        return None;
+    }
+    let head = &line[..open];
+    // The file may hold colons (`C:\p`): the location is the first `:L:C: ` after it.
+    let bytes = head.as_bytes();
+    let mut from = 0;
+    while let Some(found) = memchr::memchr(b':', &bytes[from..]) {
+        let at = from + found;
+        from = at + 1;
+        let Some((line_no, next)) = number(bytes, at + 1) else {
+            continue;
+        };
+        if bytes.get(next) != Some(&b':') {
+            continue;
+        }
+        let Some((column, next)) = number(bytes, next + 1) else {
+            continue;
+        };
+        if at == 0 || !bytes[next..].starts_with(b": ") {
+            continue;
+        }
+        return Some(FlatRow {
+            file: &head[..at],
+            row: Row {
+                line: line_no,
+                column,
+                severity,
+                message: head[next + 2..].trim(),
+                rule,
+            },
+        });
+    }
+    None
+}
+
+fn parse_compact_row(line: &str) -> Option<FlatRow<'_>> {
+    let at = line.find(": line ")?;
+    let bytes = line.as_bytes();
+    let (line_no, next) = number(bytes, at + ": line ".len())?;
+    let rest = line[next..].strip_prefix(", col ")?;
+    let (column, used) = number(rest.as_bytes(), 0)?;
+    let rest = rest[used..].strip_prefix(", ")?;
+    let (severity, rest) = if let Some(rest) = rest.strip_prefix("Error - ") {
+        (Severity::Error, rest)
+    } else {
+        (Severity::Warning, rest.strip_prefix("Warning - ")?)
+    };
+    let (message, rule) = match rest.rfind(" (") {
+        Some(open) if is_rule_id(&rest[open + 2..rest.len() - 1]) => {
+            (&rest[..open], Some(&rest[open + 2..rest.len() - 1]))
+        }
+        _ => (rest, None),
+    };
+    Some(FlatRow {
+        file: &line[..at],
+        row: Row {
+            line: line_no,
+            column,
+            severity,
+            message,
+            rule,
+        },
+    })
+}
+
+/// Parses a row of `next lint`, which prints eslint's findings its own way: no indent, the
+/// severity capitalised with a colon, `10:27  Warning: 'req' is defined but never used.  rule`.
+fn parse_next_row(line: &str) -> Option<Row<'_>> {
+    let bytes = line.as_bytes();
+    let (line_no, next) = number(bytes, 0)?;
+    if bytes.get(next) != Some(&b':') {
+        return None;
+    }
+    let (column, next) = number(bytes, next + 1)?;
+    let rest = line.get(skip_spaces(bytes, next)..)?;
+    if next == rest.len() {
+        return None;
+    }
+    let (severity, rest) = if let Some(rest) = rest.strip_prefix("Error: ") {
+        (Severity::Error, rest)
+    } else {
+        (Severity::Warning, rest.strip_prefix("Warning: ")?)
+    };
+    let rest = trim_end_spaces(rest);
+    let (message, rule) = match memchr::memrchr(b' ', rest.as_bytes()) {
+        Some(last)
+            if last > 0 && rest.as_bytes()[last - 1] == b' ' && is_rule_id(&rest[last + 1..]) =>
+        {
+            (trim_end_spaces(&rest[..last]), Some(&rest[last + 1..]))
+        }
+        _ => (rest, None),
+    };
+    Some(Row {
+        line: line_no,
+        column,
+        severity,
+        message,
+        rule,
+    })
+}
+
+/// The total the `unix` and `compact` formatters end with: `22 problems`, `1 problem`.
+fn parse_total(line: &str) -> Option<u64> {
+    let line = line.trim_end();
+    let n = line
+        .strip_suffix(" problems")
+        .or_else(|| line.strip_suffix(" problem"))?;
+    n.parse().ok()
+}
+
 /// `text` without its trailing spaces (bytes, not chars: the rows' padding is ASCII).
 fn trim_end_spaces(text: &str) -> &str {
     let kept = text.len() - text.bytes().rev().take_while(|&b| b == b' ').count();
@@ -368,6 +556,92 @@ fn is_rule_id(text: &str) -> bool {
         && text
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'/' | b'@' | b'.'))
+}
+
+/// The start of the banner eslint prints when it crashes, `Oops! Something went wrong! :(`, short
+/// enough to survive a console that wraps it (`Oops! Something went` / `wrong! :(`).
+const CRASH_BANNER: &str = "Oops! Something went";
+
+/// How many lines an open message (a row without a rule id) may go on for; a React Compiler
+/// message with its code frame takes about twenty.
+const MAX_OPEN_LINES: usize = 80;
+
+/// The line without the `##[error]` or `##[warning]` a GitHub Actions problem matcher writes
+/// before each line it matched (`##[warning]  1:54  warning  'x' is defined …`).
+fn strip_annotation(line: &str) -> &str {
+    if !line.starts_with("##[") {
+        return line;
+    }
+    ["##[error]", "##[warning]", "##[notice]"]
+        .iter()
+        .find_map(|marker| line.strip_prefix(marker))
+        .unwrap_or(line)
+}
+
+/// The rule id a multi-line message ends with: the last column, two spaces or more after the
+/// text (`  41 |  react-hooks/set-state-in-effect`). Only a plugin's or a hyphenated rule counts
+/// here, so that code in a frame is not taken for one.
+fn trailing_rule_id(line: &str) -> Option<&str> {
+    let line = trim_end_spaces(line);
+    let last = memchr::memrchr(b' ', line.as_bytes())?;
+    let rule = &line[last + 1..];
+    (last > 0
+        && line.as_bytes()[last - 1] == b' '
+        && is_rule_id(rule)
+        && rule.contains(['-', '/'])
+        && rule
+            .bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphabetic() || b == b'@'))
+    .then_some(rule)
+}
+
+/// Whether a trimmed line is part of a code frame: `36 |   useEffect(…`, `> 38 |   …`, `|   ^^^`.
+fn is_code_frame_line(trimmed: &str) -> bool {
+    let rest = trimmed.strip_prefix('>').unwrap_or(trimmed).trim_start();
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    rest[digits..].trim_start().starts_with('|')
+}
+
+/// Whether a line can be the path stylish prints above a file's rows: absolute (`/p/a.js`,
+/// `C:\p\a.js`), or a single word (a relative path).
+fn looks_like_path(line: &str) -> bool {
+    let bytes = line.as_bytes();
+    bytes.first() == Some(&b'/')
+        || bytes.starts_with(b"\\\\")
+        || (bytes.len() > 2
+            && bytes[0].is_ascii_alphabetic()
+            && bytes[1] == b':'
+            && matches!(bytes[2], b'\\' | b'/'))
+        || !line.contains(' ')
+}
+
+/// Whether a line ends with `:line:column`, as the header of a code frame does
+/// (`C:\\p\\a.tsx:13:9`); stylish never puts a location after a file's path.
+fn ends_with_location(line: &str) -> bool {
+    let mut rest = line;
+    for _ in 0..2 {
+        let Some((head, digits)) = rest.rsplit_once(':') else {
+            return false;
+        };
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return false;
+        }
+        rest = head;
+    }
+    !rest.is_empty()
+}
+
+/// Gives the last diagnostic its rule id, found after its message.
+fn set_rule(report: &mut Report, rule: &str) {
+    let Some(diagnostic) = report.diagnostics.last_mut() else {
+        return;
+    };
+    diagnostic.code = Some(rule.to_owned());
+    if diagnostic.severity == Severity::Error && ROOT_CAUSE_RULES.contains(&rule) {
+        diagnostic.root_cause = true;
+    }
+    diagnostic.refresh_fingerprint();
 }
 
 /// Whether a line starts a crash message that eslint prints instead of linting, without its
@@ -847,12 +1121,20 @@ struct Parser {
     after_row: bool,
     last_row_kept: bool,
     continuation_lines: usize,
+    /// Whether the last row had no rule id: its message may go on over several paragraphs and a
+    /// code frame (React Compiler rules), blank lines included, up to the line that ends with the
+    /// rule id. Holds whether a blank line was seen since.
+    open_message: Option<bool>,
     /// Rows seen, and files with at least one row.
     row_errors: u64,
     row_warnings: u64,
     row_files: u64,
     /// The `✖` lines' counts, summed.
     summary: Option<(u64, u64)>,
+    /// The `unix` and `compact` formatters' totals (`22 problems`), summed, and the file of
+    /// their last row.
+    flat_total: Option<u64>,
+    flat_file: Option<String>,
     too_many_warnings: Option<String>,
     /// Inside `Oops! Something went wrong!`: the lines of eslint's message.
     in_crash: bool,
@@ -875,10 +1157,13 @@ impl Default for Parser {
             after_row: false,
             last_row_kept: false,
             continuation_lines: 0,
+            open_message: None,
             row_errors: 0,
             row_warnings: 0,
             row_files: 0,
             summary: None,
+            flat_total: None,
+            flat_file: None,
             too_many_warnings: None,
             in_crash: false,
             crash_lines: Vec::new(),
@@ -989,6 +1274,100 @@ impl Parser {
         self.file_rows = 0;
     }
 
+    /// A row under the current file's path.
+    fn row(&mut self, row: Row<'_>) {
+        self.file_rows += 1;
+        match row.severity {
+            Severity::Error => self.row_errors += 1,
+            _ => self.row_warnings += 1,
+        }
+        self.last_row_kept = push(
+            &mut self.report,
+            self.file.as_deref(),
+            row.line,
+            row.column,
+            row.severity,
+            row.message,
+            row.rule,
+            false,
+        );
+        self.after_row = true;
+        self.continuation_lines = 0;
+        self.open_message = row.rule.is_none().then_some(false);
+    }
+
+    /// A row of the `unix` or `compact` formatter, which names its own file. Rows come grouped
+    /// by file, so a new file starts where the name changes.
+    fn flat_row(&mut self, flat: FlatRow<'_>) {
+        self.end_file();
+        if self.flat_file.as_deref() != Some(flat.file) {
+            self.row_files += 1;
+            self.flat_file = Some(flat.file.to_owned());
+        }
+        match flat.row.severity {
+            Severity::Error => self.row_errors += 1,
+            _ => self.row_warnings += 1,
+        }
+        self.last_row_kept = push(
+            &mut self.report,
+            Some(flat.file),
+            flat.row.line,
+            flat.row.column,
+            flat.row.severity,
+            flat.row.message,
+            flat.row.rule,
+            false,
+        );
+        self.after_row = false;
+    }
+
+    /// A line while the last row's message is open ([`Parser::open_message`]). Returns whether
+    /// the line belonged to the message; otherwise the message is closed and the line is read as
+    /// usual.
+    fn open_message_line(&mut self, line: &str) -> bool {
+        let Some(seen_blank) = self.open_message else {
+            return false;
+        };
+        let trimmed = line.trim();
+        if trimmed.is_empty() {
+            self.open_message = Some(true);
+            return true;
+        }
+        self.continuation_lines += 1;
+        let ends_message = parse_row(line).is_some()
+            || self.continuation_lines > MAX_OPEN_LINES
+            || (line.contains(" problem") && parse_summary(line).is_some())
+            || line.starts_with(CRASH_BANNER)
+            // After a blank line, a path at the start of the line is the next file's header,
+            // unless it names a line and column: that heads the message's code frame.
+            || seen_blank
+                && !line.starts_with([' ', '\t'])
+                && looks_like_path(trimmed)
+                && !ends_with_location(trimmed);
+        if ends_message {
+            self.open_message = None;
+            // Still inside the file: the blank lines were the message's.
+            self.after_row = false;
+            return false;
+        }
+        if let Some(rule) = trailing_rule_id(line) {
+            self.open_message = None;
+            self.after_row = false;
+            if self.last_row_kept {
+                set_rule(&mut self.report, rule);
+            }
+            return true;
+        }
+        if self.last_row_kept
+            && self.continuation_lines <= MAX_CONTINUATION_LINES
+            && !is_code_frame_line(trimmed)
+            && !ends_with_location(trimmed)
+        {
+            append_detail(&mut self.report, line);
+        }
+        true
+    }
+
     fn crash_line(&mut self, line: &str) {
         let trimmed = line.trim();
         if trimmed.is_empty() {
@@ -1007,7 +1386,10 @@ impl Parser {
             self.crash_done = !self.crash_lines.is_empty();
             return;
         }
-        if self.crash_lines.is_empty() && trimmed.starts_with("ESLint: ") {
+        // The version line, and the banner's end where a console wrapped it.
+        if self.crash_lines.is_empty()
+            && (trimmed.starts_with("ESLint: ") || trimmed.starts_with("wrong! :("))
+        {
             return;
         }
         if self.crash_lines.len() < MAX_ERROR_LINES {
@@ -1020,9 +1402,12 @@ impl LineParser for Parser {
     fn line(&mut self, line: &str) {
         // PowerShell's redirection starts the output with a byte order mark.
         let line = line.strip_prefix('\u{feff}').unwrap_or(line);
-        let line = self.prefixes.strip(line);
+        let line = strip_annotation(self.prefixes.strip(line));
         if matches!(self.json, Some((_, JsonSource::Lines))) {
             self.json_line(line);
+            return;
+        }
+        if self.open_message.is_some() && self.open_message_line(line) {
             return;
         }
         let Some(&first) = line.as_bytes().first() else {
@@ -1040,23 +1425,7 @@ impl LineParser for Parser {
         if first == b' ' {
             // A row without its file (a log that starts in the middle) still counts.
             if let Some(row) = parse_row(line) {
-                self.file_rows += 1;
-                match row.severity {
-                    Severity::Error => self.row_errors += 1,
-                    _ => self.row_warnings += 1,
-                }
-                self.last_row_kept = push(
-                    &mut self.report,
-                    self.file.as_deref(),
-                    row.line,
-                    row.column,
-                    row.severity,
-                    row.message,
-                    row.rule,
-                    false,
-                );
-                self.after_row = true;
-                self.continuation_lines = 0;
+                self.row(row);
                 return;
             }
             // The fixable line, a crash's indented detail, a stack frame.
@@ -1094,7 +1463,8 @@ impl LineParser for Parser {
             self.report.summary = Some(line.trim().to_owned());
             return;
         }
-        if line.starts_with("Oops! Something went wrong!") {
+        // Anywhere in the line: a console's leftovers may stand before it.
+        if line.contains(CRASH_BANNER) {
             self.end_file();
             self.in_crash = true;
             return;
@@ -1116,6 +1486,29 @@ impl LineParser for Parser {
             self.failure_sign = Some(clip(line.trim(), MAX_ERROR));
             return;
         }
+        if first.is_ascii_digit()
+            && let Some(row) = parse_next_row(line)
+        {
+            self.row(row);
+            // Its rows follow each other without indent: none is a message's further line.
+            self.after_row = false;
+            self.open_message = None;
+            return;
+        }
+        if matches!(line.as_bytes().last(), Some(b']' | b')'))
+            && let Some(flat) = parse_flat_row(line)
+        {
+            self.flat_row(flat);
+            return;
+        }
+        if first.is_ascii_digit()
+            && let Some(total) = parse_total(line)
+        {
+            self.end_file();
+            self.flat_total = Some(self.flat_total.unwrap_or(0) + total);
+            self.report.summary = Some(line.trim().to_owned());
+            return;
+        }
         // A file's path; its rows follow.
         self.end_file();
         self.file = Some(line.trim_end().to_owned());
@@ -1131,6 +1524,7 @@ impl LineParser for Parser {
             }
             self.end_json_report();
         }
+        let flat_total = self.flat_total;
         let mut report = self.report;
         let json = self.json_totals;
         let (errors, warnings, files) = if json.reports > 0 {
@@ -1142,8 +1536,16 @@ impl LineParser for Parser {
         } else if let Some((errors, warnings)) = self.summary {
             (errors, warnings, self.row_files)
         } else {
-            if self.row_errors + self.row_warnings > 0 {
-                report.note("no `✖ N problems` summary: the counts are the rows printed");
+            let rows = self.row_errors + self.row_warnings;
+            match flat_total {
+                Some(total) if total != rows => report.note(format!(
+                    "eslint counts {total} problems, the log lists {rows}"
+                )),
+                Some(_) => {}
+                None if rows > 0 => {
+                    report.note("no `✖ N problems` summary: the counts are the rows printed");
+                }
+                None => {}
             }
             (self.row_errors, self.row_warnings, self.row_files)
         };
@@ -1164,8 +1566,10 @@ impl LineParser for Parser {
         });
         // Counts only when eslint linted and its report was read whole: a crash or a cut report
         // has no counts of its own.
-        let linted =
-            json.reports > 0 || self.summary.is_some() || self.row_errors + self.row_warnings > 0;
+        let linted = json.reports > 0
+            || self.summary.is_some()
+            || flat_total.is_some()
+            || self.row_errors + self.row_warnings > 0;
         if (crash.is_none() || linted) && !json_broken {
             report.counts.errors = Some(errors);
             report.counts.warnings = Some(warnings);
@@ -1250,6 +1654,112 @@ mod tests {
             Some(
                 "However, that TSConfig does not include this file. Either: - Change ESLint's list of included files to not include this file"
             )
+        );
+    }
+
+    #[test]
+    fn messages_with_paragraphs_and_code_frames_keep_their_file_and_rule() {
+        // The shape of react-hooks' compiler rules (eslint-plugin-react-hooks 6).
+        let report = parse(
+            "\nC:\\p\\a.jsx\n  38:7  error  Error: Calling setState synchronously within an effect can trigger cascading renders\n\nEffects are intended to synchronize state.\n* Update external systems.\n\nC:\\p\\a.jsx:38:7\n  36 |   useEffect(() => {\n> 38 |       setOpen(false)\n     |       ^^^^^^^ Avoid calling setState() directly\n  41 |  react-hooks/set-state-in-effect\n  43:31  error  Redundant double negation  no-extra-boolean-cast\n\nC:\\p\\b.jsx\n  1:1  error  'x' is not defined  no-undef\n\n✖ 3 problems (3 errors, 0 warnings)\n",
+        );
+        let seen: Vec<(Option<&str>, Option<&str>)> = report
+            .diagnostics
+            .iter()
+            .map(|d| (d.file.as_deref(), d.code.as_deref()))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                (
+                    Some("C:\\p\\a.jsx"),
+                    Some("react-hooks/set-state-in-effect")
+                ),
+                (Some("C:\\p\\a.jsx"), Some("no-extra-boolean-cast")),
+                (Some("C:\\p\\b.jsx"), Some("no-undef")),
+            ]
+        );
+        assert_eq!(report.counts.files, Some(2));
+        assert_eq!(
+            report.diagnostics[0].detail.as_deref(),
+            Some("Effects are intended to synchronize state. * Update external systems.")
+        );
+        // A row without a rule id before the next file still ends with that file's path.
+        let report = parse(
+            "\n/p/a.ts\n  0:0  error  Parsing error: x was not found\n\n/p/b.ts\n  1:1  error  'y' is not defined  no-undef\n\n✖ 2 problems (2 errors, 0 warnings)\n",
+        );
+        let files: Vec<Option<&str>> = report
+            .diagnostics
+            .iter()
+            .map(|d| d.file.as_deref())
+            .collect();
+        assert_eq!(files, [Some("/p/a.ts"), Some("/p/b.ts")]);
+    }
+
+    #[test]
+    fn unix_compact_and_next_lint_rows() {
+        let unix = parse_flat_row(
+            "C:\\p\\a.tsx:48:6: React Hook useEffect has a missing dependency. [Warning/react-hooks/exhaustive-deps]",
+        )
+        .expect("unix");
+        assert_eq!(unix.file, "C:\\p\\a.tsx");
+        assert_eq!((unix.row.line, unix.row.column), (48, 6));
+        assert_eq!(unix.row.rule, Some("react-hooks/exhaustive-deps"));
+        let fatal = parse_flat_row("/p/a.js:5:60: Parsing error: Unexpected token ) [Error]")
+            .expect("fatal");
+        assert_eq!(
+            (fatal.row.severity, fatal.row.rule),
+            (Severity::Error, None)
+        );
+        let compact =
+            parse_flat_row("/p/a.js: line 3, col 7, Error - 'x' is not defined. (no-undef)")
+                .expect("compact");
+        assert_eq!(
+            (compact.file, compact.row.rule),
+            ("/p/a.js", Some("no-undef"))
+        );
+        assert_eq!(parse_flat_row("see [docs]"), None);
+        let next = parse_next_row(
+            "72:84  Error: `'` can be escaped with `&apos;`.  react/no-unescaped-entities",
+        )
+        .expect("next");
+        assert_eq!(next.rule, Some("react/no-unescaped-entities"));
+        assert_eq!(next.severity, Severity::Error);
+
+        let report = parse(
+            "/p/a.js:3:7: 'x' is not defined. [Error/no-undef]\n/p/a.js:4:1: Unexpected console statement. [Warning/no-console]\n/p/b.js:1:1: 'y' is not defined. [Error/no-undef]\n\n3 problems\n",
+        );
+        assert_eq!(report.outcome, Outcome::Failed);
+        assert_eq!(
+            (report.counts.errors, report.counts.warnings),
+            (Some(2), Some(1))
+        );
+        assert_eq!(report.counts.files, Some(2));
+        assert!(report.notes.is_empty(), "{:?}", report.notes);
+
+        let report = parse(
+            "\n> app@0.1.0 lint\n> next lint\n\n\n./src/a.tsx\n10:27  Warning: 'req' is defined but never used.  @typescript-eslint/no-unused-vars\n72:84  Error: `'` can be escaped.  react/no-unescaped-entities\n\n./src/b.tsx\n1:1  Error: Do not use a.  rule-x\n\ninfo  - Need to disable some ESLint rules? Learn more here: https://nextjs.org/docs\n",
+        );
+        assert_eq!(report.outcome, Outcome::Failed);
+        assert_eq!(
+            (report.counts.errors, report.counts.warnings),
+            (Some(2), Some(1))
+        );
+        assert_eq!(report.counts.files, Some(2));
+        assert_eq!(report.diagnostics[1].file.as_deref(), Some("./src/a.tsx"));
+    }
+
+    #[test]
+    fn problem_matcher_annotations_and_script_lines() {
+        let report = parse(
+            "/p/a.js\n##[warning]  1:54  warning  'x' is defined but never used  no-unused-vars\n\n✖ 1 problem (0 errors, 1 warning)\n",
+        );
+        assert_eq!(report.diagnostics[0].file.as_deref(), Some("/p/a.js"));
+        assert_eq!(report.outcome, Outcome::Passed);
+        assert!(EslintSummarizer.sniff("\n> app@1.0.0 lint\n> eslint .\n\n") >= 30);
+        assert_eq!(
+            EslintSummarizer.sniff("\n> app@1.0.0 lint\n> echo eslint\n"),
+            0
         );
     }
 
@@ -1367,6 +1877,24 @@ mod tests {
                 "TypeError: Key \"rules\": Key \"eqeqeq\": Value \"sometimes\" should be equal to one of the allowed values."
             )
         );
+        // Wrapped by a narrow console (PowerShell at 28 columns).
+        let report = parse(
+            "Oops! Something went \r\nwrong! :(\r\n\r\nESLint: 9.29.0\r\n\r\nError: ENOENT: no such \r\nfile or directory, open 'C:\r\n\\Users\\a.test.ts'\r\n    at async open (node:int\r\n",
+        );
+        assert_eq!(report.outcome, Outcome::Errored);
+        assert!(
+            report
+                .error
+                .as_deref()
+                .is_some_and(|e| e.starts_with("Error: ENOENT: no such")),
+            "{report:#?}"
+        );
+        // A console's leftovers glued before the banner.
+        let report = parse(
+            "At C:\\Program Files\\nodejs\\npm.ps1:29 Oops! Something went wrong! :(\n\nESLint: 9.29.0\n\nError: ENOENT: no such file\n",
+        );
+        assert_eq!(report.outcome, Outcome::Errored);
+        assert!(EslintSummarizer.sniff("At C:\\npm.ps1:29 Oops! Something went wrong! :(\n") >= 90);
         let report = parse(
             "Invalid option '--ext' - perhaps you meant '-c'?\nYou're using eslint.config.js, some command line flags are no longer available.\n",
         );

@@ -54,6 +54,43 @@ pub(crate) fn clip(text: &str, max: usize) -> String {
     }
 }
 
+/// Whether a package manager's script line runs one of `tools`: npm's and pnpm's `> tsc
+/// --noEmit`, yarn's `$ eslint .` or `$ "C:\\p\\node_modules\\.bin\\tsc" -noEmit`, and a
+/// tool later in a chain (`> rm -rf dist && tsc -p x`, `> npx eslint .`). Only a word where a
+/// command starts counts, so `> pkg@1.0.0 lint` and `> echo eslint` do not.
+pub(crate) fn script_runs(line: &str, tools: &[&str]) -> bool {
+    let Some(command) = line.strip_prefix("> ").or_else(|| line.strip_prefix("$ ")) else {
+        return false;
+    };
+    let mut at_command = true;
+    for word in command.split_ascii_whitespace() {
+        let word = word.trim_matches(['"', '\'']);
+        if matches!(word, "&&" | "||" | ";" | "|") {
+            at_command = true;
+            continue;
+        }
+        if !at_command {
+            continue;
+        }
+        // `FOO=bar tsc`, `npx tsc`, `pnpm exec tsc`, `yarn tsc`, `bun x tsc`.
+        if word.contains('=')
+            || matches!(
+                word,
+                "npx" | "bunx" | "pnpx" | "exec" | "x" | "dlx" | "run" | "yarn" | "pnpm" | "bun"
+            )
+        {
+            continue;
+        }
+        let name = word.rsplit(['/', '\\']).next().unwrap_or(word);
+        let name = name.strip_suffix(".cmd").unwrap_or(name);
+        if tools.contains(&name) {
+            return true;
+        }
+        at_command = false;
+    }
+    false
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -82,6 +119,18 @@ mod tests {
         );
         assert_eq!(split_location("no location"), None);
         assert_eq!(split_location(":3"), None);
+    }
+
+    #[test]
+    fn script_lines_name_the_tools_they_run() {
+        let runs = |line| script_runs(line, &["tsc"]);
+        assert!(runs("> tsc --noEmit --pretty false"));
+        assert!(runs("> rm -rf dist && tsc -p tsconfig.json && printf x"));
+        assert!(runs("$ \"C:\\p\\node_modules\\.bin\\tsc\" -noEmit"));
+        assert!(runs("> npx tsc"));
+        assert!(!runs("> pkg@1.0.0 typecheck"));
+        assert!(!runs("> echo tsc"));
+        assert!(!runs("tsc --noEmit"));
     }
 
     #[test]

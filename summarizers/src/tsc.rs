@@ -23,6 +23,13 @@
 //!   project …`). Each new compilation in watch mode starts the report over: the last one is the
 //!   state of the code.
 //!
+//! - A clean run prints nothing: a log that holds only the package manager's script line that ran
+//!   tsc (`> tsc --noEmit`, `$ tsc`, after turbo's or pnpm's prefix too) is tsc's, and passes.
+//! - Run where no tsconfig.json is found and given no file, tsc prints `Version 5.5.4`, `tsc: The
+//!   TypeScript Compiler - Version 5.5.4` and its whole help instead of checking: errored.
+//! - A GitHub Actions problem matcher writes `##[error]` before each diagnostic it matched; that
+//!   marker is dropped.
+//!
 //! typescript 7 (the native compiler) prints the same formats; only its related information differs
 //! (`  src/a.ts:3:3 - The expected type comes from …`), and that is indented like every other line
 //! this parser skips.
@@ -37,9 +44,14 @@ use verdict_core::{
     Diagnostic, Fingerprint, Kind, LineParser, Outcome, Report, Severity, Summarizer,
 };
 
+use crate::js_test::unprefixed_sample;
 use crate::text::clip;
 
 const TOOL: &str = "tsc";
+
+/// The first line of the help tsc prints instead of compiling when it finds no tsconfig.json and
+/// was given no file (after `Version 5.5.4`).
+const HELP_BANNER: &str = "tsc: The TypeScript Compiler - Version";
 
 /// The longest message kept, in characters.
 const MAX_MESSAGE: usize = 400;
@@ -107,8 +119,11 @@ impl Summarizer for TscSummarizer {
     }
 
     fn sniff(&self, sample: &str) -> u8 {
-        // What the npm package `tsc` (a placeholder, not TypeScript) prints instead of compiling.
-        if sample.contains("This is not the tsc command you are looking for") {
+        // What the npm package `tsc` (a placeholder, not TypeScript) prints instead of compiling,
+        // and the help tsc prints when it finds no tsconfig.json and was given no file.
+        if sample.contains("This is not the tsc command you are looking for")
+            || sample.contains(HELP_BANNER)
+        {
             return 90;
         }
         // The footer and the watch-mode status lines are tsc's alone.
@@ -128,6 +143,9 @@ impl Summarizer for TscSummarizer {
         match (header, sample.contains("Found ")) {
             (true, true) => 90,
             (true, false) => 85,
+            // Only the script line that ran it: a clean run prints nothing. Any other tool's own
+            // output is surer than this.
+            _ if unprefixed_sample(sample).lines().take(5_000).any(runs_tsc) => 40,
             _ => 0,
         }
     }
@@ -407,6 +425,25 @@ fn after_timestamp(line: &str) -> Option<&str> {
     Some(&line[sep + 3..])
 }
 
+/// The line without the `##[error]` or `##[warning]` a GitHub Actions problem matcher writes
+/// before each diagnostic it matched (`##[error]src/a.ts(3,7): error TS2322: …`).
+fn strip_annotation(line: &str) -> &str {
+    if !line.starts_with("##[") {
+        return line;
+    }
+    ["##[error]", "##[warning]", "##[notice]"]
+        .iter()
+        .find_map(|marker| line.strip_prefix(marker))
+        .unwrap_or(line)
+}
+
+/// Whether a package manager's script line runs tsc: npm's and pnpm's `> tsc --noEmit`, yarn's
+/// `$ tsc` or `$ "C:\p\node_modules\.bin\tsc" -noEmit`, `> rm -rf dist && tsc -p x`. A clean
+/// run prints nothing else, so this line is all a passing log shows of tsc.
+fn runs_tsc(line: &str) -> bool {
+    crate::text::script_runs(line, &["tsc", "vue-tsc"])
+}
+
 /// The state of the line after a header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
@@ -613,6 +650,14 @@ impl Parser {
         if self.crash.is_some() {
             return;
         }
+        if line.starts_with(HELP_BANNER) {
+            self.crash = Some(
+                "tsc printed its help instead of checking: no tsconfig.json where it ran, and no \
+                 file named"
+                    .to_owned(),
+            );
+            return;
+        }
         let crashed = line.starts_with("Error: Debug Failure")
             || line.contains("JavaScript heap out of memory")
             || line.starts_with("RangeError: Maximum call stack size exceeded")
@@ -636,6 +681,7 @@ impl Parser {
 
 impl LineParser for Parser {
     fn line(&mut self, line: &str) {
+        let line = strip_annotation(line);
         let Some(&first) = line.as_bytes().first() else {
             // A blank line ends a pretty message; its code frame follows.
             if self.state == State::Message {
@@ -782,6 +828,22 @@ mod tests {
     }
 
     #[test]
+    fn problem_matcher_annotations_and_script_lines() {
+        let report = parse(
+            "##[error]src/a.ts(1,7): error TS2322: Type 'string' is not assignable to type 'number'.\n",
+        );
+        assert_eq!(report.diagnostics[0].file.as_deref(), Some("src/a.ts"));
+        assert_eq!(report.counts.errors, Some(1));
+        // A clean run shows nothing but the script line that ran tsc.
+        let clean = "\n> app@1.0.0 typecheck\n> tsc --noEmit --pretty false\n\n";
+        assert!(TscSummarizer.sniff(clean) >= 30);
+        assert_eq!(parse(clean).outcome, Outcome::Passed);
+        let turbo = "web:build: \nweb:build: > web@0.0.0 build\nweb:build: > tsc -b && vite build\nweb:build: \n";
+        assert!(TscSummarizer.sniff(turbo) >= 30);
+        assert_eq!(TscSummarizer.sniff("> web@0.0.0 build\n> vite build\n"), 0);
+    }
+
+    #[test]
     fn footers() {
         let f = |t| parse_footer(t);
         assert_eq!(
@@ -919,6 +981,9 @@ mod tests {
         assert_eq!(report.outcome, Outcome::Errored);
         let report = parse("src/a.ts(x,y): error TS2322: broken\n");
         assert_eq!(report.outcome, Outcome::Errored);
+        let help = "Version 5.5.4\ntsc: The TypeScript Compiler - Version 5.5.4\n\nCOMMON COMMANDS\n\n  tsc\n";
+        assert!(TscSummarizer.sniff(help) >= 90);
+        assert_eq!(parse(help).outcome, Outcome::Errored);
     }
 
     #[test]
