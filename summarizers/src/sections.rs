@@ -412,16 +412,24 @@ impl Sections {
 
     /// Ends the current section at an announcement (`announced`) or at the end of the log.
     fn close(&mut self, announced: bool) {
+        let command_tool = self.command_tool();
+        let alone = self.done.is_empty() && self.noise.is_none();
         match &mut self.current {
             Current::Undecided(held) if held.is_blank() => {
                 // A tool that prints nothing when it passes (tsc, eslint) passed when the runner
                 // went on to its next command; a test runner's blank section is one whose
                 // output went elsewhere (several runs at once), and says nothing.
-                if let Some(summarizer) = self.command_tool().filter(|_| announced) {
+                if let Some(summarizer) = command_tool.filter(|_| announced) {
                     let report = summarizer.parser().finish();
                     if report.outcome == Outcome::Passed {
                         self.push_report(report);
                     }
+                } else if let Some(summarizer) = command_tool.filter(|_| alone) {
+                    // The log is only the announcement of that tool: its own parser reads it,
+                    // as it would read the whole log.
+                    let held = std::mem::take(held);
+                    let report = Run::start(summarizer, &held).parser.finish();
+                    self.push_report(report);
                 }
                 return;
             }
@@ -922,11 +930,17 @@ mod tests {
                 ("jest".to_owned(), Outcome::Failed)
             ]
         );
-        // A silent tool at the very end may have been cut off: nothing is said of it.
+        // A silent tool at the very end, after other runs, may have been cut off: nothing is
+        // said of it. A log of only its announcement is its own parser's to read.
         assert_eq!(
-            tools("> app@1.0.0 typecheck\n> tsc --noEmit\n\n"),
-            [("generic".to_owned(), Outcome::Errored)]
+            tools(
+                "> app@1.0.0 test\n> jest\n\nTests:       1 failed, 1 total\nRan all test suites.\n> app@1.0.0 typecheck\n> tsc --noEmit\n\n"
+            ),
+            [("jest".to_owned(), Outcome::Failed)]
         );
+        let alone = tools("> app@1.0.0 typecheck\n> tsc --noEmit\n\n");
+        assert_eq!(alone.len(), 1);
+        assert_eq!(alone[0].0, "tsc");
     }
 
     /// Shards of one test runner started at once print their headers together; the blank
