@@ -63,6 +63,8 @@ impl<S: Summarizer> Summarizer for Checked<S> {
     // Some summarizers read their input whole (a JSON report) rather than line by line, so the
     // check reads the bytes beside them instead of wrapping their line parser.
     fn parse(&self, log: &[u8]) -> Report {
+        // UTF-16 (PowerShell's `>`) is decoded first, so that the bytes read here are UTF-8 too.
+        let log = &*verdict_core::encoding::to_utf8(log);
         let mut report = self.0.parse(log);
         let mut ending = Ending::default();
         ending.scan(log);
@@ -72,8 +74,9 @@ impl<S: Summarizer> Summarizer for Checked<S> {
     }
 
     fn parse_reader(&self, reader: &mut dyn Read) -> io::Result<(Report, Stats)> {
+        let mut decoded = verdict_core::encoding::Utf8Reader::new(reader);
         let mut observed = Observed {
-            inner: reader,
+            inner: &mut decoded,
             ending: Ending::default(),
             partial: Vec::new(),
             tail: Vec::new(),
