@@ -364,8 +364,13 @@ impl Splitter {
     /// Hands a line to the callback, without a CI timestamp and escape sequences.
     #[inline]
     fn deliver(&mut self, text: &str, needs: Needs, on_line: &mut impl FnMut(&str)) {
-        // The timestamp is ASCII and ends right before the tool's text: a char boundary.
-        let text = &text[ci_timestamp_len(text.as_bytes())..];
+        // A BOM at the start of a line (GitHub Actions starts each step's log with one), then
+        // the timestamp: both end right before the tool's text, on a char boundary.
+        let text = &text[bom_len(text.as_bytes())..];
+        let text = match ci_timestamp_len(text.as_bytes()) {
+            0 => text,
+            n => &text[n + gitlab_stream_len(&text.as_bytes()[n..])..],
+        };
         if needs.escape && ansi::has_escapes(text) {
             self.scratch.clear();
             ansi::strip_into(text, &mut self.scratch);
@@ -394,6 +399,25 @@ fn redrawn(line: &[u8]) -> std::ops::Range<usize> {
         Some(prev) => prev + 1..cr,
         None => 0..cr,
     }
+}
+
+/// The length of a byte order mark at the start of `line`, as UTF-8 or as a console code page
+/// (cp437, cp850, cp1252) showed it before the log was saved again; 0 when there is none.
+pub(crate) fn bom_len(line: &[u8]) -> usize {
+    const FORMS: [&[u8]; 4] = [
+        "\u{feff}".as_bytes(),
+        "∩╗┐".as_bytes(),
+        "´╗┐".as_bytes(),
+        "ï»¿".as_bytes(),
+    ];
+    // One comparison for a line that starts with none of their first bytes.
+    if !matches!(line.first(), Some(0xef | 0xe2 | 0xc2 | 0xc3)) {
+        return 0;
+    }
+    FORMS
+        .iter()
+        .find(|form| line.starts_with(form))
+        .map_or(0, |form| form.len())
 }
 
 /// The length of the timestamp a CI runner put before a line, with its one space
@@ -429,6 +453,16 @@ pub(crate) fn ci_timestamp_len(line: &[u8]) -> usize {
         end += 1;
     }
     end
+}
+
+/// The length of the stream marker GitLab's runner writes after its timestamp (`00O `, `01E `,
+/// `00O+` for a line that continues the previous one), or 0. Continued lines are handed on as
+/// lines of their own.
+fn gitlab_stream_len(rest: &[u8]) -> usize {
+    match rest {
+        [a, b, b'O' | b'E', b' ' | b'+', ..] if a.is_ascii_hexdigit() && b.is_ascii_hexdigit() => 4,
+        _ => 0,
+    }
 }
 
 /// Counts the bytes no text log holds (see [`Stats::binary_bytes`]). Written as branch-free sums
@@ -554,6 +588,24 @@ mod tests {
             lines,
             ["  ● a", "red", "2024-05-01 is a date", "12   const x = 1;"]
         );
+    }
+
+    /// GitLab's runner (17 and later, `FF_TIMESTAMPS`) writes a timestamp and a stream marker.
+    #[test]
+    fn gitlab_timestamps_and_stream_markers_are_removed() {
+        let (lines, _) = lines_of(
+            b"2024-05-14T11:19:20.000000Z 00O $ npm test\n2024-05-14T11:19:21.000000Z 01E+  FAIL src/a.test.ts\n2024-05-14T11:19:21Z 0 passed\n",
+        );
+        assert_eq!(lines, ["$ npm test", "  FAIL src/a.test.ts", "0 passed"]);
+    }
+
+    /// GitHub Actions starts each step's log with a BOM; a console may have garbled it.
+    #[test]
+    fn boms_before_ci_timestamps_are_removed() {
+        let (lines, _) = lines_of(
+            "\u{feff}2024-05-01T12:34:56.7890123Z ##[group]Run npm test\n∩╗┐2024-05-01T12:34:57.1Z ok\n✖ 1 problem\n".as_bytes(),
+        );
+        assert_eq!(lines, ["##[group]Run npm test", "ok", "✖ 1 problem"]);
     }
 
     #[test]

@@ -72,11 +72,9 @@ fn gh_prefix_len(line: &[u8]) -> usize {
     let Some(second) = memchr::memchr(b'\t', &head[first + 1..]).map(|i| first + 1 + i) else {
         return 0;
     };
-    // The first line of a job's log carries the BOM of the file GitHub stored.
-    let mut at = second + 1;
-    if line[at..].starts_with(b"\xef\xbb\xbf") {
-        at += 3;
-    }
+    // The first line of each step's log carries the BOM of the file GitHub stored.
+    let at = second + 1;
+    let at = at + crate::lines::bom_len(&line[at..]);
     match crate::lines::ci_timestamp_len(&line[at..]) {
         0 => 0,
         n => at + n,
@@ -178,9 +176,16 @@ impl Stage {
     }
 
     fn powershell(&mut self, line: Held, out: &mut impl FnMut(&str)) {
-        if std::mem::take(&mut self.drop_blank) && line.text == " " {
-            // The blank line (one space) PowerShell writes after a record.
-            return;
+        if self.drop_blank {
+            // After a record: the computer's name in a remote session, and the blank line (one
+            // space) PowerShell writes.
+            if line.text.trim_start().starts_with("+ PSComputerName") {
+                return;
+            }
+            self.drop_blank = false;
+            if line.text == " " {
+                return;
+            }
         }
         if !self.held.is_empty() {
             if line.text.len() > MAX_RECORD_LINE || self.held.len() >= MAX_RECORD {
@@ -496,10 +501,15 @@ mod tests {
                 features,
                 &[
                     "test\tRun npm test\t\u{feff}2024-05-01T12:34:56.1234567Z   ● a › b",
+                    "test\tRun npm test\t∩╗┐2024-05-01T12:34:56.2234567Z ##[group]Run npm test",
                     "test\tRun npm test\t2024-05-01T12:34:57.1234567Z ##[error]Process completed with exit code 1.",
                 ]
             ),
-            ["  ● a › b", "Process completed with exit code 1."]
+            [
+                "  ● a › b",
+                "##[group]Run npm test",
+                "Process completed with exit code 1."
+            ]
         );
     }
 
