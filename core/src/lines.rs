@@ -361,15 +361,17 @@ impl Splitter {
         }
     }
 
-    /// Hands a line to the callback, without a CI timestamp and escape sequences.
-    #[inline]
+    /// Hands a line to the callback, without a CI timestamp and escape sequences. Inlined into
+    /// the loop over a section's lines, where a call per line would cost more than the checks.
+    #[inline(always)]
     fn deliver(&mut self, text: &str, needs: Needs, on_line: &mut impl FnMut(&str)) {
-        // A BOM at the start of a line (GitHub Actions starts each step's log with one), then
-        // the timestamp: both end right before the tool's text, on a char boundary.
-        let text = &text[bom_len(text.as_bytes())..];
-        let text = match ci_timestamp_len(text.as_bytes()) {
-            0 => text,
-            n => &text[n + gitlab_stream_len(&text.as_bytes()[n..])..],
+        // A CI timestamp starts with a digit; a BOM (GitHub Actions starts each step's log with
+        // one) with a byte above ASCII. Both end right before the tool's text, on a char boundary.
+        let text = match text.as_bytes().first() {
+            Some(&first) if first.is_ascii_digit() || first >= 0x80 => {
+                &text[ci_prefix_len(text.as_bytes())..]
+            }
+            _ => text,
         };
         if needs.escape && ansi::has_escapes(text) {
             self.scratch.clear();
@@ -378,6 +380,16 @@ impl Splitter {
         } else {
             self.stage.line(text, text, on_line);
         }
+    }
+}
+
+/// The length of what a CI runner put before a line: a BOM, a timestamp and GitLab's stream
+/// marker, each when present.
+fn ci_prefix_len(line: &[u8]) -> usize {
+    let bom = bom_len(line);
+    match ci_timestamp_len(&line[bom..]) {
+        0 => bom,
+        n => bom + n + gitlab_stream_len(&line[bom + n..]),
     }
 }
 
