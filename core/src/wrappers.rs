@@ -273,7 +273,9 @@ impl Stage {
             first_word,
         } = line;
         if let Some((mut carry, carried)) = self.carry.take() {
+            // A joined line stays within what a parser is promised.
             let continues = !joined.is_empty()
+                && carry.len() + joined.len() <= crate::lines::MAX_LINE
                 && (carried == width || (carry.ends_with(' ') && carried + first_word >= width));
             if continues {
                 carry.push_str(&joined);
