@@ -95,7 +95,8 @@ pub(crate) struct Stage {
     drop_blank: bool,
     /// The console width, once a wrapped record showed it.
     width: Option<usize>,
-    /// A line that may continue on the next one, and the width of its last physical line.
+    /// A line that may continue on the next one (with its escape sequences), and the width of its
+    /// last physical line.
     carry: Option<(String, usize)>,
     scratch: String,
     repaired: String,
@@ -105,6 +106,9 @@ pub(crate) struct Stage {
 /// included, as PowerShell counted them when it cut lines) with that of its first word.
 struct Held {
     text: String,
+    /// The line with its escape sequences, which a cut may have split across two lines: lines
+    /// are joined in this form and cleaned after.
+    raw: String,
     width: usize,
     first_word: usize,
 }
@@ -113,6 +117,7 @@ impl Held {
     fn new(text: &str, raw: &str) -> Held {
         Held {
             text: text.to_owned(),
+            raw: raw.to_owned(),
             width: raw.chars().count(),
             first_word: raw.split(' ').next().map_or(0, |w| w.chars().count()),
         }
@@ -179,7 +184,7 @@ impl Stage {
     pub(crate) fn finish(&mut self, out: &mut impl FnMut(&str)) {
         self.release_held(out);
         if let Some((carry, _)) = self.carry.take() {
-            self.unwrapped(&carry, out);
+            self.cleaned(&carry, out);
         }
     }
 
@@ -254,6 +259,7 @@ impl Stage {
         let last = &held[message_end - 1];
         let message = Held {
             text: message[start..].to_owned(),
+            raw: message[start..].to_owned(),
             width: last.width,
             first_word: held[0].first_word,
         };
@@ -268,9 +274,10 @@ impl Stage {
         };
         // What counts is the width of the last physical line, not of what was joined so far.
         let Held {
-            text: mut joined,
+            raw: mut joined,
             width: segment,
             first_word,
+            ..
         } = line;
         if let Some((mut carry, carried)) = self.carry.take() {
             // A joined line stays within what a parser is promised.
@@ -281,15 +288,26 @@ impl Stage {
                 carry.push_str(&joined);
                 joined = carry;
             } else {
-                self.unwrapped(&carry, out);
+                self.cleaned(&carry, out);
             }
         }
-        let may_continue =
-            segment <= width && (segment == width || joined.ends_with(' ')) && !is_rule(&joined);
+        let may_continue = segment <= width
+            && (segment == width || joined.ends_with(' '))
+            && !is_rule(&crate::ansi::strip(&joined));
         if may_continue {
             self.carry = Some((joined, segment));
         } else {
-            self.unwrapped(&joined, out);
+            self.cleaned(&joined, out);
+        }
+    }
+
+    /// A joined line, without the escape sequences it was measured with.
+    fn cleaned(&mut self, raw: &str, out: &mut impl FnMut(&str)) {
+        if crate::ansi::has_escapes(raw) {
+            let text = crate::ansi::strip(raw);
+            self.unwrapped(&text, out);
+        } else {
+            self.unwrapped(raw, out);
         }
     }
 
