@@ -242,7 +242,8 @@ impl Stage {
             .skip(1)
             .position(|l| l.text.starts_with("+ "))
             .map_or(1, |i| i + 1);
-        let message_end = code.saturating_sub(1).max(1);
+        let message_end = message_end(&held[..code], &self.squashed)
+            .unwrap_or_else(|| code.saturating_sub(1).max(1));
         // A record that was not cut has only `+ …` lines after its position line.
         let wrapped = held[code..]
             .iter()
@@ -359,6 +360,28 @@ impl Stage {
             _ => out(line),
         }
     }
+}
+
+/// How many of a record's first lines (`before_code`: those before its first `+ ` line) hold the
+/// message, told by the record's own copy of it: `CategoryInfo` ends in `(<message>:String)`,
+/// abbreviated to `<start>...<end>` when long. The position line between message and code is
+/// localised (`At line:1 char:1`, `En línea: 1 Carácter: 1`, `Au caractère Ligne:1 : 1`) and may
+/// itself be cut, so it is not what is looked for.
+fn message_end(before_code: &[Held], squashed: &str) -> Option<usize> {
+    let info = squashed.split("CategoryInfo:").nth(1)?;
+    let copy = &info[info.find('(')? + 1..info.rfind(":String)")?];
+    let tail = copy.rsplit("...").next().unwrap_or(copy);
+    if tail.is_empty() {
+        return None;
+    }
+    let mut seen = String::new();
+    for (i, line) in before_code.iter().enumerate() {
+        seen.extend(line.text.chars().filter(|c| !c.is_whitespace()));
+        if seen.ends_with(tail) {
+            return Some(i + 1);
+        }
+    }
+    None
 }
 
 /// Whether a line may carry one of the wrappers recognised line by line (see the module docs).
@@ -587,6 +610,47 @@ mod tests {
                 "[audit:contracts] Hay 124 contratos sin implementar y sin marca PENDING.",
                 "short line",
                 "✔ a test that passed and is longer than the console (10.5ms)",
+            ]
+        );
+    }
+
+    /// cargo under a French PowerShell 20 columns wide: the position line is cut too.
+    #[test]
+    fn a_cut_position_line_is_no_part_of_the_message() {
+        let lines = [
+            "cargo :    ",
+            "Compiling ",
+            "my_openclaw v0.1.0 (",
+            "D:\\MVP\\openclaw-secu",
+            "re-installer\\desktop",
+            "\\src-tauri)",
+            "Au caractère ",
+            "Ligne:1 : 1",
+            "+ cargo test 2>&1 | ",
+            "Out-File -FilePath d",
+            "+ ~~~~~~~~~~~~~~~",
+            "    + CategoryInfo  ",
+            "            : NotS  ",
+            "  pecified: (   C   ",
+            " ompiling my...k    ",
+            "top\\src-tauri):    ",
+            "String) [], Rem    ",
+            "oteException",
+            "    + FullyQualifie ",
+            "   dErrorId : Nati  ",
+            "  veCommandError",
+            " ",
+            "running 42 tests",
+        ];
+        let features = Features {
+            powershell: true,
+            ..Features::default()
+        };
+        assert_eq!(
+            run(features, &lines),
+            [
+                "   Compiling my_openclaw v0.1.0 (D:\\MVP\\openclaw-secure-installer\\desktop\\src-tauri)",
+                "running 42 tests",
             ]
         );
     }
