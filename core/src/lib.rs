@@ -29,8 +29,10 @@ pub mod baseline;
 pub mod cache;
 pub mod digest;
 pub mod driver;
+pub mod encoding;
 pub mod lines;
 pub mod model;
+mod mojibake;
 pub mod pipeline;
 pub mod process;
 pub mod render;
@@ -38,6 +40,7 @@ pub mod snapshot;
 pub mod state;
 pub mod summarizer;
 pub mod verifier;
+mod wrappers;
 
 pub use model::{
     Counts, Diagnostic, Fingerprint, Kind, Outcome, Report, Severity, Status, Verification,

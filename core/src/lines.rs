@@ -10,13 +10,22 @@
 //!   is removed, so that parsers see the tool's own indentation;
 //! - terminal escape sequences are removed ([`crate::ansi`]);
 //! - invalid UTF-8 is replaced with U+FFFD;
-//! - a line longer than [`MAX_LINE`] bytes is cut there; the rest of it is skipped and counted.
+//! - a line longer than [`MAX_LINE`] bytes is cut there; the rest of it is skipped and counted;
+//! - UTF-16 (with or without a BOM) is decoded and a UTF-8 BOM skipped, decided once from the
+//!   first [`HEAD`] bytes ([`crate::encoding`]);
+//! - what shells, terminals and CI runners wrote around the tool's lines is removed: GitHub
+//!   Actions' and GitLab's markers, Docker BuildKit's prefixes, PowerShell's error records and the
+//!   lines it cut at the console's width, glyphs garbled by a console code page
+//!   ([`crate::wrappers`]).
 //!
-//! Memory is one read block plus at most one [`MAX_LINE`] carry-over, whatever the input.
+//! Memory is one read block plus at most one [`MAX_LINE`] carry-over, whatever the input (and the
+//! few short lines of a PowerShell record while it is recognised).
 
 use std::io::{self, Read};
 
 use crate::ansi;
+use crate::encoding::{Encoding, Utf16Decoder};
+use crate::wrappers::{Features, Stage};
 
 /// The longest line handed to a parser, in bytes. No diagnostic line of any tool comes close; a
 /// longer line is a minified bundle or a data dump, and its start is all a person would read.
@@ -24,6 +33,10 @@ pub const MAX_LINE: usize = 64 * 1024;
 
 /// Size of each read from the input.
 const BLOCK: usize = 256 * 1024;
+
+/// How much of the start of an input decides its encoding and what wraps its lines: held until
+/// then, so that the decision never depends on how the input was cut into blocks.
+pub const HEAD: usize = 64 * 1024;
 
 /// What the reader saw, for callers that want to tell a log from something else.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -94,6 +107,17 @@ pub struct Splitter {
     /// Scratch space for a whole section without its escape sequences.
     section: String,
     stats: Stats,
+    /// The start of the input, until [`HEAD`] bytes of it decide how to read it.
+    head: Vec<u8>,
+    decided: bool,
+    /// Whether a UTF-8 BOM is still to be skipped.
+    bom: bool,
+    /// The decoder of a UTF-16 input.
+    utf16: Option<Utf16Decoder>,
+    /// Scratch space for a decoded block.
+    decoded: Vec<u8>,
+    /// What removes the wrappers around the tool's lines.
+    stage: Stage,
 }
 
 /// What a block may hold that needs cleaning; checked once per block with `memchr` so that the
@@ -122,6 +146,60 @@ impl Splitter {
     /// Feeds the next block of input.
     pub fn push(&mut self, block: &[u8], on_line: &mut impl FnMut(&str)) {
         self.stats.bytes += block.len() as u64;
+        if self.decided {
+            return self.push_raw(block, on_line);
+        }
+        if self.head.is_empty() && block.len() >= HEAD {
+            self.decide(block);
+            return self.push_raw(block, on_line);
+        }
+        self.head.extend_from_slice(block);
+        if self.head.len() >= HEAD {
+            let head = std::mem::take(&mut self.head);
+            self.decide(&head);
+            self.push_raw(&head, on_line);
+        }
+    }
+
+    /// Decides the encoding and the wrappers from the start of the input.
+    fn decide(&mut self, start: &[u8]) {
+        self.decided = true;
+        let head = &start[..start.len().min(HEAD)];
+        let encoding = Encoding::detect(head);
+        let features = match encoding {
+            Encoding::Utf8 => Features::of(head),
+            Encoding::Utf8Bom => {
+                self.bom = true;
+                Features::of(&head[3..])
+            }
+            Encoding::Utf16Le | Encoding::Utf16Be => {
+                let big_endian = encoding == Encoding::Utf16Be;
+                let mut text = Vec::new();
+                Utf16Decoder::new(big_endian).decode(head, &mut text);
+                self.utf16 = Some(Utf16Decoder::new(big_endian));
+                Features::of(&text)
+            }
+        };
+        self.stage = Stage::new(features);
+    }
+
+    /// Feeds input bytes once their encoding is known.
+    fn push_raw(&mut self, block: &[u8], on_line: &mut impl FnMut(&str)) {
+        if let Some(decoder) = &mut self.utf16 {
+            let mut decoded = std::mem::take(&mut self.decoded);
+            decoded.clear();
+            decoder.decode(block, &mut decoded);
+            self.push_text(&decoded, on_line);
+            self.decoded = decoded;
+        } else if std::mem::take(&mut self.bom) {
+            self.push_text(block.get(3..).unwrap_or_default(), on_line);
+        } else {
+            self.push_text(block, on_line);
+        }
+    }
+
+    /// Feeds the next block of (possibly invalid) UTF-8 text.
+    fn push_text(&mut self, block: &[u8], on_line: &mut impl FnMut(&str)) {
         self.stats.binary_bytes += count_binary(block);
         let needs = Needs::of(block);
         let mut start = 0;
@@ -164,9 +242,10 @@ impl Splitter {
 
     /// Emits the complete lines of `text`, which ends with a newline.
     fn emit_valid(&mut self, text: &str, needs: Needs, on_line: &mut impl FnMut(&str)) {
-        if needs.escape {
+        if needs.escape && !self.stage.needs_raw() {
             // A coloured section is stripped in one pass, which costs far less than stripping
-            // its lines one by one. No escape sequence spans a newline (see `ansi`).
+            // its lines one by one. No escape sequence spans a newline (see `ansi`). Lines cut
+            // at a console's width are measured with their escapes, so those go line by line.
             let mut section = std::mem::take(&mut self.section);
             section.clear();
             ansi::strip_into(text, &mut section);
@@ -236,10 +315,21 @@ impl Splitter {
 
     /// Ends the input: emits the last line if it had no newline, and returns the statistics.
     pub fn finish(mut self, on_line: &mut impl FnMut(&str)) -> Stats {
+        if !self.decided {
+            let head = std::mem::take(&mut self.head);
+            self.decide(&head);
+            self.push_raw(&head, on_line);
+        }
+        if let Some(mut decoder) = self.utf16.take() {
+            let mut rest = Vec::new();
+            decoder.finish(&mut rest);
+            self.push_text(&rest, on_line);
+        }
         if !self.carry.is_empty() {
             let carry = std::mem::take(&mut self.carry);
             self.emit(&carry, Needs::ALL, on_line);
         }
+        self.stage.finish(on_line);
         self.stats
     }
 
@@ -271,18 +361,35 @@ impl Splitter {
         }
     }
 
-    /// Hands a line to the callback, without a CI timestamp and escape sequences.
-    #[inline]
+    /// Hands a line to the callback, without a CI timestamp and escape sequences. Inlined into
+    /// the loop over a section's lines, where a call per line would cost more than the checks.
+    #[inline(always)]
     fn deliver(&mut self, text: &str, needs: Needs, on_line: &mut impl FnMut(&str)) {
-        // The timestamp is ASCII and ends right before the tool's text: a char boundary.
-        let text = &text[ci_timestamp_len(text.as_bytes())..];
+        // A CI timestamp starts with a digit; a BOM (GitHub Actions starts each step's log with
+        // one) with a byte above ASCII. Both end right before the tool's text, on a char boundary.
+        let text = match text.as_bytes().first() {
+            Some(&first) if first.is_ascii_digit() || first >= 0x80 => {
+                &text[ci_prefix_len(text.as_bytes())..]
+            }
+            _ => text,
+        };
         if needs.escape && ansi::has_escapes(text) {
             self.scratch.clear();
             ansi::strip_into(text, &mut self.scratch);
-            on_line(&self.scratch);
+            self.stage.line(&self.scratch, text, on_line);
         } else {
-            on_line(text);
+            self.stage.line(text, text, on_line);
         }
+    }
+}
+
+/// The length of what a CI runner put before a line: a BOM, a timestamp and GitLab's stream
+/// marker, each when present.
+fn ci_prefix_len(line: &[u8]) -> usize {
+    let bom = bom_len(line);
+    match ci_timestamp_len(&line[bom..]) {
+        0 => bom,
+        n => bom + n + gitlab_stream_len(&line[bom + n..]),
     }
 }
 
@@ -306,10 +413,29 @@ fn redrawn(line: &[u8]) -> std::ops::Range<usize> {
     }
 }
 
+/// The length of a byte order mark at the start of `line`, as UTF-8 or as a console code page
+/// (cp437, cp850, cp1252) showed it before the log was saved again; 0 when there is none.
+pub(crate) fn bom_len(line: &[u8]) -> usize {
+    const FORMS: [&[u8]; 4] = [
+        "\u{feff}".as_bytes(),
+        "∩╗┐".as_bytes(),
+        "´╗┐".as_bytes(),
+        "ï»¿".as_bytes(),
+    ];
+    // One comparison for a line that starts with none of their first bytes.
+    if !matches!(line.first(), Some(0xef | 0xe2 | 0xc2 | 0xc3)) {
+        return 0;
+    }
+    FORMS
+        .iter()
+        .find(|form| line.starts_with(form))
+        .map_or(0, |form| form.len())
+}
+
 /// The length of the timestamp a CI runner put before a line, with its one space
 /// (`2024-05-01T12:34:56.7890123Z `, as in GitHub Actions' raw logs), or 0. The shape is checked
 /// exactly, so that a line a tool printed that merely starts with a date is left alone.
-fn ci_timestamp_len(line: &[u8]) -> usize {
+pub(crate) fn ci_timestamp_len(line: &[u8]) -> usize {
     const SHAPE: &[u8; 19] = b"dddd-dd-ddTdd:dd:dd";
     if line.len() < SHAPE.len() + 1 || !line[0].is_ascii_digit() {
         return 0;
@@ -339,6 +465,16 @@ fn ci_timestamp_len(line: &[u8]) -> usize {
         end += 1;
     }
     end
+}
+
+/// The length of the stream marker GitLab's runner writes after its timestamp (`00O `, `01E `,
+/// `00O+` for a line that continues the previous one), or 0. Continued lines are handed on as
+/// lines of their own.
+fn gitlab_stream_len(rest: &[u8]) -> usize {
+    match rest {
+        [a, b, b'O' | b'E', b' ' | b'+', ..] if a.is_ascii_hexdigit() && b.is_ascii_hexdigit() => 4,
+        _ => 0,
+    }
 }
 
 /// Counts the bytes no text log holds (see [`Stats::binary_bytes`]). Written as branch-free sums
@@ -464,6 +600,24 @@ mod tests {
             lines,
             ["  ● a", "red", "2024-05-01 is a date", "12   const x = 1;"]
         );
+    }
+
+    /// GitLab's runner (17 and later, `FF_TIMESTAMPS`) writes a timestamp and a stream marker.
+    #[test]
+    fn gitlab_timestamps_and_stream_markers_are_removed() {
+        let (lines, _) = lines_of(
+            b"2024-05-14T11:19:20.000000Z 00O $ npm test\n2024-05-14T11:19:21.000000Z 01E+  FAIL src/a.test.ts\n2024-05-14T11:19:21Z 0 passed\n",
+        );
+        assert_eq!(lines, ["$ npm test", "  FAIL src/a.test.ts", "0 passed"]);
+    }
+
+    /// GitHub Actions starts each step's log with a BOM; a console may have garbled it.
+    #[test]
+    fn boms_before_ci_timestamps_are_removed() {
+        let (lines, _) = lines_of(
+            "\u{feff}2024-05-01T12:34:56.7890123Z ##[group]Run npm test\n∩╗┐2024-05-01T12:34:57.1Z ok\n✖ 1 problem\n".as_bytes(),
+        );
+        assert_eq!(lines, ["##[group]Run npm test", "ok", "✖ 1 problem"]);
     }
 
     #[test]

@@ -4,7 +4,8 @@
 //! kernel wrote around it. Two things written there decide that a log is no pass:
 //! - **the tool never ran**: a shell's `sh: 1: jest: not found` or `bash: jest: command not found`,
 //!   `npm error Missing script: "test"`, the `tsc` placeholder package's "This is not the tsc
-//!   command you are looking for" — anywhere in the log;
+//!   command you are looking for", PowerShell's and cmd.exe's "is not recognized as …" — anywhere
+//!   in the log;
 //! - **the process did not end normally**: the log ends (package-manager noise aside) in a crash or
 //!   a failing exit — `Segmentation fault (core dumped)`, `Killed`, `Aborted`, `Bus error`, a
 //!   shell's or CI's "terminated by signal" and "exit code 137" notes, `npm error signal SIGSEGV`,
@@ -63,6 +64,8 @@ impl<S: Summarizer> Summarizer for Checked<S> {
     // Some summarizers read their input whole (a JSON report) rather than line by line, so the
     // check reads the bytes beside them instead of wrapping their line parser.
     fn parse(&self, log: &[u8]) -> Report {
+        // UTF-16 (PowerShell's `>`) is decoded first, so that the bytes read here are UTF-8 too.
+        let log = &*verdict_core::encoding::to_utf8(log);
         let mut report = self.0.parse(log);
         let mut ending = Ending::default();
         ending.scan(log);
@@ -72,8 +75,9 @@ impl<S: Summarizer> Summarizer for Checked<S> {
     }
 
     fn parse_reader(&self, reader: &mut dyn Read) -> io::Result<(Report, Stats)> {
+        let mut decoded = verdict_core::encoding::Utf8Reader::new(reader);
         let mut observed = Observed {
-            inner: reader,
+            inner: &mut decoded,
             ending: Ending::default(),
             partial: Vec::new(),
             tail: Vec::new(),
@@ -168,7 +172,7 @@ pub struct Ending {
 }
 
 /// What every line [`NEVER_RAN`] matches holds: a cheap gate, run over whole inputs at once.
-const NEVER_RAN_WORDS: &str = "not found|No such file or directory|issing script|not the tsc command|could not determine executable|ERR_PNPM_NO_SCRIPT";
+const NEVER_RAN_WORDS: &str = "not found|No such file or directory|issing script|not the tsc command|could not determine executable|ERR_PNPM_NO_SCRIPT|is not recognized as";
 
 static NEVER_RAN_GATE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(NEVER_RAN_WORDS).expect("valid regex"));
@@ -190,6 +194,9 @@ static NEVER_RAN: LazyLock<RegexSet> = LazyLock::new(|| {
         r"^npm (?:ERR!|error) could not determine executable to run",
         r"ERR_PNPM_NO_SCRIPT",
         r#"^error Command "[^"]+" not found\."#,
+        // Windows: PowerShell (`npx : The term 'npx' is not recognized …`) and cmd.exe.
+        r"is not recognized as the name of a cmdlet",
+        r"^'[^']+' is not recognized as an internal or external command",
     ])
     .expect("valid regexes")
 });
@@ -384,6 +391,8 @@ mod tests {
             "npm error Missing script: \"test\"\n",
             "npm ERR! missing script: test\n",
             "                This is not the tsc command you are looking for\n",
+            "npx : The term 'npx' is not recognized as the name of a cmdlet, function, script file, or operable program.\n",
+            "'jest' is not recognized as an internal or external command,\n",
         ] {
             assert!(errored(log).contains("never ran"), "{log:?}");
         }
