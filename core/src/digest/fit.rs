@@ -27,8 +27,9 @@ use super::{Digest, Tally};
 /// The least room worth clipping a last item into; below this it would be a location and `…`.
 const MIN_LAST_ITEM: usize = 14;
 
-/// The largest a tail may be.
-const TAIL_MAX: usize = 64;
+/// The largest a tail may be: a fifth of the budget, within these limits. A tail that names the
+/// files no line shows is worth room, but never most of it.
+const TAIL_MAX: (usize, usize) = (32, 100);
 
 /// The largest a pass line may be.
 const PASS_MAX: usize = 32;
@@ -78,10 +79,12 @@ struct State {
     squeezed: bool,
     tail: Option<String>,
     tail_cost: usize,
+    /// The most tokens the tail may take.
+    tail_max: usize,
 }
 
 impl State {
-    fn new(plan: &Plan<'_>) -> State {
+    fn new(plan: &Plan<'_>, tail_max: usize) -> State {
         let mut per_file = vec![0u32; plan.files.len()];
         for entry in &plan.entries {
             if let Some(file) = entry.file {
@@ -97,6 +100,7 @@ impl State {
             squeezed: false,
             tail: None,
             tail_cost: 0,
+            tail_max,
         }
     }
 
@@ -139,7 +143,7 @@ impl State {
                     named: &self.named,
                     with_names: level == Level::Full,
                 },
-                TAIL_MAX,
+                self.tail_max,
             ),
             Level::Minimal | Level::Bare => None,
         };
@@ -342,7 +346,11 @@ impl<'p, 'a> Fitter<'p, 'a> {
         let fixed: usize = headlines.iter().flatten().map(|h| cost(h)).sum::<usize>()
             + pass.iter().map(|l| cost(l)).sum::<usize>();
 
-        let mut states: Vec<State> = plans.iter().map(State::new).collect();
+        let tail_max = (self.budget / 5).clamp(TAIL_MAX.0, TAIL_MAX.1);
+        let mut states: Vec<State> = plans
+            .iter()
+            .map(|plan| State::new(plan, tail_max))
+            .collect();
         for (plan, state) in plans.iter().zip(&mut states) {
             if plan.failing() {
                 state.refresh_tail(plan, level);

@@ -14,7 +14,7 @@ use crate::model::{Diagnostic, Outcome, Report, Severity};
 pub(super) const INDENT: &str = "  ";
 
 /// The most files a tail names before it says `…`; it names fewer when they do not fit.
-const NAMED_FILES: usize = 12;
+const NAMED_FILES: usize = 24;
 
 /// How many names a tail fills with files that lines above already name, when it has fewer files
 /// that no line names.
