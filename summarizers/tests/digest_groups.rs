@@ -130,7 +130,7 @@ fn messages_that_differ_in_values_group_with_their_variants_counted() {
     let cases = [
         ("eslint", "many-problems", 500),
         ("generic", "mypy-errors", 500),
-        ("tsc", "ts49-related-plain", 500),
+        ("tsc", "ts49-related-plain", 150),
     ];
     for &(tool, case, budget) in &cases {
         let (report, digest) = digest_of(tool, case, budget);
@@ -178,7 +178,7 @@ fn failing_tests_with_the_same_assertion_shape_group_by_their_places() {
         ("vitest", "failing", 500),
         ("mocha", "failing", 500),
         ("pytest", "failing", 500),
-        ("jest", "jest29-many-suites", 500),
+        ("jest", "jest29-many-suites", 120),
     ];
     for &(tool, case, budget) in &cases {
         let (report, digest) = digest_of(tool, case, budget);

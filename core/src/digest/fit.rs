@@ -156,6 +156,8 @@ impl State {
 struct Shown {
     /// Index into the plan's items.
     item: usize,
+    /// Index into that item's parts, when its group was unfolded.
+    part: Option<usize>,
     text: String,
     cost: usize,
 }
@@ -388,6 +390,7 @@ impl<'p, 'a> Fitter<'p, 'a> {
             states[p].cover(plan, i, &line);
             states[p].lines.push(Shown {
                 item: i,
+                part: None,
                 text: String::new(),
                 cost: 0,
             });
@@ -397,6 +400,7 @@ impl<'p, 'a> Fitter<'p, 'a> {
                 states[p].lines.pop();
                 states[p].lines.push(Shown {
                     item: i,
+                    part: None,
                     text: line.text,
                     cost: line_cost,
                 });
@@ -412,6 +416,7 @@ impl<'p, 'a> Fitter<'p, 'a> {
                 states[p].cover(plan, i, &line);
                 states[p].lines.push(Shown {
                     item: i,
+                    part: None,
                     text: String::new(),
                     cost: 0,
                 });
@@ -422,6 +427,7 @@ impl<'p, 'a> Fitter<'p, 'a> {
                     states[p].lines.pop();
                     states[p].lines.push(Shown {
                         item: i,
+                        part: None,
                         text: line.text,
                         cost: line_cost,
                     });
@@ -436,6 +442,7 @@ impl<'p, 'a> Fitter<'p, 'a> {
             break;
         }
         if accepted == self.order.len() {
+            self.unfold_groups(level, &mut states, &total);
             self.widen_groups(level, &mut states, &total);
         }
         Some(Run {
@@ -446,6 +453,67 @@ impl<'p, 'a> Fitter<'p, 'a> {
             accepted,
             squeezed,
         })
+    }
+
+    /// With every item shown and room left, splits the groups of several distinct messages back
+    /// into one line per message, in the order they rank, where all of a group's lines fit: the
+    /// messages the group stood for are then shown as they are.
+    fn unfold_groups(
+        &self,
+        level: Level,
+        states: &mut [State],
+        total: &dyn Fn(&Self, &[State]) -> usize,
+    ) {
+        // The text has no final newline.
+        let budget = self.budget + 1;
+        for &(p, i) in &self.order {
+            let plan = &self.plans[p];
+            let parts = &plan.items[i].parts;
+            if parts.is_empty() {
+                continue;
+            }
+            let Some(j) = states[p].lines.iter().position(|shown| shown.item == i) else {
+                continue;
+            };
+            let lines: Vec<(ItemLine, usize)> = parts
+                .iter()
+                .map(|part| {
+                    let max = if part.members.len() > 1 {
+                        self.max_group
+                    } else {
+                        self.max_item
+                    };
+                    let line = lines::item(plan, part, max);
+                    let line_cost = cost(&line.text);
+                    (line, line_cost)
+                })
+                .collect();
+            let before = states[p].clone();
+            let state = &mut states[p];
+            let old = state.lines[j].cost;
+            let new: usize = lines.iter().map(|(_, c)| c).sum();
+            state.items_cost = state.items_cost - old + new;
+            let shown: Vec<Shown> = lines
+                .into_iter()
+                .enumerate()
+                .map(|(k, (line, line_cost))| {
+                    for &file in &line.files {
+                        state.named[file] = true;
+                    }
+                    Shown {
+                        item: i,
+                        part: Some(k),
+                        text: line.text,
+                        cost: line_cost,
+                    }
+                })
+                .collect();
+            state.lines.splice(j..=j, shown);
+            state.refresh_tail(plan, level);
+            if total(self, states) > budget {
+                states[p] = before;
+            }
+        }
     }
 
     /// With every item shown and room left, lets the groups list more of their places, in the
@@ -461,42 +529,45 @@ impl<'p, 'a> Fitter<'p, 'a> {
         for round in [self.max_group * 2, usize::MAX] {
             for &(p, i) in &self.order {
                 let plan = &self.plans[p];
-                let item = &plan.items[i];
-                if item.members.len() < 2 {
-                    continue;
-                }
-                let left = budget.saturating_sub(total(self, states));
-                if left == 0 {
-                    return;
-                }
-                let Some(j) = states[p].lines.iter().position(|shown| shown.item == i) else {
-                    continue;
-                };
-                // A line's cost counts its newline.
-                let old = states[p].lines[j].cost;
-                let max = (old - 1 + left).min(round);
-                if max < old {
-                    continue;
-                }
-                let line = lines::item(plan, item, max);
-                let line_cost = cost(&line.text);
-                if line_cost <= old {
-                    continue;
-                }
-                let before = states[p].clone();
-                let state = &mut states[p];
-                for &file in &line.files {
-                    state.named[file] = true;
-                }
-                state.items_cost = state.items_cost - old + line_cost;
-                state.lines[j] = Shown {
-                    item: i,
-                    text: line.text,
-                    cost: line_cost,
-                };
-                state.refresh_tail(plan, level);
-                if total(self, states) > budget {
-                    states[p] = before;
+                for j in 0..states[p].lines.len() {
+                    let shown = &states[p].lines[j];
+                    if shown.item != i {
+                        continue;
+                    }
+                    let item = match shown.part {
+                        Some(k) => &plan.items[i].parts[k],
+                        None => &plan.items[i],
+                    };
+                    if item.members.len() < 2 {
+                        continue;
+                    }
+                    let left = budget.saturating_sub(total(self, states));
+                    if left == 0 {
+                        return;
+                    }
+                    // A line's cost counts its newline.
+                    let old = shown.cost;
+                    let max = (old - 1 + left).min(round);
+                    if max < old {
+                        continue;
+                    }
+                    let line = lines::item(plan, item, max);
+                    let line_cost = cost(&line.text);
+                    if line_cost <= old {
+                        continue;
+                    }
+                    let before = states[p].clone();
+                    let state = &mut states[p];
+                    for &file in &line.files {
+                        state.named[file] = true;
+                    }
+                    state.items_cost = state.items_cost - old + line_cost;
+                    state.lines[j].text = line.text;
+                    state.lines[j].cost = line_cost;
+                    state.refresh_tail(plan, level);
+                    if total(self, states) > budget {
+                        states[p] = before;
+                    }
                 }
             }
         }

@@ -32,8 +32,10 @@
 //!   values, numbers and identifiers — are one line, failing tests by the shape of their assertion
 //!   alike: the first message, how many there are and how many distinct messages (`×10 (3
 //!   variants)`), how many files, and where to start: the first places in the tool's order, as
-//!   many as the budget allows (`first src/a.ts:3:5, …`), or all of them (`in 2 files: …`). A
-//!   single failing test is `name — file:line — reason`, an error `file:line:col CODE message`.
+//!   many as the budget allows (`first src/a.ts:3:5, …`), or all of them (`in 2 files: …`). When
+//!   everything is shown and room is left, such a group unfolds into one line per distinct
+//!   message, as the tool worded each. A single failing test is `name — file:line — reason`, an
+//!   error `file:line:col CODE message`.
 //! - An exact tail under each report for what did not fit, naming first the files no line above
 //!   names, and a last line with the tokens used, what was left out in all and where the full
 //!   log is: nothing is dropped silently. [`Digest`] carries the same numbers for programs.

@@ -91,6 +91,9 @@ pub(super) struct Item {
     pub(super) variants: usize,
     /// How many distinct files the members are in.
     pub(super) files: usize,
+    /// When the members have several distinct messages, one item per message, in the order of
+    /// their first member: what the group unfolds into when the budget has room for more detail.
+    pub(super) parts: Vec<Item>,
     pub(super) tier: Tier,
 }
 
@@ -278,6 +281,7 @@ fn rank(report: &Report, entries: &[Entry], file_count: usize) -> Vec<Item> {
                 members: Vec::new(),
                 variants: 1,
                 files: 0,
+                parts: Vec::new(),
                 tier: Tier::Error,
             });
             items.len() - 1
@@ -292,11 +296,13 @@ fn rank(report: &Report, entries: &[Entry], file_count: usize) -> Vec<Item> {
         messages.push((item, keys.exact));
         places.extend(entry.file.map(|file| (item, file)));
     }
-    messages.sort_unstable();
-    messages.dedup();
-    for pair in messages.windows(2).filter(|pair| pair[0].0 == pair[1].0) {
+    let mut distinct = messages.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    for pair in distinct.windows(2).filter(|pair| pair[0].0 == pair[1].0) {
         items[pair[1].0].variants += 1;
     }
+    split_into_parts(&mut items, &messages, entries);
     places.sort_unstable();
     places.dedup();
     for &(item, _) in &places {
@@ -343,8 +349,47 @@ fn rank(report: &Report, entries: &[Entry], file_count: usize) -> Vec<Item> {
             (false, _, false) => Tier::Warning,
         };
     }
+    for item in &mut items {
+        let tier = item.tier;
+        for part in &mut item.parts {
+            part.tier = tier;
+        }
+    }
     items.sort_by_key(|item| (item.tier, item.first()));
     items
+}
+
+/// Fills the [`Item::parts`] of every group with several distinct messages; `messages` holds the
+/// item and exact message key of every diagnostic, in the tool's order.
+fn split_into_parts(items: &mut [Item], messages: &[(usize, u64)], entries: &[Entry]) {
+    let mut part_of: HashMap<(usize, u64), usize> = HashMap::new();
+    for (index, &(item, exact)) in messages.iter().enumerate() {
+        if items[item].variants < 2 {
+            continue;
+        }
+        let parts = &mut items[item].parts;
+        let part = *part_of.entry((item, exact)).or_insert_with(|| {
+            parts.push(Item {
+                members: Vec::new(),
+                variants: 1,
+                files: 0,
+                parts: Vec::new(),
+                tier: Tier::Error,
+            });
+            parts.len() - 1
+        });
+        parts[part].members.push(index);
+    }
+    for part in items.iter_mut().flat_map(|item| item.parts.iter_mut()) {
+        let mut files: Vec<usize> = part
+            .members
+            .iter()
+            .filter_map(|&m| entries[m].file)
+            .collect();
+        files.sort_unstable();
+        files.dedup();
+        part.files = files.len();
+    }
 }
 
 /// What a report holds in all. The tool's own numbers win where they are larger than what the
