@@ -608,11 +608,14 @@ impl<'p, 'a> Fitter<'p, 'a> {
         let mut shown = Tally::default();
         let mut omitted = Tally::default();
         let mut omitted_files = 0;
-        for (plan, state) in self.plans.iter().zip(&run.states) {
+        for ((plan, state), headline) in self.plans.iter().zip(&run.states).zip(&run.headlines) {
             if plan.failing() {
                 shown += state.shown;
                 omitted += state.omitted(plan);
-                omitted_files += state.omitted_files();
+                omitted_files +=
+                    state
+                        .omitted_files()
+                        .max(tool_files_unnamed(plan, state, headline.as_deref()));
             }
         }
         Digest {
@@ -659,6 +662,23 @@ impl<'p, 'a> Fitter<'p, 'a> {
             cut: true,
         }
     }
+}
+
+/// The files the tool counted that no line names, when the headline states the tool's count:
+/// the parser may keep fewer diagnostics than the tool found (a lint run over thousands of
+/// files), and the headline still counts every failing file.
+fn tool_files_unnamed(plan: &Plan<'_>, state: &State, headline: Option<&str>) -> u64 {
+    let (Some(files), Some(headline)) = (plan.report.counts.files, headline) else {
+        return 0;
+    };
+    let stated = [" file", " files"]
+        .iter()
+        .any(|noun| headline.contains(&format!(" in {files}{noun}")));
+    if !stated {
+        return 0;
+    }
+    let named = state.named.iter().filter(|&&named| named).count() as u64;
+    files.saturating_sub(named)
 }
 
 /// `text` within `budget`, with a visible marker if it had to be cut.

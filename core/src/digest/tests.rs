@@ -971,3 +971,19 @@ fn an_error_around_a_test_is_counted_once_as_an_error() {
     assert_eq!(digest.omitted, Default::default(), "{}", digest.text);
     assert!(!digest.text.contains("more"), "{}", digest.text);
 }
+
+#[test]
+fn files_the_tool_counted_beyond_what_was_kept_are_counted_by_the_headline() {
+    let mut report = failed(
+        "eslint",
+        vec![
+            error("eslint", "src/a.js", 1, "no-undef", "'a' is not defined."),
+            error("eslint", "src/b.js", 1, "no-undef", "'b' is not defined."),
+        ],
+    );
+    report.counts.errors = Some(9_000);
+    report.counts.files = Some(1_200);
+    let digest = check(&[(&report, None)], 500);
+    assert!(digest.text.contains("in 1200 files"), "{}", digest.text);
+    assert_eq!(digest.omitted_files, 1_198, "{}", digest.text);
+}
