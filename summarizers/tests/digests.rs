@@ -4,7 +4,9 @@
 //! receives: the format is detected as the tool that wrote it; a log whose tool exited non-zero is
 //! never a pass; a failing log's digest states the tool's exact counts in its headline, names or
 //! counts every failing file, and stays within the token budget; a passing log's digest is one line.
-//! The digests themselves are snapshot-tested.
+//! The digests themselves are snapshot-tested. Over all failing logs, the digests name on average
+//! at least [`FILES_NAMED`] of the files with errors and [`FIRST_TEN_NAMED`] of the first ten
+//! errors with `file:line` (a table per log is printed with `--nocapture`).
 
 mod support;
 
@@ -193,4 +195,104 @@ fn every_captured_log_is_one_section_of_its_tool() {
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// The least mean share of a failing log's files (those of its error-severity diagnostics) the
+/// digest names.
+const FILES_NAMED: f64 = 0.90;
+
+/// The least mean share of a failing log's first ten errors (in report order) the digest names
+/// with `file:line`.
+const FIRST_TEN_NAMED: f64 = 0.85;
+
+/// What one failing log's digest names of its report: files, and the first ten errors' places.
+struct Named {
+    files: usize,
+    files_named: usize,
+    first: usize,
+    first_named: usize,
+    /// The first of the first ten places not named, to show in the table.
+    missed: Vec<String>,
+}
+
+fn named(report: &Report, text: &str) -> Named {
+    let errors = || {
+        report
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+    };
+    let files: BTreeSet<&str> = errors().filter_map(|d| d.file.as_deref()).collect();
+    let places: Vec<String> = errors()
+        .take(10)
+        .filter_map(|d| {
+            let file = d.file.as_deref()?;
+            Some(match d.line {
+                Some(line) => format!("{file}:{line}"),
+                None => file.to_owned(),
+            })
+        })
+        .collect();
+    Named {
+        files: files.len(),
+        files_named: files
+            .iter()
+            .filter(|file| support::digest_names(text, file))
+            .count(),
+        first: places.len(),
+        first_named: places
+            .iter()
+            .filter(|place| support::digest_names(text, place))
+            .count(),
+        missed: places
+            .iter()
+            .filter(|place| !support::digest_names(text, place))
+            .take(3)
+            .cloned()
+            .collect(),
+    }
+}
+
+#[test]
+fn digests_of_failing_logs_name_their_files_and_first_errors() {
+    let mut files = Vec::new();
+    let mut first = Vec::new();
+    let mut table = String::new();
+    for case in cases() {
+        let summarizer =
+            verdict_summarizers::by_name(&case.tool).expect("folder is a summarizer name");
+        let report = summarizer.parse(&case.log);
+        if report.outcome != Outcome::Failed {
+            continue;
+        }
+        let log_name = format!("testdata/{}/{}.log", case.tool, case.name);
+        let input = digest::Input {
+            report: &report,
+            log: Some(&log_name),
+        };
+        let digest = digest::render(&[input], &digest::Options { budget: BUDGET });
+        let n = named(&report, &digest.text);
+        if n.files > 0 {
+            files.push(n.files_named as f64 / n.files as f64);
+        }
+        if n.first > 0 {
+            first.push(n.first_named as f64 / n.first as f64);
+        }
+        table.push_str(&format!(
+            "{}/{}: files {}/{}, first ten {}/{}",
+            case.tool, case.name, n.files_named, n.files, n.first_named, n.first
+        ));
+        if !n.missed.is_empty() {
+            table.push_str(&format!(" (not named: {})", n.missed.join(", ")));
+        }
+        table.push('\n');
+    }
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+    let (files, first) = (mean(&files), mean(&first));
+    eprintln!("{table}mean: files {files:.3}, first ten {first:.3}");
+    assert!(files >= FILES_NAMED, "files named {files:.3}\n{table}");
+    assert!(
+        first >= FIRST_TEN_NAMED,
+        "first ten named {first:.3}\n{table}"
+    );
 }

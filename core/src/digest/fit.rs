@@ -19,7 +19,7 @@
 //! counted exactly, the footer's own token number settled to a fixed point, and if the exact count
 //! were ever over budget the last item would be dropped and the digest rebuilt.
 
-use super::lines::{self, TailInput};
+use super::lines::{self, ItemLine, TailInput};
 use super::plan::Plan;
 use super::tokens::{self, clip_with};
 use super::{Digest, Tally};
@@ -27,8 +27,9 @@ use super::{Digest, Tally};
 /// The least room worth clipping a last item into; below this it would be a location and `…`.
 const MIN_LAST_ITEM: usize = 14;
 
-/// The largest a tail may be.
-const TAIL_MAX: usize = 64;
+/// The largest a tail may be: a fifth of the budget, within these limits. A tail that names the
+/// files no line shows is worth room, but never most of it.
+const TAIL_MAX: (usize, usize) = (32, 100);
 
 /// The largest a pass line may be.
 const PASS_MAX: usize = 32;
@@ -69,19 +70,21 @@ struct State {
     shown: Tally,
     /// Diagnostics not yet shown, per file of the plan.
     per_file: Vec<u32>,
-    /// Files a shown item names.
+    /// Files a shown line names (a group names only its first places).
     named: Vec<bool>,
     /// Item lines shown, in order, and their cost in total.
-    lines: Vec<String>,
+    lines: Vec<Shown>,
     items_cost: usize,
     /// Whether the last line was clipped shorter than the others to fit.
     squeezed: bool,
     tail: Option<String>,
     tail_cost: usize,
+    /// The most tokens the tail may take.
+    tail_max: usize,
 }
 
 impl State {
-    fn new(plan: &Plan<'_>) -> State {
+    fn new(plan: &Plan<'_>, tail_max: usize) -> State {
         let mut per_file = vec![0u32; plan.files.len()];
         for entry in &plan.entries {
             if let Some(file) = entry.file {
@@ -97,6 +100,7 @@ impl State {
             squeezed: false,
             tail: None,
             tail_cost: 0,
+            tail_max,
         }
     }
 
@@ -104,19 +108,27 @@ impl State {
         plan.totals.saturating_sub(self.shown)
     }
 
+    /// Files the text counts without naming them: those holding diagnostics left out (the tail
+    /// counts them), and those a group counts beyond the places it lists.
     fn omitted_files(&self) -> u64 {
-        self.per_file.iter().filter(|&&n| n > 0).count() as u64
+        self.per_file
+            .iter()
+            .zip(&self.named)
+            .filter(|&(&n, &named)| n > 0 || !named)
+            .count() as u64
     }
 
-    /// Marks the diagnostics of item `index` as shown.
-    fn cover(&mut self, plan: &Plan<'_>, index: usize) {
+    /// Marks the diagnostics of item `index` as shown, and the files its line names as named.
+    fn cover(&mut self, plan: &Plan<'_>, index: usize, line: &ItemLine) {
         for &member in &plan.items[index].members {
             let entry = plan.entries[member];
             self.shown.add(entry.category, 1);
             if let Some(file) = entry.file {
                 self.per_file[file] = self.per_file[file].saturating_sub(1);
-                self.named[file] = true;
             }
+        }
+        for &file in &line.files {
+            self.named[file] = true;
         }
     }
 
@@ -131,12 +143,23 @@ impl State {
                     named: &self.named,
                     with_names: level == Level::Full,
                 },
-                TAIL_MAX,
+                self.tail_max,
             ),
             Level::Minimal | Level::Bare => None,
         };
         self.tail_cost = self.tail.as_deref().map_or(0, cost);
     }
+}
+
+/// An item's line in the digest.
+#[derive(Debug, Clone)]
+struct Shown {
+    /// Index into the plan's items.
+    item: usize,
+    /// Index into that item's parts, when its group was unfolded.
+    part: Option<usize>,
+    text: String,
+    cost: usize,
 }
 
 /// One attempt at a level.
@@ -172,10 +195,13 @@ struct Fitter<'p, 'a> {
     /// The most tokens one item may take: a sixth of the budget, within limits that keep an
     /// item legible and stop one long message from crowding out the rest.
     max_item: usize,
+    /// The most tokens a group may take while items compete for room: twice an item's, since it
+    /// stands for several and its first places are where to start.
+    max_group: usize,
     /// (plan, item) in global priority order.
     order: Vec<(usize, usize)>,
     /// Rendered items at `max_item`, with their cost.
-    cache: Vec<Vec<Option<(String, usize)>>>,
+    cache: Vec<Vec<Option<(ItemLine, usize)>>>,
     /// Distinct log paths of failing reports, with their tool.
     logs: Vec<(&'a str, &'a str)>,
 }
@@ -242,10 +268,12 @@ impl<'p, 'a> Fitter<'p, 'a> {
                 logs.push((plan.report.tool.as_str(), log));
             }
         }
+        let max_item = (budget / 6).clamp(16, 48);
         Fitter {
             plans,
             budget,
-            max_item: (budget / 6).clamp(16, 48),
+            max_item,
+            max_group: max_item * 2,
             order: order.into_iter().map(|(_, _, p, i)| (p, i)).collect(),
             cache: plans
                 .iter()
@@ -255,12 +283,19 @@ impl<'p, 'a> Fitter<'p, 'a> {
         }
     }
 
-    fn item(&mut self, p: usize, i: usize) -> (String, usize) {
+    fn item(&mut self, p: usize, i: usize) -> (ItemLine, usize) {
         if let Some(cached) = &self.cache[p][i] {
             return cached.clone();
         }
-        let line = lines::item(&self.plans[p], &self.plans[p].items[i], self.max_item);
-        let rendered = (line.clone(), cost(&line));
+        let item = &self.plans[p].items[i];
+        let max = if item.members.len() > 1 {
+            self.max_group
+        } else {
+            self.max_item
+        };
+        let line = lines::item(&self.plans[p], item, max);
+        let line_cost = cost(&line.text);
+        let rendered = (line, line_cost);
         self.cache[p][i] = Some(rendered.clone());
         rendered
     }
@@ -313,7 +348,11 @@ impl<'p, 'a> Fitter<'p, 'a> {
         let fixed: usize = headlines.iter().flatten().map(|h| cost(h)).sum::<usize>()
             + pass.iter().map(|l| cost(l)).sum::<usize>();
 
-        let mut states: Vec<State> = plans.iter().map(State::new).collect();
+        let tail_max = (self.budget / 5).clamp(TAIL_MAX.0, TAIL_MAX.1);
+        let mut states: Vec<State> = plans
+            .iter()
+            .map(|plan| State::new(plan, tail_max))
+            .collect();
         for (plan, state) in plans.iter().zip(&mut states) {
             if plan.failing() {
                 state.refresh_tail(plan, level);
@@ -348,24 +387,50 @@ impl<'p, 'a> Fitter<'p, 'a> {
             let plan = &plans[p];
             let before = states[p].clone();
             let (line, line_cost) = self.item(p, i);
-            states[p].cover(plan, i);
-            states[p].lines.push(String::new());
+            states[p].cover(plan, i, &line);
+            states[p].lines.push(Shown {
+                item: i,
+                part: None,
+                text: String::new(),
+                cost: 0,
+            });
             states[p].refresh_tail(plan, level);
             let rest = total(self, &states);
             if rest + line_cost <= budget {
                 states[p].lines.pop();
-                states[p].lines.push(line);
+                states[p].lines.push(Shown {
+                    item: i,
+                    part: None,
+                    text: line.text,
+                    cost: line_cost,
+                });
                 states[p].items_cost += line_cost;
                 accepted += 1;
                 continue;
             }
             // It does not fit as it is: clip it into the room left, if that is worth it, and stop.
+            // The clipped line may name fewer files, which changes the tail: count again.
             if budget >= rest + MIN_LAST_ITEM {
                 let line = lines::item(plan, &plan.items[i], budget - rest - 1);
-                let line_cost = cost(&line);
-                if rest + line_cost <= budget && !line.trim().is_empty() {
+                states[p] = before.clone();
+                states[p].cover(plan, i, &line);
+                states[p].lines.push(Shown {
+                    item: i,
+                    part: None,
+                    text: String::new(),
+                    cost: 0,
+                });
+                states[p].refresh_tail(plan, level);
+                let rest = total(self, &states);
+                let line_cost = cost(&line.text);
+                if rest + line_cost <= budget && !line.text.trim().is_empty() {
                     states[p].lines.pop();
-                    states[p].lines.push(line);
+                    states[p].lines.push(Shown {
+                        item: i,
+                        part: None,
+                        text: line.text,
+                        cost: line_cost,
+                    });
                     states[p].items_cost += line_cost;
                     states[p].squeezed = true;
                     accepted += 1;
@@ -375,6 +440,10 @@ impl<'p, 'a> Fitter<'p, 'a> {
             }
             states[p] = before;
             break;
+        }
+        if accepted == self.order.len() {
+            self.unfold_groups(level, &mut states, &total);
+            self.widen_groups(level, &mut states, &total);
         }
         Some(Run {
             level,
@@ -386,6 +455,124 @@ impl<'p, 'a> Fitter<'p, 'a> {
         })
     }
 
+    /// With every item shown and room left, splits the groups of several distinct messages back
+    /// into one line per message, in the order they rank, where all of a group's lines fit: the
+    /// messages the group stood for are then shown as they are.
+    fn unfold_groups(
+        &self,
+        level: Level,
+        states: &mut [State],
+        total: &dyn Fn(&Self, &[State]) -> usize,
+    ) {
+        // The text has no final newline.
+        let budget = self.budget + 1;
+        for &(p, i) in &self.order {
+            let plan = &self.plans[p];
+            let parts = &plan.items[i].parts;
+            if parts.is_empty() {
+                continue;
+            }
+            let Some(j) = states[p].lines.iter().position(|shown| shown.item == i) else {
+                continue;
+            };
+            let lines: Vec<(ItemLine, usize)> = parts
+                .iter()
+                .map(|part| {
+                    let max = if part.members.len() > 1 {
+                        self.max_group
+                    } else {
+                        self.max_item
+                    };
+                    let line = lines::item(plan, part, max);
+                    let line_cost = cost(&line.text);
+                    (line, line_cost)
+                })
+                .collect();
+            let before = states[p].clone();
+            let state = &mut states[p];
+            let old = state.lines[j].cost;
+            let new: usize = lines.iter().map(|(_, c)| c).sum();
+            state.items_cost = state.items_cost - old + new;
+            let shown: Vec<Shown> = lines
+                .into_iter()
+                .enumerate()
+                .map(|(k, (line, line_cost))| {
+                    for &file in &line.files {
+                        state.named[file] = true;
+                    }
+                    Shown {
+                        item: i,
+                        part: Some(k),
+                        text: line.text,
+                        cost: line_cost,
+                    }
+                })
+                .collect();
+            state.lines.splice(j..=j, shown);
+            state.refresh_tail(plan, level);
+            if total(self, states) > budget {
+                states[p] = before;
+            }
+        }
+    }
+
+    /// With every item shown and room left, lets the groups list more of their places, in the
+    /// order they rank: first each up to twice its usual room, then as far as the room goes.
+    fn widen_groups(
+        &self,
+        level: Level,
+        states: &mut [State],
+        total: &dyn Fn(&Self, &[State]) -> usize,
+    ) {
+        // The text has no final newline.
+        let budget = self.budget + 1;
+        for round in [self.max_group * 2, usize::MAX] {
+            for &(p, i) in &self.order {
+                let plan = &self.plans[p];
+                for j in 0..states[p].lines.len() {
+                    let shown = &states[p].lines[j];
+                    if shown.item != i {
+                        continue;
+                    }
+                    let item = match shown.part {
+                        Some(k) => &plan.items[i].parts[k],
+                        None => &plan.items[i],
+                    };
+                    if item.members.len() < 2 {
+                        continue;
+                    }
+                    let left = budget.saturating_sub(total(self, states));
+                    if left == 0 {
+                        return;
+                    }
+                    // A line's cost counts its newline.
+                    let old = shown.cost;
+                    let max = (old - 1 + left).min(round);
+                    if max < old {
+                        continue;
+                    }
+                    let line = lines::item(plan, item, max);
+                    let line_cost = cost(&line.text);
+                    if line_cost <= old {
+                        continue;
+                    }
+                    let before = states[p].clone();
+                    let state = &mut states[p];
+                    for &file in &line.files {
+                        state.named[file] = true;
+                    }
+                    state.items_cost = state.items_cost - old + line_cost;
+                    state.lines[j].text = line.text;
+                    state.lines[j].cost = line_cost;
+                    state.refresh_tail(plan, level);
+                    if total(self, states) > budget {
+                        states[p] = before;
+                    }
+                }
+            }
+        }
+    }
+
     /// The text of `run`, with the footer's token number settled.
     fn assemble(&self, run: &Run) -> Digest {
         let mut body: Vec<&str> = Vec::new();
@@ -395,7 +582,7 @@ impl<'p, 'a> Fitter<'p, 'a> {
             };
             debug_assert!(plan.failing());
             body.push(headline);
-            body.extend(state.lines.iter().map(String::as_str));
+            body.extend(state.lines.iter().map(|shown| shown.text.as_str()));
             body.extend(state.tail.as_deref());
         }
         body.extend(run.pass.iter().map(String::as_str));
@@ -421,11 +608,14 @@ impl<'p, 'a> Fitter<'p, 'a> {
         let mut shown = Tally::default();
         let mut omitted = Tally::default();
         let mut omitted_files = 0;
-        for (plan, state) in self.plans.iter().zip(&run.states) {
+        for ((plan, state), headline) in self.plans.iter().zip(&run.states).zip(&run.headlines) {
             if plan.failing() {
                 shown += state.shown;
                 omitted += state.omitted(plan);
-                omitted_files += state.omitted_files();
+                omitted_files +=
+                    state
+                        .omitted_files()
+                        .max(tool_files_unnamed(plan, state, headline.as_deref()));
             }
         }
         Digest {
@@ -472,6 +662,23 @@ impl<'p, 'a> Fitter<'p, 'a> {
             cut: true,
         }
     }
+}
+
+/// The files the tool counted that no line names, when the headline states the tool's count:
+/// the parser may keep fewer diagnostics than the tool found (a lint run over thousands of
+/// files), and the headline still counts every failing file.
+fn tool_files_unnamed(plan: &Plan<'_>, state: &State, headline: Option<&str>) -> u64 {
+    let (Some(files), Some(headline)) = (plan.report.counts.files, headline) else {
+        return 0;
+    };
+    let stated = [" file", " files"]
+        .iter()
+        .any(|noun| headline.contains(&format!(" in {files}{noun}")));
+    if !stated {
+        return 0;
+    }
+    let named = state.named.iter().filter(|&&named| named).count() as u64;
+    files.saturating_sub(named)
 }
 
 /// `text` within `budget`, with a visible marker if it had to be cut.

@@ -13,14 +13,15 @@ use crate::model::{Diagnostic, Outcome, Report, Severity};
 /// Indentation of the lines under a headline.
 pub(super) const INDENT: &str = "  ";
 
-/// How many files a tail names before it says `…`.
-const NAMED_FILES: usize = 4;
+/// The most files a tail names before it says `…`; it names fewer when they do not fit.
+const NAMED_FILES: usize = 24;
 
-/// How many files a group names before it says `…`.
-const GROUP_FILES: usize = 3;
+/// How many names a tail fills with files that lines above already name, when it has fewer files
+/// that no line names.
+const NAMED_AGAIN: usize = 4;
 
-/// How many lines of one file a group lists before it says `…`.
-const LISTED_LINES: usize = 6;
+/// The most places a group lists; no line has room for more.
+const GROUP_PLACES: usize = 16;
 
 /// A field of the input, on one line and redacted.
 fn field(text: &str) -> String {
@@ -213,17 +214,37 @@ pub(super) fn passed_names(reports: &[&Report], max: usize) -> String {
     clipped(&field(&format!("passed: {}", names.join(", "))), max)
 }
 
+/// An item's line, and the files it names.
+#[derive(Debug, Clone)]
+pub(super) struct ItemLine {
+    pub(super) text: String,
+    /// Files of the plan the text names, so that the tails can name the others first.
+    pub(super) files: Vec<usize>,
+}
+
 /// The line of one item, indented, within `max` tokens.
-pub(super) fn item(plan: &Plan<'_>, item: &Item, max: usize) -> String {
+pub(super) fn item(plan: &Plan<'_>, item: &Item, max: usize) -> ItemLine {
     let first = plan.diagnostic(item.first());
-    let line = if item.members.len() > 1 {
+    let (text, candidates) = if item.members.len() > 1 {
         group(plan, item, max)
     } else if first.test.is_some() {
-        failed_test(plan, item.first(), max)
+        let line = failed_test(plan, item.first(), max);
+        (clipped(&format!("{INDENT}{line}"), max), vec![item.first()])
     } else {
-        field(&diagnostic(plan, item.first()))
+        let line = field(&diagnostic(plan, item.first()));
+        (clipped(&format!("{INDENT}{line}"), max), vec![item.first()])
     };
-    clipped(&format!("{INDENT}{line}"), max)
+    // A place clipped off the end is not named.
+    let mut files: Vec<usize> = Vec::new();
+    for member in candidates {
+        if let Some(file) = plan.entries[member].file
+            && !files.contains(&file)
+            && text.contains(plan.display_file(file))
+        {
+            files.push(file);
+        }
+    }
+    ItemLine { text, files }
 }
 
 /// `file:line:col`, as much of it as is known, with the file as the plan shows it.
@@ -307,10 +328,14 @@ fn failed_test(plan: &Plan<'_>, index: usize, max: usize) -> String {
     field(&line)
 }
 
-/// `CODE message ×12 in 9 files: a.ts:3, b.ts:7, …` or `CODE message ×3 in a.ts (lines 3, 8,
-/// 12)`; the message is clipped first, so that the count and the places stay.
-fn group(plan: &Plan<'_>, item: &Item, max: usize) -> String {
+/// A group, indented: `CODE message ×60 (3 variants) in 54 files, first a.ts:12:5, b.ts:40:1, …`,
+/// with the first places in the tool's order, as many as fit; `… in 2 files: a.ts:3:5, b.ts:7:1`
+/// when all are listed. The message is the first member's; the variants are how many distinct
+/// messages share its shape. When the message is too long for even one place, it is clipped, but
+/// keeps at least half of the room. Returns the line and the members whose places it lists.
+fn group(plan: &Plan<'_>, item: &Item, max: usize) -> (String, Vec<usize>) {
     let first = plan.diagnostic(item.first());
+    let is_test = first.test.is_some();
     let mut head = Vec::new();
     if let Some(label) = severity_label(first.severity) {
         head.push(label.to_owned());
@@ -318,107 +343,105 @@ fn group(plan: &Plan<'_>, item: &Item, max: usize) -> String {
     if let Some(code) = &first.code {
         head.push(code.clone());
     }
-    head.push(first.message.clone());
+    head.push(if is_test {
+        reason(first)
+    } else {
+        first.message.clone()
+    });
     let head = field(&head.join(" "));
 
-    // The distinct files, in order, each with the lines it holds (only the first file's lines
-    // are ever listed; the others need only their first).
-    let mut files: Vec<(usize, Vec<u32>)> = Vec::new();
-    let mut slot_of: Vec<Option<usize>> = vec![None; plan.files.len()];
+    // The first distinct places, in the tool's order. Tests are placed by file and line: the
+    // column of an assertion adds little.
+    let mut places: Vec<(String, usize)> = Vec::new();
+    let mut complete = true;
     for &member in &item.members {
-        let Some(file) = plan.entries[member].file else {
+        let Some(place) = location(plan, member, !is_test) else {
+            complete = false;
             continue;
         };
-        let line = plan.diagnostic(member).line;
-        match slot_of[file] {
-            Some(slot) => {
-                let first = &mut files[0].1;
-                if slot == 0 && first.len() <= LISTED_LINES && first.last().copied() != line {
-                    first.extend(line);
-                }
-            }
-            None => {
-                slot_of[file] = Some(files.len());
-                files.push((file, line.into_iter().collect()));
-            }
+        if places.iter().any(|(known, _)| *known == place) {
+            continue;
         }
+        if places.len() == GROUP_PLACES {
+            complete = false;
+            break;
+        }
+        places.push((field(&place), member));
     }
+
     let n = item.members.len();
-    // From the most to the least detailed.
-    let mut places = Vec::new();
-    match files.as_slice() {
-        [] => {}
-        [(file, lines)] => {
-            let mut lines = lines.clone();
-            lines.sort_unstable();
-            lines.dedup();
-            let listed: Vec<String> = lines
-                .iter()
-                .take(LISTED_LINES)
-                .map(u32::to_string)
-                .collect();
-            let more = if lines.len() > LISTED_LINES {
-                ", …"
-            } else {
-                ""
-            };
-            if !listed.is_empty() {
-                places.push(format!(
-                    " in {} (lines {}{more})",
-                    plan.display_file(*file),
-                    listed.join(", ")
-                ));
-            }
-            places.push(format!(" in {}", plan.display_file(*file)));
+    let count = if item.variants > 1 {
+        format!("×{n} ({} variants)", item.variants)
+    } else {
+        format!("×{n}")
+    };
+    let in_files = match item.files {
+        0 => String::new(),
+        1 => " in 1 file".to_owned(),
+        files => format!(" in {files} files"),
+    };
+    let with_places = |k: usize| {
+        let listed: Vec<&str> = places[..k].iter().map(|(p, _)| p.as_str()).collect();
+        if k == places.len() && complete {
+            format!("{count}{in_files}: {}", listed.join(", "))
+        } else {
+            format!("{count}{in_files}, first {}, …", listed.join(", "))
         }
-        many => {
-            let named: Vec<String> = many
-                .iter()
-                .take(GROUP_FILES)
-                .map(|(file, lines)| match lines.first() {
-                    Some(line) => format!("{}:{line}", plan.display_file(*file)),
-                    None => plan.display_file(*file).to_owned(),
-                })
-                .collect();
-            let more = if many.len() > GROUP_FILES {
-                ", …"
-            } else {
-                ""
-            };
-            places.push(format!(
-                " in {} files: {}{more}",
-                many.len(),
-                named.join(", ")
-            ));
-            places.push(format!(" in {} files", many.len()));
+    };
+    let line = |head: &str, suffix: &str| format!("{INDENT}{head} {suffix}");
+    let listing = |k: usize| {
+        (
+            line(&head, &with_places(k)),
+            places[..k].iter().map(|&(_, m)| m).collect(),
+        )
+    };
+
+    // The whole message with as many places as fit.
+    let mut best = None;
+    for k in 1..=places.len() {
+        let candidate = listing(k);
+        if !tokens::fits(&candidate.0, max) {
+            break;
         }
+        best = Some(candidate);
     }
-    places.push(String::new());
-    let suffixes: Vec<String> = places
-        .iter()
-        .map(|place| field(&format!("×{n}{place}")))
-        .collect();
-    // One token goes to the indentation, one to the space before the suffix. The whole message
-    // with at least a count of places is best (the message says what to fix); when the message is
-    // too long for that, it keeps at least half of the room and the places take what is left.
-    let room = max.saturating_sub(2);
+    if let Some(best) = best {
+        return best;
+    }
+    // The message clipped, keeping at least half of the room, and places in the rest; or, when
+    // not even one place fits, the count and where it is.
+    // Down to a few words of the message, one place is still worth more than the rest of it.
     let head_tokens = tokens::count(&head);
-    let with_places = &suffixes[..suffixes.len().saturating_sub(1)];
-    if let Some(suffix) = with_places
-        .iter()
-        .find(|suffix| tokens::fits(suffix, room.saturating_sub(head_tokens)))
-    {
-        return format!("{head} {suffix}");
+    let (keep, least) = (head_tokens.min(max / 2), head_tokens.min(4));
+    let only_file = match (item.files, places.first()) {
+        (1, Some(&(_, member))) => plan.entries[member]
+            .file
+            .map(|file| format!("{count} in {}", field(plan.display_file(file)))),
+        _ => None,
+    };
+    let mut suffixes: Vec<(String, usize, usize)> = (1..=places.len())
+        .rev()
+        .map(|k| (with_places(k), k, keep))
+        .collect();
+    if !places.is_empty() {
+        suffixes.push((with_places(1), 1, least));
     }
-    let for_places = room.saturating_sub(head_tokens.min(room / 2));
-    let suffix = suffixes
-        .iter()
-        .find(|suffix| tokens::fits(suffix, for_places))
-        .or(suffixes.last())
-        .map(String::as_str)
-        .unwrap_or_default();
-    let room = room.saturating_sub(tokens::count(suffix));
-    format!("{} {suffix}", clip(&head, room))
+    suffixes.extend(only_file.map(|suffix| (suffix, 1, 0)));
+    suffixes.push((format!("{count}{in_files}"), 0, 0));
+    suffixes.push((count.clone(), 0, 0));
+    for (suffix, k, keep) in &suffixes {
+        // The indentation, and the space before the suffix.
+        let room = max.saturating_sub(tokens::count(suffix) + 2);
+        if room < *keep {
+            continue;
+        }
+        let text = line(&clip(&head, room), suffix);
+        if tokens::fits(&text, max) {
+            let members = places[..*k].iter().map(|&(_, m)| m).collect();
+            return (text, members);
+        }
+    }
+    (clipped(&line(&head, &count), max), Vec::new())
 }
 
 /// What a tail or the footer says was left out: `37 more errors, 2 failed tests, 5 warnings`
@@ -476,6 +499,14 @@ pub(super) fn tail(plan: &Plan<'_>, input: &TailInput<'_>, max: usize) -> Option
     } else {
         ""
     };
+    let line = |place: &str| {
+        let text = if input.shown_any {
+            format!("… and {}{place}", left_out(input.omitted, true))
+        } else {
+            format!("… not shown: {}{place}", left_out(input.omitted, false))
+        };
+        format!("{INDENT}{}", field(&text))
+    };
     let mut place = String::new();
     if !files.is_empty() {
         let noun = if files.len() == 1 && plus.is_empty() {
@@ -488,25 +519,29 @@ pub(super) fn tail(plan: &Plan<'_>, input: &TailInput<'_>, max: usize) -> Option
             // Files no shown item names come first: they are news.
             let unnamed = files.iter().filter(|&&f| !input.named[f]);
             let named = files.iter().filter(|&&f| input.named[f]);
+            // Files shown above are named again only to fill the first few names.
+            let news = files.iter().filter(|&&f| !input.named[f]).count();
             let listed: Vec<&str> = unnamed
                 .chain(named)
-                .take(NAMED_FILES)
+                .take(news.clamp(NAMED_AGAIN, NAMED_FILES))
                 .map(|&f| plan.display_file(f))
                 .collect();
-            let more = if files.len() > NAMED_FILES {
-                ", …"
-            } else {
-                ""
-            };
-            place.push_str(&format!(": {}{more}", listed.join(", ")));
+            // As many names as fit; at least the first, clipped if need be.
+            let mut best = None;
+            for k in 1..=listed.len() {
+                let more = if files.len() > k { ", …" } else { "" };
+                let text = line(&format!("{place}: {}{more}", listed[..k].join(", ")));
+                if best.is_some() && !tokens::fits(&text, max) {
+                    break;
+                }
+                best = Some(text);
+            }
+            if let Some(best) = best {
+                return Some(clipped(&best, max));
+            }
         }
     }
-    let text = if input.shown_any {
-        format!("… and {}{place}", left_out(input.omitted, true))
-    } else {
-        format!("… not shown: {}{place}", left_out(input.omitted, false))
-    };
-    Some(clipped(&format!("{INDENT}{}", field(&text)), max))
+    Some(clipped(&line(&place), max))
 }
 
 /// The last line: `412/500 tokens · 37 errors not shown · full log: <path>`. `used` is left out

@@ -6,15 +6,15 @@
 //! ```text
 //! tsc: 41 errors in 18 files
 //!   src/db/index.ts:1:5 TS2307 Cannot find module './pool' or its corresponding type declarations.
-//!   TS2304 Cannot find name 'foo'. ×10 in 5 files: src/a.ts:3, src/b.ts:4, src/c.ts:5, …
+//!   TS2304 Cannot find name 'foo'. ×10 (3 variants) in 5 files, first src/a.ts:3:5, src/a.ts:10:5, src/b.ts:4:5, …
 //!   src/feature0/handler.ts:20:5 TS2345 Argument of type '{ id: string; name0: string; }' is not …
 //!   … and 28 more errors in 12 files: src/feature2/handler.ts, src/feature3/handler.ts, …
 //! jest: 3 failed, 12 passed (1 suite failed to run)
 //!   src/checkout.test.ts Test suite failed to run: Cannot find module './checkout' from '…'
-//!   cart › adds items — src/cart.test.ts:14 — expect(received).toBe(expected): Expected: 3; Received: 4
+//!   expect(received).toBe(expected): Expected: 3, Received: 4 ×2 (2 variants) in 2 files: src/cart.test.ts:14, src/price.test.ts:8
 //!   … and 1 more failed test in 1 file: src/cart.test.ts
 //! eslint: 3 errors, 7 warnings in 3 files
-//!   no-undef 'process' is not defined. ×2 in 2 files: src/app.ts:40, src/server.ts:1
+//!   no-undef 'process' is not defined. ×2 in 2 files: src/app.ts:40:5, src/server.ts:1:1
 //!   src/util.ts:9:5 eqeqeq Expected '===' and instead saw '=='.
 //!   … and 7 more warnings in 2 files: src/app.ts, src/util.ts
 //! pytest: 128 passed
@@ -25,13 +25,20 @@
 //! - One headline per failed or errored report, with the tool's own counts ([`crate::Counts`]);
 //!   when the tool printed none, counts of the diagnostics, said to be verdict's. Absolute paths
 //!   are shown relative to the directory they share, stated once in the headline.
-//! - Then items, most actionable first: root causes, the first error of each file, the other
-//!   errors, and only then warnings; across reports, tier by tier, taking the reports in turn.
-//!   The same code and message in several places is one line (`×12 in 4 files: …`); a failing
-//!   test is `name — file:line — reason`, an error `file:line:col CODE message`.
-//! - An exact tail under each report for what did not fit, and a last line with the tokens used,
-//!   what was left out in all and where the full log is: nothing is dropped silently. [`Digest`]
-//!   carries the same numbers for programs.
+//! - Then items, most actionable first: root causes, the report's first ten errors and the first
+//!   error of each file, the other errors, and only then warnings; across reports, tier by tier,
+//!   taking the reports in turn.
+//! - Messages of one shape — the same code (or rule) and words, differing at most in quoted
+//!   values, numbers and identifiers — are one line, failing tests by the shape of their assertion
+//!   alike: the first message, how many there are and how many distinct messages (`×10 (3
+//!   variants)`), how many files, and where to start: the first places in the tool's order, as
+//!   many as the budget allows (`first src/a.ts:3:5, …`), or all of them (`in 2 files: …`). When
+//!   everything is shown and room is left, such a group unfolds into one line per distinct
+//!   message, as the tool worded each. A single failing test is `name — file:line — reason`, an
+//!   error `file:line:col CODE message`.
+//! - An exact tail under each report for what did not fit, naming first the files no line above
+//!   names, and a last line with the tokens used, what was left out in all and where the full
+//!   log is: nothing is dropped silently. [`Digest`] carries the same numbers for programs.
 //! - Passing reports get one line each.
 //! - Every line is redacted ([`redact`]) before it is counted, and counted with a real tokenizer
 //!   ([`tokens`]); the digest never exceeds its budget, and degrades step by step as the budget
@@ -39,6 +46,8 @@
 //!   without the token count and then without the log, the headlines alone, then one line with each
 //!   failing verifier's main number, cut with a visible `(cut)` if even that does not fit.
 //! - The same input always gives the same digest: nothing shown depends on hash order or time.
+//!   Grouping is one pass over each message and a sort: a report of 100 000 diagnostics costs
+//!   no more than reading them.
 //!
 //! **Invariant:** the digest knows no tool by name: it reads only the model's fields.
 
@@ -97,7 +106,9 @@ pub struct Digest {
     /// The failures of failed and errored reports the text leaves out (the tail and the last line
     /// say how many; this is the same number for programs).
     pub omitted: Tally,
-    /// Files holding diagnostics that were left out, summed over reports.
+    /// Failing files the text counts without naming them, summed over reports: those holding
+    /// diagnostics left out (the tails count them), and those a group counts beyond the places it
+    /// lists.
     pub omitted_files: u64,
     /// Whether the budget was too small even for the headlines and footer, so that the digest is
     /// only headlines, possibly cut (it then says so).

@@ -1,13 +1,16 @@
 //! What one report holds, ranked: the items a digest may show, most actionable first, and the
 //! totals its tail and footer account for.
 //!
-//! An item is one diagnostic, or a group of diagnostics with the same severity class, code and
-//! message (whitespace folded) found in several places. Failing tests are never grouped: each has
-//! its own name and reason. Items fall into [`Tier`]s:
+//! An item is one diagnostic, or a group of diagnostics of the same category and code whose
+//! messages have the same shape ([`message_keys`]: they differ at most in quoted values, numbers
+//! and identifiers), found in one place or several. Failing tests group the same way, by the shape
+//! of their message and detail (the assertion); a test never groups with an error, nor an error
+//! with a warning. Items fall into [`Tier`]s:
 //!
 //! 1. root causes (an unresolved import, a test file that does not load) — fixing one often fixes
 //!    many;
-//! 2. the first error of each file (and errors with no file) — one per place the agent must open;
+//! 2. the first error of each file (and errors with no file) — one per place the agent must open —
+//!    and the report's first ten errors, where a reader of the log starts;
 //! 3. the other errors, in the order the tool printed them;
 //! 4. the first warning of each file, then 5. the other warnings: warnings never outrank an error.
 //!
@@ -16,11 +19,11 @@
 use std::collections::HashMap;
 
 use super::Tally;
-use super::text::message_key;
+use super::text::message_keys;
 use crate::model::{Diagnostic, Outcome, Report, Severity};
 
 /// How a diagnostic is counted and shown.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(super) enum Category {
     /// An error that is not a failing test (a compiler error, a test file that does not load, a
     /// fixture that raised around a test).
@@ -56,6 +59,10 @@ impl Tally {
     }
 }
 
+/// How many of the report's first errors rank with the first error of each file: the tool's
+/// first words are where a reader of its log starts, and often the cause of what follows.
+const OPENING_ERRORS: usize = 10;
+
 /// Priority class of an item; lower is shown first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(super) enum Tier {
@@ -67,7 +74,7 @@ pub(super) enum Tier {
 }
 
 /// A diagnostic, as the plan sees it.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(super) struct Entry {
     pub(super) category: Category,
     /// Index into [`Plan::files`].
@@ -79,6 +86,14 @@ pub(super) struct Entry {
 pub(super) struct Item {
     /// Indices into the report's diagnostics, in the tool's order; more than one for a group.
     pub(super) members: Vec<usize>,
+    /// How many distinct messages the members have (whitespace folded); 1 when they all read the
+    /// same.
+    pub(super) variants: usize,
+    /// How many distinct files the members are in.
+    pub(super) files: usize,
+    /// When the members have several distinct messages, one item per message, in the order of
+    /// their first member: what the group unfolds into when the budget has room for more detail.
+    pub(super) parts: Vec<Item>,
     pub(super) tier: Tier,
 }
 
@@ -242,30 +257,56 @@ fn anchor(shared: &str, relative: &str) -> Option<usize> {
 /// Groups the diagnostics into items and sorts them by tier, then by the tool's order.
 fn rank(report: &Report, entries: &[Entry], file_count: usize) -> Vec<Item> {
     let mut items: Vec<Item> = Vec::new();
-    let mut groups: HashMap<(bool, Option<&str>, u64), usize> = HashMap::new();
+    let mut groups: HashMap<(Category, bool, Option<&str>, u64), usize> = HashMap::new();
+    // (item, exact message key) and (item, file) of every diagnostic, to count each group's
+    // variants and files by sorting rather than with a set per group.
+    let mut messages: Vec<(usize, u64)> = Vec::with_capacity(report.diagnostics.len());
+    let mut places: Vec<(usize, usize)> = Vec::with_capacity(report.diagnostics.len());
     for (index, (diagnostic, entry)) in report.diagnostics.iter().zip(entries).enumerate() {
-        if diagnostic.test.is_some() {
+        // A test's reason is its message and detail together (`expect(…).toBe(…)` and `Expected:
+        // 5, Received: 4`); other diagnostics are grouped by their message, as the tool words it.
+        let is_test = diagnostic.test.is_some();
+        let keys = match diagnostic.detail.as_deref() {
+            Some(detail) if is_test => message_keys(&[&diagnostic.message, detail]),
+            _ => message_keys(&[&diagnostic.message]),
+        };
+        let key = (
+            entry.category,
+            is_test,
+            diagnostic.code.as_deref(),
+            keys.shape,
+        );
+        let new_item = |items: &mut Vec<Item>| {
             items.push(Item {
-                members: vec![index],
+                members: Vec::new(),
+                variants: 1,
+                files: 0,
+                parts: Vec::new(),
                 tier: Tier::Error,
             });
-            continue;
-        }
-        let key = (
-            entry.category.is_error(),
-            diagnostic.code.as_deref(),
-            message_key(&diagnostic.message),
-        );
-        match groups.get(&key) {
-            Some(&item) => items[item].members.push(index),
-            None => {
-                groups.insert(key, items.len());
-                items.push(Item {
-                    members: vec![index],
-                    tier: Tier::Error,
-                });
-            }
-        }
+            items.len() - 1
+        };
+        // A test without a file has only its name to be found by, which a group does not show.
+        let item = if is_test && entry.file.is_none() {
+            new_item(&mut items)
+        } else {
+            *groups.entry(key).or_insert_with(|| new_item(&mut items))
+        };
+        items[item].members.push(index);
+        messages.push((item, keys.exact));
+        places.extend(entry.file.map(|file| (item, file)));
+    }
+    let mut distinct = messages.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    for pair in distinct.windows(2).filter(|pair| pair[0].0 == pair[1].0) {
+        items[pair[1].0].variants += 1;
+    }
+    split_into_parts(&mut items, &messages, entries);
+    places.sort_unstable();
+    places.dedup();
+    for &(item, _) in &places {
+        items[item].files += 1;
     }
 
     let mut first_error = vec![None; file_count];
@@ -280,13 +321,22 @@ fn rank(report: &Report, entries: &[Entry], file_count: usize) -> Vec<Item> {
             slot.get_or_insert(index);
         }
     }
+    // Diagnostics before this index hold the report's first errors.
+    let opening_end = entries
+        .iter()
+        .enumerate()
+        .filter(|(_, entry)| entry.category.is_error())
+        .nth(OPENING_ERRORS - 1)
+        .map_or(entries.len(), |(index, _)| index + 1);
     for item in &mut items {
         let is_error = entries[item.first()].category.is_error();
-        let opens_a_file = item.members.iter().any(|&m| match entries[m].file {
-            None => true,
-            Some(file) if is_error => first_error[file] == Some(m),
-            Some(file) => first_warning[file] == Some(m),
-        });
+        let opening = is_error && item.first() < opening_end;
+        let opens_a_file = opening
+            || item.members.iter().any(|&m| match entries[m].file {
+                None => true,
+                Some(file) if is_error => first_error[file] == Some(m),
+                Some(file) => first_warning[file] == Some(m),
+            });
         let root = item
             .members
             .iter()
@@ -299,8 +349,47 @@ fn rank(report: &Report, entries: &[Entry], file_count: usize) -> Vec<Item> {
             (false, _, false) => Tier::Warning,
         };
     }
+    for item in &mut items {
+        let tier = item.tier;
+        for part in &mut item.parts {
+            part.tier = tier;
+        }
+    }
     items.sort_by_key(|item| (item.tier, item.first()));
     items
+}
+
+/// Fills the [`Item::parts`] of every group with several distinct messages; `messages` holds the
+/// item and exact message key of every diagnostic, in the tool's order.
+fn split_into_parts(items: &mut [Item], messages: &[(usize, u64)], entries: &[Entry]) {
+    let mut part_of: HashMap<(usize, u64), usize> = HashMap::new();
+    for (index, &(item, exact)) in messages.iter().enumerate() {
+        if items[item].variants < 2 {
+            continue;
+        }
+        let parts = &mut items[item].parts;
+        let part = *part_of.entry((item, exact)).or_insert_with(|| {
+            parts.push(Item {
+                members: Vec::new(),
+                variants: 1,
+                files: 0,
+                parts: Vec::new(),
+                tier: Tier::Error,
+            });
+            parts.len() - 1
+        });
+        parts[part].members.push(index);
+    }
+    for part in items.iter_mut().flat_map(|item| item.parts.iter_mut()) {
+        let mut files: Vec<usize> = part
+            .members
+            .iter()
+            .filter_map(|&m| entries[m].file)
+            .collect();
+        files.sort_unstable();
+        files.dedup();
+        part.files = files.len();
+    }
 }
 
 /// What a report holds in all. The tool's own numbers win where they are larger than what the
@@ -345,6 +434,18 @@ mod tests {
         report
     }
 
+    /// `diagnostics` after ten errors of one group in `o.ts` (members 0 to 9), so that none of
+    /// them is among the report's first ten errors.
+    fn after_ten(diagnostics: Vec<Diagnostic>) -> Report {
+        let mut all: Vec<Diagnostic> = (0..10)
+            .map(|i| error("o.ts", i + 1, "E0", &format!("opening {i}")))
+            .collect();
+        all.extend(diagnostics);
+        report(all)
+    }
+
+    const TEN: &str = "FirstErrorOfFile [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]";
+
     /// The ranked items as `tier first-member [other members]`.
     fn ranked(report: &Report) -> Vec<String> {
         Plan::new(report, None)
@@ -358,24 +459,50 @@ mod tests {
     fn root_causes_then_first_of_each_file_then_repeats_then_warnings() {
         let mut warning = error("c.ts", 1, "W1", "unused");
         warning.severity = Severity::Warning;
-        let r = report(vec![
-            warning,                                                       // 0
-            error("a.ts", 1, "E1", "first in a"),                          // 1
-            error("a.ts", 2, "E2", "second in a"),                         // 2
-            error("b.ts", 1, "E3", "first in b"),                          // 3
-            error("b.ts", 9, "E4", "cannot import './x'").as_root_cause(), // 4
-            error("a.ts", 3, "E5", "same"),                                // 5
-            error("b.ts", 3, "E5", "same"),                                // 6
+        let r = after_ten(vec![
+            warning,                                                       // 10
+            error("a.ts", 1, "E1", "first in a"),                          // 11
+            error("a.ts", 2, "E2", "second in a"),                         // 12
+            error("b.ts", 1, "E3", "first in b"),                          // 13
+            error("b.ts", 9, "E4", "cannot import './x'").as_root_cause(), // 14
+            error("a.ts", 3, "E5", "same"),                                // 15
+            error("b.ts", 3, "E5", "same"),                                // 16
         ]);
         assert_eq!(
             ranked(&r),
             [
-                "RootCause [4]",
-                "FirstErrorOfFile [1]",
-                "FirstErrorOfFile [3]",
-                "Error [2]",
-                "Error [5, 6]",
-                "FirstWarningOfFile [0]",
+                "RootCause [14]",
+                TEN,
+                "FirstErrorOfFile [11]",
+                "FirstErrorOfFile [13]",
+                "Error [12]",
+                "Error [15, 16]",
+                "FirstWarningOfFile [10]",
+            ]
+        );
+    }
+
+    #[test]
+    fn the_first_ten_errors_rank_with_the_first_of_each_file() {
+        let mut warning = error("a.ts", 1, "W1", "unused");
+        warning.severity = Severity::Warning;
+        let mut diagnostics = vec![warning];
+        // Eleven errors of different codes in one file: the first ten are the start of the log.
+        diagnostics.extend((0..11).map(|i| error("a.ts", i + 2, &format!("E{i}"), "m")));
+        diagnostics.push(error("b.ts", 1, "E0", "other"));
+        let r = report(diagnostics);
+        let ranked = ranked(&r);
+        assert_eq!(
+            ranked[..2],
+            ["FirstErrorOfFile [1]", "FirstErrorOfFile [2]"]
+        );
+        assert_eq!(
+            ranked[9..],
+            [
+                "FirstErrorOfFile [10]",
+                "FirstErrorOfFile [12]",
+                "Error [11]",
+                "FirstWarningOfFile [0]"
             ]
         );
     }
@@ -401,14 +528,86 @@ mod tests {
     }
 
     #[test]
-    fn failing_tests_are_never_grouped() {
-        let test = |name: &str| {
-            Diagnostic::new("t", Kind::Test, Severity::Error, "expected 1")
-                .at("t.test.ts", Some(1), None)
+    fn failing_tests_group_by_the_shape_of_their_assertion() {
+        let test = |name: &str, file: &str, message: &str, detail: &str| {
+            Diagnostic::new("t", Kind::Test, Severity::Error, message)
+                .at(file, Some(1), None)
                 .with_test(name)
+                .with_detail(detail)
         };
-        let r = report(vec![test("a"), test("b")]);
-        assert_eq!(ranked(&r), ["FirstErrorOfFile [0]", "Error [1]"]);
+        let mut r = after_ten(vec![
+            test(
+                "a",
+                "a.test.ts",
+                "expect(received).toBe(expected)",
+                "Expected: 5",
+            ),
+            test(
+                "b",
+                "b.test.ts",
+                "expect(received).toBe(expected)",
+                "Expected: 7",
+            ),
+            test(
+                "c",
+                "a.test.ts",
+                "expect(received).toEqual(expected)",
+                "Expected: 5",
+            ),
+            test(
+                "d",
+                "a.test.ts",
+                "expect(received).toBe(expected)",
+                "Expected: 'x'",
+            ),
+            error(
+                "a.test.ts",
+                1,
+                "",
+                "expect(received).toBe(expected) Expected: 5",
+            ),
+            test(
+                "e",
+                "a.test.ts",
+                "expect(received).toBe(expected)",
+                "Expected: 5",
+            ),
+        ]);
+        // A test without a file is never grouped: its name is all that says where it is.
+        r.diagnostics[15].file = None;
+        let plan = Plan::new(&r, None);
+        assert_eq!(
+            ranked(&r),
+            [
+                TEN,
+                "FirstErrorOfFile [10, 11]",
+                "FirstErrorOfFile [15]",
+                "Error [12]",
+                "Error [13]",
+                "Error [14]"
+            ]
+        );
+        assert_eq!(plan.items[1].variants, 2);
+    }
+
+    #[test]
+    fn groups_of_one_shape_count_their_variants() {
+        let r = after_ten(vec![
+            error("a.ts", 1, "E1", "Cannot find name 'a0'."),
+            error("a.ts", 2, "E1", "Cannot find name 'a1'."),
+            error("b.ts", 1, "E1", "Cannot find  name 'a0'."),
+            error("b.ts", 2, "E2", "Cannot find name 'a0'."),
+        ]);
+        let plan = Plan::new(&r, None);
+        assert_eq!(
+            ranked(&r),
+            [TEN, "FirstErrorOfFile [10, 11, 12]", "Error [13]"]
+        );
+        assert_eq!(plan.items[0].variants, 10);
+        assert_eq!(plan.items[0].files, 1);
+        assert_eq!(plan.items[1].variants, 2);
+        assert_eq!(plan.items[1].files, 2);
+        assert_eq!(plan.items[2].variants, 1);
     }
 
     #[test]

@@ -796,10 +796,11 @@ fn ten_thousand_diagnostics_and_more_dropped() {
         } else {
             Severity::Error
         };
+        // Many codes, so that the diagnostics make many groups: more than the budget can show.
         report.push(
             Diagnostic::new("generic", Kind::Build, severity, message)
                 .at(file, Some(i + 1), Some(1))
-                .with_code("C1"),
+                .with_code(format!("C{}", i % 97)),
         );
     }
     assert_eq!(report.diagnostics_dropped, 2_000);
@@ -852,7 +853,7 @@ fn absolute_paths_are_shown_relative_to_their_root_stated_once() {
             "eslint: 3 errors in 2 files (counted by verdict; the tool printed no totals) (paths \
              relative to /home/ci/work/app/src/)",
             "  a.js:1:5 no-undef 'x' is not defined.",
-            "  eqeqeq Expected '==='. ×2 in lib/b.js (lines 2, 3)",
+            "  eqeqeq Expected '==='. ×2 in 1 file: lib/b.js:2:5, lib/b.js:3:5",
         ],
         "{text}"
     );
@@ -969,4 +970,20 @@ fn an_error_around_a_test_is_counted_once_as_an_error() {
     assert_eq!(digest.shown.errors, 1, "{}", digest.text);
     assert_eq!(digest.omitted, Default::default(), "{}", digest.text);
     assert!(!digest.text.contains("more"), "{}", digest.text);
+}
+
+#[test]
+fn files_the_tool_counted_beyond_what_was_kept_are_counted_by_the_headline() {
+    let mut report = failed(
+        "eslint",
+        vec![
+            error("eslint", "src/a.js", 1, "no-undef", "'a' is not defined."),
+            error("eslint", "src/b.js", 1, "no-undef", "'b' is not defined."),
+        ],
+    );
+    report.counts.errors = Some(9_000);
+    report.counts.files = Some(1_200);
+    let digest = check(&[(&report, None)], 500);
+    assert!(digest.text.contains("in 1200 files"), "{}", digest.text);
+    assert_eq!(digest.omitted_files, 1_198, "{}", digest.text);
 }
