@@ -88,6 +88,9 @@ const FIRST_SNIFF: usize = 2048;
 /// one tool that prints its end line often costs little.
 const AFTER_END: usize = 2048;
 
+/// How sure a summarizer must be that what follows a run's end is its tool's run.
+const SWITCH_CONFIDENCE: u8 = 60;
+
 /// The streaming splitter: feed it lines, then take the reports.
 #[derive(Default)]
 pub struct Sections {
@@ -198,8 +201,13 @@ impl Held {
 
     /// The summarizer that recognises the held lines, when one is sure enough.
     fn recognised(&self) -> Option<&'static dyn Summarizer> {
+        self.recognised_at(MIN_CONFIDENCE)
+    }
+
+    /// The summarizer that recognises the held lines at `confidence` or more.
+    fn recognised_at(&self, confidence: u8) -> Option<&'static dyn Summarizer> {
         let detection = detect(&self.text);
-        (detection.confidence >= MIN_CONFIDENCE && detection.summarizer.name() != "generic")
+        (detection.confidence >= confidence && detection.summarizer.name() != "generic")
             .then_some(detection.summarizer)
     }
 
@@ -388,7 +396,9 @@ impl Sections {
         let recognised = if run.summarizer.sniff(&held.text) >= MIN_CONFIDENCE {
             Some(run.summarizer)
         } else {
-            held.recognised()
+            // Another tool must be surer than a mention: a watch mode's ` PASS  Waiting for
+            // file changes` after vitest's summary is no jest run.
+            held.recognised_at(SWITCH_CONFIDENCE)
         };
         match recognised {
             // The same tool again: its own parser reads what it prints after its summary, and
@@ -517,7 +527,14 @@ fn announcement(line: &str) -> Option<Announced<'_>> {
         }
         b'm' => (line.starts_with("make") && line.contains(": Entering directory"))
             .then_some(Announced::Nothing),
-        b'#' => line.strip_prefix("##[group]Run ").map(Announced::Command),
+        // Every group of a GitHub Actions log is a step or a task of its own (turbo groups each
+        // package's task); only a step names its command.
+        b'#' => match line.strip_prefix("##[group]")? {
+            rest if rest.starts_with("Run ") => Some(Announced::Command(&rest[4..])),
+            _ => Some(Announced::Nothing),
+        },
+        // GitHub Actions' post steps; what they print is no tool's.
+        b'P' => (line == "Post job cleanup.").then_some(Announced::Nothing),
         b'l' if line.starts_with("lerna ") => {
             let rest = line
                 .strip_prefix("lerna info run ")
@@ -537,8 +554,10 @@ fn pnpm_recursive(line: &str) -> Option<&str> {
         return None;
     }
     let (dir, rest) = line.split_once(' ')?;
-    // A package's directory; a path with a `:` is a tool's `file:line`.
-    let package = dir == "." || (dir.contains('/') && !dir.contains(':'));
+    // A package's directory; a path with a `:` is a tool's `file:line`, and one in
+    // `node_modules` is a dependency's install script that `pnpm install` runs.
+    let package =
+        dir == "." || (dir.contains('/') && !dir.contains(':') && !dir.contains("node_modules"));
     if !package {
         return None;
     }
@@ -827,7 +846,9 @@ mod tests {
         assert!(!announces("> 3"));
         assert!(!announces("> @scope/x"));
         assert!(!announces("> expect(a).toBe(b)"));
-        assert!(!announces("##[group]Operating System"));
+        assert!(announces("##[group]web:lint"));
+        assert!(announces("Post job cleanup."));
+        assert!(!announces("##[endgroup]"));
         assert!(!announces("$ "));
     }
 
@@ -860,6 +881,10 @@ mod tests {
         assert_eq!(
             announcement("packages/a lint$ eslint ."),
             Some(Announced::Command("eslint ."))
+        );
+        // pnpm install running a dependency's lifecycle script.
+        assert!(
+            announcement(".../node_modules/msw postinstall$ node -e \"import('x')\"").is_none()
         );
         assert_eq!(
             announcement(". typecheck$ tsc --noEmit"),
