@@ -273,7 +273,7 @@ impl<'p, 'a> Fitter<'p, 'a> {
             plans,
             budget,
             max_item,
-            max_group: max_item * 2,
+            max_group: max_item * 4,
             order: order.into_iter().map(|(_, _, p, i)| (p, i)).collect(),
             cache: plans
                 .iter()

@@ -21,7 +21,13 @@ const NAMED_FILES: usize = 24;
 const NAMED_AGAIN: usize = 4;
 
 /// The most places a group lists; no line has room for more.
-const GROUP_PLACES: usize = 16;
+const GROUP_PLACES: usize = 48;
+
+/// How many places a group lists beyond the first of each of its files.
+const EXTRA_PLACES: usize = 4;
+
+/// How many distinct places of a group are looked at to choose those it lists.
+const GROUP_CANDIDATES: usize = 2 * GROUP_PLACES;
 
 /// A field of the input, on one line and redacted.
 fn field(text: &str) -> String {
@@ -329,7 +335,8 @@ fn failed_test(plan: &Plan<'_>, index: usize, max: usize) -> String {
 }
 
 /// A group, indented: `CODE message ×60 (3 variants) in 54 files, first a.ts:12:5, b.ts:40:1, …`,
-/// with the first places in the tool's order, as many as fit; `… in 2 files: a.ts:3:5, b.ts:7:1`
+/// with its first places (each file's first, then those among the report's first errors), as
+/// many as fit; `… in 2 files: a.ts:3:5, b.ts:7:1`
 /// when all are listed. The message is the first member's; the variants are how many distinct
 /// messages share its shape. When the message is too long for even one place, it is clipped, but
 /// keeps at least half of the room. Returns the line and the members whose places it lists.
@@ -352,22 +359,46 @@ fn group(plan: &Plan<'_>, item: &Item, max: usize) -> (String, Vec<usize>) {
 
     // The first distinct places, in the tool's order. Tests are placed by file and line: the
     // column of an assertion adds little.
-    let mut places: Vec<(String, usize)> = Vec::new();
+    let mut candidates: Vec<(String, usize)> = Vec::new();
     let mut complete = true;
     for &member in &item.members {
         let Some(place) = location(plan, member, !is_test) else {
             complete = false;
             continue;
         };
-        if places.iter().any(|(known, _)| *known == place) {
+        if candidates.iter().any(|(known, _)| *known == place) {
             continue;
         }
-        if places.len() == GROUP_PLACES {
+        if candidates.len() == GROUP_CANDIDATES {
             complete = false;
             break;
         }
-        places.push((field(&place), member));
+        candidates.push((place, member));
     }
+    // Each file's first place comes first, in the order the files first appear, then the places
+    // among the report's first errors (where a reader of the log starts), then the rest: a group
+    // over many files names as many of them as it has room for.
+    let mut files: Vec<&str> = Vec::new();
+    let mut places = Vec::with_capacity(candidates.len());
+    let mut opening = Vec::new();
+    let mut later = Vec::new();
+    for (place, member) in candidates {
+        let file = plan.diagnostic(member).file.as_deref().unwrap_or_default();
+        if !files.contains(&file) {
+            files.push(file);
+            places.push((place, member));
+        } else if member < plan.opening_end {
+            opening.push((place, member));
+        } else {
+            later.push((place, member));
+        }
+    }
+    places.extend(opening);
+    places.extend(later);
+    let places: Vec<(String, usize)> = places
+        .into_iter()
+        .map(|(place, member)| (field(&place), member))
+        .collect();
 
     let n = item.members.len();
     let count = if item.variants > 1 {
@@ -380,6 +411,19 @@ fn group(plan: &Plan<'_>, item: &Item, max: usize) -> (String, Vec<usize>) {
         1 => " in 1 file".to_owned(),
         files => format!(" in {files} files"),
     };
+    // Every place when all of them fit; else, past each file's first place, a few more are
+    // worth their room, and the rest is for other items.
+    let mut places = places;
+    let whole = complete && places.len() <= GROUP_PLACES && {
+        let listed: Vec<&str> = places.iter().map(|(p, _)| p.as_str()).collect();
+        let text = format!("{INDENT}{head} {count}{in_files}: {}", listed.join(", "));
+        tokens::fits(&text, max)
+    };
+    let most = (files.len() + EXTRA_PLACES).min(GROUP_PLACES);
+    if !whole && places.len() > most {
+        places.truncate(most);
+        complete = false;
+    }
     let with_places = |k: usize| {
         let listed: Vec<&str> = places[..k].iter().map(|(p, _)| p.as_str()).collect();
         if k == places.len() && complete {
@@ -516,8 +560,12 @@ pub(super) fn tail(plan: &Plan<'_>, input: &TailInput<'_>, max: usize) -> Option
         };
         place = format!(" in {}{plus} {noun}", files.len());
         if input.with_names {
-            // Files no shown item names come first: they are news.
-            let unnamed = files.iter().filter(|&&f| !input.named[f]);
+            // Files no shown item names come first: they are news; those with errors before
+            // those with only warnings.
+            let errors = |f: usize| plan.error_files.get(f).copied().unwrap_or(false);
+            let unnamed = (files.iter())
+                .filter(|&&f| !input.named[f] && errors(f))
+                .chain(files.iter().filter(|&&f| !input.named[f] && !errors(f)));
             let named = files.iter().filter(|&&f| input.named[f]);
             // Files shown above are named again only to fill the first few names.
             let news = files.iter().filter(|&&f| !input.named[f]).count();

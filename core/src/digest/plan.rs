@@ -63,6 +63,16 @@ impl Tally {
 /// first words are where a reader of its log starts, and often the cause of what follows.
 const OPENING_ERRORS: usize = 10;
 
+/// The index before which the entries hold the report's first [`OPENING_ERRORS`] errors.
+fn opening_end(entries: &[Entry]) -> usize {
+    entries
+        .iter()
+        .enumerate()
+        .filter(|(_, entry)| entry.category.is_error())
+        .nth(OPENING_ERRORS - 1)
+        .map_or(entries.len(), |(index, _)| index + 1)
+}
+
 /// Priority class of an item; lower is shown first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(super) enum Tier {
@@ -122,6 +132,10 @@ pub(super) struct Plan<'a> {
     /// What the report holds in all: the tool's count where it is larger than what was kept, and
     /// diagnostics the parser counted but did not keep when the tool gave no count.
     pub(super) totals: Tally,
+    /// Diagnostics before this index hold the report's first [`OPENING_ERRORS`] errors.
+    pub(super) opening_end: usize,
+    /// Parallel to [`Plan::files`]: whether the file holds an error (not only warnings).
+    pub(super) error_files: Vec<bool>,
 }
 
 impl<'a> Plan<'a> {
@@ -145,6 +159,13 @@ impl<'a> Plan<'a> {
         let items = rank(report, &entries, files.len());
         let totals = totals(report, known);
         let root = common_root(report);
+        let opening_end = opening_end(&entries);
+        let mut error_files = vec![false; files.len()];
+        for entry in &entries {
+            if let Some(file) = entry.file.filter(|_| entry.category.is_error()) {
+                error_files[file] = true;
+            }
+        }
         Plan {
             report,
             log,
@@ -154,6 +175,8 @@ impl<'a> Plan<'a> {
             items,
             known,
             totals,
+            opening_end,
+            error_files,
         }
     }
 
@@ -321,13 +344,7 @@ fn rank(report: &Report, entries: &[Entry], file_count: usize) -> Vec<Item> {
             slot.get_or_insert(index);
         }
     }
-    // Diagnostics before this index hold the report's first errors.
-    let opening_end = entries
-        .iter()
-        .enumerate()
-        .filter(|(_, entry)| entry.category.is_error())
-        .nth(OPENING_ERRORS - 1)
-        .map_or(entries.len(), |(index, _)| index + 1);
+    let opening_end = opening_end(entries);
     for item in &mut items {
         let is_error = entries[item.first()].category.is_error();
         let opening = is_error && item.first() < opening_end;
