@@ -33,10 +33,14 @@ impl Encoding {
         if head.starts_with(b"\xef\xbb\xbf") {
             return Encoding::Utf8Bom;
         }
-        if head.starts_with(b"\xff\xfe") {
+        // A UTF-16 BOM, unless no NUL follows it: a log in UTF-16 holds ASCII (spaces, digits,
+        // newlines), each with a NUL beside it, while bytes of garbage that happen to start
+        // like a BOM hold none.
+        let nul_after_bom = head.len() < 8 || memchr::memchr(0, &head[2..]).is_some();
+        if head.starts_with(b"\xff\xfe") && nul_after_bom {
             return Encoding::Utf16Le;
         }
-        if head.starts_with(b"\xfe\xff") {
+        if head.starts_with(b"\xfe\xff") && nul_after_bom {
             return Encoding::Utf16Be;
         }
         // Without a BOM: ASCII text in UTF-16 has a NUL in every unit, on the same side.
@@ -335,6 +339,11 @@ mod tests {
         // Binary data with NULs is not taken for text.
         let binary: Vec<u8> = (0..512u32).map(|i| (i * 37 % 256) as u8).collect();
         assert_eq!(Encoding::detect(&binary), Encoding::Utf8);
+        // Garbage that starts like a BOM and holds no NUL is no UTF-16.
+        assert_eq!(
+            Encoding::detect(b"\xff\xfe\xc3\x28 stray bytes \xa0\xa1\nFAIL x\n"),
+            Encoding::Utf8
+        );
     }
 
     #[test]
