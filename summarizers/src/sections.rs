@@ -99,6 +99,11 @@ pub struct Sections {
     done: Vec<(Report, usize)>,
     /// The first section that said nothing ([`says_nothing`]), kept for a log of only such.
     noise: Option<Report>,
+    /// A run a `$ command` echo cut before its last line: unless the next section is surely
+    /// another tool's, its parser reads on (a `$ ls` a test printed is no new command).
+    suspended: Option<Run>,
+    /// Whether the section being closed was cut by a `$ command` echo.
+    echo_cut: bool,
     current: Current,
     /// The summarizer the whole log's start and end point to, for a first section whose start
     /// does not tell (a file can be sampled at both ends; a stream cannot).
@@ -266,9 +271,15 @@ impl Sections {
                 announcing = true;
             }
         }
-        if let Some(announced) = announcement(line) {
+        // A `$ command` echo is also what a test prints of a shell session: it does not cut a
+        // section whose tool is still unknown, and the run it cuts may go on after it.
+        let echo = line.starts_with("$ ");
+        let holding = matches!(&self.current, Current::Undecided(held) if !held.is_blank());
+        if let Some(announced) = announcement(line).filter(|_| !(echo && holding)) {
             announcing = true;
+            self.echo_cut = echo;
             self.close(true);
+            self.echo_cut = false;
             self.command = None;
             match announced {
                 Announced::Header => self.command_next = true,
@@ -321,10 +332,11 @@ impl Sections {
             Action::DecideHeld => self.decide_held(false),
             Action::AfterEnd { force } => self.after_end_decide(force),
             Action::EndIfRecognised(tool) => {
-                if let Current::Undecided(held) = &self.current
+                if let Current::Undecided(held) = &mut self.current
                     && let Some(summarizer) = held.recognised().filter(|s| s.name() == tool)
                 {
-                    let mut run = Run::start(summarizer, held);
+                    let held = std::mem::take(held);
+                    let mut run = self.start_run(summarizer, &held);
                     run.after_end = Some(Held::default());
                     self.current = Current::Decided(run);
                 }
@@ -335,6 +347,9 @@ impl Sections {
     /// Ends the log and returns one report per tool.
     pub fn finish(mut self) -> Vec<Report> {
         self.close(false);
+        if let Some(run) = self.suspended.take() {
+            self.push_done(Current::Decided(run));
+        }
         if self.done.is_empty() {
             return vec![
                 self.noise
@@ -361,7 +376,7 @@ impl Sections {
         };
         let held = std::mem::take(held);
         let detection = detect(&held.text);
-        let first = self.done.is_empty() && self.noise.is_none();
+        let first = self.done.is_empty() && self.noise.is_none() && self.suspended.is_none();
         // What the section printed decides, unless it only mentions a tool and the runner
         // announced which tool it runs.
         let weak = detection.confidence < STRONG;
@@ -372,12 +387,43 @@ impl Sections {
             _ if at_end || detection.confidence >= MIN_CONFIDENCE => Some(detection.summarizer),
             _ => None,
         };
-        if let Some(summarizer) = chosen {
-            self.current = Current::Decided(Run::start(summarizer, &held));
+        let another = chosen.filter(|s| {
+            self.suspended
+                .as_ref()
+                .is_some_and(|run| run.summarizer.name() != s.name())
+                && s.name() != "generic"
+                && (detection.confidence >= SWITCH_CONFIDENCE
+                    || command_tool.is_some_and(|c| c.name() == s.name()))
+        });
+        if let Some(run) = self.suspended.as_ref().filter(|_| another.is_none()) {
+            // Nothing says another tool runs: more of the run the echo cut.
+            let summarizer = run.summarizer;
+            self.current = Current::Decided(self.start_run(summarizer, &held));
+        } else if let Some(summarizer) = chosen {
+            self.current = Current::Decided(self.start_run(summarizer, &held));
         } else if let Some(hint) = self.hint.filter(|_| first) {
-            self.current = Current::Decided(Run::start(hint, &held));
+            self.current = Current::Decided(self.start_run(hint, &held));
         } else {
+            if let Some(run) = self.suspended.take() {
+                self.push_done(Current::Decided(run));
+            }
             self.current = Current::Fanning(FanOut::new(held));
+        }
+    }
+
+    /// The run of a section whose tool is chosen: the suspended run read on when it is the same
+    /// tool's, else a new one (the suspended run then finished).
+    fn start_run(&mut self, summarizer: &'static dyn Summarizer, held: &Held) -> Run {
+        match self.suspended.take() {
+            Some(mut run) if run.summarizer.name() == summarizer.name() => {
+                held.replay(run.parser.as_mut());
+                run
+            }
+            Some(run) => {
+                self.push_done(Current::Decided(run));
+                Run::start(summarizer, held)
+            }
+            None => Run::start(summarizer, held),
         }
     }
 
@@ -423,7 +469,7 @@ impl Sections {
     /// Ends the current section at an announcement (`announced`) or at the end of the log.
     fn close(&mut self, announced: bool) {
         let command_tool = self.command_tool();
-        let alone = self.done.is_empty() && self.noise.is_none();
+        let alone = self.done.is_empty() && self.noise.is_none() && self.suspended.is_none();
         match &mut self.current {
             Current::Undecided(held) if held.is_blank() => {
                 // A tool that prints nothing when it passes (tsc, eslint) passed when the runner
@@ -449,8 +495,16 @@ impl Sections {
             }
             _ => {}
         }
-        let current = std::mem::take(&mut self.current);
-        self.push_done(current);
+        match std::mem::take(&mut self.current) {
+            // Cut before its last line by the runner's announcement: the next section may be
+            // more of it.
+            Current::Decided(run) if announced && self.echo_cut && run.after_end.is_none() => {
+                if let Some(before) = self.suspended.replace(run) {
+                    self.push_done(Current::Decided(before));
+                }
+            }
+            current => self.push_done(current),
+        }
     }
 
     /// The summarizer of the tool the current section's announced command runs.
@@ -477,6 +531,10 @@ impl Sections {
     /// Adds a finished section's report: merged with the earlier runs of its tool, or kept
     /// aside when it says nothing.
     fn push_report(&mut self, mut report: Report) {
+        // A suspended run came before this section.
+        if let Some(run) = self.suspended.take() {
+            self.push_done(Current::Decided(run));
+        }
         report.refresh_fingerprints();
         if says_nothing(&report) {
             // A pass of the generic reader is the most a log of only noise can show.

@@ -296,3 +296,44 @@ fn digests_of_failing_logs_name_their_files_and_first_errors() {
         "first ten named {first:.3}\n{table}"
     );
 }
+
+#[test]
+fn a_shell_echo_inside_a_captured_log_does_not_split_it() {
+    let mut wrong = Vec::new();
+    for case in cases() {
+        if case.log.iter().all(u8::is_ascii_whitespace) || case.log.first() == Some(&b'{') {
+            continue;
+        }
+        // A test that prints a shell session puts `$ command` lines in the tool's output.
+        let lines: Vec<&[u8]> = case.log.split_inclusive(|&b| b == b'\n').collect();
+        // A log of a line or two is all reporter output; its tool is told by its shape alone.
+        if lines.len() < 3 {
+            continue;
+        }
+        let mut log = Vec::with_capacity(case.log.len() + 16);
+        for (i, line) in lines.iter().enumerate() {
+            log.extend_from_slice(line);
+            if i == lines.len() / 2 {
+                if !line.ends_with(b"\n") {
+                    log.push(b'\n');
+                }
+                log.extend_from_slice(b"$ ls -la\n");
+            }
+        }
+        let reports = verdict_summarizers::summarize_all(&log);
+        let whole = verdict_summarizers::by_name(&case.tool)
+            .expect("a summarizer")
+            .parse(&log);
+        if reports.len() != 1 || reports[0].outcome != whole.outcome {
+            let got: Vec<String> = reports
+                .iter()
+                .map(|r| format!("{} {:?}", r.tool, r.outcome))
+                .collect();
+            wrong.push(format!(
+                "{}/{}: {got:?}, whole log {:?}",
+                case.tool, case.name, whole.outcome
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
