@@ -70,8 +70,11 @@ mod tests {
     #[test]
     fn no_machine_paths_in_tracked_files() {
         let needles = [concat!("/work/", "main"), concat!("/root", "/")];
+        // Logs from the wild were written on other people's machines: their paths are theirs.
+        let wild = Path::new("summarizers/testdata/wild");
         let offenders: Vec<String> = tracked_files()
             .into_iter()
+            .filter(|p| !Path::new(&relative(p)).starts_with(wild))
             .filter(|p| {
                 let bytes = fs::read(p).unwrap_or_default();
                 let text = String::from_utf8_lossy(&bytes);

@@ -203,7 +203,7 @@ pub(crate) fn xml_attr(e: &quick_xml::events::BytesStart<'_>, name: &str) -> Str
 }
 
 /// Whether a digest names `place` (a path, or `path:line`): as written, or relative to the root
-/// its headline states (`(paths relative to /root/)`), and never as the start of a longer number
+/// its headline states (`(paths relative to /home/ci/app/)`), and never as the start of a longer number
 /// (`a.ts:12` is not named by `a.ts:123`).
 pub(crate) fn digest_names(text: &str, place: &str) -> bool {
     let found = |needle: &str| {
