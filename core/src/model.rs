@@ -345,6 +345,27 @@ pub struct Counts {
     pub files: Option<u64>,
 }
 
+impl Counts {
+    /// Adds the counts of another run of the same tool: each number the sum of those given, and
+    /// still `None` where neither run gave it.
+    pub fn add(&mut self, other: &Counts) {
+        let add = |a: &mut Option<u64>, b: Option<u64>| {
+            if a.is_some() || b.is_some() {
+                *a = Some(a.unwrap_or(0).saturating_add(b.unwrap_or(0)));
+            }
+        };
+        add(&mut self.tests_passed, other.tests_passed);
+        add(&mut self.tests_failed, other.tests_failed);
+        add(&mut self.tests_skipped, other.tests_skipped);
+        add(&mut self.tests_xfailed, other.tests_xfailed);
+        add(&mut self.tests_xpassed, other.tests_xpassed);
+        add(&mut self.suites_errored, other.suites_errored);
+        add(&mut self.errors, other.errors);
+        add(&mut self.warnings, other.warnings);
+        add(&mut self.files, other.files);
+    }
+}
+
 /// The result of one tool run, as understood from its output.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Report {

@@ -834,21 +834,7 @@ fn absorb(merged: &mut Report, next: Report) {
     if rank(next.outcome) > rank(merged.outcome) {
         merged.outcome = next.outcome;
     }
-    let add = |a: Option<u64>, b: Option<u64>| match (a, b) {
-        (None, None) => None,
-        (a, b) => Some(a.unwrap_or(0).saturating_add(b.unwrap_or(0))),
-    };
-    let c = &mut merged.counts;
-    let r = &next.counts;
-    c.tests_passed = add(c.tests_passed, r.tests_passed);
-    c.tests_failed = add(c.tests_failed, r.tests_failed);
-    c.tests_skipped = add(c.tests_skipped, r.tests_skipped);
-    c.tests_xfailed = add(c.tests_xfailed, r.tests_xfailed);
-    c.tests_xpassed = add(c.tests_xpassed, r.tests_xpassed);
-    c.suites_errored = add(c.suites_errored, r.suites_errored);
-    c.errors = add(c.errors, r.errors);
-    c.warnings = add(c.warnings, r.warnings);
-    c.files = add(c.files, r.files);
+    merged.counts.add(&next.counts);
     join_once(&mut merged.summary, next.summary);
     join_once(&mut merged.error, next.error);
     if merged.outcome != Outcome::Errored {
