@@ -286,7 +286,19 @@ impl Ending {
             String::new()
         };
         kept.clear();
-        kept.push_str(&clip(line.trim_end(), MAX_LINE));
+        // As `clip` does, without a new string for every line of the log.
+        let line = line.trim_end();
+        match line
+            .char_indices()
+            .nth(MAX_LINE)
+            .filter(|_| line.len() > MAX_LINE)
+        {
+            None => kept.push_str(line),
+            Some((cut, _)) => {
+                kept.push_str(&line[..cut]);
+                kept.push('…');
+            }
+        }
         self.tail.push_back(kept);
     }
 

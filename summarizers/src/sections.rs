@@ -45,7 +45,8 @@ pub fn summarize_all(log: &[u8]) -> Vec<Report> {
     if crate::document::starts_as_document(log) {
         return vec![crate::summarize(log)];
     }
-    let mut sections = Sections::default();
+    // A log held in memory can be sampled at both ends, as a file is.
+    let mut sections = Sections::with_hint(detect(&crate::sample(log)).summarizer);
     lines::for_each_line_in(log, |line| sections.line(line));
     sections.finish()
 }
