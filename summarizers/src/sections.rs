@@ -459,10 +459,9 @@ impl Sections {
                 let before = std::mem::replace(&mut self.current, Current::Decided(next));
                 self.push_done(before);
             }
-            None if force => {
-                run.take_back();
-                run.after_end = Some(Held::default());
-            }
+            // Nothing another tool starts within the few KiB after the run's end: the run's
+            // own tail. The next end line or announcement looks again.
+            None if force => run.take_back(),
             None => {}
         }
     }
