@@ -566,18 +566,6 @@ const CRASH_BANNER: &str = "Oops! Something went";
 /// message with its code frame takes about twenty.
 const MAX_OPEN_LINES: usize = 80;
 
-/// The line without the `##[error]` or `##[warning]` a GitHub Actions problem matcher writes
-/// before each line it matched (`##[warning]  1:54  warning  'x' is defined …`).
-fn strip_annotation(line: &str) -> &str {
-    if !line.starts_with("##[") {
-        return line;
-    }
-    ["##[error]", "##[warning]", "##[notice]"]
-        .iter()
-        .find_map(|marker| line.strip_prefix(marker))
-        .unwrap_or(line)
-}
-
 /// The rule id a multi-line message ends with: the last column, two spaces or more after the
 /// text (`  41 |  react-hooks/set-state-in-effect`). Only a plugin's or a hyphenated rule counts
 /// here, so that code in a frame is not taken for one.
@@ -1402,7 +1390,7 @@ impl LineParser for Parser {
     fn line(&mut self, line: &str) {
         // PowerShell's redirection starts the output with a byte order mark.
         let line = line.strip_prefix('\u{feff}').unwrap_or(line);
-        let line = strip_annotation(self.prefixes.strip(line));
+        let line = self.prefixes.strip(line);
         if matches!(self.json, Some((_, JsonSource::Lines))) {
             self.json_line(line);
             return;

@@ -425,18 +425,6 @@ fn after_timestamp(line: &str) -> Option<&str> {
     Some(&line[sep + 3..])
 }
 
-/// The line without the `##[error]` or `##[warning]` a GitHub Actions problem matcher writes
-/// before each diagnostic it matched (`##[error]src/a.ts(3,7): error TS2322: …`).
-fn strip_annotation(line: &str) -> &str {
-    if !line.starts_with("##[") {
-        return line;
-    }
-    ["##[error]", "##[warning]", "##[notice]"]
-        .iter()
-        .find_map(|marker| line.strip_prefix(marker))
-        .unwrap_or(line)
-}
-
 /// Whether a package manager's script line runs tsc: npm's and pnpm's `> tsc --noEmit`, yarn's
 /// `$ tsc` or `$ "C:\p\node_modules\.bin\tsc" -noEmit`, `> rm -rf dist && tsc -p x`. A clean
 /// run prints nothing else, so this line is all a passing log shows of tsc.
@@ -681,7 +669,6 @@ impl Parser {
 
 impl LineParser for Parser {
     fn line(&mut self, line: &str) {
-        let line = strip_annotation(line);
         let Some(&first) = line.as_bytes().first() else {
             // A blank line ends a pretty message; its code frame follows.
             if self.state == State::Message {
