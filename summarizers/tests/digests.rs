@@ -5,7 +5,7 @@
 //! never a pass; a failing log's digest states the tool's exact counts in its headline, names or
 //! counts every failing file, and stays within the token budget; a passing log's digest is one line.
 //! The digests themselves are snapshot-tested. Over all failing logs, the digests name on average
-//! at least [`FILES_NAMED`] of the files with errors and [`FIRST_TEN_NAMED`] of the first ten
+//! at least [`support::FILES_NAMED`] of the files with errors and [`support::FIRST_TEN_NAMED`] of the first ten
 //! errors with `file:line` (a table per log is printed with `--nocapture`).
 
 mod support;
@@ -197,14 +197,6 @@ fn every_captured_log_is_one_section_of_its_tool() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
-/// The least mean share of a failing log's files (those of its error-severity diagnostics) the
-/// digest names.
-const FILES_NAMED: f64 = 0.90;
-
-/// The least mean share of a failing log's first ten errors (in report order) the digest names
-/// with `file:line`.
-const FIRST_TEN_NAMED: f64 = 0.85;
-
 /// What one failing log's digest names of its report: files, and the first ten errors' places.
 struct Named {
     files: usize,
@@ -287,14 +279,7 @@ fn digests_of_failing_logs_name_their_files_and_first_errors() {
         }
         table.push('\n');
     }
-    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
-    let (files, first) = (mean(&files), mean(&first));
-    eprintln!("{table}mean: files {files:.3}, first ten {first:.3}");
-    assert!(files >= FILES_NAMED, "files named {files:.3}\n{table}");
-    assert!(
-        first >= FIRST_TEN_NAMED,
-        "first ten named {first:.3}\n{table}"
-    );
+    support::assert_means(&files, &first, &table);
 }
 
 #[test]

@@ -23,8 +23,8 @@
 //!
 //! Each case must hold: detected as its tool, never a pass where the log shows a failure or a crash,
 //! the truth's outcome and counts, every failing file named or counted in the digest, the budget.
-//! Over all cases, the digest names on average at least [`FILES_NAMED`] of the failing files and
-//! [`FIRST_TEN_NAMED`] of the first ten failures with file and line.
+//! Over all cases, the digest names on average at least [`support::FILES_NAMED`] of the failing files and
+//! [`support::FIRST_TEN_NAMED`] of the first ten failures with file and line.
 
 mod support;
 
@@ -36,12 +36,6 @@ use verdict_core::digest::{self, tokens};
 use verdict_core::{Outcome, Report};
 
 const BUDGET: usize = 500;
-
-/// The least mean share of failing files the digests name.
-const FILES_NAMED: f64 = 0.90;
-
-/// The least mean share of the first ten failures the digests name with file and line.
-const FIRST_TEN_NAMED: f64 = 0.85;
 
 fn wild() -> PathBuf {
     support::testdata("wild")
@@ -309,14 +303,7 @@ fn digests_of_wild_logs_name_the_failing_files_and_the_first_failures() {
             case.id, m.files_named, m.files, m.first_named, m.first
         ));
     }
-    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
-    let (files, first) = (mean(&files), mean(&first));
-    eprintln!("{table}mean: files {files:.3}, first ten {first:.3}");
-    assert!(files >= FILES_NAMED, "files named {files:.3}\n{table}");
-    assert!(
-        first >= FIRST_TEN_NAMED,
-        "first ten named {first:.3}\n{table}"
-    );
+    support::assert_means(&files, &first, &table);
 }
 
 #[test]

@@ -223,3 +223,22 @@ pub(crate) fn digest_names(text: &str, place: &str) -> bool {
             .is_some_and(found)
     })
 }
+
+/// The least mean share of a log's failing files its digest names.
+pub(crate) const FILES_NAMED: f64 = 0.90;
+
+/// The least mean share of a log's first ten failures its digest names with `file:line`.
+pub(crate) const FIRST_TEN_NAMED: f64 = 0.85;
+
+/// Asserts the means over logs of the shares their digests name (`files` and `first`, one share
+/// per log), printing `table`, the per-log figures, either way.
+pub(crate) fn assert_means(files: &[f64], first: &[f64], table: &str) {
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+    let (files, first) = (mean(files), mean(first));
+    eprintln!("{table}mean: files {files:.3}, first ten {first:.3}");
+    assert!(files >= FILES_NAMED, "files named {files:.3}\n{table}");
+    assert!(
+        first >= FIRST_TEN_NAMED,
+        "first ten named {first:.3}\n{table}"
+    );
+}
