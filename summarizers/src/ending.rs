@@ -22,7 +22,7 @@ use std::collections::VecDeque;
 use std::io::{self, Read};
 use std::sync::LazyLock;
 
-use regex::{Regex, RegexSet};
+use regex::RegexSet;
 use verdict_core::lines::{self, Stats};
 use verdict_core::{Kind, LineParser, Outcome, Report, Summarizer};
 
@@ -36,6 +36,9 @@ const MAX_LINE: usize = 300;
 const TAIL_BYTES: usize = 16 * 1024;
 /// Lines longer than this are not looked at for a sign that the tool never ran (those are short).
 const MAX_SIGN_LINE: usize = 4096;
+/// How many bytes of lines fed one at a time are gathered before they are scanned at once: a
+/// regex per line would cost more than the parser reading it.
+const BLOCK_BYTES: usize = 64 * 1024;
 
 /// A summarizer whose reports also go through the check of how the log ended.
 #[derive(Debug, Default, Clone, Copy)]
@@ -156,7 +159,7 @@ impl LineParser for CheckedParser {
         self.inner.line(line);
     }
 
-    fn finish(self: Box<Self>) -> Report {
+    fn finish(mut self: Box<Self>) -> Report {
         let mut report = self.inner.finish();
         self.ending.apply(&mut report);
         report
@@ -169,13 +172,15 @@ impl LineParser for CheckedParser {
 pub struct Ending {
     never_ran: Option<String>,
     tail: VecDeque<String>,
+    /// The lines fed by [`Ending::line`] since the last block was settled, each followed by
+    /// `\n`; after a block, its last [`TAIL_BYTES`] stay, already scanned.
+    block: String,
+    /// Where the part of `block` not yet scanned starts.
+    scanned: usize,
 }
 
 /// What every line [`NEVER_RAN`] matches holds: a cheap gate, run over whole inputs at once.
 const NEVER_RAN_WORDS: &str = "not found|No such file or directory|issing script|not the tsc command|could not determine executable|ERR_PNPM_NO_SCRIPT|is not recognized as";
-
-static NEVER_RAN_GATE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(NEVER_RAN_WORDS).expect("valid regex"));
 
 static NEVER_RAN_GATE_BYTES: LazyLock<regex::bytes::Regex> =
     LazyLock::new(|| regex::bytes::Regex::new(NEVER_RAN_WORDS).expect("valid regex"));
@@ -231,22 +236,47 @@ fn is_noise(line: &str) -> bool {
 }
 
 impl Ending {
-    /// Feeds the next clean line.
+    /// Feeds the next clean line. Lines are gathered and looked at a block at a time.
     pub fn line(&mut self, line: &str) {
-        if line.trim().is_empty() {
+        self.block.push_str(line);
+        self.block.push('\n');
+        if self.block.len() >= BLOCK_BYTES {
+            self.settle_block(false);
+        }
+    }
+
+    /// Scans the lines gathered since the last block; keeps the last [`TAIL_BYTES`] of them
+    /// for the end of the log, or, `at_end`, reads them as the log's last lines.
+    fn settle_block(&mut self, at_end: bool) {
+        let block = std::mem::take(&mut self.block);
+        self.scan_clean(&block[self.scanned..]);
+        if at_end {
+            self.read_lines(&block);
+            self.scanned = 0;
             return;
         }
-        if self.never_ran.is_none()
-            && NEVER_RAN_GATE.is_match(line)
-            && NEVER_RAN.is_match(line.trim_end())
-        {
-            self.never_ran = Some(clip(line.trim(), MAX_LINE));
-        }
-        self.keep(line);
+        let mut start = block.len().saturating_sub(TAIL_BYTES);
+        // Lines end in `\n`, so the byte after one starts a line, on a char boundary.
+        start = memchr::memchr(b'\n', &block.as_bytes()[start..])
+            .map_or(block.len(), |i| start + i + 1);
+        self.block = block;
+        self.block.drain(..start);
+        self.scanned = self.block.len();
     }
 
     /// Looks for a sign that the tool never ran in `text`, whole lines of an input.
     fn scan(&mut self, text: &[u8]) {
+        self.scan_with(text, lines::clean);
+    }
+
+    /// [`Ending::scan`] for lines that are clean already.
+    fn scan_clean(&mut self, text: &str) {
+        self.scan_with(text.as_bytes(), |line| {
+            String::from_utf8_lossy(line).into_owned()
+        });
+    }
+
+    fn scan_with(&mut self, text: &[u8], clean: impl Fn(&[u8]) -> String) {
         if self.never_ran.is_some() {
             return;
         }
@@ -257,12 +287,25 @@ impl Ending {
             if end - start > MAX_SIGN_LINE {
                 continue;
             }
-            let line = lines::clean(&text[start..end]);
+            let line = clean(&text[start..end]);
             let line = line.trim_end();
             if NEVER_RAN.is_match(line) {
                 self.never_ran = Some(clip(line.trim(), MAX_LINE));
                 return;
             }
+        }
+    }
+
+    /// Keeps the last lines of `text`, clean lines each followed by `\n`.
+    fn read_lines(&mut self, text: &str) {
+        // Only the last lines stay, so only the end of a long text is read.
+        let mut start = text.len().saturating_sub(TAIL_BYTES);
+        if start > 0 {
+            start = memchr::memchr(b'\n', &text.as_bytes()[start..])
+                .map_or(text.len(), |i| start + i + 1);
+        }
+        for line in text[start..].split_terminator('\n') {
+            self.keep(line);
         }
     }
 
@@ -280,6 +323,8 @@ impl Ending {
         if line.trim().is_empty() {
             return;
         }
+        // The lines gathered by `line` come after those kept here.
+        debug_assert!(self.block.is_empty());
         let mut kept = if self.tail.len() == TAIL_LINES {
             self.tail.pop_front().unwrap_or_default()
         } else {
@@ -318,7 +363,10 @@ impl Ending {
 
     /// Makes a passed or errored `report` errored when the log shows that the tool never ran or
     /// that the run did not end normally; adds a note to a failed one.
-    pub fn apply(&self, report: &mut Report) {
+    pub fn apply(&mut self, report: &mut Report) {
+        if !self.block.is_empty() || self.scanned > 0 {
+            self.settle_block(true);
+        }
         let never_ran = self
             .never_ran
             .as_deref()
@@ -486,7 +534,9 @@ mod tests {
         for i in 0..1000 {
             ending.line(&format!("line {i} {}", "x".repeat(1000)));
         }
-        assert_eq!(ending.tail.len(), TAIL_LINES);
+        ending.settle_block(true);
+        assert!((1..=TAIL_LINES).contains(&ending.tail.len()));
+        assert!(ending.block.len() < BLOCK_BYTES);
         assert!(
             ending
                 .tail

@@ -81,8 +81,10 @@ pub fn summarize_all_reader_with(
     Ok((sections.finish(), stats))
 }
 
-/// How much of what follows a run's end is held before it is first sniffed.
-const FIRST_SNIFF: usize = 2048;
+/// How much of what follows a run's end is held before it is first sniffed; then twice as
+/// much, and so on. Small, because most often the same tool goes on, which its own sniff of a
+/// few lines tells.
+const FIRST_SNIFF: usize = 256;
 
 /// How much of what follows a run's end is held to see whether another tool's run starts
 /// there; when none is recognised by then, it is the run's own tail. Small, so that a log of
@@ -147,6 +149,8 @@ enum Action {
     DecideHeld,
     /// A line after a run's end may start another run (`force`: decide now whatever they are).
     AfterEnd { force: bool },
+    /// Lines after a run's end: its own tool may say they are more of its output.
+    OwnAfterEnd,
     /// The line ends a run of this tool: the section is that run if its start says so too.
     EndIfRecognised(&'static str),
 }
@@ -229,6 +233,9 @@ impl Held {
 struct Run {
     summarizer: &'static dyn Summarizer,
     parser: Box<dyn LineParser>,
+    /// Whether the tool prints a line that ends its run ([`ending_tool`]): the others' lines
+    /// are not looked at for one.
+    prints_end: bool,
     /// The lines after the line that ended the run, when it printed one.
     after_end: Option<Held>,
 }
@@ -240,6 +247,7 @@ impl Run {
         Run {
             summarizer,
             parser,
+            prints_end: ENDING_TOOLS.contains(&summarizer.name()),
             after_end: None,
         }
     }
@@ -264,6 +272,24 @@ impl Sections {
 
     /// Reads the next line.
     pub fn line(&mut self, line: &str) {
+        // Most lines are a known tool's output that announces nothing: they go straight to its
+        // parser.
+        if !self.command_next
+            && let Current::Decided(run) = &mut self.current
+            && run.after_end.is_none()
+            && announcement(line).is_none()
+        {
+            run.parser.line(line);
+            if run.prints_end && ending_tool(line) == Some(run.summarizer.name()) {
+                run.after_end = Some(Held::default());
+            }
+            return;
+        }
+        self.line_slow(line);
+    }
+
+    /// [`Sections::line`] for a line that may change the section.
+    fn line_slow(&mut self, line: &str) {
         let mut announcing = false;
         if self.command_next {
             self.command_next = false;
@@ -307,7 +333,7 @@ impl Sections {
             Current::Decided(run) => match &mut run.after_end {
                 None => {
                     run.parser.line(line);
-                    if ending_tool(line) == Some(run.summarizer.name()) {
+                    if run.prints_end && ending_tool(line) == Some(run.summarizer.name()) {
                         run.after_end = Some(Held::default());
                     }
                     Action::Read
@@ -316,8 +342,10 @@ impl Sections {
                     held.push(line);
                     if held.text.len() >= AFTER_END {
                         Action::AfterEnd { force: true }
-                    } else if held.check_end(line).is_some() || held.sniff_due() {
+                    } else if held.check_end(line).is_some() {
                         Action::AfterEnd { force: false }
+                    } else if held.sniff_due() {
+                        Action::OwnAfterEnd
                     } else {
                         Action::Read
                     }
@@ -332,6 +360,16 @@ impl Sections {
             Action::Read => {}
             Action::DecideHeld => self.decide_held(false),
             Action::AfterEnd { force } => self.after_end_decide(force),
+            Action::OwnAfterEnd => {
+                if let Current::Decided(run) = &mut self.current
+                    && run
+                        .after_end
+                        .as_ref()
+                        .is_some_and(|held| run.summarizer.sniff(&held.text) >= MIN_CONFIDENCE)
+                {
+                    run.take_back();
+                }
+            }
             Action::EndIfRecognised(tool) => {
                 if let Current::Undecided(held) = &mut self.current
                     && let Some(summarizer) = held.recognised().filter(|s| s.name() == tool)
@@ -611,11 +649,25 @@ fn pnpm_recursive(line: &str) -> Option<&str> {
     if line.len() > 1024 {
         return None;
     }
-    let (dir, rest) = line.split_once(' ')?;
-    // A package's directory; a path with a `:` is a tool's `file:line`, and one in
-    // `node_modules` is a dependency's install script that `pnpm install` runs.
-    let package =
-        dir == "." || (dir.contains('/') && !dir.contains(':') && !dir.contains("node_modules"));
+    // A package's directory: `.`, or a path with a `/`. A `:` makes it a tool's `file:line`,
+    // and one in `node_modules` is a dependency's install script that `pnpm install` runs. One
+    // pass over the first word, as this runs on most lines of every log.
+    let mut slash = false;
+    let mut dir_end = None;
+    for (i, byte) in line.bytes().enumerate() {
+        match byte {
+            b' ' => {
+                dir_end = Some(i);
+                break;
+            }
+            b':' => return None,
+            b'/' => slash = true,
+            _ => {}
+        }
+    }
+    let dir_end = dir_end?;
+    let (dir, rest) = (&line[..dir_end], &line[dir_end + 1..]);
+    let package = dir == "." || (slash && !dir.contains("node_modules"));
     if !package {
         return None;
     }
@@ -696,7 +748,11 @@ fn command_tool(command: &str) -> Option<&'static str> {
 /// npm's and pnpm's header before a script: `> name@1.2.3 test` (npm 6 and pnpm add the
 /// directory), the name possibly scoped (`@scope/name@1.2.3`).
 fn npm_header(line: &str) -> bool {
-    let Some(rest) = line.strip_prefix("> ") else {
+    // The package comes right after `> `; pytest's `>       assert x` source lines do not.
+    let Some(rest) = line
+        .strip_prefix("> ")
+        .filter(|rest| !rest.starts_with(' '))
+    else {
         return false;
     };
     let mut words = rest.split_whitespace();
@@ -710,11 +766,19 @@ fn npm_header(line: &str) -> bool {
     version.starts_with(|c: char| c.is_ascii_digit()) && version.contains('.')
 }
 
+/// The tools [`ending_tool`] knows an end line of.
+const ENDING_TOOLS: [&str; 5] = ["tsc", "eslint", "jest", "vitest", "pytest"];
+
 /// The tool whose run `line` ends, when it is such a line: tsc's `Found 3 errors in 2 files.`,
 /// eslint's `✖ 4 problems (3 errors, 1 warning)`, jest's `Ran all test suites.`, vitest's
 /// `Duration  1.2s (…)`, pytest's `==== 2 failed, 5 passed in 0.3s ====`.
 pub(crate) fn ending_tool(line: &str) -> Option<&'static str> {
-    let trimmed = line.trim_start();
+    // Bytes rather than chars: this runs on every line of a run whose tool prints an end line.
+    let indent = line
+        .bytes()
+        .take_while(|b| *b == b' ' || *b == b'\t')
+        .count();
+    let trimmed = &line[indent..];
     match trimmed.as_bytes().first()? {
         b'F' => {
             let rest = trimmed.strip_prefix("Found ")?;
@@ -1033,21 +1097,19 @@ mod tests {
 
     #[test]
     fn run_endings_are_each_tools_last_line() {
-        assert_eq!(ending_tool("Found 3 errors in 2 files."), Some("tsc"));
-        assert_eq!(ending_tool("Found 1 error."), Some("tsc"));
-        assert_eq!(
-            ending_tool("✖ 4 problems (3 errors, 1 warning)"),
-            Some("eslint")
-        );
-        assert_eq!(ending_tool("Ran all test suites."), Some("jest"));
-        assert_eq!(
-            ending_tool("   Duration  1.52s (transform 90ms, setup 0ms)"),
-            Some("vitest")
-        );
-        assert_eq!(
-            ending_tool("========= 2 failed, 5 passed in 0.31s =========="),
-            Some("pytest")
-        );
+        let ends = [
+            ("Found 3 errors in 2 files.", "tsc"),
+            ("Found 1 error.", "tsc"),
+            ("✖ 4 problems (3 errors, 1 warning)", "eslint"),
+            ("Ran all test suites.", "jest"),
+            ("   Duration  1.52s (transform 90ms, setup 0ms)", "vitest"),
+            ("========= 2 failed, 5 passed in 0.31s ==========", "pytest"),
+        ];
+        for (line, tool) in ends {
+            assert_eq!(ending_tool(line), Some(tool), "{line}");
+            // A run is only looked at for its end line when its tool is listed.
+            assert!(ENDING_TOOLS.contains(&tool));
+        }
         assert_eq!(ending_tool("Found the file"), None);
         assert_eq!(ending_tool("Duration of the call"), None);
         assert_eq!(ending_tool("===== FAILURES ====="), None);
