@@ -46,10 +46,12 @@ pub(crate) struct Features {
 impl Features {
     /// The features of an input that starts with `head` (valid UTF-8 or not).
     pub(crate) fn of(head: &[u8]) -> Features {
-        let gh_prefix = head
+        // A saved log starts with the prefix; a pasted one may follow a few lines of prose, and
+        // then several of its lines carry it.
+        let mut lines = head
             .split(|&b| b == b'\n')
-            .take(3)
-            .any(|line| gh_prefix_len(line) > 0);
+            .map(|line| gh_prefix_len(line) > 0);
+        let gh_prefix = lines.by_ref().take(3).any(|p| p) || lines.filter(|&p| p).nth(2).is_some();
         Features {
             gh_prefix,
             mojibake: Mojibake::found_in(head),
@@ -690,6 +692,15 @@ mod tests {
                 "Process completed with exit code 1."
             ]
         );
+    }
+
+    /// A gh log pasted under a few lines of prose is still recognised; one line is not enough.
+    #[test]
+    fn a_pasted_gh_log_is_recognised() {
+        let line = "ci\tRun npm test\t2024-05-01T12:34:56.1234567Z ok\n";
+        let prose = "# CI log archive\n\n- Workflow: CI\n\n```text\n";
+        assert!(Features::of(format!("{prose}{line}{line}{line}").as_bytes()).gh_prefix);
+        assert!(!Features::of(format!("{prose}{line}").as_bytes()).gh_prefix);
     }
 
     /// A record wrapped at 44 columns, in Spanish, as PowerShell 5 writes it for pnpm.
