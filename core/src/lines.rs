@@ -8,7 +8,8 @@
 //!   text after the last one, as a terminal would show it;
 //! - the timestamp GitHub Actions' raw logs put before every line (`2024-05-01T12:34:56.7890123Z `)
 //!   is removed, so that parsers see the tool's own indentation;
-//! - terminal escape sequences are removed ([`crate::ansi`]);
+//! - terminal escape sequences are removed ([`crate::ansi`]), and so are colours in the caret form
+//!   `gh run view --log` prints them in (`^[[31m`);
 //! - invalid UTF-8 is replaced with U+FFFD;
 //! - a line longer than [`MAX_LINE`] bytes is cut there; the rest of it is skipped and counted;
 //! - UTF-16 (with or without a BOM) is decoded and a UTF-8 BOM skipped, decided once from the
@@ -106,6 +107,8 @@ pub struct Splitter {
     scratch: String,
     /// Scratch space for a whole section without its escape sequences.
     section: String,
+    /// Scratch space for a line without its caret-form colours.
+    caret: String,
     stats: Stats,
     /// The start of the input, until [`HEAD`] bytes of it decide how to read it.
     head: Vec<u8>,
@@ -126,18 +129,22 @@ pub struct Splitter {
 struct Needs {
     carriage_return: bool,
     escape: bool,
+    /// Colours in the caret form (`^[[31m`).
+    caret: bool,
 }
 
 impl Needs {
     const ALL: Needs = Needs {
         carriage_return: true,
         escape: true,
+        caret: true,
     };
 
     fn of(block: &[u8]) -> Needs {
         Needs {
             carriage_return: memchr::memchr(b'\r', block).is_some(),
             escape: memchr::memchr(0x1b, block).is_some(),
+            caret: memchr::memmem::find(block, CARET_ESCAPE).is_some(),
         }
     }
 }
@@ -282,6 +289,7 @@ impl Splitter {
             let line_needs = Needs {
                 carriage_return: next_cr < nl,
                 escape: next_esc < nl,
+                caret: needs.caret,
             };
             if line_needs.carriage_return {
                 next_cr = find(b'\r', start);
@@ -373,6 +381,20 @@ impl Splitter {
             }
             _ => text,
         };
+        if needs.caret && has_caret_escapes(text) {
+            let mut caret = std::mem::take(&mut self.caret);
+            caret.clear();
+            strip_caret_escapes_into(text, &mut caret);
+            self.deliver_unescaped(&caret, needs, on_line);
+            self.caret = caret;
+            return;
+        }
+        self.deliver_unescaped(text, needs, on_line);
+    }
+
+    /// Hands a line to the stage without its escape sequences.
+    #[inline(always)]
+    fn deliver_unescaped(&mut self, text: &str, needs: Needs, on_line: &mut impl FnMut(&str)) {
         if needs.escape && ansi::has_escapes(text) {
             self.scratch.clear();
             ansi::strip_into(text, &mut self.scratch);
@@ -381,6 +403,41 @@ impl Splitter {
             self.stage.line(text, text, on_line);
         }
     }
+}
+
+/// How `gh run view --log` prints an escape sequence: its output is sanitized for the terminal,
+/// and the escape byte becomes the two characters `^[`, so a colour reaches a saved log as
+/// `^[[31m`.
+const CARET_ESCAPE: &[u8] = b"^[[";
+
+/// Whether `text` holds a colour in the caret form.
+fn has_caret_escapes(text: &str) -> bool {
+    memchr::memmem::find(text.as_bytes(), CARET_ESCAPE).is_some()
+}
+
+/// Appends `text` to `out` without its caret-form colours and line erasures (`^[[1;31m`,
+/// `^[[0K`). Only those two are taken: a caret followed by brackets is also how a regular
+/// expression starts (`^[[:alpha:]]`, `^[[A-Z]`), and those are left alone.
+fn strip_caret_escapes_into(text: &str, out: &mut String) {
+    let bytes = text.as_bytes();
+    let (mut copied, mut at) = (0, 0);
+    while let Some(found) = memchr::memmem::find(&bytes[at..], CARET_ESCAPE) {
+        let start = at + found;
+        let params = bytes[start + CARET_ESCAPE.len()..]
+            .iter()
+            .take_while(|&&b| b.is_ascii_digit() || b == b';')
+            .count();
+        let last = start + CARET_ESCAPE.len() + params;
+        if matches!(bytes.get(last), Some(b'm' | b'K')) {
+            // Every byte of the sequence is ASCII: both ends are char boundaries.
+            out.push_str(&text[copied..start]);
+            copied = last + 1;
+            at = last + 1;
+        } else {
+            at = start + 1;
+        }
+    }
+    out.push_str(&text[copied..]);
 }
 
 /// The length of what a CI runner put before a line: a BOM, a timestamp and GitLab's stream
@@ -565,6 +622,9 @@ mod tests {
             if i % 13 == 0 {
                 input.extend_from_slice(b"50%\r100%\n");
             }
+            if i % 17 == 0 {
+                input.extend_from_slice(b"^[[31mcaret^[[0m red\n");
+            }
         }
         input.extend_from_slice("no newline at the end é".as_bytes());
         let (whole, whole_stats) = lines_of(&input);
@@ -585,6 +645,7 @@ mod tests {
         }
         assert!(whole.contains(&"red text".to_owned()));
         assert!(whole.contains(&"100%".to_owned()));
+        assert!(whole.contains(&"caret red".to_owned()));
         assert_eq!(
             whole.last().map(String::as_str),
             Some("no newline at the end é")
@@ -618,6 +679,22 @@ mod tests {
             "\u{feff}2024-05-01T12:34:56.7890123Z ##[group]Run npm test\n∩╗┐2024-05-01T12:34:57.1Z ok\n✖ 1 problem\n".as_bytes(),
         );
         assert_eq!(lines, ["##[group]Run npm test", "ok", "✖ 1 problem"]);
+    }
+
+    /// `gh run view --log` prints colours as `^[[31m`; a regular expression keeps its brackets.
+    #[test]
+    fn caret_form_colours_are_removed() {
+        let (lines, _) = lines_of(
+            b"ci\tTest\t2026-08-11T13:39:30.5Z ^[[36;1mnpm test^[[0m\n^[[2m Test Files ^[[22m ^[[1m^[[31m1 failed^[[39m^[[22m\ngrep '^[[:alpha:]]' ^[[A-Z] ^[[\n",
+        );
+        assert_eq!(
+            lines,
+            [
+                "npm test",
+                " Test Files  1 failed",
+                "grep '^[[:alpha:]]' ^[[A-Z] ^[[",
+            ]
+        );
     }
 
     #[test]

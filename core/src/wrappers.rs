@@ -8,7 +8,10 @@
 //!   `##[error]src/a.ts(3,5): error TS2322: …` reaches the tsc parser as tsc's own line.
 //!   `##[group]…` lines are kept: they name the step that follows, and no parser reads them;
 //! - Docker BuildKit's plain progress: the `#12 3.456 ` before a step's output is removed, and
-//!   `#12 DONE 0.1s`, `#12 CACHED` are dropped;
+//!   `#12 DONE 0.1s`, `#12 CACHED` are dropped. When a step fails, BuildKit repeats its last lines
+//!   in an excerpt between two `------` rules, under a ` > [stage 2/3] RUN npm test:` header, each
+//!   line led by its time (`23.29 src/a.ts(3,5): error …`, or `#12 23.29 …` in older versions):
+//!   those lines are dropped, so that nothing is counted twice;
 //! - GitLab's `section_start:…` / `section_end:…` markers (most vanish with their `\r` already);
 //! - a PowerShell prompt, `PS C:\x> npm test`, becomes `$ npm test`, as other shells show it.
 //!
@@ -43,10 +46,12 @@ pub(crate) struct Features {
 impl Features {
     /// The features of an input that starts with `head` (valid UTF-8 or not).
     pub(crate) fn of(head: &[u8]) -> Features {
-        let gh_prefix = head
+        // A saved log starts with the prefix; a pasted one may follow a few lines of prose, and
+        // then several of its lines carry it.
+        let mut lines = head
             .split(|&b| b == b'\n')
-            .take(3)
-            .any(|line| gh_prefix_len(line) > 0);
+            .map(|line| gh_prefix_len(line) > 0);
+        let gh_prefix = lines.by_ref().take(3).any(|p| p) || lines.filter(|&p| p).nth(2).is_some();
         Features {
             gh_prefix,
             mojibake: Mojibake::found_in(head),
@@ -85,8 +90,13 @@ fn gh_prefix_len(line: &[u8]) -> usize {
 #[derive(Default)]
 pub(crate) struct Stage {
     features: Features,
-    /// Whether the input needs none of the features: most lines go straight through.
+    /// Whether the input needs none of the features.
+    featureless: bool,
+    /// Whether a line may go straight through: the input needs none of the features and no
+    /// BuildKit excerpt is under way.
     plain: bool,
+    /// Where the stage is in a BuildKit error excerpt.
+    excerpt: Excerpt,
     /// A possible PowerShell record, held until it is known to be one.
     held: Vec<Held>,
     /// The held lines without whitespace, to find the record's end however it was cut.
@@ -136,6 +146,7 @@ impl Stage {
     pub(crate) fn new(features: Features) -> Stage {
         Stage {
             features,
+            featureless: !features.any(),
             plain: !features.any(),
             ..Stage::default()
         }
@@ -159,7 +170,7 @@ impl Stage {
 
     #[inline(never)]
     fn wrapped(&mut self, line: &str, raw: &str, out: &mut impl FnMut(&str)) {
-        if self.plain {
+        if self.featureless {
             return self.strip(line, out);
         }
         let line = if self.features.gh_prefix {
@@ -331,6 +342,9 @@ impl Stage {
     }
 
     fn strip(&mut self, line: &str, out: &mut impl FnMut(&str)) {
+        if (self.excerpt != Excerpt::Idle || line == EXCERPT_RULE) && self.in_excerpt(line) {
+            return;
+        }
         let bytes = line.as_bytes();
         match bytes.first() {
             Some(b'#') => {
@@ -362,6 +376,66 @@ impl Stage {
     }
 }
 
+impl Stage {
+    /// Follows a BuildKit error excerpt; returns whether `line` is one of its repeated lines.
+    fn in_excerpt(&mut self, line: &str) -> bool {
+        let (next, drop) = match self.excerpt {
+            Excerpt::Inside if excerpt_line(line) => (Excerpt::Inside, true),
+            Excerpt::Rule if excerpt_header(line) => (Excerpt::Inside, false),
+            _ if line == EXCERPT_RULE => (Excerpt::Rule, false),
+            _ => (Excerpt::Idle, false),
+        };
+        self.excerpt = next;
+        self.plain = self.featureless && next == Excerpt::Idle;
+        drop
+    }
+}
+
+/// Where the stage is in the excerpt BuildKit prints of a failed step's last lines:
+///
+/// ```text
+/// ------
+///  > [builder 6/6] RUN npm run build:
+/// 23.29 src/a.ts(3,5): error TS2339: …
+/// ------
+/// ```
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+enum Excerpt {
+    #[default]
+    Idle,
+    /// After a `------` rule, which may open an excerpt.
+    Rule,
+    /// After the excerpt's header: its lines follow.
+    Inside,
+}
+
+/// The rule around a BuildKit error excerpt.
+const EXCERPT_RULE: &str = "------";
+
+/// Whether `line` heads a BuildKit error excerpt: ` > [builder 6/6] RUN npm run build:` (the
+/// leading space is missing in some versions).
+fn excerpt_header(line: &str) -> bool {
+    line.trim_start().starts_with("> [") && line.ends_with(':')
+}
+
+/// Whether `line` is a line of a BuildKit error excerpt: the step's output led by its time
+/// (`23.29 text`, `23.29` for an empty line), or by its step and time in older versions.
+fn excerpt_line(line: &str) -> bool {
+    let bytes = line.as_bytes();
+    if matches!(docker_prefix(bytes), Docker::Output(_)) {
+        return true;
+    }
+    let whole = bytes.iter().take_while(|b| b.is_ascii_digit()).count();
+    if whole == 0 || bytes.get(whole) != Some(&b'.') {
+        return false;
+    }
+    let fraction = bytes[whole + 1..]
+        .iter()
+        .take_while(|b| b.is_ascii_digit())
+        .count();
+    fraction > 0 && matches!(bytes.get(whole + 1 + fraction), None | Some(b' '))
+}
+
 /// How many of a record's first lines (`before_code`: those before its first `+ ` line) hold the
 /// message, told by the record's own copy of it: `CategoryInfo` ends in `(<message>:String)`,
 /// abbreviated to `<start>...<end>` when long. The position line between message and code is
@@ -389,6 +463,7 @@ fn message_end(before_code: &[Held], squashed: &str) -> Option<usize> {
 fn may_be_wrapped(line: &[u8]) -> bool {
     match line.first() {
         Some(b'#') => true,
+        Some(b'-') => line == EXCERPT_RULE.as_bytes(),
         Some(b's') => line.starts_with(b"section_"),
         Some(b'P') => line.starts_with(b"PS "),
         _ => false,
@@ -553,6 +628,50 @@ mod tests {
         );
     }
 
+    /// BuildKit repeats a failed step's last lines under the error; the copies are dropped.
+    #[test]
+    fn buildkit_error_excerpt_is_read_once() {
+        let lines = [
+            "#15 [builder 6/6] RUN npm run build",
+            "#15 23.29 src/a.tsx(361,30): error TS2339: Property 'x' does not exist.",
+            "#15 ERROR: process \"/bin/sh -c npm run build\" did not complete successfully: exit code: 2",
+            "------",
+            " > [builder 6/6] RUN npm run build:",
+            "0.208 ",
+            "0.208",
+            "#15 0.208 > tsc -b && vite build",
+            "23.29 src/a.tsx(361,30): error TS2339: Property 'x' does not exist.",
+            "------",
+            "Dockerfile:17",
+            "--------------------",
+            "  17 | >>> RUN npm run build",
+            "------",
+            "2.5 is a number a tool printed",
+            "------",
+            "> [internal] load metadata for docker.io/library/node:20:",
+            "------",
+        ];
+        assert_eq!(
+            run(Features::default(), &lines),
+            [
+                "#15 [builder 6/6] RUN npm run build",
+                "src/a.tsx(361,30): error TS2339: Property 'x' does not exist.",
+                "#15 ERROR: process \"/bin/sh -c npm run build\" did not complete successfully: exit code: 2",
+                "------",
+                " > [builder 6/6] RUN npm run build:",
+                "------",
+                "Dockerfile:17",
+                "--------------------",
+                "  17 | >>> RUN npm run build",
+                "------",
+                "2.5 is a number a tool printed",
+                "------",
+                "> [internal] load metadata for docker.io/library/node:20:",
+                "------",
+            ]
+        );
+    }
+
     #[test]
     fn gh_run_view_prefix_is_removed() {
         let head = b"test\tRun npm test\t2024-05-01T12:34:56.1234567Z > app@1.0.0 test\n";
@@ -573,6 +692,15 @@ mod tests {
                 "Process completed with exit code 1."
             ]
         );
+    }
+
+    /// A gh log pasted under a few lines of prose is still recognised; one line is not enough.
+    #[test]
+    fn a_pasted_gh_log_is_recognised() {
+        let line = "ci\tRun npm test\t2024-05-01T12:34:56.1234567Z ok\n";
+        let prose = "# CI log archive\n\n- Workflow: CI\n\n```text\n";
+        assert!(Features::of(format!("{prose}{line}{line}{line}").as_bytes()).gh_prefix);
+        assert!(!Features::of(format!("{prose}{line}").as_bytes()).gh_prefix);
     }
 
     /// A record wrapped at 44 columns, in Spanish, as PowerShell 5 writes it for pnpm.
