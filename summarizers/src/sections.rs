@@ -898,7 +898,22 @@ fn absorb(merged: &mut Report, next: Report) {
     if rank(next.outcome) > rank(merged.outcome) {
         merged.outcome = next.outcome;
     }
+    // Runs over the same files (a CI matrix, a command run twice) name each file once: when
+    // every problem of both runs was kept and each run's file count is the files they name,
+    // the merged count is the files named in either.
+    let union = (merged.diagnostics_dropped == 0
+        && next.diagnostics_dropped == 0
+        && merged.counts.files == Some(problem_files(&merged.diagnostics).len() as u64)
+        && next.counts.files == Some(problem_files(&next.diagnostics).len() as u64))
+    .then(|| {
+        let mut files = problem_files(&merged.diagnostics);
+        files.extend(problem_files(&next.diagnostics));
+        files.len() as u64
+    });
     merged.counts.add(&next.counts);
+    if union.is_some() {
+        merged.counts.files = union;
+    }
     join_once(&mut merged.summary, next.summary);
     join_once(&mut merged.error, next.error);
     if merged.outcome != Outcome::Errored {
@@ -913,6 +928,14 @@ fn absorb(merged: &mut Report, next: Report) {
         merged.push(diagnostic);
     }
     merged.diagnostics_dropped += next.diagnostics_dropped;
+}
+
+/// The files a report's problems are in.
+fn problem_files(diagnostics: &[verdict_core::Diagnostic]) -> std::collections::HashSet<&str> {
+    diagnostics
+        .iter()
+        .filter_map(|d| d.file.as_deref())
+        .collect()
 }
 
 /// The longest summary or error a merge of runs builds; the rest is left out.
