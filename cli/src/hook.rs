@@ -1,14 +1,24 @@
-//! `verdict hook <claude|codex|cursor>`: verdict as the stop hook of a coding agent that loops by
-//! itself (issue 4, item 9), and `verdict hook install`, which writes that hook into the
-//! harness's settings.
+//! `verdict hook <claude|codex|cursor|gemini>`: verdict as the stop hook of a coding agent that
+//! loops by itself (issue 4, item 9; issue 11), and `verdict hook install`, which writes that hook
+//! into the harness's settings.
 //!
 //! When the agent wants to stop, the harness runs the hook with a JSON object on stdin. verdict
 //! runs the project's verification (the same selection, pipeline and digest as `verdict run`)
 //! and answers in the harness's own format: a failure keeps the agent working, with the digest as
 //! its next instruction; a pass lets it stop. docs/hooks.md gives each harness's exact fields.
 //!
+//! What makes it a hook a team can leave on:
+//! - a session's own failures only: the failures present at a session's first check (its
+//!   baseline, by the harness's session id) never block that session; only new ones do, matched
+//!   by fingerprint as `verdict run --baseline` matches them;
+//! - a stop with no change to the tree since a verification answers from it at once;
+//! - an agent that cannot edit (plan mode, a read-only subagent) is never told to fix code, and a
+//!   subagent's blocks are counted apart from its parent's (by `agent_id`);
+//! - an agent session of `verdict loop` is let go at once: the loop verifies each attempt itself;
+//! - the answer stays within what every harness takes whole, ending with the full log's path.
+//!
 //! Three rules keep a harness from looping for ever, whatever it does itself:
-//! - verdict counts its blocks per (harness, session) in `.verdict/state.db`; after
+//! - verdict counts its blocks per (harness, chain) in `.verdict/state.db`; after
 //!   `--max-blocks` (default 3) it lets the agent stop and shows what still fails;
 //! - the same failures (the same fingerprints) as at the previous block let the agent stop: the
 //!   last round changed nothing verdict can see;
@@ -19,28 +29,28 @@
 //! A pass, and every time verdict lets the agent stop, ends the chain of blocks: the next stop in
 //! the session (a new request from the user) starts counting afresh.
 
+mod fit;
 mod install;
 mod state;
+mod subagent;
+mod verify;
 
 use std::io::{Read, Write};
 use std::panic::AssertUnwindSafe;
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow, bail};
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use verdict_core::cache::Cache;
-use verdict_core::digest::{self, DEFAULT_BUDGET};
-use verdict_core::model::overall;
-use verdict_core::pipeline::{self, Entry, Event};
-use verdict_core::process::ProcessRunner;
-use verdict_core::verifier::Runner;
+use verdict_core::agent::LOOP_SESSION_ENV;
+use verdict_core::baseline::Baseline;
+use verdict_core::digest::DEFAULT_BUDGET;
+use verdict_core::model::Fingerprint;
 use verdict_core::{Outcome, Verification};
 
-use crate::config::{self, Config};
-use crate::{registry, run};
+use crate::config;
+use verify::Cut;
 
 /// How much of the harness's hook timeout verdict leaves itself to stop the verifiers' process
 /// groups and answer, in seconds.
@@ -51,14 +61,17 @@ const DEFAULT_MAX_BLOCKS: u32 = 3;
 
 const EXAMPLES: &str = "\
 Examples:
-  verdict hook install claude                 # .claude/settings.json of this project
+  verdict hook install claude                 # .claude/settings.json of this repository
+  verdict hook install claude --scope local   # .claude/settings.local.json (not committed)
   verdict hook install codex --scope user     # ~/.codex/hooks.json
   verdict hook install cursor
+  verdict hook install gemini                 # .gemini/settings.json
   echo '{\"session_id\":\"s1\",\"cwd\":\".\",\"hook_event_name\":\"Stop\"}' | verdict hook claude
 
 The hook always exits 0 and prints one JSON object: it blocks (keeps the agent working) only
-when the project's verification fails; any error of verdict itself lets the agent stop with a
-message. docs/hooks.md describes each harness's settings and fields.";
+when the project's verification finds failures the session did not begin with; any error of
+verdict itself lets the agent stop with a message. docs/hooks.md describes each harness's
+settings and fields.";
 
 /// Arguments of `verdict hook`.
 #[derive(clap::Args)]
@@ -70,12 +83,14 @@ pub(crate) struct Args {
 
 #[derive(clap::Subcommand)]
 enum HookCommand {
-    /// Claude Code's Stop hook: `{"decision":"block","reason":…}` while verification fails
+    /// Claude Code's Stop and SubagentStop hook: `{"decision":"block","reason":…}` on new failures
     Claude(StopArgs),
-    /// Codex's Stop hook: `{"decision":"block","reason":…}` while verification fails
+    /// Codex's Stop hook: `{"decision":"block","reason":…}` on new failures
     Codex(StopArgs),
-    /// Cursor's stop hook: `{"followup_message":…}` while verification fails
+    /// Cursor's stop hook: `{"followup_message":…}` on new failures
     Cursor(StopArgs),
+    /// Gemini CLI's AfterAgent hook: `{"decision":"deny","reason":…}` on new failures
+    Gemini(StopArgs),
     /// Write the stop hook into a harness's settings file (idempotent)
     Install(install::Args),
 }
@@ -84,8 +99,8 @@ enum HookCommand {
 #[derive(clap::Args)]
 struct StopArgs {
     /// Stop verifying after this many seconds and let the agent stop; keep it below the
-    /// harness's hook timeout [default: 590 for Claude Code and Codex, 50 for Cursor: 10 s inside
-    /// the timeout `verdict hook install` writes]
+    /// harness's hook timeout [default: 590 for Claude Code, Codex and Gemini CLI, 50 for
+    /// Cursor: 10 s inside the timeout `verdict hook install` writes]
     #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
     deadline: Option<u64>,
 
@@ -117,6 +132,8 @@ pub(crate) enum Harness {
     Codex,
     /// Cursor's agent.
     Cursor,
+    /// Google's Gemini CLI.
+    Gemini,
 }
 
 impl Harness {
@@ -126,15 +143,17 @@ impl Harness {
             Harness::Claude => "claude",
             Harness::Codex => "codex",
             Harness::Cursor => "cursor",
+            Harness::Gemini => "gemini",
         }
     }
 
     /// The hook timeout `verdict hook install` writes, in seconds: the harness's own default for
     /// command hooks (600 s for Claude Code and Codex), so that a real test suite has the time
-    /// the harness allows; Cursor's hooks get 60 s.
+    /// the harness allows; Gemini CLI's default (60 s) is too short for a test suite, so it gets
+    /// 600 s written too; Cursor's hooks get 60 s.
     pub(crate) fn hook_timeout_secs(self) -> u64 {
         match self {
-            Harness::Claude | Harness::Codex => 600,
+            Harness::Claude | Harness::Codex | Harness::Gemini => 600,
             Harness::Cursor => 60,
         }
     }
@@ -151,6 +170,17 @@ impl Harness {
             Harness::Claude => "Claude Code",
             Harness::Codex => "Codex",
             Harness::Cursor => "Cursor",
+            Harness::Gemini => "Gemini CLI",
+        }
+    }
+
+    /// The environment variable in which the harness gives its hooks the project directory
+    /// (where the session started, whatever the agent `cd`s into since).
+    fn project_env(self) -> Option<&'static str> {
+        match self {
+            Harness::Claude => Some("CLAUDE_PROJECT_DIR"),
+            Harness::Gemini => Some("GEMINI_PROJECT_DIR"),
+            Harness::Codex | Harness::Cursor => None,
         }
     }
 }
@@ -161,6 +191,7 @@ pub(crate) fn run(args: &Args) -> Result<u8> {
         HookCommand::Claude(stop_args) => Ok(stop(Harness::Claude, stop_args)),
         HookCommand::Codex(stop_args) => Ok(stop(Harness::Codex, stop_args)),
         HookCommand::Cursor(stop_args) => Ok(stop(Harness::Cursor, stop_args)),
+        HookCommand::Gemini(stop_args) => Ok(stop(Harness::Gemini, stop_args)),
         HookCommand::Install(install_args) => install::run(install_args),
     }
 }
@@ -187,8 +218,16 @@ impl Answer {
             (Answer::Block { reason }, Harness::Claude | Harness::Codex) => {
                 json!({ "decision": "block", "reason": reason })
             }
+            // Gemini CLI's AfterAgent: `deny` rejects the response and sends the reason to the
+            // agent as a new prompt.
+            (Answer::Block { reason }, Harness::Gemini) => {
+                json!({ "decision": "deny", "reason": reason })
+            }
             (Answer::Block { reason }, Harness::Cursor) => json!({ "followup_message": reason }),
-            (Answer::Allow { message: Some(m) }, Harness::Claude | Harness::Codex) => {
+            (
+                Answer::Allow { message: Some(m) },
+                Harness::Claude | Harness::Codex | Harness::Gemini,
+            ) => {
                 json!({ "systemMessage": m })
             }
             // Cursor's stop output has no field for the user; the message goes to stderr, which
@@ -251,13 +290,16 @@ fn read_stdin(deadline: Instant) -> std::io::Result<String> {
 /// What the hook needs from the harness's input.
 #[derive(Debug, PartialEq, Eq)]
 struct StopInput {
-    /// The session (Claude Code, Codex) or conversation (Cursor) id.
+    /// The session (Claude Code, Codex, Gemini CLI) or conversation (Cursor) id.
     session: String,
+    /// A subagent's stop (Claude Code's `SubagentStop`): its `agent_id` (`None` when the
+    /// harness gives none) and `agent_type`.
+    subagent: Option<Subagent>,
     /// The project the harness names in its input (Cursor's first `workspace_roots`): fixed for
     /// the session.
     project: Option<PathBuf>,
-    /// The session's working directory (`cwd` of Claude Code and Codex). Claude Code's follows
-    /// the agent's `cd`, so it may be anywhere in the project, or outside it.
+    /// The session's working directory (`cwd` of Claude Code, Codex and Gemini CLI). Claude
+    /// Code's follows the agent's `cd`, so it may be anywhere in the project, or outside it.
     cwd: Option<PathBuf>,
     /// Set when the harness says the agent did not complete (Cursor's `status` `aborted` or
     /// `error`): the user stopped it, or it crashed; verifying would only get in the way.
@@ -265,6 +307,24 @@ struct StopInput {
     /// Set when the session cannot edit files (Claude Code's `permission_mode` `plan`): it is
     /// never told to fix code.
     read_only: bool,
+}
+
+/// The subagent a stop is of.
+#[derive(Debug, PartialEq, Eq)]
+struct Subagent {
+    id: Option<String>,
+    kind: Option<String>,
+}
+
+impl StopInput {
+    /// What the blocks are counted by: the session, or a subagent of it apart from the parent.
+    fn chain(&self) -> String {
+        match &self.subagent {
+            None => self.session.clone(),
+            Some(Subagent { id: Some(id), .. }) => format!("{}/agent/{id}", self.session),
+            Some(Subagent { id: None, .. }) => format!("{}/agent", self.session),
+        }
+    }
 }
 
 /// Reads the harness's JSON. Unknown fields are ignored (harnesses add fields); the id is required.
@@ -286,11 +346,12 @@ fn parse_input(harness: Harness, text: &str) -> Result<StopInput> {
     };
     let string = |key: &str| object.get(key).and_then(Value::as_str);
     let (id_field, events): (&str, &[&str]) = match harness {
-        Harness::Claude => ("session_id", &["Stop", "SubagentStop"]),
-        Harness::Codex => ("session_id", &["Stop"]),
+        Harness::Claude | Harness::Codex => ("session_id", &["Stop", "SubagentStop"]),
         Harness::Cursor => ("conversation_id", &["stop"]),
+        Harness::Gemini => ("session_id", &["AfterAgent"]),
     };
-    if let Some(event) = string("hook_event_name")
+    let event = string("hook_event_name");
+    if let Some(event) = event
         && !events.contains(&event)
     {
         bail!(
@@ -307,6 +368,14 @@ fn parse_input(harness: Harness, text: &str) -> Result<StopInput> {
             harness.title()
         ),
     };
+    let subagent = (event == Some("SubagentStop")).then(|| Subagent {
+        id: string("agent_id")
+            .filter(|id| !id.is_empty())
+            .map(str::to_owned),
+        kind: string("agent_type")
+            .filter(|t| !t.is_empty())
+            .map(str::to_owned),
+    });
     let project = match harness {
         Harness::Cursor => object
             .get("workspace_roots")
@@ -314,25 +383,86 @@ fn parse_input(harness: Harness, text: &str) -> Result<StopInput> {
             .and_then(|roots| roots.first())
             .and_then(Value::as_str)
             .map(PathBuf::from),
-        Harness::Claude | Harness::Codex => None,
+        Harness::Claude | Harness::Codex | Harness::Gemini => None,
     };
     let cwd = string("cwd").map(PathBuf::from);
     let not_completed = match harness {
         Harness::Cursor => string("status")
             .filter(|s| *s != "completed")
             .map(str::to_owned),
-        Harness::Claude | Harness::Codex => None,
+        Harness::Claude | Harness::Codex | Harness::Gemini => None,
     };
     // Claude Code's plan mode: the agent proposes and edits nothing, so a failure is nothing it
     // could act on this turn.
     let read_only = string("permission_mode") == Some("plan");
     Ok(StopInput {
         session,
+        subagent,
         project,
         cwd,
         not_completed,
         read_only,
     })
+}
+
+/// The failures a session began with, as kept in the state database: each failing diagnostic's
+/// fingerprint, and each verifier that could not verify with its error.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct SessionBaseline {
+    failures: Vec<(String, Fingerprint)>,
+    errored: Vec<(String, String)>,
+}
+
+impl SessionBaseline {
+    fn of(verifications: &[Verification]) -> SessionBaseline {
+        let failed: Vec<Verification> = verifications
+            .iter()
+            .filter(|v| v.outcome() == Outcome::Failed)
+            .cloned()
+            .collect();
+        let failures = Baseline::from_verifications(&failed)
+            .fingerprints()
+            .map(|(verifier, fingerprint)| (verifier.to_owned(), fingerprint))
+            .collect();
+        let errored = verifications
+            .iter()
+            .filter(|v| v.outcome() == Outcome::Errored)
+            .map(|v| (v.verifier.clone(), errored_key(v)))
+            .collect();
+        SessionBaseline { failures, errored }
+    }
+
+    /// Sets aside in `verifications` what the session began with, and says how many failures
+    /// that was. A verifier that could not verify with the same error as then counts as passed
+    /// for the decision (its report is left as it is).
+    fn set_aside(&self, verifications: &mut [Verification]) -> (u64, Vec<bool>) {
+        let mut baseline = Baseline::default();
+        for (verifier, fingerprint) in &self.failures {
+            baseline.add_fingerprint(verifier, *fingerprint);
+        }
+        let mut known = baseline.set_aside(verifications);
+        let old_errors: Vec<bool> = verifications
+            .iter()
+            .map(|v| {
+                v.outcome() == Outcome::Errored
+                    && self
+                        .errored
+                        .iter()
+                        .any(|(name, key)| *name == v.verifier && *key == errored_key(v))
+            })
+            .collect();
+        known += old_errors.iter().filter(|old| **old).count() as u64;
+        (known, old_errors)
+    }
+}
+
+/// What identifies a verifier's failure to verify: its error, else its summary.
+fn errored_key(verification: &Verification) -> String {
+    verification
+        .report
+        .error
+        .clone()
+        .unwrap_or_else(|| verification.report.summary.clone().unwrap_or_default())
 }
 
 /// Reads the input, verifies, and decides.
@@ -345,6 +475,15 @@ fn decide(
     let input = input.context("failed to read the hook input on stdin")?;
     let input = parse_input(harness, &input)?;
     if input.not_completed.is_some() {
+        return Ok(Answer::Allow { message: None });
+    }
+    if std::env::var_os(LOOP_SESSION_ENV).is_some_and(|v| !v.is_empty()) {
+        // `verdict loop` verifies each attempt of its agent itself, after the agent stops.
+        let _ = writeln!(
+            std::io::stderr(),
+            "verdict hook: inside a `verdict loop` attempt ({LOOP_SESSION_ENV} is set); the \
+             loop verifies it, so the hook lets the agent stop"
+        );
         return Ok(Answer::Allow { message: None });
     }
     if input.read_only {
@@ -388,71 +527,136 @@ fn decide(
     // blocks in, the same project as a stop from the root.
     let config = config::discover(&start.dir).map_err(|error| anyhow!("{error}"))?;
     let root = config.dir.clone();
-    let deadline = Duration::from_secs(args.deadline_secs(harness));
-    let verified = match verify(&root, &config, started + deadline)? {
-        Ok(verified) => verified,
-        Err(Cut::Deadline) => {
-            return Ok(Answer::allow(format!(
-                "verdict hook: verification did not finish within its {}s deadline \
-                 (--deadline); cancelled it and letting the agent stop without a verdict",
-                args.deadline_secs(harness)
-            )));
-        }
-        Err(Cut::NothingApplies) => {
-            // Quiet for the user (a user-wide hook runs in every project); said on stderr.
-            let _ = writeln!(
-                std::io::stderr(),
-                "verdict hook: no verifier applies to {}; `verdict list` shows why",
-                root.display()
-            );
-            return Ok(Answer::Allow { message: None });
-        }
-        Err(Cut::Signal) => {
-            return Ok(Answer::allow(
-                "verdict hook: interrupted by a signal; stopped the verification and letting \
-                 the agent stop without a verdict",
-            ));
+    if let Some(Subagent {
+        kind: Some(kind), ..
+    }) = &input.subagent
+        && harness == Harness::Claude
+        && subagent::is_read_only(kind, &root)
+    {
+        // It reports to its parent, which can edit, and whose own stop is verified.
+        return Ok(Answer::Allow { message: None });
+    }
+    let selected = verify::select(&root, &config)?;
+    if selected.is_empty() {
+        // Quiet for the user (a user-wide hook runs in every project); said on stderr.
+        let _ = writeln!(
+            std::io::stderr(),
+            "verdict hook: no verifier applies to {}; `verdict list` shows why",
+            root.display()
+        );
+        return Ok(Answer::Allow { message: None });
+    }
+    let mut store = state::Store::open(&root.join(".verdict").join("state.db"))?;
+    let tree = verify::tree_id(&root);
+    let remembered = match &tree {
+        Some(tree) => verify::remembered(&mut store, tree)?,
+        None => None,
+    };
+    let from_memory = remembered.is_some();
+    let mut verifications = match remembered {
+        Some(verifications) => verifications,
+        None => {
+            let deadline = started + Duration::from_secs(args.deadline_secs(harness));
+            match verify::run(&root, &config, &selected, deadline)? {
+                Ok(verifications) => {
+                    if let Some(tree) = &tree {
+                        verify::remember(&mut store, tree, &verifications)?;
+                    }
+                    verifications
+                }
+                Err(Cut::Deadline) => {
+                    return Ok(Answer::allow(format!(
+                        "verdict hook: verification did not finish within its {}s deadline \
+                         (--deadline); cancelled it and letting the agent stop without a verdict",
+                        args.deadline_secs(harness)
+                    )));
+                }
+                Err(Cut::Signal) => {
+                    return Ok(Answer::allow(
+                        "verdict hook: interrupted by a signal; stopped the verification and \
+                         letting the agent stop without a verdict",
+                    ));
+                }
+            }
         }
     };
-    let mut store = state::Store::open(&root.join(".verdict").join("state.db"))?;
+    if from_memory {
+        let _ = writeln!(
+            std::io::stderr(),
+            "verdict hook: the tree is unchanged since the last verification; answering from it"
+        );
+    }
+    // The session's first check is its baseline; a subagent's stops share its session's.
+    let (baseline, first_check) = store.baseline(harness.key(), &input.session, || {
+        serde_json::to_string(&SessionBaseline::of(&verifications)).unwrap_or_default()
+    })?;
+    // A baseline that cannot be read back sets nothing aside: every failure counts.
+    let baseline: SessionBaseline = serde_json::from_str(&baseline).unwrap_or_default();
+    let (known, old_errors) = baseline.set_aside(&mut verifications);
+    let new_failures = verifications
+        .iter()
+        .zip(&old_errors)
+        .any(|(v, old)| v.outcome() != Outcome::Passed && !old);
+    let budget = config.run.budget.unwrap_or(DEFAULT_BUDGET);
     let max = args.max_blocks;
-    let answer = store.update(harness.key(), &input.session, |session| {
-        let Some(failure) = &verified.failure else {
-            // A pass lets the agent stop and ends the chain.
+    let answer = store.update(harness.key(), &input.chain(), |session| {
+        if !new_failures {
+            if known > 0 {
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "verdict hook: {known} failure{} {} before this session's first check; \
+                     set aside, they do not block it",
+                    if known == 1 { "" } else { "s" },
+                    if first_check { "found" } else { "were there" },
+                );
+            }
+            // A pass (of what is new) lets the agent stop and ends the chain.
             return (None, Answer::Allow { message: None });
+        }
+        let shown: Vec<Verification> = verifications
+            .iter()
+            .zip(&old_errors)
+            .filter(|(_, old)| !**old)
+            .map(|(v, _)| v.clone())
+            .collect();
+        let failure = failure_key(&shown);
+        let set_aside = if known > 0 {
+            format!(
+                " ({known} failure{} from before this session set aside)",
+                if known == 1 { "" } else { "s" }
+            )
+        } else {
+            String::new()
         };
-        let what = &verified.digest;
         if session.blocks >= max {
-            let answer = Answer::allow(format!(
+            let prefix = format!(
                 "verdict: verification still fails after {} block{} (--max-blocks {max}); \
-                 letting the agent stop. What fails:\n{what}",
+                 letting the agent stop. What fails{set_aside}:",
                 session.blocks,
                 if session.blocks == 1 { "" } else { "s" }
-            ));
-            return (None, answer);
+            );
+            return (None, Answer::allow(fit::answer(&prefix, &shown, budget)));
         }
         if session.last_failure.as_deref() == Some(failure.as_str()) {
-            let answer = Answer::allow(format!(
+            let prefix = format!(
                 "verdict: the same failures as at the last block, so another round would not \
-                 help; letting the agent stop. What fails:\n{what}"
-            ));
-            return (None, answer);
+                 help; letting the agent stop. What fails{set_aside}:"
+            );
+            return (None, Answer::allow(fit::answer(&prefix, &shown, budget)));
         }
         let next = state::Session {
             blocks: session.blocks + 1,
-            last_failure: Some(failure.clone()),
+            last_failure: Some(failure),
         };
-        let reason = format!(
-            "verdict: the project's verification fails. Fix what it found, then finish.\n\n{what}"
+        let prefix = format!(
+            "verdict: the project's verification fails{set_aside}. Fix what it found, then \
+             finish."
         );
+        let reason = fit::answer(&prefix, &shown, budget);
         (Some(next), Answer::Block { reason })
     })?;
     Ok(answer)
 }
-
-/// The environment variable in which Claude Code gives its hooks the project directory (where
-/// the session started, whatever the agent `cd`s into since).
-const CLAUDE_PROJECT_DIR: &str = "CLAUDE_PROJECT_DIR";
 
 /// The directory the project is looked for from, and what named it (for messages).
 struct Start {
@@ -463,20 +667,19 @@ struct Start {
 }
 
 /// Where the project is looked for from, first found: `--dir`; the project the harness names
-/// (`CLAUDE_PROJECT_DIR` for Claude Code, `workspace_roots` for Cursor), which stays put for
-/// the session; the session's `cwd`, which in Claude Code follows the agent's `cd`; the current
-/// directory.
+/// (`CLAUDE_PROJECT_DIR` for Claude Code, `GEMINI_PROJECT_DIR` for Gemini CLI, `workspace_roots`
+/// for Cursor), which stays put for the session; the session's `cwd`, which in Claude Code
+/// follows the agent's `cd`; the current directory.
 fn start_dir(harness: Harness, args: &StopArgs, input: &StopInput) -> Result<Start> {
-    let claude_project = match harness {
-        Harness::Claude => std::env::var_os(CLAUDE_PROJECT_DIR)
+    let named_project = harness.project_env().and_then(|name| {
+        std::env::var_os(name)
             .filter(|dir| !dir.is_empty())
-            .map(PathBuf::from),
-        Harness::Codex | Harness::Cursor => None,
-    };
+            .map(|dir| (PathBuf::from(dir), name))
+    });
     let (dir, named_by) = if let Some(dir) = &args.dir {
         (dir.clone(), "--dir")
-    } else if let Some(dir) = claude_project {
-        (dir, CLAUDE_PROJECT_DIR)
+    } else if let Some((dir, name)) = named_project {
+        (dir, name)
     } else if let Some(dir) = &input.project {
         (dir.clone(), "the hook input's `workspace_roots`")
     } else if let Some(dir) = &input.cwd {
@@ -490,118 +693,6 @@ fn start_dir(harness: Harness, args: &StopArgs, input: &StopInput) -> Result<Sta
     let dir = std::path::absolute(&dir)
         .with_context(|| format!("failed to resolve {}", dir.display()))?;
     Ok(Start { dir, named_by })
-}
-
-/// A finished verification.
-struct Verified {
-    /// The digest of every verification.
-    digest: String,
-    /// The identity of the failures (`None` on a pass): a hash of each failing verifier's name,
-    /// outcome, error and diagnostic fingerprints.
-    failure: Option<String>,
-}
-
-/// Why a verification was cut short.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Cut {
-    /// `--deadline` came first.
-    Deadline,
-    /// verdict got SIGTERM or SIGINT.
-    Signal,
-    /// No verifier applies to the project (and verdict.toml enables none).
-    NothingApplies,
-}
-
-/// Runs the project's verification as `verdict run` would (its selection, cache and budget),
-/// cancelled at `deadline` or on SIGTERM / SIGINT.
-fn verify(root: &Path, config: &Config, deadline: Instant) -> Result<Result<Verified, Cut>> {
-    let known = registry::all(config, root).map_err(|e| anyhow!("{e:#}"))?;
-    // Detection reads the project's files only, never the run directory: the selection comes
-    // first, so a project no verifier applies to (a user-wide hook runs in every project) is
-    // left as it was, without a `.verdict/` nor a run directory per stop.
-    let selected = run::select(
-        known,
-        &config.workspace(root),
-        config,
-        &config.run.only,
-        &config.run.skip,
-    )?;
-    if selected.is_empty() {
-        // Nothing to verify is no error: a hook installed for the user runs in every project.
-        return Ok(Err(Cut::NothingApplies));
-    }
-    let run_dir = run::new_run_dir(root)?;
-    let workspace = config.workspace(root).with_run_dir(&run_dir);
-    let entries: Vec<Entry> = selected.iter().map(|k| run::entry(k, config)).collect();
-    pipeline::validate(&entries).map_err(|e| anyhow!("{e}"))?;
-    let interrupted = Arc::new(AtomicBool::new(false));
-    let options = pipeline::Options {
-        jobs: config.run.jobs.unwrap_or(0),
-        fail_fast: config.run.fail_fast,
-        cache: Some(Cache::open(root.join(".verdict").join("cache"))),
-        run_all: false,
-        failed_first: false,
-        interrupted: Some(Arc::clone(&interrupted)),
-    };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("failed to start the async runtime")?;
-    let verifications = runtime.block_on(async {
-        let runner = ProcessRunner::new().with_grace(Duration::from_millis(500));
-        let cancel = runner.cancel_handle();
-        let runner: Arc<dyn Runner> = Arc::new(runner);
-        let mut on_event = |_: Event<'_>| {};
-        let run = pipeline::run(&entries, &workspace, runner, &options, &mut on_event);
-        tokio::pin!(run);
-        let left = deadline.saturating_duration_since(Instant::now());
-        // A harness that gives up on the hook kills it (SIGTERM, or SIGINT from a terminal):
-        // the tools go too, rather than running on in their own process groups.
-        let mut term =
-            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
-        let terminated = async {
-            match term.as_mut() {
-                Some(term) => {
-                    term.recv().await;
-                }
-                None => std::future::pending::<()>().await,
-            }
-        };
-        let cut = tokio::select! {
-            result = &mut run => return Ok(result),
-            () = tokio::time::sleep(left) => Cut::Deadline,
-            () = terminated => Cut::Signal,
-            _ = tokio::signal::ctrl_c() => Cut::Signal,
-        };
-        // Nothing new starts, and what runs is killed at once (cancelled twice: no grace).
-        interrupted.store(true, Ordering::SeqCst);
-        cancel.cancel();
-        cancel.cancel();
-        let _ = tokio::time::timeout(Duration::from_secs(2), &mut run).await;
-        Err(cut)
-    });
-    runtime.shutdown_timeout(Duration::from_millis(100));
-    let verifications = match verifications {
-        Ok(verifications) => verifications,
-        Err(cut) => return Ok(Err(cut)),
-    };
-    let verifications = verifications.map_err(|e| anyhow!("{e}"))?;
-    let budget = config.run.budget.unwrap_or(DEFAULT_BUDGET);
-    let logs: Vec<String> = verifications
-        .iter()
-        .map(|v| v.log.clone().unwrap_or_default())
-        .collect();
-    let inputs: Vec<digest::Input<'_>> = verifications
-        .iter()
-        .zip(&logs)
-        .map(|(v, log)| digest::Input {
-            report: &v.report,
-            log: (!log.is_empty()).then_some(log.as_str()),
-        })
-        .collect();
-    let digest = digest::render(&inputs, &digest::Options { budget }).text;
-    let failure = (overall(&verifications) != Outcome::Passed).then(|| failure_key(&verifications));
-    Ok(Ok(Verified { digest, failure }))
 }
 
 /// The identity of a set of failures: which verifiers did not pass, how, and the fingerprints
@@ -635,6 +726,8 @@ fn failure_key(verifications: &[Verification]) -> String {
 
 #[cfg(test)]
 mod tests {
+    use std::path::Path;
+
     use super::*;
 
     /// verdict answers inside the timeout its install writes, with time left to stop the
