@@ -44,7 +44,9 @@ pub(super) fn answer(prefix: &str, verifications: &[Verification], budget: usize
         }
         // The digest is about as many bytes per token as it is now; aim a tenth below the cap.
         let over = text.len() as f64 / (MAX_BYTES as f64 * 0.9);
-        budget = ((budget as f64 / over) as usize).min(budget * 3 / 4).max(50);
+        budget = ((budget as f64 / over) as usize)
+            .min(budget * 3 / 4)
+            .max(50);
     }
 }
 
@@ -96,7 +98,10 @@ fn logs_line(verifications: &[Verification]) -> Option<String> {
         .filter_map(|v| v.log.as_deref())
         .collect();
     if logs.is_empty() {
-        logs = verifications.iter().filter_map(|v| v.log.as_deref()).collect();
+        logs = verifications
+            .iter()
+            .filter_map(|v| v.log.as_deref())
+            .collect();
     }
     match logs.as_slice() {
         [] => None,

@@ -181,7 +181,12 @@ impl Store {
     }
 
     /// Keeps `json` as the verifications of `tree`, and only the last [`KEEP_TREES`] trees.
-    pub(crate) fn keep_verifications(&mut self, tree: &str, version: &str, json: &str) -> Result<()> {
+    pub(crate) fn keep_verifications(
+        &mut self,
+        tree: &str,
+        version: &str,
+        json: &str,
+    ) -> Result<()> {
         let fail = "failed to keep the verification in the state database";
         let tx = self
             .conn

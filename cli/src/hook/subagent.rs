@@ -108,7 +108,11 @@ fn front_matter(text: &str) -> Front {
             "permissionMode" => front.permission_mode = Some(value.to_owned()),
             key @ ("tools" | "disallowedTools") => {
                 let tools = if value.is_empty() {
-                    list = Some(if key == "tools" { "tools" } else { "disallowed" });
+                    list = Some(if key == "tools" {
+                        "tools"
+                    } else {
+                        "disallowed"
+                    });
                     Vec::new()
                 } else {
                     value
@@ -147,7 +151,9 @@ mod tests {
 
     #[test]
     fn agents_without_an_editing_tool_are_read_only() {
-        assert!(read_only("---\nname: r\ntools: Read, Grep, Glob, Bash(npm test)\n---\nbody"));
+        assert!(read_only(
+            "---\nname: r\ntools: Read, Grep, Glob, Bash(npm test)\n---\nbody"
+        ));
         assert!(read_only("---\nname: r\ntools: [Read, Grep]\n---\n"));
         assert!(read_only("---\nname: r\ntools:\n  - Read\n  - Grep\n---\n"));
         assert!(read_only("---\nname: r\npermissionMode: plan\n---\n"));
@@ -155,7 +161,9 @@ mod tests {
             "---\nname: r\ndisallowedTools: Edit, Write, MultiEdit, NotebookEdit\n---\n"
         ));
         assert!(!read_only("---\nname: w\ntools: Read, Edit\n---\n"));
-        assert!(!read_only("---\nname: w\ntools:\n  - Read\n  - Write\n---\n"));
+        assert!(!read_only(
+            "---\nname: w\ntools:\n  - Read\n  - Write\n---\n"
+        ));
         assert!(!read_only("---\nname: w\n---\n"));
         assert!(!read_only("---\nname: w\ndisallowedTools: Edit\n---\n"));
         assert_eq!(front_matter("no front matter"), Front::default());

@@ -14,13 +14,13 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow};
 use serde::{Deserialize, Serialize};
+use verdict_core::Verification;
 use verdict_core::cache::Cache;
 use verdict_core::model::{Kind, Report, Status};
 use verdict_core::pipeline::{self, Entry, Event};
 use verdict_core::process::ProcessRunner;
 use verdict_core::snapshot::Snapshots;
 use verdict_core::verifier::Runner;
-use verdict_core::Verification;
 
 use super::state::Store;
 use crate::config::Config;
@@ -166,7 +166,11 @@ pub(super) fn remembered(store: &mut Store, tree: &str) -> Result<Option<Vec<Ver
 }
 
 /// Keeps `verifications` as the answer for `tree`.
-pub(super) fn remember(store: &mut Store, tree: &str, verifications: &[Verification]) -> Result<()> {
+pub(super) fn remember(
+    store: &mut Store,
+    tree: &str,
+    verifications: &[Verification],
+) -> Result<()> {
     let stored: Vec<Stored> = verifications
         .iter()
         .map(|v| Stored {
