@@ -605,9 +605,13 @@ fn decide(
                 let _ = writeln!(
                     std::io::stderr(),
                     "verdict hook: {known} failure{} {} before this session's first check; \
-                     set aside, they do not block it",
+                     set aside for this session",
                     if known == 1 { "" } else { "s" },
-                    if first_check { "found" } else { "were there" },
+                    match (first_check, known == 1) {
+                        (true, _) => "found",
+                        (false, true) => "was there",
+                        (false, false) => "were there",
+                    },
                 );
             }
             // A pass (of what is new) lets the agent stop and ends the chain.
