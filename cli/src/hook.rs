@@ -8,9 +8,12 @@
 //! its next instruction; a pass lets it stop. docs/hooks.md gives each harness's exact fields.
 //!
 //! What makes it a hook a team can leave on:
-//! - a session's own failures only: the failures present at a session's first check (its
-//!   baseline, by the harness's session id) never block that session; only new ones do, matched
-//!   by fingerprint as `verdict run --baseline` matches them;
+//! - a session's own failures only: the failures of the tree a session began on (its baseline,
+//!   by the harness's session id) never block that session; only new ones do, matched by
+//!   fingerprint as `verdict run --baseline` matches them. The session-start hook (`--event
+//!   session-start`) records that tree; its failures are known when that tree was verified (it is
+//!   unchanged at the first stop, or a verification of it is remembered), and when they are not,
+//!   every failure counts (fail closed);
 //! - a stop with no change to the tree since a verification answers from it at once;
 //! - an agent that cannot edit (plan mode, a read-only subagent) is never told to fix code, and a
 //!   subagent's blocks are counted apart from its parent's (by `agent_id`);
@@ -59,6 +62,9 @@ const ANSWER_MARGIN_SECS: u64 = 10;
 /// Blocks per chain by default.
 const DEFAULT_MAX_BLOCKS: u32 = 3;
 
+/// The session-start hook's timeout as installed, in seconds.
+const START_TIMEOUT_SECS: u64 = 60;
+
 const EXAMPLES: &str = "\
 Examples:
   verdict hook install claude                 # .claude/settings.json of this repository
@@ -67,10 +73,14 @@ Examples:
   verdict hook install cursor
   verdict hook install gemini                 # .gemini/settings.json
   echo '{\"session_id\":\"s1\",\"cwd\":\".\",\"hook_event_name\":\"Stop\"}' | verdict hook claude
+  echo '{\"session_id\":\"s1\",\"cwd\":\".\",\"hook_event_name\":\"SessionStart\"}' \
+    | verdict hook claude --event session-start
 
 The hook always exits 0 and prints one JSON object: it blocks (keeps the agent working) only
 when the project's verification finds failures the session did not begin with; any error of
-verdict itself lets the agent stop with a message. docs/hooks.md describes each harness's
+verdict itself lets the agent stop with a message. `hook install` writes both events: the
+session-start hook records the tree the session began on (it runs no tool), so that what failed
+before the session is told from what the session broke. docs/hooks.md describes each harness's
 settings and fields.";
 
 /// Arguments of `verdict hook`.
@@ -113,6 +123,42 @@ struct StopArgs {
     /// session's directory (its verdict.toml or repository), else the current directory]
     #[arg(long, short = 'C', value_name = "DIR")]
     dir: Option<PathBuf>,
+
+    /// The harness's event this hook answers
+    #[arg(long, value_enum, default_value_t = Event::Stop)]
+    event: Event,
+}
+
+/// The events `verdict hook <harness>` answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Event {
+    /// The agent wants to stop (Claude Code's and Codex's `Stop` and `SubagentStop`, Cursor's
+    /// `stop`, Gemini CLI's `AfterAgent`): verify, and block on the session's own failures
+    Stop,
+    /// A session begins (`SessionStart`, Cursor's `sessionStart`): record the tree it begins
+    /// on, without running any tool
+    SessionStart,
+}
+
+impl Event {
+    /// The value of `--event`.
+    pub(crate) fn key(self) -> &'static str {
+        match self {
+            Event::Stop => "stop",
+            Event::SessionStart => "session-start",
+        }
+    }
+
+    /// The harness's own names of the event, as its settings and hook input spell them.
+    pub(crate) fn names(self, harness: Harness) -> &'static [&'static str] {
+        match (self, harness) {
+            (Event::Stop, Harness::Claude | Harness::Codex) => &["Stop", "SubagentStop"],
+            (Event::Stop, Harness::Cursor) => &["stop"],
+            (Event::Stop, Harness::Gemini) => &["AfterAgent"],
+            (Event::SessionStart, Harness::Cursor) => &["sessionStart"],
+            (Event::SessionStart, _) => &["SessionStart"],
+        }
+    }
 }
 
 impl StopArgs {
@@ -164,6 +210,12 @@ impl Harness {
         self.hook_timeout_secs() - ANSWER_MARGIN_SECS
     }
 
+    /// The timeout `verdict hook install` writes for the session-start hook, in seconds: it runs
+    /// no tool, only a snapshot of the tree.
+    pub(crate) fn start_timeout_secs(self) -> u64 {
+        START_TIMEOUT_SECS
+    }
+
     /// The product's name, for messages.
     pub(crate) fn title(self) -> &'static str {
         match self {
@@ -188,12 +240,94 @@ impl Harness {
 /// Runs `verdict hook …` and returns the exit code.
 pub(crate) fn run(args: &Args) -> Result<u8> {
     match &args.command {
-        HookCommand::Claude(stop_args) => Ok(stop(Harness::Claude, stop_args)),
-        HookCommand::Codex(stop_args) => Ok(stop(Harness::Codex, stop_args)),
-        HookCommand::Cursor(stop_args) => Ok(stop(Harness::Cursor, stop_args)),
-        HookCommand::Gemini(stop_args) => Ok(stop(Harness::Gemini, stop_args)),
+        HookCommand::Claude(stop_args) => Ok(hook(Harness::Claude, stop_args)),
+        HookCommand::Codex(stop_args) => Ok(hook(Harness::Codex, stop_args)),
+        HookCommand::Cursor(stop_args) => Ok(hook(Harness::Cursor, stop_args)),
+        HookCommand::Gemini(stop_args) => Ok(hook(Harness::Gemini, stop_args)),
         HookCommand::Install(install_args) => install::run(install_args),
     }
+}
+
+/// The hook of `args.event`.
+fn hook(harness: Harness, args: &StopArgs) -> u8 {
+    match args.event {
+        Event::Stop => stop(harness, args),
+        Event::SessionStart => session_start(harness, args),
+    }
+}
+
+/// The session-start hook: records the tree the session begins on and answers `{}`, whatever
+/// happens (it never holds a session up); what went wrong is said on stderr. Without the record
+/// the session's first stop knows no baseline, and every failure counts.
+fn session_start(harness: Harness, args: &StopArgs) -> u8 {
+    let secs = args
+        .deadline
+        .unwrap_or(START_TIMEOUT_SECS - ANSWER_MARGIN_SECS);
+    let read = read_stdin(Instant::now() + Duration::from_secs(secs));
+    let note = match std::panic::catch_unwind(AssertUnwindSafe(|| {
+        record_start(harness, args, read)
+    })) {
+        Ok(Ok(note)) => note,
+        Ok(Err(error)) => Some(format!(
+            "verdict hook: {error:#}; the session's start is not recorded, so its first stop \
+             will count every failure"
+        )),
+        Err(_) => Some(
+            "verdict hook: verdict panicked; the session's start is not recorded, so its first \
+             stop will count every failure"
+                .to_owned(),
+        ),
+    };
+    if let Some(note) = note {
+        let _ = writeln!(std::io::stderr(), "{note}");
+    }
+    let mut stdout = std::io::stdout().lock();
+    let _ = writeln!(stdout, "{{}}");
+    let _ = stdout.flush();
+    0
+}
+
+/// Records, by the harness's session id, the snapshot id of the project's tree; returns the note
+/// for stderr. Nothing runs, and nothing is written into a project no verifier applies to.
+fn record_start(
+    harness: Harness,
+    args: &StopArgs,
+    input: std::io::Result<String>,
+) -> Result<Option<String>> {
+    let input = input.context("failed to read the hook input on stdin")?;
+    let input = parse_input(harness, Event::SessionStart, &input)?;
+    if std::env::var_os(LOOP_SESSION_ENV).is_some_and(|v| !v.is_empty()) {
+        // The loop's agent sessions are let go at their stop without verifying.
+        return Ok(None);
+    }
+    let start = start_dir(harness, args, &input)?;
+    if !start.dir.is_dir() {
+        return Ok(Some(format!(
+            "verdict hook: {} ({}) is not a directory; nothing recorded",
+            start.dir.display(),
+            start.named_by
+        )));
+    }
+    let config = config::discover(&start.dir).map_err(|error| anyhow!("{error}"))?;
+    let root = config.dir.clone();
+    if verify::select(&root, &config)?.is_empty() {
+        return Ok(None);
+    }
+    let Some(tree) = verify::tree_id(&root) else {
+        return Ok(Some(
+            "verdict hook: the session's start is not recorded, so its first stop will count \
+             every failure"
+                .to_owned(),
+        ));
+    };
+    let mut store = state::Store::open(&root.join(".verdict").join("state.db"))?;
+    let recorded = store.record_start(harness.key(), &input.session, &tree)?;
+    Ok(Some(if recorded {
+        format!("verdict hook: this session begins on tree {tree}")
+    } else {
+        "verdict hook: this session's start was recorded before; it keeps the tree it began on"
+            .to_owned()
+    }))
 }
 
 /// What the hook tells the harness.
@@ -327,8 +461,9 @@ impl StopInput {
     }
 }
 
-/// Reads the harness's JSON. Unknown fields are ignored (harnesses add fields); the id is required.
-fn parse_input(harness: Harness, text: &str) -> Result<StopInput> {
+/// Reads the harness's JSON for `event`. Unknown fields are ignored (harnesses add fields); the id
+/// is required.
+fn parse_input(harness: Harness, event_kind: Event, text: &str) -> Result<StopInput> {
     // Cursor on Windows starts its payload with a byte-order mark.
     let text = text.trim_start_matches('\u{feff}');
     let value: Value = serde_json::from_str(text).with_context(|| {
@@ -345,23 +480,29 @@ fn parse_input(harness: Harness, text: &str) -> Result<StopInput> {
         );
     };
     let string = |key: &str| object.get(key).and_then(Value::as_str);
-    let (id_field, events): (&str, &[&str]) = match harness {
-        Harness::Claude | Harness::Codex => ("session_id", &["Stop", "SubagentStop"]),
-        Harness::Cursor => ("conversation_id", &["stop"]),
-        Harness::Gemini => ("session_id", &["AfterAgent"]),
+    let id_field = match harness {
+        Harness::Claude | Harness::Codex | Harness::Gemini => "session_id",
+        Harness::Cursor => "conversation_id",
     };
+    let events = event_kind.names(harness);
     let event = string("hook_event_name");
     if let Some(event) = event
         && !events.contains(&event)
     {
         bail!(
-            "`verdict hook {}` answers {}'s {} event, not `{event}`",
+            "`verdict hook {} --event {}` answers {}'s {} event, not `{event}`",
             harness.key(),
+            event_kind.key(),
             harness.title(),
             events.join(" and ")
         );
     }
-    let session = match string(id_field) {
+    // Cursor's stop names the conversation, which its sessionStart gives too; its own
+    // `session_id` is the fallback.
+    let fallback = (harness == Harness::Cursor && event_kind == Event::SessionStart)
+        .then(|| string("session_id"))
+        .flatten();
+    let session = match string(id_field).or(fallback) {
         Some(id) if !id.is_empty() => id.to_owned(),
         _ => bail!(
             "the hook input from {} has no `{id_field}`",
@@ -473,7 +614,7 @@ fn decide(
     started: Instant,
 ) -> Result<Answer> {
     let input = input.context("failed to read the hook input on stdin")?;
-    let input = parse_input(harness, &input)?;
+    let input = parse_input(harness, Event::Stop, &input)?;
     if input.not_completed.is_some() {
         return Ok(Answer::Allow { message: None });
     }
@@ -586,12 +727,30 @@ fn decide(
             "verdict hook: the tree is unchanged since the last verification; answering from it"
         );
     }
-    // The session's first check is its baseline; a subagent's stops share its session's.
-    let (baseline, first_check) = store.baseline(harness.key(), &input.session, || {
-        serde_json::to_string(&SessionBaseline::of(&verifications)).unwrap_or_default()
-    })?;
+    // The failures of the tree the session began on are its baseline; a subagent's stops share
+    // their session's. Until it is known, nothing is set aside.
+    let (baseline, first_check) = match store.baseline(harness.key(), &input.session)? {
+        Some(json) => (Some(json), false),
+        None => match start_baseline(
+            &mut store,
+            harness,
+            &input.session,
+            tree.as_deref(),
+            &verifications,
+        )? {
+            Some(found) => {
+                let json = serde_json::to_string(&found).context("failed to encode a baseline")?;
+                let kept = store.keep_baseline(harness.key(), &input.session, &json)?;
+                (Some(kept), true)
+            }
+            None => (None, false),
+        },
+    };
+    let unknown = baseline.is_none();
     // A baseline that cannot be read back sets nothing aside: every failure counts.
-    let baseline: SessionBaseline = serde_json::from_str(&baseline).unwrap_or_default();
+    let baseline: SessionBaseline = baseline
+        .and_then(|json| serde_json::from_str(&json).ok())
+        .unwrap_or_default();
     let (known, old_errors) = baseline.set_aside(&mut verifications);
     let new_failures = verifications
         .iter()
@@ -604,13 +763,14 @@ fn decide(
             if known > 0 {
                 let _ = writeln!(
                     std::io::stderr(),
-                    "verdict hook: {known} failure{} {} before this session's first check; \
-                     set aside for this session",
+                    "verdict hook: {known} failure{} {} there when this session began; set \
+                     aside for this session{}",
                     if known == 1 { "" } else { "s" },
-                    match (first_check, known == 1) {
-                        (true, _) => "found",
-                        (false, true) => "was there",
-                        (false, false) => "were there",
+                    if known == 1 { "was" } else { "were" },
+                    if first_check {
+                        " (its baseline, kept now)"
+                    } else {
+                        ""
                     },
                 );
             }
@@ -624,7 +784,9 @@ fn decide(
             .map(|(v, _)| v.clone())
             .collect();
         let failure = failure_key(&shown);
-        let set_aside = if known > 0 {
+        let set_aside = if unknown {
+            " (what failed before this session is not known, so every failure counts)".to_owned()
+        } else if known > 0 {
             format!(
                 " ({known} failure{} from before this session set aside)",
                 if known == 1 { "" } else { "s" }
@@ -660,6 +822,26 @@ fn decide(
         (Some(next), Answer::Block { reason })
     })?;
     Ok(answer)
+}
+
+/// The baseline a session's first stop takes: the verification of the tree the session began on
+/// (recorded by its session-start hook), which is the one just made when the tree is unchanged
+/// since, else a remembered one. `None` when no such verification is known: no session-start
+/// record (an older install, or no snapshot), or a start tree that was never verified.
+fn start_baseline(
+    store: &mut state::Store,
+    harness: Harness,
+    session: &str,
+    tree: Option<&str>,
+    verifications: &[Verification],
+) -> Result<Option<SessionBaseline>> {
+    let Some(start) = store.session_start(harness.key(), session)? else {
+        return Ok(None);
+    };
+    if tree == Some(start.as_str()) {
+        return Ok(Some(SessionBaseline::of(verifications)));
+    }
+    Ok(verify::remembered(store, &start)?.map(|then| SessionBaseline::of(&then)))
 }
 
 /// The directory the project is looked for from, and what named it (for messages).
@@ -751,7 +933,7 @@ mod tests {
     /// Checks the session, the directory the project is looked for from (the harness's project,
     /// else the `cwd`) and the not-completed status read from `input`.
     fn check(harness: Harness, input: &str, expect: Option<(&str, Option<&str>, Option<&str>)>) {
-        let parsed = parse_input(harness, input).ok();
+        let parsed = parse_input(harness, Event::Stop, input).ok();
         let got = parsed.as_ref().map(|p| {
             (
                 p.session.as_str(),

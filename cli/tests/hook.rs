@@ -173,15 +173,70 @@ impl Project {
         (answer, stderr)
     }
 
-    /// The session's first check, on a passing project (whatever `state.txt` holds, restored
-    /// after): the baseline it takes holds nothing, so every failure after it is the session's
-    /// own.
+    /// The session's start and first check, on a passing project (whatever `state.txt` holds,
+    /// restored after): the baseline it takes holds nothing, so every failure after it is the
+    /// session's own.
     fn begin(&self, harness: &str, input: &str) {
         let state = self.read("state.txt");
         self.state("ok");
+        self.start(harness, input);
         let (answer, stderr) = self.hook(harness, input, &[]);
         assert_eq!(answer, json!({}), "the first check passes: {stderr}");
         self.write("state.txt", &state);
+    }
+
+    /// Runs the session-start hook of `harness` for the session of `stop_input` (a stop input of
+    /// that harness), with the harness's own session-start input; returns its stderr. It answers
+    /// `{}` whatever happens.
+    fn start(&self, harness: &str, stop_input: &str) -> String {
+        let input = self.start_input(harness, stop_input);
+        let (answer, stderr) = self.hook(harness, &input, &["--event", "session-start"]);
+        assert_eq!(answer, json!({}), "{stderr}");
+        stderr
+    }
+
+    /// The session-start input of `harness` for the session of `stop_input`.
+    fn start_input(&self, harness: &str, stop_input: &str) -> String {
+        let stop: Value = serde_json::from_str(stop_input).expect("a stop input");
+        let id = |key: &str| stop[key].as_str().expect("a session id").to_owned();
+        match harness {
+            "claude" => json!({
+                "session_id": id("session_id"),
+                "transcript_path": self.root().join("transcript.jsonl"),
+                "cwd": self.root(),
+                "hook_event_name": "SessionStart",
+                "source": "startup",
+                "model": "claude-sonnet-4-5",
+            }),
+            "codex" => json!({
+                "session_id": id("session_id"),
+                "transcript_path": self.root().join("rollout.jsonl"),
+                "cwd": self.root(),
+                "hook_event_name": "SessionStart",
+                "model": "gpt-5-codex",
+                "source": "startup",
+            }),
+            "gemini" => json!({
+                "session_id": id("session_id"),
+                "transcript_path": self.root().join("gemini.json"),
+                "cwd": self.root(),
+                "hook_event_name": "SessionStart",
+                "timestamp": "2026-11-26T10:00:00Z",
+                "source": "startup",
+            }),
+            "cursor" => json!({
+                "conversation_id": id("conversation_id"),
+                "generation_id": "gen-0",
+                "session_id": id("conversation_id"),
+                "hook_event_name": "sessionStart",
+                "cursor_version": "2.0.77",
+                "workspace_roots": [self.root()],
+                "is_background_agent": false,
+                "composer_mode": "agent",
+            }),
+            other => panic!("no harness {other}"),
+        }
+        .to_string()
     }
 
     /// Claude Code's Stop input, every field its hooks reference documents.
@@ -909,11 +964,49 @@ fn install_does_not_take_a_command_that_mentions_verdict_for_the_hook() {
 #[test]
 fn install_recognises_a_quoted_path_to_verdict() {
     let project = Project::new(CONFIG);
-    let settings = r#"{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"\"/opt/my tools/verdict\" hook claude --deadline 40"}]}]}}"#;
+    let settings = r#"{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"\"/opt/my tools/verdict\" hook claude --deadline 40"}]}],"SessionStart":[{"hooks":[{"type":"command","command":"'/opt/my tools/verdict' hook claude --event=session-start"}]}]}}"#;
     project.write(".claude/settings.json", settings);
     let (out, _) = project.verdict(&["hook", "install", "claude"], "", &[]);
     assert!(out.contains("nothing changed"), "{out}");
     assert_eq!(project.read(".claude/settings.json"), settings);
+}
+
+/// A settings file written by an older install has the stop hook alone: installing again adds
+/// the session-start hook beside it and leaves the stop hook as it was (not a second one).
+#[test]
+fn install_adds_the_session_start_hook_to_an_older_install() {
+    let project = Project::new(CONFIG);
+    let old = format!(
+        r#"{{"hooks":{{"Stop":[{{"hooks":[{{"type":"command","command":"{} hook claude","timeout":600}}]}}]}}}}"#,
+        exe()
+    );
+    project.write(".claude/settings.json", &old);
+    let (out, _) = project.verdict(&["hook", "install", "claude"], "", &[]);
+    assert!(out.contains("as the SessionStart hook"), "{out}");
+    assert!(!out.contains("as the Stop hook"), "{out}");
+    let doc: Value = serde_json::from_str(&project.read(".claude/settings.json")).expect("JSON");
+    let stops = doc["hooks"]["Stop"].as_array().expect("Stop");
+    assert_eq!(stops.len(), 1, "{doc:#}");
+    assert_eq!(
+        doc["hooks"]["SessionStart"][0]["hooks"][0]["command"],
+        format!("{} hook claude --event session-start", exe())
+    );
+    let (again, _) = project.verdict(&["hook", "install", "claude"], "", &[]);
+    assert!(again.contains("nothing changed"), "{again}");
+    // Cursor's older hooks.json likewise.
+    let old = format!(
+        r#"{{"version":1,"hooks":{{"stop":[{{"command":"{} hook cursor","timeout":60}}]}}}}"#,
+        exe()
+    );
+    project.write(".cursor/hooks.json", &old);
+    let (out, _) = project.verdict(&["hook", "install", "cursor"], "", &[]);
+    assert!(out.contains("as the sessionStart hook"), "{out}");
+    let doc: Value = serde_json::from_str(&project.read(".cursor/hooks.json")).expect("JSON");
+    assert_eq!(doc["hooks"]["stop"].as_array().map(Vec::len), Some(1));
+    assert_eq!(
+        doc["hooks"]["sessionStart"].as_array().map(Vec::len),
+        Some(1)
+    );
 }
 
 /// A symlinked settings file (kept with the user's dotfiles) was replaced by a regular file.
@@ -1008,9 +1101,13 @@ fn subagent_input(project: &Project, session: &str, agent_id: &str, agent_type: 
 #[test]
 fn a_failure_present_at_session_start_does_not_block_but_a_new_one_does() {
     let project = Project::pytest();
+    project.start("claude", &project.claude_input("s1", false));
     let (answer, stderr) = project.hook("claude", &project.claude_input("s1", false), &[]);
     assert_eq!(answer, json!({}), "{stderr}");
-    assert!(stderr.contains("1 failure found before"), "{stderr}");
+    assert!(
+        stderr.contains("1 failure was there when this session began"),
+        "{stderr}"
+    );
     // A later turn, the old failure still there: still not blocked.
     project.write("docs/index.md", "# calc, documented\n");
     let (answer, stderr) = project.hook("claude", &project.claude_input("s1", false), &[]);
@@ -1030,6 +1127,7 @@ fn a_failure_present_at_session_start_does_not_block_but_a_new_one_does() {
         "{reason}"
     );
     // A new session begins with both: neither blocks it.
+    project.start("claude", &project.claude_input("s2", false));
     let (answer, stderr) = project.hook("claude", &project.claude_input("s2", false), &[]);
     assert_eq!(answer, json!({}), "{stderr}");
 }
@@ -1056,6 +1154,7 @@ fn an_unchanged_tree_is_answered_from_the_last_verification() {
         stderr.contains("unchanged since the last verification"),
         "{stderr}"
     );
+    project.start("codex", &project.codex_input("s9"));
     let (answer, _) = project.hook("codex", &project.codex_input("s9"), &[]);
     assert_eq!(answer, json!({}), "a new session begins with the failure");
     assert_eq!(
@@ -1345,4 +1444,159 @@ fn install_goes_to_the_repository_root_and_says_the_trust_step() {
     let (code, _, err) = run(&["hook", "install", "codex", "--scope", "local"]);
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("--scope local"), "{err}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The session's baseline is the tree it began on (its session-start hook)
+
+/// The real pytest project, its one test passing.
+fn passing_pytest() -> Project {
+    let project = Project::pytest();
+    project.write("calc.py", "def add(a, b):\n    return a + b\n");
+    project
+}
+
+/// A session that begins on a failing project and whose agent only answers a question (the
+/// tree unchanged) is let go: the failure was there before it.
+#[test]
+fn a_session_that_only_answers_on_a_failing_project_is_let_go() {
+    let project = Project::pytest();
+    let input = project.claude_input("q1", false);
+    let stderr = project.start("claude", &input);
+    assert!(stderr.contains("begins on tree"), "{stderr}");
+    assert!(
+        !project.root().join(".verdict/runs").exists(),
+        "the session-start hook ran a verifier"
+    );
+    let (answer, stderr) = project.hook("claude", &input, &[]);
+    assert_eq!(answer, json!({}), "{stderr}");
+    assert!(
+        stderr.contains("1 failure was there when this session began"),
+        "{stderr}"
+    );
+}
+
+/// The false pass this fixes: the baseline was taken at the first stop, so a one-turn session
+/// (`claude -p`) that broke a passing project had its own breakage set aside and was let go.
+/// Now the baseline is the tree the session began on, which passed (an earlier session's stop
+/// verified it): the first stop blocks, on the session's own failure.
+#[test]
+fn a_one_turn_session_that_breaks_a_passing_project_is_blocked_at_its_first_stop() {
+    let project = passing_pytest();
+    let earlier = project.claude_input("p0", false);
+    project.start("claude", &earlier);
+    let (answer, stderr) = project.hook("claude", &earlier, &[]);
+    assert_eq!(answer, json!({}), "{stderr}");
+    let input = project.claude_input("p1", false);
+    project.start("claude", &input);
+    // The agent's one turn breaks the function the test checks.
+    project.write("calc.py", "def add(a, b):\n    return a - b\n");
+    let (answer, stderr) = project.hook("claude", &input, &[]);
+    assert!(is_block(&answer), "{answer:#}\n{stderr}");
+    let reason = answer["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains(TEST_NAMES[0]), "{reason}");
+    assert!(!reason.contains("set aside"), "{reason}");
+    assert!(!reason.contains("not known"), "{reason}");
+    // The same with a start tree nobody verified: no baseline is known, and it blocks too.
+    project.write("calc.py", "def add(a, b):\n    return a + b  # again\n");
+    let input = project.claude_input("p2", false);
+    project.start("claude", &input);
+    project.write("calc.py", "def add(a, b):\n    return a * b\n");
+    let (answer, stderr) = project.hook("claude", &input, &[]);
+    assert!(is_block(&answer), "{answer:#}\n{stderr}");
+}
+
+/// A session that begins on a failing project whose verification is remembered (an earlier
+/// session's stop verified that tree), and whose agent adds a failure: blocked on the new one
+/// only, at its first stop.
+#[test]
+fn a_new_failure_on_a_remembered_failing_start_blocks_alone() {
+    let project = Project::pytest();
+    // An earlier session verifies the failing tree; it is remembered.
+    let earlier = project.codex_input("e1");
+    project.start("codex", &earlier);
+    let (answer, stderr) = project.hook("codex", &earlier, &[]);
+    assert_eq!(answer, json!({}), "{stderr}");
+    // The next session begins on that tree and adds a failing test.
+    let input = project.claude_input("n1", false);
+    project.start("claude", &input);
+    project.write(
+        "tests/test_more.py",
+        "from calc import add\n\ndef test_negative():\n    assert add(-1, -1) == -2\n",
+    );
+    let (answer, stderr) = project.hook("claude", &input, &[]);
+    assert!(is_block(&answer), "{answer:#}\n{stderr}");
+    let reason = answer["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("test_negative"), "{reason}");
+    assert!(!reason.contains(TEST_NAMES[0]), "{reason}");
+    assert!(
+        reason.contains("1 failure from before this session set aside"),
+        "{reason}"
+    );
+}
+
+/// No baseline is known, so every failure blocks (fail closed), and the reason says why: a
+/// session with no session-start record (an older install), and a session whose start tree was
+/// never verified before the agent changed it.
+#[test]
+fn without_a_known_start_every_failure_blocks() {
+    let project = Project::pytest();
+    let input = project.claude_input("old", false);
+    let (answer, stderr) = project.hook("claude", &input, &[]);
+    assert!(is_block(&answer), "{answer:#}\n{stderr}");
+    let reason = answer["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains(TEST_NAMES[0]), "{reason}");
+    assert!(
+        reason.contains("what failed before this session is not known, so every failure counts"),
+        "{reason}"
+    );
+    // A recorded start on a tree nobody verified, changed before the first stop.
+    project.write("docs/index.md", "# calc, a new tree\n");
+    let input = project.claude_input("fresh", false);
+    project.start("claude", &input);
+    project.write("docs/index.md", "# calc, changed by the agent\n");
+    let (answer, stderr) = project.hook("claude", &input, &[]);
+    assert!(is_block(&answer), "{answer:#}\n{stderr}");
+    let reason = answer["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains(TEST_NAMES[0]), "{reason}");
+    assert!(reason.contains("not known"), "{reason}");
+    // The agent puts the tree back as the session began: that tree's verification is now the
+    // baseline, and the old failure is set aside from then on.
+    project.write("docs/index.md", "# calc, a new tree\n");
+    let (answer, stderr) = project.hook("claude", &input, &[]);
+    assert_eq!(answer, json!({}), "{stderr}");
+    assert!(stderr.contains("its baseline, kept now"), "{stderr}");
+}
+
+/// Each harness's session-start input is read and recorded by its own session id (Cursor's
+/// conversation), and a resumed session keeps the tree it began on.
+#[test]
+fn each_harness_records_its_session_start() {
+    let project = Project::new(CONFIG);
+    project.write(".gitignore", "runs.txt\n");
+    project.state("unknown type name foo");
+    let inputs = [
+        ("claude", project.claude_input("c", false)),
+        ("codex", project.codex_input("x")),
+        ("cursor", project.cursor_input("k", "completed", 0)),
+        ("gemini", gemini_input(&project, "g")),
+    ];
+    for (harness, input) in &inputs {
+        let stderr = project.start(harness, input);
+        assert!(stderr.contains("begins on tree"), "{harness}: {stderr}");
+        let (answer, stderr) = project.hook(harness, input, &[]);
+        assert_eq!(answer, json!({}), "{harness}: {stderr}");
+    }
+    let (_, stderr) = project.hook(
+        "claude",
+        &project.start_input("claude", &inputs[0].1),
+        &["--event", "session-start"],
+    );
+    assert!(stderr.contains("keeps the tree it began on"), "{stderr}");
+    // A session-start input given to the stop hook is no stop.
+    let (answer, _) = project.hook("claude", &project.start_input("claude", &inputs[0].1), &[]);
+    assert!(
+        message(&answer).contains("not `SessionStart`"),
+        "{answer:#}"
+    );
 }

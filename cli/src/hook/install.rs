@@ -1,6 +1,8 @@
-//! `verdict hook install <harness>`: writes verdict's stop hook into the harness's settings file,
-//! idempotently. A file that already runs `verdict hook <harness>` is left byte for byte as it is;
-//! otherwise the hook is appended and every other setting kept, in its order. A settings file that
+//! `verdict hook install <harness>`: writes verdict's hooks into the harness's settings file,
+//! idempotently: the stop hook, and the session-start hook that records the tree each session
+//! begins on. A file that already runs both is left byte for byte as it is; otherwise what is
+//! missing is appended (a file written by an older install, with the stop hook alone, gets the
+//! session-start hook) and every other setting kept, in its order. A settings file that
 //! is a symlink (kept with the user's dotfiles) is written through, to its target. The command
 //! names the verdict binary by its absolute path (the harness runs hooks with its own `PATH`), and
 //! a project's settings go to the repository root, wherever the command runs from. docs/hooks.md
@@ -10,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
-use super::Harness;
+use super::{Event, Harness};
 use json::Json;
 
 /// Arguments of `verdict hook install`.
@@ -54,18 +56,22 @@ pub(crate) fn run(args: &Args) -> Result<u8> {
         );
     }
     let path = settings_path(args.harness, args.scope, args.dir.as_deref())?;
-    let command = command_for(args.harness)?;
-    let changed = install(args.harness, &path, &command)?;
-    if changed {
+    let exe = exe_for()?;
+    let added = install(args.harness, &path, &exe)?;
+    if added.is_empty() {
         println!(
-            "verdict: added `{command}` as the stop hook in {}",
-            path.display()
-        );
-    } else {
-        println!(
-            "verdict: {} already runs `verdict hook {}`; nothing changed",
+            "verdict: {} already runs `verdict hook {}` at each stop and session start; nothing \
+             changed",
             path.display(),
             args.harness.key()
+        );
+    }
+    for event in added {
+        println!(
+            "verdict: added `{}` as the {} hook in {}",
+            command_for(&exe, args.harness, event),
+            event.names(args.harness)[0],
+            path.display()
         );
     }
     println!("verdict: {}", trust_step(args.harness));
@@ -95,9 +101,17 @@ fn trust_step(harness: Harness) -> &'static str {
     }
 }
 
-/// The command the hook runs: this verdict binary, by its absolute path (quoted for the shell
-/// when it needs to be), and `hook <harness>`.
-fn command_for(harness: Harness) -> Result<String> {
+/// The command the hook of `event` runs: `exe`, `hook <harness>`, and the event unless it is
+/// the stop.
+fn command_for(exe: &str, harness: Harness, event: Event) -> String {
+    match event {
+        Event::Stop => format!("{exe} hook {}", harness.key()),
+        Event::SessionStart => format!("{exe} hook {} --event {}", harness.key(), event.key()),
+    }
+}
+
+/// This verdict binary, by its absolute path (quoted for the shell when it needs to be).
+fn exe_for() -> Result<String> {
     let exe = std::env::current_exe().context("failed to find the verdict binary")?;
     let exe = exe.canonicalize().unwrap_or(exe);
     let Some(exe) = exe.to_str() else {
@@ -109,12 +123,11 @@ fn command_for(harness: Harness) -> Result<String> {
     let plain = exe
         .chars()
         .all(|c| c.is_ascii_alphanumeric() || "/._-+,:@%".contains(c));
-    let exe = if plain {
+    Ok(if plain {
         exe.to_owned()
     } else {
         format!("'{}'", exe.replace('\'', r"'\''"))
-    };
-    Ok(format!("{exe} hook {}", harness.key()))
+    })
 }
 
 /// The repository root of `start` (the nearest directory holding `.git`), else `start`.
@@ -158,9 +171,10 @@ fn settings_path(harness: Harness, scope: Scope, dir: Option<&Path>) -> Result<P
     })
 }
 
-/// Adds the hook running `command` to the file at `path` (created if missing); `false` when a
-/// hook running verdict's was already there, in which case the file is not written.
-pub(crate) fn install(harness: Harness, path: &Path, command: &str) -> Result<bool> {
+/// Adds verdict's hooks, run by `exe`, to the file at `path` (created if missing); returns the
+/// events it added, none when verdict's hooks were already there, in which case the file is not
+/// written.
+pub(crate) fn install(harness: Harness, path: &Path, exe: &str) -> Result<Vec<Event>> {
     // A symlink is written through: the new file replaces its target, in the target's directory,
     // and the link stays a link (replacing it with a regular file would cut the settings off from
     // the dotfiles they are kept with).
@@ -174,10 +188,17 @@ pub(crate) fn install(harness: Harness, path: &Path, command: &str) -> Result<bo
             return Err(error).with_context(|| format!("failed to read {}", path.display()));
         }
     };
-    if !add_hook(harness, &mut document, command)
-        .with_context(|| format!("in {}", path.display()))?
-    {
-        return Ok(false);
+    let mut added = Vec::new();
+    for event in [Event::Stop, Event::SessionStart] {
+        let command = command_for(exe, harness, event);
+        if add_hook(harness, event, &mut document, &command)
+            .with_context(|| format!("in {}", path.display()))?
+        {
+            added.push(event);
+        }
+    }
+    if added.is_empty() {
+        return Ok(added);
     }
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)
@@ -195,7 +216,7 @@ pub(crate) fn install(harness: Harness, path: &Path, command: &str) -> Result<bo
         let _ = std::fs::remove_file(&tmp);
         return Err(error).with_context(|| format!("failed to write {}", path.display()));
     }
-    Ok(true)
+    Ok(added)
 }
 
 /// `path` with every symlink in its last component followed (a relative target is taken from
@@ -228,12 +249,12 @@ fn follow_links(path: &Path) -> Result<PathBuf> {
     )
 }
 
-/// Whether a hook's command already runs verdict's hook for `harness`: one of its simple
-/// commands (split at `;`, `&&`, `||`, `|`) is a program named `verdict` (any path to it,
+/// Whether a hook's command already runs verdict's hook of `event` for `harness`: one of its
+/// simple commands (split at `;`, `&&`, `||`, `|`) is a program named `verdict` (any path to it,
 /// quoted or not, after any `NAME=value` assignments) whose arguments start with
-/// `hook <harness>` (any options after). A command that only mentions verdict
-/// (`echo verdict hook claude`) does not run it.
-fn runs_verdict(command: &str, harness: Harness) -> bool {
+/// `hook <harness>` (any options after), with `--event` naming `event` (none names the stop). A
+/// command that only mentions verdict (`echo verdict hook claude`) does not run it.
+fn runs_verdict(command: &str, harness: Harness, event: Event) -> bool {
     shell_words(command)
         .split(|word| word.is_none())
         .any(|simple| {
@@ -243,9 +264,21 @@ fn runs_verdict(command: &str, harness: Harness) -> bool {
                 .skip_while(|word| word.assignment)
                 .map(|word| word.text.as_str());
             let program = words.next().map(Path::new);
-            program.and_then(Path::file_name).and_then(|n| n.to_str()) == Some("verdict")
-                && words.next() == Some("hook")
-                && words.next() == Some(harness.key())
+            if program.and_then(Path::file_name).and_then(|n| n.to_str()) != Some("verdict")
+                || words.next() != Some("hook")
+                || words.next() != Some(harness.key())
+            {
+                return false;
+            }
+            let mut named = Event::Stop.key();
+            while let Some(word) = words.next() {
+                if word == "--event" {
+                    named = words.next().unwrap_or_default();
+                } else if let Some(value) = word.strip_prefix("--event=") {
+                    named = value;
+                }
+            }
+            named == event.key()
         })
 }
 
@@ -350,46 +383,52 @@ fn shell_words(line: &str) -> Vec<Option<Word>> {
     out
 }
 
-/// Adds verdict's hook running `command` to a settings document; `false` when a hook running
-/// verdict's for `harness` is already there.
-fn add_hook(harness: Harness, document: &mut Json, command: &str) -> Result<bool> {
+/// Adds verdict's hook of `event` running `command` to a settings document; `false` when a hook
+/// running verdict's of that event for `harness` is already there.
+fn add_hook(
+    harness: Harness,
+    event_kind: Event,
+    document: &mut Json,
+    command: &str,
+) -> Result<bool> {
     let Json::Object(root) = document else {
         bail!("the settings are not a JSON object");
     };
-    let timeout = harness.hook_timeout_secs();
-    let (event, entry) = match harness {
+    let timeout = match event_kind {
+        Event::Stop => harness.hook_timeout_secs(),
+        Event::SessionStart => harness.start_timeout_secs(),
+    };
+    let event = event_kind.names(harness)[0];
+    let entry = match harness {
         // Claude Code and Codex share the shape: event → matcher groups → handlers.
-        Harness::Claude | Harness::Codex => (
-            "Stop",
-            json::object(vec![(
-                "hooks",
-                Json::Array(vec![json::object(vec![
-                    ("type", Json::from("command")),
-                    ("command", Json::from(command)),
-                    ("timeout", Json::from(timeout)),
-                ])]),
-            )]),
-        ),
-        // Gemini CLI's shape is Claude Code's, with a name and the timeout in milliseconds.
-        Harness::Gemini => (
-            "AfterAgent",
-            json::object(vec![(
-                "hooks",
-                Json::Array(vec![json::object(vec![
-                    ("name", Json::from("verdict")),
-                    ("type", Json::from("command")),
-                    ("command", Json::from(command)),
-                    ("timeout", Json::from(timeout * 1000)),
-                ])]),
-            )]),
-        ),
-        Harness::Cursor => (
-            "stop",
-            json::object(vec![
+        Harness::Claude | Harness::Codex => json::object(vec![(
+            "hooks",
+            Json::Array(vec![json::object(vec![
+                ("type", Json::from("command")),
                 ("command", Json::from(command)),
                 ("timeout", Json::from(timeout)),
-            ]),
-        ),
+            ])]),
+        )]),
+        // Gemini CLI's shape is Claude Code's, with a name and the timeout in milliseconds.
+        Harness::Gemini => json::object(vec![(
+            "hooks",
+            Json::Array(vec![json::object(vec![
+                (
+                    "name",
+                    Json::from(match event_kind {
+                        Event::Stop => "verdict",
+                        Event::SessionStart => "verdict-session-start",
+                    }),
+                ),
+                ("type", Json::from("command")),
+                ("command", Json::from(command)),
+                ("timeout", Json::from(timeout * 1000)),
+            ])]),
+        )]),
+        Harness::Cursor => json::object(vec![
+            ("command", Json::from(command)),
+            ("timeout", Json::from(timeout)),
+        ]),
     };
     if harness == Harness::Cursor && json::get(root, "version").is_none() {
         root.push(("version".into(), Json::from(1u64)));
@@ -421,7 +460,7 @@ fn add_hook(harness: Harness, document: &mut Json, command: &str) -> Result<bool
     if list
         .iter()
         .flat_map(commands)
-        .any(|c| runs_verdict(&c, harness))
+        .any(|c| runs_verdict(&c, harness, event_kind))
     {
         return Ok(false);
     }
@@ -579,7 +618,7 @@ mod tests {
 
     #[test]
     fn a_hook_is_recognised_by_any_path_to_verdict() {
-        let claude = |command: &str| runs_verdict(command, Harness::Claude);
+        let claude = |command: &str| runs_verdict(command, Harness::Claude, Event::Stop);
         assert!(claude("verdict hook claude"));
         assert!(claude("/opt/bin/verdict hook claude --deadline 40"));
         assert!(claude(r#""/opt/my tools/verdict" hook claude"#));
@@ -596,6 +635,15 @@ mod tests {
         assert!(!claude(r#""/opt/my tools/verdict hook claude""#));
         assert!(!claude("verdict hook"));
         assert!(!claude(""));
+        assert!(claude("verdict hook claude --event stop"));
+        assert!(!claude("verdict hook claude --event session-start"));
+        let start = |command: &str| runs_verdict(command, Harness::Claude, Event::SessionStart);
+        assert!(start("/opt/bin/verdict hook claude --event session-start"));
+        assert!(start(
+            "verdict hook claude --deadline 5 --event=session-start"
+        ));
+        assert!(!start("verdict hook claude"));
+        assert!(!start("verdict hook codex --event session-start"));
     }
 
     #[test]
@@ -633,13 +681,13 @@ mod tests {
     fn settings_of_the_wrong_shape_are_not_touched() {
         let command = "verdict hook claude";
         let mut doc = parse(r#"{"hooks": []}"#);
-        assert!(add_hook(Harness::Claude, &mut doc, command).is_err());
+        assert!(add_hook(Harness::Claude, Event::Stop, &mut doc, command).is_err());
         let mut doc = parse(r#"{"hooks": {"stop": {}}}"#);
-        assert!(add_hook(Harness::Cursor, &mut doc, command).is_err());
+        assert!(add_hook(Harness::Cursor, Event::Stop, &mut doc, command).is_err());
         let mut doc = parse("[1]");
-        assert!(add_hook(Harness::Codex, &mut doc, command).is_err());
+        assert!(add_hook(Harness::Codex, Event::Stop, &mut doc, command).is_err());
         let mut doc = parse(r#"{"hooks": {"AfterAgent": 3}}"#);
-        assert!(add_hook(Harness::Gemini, &mut doc, command).is_err());
+        assert!(add_hook(Harness::Gemini, Event::Stop, &mut doc, command).is_err());
     }
 
     #[test]

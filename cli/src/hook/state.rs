@@ -5,6 +5,8 @@
 //!   chain of blocks runs; a pass, or verdict letting the agent stop, deletes it;
 //! - `hook_baselines`: the failures each session began with, per (harness, session id), kept for
 //!   the session's life;
+//! - `hook_session_starts`: the tree each session began on, per (harness, session id), recorded
+//!   by the session-start hook;
 //! - `hook_verifications`: the last verifications, by the tree they verified.
 //!
 //! The last two are tables of the state schema's migrations (core/src/state/schema.rs), which
@@ -22,7 +24,8 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(2);
 /// How many trees' verifications are kept.
 const KEEP_TREES: i64 = 20;
 
-/// How long a session's baseline is kept after it was taken: sessions end without telling.
+/// How long a session's baseline and start are kept after they were taken: sessions end without
+/// telling.
 const KEEP_BASELINE_SECS: i64 = 30 * 24 * 3600;
 
 /// Where a chain of blocks stands.
@@ -122,49 +125,94 @@ impl Store {
         Ok(answer)
     }
 
-    /// The baseline (as JSON) of `session`; the first call of a session stores `first()` as it,
-    /// in one write transaction, so that two hooks of one session agree on it. Also says whether
-    /// it was stored now.
-    pub(crate) fn baseline(
-        &mut self,
-        harness: &str,
-        session: &str,
-        first: impl FnOnce() -> String,
-    ) -> Result<(String, bool)> {
-        let fail = "failed to read the session's baseline in the state database";
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .context(fail)?;
-        let found: Option<String> = tx
+    /// The baseline (as JSON) of `session`, if one was kept.
+    pub(crate) fn baseline(&mut self, harness: &str, session: &str) -> Result<Option<String>> {
+        self.conn
             .query_row(
                 "SELECT failures_json FROM hook_baselines WHERE harness = ?1 AND session = ?2",
                 params![harness, session],
                 |row| row.get(0),
             )
             .optional()
+            .context("failed to read the session's baseline in the state database")
+    }
+
+    /// Keeps `json` as the baseline of `session` unless one is kept already, in one write
+    /// transaction, so that two hooks of one session agree on it; returns the kept one.
+    pub(crate) fn keep_baseline(
+        &mut self,
+        harness: &str,
+        session: &str,
+        json: &str,
+    ) -> Result<String> {
+        let fail = "failed to keep the session's baseline in the state database";
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
             .context(fail)?;
-        let answer = match found {
-            Some(json) => (json, false),
-            None => {
-                let json = first();
-                let now = now();
-                tx.execute(
-                    "INSERT INTO hook_baselines (harness, session, failures_json, created_at)
-                     VALUES (?1, ?2, ?3, ?4)",
-                    params![harness, session, json, now],
-                )
-                .context(fail)?;
-                tx.execute(
-                    "DELETE FROM hook_baselines WHERE created_at < ?1",
-                    params![now - KEEP_BASELINE_SECS],
-                )
-                .context(fail)?;
-                (json, true)
-            }
-        };
+        let now = now();
+        tx.execute(
+            "INSERT OR IGNORE INTO hook_baselines (harness, session, failures_json, created_at)
+             VALUES (?1, ?2, ?3, ?4)",
+            params![harness, session, json, now],
+        )
+        .context(fail)?;
+        tx.execute(
+            "DELETE FROM hook_baselines WHERE created_at < ?1",
+            params![now - KEEP_BASELINE_SECS],
+        )
+        .context(fail)?;
+        let kept: String = tx
+            .query_row(
+                "SELECT failures_json FROM hook_baselines WHERE harness = ?1 AND session = ?2",
+                params![harness, session],
+                |row| row.get(0),
+            )
+            .context(fail)?;
         tx.commit().context(fail)?;
-        Ok(answer)
+        Ok(kept)
+    }
+
+    /// Records `tree` as the tree `session` began on; the first record of a session stands (a
+    /// resumed or compacted session keeps the tree it began on). Says whether it was recorded now.
+    pub(crate) fn record_start(
+        &mut self,
+        harness: &str,
+        session: &str,
+        tree: &str,
+    ) -> Result<bool> {
+        let fail = "failed to record the session's start in the state database";
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .context(fail)?;
+        let now = now();
+        let added = tx
+            .execute(
+                "INSERT OR IGNORE INTO hook_session_starts (harness, session, tree, created_at)
+                 VALUES (?1, ?2, ?3, ?4)",
+                params![harness, session, tree, now],
+            )
+            .context(fail)?;
+        tx.execute(
+            "DELETE FROM hook_session_starts WHERE created_at < ?1",
+            params![now - KEEP_BASELINE_SECS],
+        )
+        .context(fail)?;
+        tx.commit().context(fail)?;
+        Ok(added > 0)
+    }
+
+    /// The tree `session` began on, if its session-start hook recorded one.
+    pub(crate) fn session_start(&mut self, harness: &str, session: &str) -> Result<Option<String>> {
+        self.conn
+            .query_row(
+                "SELECT tree FROM hook_session_starts WHERE harness = ?1 AND session = ?2",
+                params![harness, session],
+                |row| row.get(0),
+            )
+            .optional()
+            .context("failed to read the session's start in the state database")
     }
 
     /// The verifications (as JSON) kept for `tree` by `version` of verdict.
