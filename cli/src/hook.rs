@@ -101,7 +101,7 @@ enum HookCommand {
     Cursor(StopArgs),
     /// Gemini CLI's AfterAgent hook: `{"decision":"deny","reason":…}` on new failures
     Gemini(StopArgs),
-    /// Write the stop hook into a harness's settings file (idempotent)
+    /// Write the stop and session-start hooks into a harness's settings file (idempotent)
     Install(install::Args),
 }
 
