@@ -1,14 +1,27 @@
-//! `verdict hook <claude|codex|cursor>`: verdict as the stop hook of a coding agent that loops by
-//! itself (issue 4, item 9), and `verdict hook install`, which writes that hook into the
-//! harness's settings.
+//! `verdict hook <claude|codex|cursor|gemini>`: verdict as the stop hook of a coding agent that
+//! loops by itself (issue 4, item 9; issue 11), and `verdict hook install`, which writes that hook
+//! into the harness's settings.
 //!
 //! When the agent wants to stop, the harness runs the hook with a JSON object on stdin. verdict
 //! runs the project's verification (the same selection, pipeline and digest as `verdict run`)
 //! and answers in the harness's own format: a failure keeps the agent working, with the digest as
 //! its next instruction; a pass lets it stop. docs/hooks.md gives each harness's exact fields.
 //!
+//! What makes it a hook a team can leave on:
+//! - a session's own failures only: the failures of the tree a session began on (its baseline,
+//!   by the harness's session id) never block that session; only new ones do, matched by
+//!   fingerprint as `verdict run --baseline` matches them. The session-start hook (`--event
+//!   session-start`) records that tree; its failures are known when that tree was verified (it is
+//!   unchanged at the first stop, or a verification of it is remembered), and when they are not,
+//!   every failure counts (fail closed);
+//! - a stop with no change to the tree since a verification answers from it at once;
+//! - an agent that cannot edit (plan mode, a read-only subagent) is never told to fix code, and a
+//!   subagent's blocks are counted apart from its parent's (by `agent_id`);
+//! - an agent session of `verdict loop` is let go at once: the loop verifies each attempt itself;
+//! - the answer stays within what every harness takes whole, ending with the full log's path.
+//!
 //! Three rules keep a harness from looping for ever, whatever it does itself:
-//! - verdict counts its blocks per (harness, session) in `.verdict/state.db`; after
+//! - verdict counts its blocks per (harness, chain) in `.verdict/state.db`; after
 //!   `--max-blocks` (default 3) it lets the agent stop and shows what still fails;
 //! - the same failures (the same fingerprints) as at the previous block let the agent stop: the
 //!   last round changed nothing verdict can see;
@@ -19,28 +32,28 @@
 //! A pass, and every time verdict lets the agent stop, ends the chain of blocks: the next stop in
 //! the session (a new request from the user) starts counting afresh.
 
+mod fit;
 mod install;
 mod state;
+mod subagent;
+mod verify;
 
 use std::io::{Read, Write};
 use std::panic::AssertUnwindSafe;
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow, bail};
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use verdict_core::cache::Cache;
-use verdict_core::digest::{self, DEFAULT_BUDGET};
-use verdict_core::model::overall;
-use verdict_core::pipeline::{self, Entry, Event};
-use verdict_core::process::ProcessRunner;
-use verdict_core::verifier::Runner;
+use verdict_core::agent::LOOP_SESSION_ENV;
+use verdict_core::baseline::Baseline;
+use verdict_core::digest::DEFAULT_BUDGET;
+use verdict_core::model::Fingerprint;
 use verdict_core::{Outcome, Verification};
 
-use crate::config::{self, Config};
-use crate::{registry, run};
+use crate::config;
+use verify::Cut;
 
 /// How much of the harness's hook timeout verdict leaves itself to stop the verifiers' process
 /// groups and answer, in seconds.
@@ -49,16 +62,26 @@ const ANSWER_MARGIN_SECS: u64 = 10;
 /// Blocks per chain by default.
 const DEFAULT_MAX_BLOCKS: u32 = 3;
 
+/// The session-start hook's timeout as installed, in seconds.
+const START_TIMEOUT_SECS: u64 = 60;
+
 const EXAMPLES: &str = "\
 Examples:
-  verdict hook install claude                 # .claude/settings.json of this project
+  verdict hook install claude                 # .claude/settings.json of this repository
+  verdict hook install claude --scope local   # .claude/settings.local.json (not committed)
   verdict hook install codex --scope user     # ~/.codex/hooks.json
   verdict hook install cursor
+  verdict hook install gemini                 # .gemini/settings.json
   echo '{\"session_id\":\"s1\",\"cwd\":\".\",\"hook_event_name\":\"Stop\"}' | verdict hook claude
+  echo '{\"session_id\":\"s1\",\"cwd\":\".\",\"hook_event_name\":\"SessionStart\"}' \
+    | verdict hook claude --event session-start
 
 The hook always exits 0 and prints one JSON object: it blocks (keeps the agent working) only
-when the project's verification fails; any error of verdict itself lets the agent stop with a
-message. docs/hooks.md describes each harness's settings and fields.";
+when the project's verification finds failures the session did not begin with; any error of
+verdict itself lets the agent stop with a message. `hook install` writes both events: the
+session-start hook records the tree the session began on (it runs no tool), so that what failed
+before the session is told from what the session broke. docs/hooks.md describes each harness's
+settings and fields.";
 
 /// Arguments of `verdict hook`.
 #[derive(clap::Args)]
@@ -70,13 +93,15 @@ pub(crate) struct Args {
 
 #[derive(clap::Subcommand)]
 enum HookCommand {
-    /// Claude Code's Stop hook: `{"decision":"block","reason":…}` while verification fails
+    /// Claude Code's Stop and SubagentStop hook: `{"decision":"block","reason":…}` on new failures
     Claude(StopArgs),
-    /// Codex's Stop hook: `{"decision":"block","reason":…}` while verification fails
+    /// Codex's Stop hook: `{"decision":"block","reason":…}` on new failures
     Codex(StopArgs),
-    /// Cursor's stop hook: `{"followup_message":…}` while verification fails
+    /// Cursor's stop hook: `{"followup_message":…}` on new failures
     Cursor(StopArgs),
-    /// Write the stop hook into a harness's settings file (idempotent)
+    /// Gemini CLI's AfterAgent hook: `{"decision":"deny","reason":…}` on new failures
+    Gemini(StopArgs),
+    /// Write the stop and session-start hooks into a harness's settings file (idempotent)
     Install(install::Args),
 }
 
@@ -84,8 +109,8 @@ enum HookCommand {
 #[derive(clap::Args)]
 struct StopArgs {
     /// Stop verifying after this many seconds and let the agent stop; keep it below the
-    /// harness's hook timeout [default: 590 for Claude Code and Codex, 50 for Cursor: 10 s inside
-    /// the timeout `verdict hook install` writes]
+    /// harness's hook timeout [default: 590 for Claude Code, Codex and Gemini CLI, 50 for
+    /// Cursor: 10 s inside the timeout `verdict hook install` writes]
     #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
     deadline: Option<u64>,
 
@@ -98,6 +123,42 @@ struct StopArgs {
     /// session's directory (its verdict.toml or repository), else the current directory]
     #[arg(long, short = 'C', value_name = "DIR")]
     dir: Option<PathBuf>,
+
+    /// The harness's event this hook answers
+    #[arg(long, value_enum, default_value_t = Event::Stop)]
+    event: Event,
+}
+
+/// The events `verdict hook <harness>` answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Event {
+    /// The agent wants to stop (Claude Code's and Codex's `Stop` and `SubagentStop`, Cursor's
+    /// `stop`, Gemini CLI's `AfterAgent`): verify, and block on the session's own failures
+    Stop,
+    /// A session begins (`SessionStart`, Cursor's `sessionStart`): record the tree it begins
+    /// on, without running any tool
+    SessionStart,
+}
+
+impl Event {
+    /// The value of `--event`.
+    pub(crate) fn key(self) -> &'static str {
+        match self {
+            Event::Stop => "stop",
+            Event::SessionStart => "session-start",
+        }
+    }
+
+    /// The harness's own names of the event, as its settings and hook input spell them.
+    pub(crate) fn names(self, harness: Harness) -> &'static [&'static str] {
+        match (self, harness) {
+            (Event::Stop, Harness::Claude | Harness::Codex) => &["Stop", "SubagentStop"],
+            (Event::Stop, Harness::Cursor) => &["stop"],
+            (Event::Stop, Harness::Gemini) => &["AfterAgent"],
+            (Event::SessionStart, Harness::Cursor) => &["sessionStart"],
+            (Event::SessionStart, _) => &["SessionStart"],
+        }
+    }
 }
 
 impl StopArgs {
@@ -117,6 +178,8 @@ pub(crate) enum Harness {
     Codex,
     /// Cursor's agent.
     Cursor,
+    /// Google's Gemini CLI.
+    Gemini,
 }
 
 impl Harness {
@@ -126,15 +189,17 @@ impl Harness {
             Harness::Claude => "claude",
             Harness::Codex => "codex",
             Harness::Cursor => "cursor",
+            Harness::Gemini => "gemini",
         }
     }
 
     /// The hook timeout `verdict hook install` writes, in seconds: the harness's own default for
     /// command hooks (600 s for Claude Code and Codex), so that a real test suite has the time
-    /// the harness allows; Cursor's hooks get 60 s.
+    /// the harness allows; Gemini CLI's default (60 s) is too short for a test suite, so it gets
+    /// 600 s written too; Cursor's hooks get 60 s.
     pub(crate) fn hook_timeout_secs(self) -> u64 {
         match self {
-            Harness::Claude | Harness::Codex => 600,
+            Harness::Claude | Harness::Codex | Harness::Gemini => 600,
             Harness::Cursor => 60,
         }
     }
@@ -145,12 +210,29 @@ impl Harness {
         self.hook_timeout_secs() - ANSWER_MARGIN_SECS
     }
 
+    /// The timeout `verdict hook install` writes for the session-start hook, in seconds: it runs
+    /// no tool, only a snapshot of the tree.
+    pub(crate) fn start_timeout_secs(self) -> u64 {
+        START_TIMEOUT_SECS
+    }
+
     /// The product's name, for messages.
     pub(crate) fn title(self) -> &'static str {
         match self {
             Harness::Claude => "Claude Code",
             Harness::Codex => "Codex",
             Harness::Cursor => "Cursor",
+            Harness::Gemini => "Gemini CLI",
+        }
+    }
+
+    /// The environment variable in which the harness gives its hooks the project directory
+    /// (where the session started, whatever the agent `cd`s into since).
+    fn project_env(self) -> Option<&'static str> {
+        match self {
+            Harness::Claude => Some("CLAUDE_PROJECT_DIR"),
+            Harness::Gemini => Some("GEMINI_PROJECT_DIR"),
+            Harness::Codex | Harness::Cursor => None,
         }
     }
 }
@@ -158,11 +240,94 @@ impl Harness {
 /// Runs `verdict hook …` and returns the exit code.
 pub(crate) fn run(args: &Args) -> Result<u8> {
     match &args.command {
-        HookCommand::Claude(stop_args) => Ok(stop(Harness::Claude, stop_args)),
-        HookCommand::Codex(stop_args) => Ok(stop(Harness::Codex, stop_args)),
-        HookCommand::Cursor(stop_args) => Ok(stop(Harness::Cursor, stop_args)),
+        HookCommand::Claude(stop_args) => Ok(hook(Harness::Claude, stop_args)),
+        HookCommand::Codex(stop_args) => Ok(hook(Harness::Codex, stop_args)),
+        HookCommand::Cursor(stop_args) => Ok(hook(Harness::Cursor, stop_args)),
+        HookCommand::Gemini(stop_args) => Ok(hook(Harness::Gemini, stop_args)),
         HookCommand::Install(install_args) => install::run(install_args),
     }
+}
+
+/// The hook of `args.event`.
+fn hook(harness: Harness, args: &StopArgs) -> u8 {
+    match args.event {
+        Event::Stop => stop(harness, args),
+        Event::SessionStart => session_start(harness, args),
+    }
+}
+
+/// The session-start hook: records the tree the session begins on and answers `{}`, whatever
+/// happens (it never holds a session up); what went wrong is said on stderr. Without the record
+/// the session's first stop knows no baseline, and every failure counts.
+fn session_start(harness: Harness, args: &StopArgs) -> u8 {
+    let secs = args
+        .deadline
+        .unwrap_or(START_TIMEOUT_SECS - ANSWER_MARGIN_SECS);
+    let read = read_stdin(Instant::now() + Duration::from_secs(secs));
+    let note = match std::panic::catch_unwind(AssertUnwindSafe(|| {
+        record_start(harness, args, read)
+    })) {
+        Ok(Ok(note)) => note,
+        Ok(Err(error)) => Some(format!(
+            "verdict hook: {error:#}; the session's start is not recorded, so its first stop \
+             will count every failure"
+        )),
+        Err(_) => Some(
+            "verdict hook: verdict panicked; the session's start is not recorded, so its first \
+             stop will count every failure"
+                .to_owned(),
+        ),
+    };
+    if let Some(note) = note {
+        let _ = writeln!(std::io::stderr(), "{note}");
+    }
+    let mut stdout = std::io::stdout().lock();
+    let _ = writeln!(stdout, "{{}}");
+    let _ = stdout.flush();
+    0
+}
+
+/// Records, by the harness's session id, the snapshot id of the project's tree; returns the note
+/// for stderr. Nothing runs, and nothing is written into a project no verifier applies to.
+fn record_start(
+    harness: Harness,
+    args: &StopArgs,
+    input: std::io::Result<String>,
+) -> Result<Option<String>> {
+    let input = input.context("failed to read the hook input on stdin")?;
+    let input = parse_input(harness, Event::SessionStart, &input)?;
+    if std::env::var_os(LOOP_SESSION_ENV).is_some_and(|v| !v.is_empty()) {
+        // The loop's agent sessions are let go at their stop without verifying.
+        return Ok(None);
+    }
+    let start = start_dir(harness, args, &input)?;
+    if !start.dir.is_dir() {
+        return Ok(Some(format!(
+            "verdict hook: {} ({}) is not a directory; nothing recorded",
+            start.dir.display(),
+            start.named_by
+        )));
+    }
+    let config = config::discover(&start.dir).map_err(|error| anyhow!("{error}"))?;
+    let root = config.dir.clone();
+    if verify::select(&root, &config)?.is_empty() {
+        return Ok(None);
+    }
+    let Some(tree) = verify::tree_id(&root) else {
+        return Ok(Some(
+            "verdict hook: the session's start is not recorded, so its first stop will count \
+             every failure"
+                .to_owned(),
+        ));
+    };
+    let mut store = state::Store::open(&root.join(".verdict").join("state.db"))?;
+    let recorded = store.record_start(harness.key(), &input.session, &tree)?;
+    Ok(Some(if recorded {
+        format!("verdict hook: this session begins on tree {tree}")
+    } else {
+        "verdict hook: this session's start was recorded before; it keeps the tree it began on"
+            .to_owned()
+    }))
 }
 
 /// What the hook tells the harness.
@@ -187,8 +352,16 @@ impl Answer {
             (Answer::Block { reason }, Harness::Claude | Harness::Codex) => {
                 json!({ "decision": "block", "reason": reason })
             }
+            // Gemini CLI's AfterAgent: `deny` rejects the response and sends the reason to the
+            // agent as a new prompt.
+            (Answer::Block { reason }, Harness::Gemini) => {
+                json!({ "decision": "deny", "reason": reason })
+            }
             (Answer::Block { reason }, Harness::Cursor) => json!({ "followup_message": reason }),
-            (Answer::Allow { message: Some(m) }, Harness::Claude | Harness::Codex) => {
+            (
+                Answer::Allow { message: Some(m) },
+                Harness::Claude | Harness::Codex | Harness::Gemini,
+            ) => {
                 json!({ "systemMessage": m })
             }
             // Cursor's stop output has no field for the user; the message goes to stderr, which
@@ -251,13 +424,16 @@ fn read_stdin(deadline: Instant) -> std::io::Result<String> {
 /// What the hook needs from the harness's input.
 #[derive(Debug, PartialEq, Eq)]
 struct StopInput {
-    /// The session (Claude Code, Codex) or conversation (Cursor) id.
+    /// The session (Claude Code, Codex, Gemini CLI) or conversation (Cursor) id.
     session: String,
+    /// A subagent's stop (Claude Code's `SubagentStop`): its `agent_id` (`None` when the
+    /// harness gives none) and `agent_type`.
+    subagent: Option<Subagent>,
     /// The project the harness names in its input (Cursor's first `workspace_roots`): fixed for
     /// the session.
     project: Option<PathBuf>,
-    /// The session's working directory (`cwd` of Claude Code and Codex). Claude Code's follows
-    /// the agent's `cd`, so it may be anywhere in the project, or outside it.
+    /// The session's working directory (`cwd` of Claude Code, Codex and Gemini CLI). Claude
+    /// Code's follows the agent's `cd`, so it may be anywhere in the project, or outside it.
     cwd: Option<PathBuf>,
     /// Set when the harness says the agent did not complete (Cursor's `status` `aborted` or
     /// `error`): the user stopped it, or it crashed; verifying would only get in the way.
@@ -267,8 +443,27 @@ struct StopInput {
     read_only: bool,
 }
 
-/// Reads the harness's JSON. Unknown fields are ignored (harnesses add fields); the id is required.
-fn parse_input(harness: Harness, text: &str) -> Result<StopInput> {
+/// The subagent a stop is of.
+#[derive(Debug, PartialEq, Eq)]
+struct Subagent {
+    id: Option<String>,
+    kind: Option<String>,
+}
+
+impl StopInput {
+    /// What the blocks are counted by: the session, or a subagent of it apart from the parent.
+    fn chain(&self) -> String {
+        match &self.subagent {
+            None => self.session.clone(),
+            Some(Subagent { id: Some(id), .. }) => format!("{}/agent/{id}", self.session),
+            Some(Subagent { id: None, .. }) => format!("{}/agent", self.session),
+        }
+    }
+}
+
+/// Reads the harness's JSON for `event`. Unknown fields are ignored (harnesses add fields); the id
+/// is required.
+fn parse_input(harness: Harness, event_kind: Event, text: &str) -> Result<StopInput> {
     // Cursor on Windows starts its payload with a byte-order mark.
     let text = text.trim_start_matches('\u{feff}');
     let value: Value = serde_json::from_str(text).with_context(|| {
@@ -285,28 +480,43 @@ fn parse_input(harness: Harness, text: &str) -> Result<StopInput> {
         );
     };
     let string = |key: &str| object.get(key).and_then(Value::as_str);
-    let (id_field, events): (&str, &[&str]) = match harness {
-        Harness::Claude => ("session_id", &["Stop", "SubagentStop"]),
-        Harness::Codex => ("session_id", &["Stop"]),
-        Harness::Cursor => ("conversation_id", &["stop"]),
+    let id_field = match harness {
+        Harness::Claude | Harness::Codex | Harness::Gemini => "session_id",
+        Harness::Cursor => "conversation_id",
     };
-    if let Some(event) = string("hook_event_name")
+    let events = event_kind.names(harness);
+    let event = string("hook_event_name");
+    if let Some(event) = event
         && !events.contains(&event)
     {
         bail!(
-            "`verdict hook {}` answers {}'s {} event, not `{event}`",
+            "`verdict hook {} --event {}` answers {}'s {} event, not `{event}`",
             harness.key(),
+            event_kind.key(),
             harness.title(),
             events.join(" and ")
         );
     }
-    let session = match string(id_field) {
+    // Cursor's stop names the conversation, which its sessionStart gives too; its own
+    // `session_id` is the fallback.
+    let fallback = (harness == Harness::Cursor && event_kind == Event::SessionStart)
+        .then(|| string("session_id"))
+        .flatten();
+    let session = match string(id_field).or(fallback) {
         Some(id) if !id.is_empty() => id.to_owned(),
         _ => bail!(
             "the hook input from {} has no `{id_field}`",
             harness.title()
         ),
     };
+    let subagent = (event == Some("SubagentStop")).then(|| Subagent {
+        id: string("agent_id")
+            .filter(|id| !id.is_empty())
+            .map(str::to_owned),
+        kind: string("agent_type")
+            .filter(|t| !t.is_empty())
+            .map(str::to_owned),
+    });
     let project = match harness {
         Harness::Cursor => object
             .get("workspace_roots")
@@ -314,25 +524,86 @@ fn parse_input(harness: Harness, text: &str) -> Result<StopInput> {
             .and_then(|roots| roots.first())
             .and_then(Value::as_str)
             .map(PathBuf::from),
-        Harness::Claude | Harness::Codex => None,
+        Harness::Claude | Harness::Codex | Harness::Gemini => None,
     };
     let cwd = string("cwd").map(PathBuf::from);
     let not_completed = match harness {
         Harness::Cursor => string("status")
             .filter(|s| *s != "completed")
             .map(str::to_owned),
-        Harness::Claude | Harness::Codex => None,
+        Harness::Claude | Harness::Codex | Harness::Gemini => None,
     };
     // Claude Code's plan mode: the agent proposes and edits nothing, so a failure is nothing it
     // could act on this turn.
     let read_only = string("permission_mode") == Some("plan");
     Ok(StopInput {
         session,
+        subagent,
         project,
         cwd,
         not_completed,
         read_only,
     })
+}
+
+/// The failures a session began with, as kept in the state database: each failing diagnostic's
+/// fingerprint, and each verifier that could not verify with its error.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct SessionBaseline {
+    failures: Vec<(String, Fingerprint)>,
+    errored: Vec<(String, String)>,
+}
+
+impl SessionBaseline {
+    fn of(verifications: &[Verification]) -> SessionBaseline {
+        let failed: Vec<Verification> = verifications
+            .iter()
+            .filter(|v| v.outcome() == Outcome::Failed)
+            .cloned()
+            .collect();
+        let failures = Baseline::from_verifications(&failed)
+            .fingerprints()
+            .map(|(verifier, fingerprint)| (verifier.to_owned(), fingerprint))
+            .collect();
+        let errored = verifications
+            .iter()
+            .filter(|v| v.outcome() == Outcome::Errored)
+            .map(|v| (v.verifier.clone(), errored_key(v)))
+            .collect();
+        SessionBaseline { failures, errored }
+    }
+
+    /// Sets aside in `verifications` what the session began with, and says how many failures
+    /// that was. A verifier that could not verify with the same error as then counts as passed
+    /// for the decision (its report is left as it is).
+    fn set_aside(&self, verifications: &mut [Verification]) -> (u64, Vec<bool>) {
+        let mut baseline = Baseline::default();
+        for (verifier, fingerprint) in &self.failures {
+            baseline.add_fingerprint(verifier, *fingerprint);
+        }
+        let mut known = baseline.set_aside(verifications);
+        let old_errors: Vec<bool> = verifications
+            .iter()
+            .map(|v| {
+                v.outcome() == Outcome::Errored
+                    && self
+                        .errored
+                        .iter()
+                        .any(|(name, key)| *name == v.verifier && *key == errored_key(v))
+            })
+            .collect();
+        known += old_errors.iter().filter(|old| **old).count() as u64;
+        (known, old_errors)
+    }
+}
+
+/// What identifies a verifier's failure to verify: its error, else its summary.
+fn errored_key(verification: &Verification) -> String {
+    verification
+        .report
+        .error
+        .clone()
+        .unwrap_or_else(|| verification.report.summary.clone().unwrap_or_default())
 }
 
 /// Reads the input, verifies, and decides.
@@ -343,8 +614,17 @@ fn decide(
     started: Instant,
 ) -> Result<Answer> {
     let input = input.context("failed to read the hook input on stdin")?;
-    let input = parse_input(harness, &input)?;
+    let input = parse_input(harness, Event::Stop, &input)?;
     if input.not_completed.is_some() {
+        return Ok(Answer::Allow { message: None });
+    }
+    if std::env::var_os(LOOP_SESSION_ENV).is_some_and(|v| !v.is_empty()) {
+        // `verdict loop` verifies each attempt of its agent itself, after the agent stops.
+        let _ = writeln!(
+            std::io::stderr(),
+            "verdict hook: inside a `verdict loop` attempt ({LOOP_SESSION_ENV} is set); the \
+             loop verifies it, so the hook lets the agent stop"
+        );
         return Ok(Answer::Allow { message: None });
     }
     if input.read_only {
@@ -388,71 +668,181 @@ fn decide(
     // blocks in, the same project as a stop from the root.
     let config = config::discover(&start.dir).map_err(|error| anyhow!("{error}"))?;
     let root = config.dir.clone();
-    let deadline = Duration::from_secs(args.deadline_secs(harness));
-    let verified = match verify(&root, &config, started + deadline)? {
-        Ok(verified) => verified,
-        Err(Cut::Deadline) => {
-            return Ok(Answer::allow(format!(
-                "verdict hook: verification did not finish within its {}s deadline \
-                 (--deadline); cancelled it and letting the agent stop without a verdict",
-                args.deadline_secs(harness)
-            )));
-        }
-        Err(Cut::NothingApplies) => {
-            // Quiet for the user (a user-wide hook runs in every project); said on stderr.
-            let _ = writeln!(
-                std::io::stderr(),
-                "verdict hook: no verifier applies to {}; `verdict list` shows why",
-                root.display()
-            );
-            return Ok(Answer::Allow { message: None });
-        }
-        Err(Cut::Signal) => {
-            return Ok(Answer::allow(
-                "verdict hook: interrupted by a signal; stopped the verification and letting \
-                 the agent stop without a verdict",
-            ));
+    if let Some(Subagent {
+        kind: Some(kind), ..
+    }) = &input.subagent
+        && harness == Harness::Claude
+        && subagent::is_read_only(kind, &root)
+    {
+        // It reports to its parent, which can edit, and whose own stop is verified.
+        return Ok(Answer::Allow { message: None });
+    }
+    let selected = verify::select(&root, &config)?;
+    if selected.is_empty() {
+        // Quiet for the user (a user-wide hook runs in every project); said on stderr.
+        let _ = writeln!(
+            std::io::stderr(),
+            "verdict hook: no verifier applies to {}; `verdict list` shows why",
+            root.display()
+        );
+        return Ok(Answer::Allow { message: None });
+    }
+    let mut store = state::Store::open(&root.join(".verdict").join("state.db"))?;
+    let tree = verify::tree_id(&root);
+    let remembered = match &tree {
+        Some(tree) => verify::remembered(&mut store, tree)?,
+        None => None,
+    };
+    let from_memory = remembered.is_some();
+    let mut verifications = match remembered {
+        Some(verifications) => verifications,
+        None => {
+            let deadline = started + Duration::from_secs(args.deadline_secs(harness));
+            match verify::run(&root, &config, &selected, deadline)? {
+                Ok(verifications) => {
+                    if let Some(tree) = &tree {
+                        verify::remember(&mut store, tree, &verifications)?;
+                    }
+                    verifications
+                }
+                Err(Cut::Deadline) => {
+                    return Ok(Answer::allow(format!(
+                        "verdict hook: verification did not finish within its {}s deadline \
+                         (--deadline); cancelled it and letting the agent stop without a verdict",
+                        args.deadline_secs(harness)
+                    )));
+                }
+                Err(Cut::Signal) => {
+                    return Ok(Answer::allow(
+                        "verdict hook: interrupted by a signal; stopped the verification and \
+                         letting the agent stop without a verdict",
+                    ));
+                }
+            }
         }
     };
-    let mut store = state::Store::open(&root.join(".verdict").join("state.db"))?;
+    if from_memory {
+        let _ = writeln!(
+            std::io::stderr(),
+            "verdict hook: the tree is unchanged since the last verification; answering from it"
+        );
+    }
+    // The failures of the tree the session began on are its baseline; a subagent's stops share
+    // their session's. Until it is known, nothing is set aside.
+    let (baseline, first_check) = match store.baseline(harness.key(), &input.session)? {
+        Some(json) => (Some(json), false),
+        None => match start_baseline(
+            &mut store,
+            harness,
+            &input.session,
+            tree.as_deref(),
+            &verifications,
+        )? {
+            Some(found) => {
+                let json = serde_json::to_string(&found).context("failed to encode a baseline")?;
+                let kept = store.keep_baseline(harness.key(), &input.session, &json)?;
+                (Some(kept), true)
+            }
+            None => (None, false),
+        },
+    };
+    let unknown = baseline.is_none();
+    // A baseline that cannot be read back sets nothing aside: every failure counts.
+    let baseline: SessionBaseline = baseline
+        .and_then(|json| serde_json::from_str(&json).ok())
+        .unwrap_or_default();
+    let (known, old_errors) = baseline.set_aside(&mut verifications);
+    let new_failures = verifications
+        .iter()
+        .zip(&old_errors)
+        .any(|(v, old)| v.outcome() != Outcome::Passed && !old);
+    let budget = config.run.budget.unwrap_or(DEFAULT_BUDGET);
     let max = args.max_blocks;
-    let answer = store.update(harness.key(), &input.session, |session| {
-        let Some(failure) = &verified.failure else {
-            // A pass lets the agent stop and ends the chain.
+    let answer = store.update(harness.key(), &input.chain(), |session| {
+        if !new_failures {
+            if known > 0 {
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "verdict hook: {known} failure{} {} there when this session began; set \
+                     aside for this session{}",
+                    if known == 1 { "" } else { "s" },
+                    if known == 1 { "was" } else { "were" },
+                    if first_check {
+                        " (its baseline, kept now)"
+                    } else {
+                        ""
+                    },
+                );
+            }
+            // A pass (of what is new) lets the agent stop and ends the chain.
             return (None, Answer::Allow { message: None });
+        }
+        let shown: Vec<Verification> = verifications
+            .iter()
+            .zip(&old_errors)
+            .filter(|(_, old)| !**old)
+            .map(|(v, _)| v.clone())
+            .collect();
+        let failure = failure_key(&shown);
+        let set_aside = if unknown {
+            " (what failed before this session is not known, so every failure counts)".to_owned()
+        } else if known > 0 {
+            format!(
+                " ({known} failure{} from before this session set aside)",
+                if known == 1 { "" } else { "s" }
+            )
+        } else {
+            String::new()
         };
-        let what = &verified.digest;
         if session.blocks >= max {
-            let answer = Answer::allow(format!(
+            let prefix = format!(
                 "verdict: verification still fails after {} block{} (--max-blocks {max}); \
-                 letting the agent stop. What fails:\n{what}",
+                 letting the agent stop. What fails{set_aside}:",
                 session.blocks,
                 if session.blocks == 1 { "" } else { "s" }
-            ));
-            return (None, answer);
+            );
+            return (None, Answer::allow(fit::answer(&prefix, &shown, budget)));
         }
         if session.last_failure.as_deref() == Some(failure.as_str()) {
-            let answer = Answer::allow(format!(
+            let prefix = format!(
                 "verdict: the same failures as at the last block, so another round would not \
-                 help; letting the agent stop. What fails:\n{what}"
-            ));
-            return (None, answer);
+                 help; letting the agent stop. What fails{set_aside}:"
+            );
+            return (None, Answer::allow(fit::answer(&prefix, &shown, budget)));
         }
         let next = state::Session {
             blocks: session.blocks + 1,
-            last_failure: Some(failure.clone()),
+            last_failure: Some(failure),
         };
-        let reason = format!(
-            "verdict: the project's verification fails. Fix what it found, then finish.\n\n{what}"
+        let prefix = format!(
+            "verdict: the project's verification fails{set_aside}. Fix what it found, then \
+             finish."
         );
+        let reason = fit::answer(&prefix, &shown, budget);
         (Some(next), Answer::Block { reason })
     })?;
     Ok(answer)
 }
 
-/// The environment variable in which Claude Code gives its hooks the project directory (where
-/// the session started, whatever the agent `cd`s into since).
-const CLAUDE_PROJECT_DIR: &str = "CLAUDE_PROJECT_DIR";
+/// The baseline a session's first stop takes: the verification of the tree the session began on
+/// (recorded by its session-start hook), which is the one just made when the tree is unchanged
+/// since, else a remembered one. `None` when no such verification is known: no session-start
+/// record (an older install, or no snapshot), or a start tree that was never verified.
+fn start_baseline(
+    store: &mut state::Store,
+    harness: Harness,
+    session: &str,
+    tree: Option<&str>,
+    verifications: &[Verification],
+) -> Result<Option<SessionBaseline>> {
+    let Some(start) = store.session_start(harness.key(), session)? else {
+        return Ok(None);
+    };
+    if tree == Some(start.as_str()) {
+        return Ok(Some(SessionBaseline::of(verifications)));
+    }
+    Ok(verify::remembered(store, &start)?.map(|then| SessionBaseline::of(&then)))
+}
 
 /// The directory the project is looked for from, and what named it (for messages).
 struct Start {
@@ -463,20 +853,19 @@ struct Start {
 }
 
 /// Where the project is looked for from, first found: `--dir`; the project the harness names
-/// (`CLAUDE_PROJECT_DIR` for Claude Code, `workspace_roots` for Cursor), which stays put for
-/// the session; the session's `cwd`, which in Claude Code follows the agent's `cd`; the current
-/// directory.
+/// (`CLAUDE_PROJECT_DIR` for Claude Code, `GEMINI_PROJECT_DIR` for Gemini CLI, `workspace_roots`
+/// for Cursor), which stays put for the session; the session's `cwd`, which in Claude Code
+/// follows the agent's `cd`; the current directory.
 fn start_dir(harness: Harness, args: &StopArgs, input: &StopInput) -> Result<Start> {
-    let claude_project = match harness {
-        Harness::Claude => std::env::var_os(CLAUDE_PROJECT_DIR)
+    let named_project = harness.project_env().and_then(|name| {
+        std::env::var_os(name)
             .filter(|dir| !dir.is_empty())
-            .map(PathBuf::from),
-        Harness::Codex | Harness::Cursor => None,
-    };
+            .map(|dir| (PathBuf::from(dir), name))
+    });
     let (dir, named_by) = if let Some(dir) = &args.dir {
         (dir.clone(), "--dir")
-    } else if let Some(dir) = claude_project {
-        (dir, CLAUDE_PROJECT_DIR)
+    } else if let Some((dir, name)) = named_project {
+        (dir, name)
     } else if let Some(dir) = &input.project {
         (dir.clone(), "the hook input's `workspace_roots`")
     } else if let Some(dir) = &input.cwd {
@@ -490,118 +879,6 @@ fn start_dir(harness: Harness, args: &StopArgs, input: &StopInput) -> Result<Sta
     let dir = std::path::absolute(&dir)
         .with_context(|| format!("failed to resolve {}", dir.display()))?;
     Ok(Start { dir, named_by })
-}
-
-/// A finished verification.
-struct Verified {
-    /// The digest of every verification.
-    digest: String,
-    /// The identity of the failures (`None` on a pass): a hash of each failing verifier's name,
-    /// outcome, error and diagnostic fingerprints.
-    failure: Option<String>,
-}
-
-/// Why a verification was cut short.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Cut {
-    /// `--deadline` came first.
-    Deadline,
-    /// verdict got SIGTERM or SIGINT.
-    Signal,
-    /// No verifier applies to the project (and verdict.toml enables none).
-    NothingApplies,
-}
-
-/// Runs the project's verification as `verdict run` would (its selection, cache and budget),
-/// cancelled at `deadline` or on SIGTERM / SIGINT.
-fn verify(root: &Path, config: &Config, deadline: Instant) -> Result<Result<Verified, Cut>> {
-    let known = registry::all(config, root).map_err(|e| anyhow!("{e:#}"))?;
-    // Detection reads the project's files only, never the run directory: the selection comes
-    // first, so a project no verifier applies to (a user-wide hook runs in every project) is
-    // left as it was, without a `.verdict/` nor a run directory per stop.
-    let selected = run::select(
-        known,
-        &config.workspace(root),
-        config,
-        &config.run.only,
-        &config.run.skip,
-    )?;
-    if selected.is_empty() {
-        // Nothing to verify is no error: a hook installed for the user runs in every project.
-        return Ok(Err(Cut::NothingApplies));
-    }
-    let run_dir = run::new_run_dir(root)?;
-    let workspace = config.workspace(root).with_run_dir(&run_dir);
-    let entries: Vec<Entry> = selected.iter().map(|k| run::entry(k, config)).collect();
-    pipeline::validate(&entries).map_err(|e| anyhow!("{e}"))?;
-    let interrupted = Arc::new(AtomicBool::new(false));
-    let options = pipeline::Options {
-        jobs: config.run.jobs.unwrap_or(0),
-        fail_fast: config.run.fail_fast,
-        cache: Some(Cache::open(root.join(".verdict").join("cache"))),
-        run_all: false,
-        failed_first: false,
-        interrupted: Some(Arc::clone(&interrupted)),
-    };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("failed to start the async runtime")?;
-    let verifications = runtime.block_on(async {
-        let runner = ProcessRunner::new().with_grace(Duration::from_millis(500));
-        let cancel = runner.cancel_handle();
-        let runner: Arc<dyn Runner> = Arc::new(runner);
-        let mut on_event = |_: Event<'_>| {};
-        let run = pipeline::run(&entries, &workspace, runner, &options, &mut on_event);
-        tokio::pin!(run);
-        let left = deadline.saturating_duration_since(Instant::now());
-        // A harness that gives up on the hook kills it (SIGTERM, or SIGINT from a terminal):
-        // the tools go too, rather than running on in their own process groups.
-        let mut term =
-            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
-        let terminated = async {
-            match term.as_mut() {
-                Some(term) => {
-                    term.recv().await;
-                }
-                None => std::future::pending::<()>().await,
-            }
-        };
-        let cut = tokio::select! {
-            result = &mut run => return Ok(result),
-            () = tokio::time::sleep(left) => Cut::Deadline,
-            () = terminated => Cut::Signal,
-            _ = tokio::signal::ctrl_c() => Cut::Signal,
-        };
-        // Nothing new starts, and what runs is killed at once (cancelled twice: no grace).
-        interrupted.store(true, Ordering::SeqCst);
-        cancel.cancel();
-        cancel.cancel();
-        let _ = tokio::time::timeout(Duration::from_secs(2), &mut run).await;
-        Err(cut)
-    });
-    runtime.shutdown_timeout(Duration::from_millis(100));
-    let verifications = match verifications {
-        Ok(verifications) => verifications,
-        Err(cut) => return Ok(Err(cut)),
-    };
-    let verifications = verifications.map_err(|e| anyhow!("{e}"))?;
-    let budget = config.run.budget.unwrap_or(DEFAULT_BUDGET);
-    let logs: Vec<String> = verifications
-        .iter()
-        .map(|v| v.log.clone().unwrap_or_default())
-        .collect();
-    let inputs: Vec<digest::Input<'_>> = verifications
-        .iter()
-        .zip(&logs)
-        .map(|(v, log)| digest::Input {
-            report: &v.report,
-            log: (!log.is_empty()).then_some(log.as_str()),
-        })
-        .collect();
-    let digest = digest::render(&inputs, &digest::Options { budget }).text;
-    let failure = (overall(&verifications) != Outcome::Passed).then(|| failure_key(&verifications));
-    Ok(Ok(Verified { digest, failure }))
 }
 
 /// The identity of a set of failures: which verifiers did not pass, how, and the fingerprints
@@ -635,6 +912,8 @@ fn failure_key(verifications: &[Verification]) -> String {
 
 #[cfg(test)]
 mod tests {
+    use std::path::Path;
+
     use super::*;
 
     /// verdict answers inside the timeout its install writes, with time left to stop the
@@ -654,7 +933,7 @@ mod tests {
     /// Checks the session, the directory the project is looked for from (the harness's project,
     /// else the `cwd`) and the not-completed status read from `input`.
     fn check(harness: Harness, input: &str, expect: Option<(&str, Option<&str>, Option<&str>)>) {
-        let parsed = parse_input(harness, input).ok();
+        let parsed = parse_input(harness, Event::Stop, input).ok();
         let got = parsed.as_ref().map(|p| {
             (
                 p.session.as_str(),

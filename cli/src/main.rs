@@ -63,7 +63,7 @@ enum Command {
     Init(list::InitArgs),
     /// Summarize a verifier's log into a token-budgeted digest.
     Summarize(summarize::Args),
-    /// Act as the stop hook of Claude Code, Codex or Cursor, or install it.
+    /// Act as the stop hook of Claude Code, Codex, Cursor or Gemini CLI, or install it.
     Hook(hook::Args),
     /// List the runs of `verdict loop`, or show one run's attempts and transitions.
     History(history::HistoryArgs),

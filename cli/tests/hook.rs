@@ -173,6 +173,72 @@ impl Project {
         (answer, stderr)
     }
 
+    /// The session's start and first check, on a passing project (whatever `state.txt` holds,
+    /// restored after): the baseline it takes holds nothing, so every failure after it is the
+    /// session's own.
+    fn begin(&self, harness: &str, input: &str) {
+        let state = self.read("state.txt");
+        self.state("ok");
+        self.start(harness, input);
+        let (answer, stderr) = self.hook(harness, input, &[]);
+        assert_eq!(answer, json!({}), "the first check passes: {stderr}");
+        self.write("state.txt", &state);
+    }
+
+    /// Runs the session-start hook of `harness` for the session of `stop_input` (a stop input of
+    /// that harness), with the harness's own session-start input; returns its stderr. It answers
+    /// `{}` whatever happens.
+    fn start(&self, harness: &str, stop_input: &str) -> String {
+        let input = self.start_input(harness, stop_input);
+        let (answer, stderr) = self.hook(harness, &input, &["--event", "session-start"]);
+        assert_eq!(answer, json!({}), "{stderr}");
+        stderr
+    }
+
+    /// The session-start input of `harness` for the session of `stop_input`.
+    fn start_input(&self, harness: &str, stop_input: &str) -> String {
+        let stop: Value = serde_json::from_str(stop_input).expect("a stop input");
+        let id = |key: &str| stop[key].as_str().expect("a session id").to_owned();
+        match harness {
+            "claude" => json!({
+                "session_id": id("session_id"),
+                "transcript_path": self.root().join("transcript.jsonl"),
+                "cwd": self.root(),
+                "hook_event_name": "SessionStart",
+                "source": "startup",
+                "model": "claude-sonnet-4-5",
+            }),
+            "codex" => json!({
+                "session_id": id("session_id"),
+                "transcript_path": self.root().join("rollout.jsonl"),
+                "cwd": self.root(),
+                "hook_event_name": "SessionStart",
+                "model": "gpt-5-codex",
+                "source": "startup",
+            }),
+            "gemini" => json!({
+                "session_id": id("session_id"),
+                "transcript_path": self.root().join("gemini.json"),
+                "cwd": self.root(),
+                "hook_event_name": "SessionStart",
+                "timestamp": "2026-11-26T10:00:00Z",
+                "source": "startup",
+            }),
+            "cursor" => json!({
+                "conversation_id": id("conversation_id"),
+                "generation_id": "gen-0",
+                "session_id": id("conversation_id"),
+                "hook_event_name": "sessionStart",
+                "cursor_version": "2.0.77",
+                "workspace_roots": [self.root()],
+                "is_background_agent": false,
+                "composer_mode": "agent",
+            }),
+            other => panic!("no harness {other}"),
+        }
+        .to_string()
+    }
+
     /// Claude Code's Stop input, every field its hooks reference documents.
     fn claude_input(&self, session: &str, active: bool) -> String {
         self.claude_input_in(session, active, self.root())
@@ -247,6 +313,20 @@ fn hide_token_counts(text: &str) -> String {
     out
 }
 
+/// The verdict binary under test, as `verdict hook install` names it (its canonical path).
+fn exe() -> String {
+    Path::new(env!("CARGO_BIN_EXE_verdict"))
+        .canonicalize()
+        .expect("the verdict binary")
+        .display()
+        .to_string()
+}
+
+/// The binary's path → `[VERDICT]`.
+fn hide_exe(text: &str) -> String {
+    text.replace(&exe(), "[VERDICT]")
+}
+
 /// `.verdict/runs/<id>/` → `.verdict/runs/[RUN]/`.
 fn hide_run_ids(text: &str) -> String {
     let marker = ".verdict/runs/";
@@ -285,6 +365,7 @@ fn message(answer: &Value) -> &str {
 #[test]
 fn claude_blocks_a_failing_project_with_the_digest_as_reason() {
     let project = Project::new(CONFIG);
+    project.begin("claude", &project.claude_input("s1", false));
     project.state("unknown type name foo");
     let (answer, _) = project.hook("claude", &project.claude_input("s1", false), &[]);
     assert!(is_block(&answer), "{answer:#}");
@@ -299,6 +380,7 @@ fn claude_blocks_a_failing_project_with_the_digest_as_reason() {
 #[test]
 fn claude_in_plan_mode_is_never_told_to_fix_code() {
     let project = Project::new(CONFIG);
+    project.begin("claude", &project.claude_input("plan", false));
     project.state("unknown type name foo");
     let mut input: Value =
         serde_json::from_str(&project.claude_input("plan", false)).expect("JSON");
@@ -322,6 +404,7 @@ fn claude_lets_a_passing_project_stop() {
 #[test]
 fn the_fourth_consecutive_block_lets_the_agent_stop_with_the_failure() {
     let project = Project::new(CONFIG);
+    project.begin("claude", &project.claude_input("s1", false));
     for n in 1..=3 {
         project.state(FAILURES[n - 1]);
         let (answer, _) = project.hook("claude", &project.claude_input("s1", n > 1), &[]);
@@ -346,6 +429,7 @@ fn the_fourth_consecutive_block_lets_the_agent_stop_with_the_failure() {
 #[test]
 fn max_blocks_is_configurable() {
     let project = Project::new(CONFIG);
+    project.begin("claude", &project.claude_input("s1", false));
     project.state("first");
     let (answer, _) = project.hook(
         "claude",
@@ -365,6 +449,7 @@ fn max_blocks_is_configurable() {
 #[test]
 fn the_same_failure_twice_lets_the_agent_stop() {
     let project = Project::new(CONFIG);
+    project.begin("claude", &project.claude_input("s1", false));
     project.state("expected semicolon");
     let (answer, _) = project.hook("claude", &project.claude_input("s1", false), &[]);
     assert!(is_block(&answer), "{answer:#}");
@@ -381,6 +466,7 @@ fn the_same_failure_twice_lets_the_agent_stop() {
 #[test]
 fn a_pass_resets_the_count() {
     let project = Project::new(CONFIG);
+    project.begin("claude", &project.claude_input("s1", false));
     for n in 1..=2 {
         project.state(FAILURES[n - 1]);
         let (answer, _) = project.hook("claude", &project.claude_input("s1", n > 1), &[]);
@@ -403,6 +489,11 @@ fn a_pass_resets_the_count() {
 #[test]
 fn a_stop_from_a_subdirectory_verifies_and_counts_at_the_repository_root() {
     let project = Project::pytest();
+    // The session's first check, with the bug fixed: nothing fails yet.
+    project.write("calc.py", "def add(a, b):\n    return a + b\n");
+    let (answer, stderr) = project.hook("claude", &project.claude_input("s1", false), &[]);
+    assert_eq!(answer, json!({}), "{stderr}");
+    project.write("calc.py", "def add(a, b):\n    return a - b\n");
     for (n, dir) in [".", "tests", "docs"].into_iter().enumerate() {
         project.failing_test(TEST_NAMES[n]);
         let cwd = project.root().join(dir);
@@ -433,6 +524,7 @@ fn a_stop_from_a_subdirectory_verifies_and_counts_at_the_repository_root() {
 #[test]
 fn claude_project_dir_is_verified_when_the_agent_cds_into_a_subdirectory() {
     let project = Project::new(CONFIG);
+    project.begin("claude", &project.claude_input("s1", false));
     project.state("unknown type name foo");
     project.write("sub/notes.txt", "notes\n");
     let cwd = project.root().join("sub");
@@ -450,6 +542,10 @@ fn claude_project_dir_is_verified_when_the_agent_cds_into_a_subdirectory() {
 #[test]
 fn sessions_and_harnesses_are_counted_apart() {
     let project = Project::new(CONFIG);
+    for session in ["a", "b"] {
+        project.begin("claude", &project.claude_input(session, false));
+    }
+    project.begin("codex", &project.codex_input("a"));
     project.state("shared failure");
     let (a, _) = project.hook("claude", &project.claude_input("a", false), &[]);
     let (b, _) = project.hook("claude", &project.claude_input("b", false), &[]);
@@ -587,6 +683,7 @@ fn a_state_database_that_cannot_open_fails_open() {
 #[test]
 fn a_locked_state_database_fails_open() {
     let project = Project::new(CONFIG);
+    project.begin("claude", &project.claude_input("s1", false));
     project.state("broken");
     // Another process holds the write lock for longer than verdict waits (2 s).
     let (answer, _) = project.hook("claude", &project.claude_input("s1", false), &[]);
@@ -704,6 +801,7 @@ fn the_deadline_cancels_verification_and_lets_the_agent_stop() {
 #[test]
 fn codex_blocks_then_lets_a_fixed_project_stop() {
     let project = Project::new(CONFIG);
+    project.begin("codex", &project.codex_input("s1"));
     project.state("undefined reference to main");
     let (answer, _) = project.hook("codex", &project.codex_input("s1"), &[]);
     assert!(is_block(&answer), "{answer:#}");
@@ -716,6 +814,7 @@ fn codex_blocks_then_lets_a_fixed_project_stop() {
 #[test]
 fn cursor_continues_with_a_followup_message_then_lets_go() {
     let project = Project::new(CONFIG);
+    project.begin("cursor", &project.cursor_input("c1", "completed", 0));
     project.state("implicit declaration of function bar");
     let (answer, _) = project.hook("cursor", &project.cursor_input("c1", "completed", 0), &[]);
     let followup = answer["followup_message"].as_str().expect("a followup");
@@ -744,6 +843,7 @@ fn cursor_aborted_or_errored_stops_without_verifying() {
 #[test]
 fn cursor_input_with_a_byte_order_mark_is_read() {
     let project = Project::new(CONFIG);
+    project.begin("cursor", &project.cursor_input("c1", "completed", 0));
     project.state("broken");
     let input = format!("\u{feff}{}", project.cursor_input("c1", "completed", 0));
     let (answer, _) = project.hook("cursor", &input, &[]);
@@ -795,7 +895,7 @@ fn install_claude_keeps_other_settings_and_is_idempotent() {
         "fmt.sh"
     );
     assert_eq!(doc["hooks"]["Stop"][0]["hooks"][0]["command"], "notify.sh");
-    snapshot!("install_claude_settings", text);
+    snapshot!("install_claude_settings", hide_exe(&text));
 }
 
 #[test]
@@ -810,7 +910,7 @@ fn install_codex_in_the_user_scope() {
         &[("HOME", home.path())],
     );
     assert!(!project.root().join(".codex").exists());
-    snapshot!("install_codex_hooks", text);
+    snapshot!("install_codex_hooks", hide_exe(&text));
 }
 
 #[test]
@@ -818,7 +918,7 @@ fn install_cursor_creates_hooks_json() {
     let project = Project::new(CONFIG);
     let file = project.root().join(".cursor/hooks.json");
     let text = install_twice(&project, &["cursor"], &file, &[]);
-    snapshot!("install_cursor_hooks", text);
+    snapshot!("install_cursor_hooks", hide_exe(&text));
 }
 
 #[test]
@@ -853,7 +953,10 @@ fn install_does_not_take_a_command_that_mentions_verdict_for_the_hook() {
         .collect();
     assert_eq!(
         commands,
-        ["echo verdict hook claude", "verdict hook claude"]
+        [
+            "echo verdict hook claude".to_owned(),
+            format!("{} hook claude", exe())
+        ]
     );
 }
 
@@ -861,11 +964,49 @@ fn install_does_not_take_a_command_that_mentions_verdict_for_the_hook() {
 #[test]
 fn install_recognises_a_quoted_path_to_verdict() {
     let project = Project::new(CONFIG);
-    let settings = r#"{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"\"/opt/my tools/verdict\" hook claude --deadline 40"}]}]}}"#;
+    let settings = r#"{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"\"/opt/my tools/verdict\" hook claude --deadline 40"}]}],"SessionStart":[{"hooks":[{"type":"command","command":"'/opt/my tools/verdict' hook claude --event=session-start"}]}]}}"#;
     project.write(".claude/settings.json", settings);
     let (out, _) = project.verdict(&["hook", "install", "claude"], "", &[]);
     assert!(out.contains("nothing changed"), "{out}");
     assert_eq!(project.read(".claude/settings.json"), settings);
+}
+
+/// A settings file written by an older install has the stop hook alone: installing again adds
+/// the session-start hook beside it and leaves the stop hook as it was (not a second one).
+#[test]
+fn install_adds_the_session_start_hook_to_an_older_install() {
+    let project = Project::new(CONFIG);
+    let old = format!(
+        r#"{{"hooks":{{"Stop":[{{"hooks":[{{"type":"command","command":"{} hook claude","timeout":600}}]}}]}}}}"#,
+        exe()
+    );
+    project.write(".claude/settings.json", &old);
+    let (out, _) = project.verdict(&["hook", "install", "claude"], "", &[]);
+    assert!(out.contains("as the SessionStart hook"), "{out}");
+    assert!(!out.contains("as the Stop hook"), "{out}");
+    let doc: Value = serde_json::from_str(&project.read(".claude/settings.json")).expect("JSON");
+    let stops = doc["hooks"]["Stop"].as_array().expect("Stop");
+    assert_eq!(stops.len(), 1, "{doc:#}");
+    assert_eq!(
+        doc["hooks"]["SessionStart"][0]["hooks"][0]["command"],
+        format!("{} hook claude --event session-start", exe())
+    );
+    let (again, _) = project.verdict(&["hook", "install", "claude"], "", &[]);
+    assert!(again.contains("nothing changed"), "{again}");
+    // Cursor's older hooks.json likewise.
+    let old = format!(
+        r#"{{"version":1,"hooks":{{"stop":[{{"command":"{} hook cursor","timeout":60}}]}}}}"#,
+        exe()
+    );
+    project.write(".cursor/hooks.json", &old);
+    let (out, _) = project.verdict(&["hook", "install", "cursor"], "", &[]);
+    assert!(out.contains("as the sessionStart hook"), "{out}");
+    let doc: Value = serde_json::from_str(&project.read(".cursor/hooks.json")).expect("JSON");
+    assert_eq!(doc["hooks"]["stop"].as_array().map(Vec::len), Some(1));
+    assert_eq!(
+        doc["hooks"]["sessionStart"].as_array().map(Vec::len),
+        Some(1)
+    );
 }
 
 /// A symlinked settings file (kept with the user's dotfiles) was replaced by a regular file.
@@ -884,7 +1025,7 @@ fn install_writes_through_a_symlinked_settings_file() {
     assert_eq!(doc["model"], "opus");
     assert_eq!(
         doc["hooks"]["Stop"][0]["hooks"][0]["command"],
-        "verdict hook claude"
+        format!("{} hook claude", exe())
     );
     let mut left: Vec<String> = std::fs::read_dir(project.root().join("dotfiles"))
         .expect("read dotfiles")
@@ -909,11 +1050,553 @@ fn the_installed_command_is_the_hook() {
         .as_str()
         .expect("a command");
     let words: Vec<&str> = command.split_whitespace().collect();
-    assert_eq!(words, ["verdict", "hook", "claude"]);
+    assert_eq!(words, [exe().as_str(), "hook", "claude"]);
     // Claude Code's own default for command hooks, so a real test suite has its 600 s; verdict's
     // default deadline (590 s) stays inside it.
     let timeout = doc["hooks"]["Stop"][0]["hooks"][0]["timeout"]
         .as_u64()
         .expect("a timeout");
     assert_eq!(timeout, 600);
+}
+
+// ---------------------------------------------------------------------------------------------
+// A hook a team can leave on (issue 11)
+
+/// Gemini CLI's AfterAgent input.
+fn gemini_input(project: &Project, session: &str) -> String {
+    json!({
+        "session_id": session,
+        "transcript_path": project.root().join("gemini.json"),
+        "cwd": project.root(),
+        "hook_event_name": "AfterAgent",
+        "timestamp": "2026-11-26T10:00:00Z",
+        "prompt": "Fix the tests",
+        "prompt_response": "Done.",
+        "stop_hook_active": false,
+    })
+    .to_string()
+}
+
+/// Claude Code's SubagentStop input.
+fn subagent_input(project: &Project, session: &str, agent_id: &str, agent_type: &str) -> String {
+    json!({
+        "session_id": session,
+        "transcript_path": project.root().join("transcript.jsonl"),
+        "cwd": project.root(),
+        "permission_mode": "default",
+        "hook_event_name": "SubagentStop",
+        "stop_hook_active": false,
+        "agent_id": agent_id,
+        "agent_type": agent_type,
+        "agent_transcript_path": project.root().join("agent.jsonl"),
+        "last_assistant_message": "Done.",
+    })
+    .to_string()
+}
+
+/// A test that failed before the session began was blocked on at every stop, even a plain
+/// question's, for the whole session. The real pytest: the failure present at the session's
+/// first check is set aside for that session; a failure new since then blocks, with the old one
+/// left out of the reason.
+#[test]
+fn a_failure_present_at_session_start_does_not_block_but_a_new_one_does() {
+    let project = Project::pytest();
+    project.start("claude", &project.claude_input("s1", false));
+    let (answer, stderr) = project.hook("claude", &project.claude_input("s1", false), &[]);
+    assert_eq!(answer, json!({}), "{stderr}");
+    assert!(
+        stderr.contains("1 failure was there when this session began"),
+        "{stderr}"
+    );
+    // A later turn, the old failure still there: still not blocked.
+    project.write("docs/index.md", "# calc, documented\n");
+    let (answer, stderr) = project.hook("claude", &project.claude_input("s1", false), &[]);
+    assert_eq!(answer, json!({}), "{stderr}");
+    // The agent breaks something else: that blocks, and only that is shown.
+    project.write(
+        "tests/test_more.py",
+        "from calc import add\n\ndef test_negative():\n    assert add(-1, -1) == -2\n",
+    );
+    let (answer, stderr) = project.hook("claude", &project.claude_input("s1", false), &[]);
+    assert!(is_block(&answer), "{answer:#}\n{stderr}");
+    let reason = answer["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("test_negative"), "{reason}");
+    assert!(!reason.contains(TEST_NAMES[0]), "{reason}");
+    assert!(
+        reason.contains("1 failure from before this session set aside"),
+        "{reason}"
+    );
+    // A new session begins with both: neither blocks it.
+    project.start("claude", &project.claude_input("s2", false));
+    let (answer, stderr) = project.hook("claude", &project.claude_input("s2", false), &[]);
+    assert_eq!(answer, json!({}), "{stderr}");
+}
+
+/// A stop with no change to the tree since the last verification answers from it: the verifier
+/// does not run again, in the same session or another.
+#[test]
+fn an_unchanged_tree_is_answered_from_the_last_verification() {
+    let project = Project::new(CONFIG);
+    // The verifier's own run counter is no change of the project's.
+    project.write(".gitignore", "runs.txt\n");
+    project.begin("claude", &project.claude_input("s1", false));
+    project.state("unknown type name foo");
+    let (answer, _) = project.hook("claude", &project.claude_input("s1", false), &[]);
+    assert!(is_block(&answer), "{answer:#}");
+    assert_eq!(project.read("runs.txt"), "run\nrun\n");
+    let (answer, stderr) = project.hook("claude", &project.claude_input("s1", true), &[]);
+    assert!(message(&answer).contains("same failures"), "{answer:#}");
+    assert!(
+        message(&answer).contains("unknown type name foo"),
+        "{answer:#}"
+    );
+    assert!(
+        stderr.contains("unchanged since the last verification"),
+        "{stderr}"
+    );
+    project.start("codex", &project.codex_input("s9"));
+    let (answer, _) = project.hook("codex", &project.codex_input("s9"), &[]);
+    assert_eq!(answer, json!({}), "a new session begins with the failure");
+    assert_eq!(
+        project.read("runs.txt"),
+        "run\nrun\n",
+        "the verifier ran again"
+    );
+    // A change of the tree is verified.
+    project.state("conflicting types");
+    let (answer, _) = project.hook("claude", &project.claude_input("s1", false), &[]);
+    assert!(is_block(&answer), "{answer:#}");
+    assert_eq!(project.read("runs.txt"), "run\nrun\nrun\n");
+}
+
+/// A subagent's blocks are its own (by `agent_id`), apart from its parent's; a read-only
+/// subagent (the built-in Explore, or one defined without an editing tool) is never told to fix
+/// code, and nothing is verified for it.
+#[test]
+fn subagents_are_counted_apart_and_read_only_ones_let_go() {
+    let project = Project::new(CONFIG);
+    project.write(
+        ".claude/agents/reviewer.md",
+        "---\nname: code-reviewer\ndescription: Reviews.\ntools: Read, Grep, Glob, Bash\n---\nReview the change.\n",
+    );
+    project.begin("claude", &project.claude_input("s1", false));
+    project.state("undeclared identifier bar");
+    let sub = subagent_input(&project, "s1", "a1", "general-purpose");
+    let (answer, _) = project.hook("claude", &sub, &[]);
+    assert!(is_block(&answer), "{answer:#}");
+    // The parent's first block, not a repeat of the subagent's.
+    let (answer, _) = project.hook("claude", &project.claude_input("s1", false), &[]);
+    assert!(is_block(&answer), "{answer:#}");
+    let (answer, _) = project.hook("claude", &sub, &[]);
+    assert!(message(&answer).contains("same failures"), "{answer:#}");
+    // Another subagent of the session has a count of its own.
+    let other = subagent_input(&project, "s1", "a2", "general-purpose");
+    let (answer, _) = project.hook("claude", &other, &[]);
+    assert!(is_block(&answer), "{answer:#}");
+    let runs = project.read("runs.txt");
+    for kind in ["Explore", "Plan", "code-reviewer"] {
+        let input = subagent_input(&project, "s1", "r1", kind);
+        let (answer, stderr) = project.hook("claude", &input, &[]);
+        assert_eq!(answer, json!({}), "{kind}: {stderr}");
+    }
+    assert_eq!(
+        project.read("runs.txt"),
+        runs,
+        "verified for a read-only subagent"
+    );
+}
+
+/// Distinct errors, one per line, enough that a 5 000-token digest is far over every cap.
+fn many_errors() -> String {
+    const WORDS: [&str; 12] = [
+        "missing",
+        "semicolon",
+        "unknown",
+        "type",
+        "conflicting",
+        "declaration",
+        "expected",
+        "expression",
+        "undeclared",
+        "identifier",
+        "incompatible",
+        "pointer",
+    ];
+    let mut out = String::new();
+    for i in 0..900 {
+        let w = |k: usize| WORDS[(i / 12usize.pow(k as u32)) % 12];
+        out.push_str(&format!(
+            "src/part{}/file{i}.c:{}:1: error: {} {} {} near {}\n",
+            i % 40,
+            i + 1,
+            w(0),
+            w(1),
+            w(2),
+            WORDS[(i * 7) % 12]
+        ));
+    }
+    out
+}
+
+/// With a 5 000-token budget configured, the digest alone is far over Claude Code's 10 000
+/// characters and Codex's 2 500 tokens: every harness's answer stays within both, and ends with
+/// where the full log is.
+#[test]
+fn answers_stay_within_each_harness_cap_with_a_5000_token_budget() {
+    let config = r#"
+[run]
+budget = 5000
+
+[[verifier]]
+name = "check"
+kind = "build"
+command = ["sh", "-c", '''if [ "$(cat state.txt)" = ok ]; then echo fine; else cat errors.txt; exit 1; fi''']
+
+[[verifier.pattern]]
+regex = '^(?P<file>[^:\s]+):(?P<line>\d+):(?P<col>\d+): (?P<severity>error|warning): (?P<message>.*)$'
+"#;
+    let project = Project::new(config);
+    project.write("errors.txt", &many_errors());
+    project.state("broken");
+    let (run, _) = {
+        let output = Command::new(env!("CARGO_BIN_EXE_verdict"))
+            .args(["run", "--budget", "5000"])
+            .current_dir(project.root())
+            .output()
+            .expect("verdict run");
+        (
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+            output.status,
+        )
+    };
+    assert!(
+        run.len() > 15_000,
+        "the uncapped digest is {} bytes",
+        run.len()
+    );
+    let inputs = [
+        ("claude", project.claude_input("s1", false), "reason"),
+        ("codex", project.codex_input("s1"), "reason"),
+        (
+            "cursor",
+            project.cursor_input("s1", "completed", 0),
+            "followup_message",
+        ),
+        ("gemini", gemini_input(&project, "s1"), "reason"),
+    ];
+    for (harness, input, field) in &inputs {
+        project.begin(harness, input);
+        let (answer, stderr) = project.hook(harness, input, &[]);
+        let text = answer[field]
+            .as_str()
+            .unwrap_or_else(|| panic!("{harness}: {answer:#}\n{stderr}"));
+        assert!(text.len() <= 10_000, "{harness}: {} bytes", text.len());
+        let tokens = verdict_core::digest::tokens::count(text);
+        assert!(tokens <= 2_500, "{harness}: {tokens} tokens");
+        assert!(
+            text.len() > 5_000,
+            "{harness}: cut further than needed ({} bytes)",
+            text.len()
+        );
+        let last = text.lines().last().unwrap_or_default();
+        assert!(
+            last.contains("full log") && last.contains(".verdict/runs/"),
+            "{harness}: the last line is {last:?}"
+        );
+    }
+}
+
+#[test]
+fn gemini_denies_with_the_reason_then_lets_a_fixed_project_stop() {
+    let project = Project::new(CONFIG);
+    project.begin("gemini", &gemini_input(&project, "g1"));
+    project.state("implicit declaration of function baz");
+    // Gemini CLI names the project in GEMINI_PROJECT_DIR, whatever the `cwd`.
+    project.write("sub/notes.txt", "notes\n");
+    let mut input: Value = serde_json::from_str(&gemini_input(&project, "g1")).expect("JSON");
+    input["cwd"] = json!(project.root().join("sub"));
+    let (answer, stderr) = project.hook_env(
+        "gemini",
+        &input.to_string(),
+        &[],
+        &[("GEMINI_PROJECT_DIR", project.root())],
+    );
+    assert_eq!(answer["decision"], "deny", "{answer:#}\n{stderr}");
+    let reason = answer["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains("implicit declaration of function baz"),
+        "{reason}"
+    );
+    snapshot!("gemini_deny", project.normalized(&answer));
+    assert!(!project.root().join("sub/.verdict").exists());
+    project.state("ok");
+    let (answer, _) = project.hook("gemini", &gemini_input(&project, "g1"), &[]);
+    assert_eq!(answer, json!({}));
+    // Another event than AfterAgent is not a stop.
+    let input = json!({"session_id": "g1", "hook_event_name": "BeforeAgent"}).to_string();
+    let (answer, _) = project.hook("gemini", &input, &[]);
+    assert!(message(&answer).contains("not `BeforeAgent`"), "{answer:#}");
+}
+
+/// An agent started by `verdict loop` whose harness runs verdict's stop hook: the hook lets it
+/// stop at once, without verifying (the loop verifies each attempt itself).
+#[test]
+fn a_hook_inside_a_verdict_loop_attempt_does_not_verify() {
+    let project = Project::new(CONFIG);
+    project.state("unknown type name foo");
+    let outside = tempfile::tempdir().expect("a temp dir");
+    let script = outside.path().join("agent.sh");
+    std::fs::write(
+        &script,
+        r#"before=$(wc -l < runs.txt)
+printf '{"session_id":"loop","cwd":"%s","hook_event_name":"Stop"}' "$PWD" \
+  | "$1" hook claude > "$2/answer.json" 2> "$2/hook.stderr"
+after=$(wc -l < runs.txt)
+echo "$before $after" > "$2/runs"
+echo ok > state.txt
+"#,
+    )
+    .expect("write the agent");
+    let agent = format!(
+        "sh '{}' '{}' '{}'",
+        script.display(),
+        exe(),
+        outside.path().display()
+    );
+    let output = Command::new(env!("CARGO_BIN_EXE_verdict"))
+        .args(["loop", "--task", "fix the build", "--agent", &agent])
+        .current_dir(project.root())
+        .env_remove("VERDICT_LOOP_SESSION")
+        .stdin(Stdio::null())
+        .output()
+        .expect("verdict loop");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let read = |name: &str| std::fs::read_to_string(outside.path().join(name)).unwrap_or_default();
+    let answer: Value = serde_json::from_str(&read("answer.json")).expect("the hook answered");
+    assert_eq!(answer, json!({}));
+    assert!(
+        read("hook.stderr").contains("verdict loop"),
+        "{}",
+        read("hook.stderr")
+    );
+    let runs: Vec<String> = read("runs").split_whitespace().map(str::to_owned).collect();
+    assert_eq!(runs.len(), 2, "{runs:?}");
+    assert_eq!(runs[0], runs[1], "the hook verified inside the attempt");
+}
+
+#[test]
+fn install_gemini_writes_after_agent_in_milliseconds() {
+    let project = Project::new(CONFIG);
+    let file = project.root().join(".gemini/settings.json");
+    project.write(
+        ".gemini/settings.json",
+        r#"{"theme": "Dracula", "general": {"vimMode": true}}"#,
+    );
+    let text = install_twice(&project, &["gemini"], &file, &[]);
+    snapshot!("install_gemini_settings", hide_exe(&text));
+    let doc: Value = serde_json::from_str(&text).expect("JSON");
+    assert_eq!(
+        doc["hooks"]["AfterAgent"][0]["hooks"][0]["timeout"],
+        600_000
+    );
+}
+
+/// Installed from a subdirectory, the hook went into that subdirectory's `.claude/`, where
+/// Claude Code, started at the repository root, never reads it; `--scope local` writes the
+/// settings Claude Code keeps out of the repository; each install says what the harness needs.
+#[test]
+fn install_goes_to_the_repository_root_and_says_the_trust_step() {
+    let project = Project::new(CONFIG);
+    std::fs::create_dir(project.root().join(".git")).expect("a .git directory");
+    project.write("src/deep/mod.c", "int x;\n");
+    let deep = project.root().join("src/deep");
+    let run = |args: &[&str]| {
+        let output = Command::new(env!("CARGO_BIN_EXE_verdict"))
+            .args(args)
+            .current_dir(&deep)
+            .env_remove("CODEX_HOME")
+            .output()
+            .expect("verdict runs");
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    };
+    let (code, out, _) = run(&["hook", "install", "claude", "--scope", "local"]);
+    assert_eq!(code, Some(0));
+    assert!(out.contains("/hooks"), "{out}");
+    let local = project.read(".claude/settings.local.json");
+    assert!(local.contains(&format!("{} hook claude", exe())), "{local}");
+    assert!(!deep.join(".claude").exists());
+    assert!(!project.root().join(".claude/settings.json").exists());
+    for (harness, file, step) in [
+        ("codex", ".codex/hooks.json", "trusted"),
+        ("cursor", ".cursor/hooks.json", "Hooks"),
+        ("gemini", ".gemini/settings.json", "trusted folder"),
+    ] {
+        let (code, out, err) = run(&["hook", "install", harness]);
+        assert_eq!(code, Some(0), "{err}");
+        assert!(out.contains(step), "{harness}: {out}");
+        assert!(project.root().join(file).is_file(), "{harness}: no {file}");
+    }
+    let (code, _, err) = run(&["hook", "install", "codex", "--scope", "local"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("--scope local"), "{err}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The session's baseline is the tree it began on (its session-start hook)
+
+/// The real pytest project, its one test passing.
+fn passing_pytest() -> Project {
+    let project = Project::pytest();
+    project.write("calc.py", "def add(a, b):\n    return a + b\n");
+    project
+}
+
+/// A session that begins on a failing project and whose agent only answers a question (the
+/// tree unchanged) is let go: the failure was there before it.
+#[test]
+fn a_session_that_only_answers_on_a_failing_project_is_let_go() {
+    let project = Project::pytest();
+    let input = project.claude_input("q1", false);
+    let stderr = project.start("claude", &input);
+    assert!(stderr.contains("begins on tree"), "{stderr}");
+    assert!(
+        !project.root().join(".verdict/runs").exists(),
+        "the session-start hook ran a verifier"
+    );
+    let (answer, stderr) = project.hook("claude", &input, &[]);
+    assert_eq!(answer, json!({}), "{stderr}");
+    assert!(
+        stderr.contains("1 failure was there when this session began"),
+        "{stderr}"
+    );
+}
+
+/// The false pass this fixes: the baseline was taken at the first stop, so a one-turn session
+/// (`claude -p`) that broke a passing project had its own breakage set aside and was let go.
+/// Now the baseline is the tree the session began on, which passed (an earlier session's stop
+/// verified it): the first stop blocks, on the session's own failure.
+#[test]
+fn a_one_turn_session_that_breaks_a_passing_project_is_blocked_at_its_first_stop() {
+    let project = passing_pytest();
+    let earlier = project.claude_input("p0", false);
+    project.start("claude", &earlier);
+    let (answer, stderr) = project.hook("claude", &earlier, &[]);
+    assert_eq!(answer, json!({}), "{stderr}");
+    let input = project.claude_input("p1", false);
+    project.start("claude", &input);
+    // The agent's one turn breaks the function the test checks.
+    project.write("calc.py", "def add(a, b):\n    return a - b\n");
+    let (answer, stderr) = project.hook("claude", &input, &[]);
+    assert!(is_block(&answer), "{answer:#}\n{stderr}");
+    let reason = answer["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains(TEST_NAMES[0]), "{reason}");
+    assert!(!reason.contains("set aside"), "{reason}");
+    assert!(!reason.contains("not known"), "{reason}");
+    // The same with a start tree nobody verified: no baseline is known, and it blocks too.
+    project.write("calc.py", "def add(a, b):\n    return a + b  # again\n");
+    let input = project.claude_input("p2", false);
+    project.start("claude", &input);
+    project.write("calc.py", "def add(a, b):\n    return a * b\n");
+    let (answer, stderr) = project.hook("claude", &input, &[]);
+    assert!(is_block(&answer), "{answer:#}\n{stderr}");
+}
+
+/// A session that begins on a failing project whose verification is remembered (an earlier
+/// session's stop verified that tree), and whose agent adds a failure: blocked on the new one
+/// only, at its first stop.
+#[test]
+fn a_new_failure_on_a_remembered_failing_start_blocks_alone() {
+    let project = Project::pytest();
+    // An earlier session verifies the failing tree; it is remembered.
+    let earlier = project.codex_input("e1");
+    project.start("codex", &earlier);
+    let (answer, stderr) = project.hook("codex", &earlier, &[]);
+    assert_eq!(answer, json!({}), "{stderr}");
+    // The next session begins on that tree and adds a failing test.
+    let input = project.claude_input("n1", false);
+    project.start("claude", &input);
+    project.write(
+        "tests/test_more.py",
+        "from calc import add\n\ndef test_negative():\n    assert add(-1, -1) == -2\n",
+    );
+    let (answer, stderr) = project.hook("claude", &input, &[]);
+    assert!(is_block(&answer), "{answer:#}\n{stderr}");
+    let reason = answer["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("test_negative"), "{reason}");
+    assert!(!reason.contains(TEST_NAMES[0]), "{reason}");
+    assert!(
+        reason.contains("1 failure from before this session set aside"),
+        "{reason}"
+    );
+}
+
+/// No baseline is known, so every failure blocks (fail closed), and the reason says why: a
+/// session with no session-start record (an older install), and a session whose start tree was
+/// never verified before the agent changed it.
+#[test]
+fn without_a_known_start_every_failure_blocks() {
+    let project = Project::pytest();
+    let input = project.claude_input("old", false);
+    let (answer, stderr) = project.hook("claude", &input, &[]);
+    assert!(is_block(&answer), "{answer:#}\n{stderr}");
+    let reason = answer["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains(TEST_NAMES[0]), "{reason}");
+    assert!(
+        reason.contains("what failed before this session is not known, so every failure counts"),
+        "{reason}"
+    );
+    // A recorded start on a tree nobody verified, changed before the first stop.
+    project.write("docs/index.md", "# calc, a new tree\n");
+    let input = project.claude_input("fresh", false);
+    project.start("claude", &input);
+    project.write("docs/index.md", "# calc, changed by the agent\n");
+    let (answer, stderr) = project.hook("claude", &input, &[]);
+    assert!(is_block(&answer), "{answer:#}\n{stderr}");
+    let reason = answer["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains(TEST_NAMES[0]), "{reason}");
+    assert!(reason.contains("not known"), "{reason}");
+    // The agent puts the tree back as the session began: that tree's verification is now the
+    // baseline, and the old failure is set aside from then on.
+    project.write("docs/index.md", "# calc, a new tree\n");
+    let (answer, stderr) = project.hook("claude", &input, &[]);
+    assert_eq!(answer, json!({}), "{stderr}");
+    assert!(stderr.contains("its baseline, kept now"), "{stderr}");
+}
+
+/// Each harness's session-start input is read and recorded by its own session id (Cursor's
+/// conversation), and a resumed session keeps the tree it began on.
+#[test]
+fn each_harness_records_its_session_start() {
+    let project = Project::new(CONFIG);
+    project.write(".gitignore", "runs.txt\n");
+    project.state("unknown type name foo");
+    let inputs = [
+        ("claude", project.claude_input("c", false)),
+        ("codex", project.codex_input("x")),
+        ("cursor", project.cursor_input("k", "completed", 0)),
+        ("gemini", gemini_input(&project, "g")),
+    ];
+    for (harness, input) in &inputs {
+        let stderr = project.start(harness, input);
+        assert!(stderr.contains("begins on tree"), "{harness}: {stderr}");
+        let (answer, stderr) = project.hook(harness, input, &[]);
+        assert_eq!(answer, json!({}), "{harness}: {stderr}");
+    }
+    let (_, stderr) = project.hook(
+        "claude",
+        &project.start_input("claude", &inputs[0].1),
+        &["--event", "session-start"],
+    );
+    assert!(stderr.contains("keeps the tree it began on"), "{stderr}");
+    // A session-start input given to the stop hook is no stop.
+    let (answer, _) = project.hook("claude", &project.start_input("claude", &inputs[0].1), &[]);
+    assert!(
+        message(&answer).contains("not `SessionStart`"),
+        "{answer:#}"
+    );
 }

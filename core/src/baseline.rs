@@ -34,6 +34,27 @@ impl Baseline {
         }
     }
 
+    /// Adds one failure of `verifier` (as read back from [`Baseline::fingerprints`]).
+    pub fn add_fingerprint(&mut self, verifier: &str, fingerprint: Fingerprint) {
+        *self
+            .known
+            .entry(verifier.to_owned())
+            .or_default()
+            .entry(fingerprint)
+            .or_default() += 1;
+    }
+
+    /// Every known failure as (verifier, fingerprint), each as many times as it is known, in a
+    /// stable order: what a caller stores to rebuild the baseline with
+    /// [`Baseline::add_fingerprint`].
+    pub fn fingerprints(&self) -> impl Iterator<Item = (&str, Fingerprint)> + '_ {
+        self.known.iter().flat_map(|(verifier, counts)| {
+            counts.iter().flat_map(move |(fingerprint, n)| {
+                std::iter::repeat_n((verifier.as_str(), *fingerprint), *n)
+            })
+        })
+    }
+
     /// No failure is known.
     pub fn is_empty(&self) -> bool {
         self.known.values().all(BTreeMap::is_empty)
@@ -168,6 +189,19 @@ mod tests {
         let n = baseline.set_aside(&mut now);
         let [now] = now;
         (now.report, n)
+    }
+
+    #[test]
+    fn a_baseline_rebuilt_from_its_fingerprints_is_the_same() {
+        let a = test_failure("test_a.py::test_x");
+        let before = verification(&[a.clone(), a, test_failure("test_a.py::test_y")], 3, 0, 0);
+        let baseline = Baseline::from_verifications(std::slice::from_ref(&before));
+        let mut rebuilt = Baseline::default();
+        for (verifier, fingerprint) in baseline.fingerprints() {
+            rebuilt.add_fingerprint(verifier, fingerprint);
+        }
+        assert_eq!(baseline.fingerprints().count(), 3);
+        assert_eq!(rebuilt, baseline);
     }
 
     #[test]

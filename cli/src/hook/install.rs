@@ -1,15 +1,19 @@
-//! `verdict hook install <harness>`: writes verdict's stop hook into the harness's settings file,
-//! idempotently. A file that already runs `verdict hook <harness>` is left byte for byte as it is;
-//! otherwise the hook is appended and every other setting kept. A settings file that is a symlink
-//! (kept with the user's dotfiles) is written through, to its target. docs/hooks.md shows what
-//! each harness gets.
+//! `verdict hook install <harness>`: writes verdict's hooks into the harness's settings file,
+//! idempotently: the stop hook, and the session-start hook that records the tree each session
+//! begins on. A file that already runs both is left byte for byte as it is; otherwise what is
+//! missing is appended (a file written by an older install, with the stop hook alone, gets the
+//! session-start hook) and every other setting kept, in its order. A settings file that
+//! is a symlink (kept with the user's dotfiles) is written through, to its target. The command
+//! names the verdict binary by its absolute path (the harness runs hooks with its own `PATH`), and
+//! a project's settings go to the repository root, wherever the command runs from. docs/hooks.md
+//! shows what each harness gets.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use serde_json::{Map, Value, json};
 
-use super::Harness;
+use super::{Event, Harness};
+use json::Json;
 
 /// Arguments of `verdict hook install`.
 #[derive(clap::Args)]
@@ -18,11 +22,13 @@ pub(crate) struct Args {
     #[arg(value_enum)]
     harness: Harness,
 
-    /// Where: the project's settings, or the user's (for every project)
+    /// Where: the project's settings (shared with the team), the project's local settings
+    /// (Claude Code's settings.local.json, not committed), or the user's (for every project)
     #[arg(long, value_enum, default_value_t = Scope::Project)]
     scope: Scope,
 
-    /// The project [default: the current directory]
+    /// A directory of the project [default: the current directory]; the settings go to its
+    /// repository root
     #[arg(long, short = 'C', value_name = "DIR")]
     dir: Option<PathBuf>,
 }
@@ -30,49 +36,120 @@ pub(crate) struct Args {
 /// Which settings file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 enum Scope {
-    /// The project's settings (`.claude/settings.json`, `.codex/hooks.json`, `.cursor/hooks.json`)
+    /// The project's settings (`.claude/settings.json`, `.codex/hooks.json`, `.cursor/hooks.json`,
+    /// `.gemini/settings.json`)
     Project,
+    /// The project's local settings, for Claude Code only (`.claude/settings.local.json`)
+    Local,
     /// The user's settings under the home directory (`~/.claude/…`, `$CODEX_HOME` or `~/.codex/…`,
-    /// `~/.cursor/…`)
+    /// `~/.cursor/…`, `~/.gemini/…`)
     User,
 }
 
 /// Runs the command.
 pub(crate) fn run(args: &Args) -> Result<u8> {
-    let path = settings_path(args.harness, args.scope, args.dir.as_deref())?;
-    let changed = install(args.harness, &path)?;
-    let command = command_for(args.harness);
-    if changed {
-        println!(
-            "verdict: added `{command}` as the stop hook in {}",
-            path.display()
+    if args.scope == Scope::Local && args.harness != Harness::Claude {
+        bail!(
+            "--scope local is Claude Code's .claude/settings.local.json; {} has no local \
+             settings file (use --scope project or user)",
+            args.harness.title()
         );
-        if args.harness == Harness::Codex {
-            println!(
-                "verdict: Codex runs a new hook once it is trusted: review it with /hooks in Codex"
-            );
-        }
-    } else {
+    }
+    let path = settings_path(args.harness, args.scope, args.dir.as_deref())?;
+    let exe = exe_for()?;
+    let added = install(args.harness, &path, &exe)?;
+    if added.is_empty() {
         println!(
-            "verdict: {} already runs `{command}`; nothing changed",
+            "verdict: {} already runs `verdict hook {}` at each stop and session start; nothing \
+             changed",
+            path.display(),
+            args.harness.key()
+        );
+    }
+    for event in added {
+        println!(
+            "verdict: added `{}` as the {} hook in {}",
+            command_for(&exe, args.harness, event),
+            event.names(args.harness)[0],
             path.display()
         );
     }
+    println!("verdict: {}", trust_step(args.harness));
     Ok(0)
 }
 
-/// The command the hook runs.
-fn command_for(harness: Harness) -> String {
-    format!("verdict hook {}", harness.key())
+/// What the user does for the harness to run the hook.
+fn trust_step(harness: Harness) -> &'static str {
+    match harness {
+        Harness::Claude => {
+            "Claude Code reads hooks when a session starts: start a new session, or review the \
+             change with /hooks in a running one"
+        }
+        Harness::Codex => {
+            "Codex runs a new hook only once it is trusted: review it with /hooks in Codex (a \
+             project's .codex/ hooks load only in a trusted project)"
+        }
+        Harness::Cursor => {
+            "Cursor reloads hooks.json when it changes: check that the stop hook is listed in \
+             the Hooks tab of Cursor's settings (its output is in the Hooks output channel)"
+        }
+        Harness::Gemini => {
+            "Gemini CLI loads a project's .gemini/settings.json only in a trusted folder (when \
+             folder trust is on) and runs hooks only with its hooks system enabled: check with \
+             /hooks panel in Gemini CLI"
+        }
+    }
+}
+
+/// The command the hook of `event` runs: `exe`, `hook <harness>`, and the event unless it is
+/// the stop.
+fn command_for(exe: &str, harness: Harness, event: Event) -> String {
+    match event {
+        Event::Stop => format!("{exe} hook {}", harness.key()),
+        Event::SessionStart => format!("{exe} hook {} --event {}", harness.key(), event.key()),
+    }
+}
+
+/// This verdict binary, by its absolute path (quoted for the shell when it needs to be).
+fn exe_for() -> Result<String> {
+    let exe = std::env::current_exe().context("failed to find the verdict binary")?;
+    let exe = exe.canonicalize().unwrap_or(exe);
+    let Some(exe) = exe.to_str() else {
+        bail!(
+            "the path of the verdict binary is not UTF-8: {}",
+            exe.display()
+        );
+    };
+    let plain = exe
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "/._-+,:@%".contains(c));
+    Ok(if plain {
+        exe.to_owned()
+    } else {
+        format!("'{}'", exe.replace('\'', r"'\''"))
+    })
+}
+
+/// The repository root of `start` (the nearest directory holding `.git`), else `start`.
+fn project_root(start: &Path) -> PathBuf {
+    start
+        .ancestors()
+        .find(|dir| dir.join(".git").exists())
+        .unwrap_or(start)
+        .to_path_buf()
 }
 
 /// The settings file of `harness` at `scope`.
 fn settings_path(harness: Harness, scope: Scope, dir: Option<&Path>) -> Result<PathBuf> {
     let base = match scope {
-        Scope::Project => match dir {
-            Some(dir) => dir.to_path_buf(),
-            None => std::env::current_dir().context("failed to read the current directory")?,
-        },
+        Scope::Project | Scope::Local => {
+            let start = match dir {
+                Some(dir) => std::path::absolute(dir)
+                    .with_context(|| format!("failed to resolve {}", dir.display()))?,
+                None => std::env::current_dir().context("failed to read the current directory")?,
+            };
+            project_root(&start)
+        }
         Scope::User => {
             if harness == Harness::Codex
                 && let Some(home) = std::env::var_os("CODEX_HOME").filter(|h| !h.is_empty())
@@ -85,31 +162,43 @@ fn settings_path(harness: Harness, scope: Scope, dir: Option<&Path>) -> Result<P
             }
         }
     };
-    Ok(match harness {
-        Harness::Claude => base.join(".claude").join("settings.json"),
-        Harness::Codex => base.join(".codex").join("hooks.json"),
-        Harness::Cursor => base.join(".cursor").join("hooks.json"),
+    Ok(match (harness, scope) {
+        (Harness::Claude, Scope::Local) => base.join(".claude").join("settings.local.json"),
+        (Harness::Claude, _) => base.join(".claude").join("settings.json"),
+        (Harness::Codex, _) => base.join(".codex").join("hooks.json"),
+        (Harness::Cursor, _) => base.join(".cursor").join("hooks.json"),
+        (Harness::Gemini, _) => base.join(".gemini").join("settings.json"),
     })
 }
 
-/// Adds the hook to the file at `path` (created if missing); `false` when it was already there,
-/// in which case the file is not written.
-pub(crate) fn install(harness: Harness, path: &Path) -> Result<bool> {
+/// Adds verdict's hooks, run by `exe`, to the file at `path` (created if missing); returns the
+/// events it added, none when verdict's hooks were already there, in which case the file is not
+/// written.
+pub(crate) fn install(harness: Harness, path: &Path, exe: &str) -> Result<Vec<Event>> {
     // A symlink is written through: the new file replaces its target, in the target's directory,
     // and the link stays a link (replacing it with a regular file would cut the settings off from
     // the dotfiles they are kept with).
     let path = &follow_links(path)?;
     let mut document = match std::fs::read_to_string(path) {
-        Ok(text) if text.trim().is_empty() => Value::Object(Map::new()),
+        Ok(text) if text.trim().is_empty() => Json::Object(Vec::new()),
         Ok(text) => serde_json::from_str(&text)
             .with_context(|| format!("{} is not valid JSON; fix it first", path.display()))?,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Value::Object(Map::new()),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Json::Object(Vec::new()),
         Err(error) => {
             return Err(error).with_context(|| format!("failed to read {}", path.display()));
         }
     };
-    if !add_hook(harness, &mut document).with_context(|| format!("in {}", path.display()))? {
-        return Ok(false);
+    let mut added = Vec::new();
+    for event in [Event::Stop, Event::SessionStart] {
+        let command = command_for(exe, harness, event);
+        if add_hook(harness, event, &mut document, &command)
+            .with_context(|| format!("in {}", path.display()))?
+        {
+            added.push(event);
+        }
+    }
+    if added.is_empty() {
+        return Ok(added);
     }
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)
@@ -127,7 +216,7 @@ pub(crate) fn install(harness: Harness, path: &Path) -> Result<bool> {
         let _ = std::fs::remove_file(&tmp);
         return Err(error).with_context(|| format!("failed to write {}", path.display()));
     }
-    Ok(true)
+    Ok(added)
 }
 
 /// `path` with every symlink in its last component followed (a relative target is taken from
@@ -160,12 +249,12 @@ fn follow_links(path: &Path) -> Result<PathBuf> {
     )
 }
 
-/// Whether a hook's command already runs verdict's hook for `harness`: one of its simple
-/// commands (split at `;`, `&&`, `||`, `|`) is a program named `verdict` (any path to it,
+/// Whether a hook's command already runs verdict's hook of `event` for `harness`: one of its
+/// simple commands (split at `;`, `&&`, `||`, `|`) is a program named `verdict` (any path to it,
 /// quoted or not, after any `NAME=value` assignments) whose arguments start with
-/// `hook <harness>` (any options after). A command that only mentions verdict
-/// (`echo verdict hook claude`) does not run it.
-fn runs_verdict(command: &str, harness: Harness) -> bool {
+/// `hook <harness>` (any options after), with `--event` naming `event` (none names the stop). A
+/// command that only mentions verdict (`echo verdict hook claude`) does not run it.
+fn runs_verdict(command: &str, harness: Harness, event: Event) -> bool {
     shell_words(command)
         .split(|word| word.is_none())
         .any(|simple| {
@@ -175,9 +264,21 @@ fn runs_verdict(command: &str, harness: Harness) -> bool {
                 .skip_while(|word| word.assignment)
                 .map(|word| word.text.as_str());
             let program = words.next().map(Path::new);
-            program.and_then(Path::file_name).and_then(|n| n.to_str()) == Some("verdict")
-                && words.next() == Some("hook")
-                && words.next() == Some(harness.key())
+            if program.and_then(Path::file_name).and_then(|n| n.to_str()) != Some("verdict")
+                || words.next() != Some("hook")
+                || words.next() != Some(harness.key())
+            {
+                return false;
+            }
+            let mut named = Event::Stop.key();
+            while let Some(word) = words.next() {
+                if word == "--event" {
+                    named = words.next().unwrap_or_default();
+                } else if let Some(value) = word.strip_prefix("--event=") {
+                    named = value;
+                }
+            }
+            named == event.key()
         })
 }
 
@@ -282,64 +383,233 @@ fn shell_words(line: &str) -> Vec<Option<Word>> {
     out
 }
 
-/// Adds verdict's hook to a settings document; `false` when it is already there.
-fn add_hook(harness: Harness, document: &mut Value) -> Result<bool> {
-    let Some(root) = document.as_object_mut() else {
+/// Adds verdict's hook of `event` running `command` to a settings document; `false` when a hook
+/// running verdict's of that event for `harness` is already there.
+fn add_hook(
+    harness: Harness,
+    event_kind: Event,
+    document: &mut Json,
+    command: &str,
+) -> Result<bool> {
+    let Json::Object(root) = document else {
         bail!("the settings are not a JSON object");
     };
-    let command = command_for(harness);
-    let (event, entry) = match harness {
-        // Claude Code and Codex share the shape: event → matcher groups → handlers.
-        Harness::Claude | Harness::Codex => (
-            "Stop",
-            json!({ "hooks": [
-                { "type": "command", "command": command, "timeout": harness.hook_timeout_secs() }
-            ] }),
-        ),
-        Harness::Cursor => (
-            "stop",
-            json!({ "command": command, "timeout": harness.hook_timeout_secs() }),
-        ),
+    let timeout = match event_kind {
+        Event::Stop => harness.hook_timeout_secs(),
+        Event::SessionStart => harness.start_timeout_secs(),
     };
-    if harness == Harness::Cursor && !root.contains_key("version") {
-        root.insert("version".into(), json!(1));
+    let event = event_kind.names(harness)[0];
+    let entry = match harness {
+        // Claude Code and Codex share the shape: event → matcher groups → handlers.
+        Harness::Claude | Harness::Codex => json::object(vec![(
+            "hooks",
+            Json::Array(vec![json::object(vec![
+                ("type", Json::from("command")),
+                ("command", Json::from(command)),
+                ("timeout", Json::from(timeout)),
+            ])]),
+        )]),
+        // Gemini CLI's shape is Claude Code's, with a name and the timeout in milliseconds.
+        Harness::Gemini => json::object(vec![(
+            "hooks",
+            Json::Array(vec![json::object(vec![
+                (
+                    "name",
+                    Json::from(match event_kind {
+                        Event::Stop => "verdict",
+                        Event::SessionStart => "verdict-session-start",
+                    }),
+                ),
+                ("type", Json::from("command")),
+                ("command", Json::from(command)),
+                ("timeout", Json::from(timeout * 1000)),
+            ])]),
+        )]),
+        Harness::Cursor => json::object(vec![
+            ("command", Json::from(command)),
+            ("timeout", Json::from(timeout)),
+        ]),
+    };
+    if harness == Harness::Cursor && json::get(root, "version").is_none() {
+        root.push(("version".into(), Json::from(1u64)));
     }
-    let hooks = root
-        .entry("hooks")
-        .or_insert_with(|| Value::Object(Map::new()));
-    let Some(hooks) = hooks.as_object_mut() else {
+    let Json::Object(hooks) = json::entry(root, "hooks", || Json::Object(Vec::new())) else {
         bail!("`hooks` is not a JSON object");
     };
-    let list = hooks
-        .entry(event)
-        .or_insert_with(|| Value::Array(Vec::new()));
-    let Some(list) = list.as_array_mut() else {
+    let Json::Array(list) = json::entry(hooks, event, || Json::Array(Vec::new())) else {
         bail!("`hooks.{event}` is not a JSON array");
     };
-    let commands = |item: &Value| -> Vec<String> {
+    let commands = |item: &Json| -> Vec<String> {
         let mut found = Vec::new();
-        if let Some(c) = item.get("command").and_then(Value::as_str) {
-            found.push(c.to_owned());
-        }
-        if let Some(inner) = item.get("hooks").and_then(Value::as_array) {
-            found.extend(
-                inner
-                    .iter()
-                    .filter_map(|h| h.get("command").and_then(Value::as_str))
-                    .map(str::to_owned),
-            );
+        if let Json::Object(item) = item {
+            if let Some(Json::String(c)) = json::get(item, "command") {
+                found.push(c.clone());
+            }
+            if let Some(Json::Array(inner)) = json::get(item, "hooks") {
+                for handler in inner {
+                    if let Json::Object(handler) = handler
+                        && let Some(Json::String(c)) = json::get(handler, "command")
+                    {
+                        found.push(c.clone());
+                    }
+                }
+            }
         }
         found
     };
     if list
         .iter()
         .flat_map(commands)
-        .any(|c| runs_verdict(&c, harness))
+        .any(|c| runs_verdict(&c, harness, event_kind))
     {
         return Ok(false);
     }
     list.push(entry);
     Ok(true)
+}
+
+/// JSON that keeps the order of an object's keys as they were read: a settings file is rewritten
+/// with every other setting where the user put it.
+mod json {
+    use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+    use serde::ser::{Serialize, SerializeMap, Serializer};
+
+    /// A JSON value; an object is its (key, value) pairs in order.
+    #[derive(Debug, Clone, PartialEq)]
+    pub(super) enum Json {
+        Null,
+        Bool(bool),
+        Number(serde_json::Number),
+        String(String),
+        Array(Vec<Json>),
+        Object(Vec<(String, Json)>),
+    }
+
+    impl From<&str> for Json {
+        fn from(text: &str) -> Json {
+            Json::String(text.to_owned())
+        }
+    }
+
+    impl From<u64> for Json {
+        fn from(n: u64) -> Json {
+            Json::Number(n.into())
+        }
+    }
+
+    /// An object of `pairs`.
+    pub(super) fn object(pairs: Vec<(&str, Json)>) -> Json {
+        Json::Object(pairs.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
+    }
+
+    /// The value of `key` (the last one, as serde_json reads duplicates).
+    pub(super) fn get<'a>(object: &'a [(String, Json)], key: &str) -> Option<&'a Json> {
+        object.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+
+    /// The value of `key`, appended as `make()` when missing.
+    pub(super) fn entry<'a>(
+        object: &'a mut Vec<(String, Json)>,
+        key: &str,
+        make: impl FnOnce() -> Json,
+    ) -> &'a mut Json {
+        let at = match object.iter().rposition(|(k, _)| k == key) {
+            Some(at) => at,
+            None => {
+                object.push((key.to_owned(), make()));
+                object.len() - 1
+            }
+        };
+        &mut object[at].1
+    }
+
+    impl Serialize for Json {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            match self {
+                Json::Null => serializer.serialize_unit(),
+                Json::Bool(b) => serializer.serialize_bool(*b),
+                Json::Number(n) => n.serialize(serializer),
+                Json::String(s) => serializer.serialize_str(s),
+                Json::Array(items) => items.serialize(serializer),
+                Json::Object(pairs) => {
+                    let mut map = serializer.serialize_map(Some(pairs.len()))?;
+                    for (key, value) in pairs {
+                        map.serialize_entry(key, value)?;
+                    }
+                    map.end()
+                }
+            }
+        }
+    }
+
+    impl<'de> Deserialize<'de> for Json {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Json, D::Error> {
+            deserializer.deserialize_any(JsonVisitor)
+        }
+    }
+
+    struct JsonVisitor;
+
+    impl<'de> Visitor<'de> for JsonVisitor {
+        type Value = Json;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a JSON value")
+        }
+
+        fn visit_unit<E: de::Error>(self) -> Result<Json, E> {
+            Ok(Json::Null)
+        }
+
+        fn visit_none<E: de::Error>(self) -> Result<Json, E> {
+            Ok(Json::Null)
+        }
+
+        fn visit_bool<E: de::Error>(self, b: bool) -> Result<Json, E> {
+            Ok(Json::Bool(b))
+        }
+
+        fn visit_i64<E: de::Error>(self, n: i64) -> Result<Json, E> {
+            Ok(Json::Number(n.into()))
+        }
+
+        fn visit_u64<E: de::Error>(self, n: u64) -> Result<Json, E> {
+            Ok(Json::Number(n.into()))
+        }
+
+        fn visit_f64<E: de::Error>(self, n: f64) -> Result<Json, E> {
+            Ok(serde_json::Number::from_f64(n).map_or(Json::Null, Json::Number))
+        }
+
+        fn visit_str<E: de::Error>(self, s: &str) -> Result<Json, E> {
+            Ok(Json::String(s.to_owned()))
+        }
+
+        fn visit_string<E: de::Error>(self, s: String) -> Result<Json, E> {
+            Ok(Json::String(s))
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Json, A::Error> {
+            let mut items = Vec::new();
+            while let Some(item) = seq.next_element()? {
+                items.push(item);
+            }
+            Ok(Json::Array(items))
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Json, A::Error> {
+            let mut pairs: Vec<(String, Json)> = Vec::new();
+            while let Some((key, value)) = map.next_entry::<String, Json>()? {
+                // A repeated key keeps its first place and its last value, as serde_json keeps
+                // the last.
+                match pairs.iter_mut().find(|(k, _)| *k == key) {
+                    Some(pair) => pair.1 = value,
+                    None => pairs.push((key, value)),
+                }
+            }
+            Ok(Json::Object(pairs))
+        }
+    }
 }
 
 #[cfg(test)]
@@ -348,7 +618,7 @@ mod tests {
 
     #[test]
     fn a_hook_is_recognised_by_any_path_to_verdict() {
-        let claude = |command: &str| runs_verdict(command, Harness::Claude);
+        let claude = |command: &str| runs_verdict(command, Harness::Claude, Event::Stop);
         assert!(claude("verdict hook claude"));
         assert!(claude("/opt/bin/verdict hook claude --deadline 40"));
         assert!(claude(r#""/opt/my tools/verdict" hook claude"#));
@@ -365,6 +635,15 @@ mod tests {
         assert!(!claude(r#""/opt/my tools/verdict hook claude""#));
         assert!(!claude("verdict hook"));
         assert!(!claude(""));
+        assert!(claude("verdict hook claude --event stop"));
+        assert!(!claude("verdict hook claude --event session-start"));
+        let start = |command: &str| runs_verdict(command, Harness::Claude, Event::SessionStart);
+        assert!(start("/opt/bin/verdict hook claude --event session-start"));
+        assert!(start(
+            "verdict hook claude --deadline 5 --event=session-start"
+        ));
+        assert!(!start("verdict hook claude"));
+        assert!(!start("verdict hook codex --event session-start"));
     }
 
     #[test]
@@ -394,13 +673,30 @@ mod tests {
         assert_eq!(words("'open"), [word("open")]);
     }
 
+    fn parse(text: &str) -> Json {
+        serde_json::from_str(text).expect("JSON")
+    }
+
     #[test]
     fn settings_of_the_wrong_shape_are_not_touched() {
-        let mut doc = json!({"hooks": []});
-        assert!(add_hook(Harness::Claude, &mut doc).is_err());
-        let mut doc = json!({"hooks": {"stop": {}}});
-        assert!(add_hook(Harness::Cursor, &mut doc).is_err());
-        let mut doc = json!([1]);
-        assert!(add_hook(Harness::Codex, &mut doc).is_err());
+        let command = "verdict hook claude";
+        let mut doc = parse(r#"{"hooks": []}"#);
+        assert!(add_hook(Harness::Claude, Event::Stop, &mut doc, command).is_err());
+        let mut doc = parse(r#"{"hooks": {"stop": {}}}"#);
+        assert!(add_hook(Harness::Cursor, Event::Stop, &mut doc, command).is_err());
+        let mut doc = parse("[1]");
+        assert!(add_hook(Harness::Codex, Event::Stop, &mut doc, command).is_err());
+        let mut doc = parse(r#"{"hooks": {"AfterAgent": 3}}"#);
+        assert!(add_hook(Harness::Gemini, Event::Stop, &mut doc, command).is_err());
+    }
+
+    #[test]
+    fn keys_keep_their_order_and_values_their_form() {
+        let text = r#"{"zeta":1,"alpha":{"y":[true,null,-2,1.5],"b":"s"},"zeta":2}"#;
+        let doc = parse(text);
+        assert_eq!(
+            serde_json::to_string(&doc).expect("JSON"),
+            r#"{"zeta":2,"alpha":{"y":[true,null,-2,1.5],"b":"s"}}"#
+        );
     }
 }

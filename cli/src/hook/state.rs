@@ -1,9 +1,16 @@
-//! The block counts of `verdict hook`, per (harness, session), in its own table of
-//! `.verdict/state.db` (SQLite in WAL mode, with a busy timeout: a hook of another session may be
-//! writing at the same time).
+//! What `verdict hook` remembers in `.verdict/state.db` (SQLite in WAL mode, with a busy timeout:
+//! a hook of another session may be writing at the same time):
 //!
-//! A row exists while a chain of blocks runs; a pass, or verdict letting the agent stop, deletes
-//! it. The loop's own state (core/src/state/) shares the file, never the table.
+//! - `hook_sessions`: the block count of each chain, per (harness, chain): a row exists while a
+//!   chain of blocks runs; a pass, or verdict letting the agent stop, deletes it;
+//! - `hook_baselines`: the failures each session began with, per (harness, session id), kept for
+//!   the session's life;
+//! - `hook_session_starts`: the tree each session began on, per (harness, session id), recorded
+//!   by the session-start hook;
+//! - `hook_verifications`: the last verifications, by the tree they verified.
+//!
+//! The last two are tables of the state schema's migrations (core/src/state/schema.rs), which
+//! [`Store::open`] applies; the loop's own tables share the file, never a table.
 
 use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -13,6 +20,13 @@ use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
 /// How long a write waits for another writer before verdict gives up (and fails open).
 const BUSY_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// How many trees' verifications are kept.
+const KEEP_TREES: i64 = 20;
+
+/// How long a session's baseline and start are kept after they were taken: sessions end without
+/// telling.
+const KEEP_BASELINE_SECS: i64 = 30 * 24 * 3600;
 
 /// Where a chain of blocks stands.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -35,6 +49,9 @@ impl Store {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).with_context(fail)?;
         }
+        // The schema's migrations create the tables the hook shares with nothing but needs
+        // the state database's versioning for.
+        verdict_core::state::StateDb::open(path).with_context(fail)?;
         let conn = Connection::open(path).with_context(fail)?;
         conn.busy_timeout(BUSY_TIMEOUT).with_context(fail)?;
         // The pragma answers with the mode now in force; reading it runs it.
@@ -85,9 +102,6 @@ impl Store {
         let (next, answer) = decide(&current);
         match next {
             Some(next) => {
-                let now = SystemTime::now()
-                    .duration_since(UNIX_EPOCH)
-                    .map_or(0, |d| d.as_secs());
                 tx.execute(
                     "INSERT INTO hook_sessions (harness, session, blocks, last_failure, updated_at)
                      VALUES (?1, ?2, ?3, ?4, ?5)
@@ -95,7 +109,7 @@ impl Store {
                          blocks = excluded.blocks,
                          last_failure = excluded.last_failure,
                          updated_at = excluded.updated_at",
-                    params![harness, session, next.blocks, next.last_failure, now as i64],
+                    params![harness, session, next.blocks, next.last_failure, now()],
                 )
                 .context(fail)?;
             }
@@ -110,6 +124,148 @@ impl Store {
         tx.commit().context(fail)?;
         Ok(answer)
     }
+
+    /// The baseline (as JSON) of `session`, if one was kept.
+    pub(crate) fn baseline(&mut self, harness: &str, session: &str) -> Result<Option<String>> {
+        self.conn
+            .query_row(
+                "SELECT failures_json FROM hook_baselines WHERE harness = ?1 AND session = ?2",
+                params![harness, session],
+                |row| row.get(0),
+            )
+            .optional()
+            .context("failed to read the session's baseline in the state database")
+    }
+
+    /// Keeps `json` as the baseline of `session` unless one is kept already, in one write
+    /// transaction, so that two hooks of one session agree on it; returns the kept one.
+    pub(crate) fn keep_baseline(
+        &mut self,
+        harness: &str,
+        session: &str,
+        json: &str,
+    ) -> Result<String> {
+        let fail = "failed to keep the session's baseline in the state database";
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .context(fail)?;
+        let now = now();
+        tx.execute(
+            "INSERT OR IGNORE INTO hook_baselines (harness, session, failures_json, created_at)
+             VALUES (?1, ?2, ?3, ?4)",
+            params![harness, session, json, now],
+        )
+        .context(fail)?;
+        tx.execute(
+            "DELETE FROM hook_baselines WHERE created_at < ?1",
+            params![now - KEEP_BASELINE_SECS],
+        )
+        .context(fail)?;
+        let kept: String = tx
+            .query_row(
+                "SELECT failures_json FROM hook_baselines WHERE harness = ?1 AND session = ?2",
+                params![harness, session],
+                |row| row.get(0),
+            )
+            .context(fail)?;
+        tx.commit().context(fail)?;
+        Ok(kept)
+    }
+
+    /// Records `tree` as the tree `session` began on; the first record of a session stands (a
+    /// resumed or compacted session keeps the tree it began on). Says whether it was recorded now.
+    pub(crate) fn record_start(
+        &mut self,
+        harness: &str,
+        session: &str,
+        tree: &str,
+    ) -> Result<bool> {
+        let fail = "failed to record the session's start in the state database";
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .context(fail)?;
+        let now = now();
+        let added = tx
+            .execute(
+                "INSERT OR IGNORE INTO hook_session_starts (harness, session, tree, created_at)
+                 VALUES (?1, ?2, ?3, ?4)",
+                params![harness, session, tree, now],
+            )
+            .context(fail)?;
+        tx.execute(
+            "DELETE FROM hook_session_starts WHERE created_at < ?1",
+            params![now - KEEP_BASELINE_SECS],
+        )
+        .context(fail)?;
+        tx.commit().context(fail)?;
+        Ok(added > 0)
+    }
+
+    /// The tree `session` began on, if its session-start hook recorded one.
+    pub(crate) fn session_start(&mut self, harness: &str, session: &str) -> Result<Option<String>> {
+        self.conn
+            .query_row(
+                "SELECT tree FROM hook_session_starts WHERE harness = ?1 AND session = ?2",
+                params![harness, session],
+                |row| row.get(0),
+            )
+            .optional()
+            .context("failed to read the session's start in the state database")
+    }
+
+    /// The verifications (as JSON) kept for `tree` by `version` of verdict.
+    pub(crate) fn verifications(&mut self, tree: &str, version: &str) -> Result<Option<String>> {
+        self.conn
+            .query_row(
+                "SELECT verifications_json FROM hook_verifications
+                 WHERE tree = ?1 AND verdict_version = ?2",
+                params![tree, version],
+                |row| row.get(0),
+            )
+            .optional()
+            .context("failed to read the last verification in the state database")
+    }
+
+    /// Keeps `json` as the verifications of `tree`, and only the last [`KEEP_TREES`] trees.
+    pub(crate) fn keep_verifications(
+        &mut self,
+        tree: &str,
+        version: &str,
+        json: &str,
+    ) -> Result<()> {
+        let fail = "failed to keep the verification in the state database";
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .context(fail)?;
+        tx.execute(
+            "INSERT INTO hook_verifications (tree, verdict_version, verifications_json, recorded_at)
+             VALUES (?1, ?2, ?3, ?4)
+             ON CONFLICT (tree, verdict_version) DO UPDATE SET
+                 verifications_json = excluded.verifications_json,
+                 recorded_at = excluded.recorded_at",
+            params![tree, version, json, now()],
+        )
+        .context(fail)?;
+        tx.execute(
+            "DELETE FROM hook_verifications WHERE rowid NOT IN
+                 (SELECT rowid FROM hook_verifications ORDER BY recorded_at DESC, rowid DESC
+                  LIMIT ?1)",
+            params![KEEP_TREES],
+        )
+        .context(fail)?;
+        tx.commit().context(fail)?;
+        Ok(())
+    }
+}
+
+/// Seconds since the epoch.
+fn now() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
 }
 
 #[cfg(test)]

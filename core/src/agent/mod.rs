@@ -54,6 +54,11 @@ pub const PROMPT: &str = "{prompt}";
 /// The placeholder replaced by the path of a file holding the prompt.
 pub const PROMPT_FILE: &str = "{prompt_file}";
 
+/// The environment variable set in every agent session the loop starts. A stop hook inside such a
+/// session (`verdict hook`) lets the agent stop without verifying: the loop verifies each attempt
+/// itself, and a second verification would only double the cost.
+pub const LOOP_SESSION_ENV: &str = "VERDICT_LOOP_SESSION";
+
 /// A session time-out when none is configured: 30 minutes.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30 * 60);
 

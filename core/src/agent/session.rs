@@ -180,10 +180,12 @@ impl AgentSession for CommandSession {
                 MAX_ARG_LEN / 1024
             ));
         }
+        let mut env = self.spec.env.clone();
+        env.insert(super::LOOP_SESSION_ENV.to_owned(), "1".to_owned());
         let spec = CommandSpec {
             program: PathBuf::from(program),
             args: args.to_vec(),
-            env: self.spec.env.clone(),
+            env,
             cwd: request.cwd.clone(),
             timeout: self.spec.timeout,
             exit_codes: ExitCodes {

@@ -89,6 +89,35 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE attempts ADD COLUMN sessions_json TEXT;
     ALTER TABLE verifications ADD COLUMN flaky_json TEXT NOT NULL DEFAULT '[]';
     ",
+    // 3: `verdict hook`: the failures each session began with (by harness and session id), the
+    // tree each session began on (recorded by its session-start hook), and the verifications it
+    // answered with, by the tree they verified, so that a stop with no change since answers at
+    // once.
+    "
+    CREATE TABLE hook_baselines (
+        harness       TEXT    NOT NULL,
+        session       TEXT    NOT NULL,
+        failures_json TEXT    NOT NULL,
+        created_at    INTEGER NOT NULL,
+        PRIMARY KEY (harness, session)
+    );
+
+    CREATE TABLE hook_session_starts (
+        harness    TEXT    NOT NULL,
+        session    TEXT    NOT NULL,
+        tree       TEXT    NOT NULL,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (harness, session)
+    );
+
+    CREATE TABLE hook_verifications (
+        tree               TEXT    NOT NULL,
+        verdict_version    TEXT    NOT NULL,
+        verifications_json TEXT    NOT NULL,
+        recorded_at        INTEGER NOT NULL,
+        PRIMARY KEY (tree, verdict_version)
+    );
+    ",
 ];
 
 /// Applies the migrations the database lacks, inside the caller's (immediate) transaction, so that

@@ -1,0 +1,187 @@
+//! The hook's verification: the project's selection run as `verdict run` runs it, cut at the
+//! hook's deadline or on a signal, and remembered by the tree it verified.
+//!
+//! A stop with no change to the tree since a verification answers from that verification without
+//! running anything. "No change" is decided as the loop decides it: a snapshot of the workspace
+//! ([`verdict_core::snapshot`], a git tree of every file not ignored) with the same id. The
+//! verifications are kept in the state database by tree id and verdict's version; a snapshot that
+//! cannot be taken (no git on the machine) only means verifying every time.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, anyhow};
+use serde::{Deserialize, Serialize};
+use verdict_core::Verification;
+use verdict_core::cache::Cache;
+use verdict_core::model::{Kind, Report, Status};
+use verdict_core::pipeline::{self, Entry, Event};
+use verdict_core::process::ProcessRunner;
+use verdict_core::snapshot::Snapshots;
+use verdict_core::verifier::Runner;
+
+use super::state::Store;
+use crate::config::Config;
+use crate::registry::Known;
+use crate::{registry, run};
+
+/// Why a verification was cut short.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Cut {
+    /// `--deadline` came first.
+    Deadline,
+    /// verdict got SIGTERM or SIGINT.
+    Signal,
+}
+
+/// The verifiers that apply to the project (empty: none does).
+pub(super) fn select(root: &Path, config: &Config) -> Result<Vec<Known>> {
+    let known = registry::all(config, root).map_err(|e| anyhow!("{e:#}"))?;
+    // Detection reads the project's files only, never the run directory: the selection comes
+    // first, so a project no verifier applies to (a user-wide hook runs in every project) is
+    // left as it was, without a `.verdict/` nor a run directory per stop.
+    run::select(
+        known,
+        &config.workspace(root),
+        config,
+        &config.run.only,
+        &config.run.skip,
+    )
+}
+
+/// The id of the workspace's tree now, or `None` (said on stderr) when no snapshot can be
+/// taken: then nothing is answered from memory.
+pub(super) fn tree_id(root: &Path) -> Option<String> {
+    match Snapshots::open(root).and_then(|snapshots| snapshots.take()) {
+        Ok(tree) => Some(tree.as_str().to_owned()),
+        Err(error) => {
+            eprintln!("verdict hook: no snapshot of the tree ({error}); verifying without memory");
+            None
+        }
+    }
+}
+
+/// Runs the selected verifiers as `verdict run` would (its cache and settings), cancelled at
+/// `deadline` or on SIGTERM / SIGINT.
+pub(super) fn run(
+    root: &Path,
+    config: &Config,
+    selected: &[Known],
+    deadline: Instant,
+) -> Result<Result<Vec<Verification>, Cut>> {
+    let run_dir = run::new_run_dir(root)?;
+    let workspace = config.workspace(root).with_run_dir(&run_dir);
+    let entries: Vec<Entry> = selected.iter().map(|k| run::entry(k, config)).collect();
+    pipeline::validate(&entries).map_err(|e| anyhow!("{e}"))?;
+    let interrupted = Arc::new(AtomicBool::new(false));
+    let options = pipeline::Options {
+        jobs: config.run.jobs.unwrap_or(0),
+        fail_fast: config.run.fail_fast,
+        cache: Some(Cache::open(root.join(".verdict").join("cache"))),
+        run_all: false,
+        failed_first: false,
+        interrupted: Some(Arc::clone(&interrupted)),
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("failed to start the async runtime")?;
+    let verifications = runtime.block_on(async {
+        let runner = ProcessRunner::new().with_grace(Duration::from_millis(500));
+        let cancel = runner.cancel_handle();
+        let runner: Arc<dyn Runner> = Arc::new(runner);
+        let mut on_event = |_: Event<'_>| {};
+        let run = pipeline::run(&entries, &workspace, runner, &options, &mut on_event);
+        tokio::pin!(run);
+        let left = deadline.saturating_duration_since(Instant::now());
+        // A harness that gives up on the hook kills it (SIGTERM, or SIGINT from a terminal):
+        // the tools go too, rather than running on in their own process groups.
+        let mut term =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+        let terminated = async {
+            match term.as_mut() {
+                Some(term) => {
+                    term.recv().await;
+                }
+                None => std::future::pending::<()>().await,
+            }
+        };
+        let cut = tokio::select! {
+            result = &mut run => return Ok(result),
+            () = tokio::time::sleep(left) => Cut::Deadline,
+            () = terminated => Cut::Signal,
+            _ = tokio::signal::ctrl_c() => Cut::Signal,
+        };
+        // Nothing new starts, and what runs is killed at once (cancelled twice: no grace).
+        interrupted.store(true, Ordering::SeqCst);
+        cancel.cancel();
+        cancel.cancel();
+        let _ = tokio::time::timeout(Duration::from_secs(2), &mut run).await;
+        Err(cut)
+    });
+    runtime.shutdown_timeout(Duration::from_millis(100));
+    match verifications {
+        Ok(verifications) => Ok(Ok(verifications.map_err(|e| anyhow!("{e}"))?)),
+        Err(cut) => Ok(Err(cut)),
+    }
+}
+
+/// A verification as the state database keeps it: what the hook's answer is made of.
+#[derive(Serialize, Deserialize)]
+struct Stored {
+    verifier: String,
+    kind: Kind,
+    status: Status,
+    report: Report,
+    log: Option<String>,
+    notes: Vec<String>,
+}
+
+/// The verifications of `tree` by this verdict, if they were kept. A row that cannot be read
+/// back is no answer: the project is verified again.
+pub(super) fn remembered(store: &mut Store, tree: &str) -> Result<Option<Vec<Verification>>> {
+    let Some(json) = store.verifications(tree, env!("CARGO_PKG_VERSION"))? else {
+        return Ok(None);
+    };
+    let Ok(stored) = serde_json::from_str::<Vec<Stored>>(&json) else {
+        return Ok(None);
+    };
+    Ok(Some(
+        stored
+            .into_iter()
+            .map(|s| Verification {
+                verifier: s.verifier,
+                kind: s.kind,
+                status: s.status,
+                report: s.report,
+                command: None,
+                log: s.log,
+                duration: Duration::ZERO,
+                notes: s.notes,
+            })
+            .collect(),
+    ))
+}
+
+/// Keeps `verifications` as the answer for `tree`.
+pub(super) fn remember(
+    store: &mut Store,
+    tree: &str,
+    verifications: &[Verification],
+) -> Result<()> {
+    let stored: Vec<Stored> = verifications
+        .iter()
+        .map(|v| Stored {
+            verifier: v.verifier.clone(),
+            kind: v.kind,
+            status: v.status,
+            report: v.report.clone(),
+            log: v.log.clone(),
+            notes: v.notes.clone(),
+        })
+        .collect();
+    let json = serde_json::to_string(&stored).context("failed to encode the verifications")?;
+    store.keep_verifications(tree, env!("CARGO_PKG_VERSION"), &json)
+}
