@@ -58,6 +58,7 @@ pub(crate) fn run(runs: usize) -> Result<()> {
         .run()
         .context("cargo build --release failed")?;
     let verdict = repo_root().join("target/release/verdict");
+    let load = load_average();
     let base = repo_root().join("target/bench/mcp");
     if base.exists() {
         fs::remove_dir_all(&base)?;
@@ -109,7 +110,7 @@ pub(crate) fn run(runs: usize) -> Result<()> {
             row.tool.map_or_else(|| "none (cached)".to_owned(), ms),
             ms(row.verify),
             ms(row.verify_p90),
-            ms(row.verify.saturating_sub(row.tool.unwrap_or_default())),
+            signed_ms(row.verify, row.tool.unwrap_or_default()),
             ms(row.cli),
         )?;
     }
@@ -126,7 +127,7 @@ pub(crate) fn run(runs: usize) -> Result<()> {
         .unwrap_or_default();
     writeln!(
         md,
-        "\nLargest cost beyond the tools: {} (goal < 20 ms).",
+        "\nLargest cost beyond the tools: {} (goal < 20 ms); load average before the run: {load}.",
         ms(worst)
     )?;
     print!("{md}");
@@ -244,6 +245,19 @@ fn measure(verdict: &Path, dir: &Path, outcome: &str, runs: usize) -> Result<Row
     })
 }
 
+/// The 1-, 5- and 15-minute load averages, as `/proc/loadavg` gives them.
+fn load_average() -> String {
+    fs::read_to_string("/proc/loadavg")
+        .ok()
+        .map(|text| {
+            text.split_whitespace()
+                .take(3)
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .unwrap_or_else(|| "unknown".to_owned())
+}
+
 /// Two warm-up runs, then the median of `runs`.
 fn median(runs: usize, mut measure: impl FnMut() -> Result<Duration>) -> Result<Duration> {
     measure()?;
@@ -344,4 +358,10 @@ impl Server {
 
 fn ms(d: Duration) -> String {
     format!("{:.1} ms", d.as_secs_f64() * 1000.0)
+}
+
+/// `a - b` in milliseconds, with its sign: a real tool's time varies more from run to run than
+/// verdict's cost, so the difference of two medians can come out negative.
+fn signed_ms(a: Duration, b: Duration) -> String {
+    format!("{:+.1} ms", (a.as_secs_f64() - b.as_secs_f64()) * 1000.0)
 }
