@@ -354,8 +354,8 @@ fn summarize_log_and_what_verdict_cannot_do() {
 }
 
 /// A cancel from the client in the middle of a slow verifier stops its whole process group
-/// (the shell and its grandchild, which ignores SIGINT and needs the SIGTERM that follows)
-/// before the grace period is long over; the server then goes on answering, and verifies again.
+/// (the shell and its grandchild, a background job that ignores SIGINT) at once; the server then
+/// goes on answering, and verifies again.
 #[test]
 fn a_cancel_stops_the_tools_process_group() {
     let project = Project::empty();
@@ -373,8 +373,11 @@ fn a_cancel_stops_the_tools_process_group() {
     let members = cancel["members_at_cancel"].as_array().expect("members");
     assert!(members.len() >= 2, "the shell and sleep: {cancel:#}");
     assert_eq!(cancel["members_left"], json!([]), "{cancel:#}");
+    // SIGINT ends the shell at once, and the runner stops what is left of a group whose leader
+    // exited within its leak timeout (100 ms): well before the 5 s grace, and long before the
+    // call would give up waiting (12 s) and drop the runner, whose guard kills the group too.
     assert!(
-        cancel["seconds_to_stop"].as_f64().is_some_and(|s| s < 15.0),
+        cancel["seconds_to_stop"].as_f64().is_some_and(|s| s < 4.0),
         "{cancel:#}"
     );
     let child: i32 = project.read("child.pid").trim().parse().expect("a pid");
