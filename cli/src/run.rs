@@ -383,7 +383,7 @@ impl Prepared {
 }
 
 /// The digest of `verifications`, each with its log's path (see [`memoized_digest`]).
-pub(crate) fn digest_of(
+fn digest_of(
     root: &Path,
     verifications: &[Verification],
     budget: usize,

@@ -520,3 +520,48 @@ fn install_writes_codexs_toml_and_keeps_its_comments() {
     let parsed: toml::Table = project.read(".codex/config.toml").parse().expect("TOML");
     assert!(parsed["mcp_servers"]["verdict"]["command"].is_str());
 }
+
+/// At a monorepo's root, `list_verifiers` names the packages a run there leaves out, and
+/// `verify` says so in its `note`, as `verdict list` and `verdict run` do.
+#[test]
+fn a_monorepo_root_names_the_packages_verify_leaves_out() {
+    let project = Project::empty();
+    project.write(
+        "package.json",
+        r#"{"private": true, "workspaces": ["packages/*"]}"#,
+    );
+    project.write(
+        "packages/a/package.json",
+        r#"{"name": "a", "scripts": {"test": "jest"}, "devDependencies": {"jest": "^30.0.0"}}"#,
+    );
+    project.write("verdict.toml", SLOW);
+    let steps = json!([
+        { "do": "call", "tool": "list_verifiers" },
+        { "do": "call", "tool": "verify", "args": { "skip": ["slow"] } },
+    ]);
+    let out = client(&project, &steps);
+    let listed = &out[0]["result"]["structuredContent"];
+    let packages = listed["uncovered_packages"].as_array().expect("packages");
+    assert_eq!(packages.len(), 1, "{listed:#}");
+    assert_eq!(packages[0]["dir"], "packages/a", "{listed:#}");
+    assert!(
+        packages[0]["verifiers"]
+            .as_array()
+            .is_some_and(|v| v.contains(&json!("jest"))),
+        "{listed:#}"
+    );
+    assert!(
+        listed["config"]
+            .as_str()
+            .is_some_and(|c| c.ends_with("verdict.toml")),
+        "{listed:#}"
+    );
+    let verified = check_verify(&out[1]["result"], 500, &[]);
+    assert_eq!(verified["outcome"], "passed", "{verified:#}");
+    assert!(
+        verified["note"]
+            .as_str()
+            .is_some_and(|n| n.contains("packages/a (jest")),
+        "{verified:#}"
+    );
+}

@@ -117,6 +117,10 @@ pub(crate) fn verify_output() -> Value {
                 },
             },
             "unchanged": names("With changed_only: the verifiers left out because their last pass stands"),
+            "note": {
+                "type": "string",
+                "description": "At a monorepo's root: the workspace packages with verifiers of their own that this run did not verify",
+            },
             "digest": {
                 "type": "object",
                 "required": ["tokens", "budget"],

@@ -265,7 +265,7 @@ fn verify_result(
             entry
         })
         .collect();
-    let structured = json!({
+    let mut structured = json!({
         "outcome": finished.outcome.as_str(),
         "exit_code": finished.outcome.exit_code(),
         "project": root.display().to_string(),
@@ -273,6 +273,9 @@ fn verify_result(
         "unchanged": unchanged.iter().map(|v| v.verifier.as_str()).collect::<Vec<_>>(),
         "digest": { "tokens": finished.digest.tokens, "budget": finished.digest.budget },
     });
+    if let Some(note) = &prepared.note {
+        structured["note"] = json!(note);
+    }
     success(finished.digest.text, links, structured)
 }
 
