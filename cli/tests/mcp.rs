@@ -565,3 +565,45 @@ fn a_monorepo_root_names_the_packages_verify_leaves_out() {
         "{verified:#}"
     );
 }
+
+/// `failed_first`: the failing test alone runs first; while it fails, the full run is skipped,
+/// and once it passes the suite runs in full, as with `verdict run --failed-first`.
+#[test]
+fn failed_first_reruns_the_failed_test_before_the_suite() {
+    let project = pytest_project();
+    let steps = json!([
+        { "do": "call", "tool": "verify" },
+        { "do": "call", "tool": "verify", "args": { "failed_first": true, "only": ["pytest"] } },
+        { "do": "write", "file": "calc.py", "text": FIXED_CALC },
+        { "do": "call", "tool": "verify", "args": { "failed_first": true, "only": ["pytest"] } },
+    ]);
+    let out = client(&project, &steps);
+    assert_eq!(
+        check_verify(&out[0]["result"], 500, &[])["outcome"],
+        "failed"
+    );
+    let still = check_verify(&out[1]["result"], 500, &[("pytest", "test_add")]);
+    let pytest = verifier(&still, "pytest");
+    assert_eq!(still["outcome"], "failed", "{still:#}");
+    assert_eq!(pytest["counts"]["tests_failed"], 1, "{pytest:#}");
+    assert_ne!(
+        pytest["counts"]["tests_passed"], 1,
+        "test_zero ran: {pytest:#}"
+    );
+    assert!(
+        pytest["notes"][0]
+            .as_str()
+            .is_some_and(|n| n.starts_with("re-ran 1 failed test first; they still fail")),
+        "{pytest:#}"
+    );
+    let fixed = check_verify(&out[3]["result"], 500, &[]);
+    let pytest = verifier(&fixed, "pytest");
+    assert_eq!(fixed["outcome"], "passed", "{fixed:#}");
+    assert_eq!(pytest["counts"]["tests_passed"], 2, "{pytest:#}");
+    assert!(
+        pytest["notes"][0]
+            .as_str()
+            .is_some_and(|n| n.ends_with("they pass now, then ran in full")),
+        "{pytest:#}"
+    );
+}

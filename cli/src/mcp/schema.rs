@@ -113,6 +113,7 @@ pub(crate) fn verify_output() -> Value {
                             "description": "file:// URI of the tool's full output (also a resource_link in content)",
                         },
                         "duration_ms": { "type": "integer", "minimum": 0 },
+                        "notes": names("How it ran: `cached`, `re-ran 1 failed test first; they pass now, then ran in full`, …"),
                     },
                 },
             },

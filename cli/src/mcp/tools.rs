@@ -262,6 +262,9 @@ fn verify_result(
             if let Some(uri) = uri {
                 entry["log"] = json!(uri);
             }
+            if !v.notes.is_empty() {
+                entry["notes"] = json!(v.notes);
+            }
             entry
         })
         .collect();
