@@ -30,52 +30,115 @@ pub(crate) struct InitArgs {
     dir: Option<PathBuf>,
 }
 
-/// Prints every known verifier, where it comes from, and whether it applies and why.
-pub(crate) fn list(args: &ListArgs) -> Result<u8> {
-    let (root, config) = load_config(args.dir.as_deref())?;
+/// What `verdict list` shows: the config file, every known verifier, and the workspace
+/// packages a run at this root leaves out.
+pub(crate) struct Listing {
+    /// The verdict.toml in force, if any.
+    pub(crate) config: Option<PathBuf>,
+    /// Every verifier, in the registry's order.
+    pub(crate) verifiers: Vec<Row>,
+    /// Workspace packages with verifiers of their own, which a run here does not verify.
+    pub(crate) uncovered: Vec<crate::packages::Uncovered>,
+}
+
+/// One verifier of a [`Listing`].
+pub(crate) struct Row {
+    /// Its name (what `--only` takes).
+    pub(crate) name: String,
+    /// Its kind (`build`, `lint`, `test`, …).
+    pub(crate) kind: &'static str,
+    /// Whether `verdict run` runs it here.
+    pub(crate) runs: bool,
+    /// Whether verdict.toml turns it off.
+    pub(crate) disabled: bool,
+    /// Why it applies or does not.
+    pub(crate) reason: String,
+    /// Where it comes from (linked in, verdict.toml, a plugin).
+    pub(crate) origin: String,
+}
+
+/// Every known verifier of the project at `dir`, whether it applies and why.
+pub(crate) fn listing(dir: Option<&std::path::Path>) -> Result<Listing> {
+    let (root, config) = load_config(dir)?;
     let known = registry::all(&config, &root).map_err(|e| usage(format!("{e:#}")))?;
     let workspace = config.workspace(&root);
-    let mut out = std::io::stdout().lock();
-    match &config.path {
-        Some(path) => writeln!(out, "config: {}", path.display())?,
-        None => writeln!(out, "config: none (everything below is detected)")?,
-    }
-    let width = known
+    let verifiers = known
         .iter()
-        .map(|k| k.verifier.name().len())
-        .max()
-        .unwrap_or(0);
-    for k in &known {
-        let name = k.verifier.name();
-        let disabled = config.verifiers.get(name).and_then(|s| s.enabled) == Some(false);
-        let (mark, reason) = match k.verifier.applies(&workspace) {
-            _ if disabled => ("-", "disabled in verdict.toml".to_owned()),
-            Applicability::Applies(reason) => ("✓", reason),
-            Applicability::DoesNotApply(reason) => {
-                if config.verifiers.get(name).and_then(|s| s.enabled) == Some(true) {
-                    ("✓", format!("enabled in verdict.toml ({reason})"))
-                } else {
-                    (" ", reason)
+        .map(|k| {
+            let name = k.verifier.name();
+            let enabled = config.verifiers.get(name).and_then(|s| s.enabled);
+            let (runs, reason) = match k.verifier.applies(&workspace) {
+                _ if enabled == Some(false) => (false, "disabled in verdict.toml".to_owned()),
+                Applicability::Applies(reason) => (true, reason),
+                Applicability::DoesNotApply(reason) if enabled == Some(true) => {
+                    (true, format!("enabled in verdict.toml ({reason})"))
                 }
+                Applicability::DoesNotApply(reason) => (false, reason),
+            };
+            Row {
+                name: name.to_owned(),
+                kind: k.verifier.kind().as_str(),
+                runs,
+                disabled: enabled == Some(false),
+                reason,
+                origin: k.origin.describe(),
             }
-        };
-        writeln!(
-            out,
-            "{mark} {name:width$}  {:<7} {reason}  [{}]",
-            k.verifier.kind().as_str(),
-            k.origin.describe()
-        )?;
-    }
+        })
+        .collect();
     let uncovered = crate::packages::uncovered(&root, &known);
-    if !uncovered.is_empty() {
-        writeln!(
-            out,
-            "workspace packages (not verified by `verdict run` here; run it in each):"
-        )?;
-        for package in &uncovered {
-            writeln!(out, "  {}: {}", package.dir, package.verifiers.join(", "))?;
+    Ok(Listing {
+        config: config.path.clone(),
+        verifiers,
+        uncovered,
+    })
+}
+
+impl Listing {
+    /// The text `verdict list` prints.
+    pub(crate) fn text(&self) -> String {
+        use std::fmt::Write as _;
+        let mut out = String::new();
+        match &self.config {
+            Some(path) => {
+                let _ = writeln!(out, "config: {}", path.display());
+            }
+            None => out.push_str("config: none (everything below is detected)\n"),
         }
+        let width = self
+            .verifiers
+            .iter()
+            .map(|r| r.name.len())
+            .max()
+            .unwrap_or(0);
+        for row in &self.verifiers {
+            let mark = match (row.disabled, row.runs) {
+                (true, _) => "-",
+                (false, true) => "✓",
+                (false, false) => " ",
+            };
+            let _ = writeln!(
+                out,
+                "{mark} {:width$}  {:<7} {}  [{}]",
+                row.name, row.kind, row.reason, row.origin
+            );
+        }
+        if !self.uncovered.is_empty() {
+            out.push_str(
+                "workspace packages (not verified by `verdict run` here; run it in each):\n",
+            );
+            for package in &self.uncovered {
+                let _ = writeln!(out, "  {}: {}", package.dir, package.verifiers.join(", "));
+            }
+        }
+        out
     }
+}
+
+/// Prints every known verifier, where it comes from, and whether it applies and why.
+pub(crate) fn list(args: &ListArgs) -> Result<u8> {
+    let listing = listing(args.dir.as_deref())?;
+    let mut out = std::io::stdout().lock();
+    out.write_all(listing.text().as_bytes())?;
     Ok(0)
 }
 

@@ -13,6 +13,7 @@ mod history;
 mod hook;
 mod list;
 mod loop_cmd;
+mod mcp;
 mod packages;
 mod progress;
 mod registry;
@@ -71,6 +72,8 @@ enum Command {
     Stats(history::StatsArgs),
     /// Drive a coding agent to a green verification, retrying with the digest of what failed.
     Loop(loop_cmd::Args),
+    /// Serve verdict's tools to coding agents over the Model Context Protocol, or install it.
+    Mcp(mcp::Args),
 }
 
 fn main() -> ExitCode {
@@ -92,6 +95,7 @@ fn main() -> ExitCode {
         Command::History(args) => history::history(&args),
         Command::Stats(args) => history::stats(&args),
         Command::Loop(args) => loop_cmd::run(&args),
+        Command::Mcp(args) => mcp::run(&args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result, bail};
@@ -21,6 +21,7 @@ use verdict_core::pipeline::{self, Entry, Event};
 use verdict_core::process::ProcessRunner;
 use verdict_core::render::{self, Format, RenderInput};
 use verdict_core::verifier::{Applicability, Runner, Workspace};
+use verdict_core::{Outcome, Verification};
 
 use crate::config::{self, Config};
 use crate::packages;
@@ -193,20 +194,98 @@ pub(crate) fn select(
     Ok(selected)
 }
 
-/// Runs the command and returns the exit code.
-pub(crate) fn run(args: &Args) -> Result<u8> {
-    let (root, config) = load_config(args.dir.as_deref())?;
+impl Args {
+    /// What the command line asks of the run.
+    fn request(&self) -> Request {
+        Request {
+            dir: self.dir.clone(),
+            only: self.only.clone(),
+            skip: self.skip.clone(),
+            budget: self.budget,
+            jobs: self.jobs,
+            fail_fast: self.fail_fast,
+            no_cache: self.no_cache,
+            failed_first: self.failed_first,
+            baseline: self.baseline.clone(),
+        }
+    }
+}
+
+/// What a run is asked to do, by `verdict run`'s command line or by the `verify` tool of
+/// `verdict mcp`; `None` and empty fields fall back to verdict.toml, then to the defaults.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Request {
+    /// The project [default: the directory of verdict.toml, else the current one].
+    pub(crate) dir: Option<PathBuf>,
+    /// Run only these verifiers.
+    pub(crate) only: Vec<String>,
+    /// Do not run these verifiers.
+    pub(crate) skip: Vec<String>,
+    /// The digest's budget in tokens.
+    pub(crate) budget: Option<usize>,
+    /// Verifiers run at once.
+    pub(crate) jobs: Option<usize>,
+    /// Start nothing new after the first verifier that does not pass.
+    pub(crate) fail_fast: bool,
+    /// Run every verifier, whatever the cache holds.
+    pub(crate) no_cache: bool,
+    /// Re-run first only what failed last time.
+    pub(crate) failed_first: bool,
+    /// Count only failures absent from this earlier JSON report.
+    pub(crate) baseline: Option<PathBuf>,
+}
+
+/// A run ready to start: the project, its verifiers in a fresh run directory, and the pipeline's
+/// options. [`prepare`] builds it; the caller runs [`Prepared::pipeline`] with its own runner
+/// (and its own way of being cancelled), then [`Prepared::finish`].
+pub(crate) struct Prepared {
+    /// The project's absolute root.
+    pub(crate) root: PathBuf,
+    entries: Vec<Entry>,
+    workspace: Workspace,
+    options: pipeline::Options,
+    /// Set to stop starting verifiers (with the runner's cancel, which stops what runs).
+    pub(crate) interrupted: Arc<AtomicBool>,
+    budget: usize,
+    no_cache: bool,
+    baseline: Option<Baseline>,
+    /// What the user should know before the run (the workspace packages it leaves out).
+    pub(crate) note: Option<String>,
+}
+
+/// A finished run, ready to render.
+pub(crate) struct Finished {
+    /// One per verifier, in the order of the run.
+    pub(crate) verifications: Vec<Verification>,
+    /// Failures set aside because the baseline had them.
+    pub(crate) known_failures: u64,
+    /// The outcome of the whole run.
+    pub(crate) outcome: Outcome,
+    /// The digest, within the budget.
+    pub(crate) digest: digest::Digest,
+}
+
+/// Loads the configuration, selects the verifiers and creates the run directory: everything of
+/// a run up to starting the pipeline. Usage errors (an unknown verifier, nothing that applies,
+/// a bad baseline) are errors here, before anything runs.
+pub(crate) fn prepare(request: &Request) -> Result<Prepared> {
+    let (root, config) = load_config(request.dir.as_deref())?;
     // Verifiers resolve paths against the root, and the runner resolves relative programs against
     // their working directory: an absolute root keeps the two from compounding.
     let root = std::path::absolute(&root)
         .with_context(|| format!("failed to resolve {}", root.display()))?;
     let known = registry::all(&config, &root).map_err(|e| usage(format!("{e:#}")))?;
-    let only = if args.only.is_empty() {
+    let only = if request.only.is_empty() {
         config.run.only.clone()
     } else {
-        args.only.clone()
+        request.only.clone()
     };
-    let skip: Vec<String> = args.skip.iter().chain(&config.run.skip).cloned().collect();
+    let skip: Vec<String> = request
+        .skip
+        .iter()
+        .chain(&config.run.skip)
+        .cloned()
+        .collect();
     // A monorepo's root: say which packages this run leaves unverified (when no --only narrows
     // the run on purpose).
     let uncovered = if only.is_empty() {
@@ -215,52 +294,138 @@ pub(crate) fn run(args: &Args) -> Result<u8> {
         Vec::new()
     };
     let selected = select(known, &config.workspace(&root), &config, &only, &skip)?;
-    if let Some(note) = packages::note(&uncovered) {
-        eprintln!("verdict: note: {note}");
-    }
+    let note = packages::note(&uncovered);
     if selected.is_empty() {
+        // The packages' note explains the most common case: a monorepo's root with nothing of
+        // its own to verify.
+        let packages = note
+            .map(|n| format!("\nverdict: note: {n}"))
+            .unwrap_or_default();
         bail!(usage(format!(
             "no verifier applies to {}; `verdict list` shows why, and a [[verifier]] in \
-             verdict.toml adds one",
+             verdict.toml adds one{packages}",
             root.display()
         )));
     }
+    let baseline = request.baseline.as_deref().map(read_baseline).transpose()?;
     // Only now that something will run: a project with no verifier is left as it was.
     let run_dir = new_run_dir(&root)?;
     let workspace = config.workspace(&root).with_run_dir(&run_dir);
     let entries: Vec<Entry> = selected.iter().map(|known| entry(known, &config)).collect();
     pipeline::validate(&entries).map_err(|e| usage(e.to_string()))?;
 
-    let budget = args.budget.or(config.run.budget).unwrap_or(DEFAULT_BUDGET);
-    let cache = Some(Cache::open(root.join(".verdict").join("cache")));
+    let budget = request
+        .budget
+        .or(config.run.budget)
+        .unwrap_or(DEFAULT_BUDGET);
     let interrupted = Arc::new(AtomicBool::new(false));
     let options = pipeline::Options {
-        jobs: args.jobs.or(config.run.jobs).unwrap_or(0),
-        fail_fast: args.fail_fast || config.run.fail_fast,
-        cache,
-        run_all: args.no_cache,
-        failed_first: args.failed_first,
+        jobs: request.jobs.or(config.run.jobs).unwrap_or(0),
+        fail_fast: request.fail_fast || config.run.fail_fast,
+        cache: Some(Cache::open(root.join(".verdict").join("cache"))),
+        run_all: request.no_cache,
+        failed_first: request.failed_first,
         interrupted: Some(Arc::clone(&interrupted)),
     };
-    let baseline = args.baseline.as_deref().map(read_baseline).transpose()?;
+    Ok(Prepared {
+        root,
+        entries,
+        workspace,
+        options,
+        interrupted,
+        budget,
+        no_cache: request.no_cache,
+        baseline,
+        note,
+    })
+}
 
-    let names: Vec<String> = entries
+impl Prepared {
+    /// The names of the verifiers that will run, in order.
+    pub(crate) fn names(&self) -> Vec<String> {
+        self.entries
+            .iter()
+            .map(|e| e.verifier.name().to_owned())
+            .collect()
+    }
+
+    /// Runs the verifiers through `runner`, telling `on_event` as each starts and finishes.
+    pub(crate) async fn pipeline(
+        &self,
+        runner: Arc<dyn Runner>,
+        on_event: &mut (dyn FnMut(Event<'_>) + Send),
+    ) -> Result<Vec<Verification>> {
+        Ok(pipeline::run(
+            &self.entries,
+            &self.workspace,
+            runner,
+            &self.options,
+            on_event,
+        )
+        .await?)
+    }
+
+    /// Sets aside what the baseline already had, and builds the digest.
+    pub(crate) fn finish(&self, mut verifications: Vec<Verification>) -> Finished {
+        let known_failures = match &self.baseline {
+            Some(baseline) => baseline.set_aside(&mut verifications),
+            None => 0,
+        };
+        let outcome = overall(&verifications);
+        let digest = digest_of(&self.root, &verifications, self.budget, self.no_cache);
+        Finished {
+            verifications,
+            known_failures,
+            outcome,
+            digest,
+        }
+    }
+}
+
+/// The digest of `verifications`, each with its log's path (see [`memoized_digest`]).
+fn digest_of(
+    root: &Path,
+    verifications: &[Verification],
+    budget: usize,
+    no_cache: bool,
+) -> digest::Digest {
+    let logs: Vec<String> = verifications
         .iter()
-        .map(|e| e.verifier.name().to_owned())
+        .map(|v| v.log.clone().unwrap_or_default())
         .collect();
-    let progress = Progress::new(&names, std::io::stderr().is_terminal() && color_allowed());
+    let inputs: Vec<digest::Input<'_>> = verifications
+        .iter()
+        .zip(&logs)
+        .map(|(v, log)| digest::Input {
+            report: &v.report,
+            log: (!log.is_empty()).then_some(log.as_str()),
+        })
+        .collect();
+    memoized_digest(root, &inputs, budget, no_cache)
+}
+
+/// Runs the command and returns the exit code.
+pub(crate) fn run(args: &Args) -> Result<u8> {
+    let prepared = prepare(&args.request())?;
+    if let Some(note) = &prepared.note {
+        eprintln!("verdict: note: {note}");
+    }
+    let progress = Progress::new(
+        &prepared.names(),
+        std::io::stderr().is_terminal() && color_allowed(),
+    );
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("failed to start the async runtime")?;
-    let mut verifications = runtime.block_on(async {
+    let verifications = runtime.block_on(async {
         let runner = Arc::new(ProcessRunner::new());
         let on_signal = Arc::clone(&runner);
-        let flag = Arc::clone(&interrupted);
+        let flag = Arc::clone(&prepared.interrupted);
         // SIGTERM (sent by CI runners cancelling a job, by `timeout`, by service managers) stops
         // the run as Ctrl-C does; without it verdict would die and leave its tools running in
         // their own process groups.
-        let (term_runner, term_flag) = (Arc::clone(&runner), Arc::clone(&interrupted));
+        let (term_runner, term_flag) = (Arc::clone(&runner), Arc::clone(&prepared.interrupted));
         if let Ok(mut term) =
             tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
         {
@@ -281,29 +446,17 @@ pub(crate) fn run(args: &Args) -> Result<u8> {
         });
         let runner: Arc<dyn Runner> = runner;
         let mut on_event = |event: Event<'_>| progress.event(&event);
-        pipeline::run(&entries, &workspace, runner, &options, &mut on_event).await
+        prepared.pipeline(runner, &mut on_event).await
     })?;
     progress.finish();
     runtime.shutdown_timeout(Duration::from_millis(100));
 
-    let known_failures = match &baseline {
-        Some(baseline) => baseline.set_aside(&mut verifications),
-        None => 0,
-    };
-    let outcome = overall(&verifications);
-    let logs: Vec<String> = verifications
-        .iter()
-        .map(|v| v.log.clone().unwrap_or_default())
-        .collect();
-    let inputs: Vec<digest::Input<'_>> = verifications
-        .iter()
-        .zip(&logs)
-        .map(|(v, log)| digest::Input {
-            report: &v.report,
-            log: (!log.is_empty()).then_some(log.as_str()),
-        })
-        .collect();
-    let digest = memoized_digest(&root, &inputs, budget, args.no_cache);
+    let Finished {
+        verifications,
+        known_failures,
+        outcome,
+        digest,
+    } = prepared.finish(verifications);
     let input = RenderInput {
         verifications: &verifications,
         digest: &digest,
@@ -457,8 +610,15 @@ pub(crate) fn new_run_dir(root: &Path) -> Result<PathBuf> {
         )
         .with_context(|| format!("failed to write {}", ignore.display()))?;
     }
+    // One process may start several runs within a second (`verdict mcp`, the loop's re-runs):
+    // after its first, each gets `<id>.000001`, `<id>.000002`… from a counter that never goes
+    // back (a name pruned below is never made again), so they sort in the order made.
+    static RUNS_IN_PROCESS: AtomicU64 = AtomicU64::new(0);
     let id = run_id(SystemTime::now(), std::process::id());
-    let dir = runs.join(&id);
+    let dir = match RUNS_IN_PROCESS.fetch_add(1, Ordering::Relaxed) {
+        0 => runs.join(&id),
+        n => runs.join(format!("{id}.{n:06}")),
+    };
     std::fs::create_dir_all(&dir).with_context(|| format!("failed to create {}", dir.display()))?;
     // Old runs go, oldest first (the ids sort by time).
     if let Ok(read) = std::fs::read_dir(&runs) {
@@ -529,5 +689,21 @@ mod tests {
         assert_eq!(run_id(at(0), 7), "19700101T000000Z-7");
         assert_eq!(run_id(at(1_795_318_200), 42), "20261122T033000Z-42");
         assert!(run_id(at(1_795_318_200), 1) < run_id(at(1_795_318_201), 1));
+    }
+
+    /// `verdict mcp` runs many verifications in one process, often within a second: each has
+    /// its own directory, in the order made, and the newest is never the one pruned.
+    #[test]
+    fn runs_within_a_second_get_directories_of_their_own() {
+        let root = tempfile::tempdir().expect("a temp dir");
+        let dirs: Vec<PathBuf> = (0..30)
+            .map(|_| new_run_dir(root.path()).expect("a run directory"))
+            .collect();
+        let unique: BTreeSet<&PathBuf> = dirs.iter().collect();
+        assert_eq!(unique.len(), dirs.len(), "{dirs:#?}");
+        let mut sorted = dirs.clone();
+        sorted.sort();
+        assert_eq!(sorted, dirs, "made out of order");
+        assert!(dirs.last().is_some_and(|d| d.is_dir()));
     }
 }

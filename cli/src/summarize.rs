@@ -127,7 +127,7 @@ struct Several<'a> {
 }
 
 /// The worst outcome of `reports`: a log fails when any of its runs failed.
-fn worst(reports: &[Report]) -> Outcome {
+pub(crate) fn worst(reports: &[Report]) -> Outcome {
     reports
         .iter()
         .map(|r| r.outcome)
@@ -141,7 +141,7 @@ fn worst(reports: &[Report]) -> Outcome {
 
 /// Summarizes a file: detection sees its start and its end. A file that cannot seek (a named
 /// pipe, `<(command)`) is read as a stream, like stdin.
-fn summarize_file(path: &std::path::Path, tool: Option<&str>) -> Result<Vec<Report>> {
+pub(crate) fn summarize_file(path: &std::path::Path, tool: Option<&str>) -> Result<Vec<Report>> {
     let mut file = File::open(path)?;
     if !file.metadata()?.is_file() {
         return summarize_stream(file, tool);
@@ -173,7 +173,7 @@ fn summarize_stdin(tool: Option<&str>) -> Result<Vec<Report>> {
 }
 
 /// Summarizes a stream that can only be read once, from its start.
-fn summarize_stream(mut stdin: impl Read, tool: Option<&str>) -> Result<Vec<Report>> {
+pub(crate) fn summarize_stream(mut stdin: impl Read, tool: Option<&str>) -> Result<Vec<Report>> {
     if let Some(name) = tool {
         let (report, stats) = lookup(name)?.parse_reader(&mut stdin)?;
         return Ok(finish(vec![report], &stats));

@@ -271,7 +271,8 @@ fn ms(d: Duration) -> String {
     format!("{} ms", d.as_millis())
 }
 
-fn cpu_model() -> String {
+/// The CPU's model name, from `/proc/cpuinfo`.
+pub(crate) fn cpu_model() -> String {
     fs::read_to_string("/proc/cpuinfo")
         .ok()
         .and_then(|info| {

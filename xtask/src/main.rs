@@ -7,9 +7,11 @@
 //!   `summarizers/testdata/`.
 //! - `cargo xtask plugin [--release]`: build the example verifier plugin and print its path.
 //! - `cargo xtask bench [TOOL…]`: parser throughput on 100 MiB logs, against ripgrep;
-//!   `cargo xtask bench --pipeline`: `verdict run` against its tools run one by one and in parallel.
+//!   `cargo xtask bench --pipeline`: `verdict run` against its tools run one by one and in parallel;
+//!   `cargo xtask bench --mcp`: the `verify` tool of a warm `verdict mcp` against its tools.
 
 mod bench;
+mod bench_mcp;
 mod bench_pipeline;
 mod capture;
 mod example;
@@ -78,6 +80,10 @@ enum Command {
         /// tools run one after another and against the floor of a parallel run.
         #[arg(long)]
         pipeline: bool,
+        /// Instead of parser throughput, time the `verify` tool of a warm `verdict mcp` against
+        /// the tools it runs.
+        #[arg(long, conflicts_with = "pipeline")]
+        mcp: bool,
     },
 }
 
@@ -110,11 +116,15 @@ fn run(cli: Cli) -> Result<ExitCode> {
             ..
         } => bench_pipeline::run(runs.max(1)),
         Command::Bench {
+            runs, mcp: true, ..
+        } => bench_mcp::run(runs.max(1)),
+        Command::Bench {
             tools,
             mib,
             runs,
             no_criterion,
             pipeline: false,
+            mcp: false,
         } => bench::run(&bench::Options {
             tools,
             mib,

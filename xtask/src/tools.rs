@@ -1,7 +1,8 @@
 //! `cargo xtask tools`: installs the real tools the test suite runs — the pinned npm tools with
 //! the Node.js they need, a Python venv with pytest (and junitparser and markdown-it-py, which
 //! read verdict's reports back in the render tests), and Microsoft's SARIF Multitool with GitHub's
-//! `@actions/core` (the render tests' references for SARIF and workflow commands) — into
+//! `@actions/core` (the render tests' references for SARIF and workflow commands), and the
+//! official MCP Python SDK in a venv of its own (the client of `verdict mcp`'s tests) — into
 //! `target/verdict-tools/`, outside the tracked tree. `cargo xtask test` calls it first and hands
 //! the path to the tests in `VERDICT_TOOLS`.
 //!
@@ -28,8 +29,17 @@ pub(crate) fn install() -> Result<PathBuf> {
     capture::install_node(&root)?;
     capture::install_python(&root)?;
     install_sarif(&root.join("sarif"))?;
+    // Its own venv: the SDK's pins stay apart from the pinned tools the captures come from.
+    capture::install_venv(
+        &capture::repo_root().join("xtask/tools/mcp/requirements.txt"),
+        &root.join(MCP_VENV),
+    )?;
     Ok(root)
 }
+
+/// The venv under the tools' root with the official MCP Python SDK, whose client the tests of
+/// `verdict mcp` drive it with.
+pub(crate) const MCP_VENV: &str = "mcp-venv";
 
 /// The SARIF Multitool's executable under `sarif`, relative to it. The npm package
 /// `@microsoft/sarif-multitool` is a thin wrapper whose `bin.js` runs this file through a shell;

@@ -1,0 +1,292 @@
+//! `verdict mcp install <client>`: writes verdict's server entry into an MCP client's config, in
+//! the client's own format, keeping every other key of the file. The entry starts the verdict
+//! binary that runs the install, by its absolute path, as `verdict mcp`; an entry already equal
+//! leaves the file byte for byte as it was. docs/mcp.md shows what each client gets.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use serde_json::{Map, Value, json};
+
+use crate::config;
+
+/// Seconds a client may give one tool call: `verify` runs whole test suites. Codex's default
+/// (60 s) and Gemini CLI's (10 min) are written out at this value.
+const TOOL_TIMEOUT_SECS: u64 = 600;
+
+/// Arguments of `verdict mcp install`.
+#[derive(clap::Args)]
+pub(crate) struct Args {
+    /// The MCP client whose config gets verdict's entry
+    #[arg(value_enum)]
+    client: Client,
+
+    /// Where: the project's config (shared with the team), or the user's (every project)
+    #[arg(long, value_enum, default_value_t = Scope::Project)]
+    scope: Scope,
+
+    /// The project [default: the root of the current one: its verdict.toml, else its
+    /// repository, else the current directory]
+    #[arg(long, short = 'C', value_name = "DIR")]
+    dir: Option<PathBuf>,
+}
+
+/// An MCP client verdict can install itself into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Client {
+    /// Claude Code: `.mcp.json`, or `~/.claude.json`
+    Claude,
+    /// Codex: `.codex/config.toml`, or `~/.codex/config.toml` (`$CODEX_HOME`)
+    Codex,
+    /// Cursor: `.cursor/mcp.json`, or `~/.cursor/mcp.json`
+    Cursor,
+    /// Gemini CLI: `.gemini/settings.json`, or `~/.gemini/settings.json`
+    Gemini,
+}
+
+/// Which config file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Scope {
+    /// The project's config
+    Project,
+    /// The user's config under the home directory
+    User,
+}
+
+/// Runs the command.
+pub(crate) fn run(args: &Args) -> Result<u8> {
+    let path = config_path(args.client, args.scope, args.dir.as_deref())?;
+    let binary = std::env::current_exe()
+        .context("failed to find the verdict binary's own path")?
+        .to_string_lossy()
+        .into_owned();
+    let changed = match args.client {
+        Client::Codex => install_toml(&path, &binary)?,
+        Client::Claude | Client::Cursor | Client::Gemini => {
+            install_json(args.client, &path, &binary)?
+        }
+    };
+    if changed {
+        println!(
+            "verdict: added the MCP server `verdict` ({binary} mcp) to {}",
+            path.display()
+        );
+        if let Some(step) = next_step(args.client, args.scope) {
+            println!("verdict: {step}");
+        }
+    } else {
+        println!(
+            "verdict: {} already has the MCP server `verdict`; nothing changed",
+            path.display()
+        );
+    }
+    Ok(0)
+}
+
+/// What the user still has to do for the client to start the server.
+fn next_step(client: Client, scope: Scope) -> Option<&'static str> {
+    match (client, scope) {
+        (Client::Claude, Scope::Project) => Some(
+            "Claude Code asks to approve a project's .mcp.json servers when it starts; /mcp shows them",
+        ),
+        (Client::Codex, Scope::Project) => {
+            Some("Codex reads .codex/config.toml of trusted projects only; /mcp shows the server")
+        }
+        (Client::Gemini, Scope::Project) => {
+            Some("Gemini CLI reads .gemini/settings.json of trusted folders; /mcp shows the server")
+        }
+        (Client::Cursor, _) => {
+            Some("Cursor lists the server under its MCP settings; enable it there")
+        }
+        _ => None,
+    }
+}
+
+/// The config file of `client` at `scope`.
+fn config_path(client: Client, scope: Scope, dir: Option<&Path>) -> Result<PathBuf> {
+    match scope {
+        Scope::Project => {
+            let start = match dir {
+                Some(dir) => dir.to_path_buf(),
+                None => std::env::current_dir().context("failed to read the current directory")?,
+            };
+            // The project's root, as `verdict run` finds it, whatever the working directory.
+            let root = config::discover(&start)
+                .map(|config| config.dir)
+                .unwrap_or(start);
+            Ok(match client {
+                Client::Claude => root.join(".mcp.json"),
+                Client::Codex => root.join(".codex").join("config.toml"),
+                Client::Cursor => root.join(".cursor").join("mcp.json"),
+                Client::Gemini => root.join(".gemini").join("settings.json"),
+            })
+        }
+        Scope::User => {
+            if client == Client::Codex
+                && let Some(home) = std::env::var_os("CODEX_HOME").filter(|h| !h.is_empty())
+            {
+                return Ok(PathBuf::from(home).join("config.toml"));
+            }
+            let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty()) else {
+                bail!("HOME is not set, so the user's config cannot be found");
+            };
+            let home = PathBuf::from(home);
+            Ok(match client {
+                Client::Claude => home.join(".claude.json"),
+                Client::Codex => home.join(".codex").join("config.toml"),
+                Client::Cursor => home.join(".cursor").join("mcp.json"),
+                Client::Gemini => home.join(".gemini").join("settings.json"),
+            })
+        }
+    }
+}
+
+/// The keys of verdict's entry in a JSON config.
+fn json_entry(client: Client, binary: &str) -> Map<String, Value> {
+    let mut entry = Map::new();
+    match client {
+        Client::Claude | Client::Cursor => {
+            entry.insert("type".into(), json!("stdio"));
+        }
+        Client::Gemini => {
+            // Milliseconds.
+            entry.insert("timeout".into(), json!(TOOL_TIMEOUT_SECS * 1000));
+        }
+        Client::Codex => {}
+    }
+    entry.insert("command".into(), json!(binary));
+    entry.insert("args".into(), json!(["mcp"]));
+    entry
+}
+
+/// Sets `mcpServers.verdict` in the JSON file at `path`; `false` when it already was so.
+fn install_json(client: Client, path: &Path, binary: &str) -> Result<bool> {
+    let path = &written_path(path);
+    let mut document = match std::fs::read_to_string(path) {
+        Ok(text) if text.trim().is_empty() => Value::Object(Map::new()),
+        Ok(text) => serde_json::from_str(&text)
+            .with_context(|| format!("{} is not valid JSON; fix it first", path.display()))?,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Value::Object(Map::new()),
+        Err(error) => {
+            return Err(error).with_context(|| format!("failed to read {}", path.display()));
+        }
+    };
+    let Some(root) = document.as_object_mut() else {
+        bail!("{} holds no JSON object", path.display());
+    };
+    let servers = root
+        .entry("mcpServers")
+        .or_insert_with(|| Value::Object(Map::new()));
+    let Some(servers) = servers.as_object_mut() else {
+        bail!("`mcpServers` in {} is not an object", path.display());
+    };
+    let entry = servers
+        .entry("verdict")
+        .or_insert_with(|| Value::Object(Map::new()));
+    let Some(entry) = entry.as_object_mut() else {
+        bail!(
+            "`mcpServers.verdict` in {} is not an object",
+            path.display()
+        );
+    };
+    // Keys of the user's own (`env`, `cwd`, `trust`) stay; verdict's are set.
+    let mut changed = false;
+    for (key, value) in json_entry(client, binary) {
+        if entry.get(&key) != Some(&value) {
+            entry.insert(key, value);
+            changed = true;
+        }
+    }
+    if !changed {
+        return Ok(false);
+    }
+    let mut text = serde_json::to_string_pretty(&document).context("failed to write JSON")?;
+    text.push('\n');
+    write_atomically(path, &text)?;
+    Ok(true)
+}
+
+/// Sets `[mcp_servers.verdict]` in Codex's TOML config at `path`, keeping its comments and
+/// layout; `false` when it already was so.
+fn install_toml(path: &Path, binary: &str) -> Result<bool> {
+    use toml_edit::{Array, DocumentMut, Item, Table, value};
+
+    let path = &written_path(path);
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(error) => {
+            return Err(error).with_context(|| format!("failed to read {}", path.display()));
+        }
+    };
+    let mut document: DocumentMut = text
+        .parse()
+        .with_context(|| format!("{} is not valid TOML; fix it first", path.display()))?;
+    let servers = document.entry("mcp_servers").or_insert_with(|| {
+        // Only `[mcp_servers.verdict]` is written, not an empty `[mcp_servers]` above it.
+        let mut table = Table::new();
+        table.set_implicit(true);
+        Item::Table(table)
+    });
+    let Some(servers) = servers.as_table_like_mut() else {
+        bail!("`mcp_servers` in {} is not a table", path.display());
+    };
+    if servers.get("verdict").is_none() {
+        servers.insert("verdict", Item::Table(Table::new()));
+    }
+    let Some(entry) = servers.get_mut("verdict").and_then(Item::as_table_like_mut) else {
+        bail!("`mcp_servers.verdict` in {} is not a table", path.display());
+    };
+    let args: Array = ["mcp"].into_iter().collect();
+    let wanted: [(&str, Item); 3] = [
+        ("command", value(binary)),
+        ("args", value(args)),
+        ("tool_timeout_sec", value(TOOL_TIMEOUT_SECS as i64)),
+    ];
+    let mut changed = false;
+    for (key, item) in wanted {
+        let same = match (entry.get(key).and_then(Item::as_value), item.as_value()) {
+            (Some(old), Some(new)) => old.to_string().trim() == new.to_string().trim(),
+            _ => false,
+        };
+        if !same {
+            entry.insert(key, item);
+            changed = true;
+        }
+    }
+    if !changed {
+        return Ok(false);
+    }
+    write_atomically(path, &document.to_string())?;
+    Ok(true)
+}
+
+/// The file to write for `path`: a symlink's target (the config kept with the user's dotfiles
+/// stays a link), else `path`.
+fn written_path(path: &Path) -> PathBuf {
+    if path.is_symlink()
+        && let Ok(target) = std::fs::canonicalize(path)
+    {
+        return target;
+    }
+    path.to_path_buf()
+}
+
+/// Writes `text` to a temporary file beside `path`, with `path`'s mode, and renames it over
+/// `path`: a client reading the config never sees half of it.
+fn write_atomically(path: &Path, text: &str) -> Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("failed to create {}", dir.display()))?;
+    }
+    let tmp = path.with_extension(format!("verdict-{}.tmp", std::process::id()));
+    std::fs::write(&tmp, text).with_context(|| format!("failed to write {}", tmp.display()))?;
+    if let Ok(meta) = std::fs::metadata(path) {
+        let _ = std::fs::set_permissions(&tmp, meta.permissions());
+    }
+    if let Err(error) = std::fs::rename(&tmp, path) {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(error).with_context(|| format!("failed to write {}", path.display()));
+    }
+    Ok(())
+}

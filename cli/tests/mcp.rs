@@ -1,0 +1,609 @@
+//! End-to-end tests of `verdict mcp` (issue 11, item 1) with a real MCP client: the official
+//! Python SDK (`xtask/tools/mcp/requirements.txt`, installed by `cargo xtask tools`) drives the
+//! real binary over stdio through `cli/tests/mcp/client.py`, on small projects whose verifiers are
+//! the real pytest and `[[verifier]]`s of verdict.toml. The client checks every structured result
+//! against the tool's declared `outputSchema` itself; these tests check what the results say,
+//! against `verdict run` on the same project. Also `verdict mcp install` for each client, on
+//! temporary directories with `HOME` overridden.
+
+#[path = "support/project.rs"]
+#[allow(dead_code, reason = "shared with run.rs, which uses the rest")]
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde_json::{Value, json};
+use support::Project;
+
+/// A second verifier beside pytest: passes, fast, and gives progress a second step.
+const NOTES: &str = r#"
+[[verifier]]
+name = "notes"
+kind = "lint"
+command = ["sh", "-c", "grep -n TODO calc.py && exit 1; echo clean"]
+
+[[verifier.pattern]]
+regex = '^(?P<line>\d+):(?P<message>.*TODO.*)$'
+"#;
+
+/// A verifier that outlives any test unless stopped: it writes its process group id (it leads
+/// its group), then starts a grandchild that ignores SIGINT (a background job of a
+/// non-interactive shell does), and writes the grandchild's pid once it runs.
+const SLOW: &str = r#"
+[[verifier]]
+name = "slow"
+kind = "test"
+command = ["sh", "-c", "echo $$ > slow.pgid; sleep 300 & echo $! > child.pid; wait"]
+
+[[verifier]]
+name = "quick"
+kind = "lint"
+command = ["sh", "-c", "echo fine"]
+"#;
+
+const FAILING_CALC: &str = "def add(a, b):\n    return a - b\n";
+const FIXED_CALC: &str = "def add(a, b):\n    return a + b\n";
+const TESTS: &str = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\ndef test_zero():\n    assert add(0, 0) == 0\n";
+
+/// A git repository with pytest (the real one, linked from the tools' venv) and `notes`; its
+/// `add` is wrong, so one of its two tests fails.
+fn pytest_project() -> Project {
+    let project = Project::empty();
+    project.write("calc.py", FAILING_CALC);
+    project.write("tests/test_calc.py", TESTS);
+    project.write(
+        "pytest.ini",
+        "[pytest]\ntestpaths = tests\npythonpath = .\n",
+    );
+    project.write("verdict.toml", NOTES);
+    project.link_venv();
+    project.git_init();
+    project
+}
+
+/// The venv's Python with the MCP SDK.
+fn python() -> PathBuf {
+    let python = support::tools().join("mcp-venv/bin/python");
+    assert!(
+        python.is_file(),
+        "{} is missing: run `cargo xtask tools` first (it installs xtask/tools/mcp/requirements.txt)",
+        python.display()
+    );
+    python
+}
+
+/// Runs the Python client on `project` with `steps`; returns what it printed for each step.
+fn client(project: &Project, steps: &Value) -> Vec<Value> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/client.py");
+    let output = Command::new(python())
+        .arg(&script)
+        .arg(steps.to_string())
+        .env("VERDICT_BIN", env!("CARGO_BIN_EXE_verdict"))
+        .env("VERDICT_PROJECT", project.root())
+        .env("PATH", support::path_with_node())
+        .stdin(Stdio::null())
+        .output()
+        .expect("the MCP client starts");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "the MCP client failed ({}):\n--- stdout\n{stdout}\n--- stderr\n{stderr}",
+        output.status
+    );
+    assert!(!stderr.contains("panicked"), "verdict panicked:\n{stderr}");
+    let lines: Vec<Value> = stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("a JSON line from the client"))
+        .collect();
+    assert_eq!(
+        lines.len(),
+        steps.as_array().map_or(0, Vec::len),
+        "one line per step:\n{stdout}\n{stderr}"
+    );
+    lines
+}
+
+/// The verifier `name` of a structured `verify` result.
+fn verifier<'a>(structured: &'a Value, name: &str) -> &'a Value {
+    structured["verifiers"]
+        .as_array()
+        .and_then(|all| all.iter().find(|v| v["name"] == name))
+        .unwrap_or_else(|| panic!("no verifier {name} in {structured:#}"))
+}
+
+/// Checks a `verify` result: no `isError`, the digest first and within `budget`, then a
+/// `resource_link` to each log the structured result names, each a readable file holding
+/// `log_holds[verifier]`.
+fn check_verify(result: &Value, budget: u64, log_holds: &[(&str, &str)]) -> Value {
+    assert_ne!(result["isError"], true, "{result:#}");
+    let structured = result["structuredContent"].clone();
+    let content = result["content"].as_array().expect("content");
+    assert_eq!(content[0]["type"], "text", "{result:#}");
+    let tokens = structured["digest"]["tokens"].as_u64().expect("tokens");
+    assert!(
+        tokens <= budget && structured["digest"]["budget"] == budget,
+        "{structured:#}"
+    );
+    let links: Vec<&Value> = content
+        .iter()
+        .filter(|c| c["type"] == "resource_link")
+        .collect();
+    let logs: Vec<&str> = structured["verifiers"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v["log"].as_str())
+        .collect();
+    assert_eq!(
+        links.iter().map(|l| l["uri"].as_str()).collect::<Vec<_>>(),
+        logs.iter().map(|l| Some(*l)).collect::<Vec<_>>(),
+        "one resource_link per log: {result:#}"
+    );
+    for link in &links {
+        assert_eq!(link["mimeType"], "text/plain", "{link:#}");
+    }
+    for (name, needle) in log_holds {
+        let uri = verifier(&structured, name)["log"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{name} has no log: {structured:#}"));
+        let path = uri.strip_prefix("file://").expect("a file:// URI");
+        let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        assert!(
+            text.contains(needle),
+            "{name}'s log lacks {needle:?}:\n{text}"
+        );
+    }
+    structured
+}
+
+/// initialize, tools/list with every schema, list_verifiers, then verify on the failing
+/// project: the digest names the failing test, the structured result agrees with `verdict run
+/// --format json`, progress comes once per verifier, each log is linked. Then the fix is written
+/// and the same (warm) server verifies it as passed, and `changed_only` names what was unchanged.
+#[test]
+fn a_real_client_verifies_a_failing_then_a_passing_project() {
+    let project = pytest_project();
+    let steps = json!([
+        { "do": "initialize" },
+        { "do": "list_tools" },
+        { "do": "call", "tool": "list_verifiers" },
+        { "do": "call", "tool": "verify", "args": { "budget": 300 } },
+        { "do": "write", "file": "calc.py", "text": FIXED_CALC },
+        { "do": "call", "tool": "verify", "args": { "budget": 300 } },
+        { "do": "write", "file": "calc.py", "text": format!("{FIXED_CALC}# faster\n") },
+        { "do": "call", "tool": "verify", "args": { "changed_only": true } },
+    ]);
+    let out = client(&project, &steps);
+
+    let init = &out[0]["result"];
+    assert_eq!(init["serverInfo"]["name"], "verdict", "{init:#}");
+    assert!(init["capabilities"]["tools"].is_object(), "{init:#}");
+
+    let tools = out[1]["result"]["tools"].as_array().expect("tools");
+    let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
+    assert_eq!(names, ["verify", "summarize_log", "list_verifiers"]);
+    for tool in tools {
+        assert_eq!(tool["inputSchema"]["type"], "object", "{tool:#}");
+        assert_eq!(tool["outputSchema"]["type"], "object", "{tool:#}");
+        assert!(tool["description"].as_str().is_some_and(|d| d.len() > 40));
+    }
+    let verify_tool = &tools[0];
+    for field in ["only", "skip", "budget", "failed_first", "changed_only"] {
+        assert!(
+            verify_tool["inputSchema"]["properties"][field].is_object(),
+            "verify takes {field}: {verify_tool:#}"
+        );
+    }
+
+    let listed = &out[2]["result"]["structuredContent"];
+    let runs: Vec<&str> = listed["verifiers"]
+        .as_array()
+        .expect("verifiers")
+        .iter()
+        .filter(|v| v["runs"] == true)
+        .filter_map(|v| v["name"].as_str())
+        .collect();
+    assert_eq!(runs, ["pytest", "notes"], "{listed:#}");
+
+    // The failing project.
+    let failing = &out[3];
+    let structured = check_verify(
+        &failing["result"],
+        300,
+        &[("pytest", "test_add"), ("notes", "clean")],
+    );
+    assert_eq!(structured["outcome"], "failed", "{structured:#}");
+    assert_eq!(structured["exit_code"], 1);
+    let pytest = verifier(&structured, "pytest");
+    assert_eq!(pytest["outcome"], "failed");
+    assert_eq!(pytest["counts"]["tests_failed"], 1, "{pytest:#}");
+    assert_eq!(pytest["counts"]["tests_passed"], 1, "{pytest:#}");
+    assert_eq!(verifier(&structured, "notes")["outcome"], "passed");
+    let digest = failing["result"]["content"][0]["text"]
+        .as_str()
+        .expect("the digest");
+    assert!(
+        digest.contains("test_add") && digest.contains("pytest"),
+        "the digest does not name the failing test:\n{digest}"
+    );
+    // One notification per finished verifier, counting up to the total.
+    let progress = failing["progress"].as_array().expect("progress");
+    assert_eq!(progress.len(), 2, "{progress:#?}");
+    assert_eq!(progress[1]["progress"], 2.0);
+    assert!(progress.iter().all(|p| p["total"] == 2.0), "{progress:#?}");
+    let mut said: Vec<&str> = progress
+        .iter()
+        .filter_map(|p| p["message"].as_str())
+        .collect();
+    said.sort_unstable();
+    assert_eq!(said, ["notes: passed", "pytest: failed"]);
+
+    // The fixed project, verified by the same warm server, into a run directory of its own.
+    let passing = check_verify(&out[5]["result"], 300, &[("pytest", "2 passed")]);
+    assert_ne!(
+        verifier(&passing, "pytest")["log"],
+        pytest["log"],
+        "two calls share a log"
+    );
+    assert_eq!(passing["outcome"], "passed", "{passing:#}");
+    assert_eq!(passing["exit_code"], 0);
+    assert_eq!(verifier(&passing, "pytest")["counts"]["tests_passed"], 2);
+    assert_eq!(passing["unchanged"], json!([]));
+
+    // A comment changed calc.py, which pytest reads, and `notes` (no `inputs`) always runs: both
+    // run again, so nothing is unchanged. `verdict run` agrees with the last result.
+    let again = check_verify(&out[7]["result"], 500, &[]);
+    assert_eq!(again["outcome"], "passed", "{again:#}");
+    assert_eq!(again["unchanged"], json!([]), "{again:#}");
+    let cli = project.verdict(&["run", "--format", "json"]);
+    let report = cli.json();
+    assert_eq!(report["outcome"], again["outcome"], "{}", cli.all());
+    assert_eq!(report["exit_code"], again["exit_code"]);
+    for verification in report["verifications"].as_array().expect("verifications") {
+        let name = verification["verifier"].as_str().expect("a name");
+        assert_eq!(
+            verification["report"]["counts"],
+            verifier(&again, name)["counts"],
+            "{name}"
+        );
+    }
+}
+
+/// `changed_only`: after a pass, a change to one verifier's inputs only reports that verifier;
+/// the other's pass, replayed from the cache, is named in `unchanged`.
+#[test]
+fn changed_only_reports_only_the_verifiers_whose_inputs_changed() {
+    let project = pytest_project();
+    project.write("calc.py", FIXED_CALC);
+    // `notes` now depends on calc.py alone, so its pass is cached while calc.py is unchanged.
+    project.write(
+        "verdict.toml",
+        &NOTES.replace(
+            "kind = \"lint\"\n",
+            "kind = \"lint\"\ninputs = [\"calc.py\"]\n",
+        ),
+    );
+    let steps = json!([
+        { "do": "call", "tool": "verify" },
+        { "do": "write", "file": "tests/test_more.py", "text": "def test_more():\n    assert True\n" },
+        { "do": "call", "tool": "verify", "args": { "changed_only": true } },
+    ]);
+    let out = client(&project, &steps);
+    let first = check_verify(&out[0]["result"], 500, &[]);
+    assert_eq!(first["outcome"], "passed", "{first:#}");
+    let second = check_verify(&out[2]["result"], 500, &[]);
+    assert_eq!(second["outcome"], "passed", "{second:#}");
+    let reported: Vec<&str> = second["verifiers"]
+        .as_array()
+        .expect("verifiers")
+        .iter()
+        .filter_map(|v| v["name"].as_str())
+        .collect();
+    assert_eq!(reported, ["pytest"], "{second:#}");
+    assert_eq!(second["unchanged"], json!(["notes"]), "{second:#}");
+    assert_eq!(verifier(&second, "pytest")["counts"]["tests_passed"], 3);
+}
+
+/// summarize_log on a captured log, by path and as text, and errors of verdict itself as
+/// `isError` results (an unknown verifier, both path and text), while a failing log is a
+/// normal result.
+#[test]
+fn summarize_log_and_what_verdict_cannot_do() {
+    let project = pytest_project();
+    let log = support::repo().join("summarizers/testdata/pytest");
+    let failing = std::fs::read_dir(&log)
+        .expect("captured pytest logs (cargo xtask capture)")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| {
+            p.extension().is_some_and(|x| x == "log")
+                && p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().contains("failing"))
+        })
+        .expect("a captured failing pytest log");
+    let text = std::fs::read_to_string(&failing).expect("the log");
+    let path = failing.to_string_lossy().into_owned();
+    let steps = json!([
+        { "do": "call", "tool": "summarize_log", "args": { "path": path, "budget": 120 } },
+        { "do": "call", "tool": "summarize_log", "args": { "text": text, "tool": "pytest" } },
+        { "do": "call", "tool": "summarize_log", "args": { "text": "x", "path": path } },
+        { "do": "call", "tool": "verify", "args": { "only": ["no-such-verifier"] } },
+    ]);
+    let out = client(&project, &steps);
+    let cli = project.verdict(&["summarize", "--format", "json", &path]);
+    let by_path = &out[0]["result"];
+    assert_ne!(by_path["isError"], true, "{by_path:#}");
+    assert_eq!(by_path["structuredContent"]["outcome"], "failed");
+    assert_eq!(by_path["structuredContent"]["exit_code"], cli.code);
+    assert_eq!(
+        by_path["structuredContent"]["reports"][0]["counts"],
+        cli.json()["counts"],
+        "{by_path:#}"
+    );
+    let digest = by_path["content"][0]["text"].as_str().expect("a digest");
+    assert!(digest.contains("pytest"), "{digest}");
+    let by_text = &out[1]["result"]["structuredContent"];
+    assert_eq!(by_text["reports"][0]["counts"], cli.json()["counts"]);
+    for (i, needle) in [(2, "path"), (3, "no-such-verifier")] {
+        let result = &out[i]["result"];
+        assert_eq!(result["isError"], true, "{result:#}");
+        let text = result["content"][0]["text"].as_str().unwrap_or_default();
+        assert!(text.contains(needle), "{text}");
+    }
+}
+
+/// A cancel from the client in the middle of a slow verifier stops its whole process group
+/// (the shell and its grandchild, a background job that ignores SIGINT) at once; the server then
+/// goes on answering, and verifies again.
+#[test]
+fn a_cancel_stops_the_tools_process_group() {
+    let project = Project::empty();
+    project.write("verdict.toml", SLOW);
+    let steps = json!([
+        { "do": "initialize" },
+        { "do": "cancel", "tool": "verify", "when_file": "child.pid", "group_file": "slow.pgid" },
+        { "do": "call", "tool": "list_verifiers" },
+        { "do": "call", "tool": "verify", "args": { "only": ["quick"] } },
+    ]);
+    let out = client(&project, &steps);
+    let cancel = &out[1];
+    assert_eq!(cancel["started"], true, "{cancel:#}");
+    assert_eq!(cancel["finished_before_cancel"], false, "{cancel:#}");
+    let members = cancel["members_at_cancel"].as_array().expect("members");
+    assert!(members.len() >= 2, "the shell and sleep: {cancel:#}");
+    assert_eq!(cancel["members_left"], json!([]), "{cancel:#}");
+    // SIGINT ends the shell at once, and the runner stops what is left of a group whose leader
+    // exited within its leak timeout (100 ms): well before the 5 s grace, and long before the
+    // call would give up waiting (12 s) and drop the runner, whose guard kills the group too.
+    assert!(
+        cancel["seconds_to_stop"].as_f64().is_some_and(|s| s < 4.0),
+        "{cancel:#}"
+    );
+    let child: i32 = project.read("child.pid").trim().parse().expect("a pid");
+    assert!(
+        !Path::new(&format!("/proc/{child}")).exists() || is_zombie(child),
+        "the grandchild {child} outlived the cancel"
+    );
+    assert_ne!(out[2]["result"]["isError"], true, "{:#}", out[2]);
+    let after = check_verify(&out[3]["result"], 500, &[]);
+    assert_eq!(after["outcome"], "passed", "{after:#}");
+}
+
+fn is_zombie(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| {
+            s.rsplit(')')
+                .next()
+                .map(|r| r.trim_start().starts_with('Z'))
+        })
+        .unwrap_or(true)
+}
+
+/// Runs `verdict mcp install ARGS` in `cwd` with `HOME` set to `home`.
+fn install(cwd: &Path, home: &Path, args: &[&str]) -> String {
+    let output = Command::new(env!("CARGO_BIN_EXE_verdict"))
+        .args(["mcp", "install"])
+        .args(args)
+        .current_dir(cwd)
+        .env("HOME", home)
+        .env_remove("CODEX_HOME")
+        .output()
+        .expect("verdict starts");
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(
+        output.status.success(),
+        "verdict mcp install {args:?}: {stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    stdout
+}
+
+/// The verdict binary, as the entries must name it.
+fn binary() -> PathBuf {
+    std::fs::canonicalize(env!("CARGO_BIN_EXE_verdict")).expect("the binary")
+}
+
+fn same_binary(command: &Value) -> bool {
+    command.as_str().is_some_and(|c| {
+        Path::new(c).is_absolute() && std::fs::canonicalize(c).ok() == Some(binary())
+    })
+}
+
+/// Each JSON client, at each scope: the entry in the client's format, every other key of an
+/// existing file kept, and a second install that changes nothing.
+#[test]
+fn install_writes_each_json_clients_entry_and_keeps_the_rest() {
+    for (client, project_file, user_file) in [
+        ("claude", ".mcp.json", ".claude.json"),
+        ("cursor", ".cursor/mcp.json", ".cursor/mcp.json"),
+        ("gemini", ".gemini/settings.json", ".gemini/settings.json"),
+    ] {
+        for scope in ["project", "user"] {
+            let home = tempfile::tempdir().expect("a home");
+            let project = Project::empty();
+            project.git_init();
+            project.write("src/main.py", "");
+            let path = match scope {
+                "project" => project.path(project_file),
+                _ => home.path().join(user_file),
+            };
+            std::fs::create_dir_all(path.parent().expect("a parent")).expect("a directory");
+            let before = json!({
+                "theme": "dark",
+                "mcpServers": { "other": { "command": "other-server", "args": [] } },
+            });
+            std::fs::write(&path, before.to_string()).expect("write the config");
+            // From a subdirectory: the project's entry goes to its root.
+            let said = install(
+                &project.path("src"),
+                home.path(),
+                &[client, "--scope", scope],
+            );
+            assert!(said.contains("added"), "{client} {scope}: {said}");
+            let text = std::fs::read_to_string(&path).expect("the config");
+            let written: Value = serde_json::from_str(&text).expect("JSON");
+            assert_eq!(written["theme"], "dark", "{client} {scope}: {text}");
+            assert_eq!(
+                written["mcpServers"]["other"],
+                before["mcpServers"]["other"]
+            );
+            let entry = &written["mcpServers"]["verdict"];
+            assert!(same_binary(&entry["command"]), "{client} {scope}: {text}");
+            assert_eq!(entry["args"], json!(["mcp"]), "{client} {scope}");
+            match client {
+                "gemini" => assert_eq!(entry["timeout"], 600_000),
+                _ => assert_eq!(entry["type"], "stdio"),
+            }
+            let said = install(
+                &project.path("src"),
+                home.path(),
+                &[client, "--scope", scope],
+            );
+            assert!(said.contains("nothing changed"), "{client} {scope}: {said}");
+            assert_eq!(std::fs::read_to_string(&path).expect("the config"), text);
+        }
+    }
+}
+
+/// Codex's TOML: `[mcp_servers.verdict]` with a tool timeout that lets a test suite finish,
+/// in `$CODEX_HOME` or `~/.codex`, and the file's comments and other tables kept.
+#[test]
+fn install_writes_codexs_toml_and_keeps_its_comments() {
+    let home = tempfile::tempdir().expect("a home");
+    let config = home.path().join(".codex/config.toml");
+    std::fs::create_dir_all(config.parent().expect("a parent")).expect("a directory");
+    let before =
+        "# my settings\nmodel = \"gpt-5\"\n\n[mcp_servers.docs]\ncommand = \"docs-mcp\" # keep\n";
+    std::fs::write(&config, before).expect("write the config");
+    let said = install(home.path(), home.path(), &["codex", "--scope", "user"]);
+    assert!(said.contains("added"), "{said}");
+    let text = std::fs::read_to_string(&config).expect("the config");
+    assert!(
+        text.starts_with(before),
+        "the rest of the file changed:\n{text}"
+    );
+    let parsed: toml::Table = text.parse().expect("TOML");
+    let entry = &parsed["mcp_servers"]["verdict"];
+    assert!(same_binary(&json!(entry["command"].as_str())), "{text}");
+    assert_eq!(entry["args"].as_array().map(Vec::len), Some(1), "{text}");
+    assert_eq!(entry["tool_timeout_sec"].as_integer(), Some(600), "{text}");
+    let said = install(home.path(), home.path(), &["codex", "--scope", "user"]);
+    assert!(said.contains("nothing changed"), "{said}");
+    assert_eq!(std::fs::read_to_string(&config).expect("the config"), text);
+
+    // The project's .codex/config.toml, created.
+    let project = Project::empty();
+    project.git_init();
+    install(project.root(), home.path(), &["codex"]);
+    let parsed: toml::Table = project.read(".codex/config.toml").parse().expect("TOML");
+    assert!(parsed["mcp_servers"]["verdict"]["command"].is_str());
+}
+
+/// At a monorepo's root, `list_verifiers` names the packages a run there leaves out, and
+/// `verify` says so in its `note`, as `verdict list` and `verdict run` do.
+#[test]
+fn a_monorepo_root_names_the_packages_verify_leaves_out() {
+    let project = Project::empty();
+    project.write(
+        "package.json",
+        r#"{"private": true, "workspaces": ["packages/*"]}"#,
+    );
+    project.write(
+        "packages/a/package.json",
+        r#"{"name": "a", "scripts": {"test": "jest"}, "devDependencies": {"jest": "^30.0.0"}}"#,
+    );
+    project.write("verdict.toml", SLOW);
+    let steps = json!([
+        { "do": "call", "tool": "list_verifiers" },
+        { "do": "call", "tool": "verify", "args": { "skip": ["slow"] } },
+    ]);
+    let out = client(&project, &steps);
+    let listed = &out[0]["result"]["structuredContent"];
+    let packages = listed["uncovered_packages"].as_array().expect("packages");
+    assert_eq!(packages.len(), 1, "{listed:#}");
+    assert_eq!(packages[0]["dir"], "packages/a", "{listed:#}");
+    assert!(
+        packages[0]["verifiers"]
+            .as_array()
+            .is_some_and(|v| v.contains(&json!("jest"))),
+        "{listed:#}"
+    );
+    assert!(
+        listed["config"]
+            .as_str()
+            .is_some_and(|c| c.ends_with("verdict.toml")),
+        "{listed:#}"
+    );
+    let verified = check_verify(&out[1]["result"], 500, &[]);
+    assert_eq!(verified["outcome"], "passed", "{verified:#}");
+    assert!(
+        verified["note"]
+            .as_str()
+            .is_some_and(|n| n.contains("packages/a (jest")),
+        "{verified:#}"
+    );
+}
+
+/// `failed_first`: the failing test alone runs first; while it fails, the full run is skipped,
+/// and once it passes the suite runs in full, as with `verdict run --failed-first`.
+#[test]
+fn failed_first_reruns_the_failed_test_before_the_suite() {
+    let project = pytest_project();
+    let steps = json!([
+        { "do": "call", "tool": "verify" },
+        { "do": "call", "tool": "verify", "args": { "failed_first": true, "only": ["pytest"] } },
+        { "do": "write", "file": "calc.py", "text": FIXED_CALC },
+        { "do": "call", "tool": "verify", "args": { "failed_first": true, "only": ["pytest"] } },
+    ]);
+    let out = client(&project, &steps);
+    assert_eq!(
+        check_verify(&out[0]["result"], 500, &[])["outcome"],
+        "failed"
+    );
+    let still = check_verify(&out[1]["result"], 500, &[("pytest", "test_add")]);
+    let pytest = verifier(&still, "pytest");
+    assert_eq!(still["outcome"], "failed", "{still:#}");
+    assert_eq!(pytest["counts"]["tests_failed"], 1, "{pytest:#}");
+    assert_ne!(
+        pytest["counts"]["tests_passed"], 1,
+        "test_zero ran: {pytest:#}"
+    );
+    assert!(
+        pytest["notes"][0]
+            .as_str()
+            .is_some_and(|n| n.starts_with("re-ran 1 failed test first; they still fail")),
+        "{pytest:#}"
+    );
+    let fixed = check_verify(&out[3]["result"], 500, &[]);
+    let pytest = verifier(&fixed, "pytest");
+    assert_eq!(fixed["outcome"], "passed", "{fixed:#}");
+    assert_eq!(pytest["counts"]["tests_passed"], 2, "{pytest:#}");
+    assert!(
+        pytest["notes"][0]
+            .as_str()
+            .is_some_and(|n| n.ends_with("they pass now, then ran in full")),
+        "{pytest:#}"
+    );
+}

@@ -1,0 +1,148 @@
+"""A real MCP client for the tests of `verdict mcp` (cli/tests/mcp.rs).
+
+It uses the official Python SDK (`mcp`, pinned in xtask/tools/mcp/requirements.txt and
+installed by `cargo xtask tools`) to start `verdict mcp` over stdio, then runs the steps given
+as JSON in argv[1] and prints one JSON object per step on stdout, for the Rust test to check:
+
+  {"do": "initialize"}                      -> the server's info and capabilities (the handshake
+                                               itself always comes first)
+  {"do": "list_tools"}                      -> every tool with its schemas
+  {"do": "call", "tool": T, "args": {...}}  -> the result (content, structuredContent, isError)
+                                               and the progress notifications received
+  {"do": "write", "file": F, "text": X}     -> writes X to the project's file F (an agent's edit)
+  {"do": "cancel", "tool": T, "args": {...}, "when_file": F, "group_file": G}
+      -> starts the call, waits until the file F (relative to the project) exists, cancels the
+         call (the SDK sends notifications/cancelled), then watches the process group whose id
+         the file G holds until none of its processes is left, at most 30 s
+
+The SDK validates each structuredContent against the tool's declared outputSchema: a result
+that does not conform raises here, and the test fails.
+
+Usage: client.py STEPS_JSON  (with VERDICT_BIN and VERDICT_PROJECT in the environment)
+"""
+
+import json
+import os
+import sys
+import time
+
+import anyio
+
+from mcp import ClientSession, StdioServerParameters, stdio_client
+
+
+def emit(step, **fields):
+    print(json.dumps({"step": step, **fields}), flush=True)
+
+
+def group_members(pgid):
+    """Pids of the live processes in process group `pgid` (zombies count as gone)."""
+    members = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        # After the command's name: state, ppid, pgrp.
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            members.append(int(entry))
+    return members
+
+
+async def call(session, step):
+    progress = []
+
+    async def on_progress(done, total, message):
+        progress.append({"progress": done, "total": total, "message": message})
+
+    started = time.monotonic()
+    result = await session.call_tool(
+        step["tool"], step.get("args", {}), progress_callback=on_progress
+    )
+    emit(
+        "call",
+        tool=step["tool"],
+        seconds=time.monotonic() - started,
+        result=result.model_dump(by_alias=True, mode="json", exclude_none=True),
+        progress=progress,
+    )
+
+
+async def cancel(session, step, project):
+    scope = anyio.CancelScope()
+    finished = {}
+
+    async def run():
+        with scope:
+            finished["result"] = await session.call_tool(step["tool"], step.get("args", {}))
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(run)
+        marker = os.path.join(project, step["when_file"])
+        deadline = time.monotonic() + 60
+        while not os.path.exists(marker) or os.path.getsize(marker) == 0:
+            if time.monotonic() > deadline or "result" in finished:
+                break
+            await anyio.sleep(0.05)
+        started = os.path.exists(marker)
+        # The group is looked at just before the cancel: once it is sent, the server may stop
+        # some of it before this process looks again.
+        with open(os.path.join(project, step["group_file"])) as f:
+            pgid = int(f.read().strip())
+        before = group_members(pgid)
+        cancelled_at = time.monotonic()
+        scope.cancel()
+    left = before
+    while left and time.monotonic() - cancelled_at < 30:
+        await anyio.sleep(0.05)
+        left = group_members(pgid)
+    emit(
+        "cancel",
+        started=started,
+        finished_before_cancel="result" in finished,
+        pgid=pgid,
+        members_at_cancel=before,
+        members_left=left,
+        seconds_to_stop=time.monotonic() - cancelled_at,
+    )
+
+
+async def main():
+    steps = json.loads(sys.argv[1])
+    project = os.environ["VERDICT_PROJECT"]
+    server = StdioServerParameters(
+        command=os.environ["VERDICT_BIN"],
+        args=["mcp"],
+        cwd=project,
+        env={"PATH": os.environ["PATH"]},
+    )
+    async with stdio_client(server) as (read, write):
+        async with ClientSession(read, write) as session:
+            # The handshake comes first, whatever the steps.
+            info = await session.initialize()
+            for step in steps:
+                kind = step["do"]
+                if kind == "initialize":
+                    emit("initialize", result=info.model_dump(by_alias=True, mode="json", exclude_none=True))
+                elif kind == "list_tools":
+                    tools = await session.list_tools()
+                    emit("list_tools", result=tools.model_dump(by_alias=True, mode="json", exclude_none=True))
+                elif kind == "call":
+                    await call(session, step)
+                elif kind == "write":
+                    path = os.path.join(project, step["file"])
+                    os.makedirs(os.path.dirname(path), exist_ok=True)
+                    with open(path, "w") as f:
+                        f.write(step["text"])
+                    emit("write", file=step["file"])
+                elif kind == "cancel":
+                    await cancel(session, step, project)
+                else:
+                    raise ValueError(f"unknown step {kind}")
+
+
+if __name__ == "__main__":
+    anyio.run(main)
