@@ -11,6 +11,7 @@
 mod config;
 mod history;
 mod hook;
+mod json_doc;
 mod list;
 mod loop_cmd;
 mod mcp;

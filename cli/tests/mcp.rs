@@ -450,11 +450,10 @@ fn install_writes_each_json_clients_entry_and_keeps_the_rest() {
                 _ => home.path().join(user_file),
             };
             std::fs::create_dir_all(path.parent().expect("a parent")).expect("a directory");
-            let before = json!({
-                "theme": "dark",
-                "mcpServers": { "other": { "command": "other-server", "args": [] } },
-            });
-            std::fs::write(&path, before.to_string()).expect("write the config");
+            // Keys out of alphabetical order, which a sorted map would reorder.
+            let before_text = r#"{"theme": "dark", "mcpServers": {"other": {"command": "other-server", "args": []}}, "autoUpdates": false}"#;
+            let before: Value = serde_json::from_str(before_text).expect("JSON");
+            std::fs::write(&path, before_text).expect("write the config");
             // From a subdirectory: the project's entry goes to its root.
             let said = install(
                 &project.path("src"),
@@ -465,6 +464,12 @@ fn install_writes_each_json_clients_entry_and_keeps_the_rest() {
             let text = std::fs::read_to_string(&path).expect("the config");
             let written: Value = serde_json::from_str(&text).expect("JSON");
             assert_eq!(written["theme"], "dark", "{client} {scope}: {text}");
+            let at = |key: &str| text.find(&format!("\"{key}\"")).expect(key);
+            assert!(
+                at("theme") < at("mcpServers") && at("mcpServers") < at("autoUpdates"),
+                "{client} {scope}: keys keep their order: {text}"
+            );
+            assert!(at("other") < at("verdict"), "{client} {scope}: {text}");
             assert_eq!(
                 written["mcpServers"]["other"],
                 before["mcpServers"]["other"]

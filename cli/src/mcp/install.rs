@@ -6,9 +6,9 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use serde_json::{Map, Value, json};
 
 use crate::config;
+use crate::json_doc::{self as json, Json};
 
 /// Seconds a client may give one tool call: `verify` runs whole test suites. Codex's default
 /// (60 s) and Gemini CLI's (10 min) are written out at this value.
@@ -141,49 +141,40 @@ fn config_path(client: Client, scope: Scope, dir: Option<&Path>) -> Result<PathB
     }
 }
 
-/// The keys of verdict's entry in a JSON config.
-fn json_entry(client: Client, binary: &str) -> Map<String, Value> {
-    let mut entry = Map::new();
+/// The `mcpServers.verdict` entry of a JSON client, key by key.
+fn json_entry(client: Client, binary: &str) -> Vec<(&'static str, Json)> {
+    let mut entry = Vec::new();
     match client {
-        Client::Claude | Client::Cursor => {
-            entry.insert("type".into(), json!("stdio"));
-        }
-        Client::Gemini => {
-            // Milliseconds.
-            entry.insert("timeout".into(), json!(TOOL_TIMEOUT_SECS * 1000));
-        }
+        Client::Claude | Client::Cursor => entry.push(("type", Json::from("stdio"))),
+        // Milliseconds.
+        Client::Gemini => entry.push(("timeout", Json::from(TOOL_TIMEOUT_SECS * 1000))),
         Client::Codex => {}
     }
-    entry.insert("command".into(), json!(binary));
-    entry.insert("args".into(), json!(["mcp"]));
+    entry.push(("command", Json::from(binary)));
+    entry.push(("args", Json::Array(vec![Json::from("mcp")])));
     entry
 }
 
-/// Sets `mcpServers.verdict` in the JSON file at `path`; `false` when it already was so.
+/// Sets `mcpServers.verdict` in the JSON file at `path`; `false` when it already was so. Every
+/// other key keeps its place: `~/.claude.json` is Claude Code's own state.
 fn install_json(client: Client, path: &Path, binary: &str) -> Result<bool> {
     let path = &written_path(path);
     let mut document = match std::fs::read_to_string(path) {
-        Ok(text) if text.trim().is_empty() => Value::Object(Map::new()),
+        Ok(text) if text.trim().is_empty() => Json::Object(Vec::new()),
         Ok(text) => serde_json::from_str(&text)
             .with_context(|| format!("{} is not valid JSON; fix it first", path.display()))?,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Value::Object(Map::new()),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Json::Object(Vec::new()),
         Err(error) => {
             return Err(error).with_context(|| format!("failed to read {}", path.display()));
         }
     };
-    let Some(root) = document.as_object_mut() else {
+    let Json::Object(root) = &mut document else {
         bail!("{} holds no JSON object", path.display());
     };
-    let servers = root
-        .entry("mcpServers")
-        .or_insert_with(|| Value::Object(Map::new()));
-    let Some(servers) = servers.as_object_mut() else {
+    let Json::Object(servers) = json::entry(root, "mcpServers", || Json::Object(Vec::new())) else {
         bail!("`mcpServers` in {} is not an object", path.display());
     };
-    let entry = servers
-        .entry("verdict")
-        .or_insert_with(|| Value::Object(Map::new()));
-    let Some(entry) = entry.as_object_mut() else {
+    let Json::Object(entry) = json::entry(servers, "verdict", || Json::Object(Vec::new())) else {
         bail!(
             "`mcpServers.verdict` in {} is not an object",
             path.display()
@@ -192,8 +183,9 @@ fn install_json(client: Client, path: &Path, binary: &str) -> Result<bool> {
     // Keys of the user's own (`env`, `cwd`, `trust`) stay; verdict's are set.
     let mut changed = false;
     for (key, value) in json_entry(client, binary) {
-        if entry.get(&key) != Some(&value) {
-            entry.insert(key, value);
+        let slot = json::entry(entry, key, || Json::Null);
+        if *slot != value {
+            *slot = value;
             changed = true;
         }
     }
