@@ -6,7 +6,7 @@
 use super::Tally;
 use super::plan::{Item, Plan};
 use super::redact::redact;
-use super::text::{FIELD_BYTES, one_line, plural};
+use super::text::{FIELD_BYTES, Set, one_line, plural};
 use super::tokens::{self, clip};
 use crate::model::{Diagnostic, Outcome, Report, Severity};
 
@@ -264,6 +264,18 @@ fn location(plan: &Plan<'_>, index: usize, with_column: bool) -> Option<String> 
     })
 }
 
+/// What [`location`] is written from: the file, and the line and column it shows. Equal keys
+/// give equal text.
+type Place = (usize, Option<u32>, Option<u32>);
+
+/// The [`Place`] of diagnostic `index`, when it has a file.
+fn place_key(plan: &Plan<'_>, index: usize, with_column: bool) -> Option<Place> {
+    let file = plan.entries[index].file?;
+    let d = plan.diagnostic(index);
+    let column = d.column.filter(|_| with_column && d.line.is_some());
+    Some((file, d.line, column))
+}
+
 /// `file:line:col [warning] CODE message`.
 fn diagnostic(plan: &Plan<'_>, index: usize) -> String {
     let d = plan.diagnostic(index);
@@ -360,8 +372,19 @@ fn group(plan: &Plan<'_>, item: &Item, max: usize) -> (String, Vec<usize>) {
     // The first distinct places, in the tool's order. Tests are placed by file and line: the
     // column of an assertion adds little.
     let mut candidates: Vec<(String, usize)> = Vec::new();
+    // The places already looked at, by file, line and column: members of a group often share
+    // places, and comparing these numbers spares writing out each member's place. (Two of them
+    // may still read the same, as `a.ts:1` from two spellings of a file: the text decides.)
+    let mut seen: Set<Place> = Set::default();
     let mut complete = true;
     for &member in &item.members {
+        let Some(key) = place_key(plan, member, !is_test) else {
+            complete = false;
+            continue;
+        };
+        if !seen.insert(key) {
+            continue;
+        }
         let Some(place) = location(plan, member, !is_test) else {
             complete = false;
             continue;

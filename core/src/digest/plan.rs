@@ -16,10 +16,8 @@
 //!
 //! Within a tier, items keep the tool's order.
 
-use std::collections::HashMap;
-
 use super::Tally;
-use super::text::message_keys;
+use super::text::{Map, message_keys};
 use crate::model::{Diagnostic, Outcome, Report, Severity};
 
 /// How a diagnostic is counted and shown.
@@ -141,7 +139,7 @@ pub(super) struct Plan<'a> {
 impl<'a> Plan<'a> {
     pub(super) fn new(report: &'a Report, log: Option<&'a str>) -> Plan<'a> {
         let mut files: Vec<&'a str> = Vec::new();
-        let mut file_index: HashMap<&'a str, usize> = HashMap::new();
+        let mut file_index: Map<&'a str, usize> = Map::default();
         let mut entries = Vec::with_capacity(report.diagnostics.len());
         let mut known = Tally::default();
         for diagnostic in &report.diagnostics {
@@ -280,9 +278,9 @@ fn anchor(shared: &str, relative: &str) -> Option<usize> {
 /// Groups the diagnostics into items and sorts them by tier, then by the tool's order.
 fn rank(report: &Report, entries: &[Entry], file_count: usize) -> Vec<Item> {
     let mut items: Vec<Item> = Vec::new();
-    let mut groups: HashMap<(Category, bool, Option<&str>, u64), usize> = HashMap::new();
-    // (item, exact message key) and (item, file) of every diagnostic, to count each group's
-    // variants and files by sorting rather than with a set per group.
+    let mut groups: Map<(Category, bool, Option<&str>, u64), usize> = Map::default();
+    // (item, exact message key) of every diagnostic, to count each group's variants and split it
+    // into parts; (item, file), to count its files by sorting rather than with a set per group.
     let mut messages: Vec<(usize, u64)> = Vec::with_capacity(report.diagnostics.len());
     let mut places: Vec<(usize, usize)> = Vec::with_capacity(report.diagnostics.len());
     for (index, (diagnostic, entry)) in report.diagnostics.iter().zip(entries).enumerate() {
@@ -318,12 +316,6 @@ fn rank(report: &Report, entries: &[Entry], file_count: usize) -> Vec<Item> {
         items[item].members.push(index);
         messages.push((item, keys.exact));
         places.extend(entry.file.map(|file| (item, file)));
-    }
-    let mut distinct = messages.clone();
-    distinct.sort_unstable();
-    distinct.dedup();
-    for pair in distinct.windows(2).filter(|pair| pair[0].0 == pair[1].0) {
-        items[pair[1].0].variants += 1;
     }
     split_into_parts(&mut items, &messages, entries);
     places.sort_unstable();
@@ -376,16 +368,32 @@ fn rank(report: &Report, entries: &[Entry], file_count: usize) -> Vec<Item> {
     items
 }
 
-/// Fills the [`Item::parts`] of every group with several distinct messages; `messages` holds the
-/// item and exact message key of every diagnostic, in the tool's order.
+/// Counts the distinct messages of every item, and fills the [`Item::parts`] of every group with
+/// several; `messages` holds the item and exact message key of every diagnostic, in the tool's
+/// order. Parts come in the order of their first member.
 fn split_into_parts(items: &mut [Item], messages: &[(usize, u64)], entries: &[Entry]) {
-    let mut part_of: HashMap<(usize, u64), usize> = HashMap::new();
-    for (index, &(item, exact)) in messages.iter().enumerate() {
-        if items[item].variants < 2 {
+    // The part of every diagnostic within its item, numbered in order of first appearance.
+    let mut part_of: Map<(usize, u64), usize> =
+        Map::with_capacity_and_hasher(messages.len(), Default::default());
+    let mut distinct = vec![0usize; items.len()];
+    let parts: Vec<usize> = messages
+        .iter()
+        .map(|&(item, exact)| {
+            *part_of.entry((item, exact)).or_insert_with(|| {
+                distinct[item] += 1;
+                distinct[item] - 1
+            })
+        })
+        .collect();
+    for (item, &n) in items.iter_mut().zip(&distinct) {
+        item.variants = n.max(1);
+    }
+    for (index, (&(item, _), &part)) in messages.iter().zip(&parts).enumerate() {
+        if distinct[item] < 2 {
             continue;
         }
         let parts = &mut items[item].parts;
-        let part = *part_of.entry((item, exact)).or_insert_with(|| {
+        if part == parts.len() {
             parts.push(Item {
                 members: Vec::new(),
                 variants: 1,
@@ -393,16 +401,13 @@ fn split_into_parts(items: &mut [Item], messages: &[(usize, u64)], entries: &[En
                 parts: Vec::new(),
                 tier: Tier::Error,
             });
-            parts.len() - 1
-        });
+        }
         parts[part].members.push(index);
     }
+    let mut files: Vec<usize> = Vec::new();
     for part in items.iter_mut().flat_map(|item| item.parts.iter_mut()) {
-        let mut files: Vec<usize> = part
-            .members
-            .iter()
-            .filter_map(|&m| entries[m].file)
-            .collect();
+        files.clear();
+        files.extend(part.members.iter().filter_map(|&m| entries[m].file));
         files.sort_unstable();
         files.dedup();
         part.files = files.len();
