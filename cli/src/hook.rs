@@ -34,6 +34,7 @@
 
 mod fit;
 mod install;
+mod post_edit;
 mod state;
 mod subagent;
 mod verify;
@@ -127,6 +128,11 @@ struct StopArgs {
     /// The harness's event this hook answers
     #[arg(long, value_enum, default_value_t = Event::Stop)]
     event: Event,
+
+    /// The answer's token budget [default: `[run] budget` of verdict.toml, else 500, for the
+    /// stop; 150 for post-edit, whose context is added after every edit]
+    #[arg(long, value_name = "TOKENS", value_parser = clap::value_parser!(u64).range(1..))]
+    budget: Option<u64>,
 }
 
 /// The events `verdict hook <harness>` answers.
@@ -138,6 +144,10 @@ pub(crate) enum Event {
     /// A session begins (`SessionStart`, Cursor's `sessionStart`): record the tree it begins
     /// on, without running any tool
     SessionStart,
+    /// The agent edited files (Claude Code's and Codex's `PostToolUse`, Gemini CLI's
+    /// `AfterTool`): run the fast verifiers and add the edited files' diagnostics to its context,
+    /// never blocking
+    PostEdit,
 }
 
 impl Event {
@@ -146,6 +156,7 @@ impl Event {
         match self {
             Event::Stop => "stop",
             Event::SessionStart => "session-start",
+            Event::PostEdit => "post-edit",
         }
     }
 
@@ -157,6 +168,9 @@ impl Event {
             (Event::Stop, Harness::Gemini) => &["AfterAgent"],
             (Event::SessionStart, Harness::Cursor) => &["sessionStart"],
             (Event::SessionStart, _) => &["SessionStart"],
+            (Event::PostEdit, Harness::Claude | Harness::Codex) => &["PostToolUse"],
+            (Event::PostEdit, Harness::Gemini) => &["AfterTool"],
+            (Event::PostEdit, Harness::Cursor) => &["afterFileEdit"],
         }
     }
 }
@@ -253,6 +267,7 @@ fn hook(harness: Harness, args: &StopArgs) -> u8 {
     match args.event {
         Event::Stop => stop(harness, args),
         Event::SessionStart => session_start(harness, args),
+        Event::PostEdit => post_edit::run(harness, args),
     }
 }
 
@@ -756,7 +771,11 @@ fn decide(
         .iter()
         .zip(&old_errors)
         .any(|(v, old)| v.outcome() != Outcome::Passed && !old);
-    let budget = config.run.budget.unwrap_or(DEFAULT_BUDGET);
+    let budget = args
+        .budget
+        .and_then(|b| usize::try_from(b).ok())
+        .or(config.run.budget)
+        .unwrap_or(DEFAULT_BUDGET);
     let max = args.max_blocks;
     let answer = store.update(harness.key(), &input.chain(), |session| {
         if !new_failures {
