@@ -31,6 +31,9 @@
 //!
 //! A pass, and every time verdict lets the agent stop, ends the chain of blocks: the next stop in
 //! the session (a new request from the user) starts counting afresh.
+//!
+//! `--event post-edit` is another kind of hook, run after each edit rather than at the stop: see
+//! [`post_edit`].
 
 mod fit;
 mod install;
@@ -73,6 +76,7 @@ Examples:
   verdict hook install codex --scope user     # ~/.codex/hooks.json
   verdict hook install cursor
   verdict hook install gemini                 # .gemini/settings.json
+  verdict hook install claude --post-edit     # also the fast check after each edit
   echo '{\"session_id\":\"s1\",\"cwd\":\".\",\"hook_event_name\":\"Stop\"}' | verdict hook claude
   echo '{\"session_id\":\"s1\",\"cwd\":\".\",\"hook_event_name\":\"SessionStart\"}' \
     | verdict hook claude --event session-start
@@ -81,8 +85,11 @@ The hook always exits 0 and prints one JSON object: it blocks (keeps the agent w
 when the project's verification finds failures the session did not begin with; any error of
 verdict itself lets the agent stop with a message. `hook install` writes both events: the
 session-start hook records the tree the session began on (it runs no tool), so that what failed
-before the session is told from what the session broke. docs/hooks.md describes each harness's
-settings and fields.";
+before the session is told from what the session broke. With --post-edit it also writes the
+post-edit hook (`--event post-edit`): after each edit, tsc, eslint and clippy (and the project's
+`fast = true` verifiers) run, and the edited files' diagnostics are added to the agent's context,
+within --budget tokens (150); it never blocks. docs/hooks.md describes each harness's settings and
+fields.";
 
 /// Arguments of `verdict hook`.
 #[derive(clap::Args)]

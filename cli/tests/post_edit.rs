@@ -365,3 +365,76 @@ fn install_writes_the_post_edit_hook_on_request() {
     assert_eq!(out.code, 2, "{}", out.all());
     assert!(!project.path(".cursor/hooks.json").exists());
 }
+
+/// clippy checks the whole crate (it needs it), and only what it says of the edited file comes
+/// back: the file the agent did not edit has a denied lint of its own.
+#[test]
+fn clippy_reports_the_edited_rust_file_only() {
+    let project = Project::empty();
+    project.git_init();
+    project.write(
+        "Cargo.toml",
+        "[package]\nname = \"post-edit-fixture\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+         [dependencies]\n",
+    );
+    project.write(".gitignore", "target/\n");
+    project.write(
+        "src/lib.rs",
+        "mod legacy;\n\npub fn add(a: u32, b: u32) -> u32 {\n    let unused = 3;\n    a + b\n}\n",
+    );
+    project.write(
+        "src/legacy.rs",
+        "pub fn old() -> bool {\n    let x = 1;\n    x == x\n}\n",
+    );
+    let input = json!({
+        "session_id": "s4",
+        "cwd": project.root(),
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Write",
+        "tool_input": { "file_path": project.path("src/lib.rs"), "content": "…" }
+    });
+    let (answer, stderr) = hook(
+        &project,
+        &["claude", "--event", "post-edit"],
+        &input.to_string(),
+    );
+    let text = context(&answer, "PostToolUse");
+    assert!(
+        text.contains("src/lib.rs:4:9 clippy unused_variables (warning)"),
+        "{text}\n{stderr}"
+    );
+    assert!(!text.contains("legacy"), "{text}");
+    assert!(stderr.contains("with clippy"), "{stderr}");
+}
+
+/// tsc runs for an edited JavaScript file only when its config (or one it extends) lets it check
+/// JavaScript: otherwise it has nothing to say of that file, and its time is saved.
+#[test]
+fn tsc_runs_for_javascript_only_when_its_config_checks_it() {
+    let project = project();
+    project.write("src/price.js", BROKEN_PRICE);
+    let base = project.read("tsconfig.json");
+    project.write(
+        "tsconfig.json",
+        r#"{ "compilerOptions": { "strict": true, "noEmit": true }, "include": ["src/**/*.ts"] }"#,
+    );
+    let input = claude_edit(&project, "src/price.js");
+    let (answer, stderr) = hook(&project, &["claude", "--event", "post-edit"], &input);
+    assert!(
+        stderr.contains("checked src/price.js with eslint\n"),
+        "{stderr}"
+    );
+    let text = context(&answer, "PostToolUse");
+    assert!(!text.contains("tsc"), "{text}");
+    project.write("tsconfig.base.json", &base);
+    project.write(
+        "tsconfig.json",
+        "{\n  // the options are in the base\n  \"extends\": \"./tsconfig.base.json\",\n}\n",
+    );
+    let (answer, stderr) = hook(&project, &["claude", "--event", "post-edit"], &input);
+    assert!(stderr.contains("with tsc, eslint"), "{stderr}");
+    assert!(
+        context(&answer, "PostToolUse").contains("src/price.js:8:3 tsc TS2322"),
+        "{answer}"
+    );
+}

@@ -1,12 +1,13 @@
 //! `verdict hook install <harness>`: writes verdict's hooks into the harness's settings file,
-//! idempotently: the stop hook, and the session-start hook that records the tree each session
-//! begins on. A file that already runs both is left byte for byte as it is; otherwise what is
-//! missing is appended (a file written by an older install, with the stop hook alone, gets the
-//! session-start hook) and every other setting kept, in its order. A settings file that
-//! is a symlink (kept with the user's dotfiles) is written through, to its target. The command
-//! names the verdict binary by its absolute path (the harness runs hooks with its own `PATH`), and
-//! a project's settings go to the repository root, wherever the command runs from. docs/hooks.md
-//! shows what each harness gets.
+//! idempotently: the stop hook, the session-start hook that records the tree each session
+//! begins on, and with `--post-edit` the post-edit hook (the fast check after each edit). A file
+//! that already runs them is left byte for byte as it is; otherwise what is missing is appended
+//! (a file written by an older install, with the stop hook alone, gets the session-start hook)
+//! and every other setting kept, in its order. A settings file that is a symlink (kept with the
+//! user's dotfiles) is written through, to its target. The command names the verdict binary by
+//! its absolute path (the harness runs hooks with its own `PATH`), and a project's settings go to
+//! the repository root, wherever the command runs from. docs/hooks.md shows what each harness
+//! gets.
 
 use std::path::{Path, PathBuf};
 

@@ -43,8 +43,11 @@ pub(super) const TIMEOUT_SECS: u64 = 60;
 /// The verifiers that are fast unless the project says otherwise.
 const FAST_BY_DEFAULT: [&str; 3] = ["tsc", "eslint", "clippy"];
 
-/// The extensions of the files tsc type-checks (JavaScript with `allowJs`).
-const TSC_EXTENSIONS: [&str; 8] = ["ts", "tsx", "mts", "cts", "js", "jsx", "mjs", "cjs"];
+/// The extensions of the TypeScript files tsc type-checks.
+const TS_EXTENSIONS: [&str; 4] = ["ts", "tsx", "mts", "cts"];
+
+/// The extensions of the JavaScript files tsc checks when its config allows JavaScript.
+const JS_EXTENSIONS: [&str; 4] = ["js", "jsx", "mjs", "cjs"];
 
 /// The most tokens of one diagnostic's line.
 const MAX_LINE_TOKENS: usize = 60;
@@ -245,7 +248,7 @@ fn check(
             .verifier
             .command_for_files(&workspace, &files)
             .is_some();
-        if !narrowed && !concerns(name, &files) {
+        if !narrowed && !concerns(name, &files, &workspace) {
             continue;
         }
         let mut entry = run::entry(known, &config);
@@ -318,8 +321,9 @@ fn edited_files(named: &[PathBuf], base: &Path, canonical_root: &Path) -> Vec<St
 }
 
 /// Whether a verifier that checks the whole project has anything to say about `files`: tsc of
-/// TypeScript and JavaScript, clippy of Rust; a project's own fast verifier always.
-fn concerns(name: &str, files: &[String]) -> bool {
+/// TypeScript, and of JavaScript when its config allows it; clippy of Rust; a project's own fast
+/// verifier always.
+fn concerns(name: &str, files: &[String], workspace: &Workspace) -> bool {
     let any = |extensions: &[&str]| {
         files.iter().any(|file| {
             Path::new(file)
@@ -329,12 +333,40 @@ fn concerns(name: &str, files: &[String]) -> bool {
         })
     };
     match name {
-        "tsc" => any(&TSC_EXTENSIONS),
+        "tsc" => any(&TS_EXTENSIONS) || (any(&JS_EXTENSIONS) && tsc_checks_js(workspace)),
         "clippy" => any(&["rs"]),
         // It lints files one by one, and was handed none it lints.
         "eslint" => false,
         _ => true,
     }
+}
+
+/// Whether the project's tsc config (or one it extends or references) sets `allowJs` or
+/// `checkJs`: without either, tsc says nothing of a JavaScript file. A config that cannot be read
+/// counts as allowing it (tsc runs, and says what is wrong).
+#[cfg(feature = "tsc")]
+fn tsc_checks_js(workspace: &Workspace) -> bool {
+    let Ok(project) = verdict_tsc::project(workspace) else {
+        return true;
+    };
+    verdict_tsc::config_files(workspace, &project.config)
+        .iter()
+        .filter(|file| Path::new(file).is_absolute())
+        .any(|file| {
+            let Ok(text) = std::fs::read_to_string(file) else {
+                return true;
+            };
+            let Ok(config) = serde_json::from_str::<Value>(&verdict_tsc::strip_jsonc(&text)) else {
+                return true;
+            };
+            let options = &config["compilerOptions"];
+            options["allowJs"] == true || options["checkJs"] == true
+        })
+}
+
+#[cfg(not(feature = "tsc"))]
+fn tsc_checks_js(_workspace: &Workspace) -> bool {
+    true
 }
 
 /// A verifier narrowed to the edited files ([`Verifier::command_for_files`]). Never cached: its
