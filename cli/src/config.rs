@@ -123,6 +123,10 @@ pub(crate) struct VerifierSettings {
     /// The directory its command runs in, relative to the project root.
     #[serde(default)]
     pub(crate) cwd: Option<PathBuf>,
+    /// Whether the post-edit hook runs it after each edit (`verdict hook <harness> --event
+    /// post-edit`): unset follows the default (tsc, eslint and clippy are fast, the rest not).
+    #[serde(default)]
+    pub(crate) fast: Option<bool>,
 }
 
 /// The file as written (with spans where later checks need lines).
@@ -881,7 +885,7 @@ max_attempts = 3
     fn unknown_keys_name_the_line_key_and_table() {
         check_error(
             "[verifiers.tsc]\nenabled = true\ntimout = \"5m\"\n",
-            "/project/verdict.toml:3: unknown key `timout` in [verifiers.tsc] (expected one of: enabled, timeout, needs, allow_no_tests, env, args, command, paths, cwd)",
+            "/project/verdict.toml:3: unknown key `timout` in [verifiers.tsc] (expected one of: enabled, timeout, needs, allow_no_tests, env, args, command, paths, cwd, fast)",
         );
         check_error(
             "\n[run]\njob = 2\n",
@@ -897,7 +901,7 @@ max_attempts = 3
         );
         check_error(
             "[verifiers.eslint]\nenv = { A = \"1\" }\n[verifiers.tsc]\nenabled = true\nneeds = []\nwhatever = 1\n",
-            "/project/verdict.toml:6: unknown key `whatever` in [verifiers.tsc] (expected one of: enabled, timeout, needs, allow_no_tests, env, args, command, paths, cwd)",
+            "/project/verdict.toml:6: unknown key `whatever` in [verifiers.tsc] (expected one of: enabled, timeout, needs, allow_no_tests, env, args, command, paths, cwd, fast)",
         );
     }
 

@@ -31,9 +31,13 @@
 //!
 //! A pass, and every time verdict lets the agent stop, ends the chain of blocks: the next stop in
 //! the session (a new request from the user) starts counting afresh.
+//!
+//! `--event post-edit` is another kind of hook, run after each edit rather than at the stop: see
+//! [`post_edit`].
 
 mod fit;
 mod install;
+mod post_edit;
 mod state;
 mod subagent;
 mod verify;
@@ -72,6 +76,7 @@ Examples:
   verdict hook install codex --scope user     # ~/.codex/hooks.json
   verdict hook install cursor
   verdict hook install gemini                 # .gemini/settings.json
+  verdict hook install claude --post-edit     # also the fast check after each edit
   echo '{\"session_id\":\"s1\",\"cwd\":\".\",\"hook_event_name\":\"Stop\"}' | verdict hook claude
   echo '{\"session_id\":\"s1\",\"cwd\":\".\",\"hook_event_name\":\"SessionStart\"}' \
     | verdict hook claude --event session-start
@@ -80,8 +85,11 @@ The hook always exits 0 and prints one JSON object: it blocks (keeps the agent w
 when the project's verification finds failures the session did not begin with; any error of
 verdict itself lets the agent stop with a message. `hook install` writes both events: the
 session-start hook records the tree the session began on (it runs no tool), so that what failed
-before the session is told from what the session broke. docs/hooks.md describes each harness's
-settings and fields.";
+before the session is told from what the session broke. With --post-edit it also writes the
+post-edit hook (`--event post-edit`): after each edit, tsc, eslint and clippy (and the project's
+`fast = true` verifiers) run, and the edited files' diagnostics are added to the agent's context,
+within --budget tokens (150); it never blocks. docs/hooks.md describes each harness's settings and
+fields.";
 
 /// Arguments of `verdict hook`.
 #[derive(clap::Args)]
@@ -127,6 +135,11 @@ struct StopArgs {
     /// The harness's event this hook answers
     #[arg(long, value_enum, default_value_t = Event::Stop)]
     event: Event,
+
+    /// The answer's token budget [default: `[run] budget` of verdict.toml, else 500, for the
+    /// stop; 150 for post-edit, whose context is added after every edit]
+    #[arg(long, value_name = "TOKENS", value_parser = clap::value_parser!(u64).range(1..))]
+    budget: Option<u64>,
 }
 
 /// The events `verdict hook <harness>` answers.
@@ -138,6 +151,10 @@ pub(crate) enum Event {
     /// A session begins (`SessionStart`, Cursor's `sessionStart`): record the tree it begins
     /// on, without running any tool
     SessionStart,
+    /// The agent edited files (Claude Code's and Codex's `PostToolUse`, Gemini CLI's
+    /// `AfterTool`): run the fast verifiers and add the edited files' diagnostics to its context,
+    /// never blocking
+    PostEdit,
 }
 
 impl Event {
@@ -146,6 +163,7 @@ impl Event {
         match self {
             Event::Stop => "stop",
             Event::SessionStart => "session-start",
+            Event::PostEdit => "post-edit",
         }
     }
 
@@ -157,6 +175,9 @@ impl Event {
             (Event::Stop, Harness::Gemini) => &["AfterAgent"],
             (Event::SessionStart, Harness::Cursor) => &["sessionStart"],
             (Event::SessionStart, _) => &["SessionStart"],
+            (Event::PostEdit, Harness::Claude | Harness::Codex) => &["PostToolUse"],
+            (Event::PostEdit, Harness::Gemini) => &["AfterTool"],
+            (Event::PostEdit, Harness::Cursor) => &["afterFileEdit"],
         }
     }
 }
@@ -253,6 +274,7 @@ fn hook(harness: Harness, args: &StopArgs) -> u8 {
     match args.event {
         Event::Stop => stop(harness, args),
         Event::SessionStart => session_start(harness, args),
+        Event::PostEdit => post_edit::run(harness, args),
     }
 }
 
@@ -756,7 +778,11 @@ fn decide(
         .iter()
         .zip(&old_errors)
         .any(|(v, old)| v.outcome() != Outcome::Passed && !old);
-    let budget = config.run.budget.unwrap_or(DEFAULT_BUDGET);
+    let budget = args
+        .budget
+        .and_then(|b| usize::try_from(b).ok())
+        .or(config.run.budget)
+        .unwrap_or(DEFAULT_BUDGET);
     let max = args.max_blocks;
     let answer = store.update(harness.key(), &input.chain(), |session| {
         if !new_failures {

@@ -232,6 +232,18 @@ pub trait Verifier: Send + Sync {
         None
     }
 
+    /// A command that checks only `files` (paths relative to the workspace root, each an
+    /// existing file), for the check after an agent's edit. `None` (the default) when the tool
+    /// cannot check files apart from its whole project (tsc needs the whole program) or none of
+    /// `files` is of a kind it checks.
+    fn command_for_files(
+        &self,
+        _workspace: &Workspace,
+        _files: &[String],
+    ) -> Option<Result<CommandSpec, VerifierError>> {
+        None
+    }
+
     /// Runs the verifier with `runner`, writing the output to `log`: describe, run, interpret.
     /// Rarely overridden.
     async fn verify(&self, workspace: &Workspace, runner: &dyn Runner, log: &Path) -> Report {

@@ -1,12 +1,13 @@
 //! `verdict hook install <harness>`: writes verdict's hooks into the harness's settings file,
-//! idempotently: the stop hook, and the session-start hook that records the tree each session
-//! begins on. A file that already runs both is left byte for byte as it is; otherwise what is
-//! missing is appended (a file written by an older install, with the stop hook alone, gets the
-//! session-start hook) and every other setting kept, in its order. A settings file that
-//! is a symlink (kept with the user's dotfiles) is written through, to its target. The command
-//! names the verdict binary by its absolute path (the harness runs hooks with its own `PATH`), and
-//! a project's settings go to the repository root, wherever the command runs from. docs/hooks.md
-//! shows what each harness gets.
+//! idempotently: the stop hook, the session-start hook that records the tree each session
+//! begins on, and with `--post-edit` the post-edit hook (the fast check after each edit). A file
+//! that already runs them is left byte for byte as it is; otherwise what is missing is appended
+//! (a file written by an older install, with the stop hook alone, gets the session-start hook)
+//! and every other setting kept, in its order. A settings file that is a symlink (kept with the
+//! user's dotfiles) is written through, to its target. The command names the verdict binary by
+//! its absolute path (the harness runs hooks with its own `PATH`), and a project's settings go to
+//! the repository root, wherever the command runs from. docs/hooks.md shows what each harness
+//! gets.
 
 use std::path::{Path, PathBuf};
 
@@ -31,6 +32,12 @@ pub(crate) struct Args {
     /// repository root
     #[arg(long, short = 'C', value_name = "DIR")]
     dir: Option<PathBuf>,
+
+    /// Also write the post-edit hook (Claude Code's and Codex's PostToolUse, Gemini CLI's
+    /// AfterTool): the fast verifiers after each edit, the edited files' diagnostics added to
+    /// the agent's context
+    #[arg(long)]
+    post_edit: bool,
 }
 
 /// Which settings file.
@@ -55,15 +62,29 @@ pub(crate) fn run(args: &Args) -> Result<u8> {
             args.harness.title()
         );
     }
+    if args.post_edit && super::post_edit::matcher(args.harness).is_none() {
+        bail!(
+            "--post-edit: {} has no hook after an edit whose output reaches the agent",
+            args.harness.title()
+        );
+    }
     let path = settings_path(args.harness, args.scope, args.dir.as_deref())?;
     let exe = exe_for()?;
-    let added = install(args.harness, &path, &exe)?;
+    let mut events = vec![Event::Stop, Event::SessionStart];
+    if args.post_edit {
+        events.push(Event::PostEdit);
+    }
+    let added = install(args.harness, &path, &exe, &events)?;
     if added.is_empty() {
         println!(
-            "verdict: {} already runs `verdict hook {}` at each stop and session start; nothing \
-             changed",
+            "verdict: {} already runs `verdict hook {}` at each {}; nothing changed",
             path.display(),
-            args.harness.key()
+            args.harness.key(),
+            if args.post_edit {
+                "stop, session start and edit"
+            } else {
+                "stop and session start"
+            }
         );
     }
     for event in added {
@@ -106,7 +127,9 @@ fn trust_step(harness: Harness) -> &'static str {
 fn command_for(exe: &str, harness: Harness, event: Event) -> String {
     match event {
         Event::Stop => format!("{exe} hook {}", harness.key()),
-        Event::SessionStart => format!("{exe} hook {} --event {}", harness.key(), event.key()),
+        Event::SessionStart | Event::PostEdit => {
+            format!("{exe} hook {} --event {}", harness.key(), event.key())
+        }
     }
 }
 
@@ -174,7 +197,12 @@ fn settings_path(harness: Harness, scope: Scope, dir: Option<&Path>) -> Result<P
 /// Adds verdict's hooks, run by `exe`, to the file at `path` (created if missing); returns the
 /// events it added, none when verdict's hooks were already there, in which case the file is not
 /// written.
-pub(crate) fn install(harness: Harness, path: &Path, exe: &str) -> Result<Vec<Event>> {
+pub(crate) fn install(
+    harness: Harness,
+    path: &Path,
+    exe: &str,
+    events: &[Event],
+) -> Result<Vec<Event>> {
     // A symlink is written through: the new file replaces its target, in the target's directory,
     // and the link stays a link (replacing it with a regular file would cut the settings off from
     // the dotfiles they are kept with).
@@ -189,7 +217,7 @@ pub(crate) fn install(harness: Harness, path: &Path, exe: &str) -> Result<Vec<Ev
         }
     };
     let mut added = Vec::new();
-    for event in [Event::Stop, Event::SessionStart] {
+    for &event in events {
         let command = command_for(exe, harness, event);
         if add_hook(harness, event, &mut document, &command)
             .with_context(|| format!("in {}", path.display()))?
@@ -397,34 +425,51 @@ fn add_hook(
     let timeout = match event_kind {
         Event::Stop => harness.hook_timeout_secs(),
         Event::SessionStart => harness.start_timeout_secs(),
+        Event::PostEdit => super::post_edit::TIMEOUT_SECS,
+    };
+    // The post-edit hook runs after the tools that edit files only.
+    let matcher: Vec<(&str, Json)> = match (event_kind, super::post_edit::matcher(harness)) {
+        (Event::PostEdit, Some(tools)) => vec![("matcher", Json::from(tools))],
+        _ => Vec::new(),
     };
     let event = event_kind.names(harness)[0];
     let entry = match harness {
         // Claude Code and Codex share the shape: event → matcher groups → handlers.
-        Harness::Claude | Harness::Codex => json::object(vec![(
-            "hooks",
-            Json::Array(vec![json::object(vec![
-                ("type", Json::from("command")),
-                ("command", Json::from(command)),
-                ("timeout", Json::from(timeout)),
-            ])]),
-        )]),
+        Harness::Claude | Harness::Codex => json::object(
+            matcher
+                .into_iter()
+                .chain([(
+                    "hooks",
+                    Json::Array(vec![json::object(vec![
+                        ("type", Json::from("command")),
+                        ("command", Json::from(command)),
+                        ("timeout", Json::from(timeout)),
+                    ])]),
+                )])
+                .collect(),
+        ),
         // Gemini CLI's shape is Claude Code's, with a name and the timeout in milliseconds.
-        Harness::Gemini => json::object(vec![(
-            "hooks",
-            Json::Array(vec![json::object(vec![
-                (
-                    "name",
-                    Json::from(match event_kind {
-                        Event::Stop => "verdict",
-                        Event::SessionStart => "verdict-session-start",
-                    }),
-                ),
-                ("type", Json::from("command")),
-                ("command", Json::from(command)),
-                ("timeout", Json::from(timeout * 1000)),
-            ])]),
-        )]),
+        Harness::Gemini => json::object(
+            matcher
+                .into_iter()
+                .chain([(
+                    "hooks",
+                    Json::Array(vec![json::object(vec![
+                        (
+                            "name",
+                            Json::from(match event_kind {
+                                Event::Stop => "verdict",
+                                Event::SessionStart => "verdict-session-start",
+                                Event::PostEdit => "verdict-post-edit",
+                            }),
+                        ),
+                        ("type", Json::from("command")),
+                        ("command", Json::from(command)),
+                        ("timeout", Json::from(timeout * 1000)),
+                    ])]),
+                )])
+                .collect(),
+        ),
         Harness::Cursor => json::object(vec![
             ("command", Json::from(command)),
             ("timeout", Json::from(timeout)),

@@ -71,9 +71,19 @@ pub(super) fn run(
     selected: &[Known],
     deadline: Instant,
 ) -> Result<Result<Vec<Verification>, Cut>> {
+    let entries: Vec<Entry> = selected.iter().map(|k| run::entry(k, config)).collect();
+    run_entries(root, config, entries, deadline)
+}
+
+/// Runs `entries` as [`run`] runs the selected verifiers.
+pub(super) fn run_entries(
+    root: &Path,
+    config: &Config,
+    entries: Vec<Entry>,
+    deadline: Instant,
+) -> Result<Result<Vec<Verification>, Cut>> {
     let run_dir = run::new_run_dir(root)?;
     let workspace = config.workspace(root).with_run_dir(&run_dir);
-    let entries: Vec<Entry> = selected.iter().map(|k| run::entry(k, config)).collect();
     pipeline::validate(&entries).map_err(|e| anyhow!("{e}"))?;
     let interrupted = Arc::new(AtomicBool::new(false));
     let options = pipeline::Options {

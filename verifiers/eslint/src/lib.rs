@@ -76,6 +76,12 @@ pub const LEGACY_CONFIGS: &[&str] = &[
     ".eslintrc",
 ];
 
+/// The extensions of the files eslint lints by default or through the usual plugins: an edited
+/// file of another kind is not handed to it.
+pub const LINTED_EXTENSIONS: &[&str] = &[
+    "js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts", "vue", "svelte", "astro",
+];
+
 /// The environment variable that makes eslint 9 read a legacy config.
 pub const USE_FLAT_CONFIG: &str = "ESLINT_USE_FLAT_CONFIG";
 
@@ -651,6 +657,28 @@ impl Verifier for Eslint {
             tool_files,
             root: js_monorepo_root(workspace, "eslint"),
         })
+    }
+
+    fn command_for_files(
+        &self,
+        workspace: &Workspace,
+        files: &[String],
+    ) -> Option<Result<CommandSpec, VerifierError>> {
+        let files: Vec<String> = files
+            .iter()
+            .filter(|file| {
+                Path::new(file)
+                    .extension()
+                    .and_then(|e| e.to_str())
+                    .is_some_and(|e| LINTED_EXTENSIONS.contains(&e))
+            })
+            .cloned()
+            .collect();
+        if files.is_empty() {
+            return None;
+        }
+        // As a re-run: a file the config ignores is no error, and no warning either.
+        Some(self.command_for(workspace, &files, true))
     }
 
     fn rerun_failed(&self, workspace: &Workspace, previous: &Report) -> Option<CommandSpec> {
