@@ -188,6 +188,7 @@ pub(crate) fn run(args: &Args) -> Result<u8> {
     }
     let entries: Vec<Entry> = selected.iter().map(|k| run::entry(k, &config)).collect();
     pipeline::validate(&entries).map_err(|e| usage(e.to_string()))?;
+    let specs = allow_verification(specs, &entries, &workspace, &root);
 
     let interrupted = Arc::new(AtomicBool::new(false));
     let runner = ProcessRunner::new();
@@ -549,6 +550,45 @@ fn agents(settings: &RunSettings, config: &Config) -> Result<Vec<AgentSpec>> {
         }
     }
     Ok(specs)
+}
+
+/// The `claude` preset is allowed to run the commands the loop verifies with (and the `verify`
+/// tool of `verdict mcp`): in `acceptEdits` mode a headless session would otherwise be refused
+/// every command, the project's tests included. The rules follow `-p` as one `--allowedTools`
+/// list, one argv element each. Other agents, and a `claude` command line a person wrote, are
+/// left as they are.
+fn allow_verification(
+    mut specs: Vec<AgentSpec>,
+    entries: &[Entry],
+    workspace: &Workspace,
+    root: &Path,
+) -> Vec<AgentSpec> {
+    let Some(claude) = verdict_core::agent::presets::preset("claude") else {
+        return specs;
+    };
+    let commands: Vec<Vec<String>> = entries
+        .iter()
+        .filter_map(|e| e.verifier.command(workspace).ok())
+        .map(|spec| {
+            std::iter::once(spec.program.to_string_lossy().into_owned())
+                .chain(spec.args)
+                .collect()
+        })
+        .collect();
+    let rules = verdict_core::agent::allowed::claude_allowed_tools(&commands, root);
+    for spec in &mut specs {
+        if spec.argv.as_slice() != claude {
+            continue;
+        }
+        let at = spec
+            .argv
+            .iter()
+            .position(|a| a == "-p")
+            .map_or(1, |p| p + 1);
+        let flag = std::iter::once(verdict_core::agent::allowed::FLAG.to_owned());
+        spec.argv.splice(at..at, flag.chain(rules.iter().cloned()));
+    }
+    specs
 }
 
 /// With `--reset`, the events file must not be part of the tree that is restored before every
