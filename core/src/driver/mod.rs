@@ -12,7 +12,9 @@
 //!   commit "attempt N started"            → agent_running   (before the spawn)
 //!   agent session(s) through the AgentPool (transient failures retried there, not counted)
 //!   commit "attempt N finished"           → verifying        (after the agent is reaped)
-//!   verify; re-run failed tests once      (failures that come and go are flaky, not the agent's)
+//!   verify (a tree verified before: answered from that verification, nothing run)
+//!   re-run the failed tests once          (only they, with each tool's filter; failures that
+//!                                          come and go are flaky, not the agent's)
 //!   a pass: the cheating guard            (fewer, removed, skipped or neutered tests, protected files)
 //!   → passed | decide(): retry_scheduled (prompt with the digest) | exhausted | escalated | blocked
 //! ```
@@ -23,7 +25,9 @@
 //! agent's process group is stopped first) and does not count against `max_attempts`; an attempt
 //! whose agent finished but whose verification was never recorded is verified before anything else.
 //! What the loop needs to continue — the starting tree, the baseline, each attempt's failures and
-//! summary — is read back from the events, never from memory.
+//! summary — is read back from the events, never from memory. (The verifications of the trees
+//! verified in this process are kept in memory, only to answer an attempt that left a tree
+//! verified before without running anything.)
 //!
 //! The driver is tool-agnostic: verification is the [`Verify`] the caller hands in (the CLI builds
 //! it from `verdict run`'s pipeline), agents are an [`AgentPool`], and what to do after a failure is
@@ -1502,8 +1506,13 @@ impl Driver<'_> {
                 .map(|v| {
                     let mut v = v.clone();
                     v.duration = Duration::ZERO;
+                    let of = if what == "baseline" {
+                        "the baseline"
+                    } else {
+                        what
+                    };
                     v.notes.push(format!(
-                        "answered from the verification of the {what}: the tree has not changed since"
+                        "answered from the verification of {of}: the tree has not changed since"
                     ));
                     v
                 })
