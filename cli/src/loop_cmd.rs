@@ -22,10 +22,13 @@ use verdict_core::driver::{
     self, EventKind, Guide, GuideRequest, LoopEvent, LoopParts, LoopSpec, RunSettings, Verify,
     VerifyRequest,
 };
+use verdict_core::model::{Kind, Outcome, Report};
 use verdict_core::pipeline::{self, Entry};
 use verdict_core::process::ProcessRunner;
 use verdict_core::state::{RunRecord, RunState, StateDb};
-use verdict_core::verifier::{Runner, Workspace};
+use verdict_core::verifier::{
+    Applicability, Captured, CommandSpec, Runner, Verifier, VerifierError, Workspace,
+};
 
 use crate::config::Config;
 use crate::registry;
@@ -188,6 +191,7 @@ pub(crate) fn run(args: &Args) -> Result<u8> {
     }
     let entries: Vec<Entry> = selected.iter().map(|k| run::entry(k, &config)).collect();
     pipeline::validate(&entries).map_err(|e| usage(e.to_string()))?;
+    let specs = allow_verification(specs, &entries, &workspace, &root);
 
     let interrupted = Arc::new(AtomicBool::new(false));
     let runner = ProcessRunner::new();
@@ -551,6 +555,45 @@ fn agents(settings: &RunSettings, config: &Config) -> Result<Vec<AgentSpec>> {
     Ok(specs)
 }
 
+/// The `claude` preset is allowed to run the commands the loop verifies with (and the `verify`
+/// tool of `verdict mcp`): in `acceptEdits` mode a headless session would otherwise be refused
+/// every command, the project's tests included. The rules follow `-p` as one `--allowedTools`
+/// list, one argv element each. Other agents, and a `claude` command line a person wrote, are
+/// left as they are.
+fn allow_verification(
+    mut specs: Vec<AgentSpec>,
+    entries: &[Entry],
+    workspace: &Workspace,
+    root: &Path,
+) -> Vec<AgentSpec> {
+    let Some(claude) = verdict_core::agent::presets::preset("claude") else {
+        return specs;
+    };
+    let commands: Vec<Vec<String>> = entries
+        .iter()
+        .filter_map(|e| e.verifier.command(workspace).ok())
+        .map(|spec| {
+            std::iter::once(spec.program.to_string_lossy().into_owned())
+                .chain(spec.args)
+                .collect()
+        })
+        .collect();
+    let rules = verdict_core::agent::allowed::claude_allowed_tools(&commands, root);
+    for spec in &mut specs {
+        if spec.argv.as_slice() != claude {
+            continue;
+        }
+        let at = spec
+            .argv
+            .iter()
+            .position(|a| a == "-p")
+            .map_or(1, |p| p + 1);
+        let flag = std::iter::once(verdict_core::agent::allowed::FLAG.to_owned());
+        spec.argv.splice(at..at, flag.chain(rules.iter().cloned()));
+    }
+    specs
+}
+
 /// With `--reset`, the events file must not be part of the tree that is restored before every
 /// attempt: the restore would take it back to what it held at the start (or remove it), and the
 /// events written since would be lost. Under `.verdict/` it is never part of the tree.
@@ -655,37 +698,155 @@ impl Verify for PipelineVerify {
                     .is_none_or(|only| only.iter().any(|n| n == e.verifier.name()))
             })
             .map(|e| {
-                let mut entry = Entry::new(Arc::clone(&e.verifier));
+                let mut entry = e.clone();
                 // A re-run of some verifiers drops the needs it does not include: they passed.
-                entry.needs = match &request.only {
-                    Some(only) => e
-                        .needs
-                        .iter()
-                        .filter(|n| only.contains(n))
-                        .cloned()
-                        .collect(),
-                    None => e.needs.clone(),
-                };
-                entry.timeout = e.timeout;
-                entry.env = e.env.clone();
-                entry.allow_no_tests = e.allow_no_tests;
-                entry.cache_salt = e.cache_salt.clone();
+                if let Some(only) = &request.only {
+                    entry.needs.retain(|n| only.contains(n));
+                }
                 entry
             })
             .collect();
-        let options = pipeline::Options {
+        let cache = Cache::open(self.root.join(".verdict").join("cache"));
+        if request.failed_first {
+            return self.failed_only(entries, &workspace, &cache).await;
+        }
+        let options = self.options(Some(cache), request.fresh);
+        self.pipeline(&entries, &workspace, &options).await
+    }
+}
+
+impl PipelineVerify {
+    fn options(&self, cache: Option<Cache>, run_all: bool) -> pipeline::Options {
+        pipeline::Options {
             jobs: self.jobs,
             fail_fast: false,
-            cache: Some(Cache::open(self.root.join(".verdict").join("cache"))),
-            run_all: request.fresh,
+            cache,
+            run_all,
             failed_first: false,
             interrupted: Some(Arc::clone(&self.interrupted)),
-        };
+        }
+    }
+
+    async fn pipeline(
+        &self,
+        entries: &[Entry],
+        workspace: &Workspace,
+        options: &pipeline::Options,
+    ) -> Result<Vec<Verification>, String> {
         let runner: Arc<dyn Runner> = Arc::new(self.runner.clone());
         let mut on_event = |_: pipeline::Event<'_>| {};
-        pipeline::run(&entries, &workspace, runner, &options, &mut on_event)
+        pipeline::run(entries, workspace, runner, options, &mut on_event)
             .await
             .map_err(|e| e.to_string())
+    }
+
+    /// The flaky re-run: each verifier runs only the tests that failed in its last run, with the
+    /// tool's own filter (`Verifier::rerun_failed`, what `verdict run --failed-first` runs first),
+    /// and never in full after it. A verifier with no such filter, or whose filtered run cannot
+    /// verify (the filter matched nothing), runs in full. Nothing of it is cached: the next
+    /// verification's `--failed-first` and cache see the full runs only.
+    async fn failed_only(
+        &self,
+        entries: Vec<Entry>,
+        workspace: &Workspace,
+        cache: &Cache,
+    ) -> Result<Vec<Verification>, String> {
+        let mut narrowed = Vec::new();
+        let entries: Vec<Entry> = entries
+            .into_iter()
+            .map(|mut entry| {
+                let name = entry.verifier.name().to_owned();
+                let previous = cache
+                    .last(&name)
+                    .filter(|report| report.outcome == Outcome::Failed);
+                if let Some(previous) = previous
+                    && let Some(spec) = entry.verifier.rerun_failed(workspace, &previous)
+                {
+                    let failed = previous
+                        .errors()
+                        .filter_map(|d| d.test.as_deref().or(d.file.as_deref()))
+                        .collect::<std::collections::BTreeSet<_>>()
+                        .len();
+                    narrowed.push((name, entry.clone(), failed));
+                    entry.verifier = Arc::new(FailedOnly {
+                        inner: Arc::clone(&entry.verifier),
+                        spec,
+                    });
+                }
+                entry
+            })
+            .collect();
+        let mut verifications = self
+            .pipeline(&entries, workspace, &self.options(None, true))
+            .await?;
+        let mut again = Vec::new();
+        for verification in &mut verifications {
+            let Some((_, full, failed)) =
+                narrowed.iter().find(|(n, ..)| *n == verification.verifier)
+            else {
+                continue;
+            };
+            let plural = if *failed == 1 { "" } else { "s" };
+            if verification.outcome() == Outcome::Errored
+                && !self.interrupted.load(Ordering::SeqCst)
+            {
+                let mut full = full.clone();
+                full.needs.clear();
+                again.push(full);
+            } else {
+                verification.notes.push(format!(
+                    "re-ran only the {failed} failed test{plural}, with the tool's own filter"
+                ));
+            }
+        }
+        if again.is_empty() {
+            return Ok(verifications);
+        }
+        let full = self
+            .pipeline(&again, workspace, &self.options(None, true))
+            .await?;
+        for mut run in full {
+            run.notes.push(
+                "the re-run of the failed tests alone could not verify; ran in full".to_owned(),
+            );
+            if let Some(slot) = verifications
+                .iter_mut()
+                .find(|v| v.verifier == run.verifier)
+            {
+                *slot = run;
+            }
+        }
+        Ok(verifications)
+    }
+}
+
+/// A verifier narrowed to what failed in its last run: its command is the tool's own filtered
+/// re-run; reading the output, its name and kind are the verifier's.
+struct FailedOnly {
+    inner: Arc<dyn Verifier>,
+    spec: CommandSpec,
+}
+
+#[async_trait]
+impl Verifier for FailedOnly {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    fn kind(&self) -> Kind {
+        self.inner.kind()
+    }
+
+    fn applies(&self, workspace: &Workspace) -> Applicability {
+        self.inner.applies(workspace)
+    }
+
+    fn command(&self, _workspace: &Workspace) -> Result<CommandSpec, VerifierError> {
+        Ok(self.spec.clone())
+    }
+
+    fn interpret(&self, spec: &CommandSpec, captured: &Captured) -> Report {
+        self.inner.interpret(spec, captured)
     }
 }
 

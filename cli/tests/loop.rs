@@ -1804,3 +1804,85 @@ fn an_agent_that_does_not_exist_is_exit_2() {
         out.all()
     );
 }
+
+/// The verifications' run directories under `.verdict/runs/`, oldest first, each with the summary
+/// line of its pytest log.
+fn pytest_runs(scenario: &Scenario) -> Vec<String> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(scenario.project.path(".verdict/runs"))
+        .map(|entries| entries.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    dirs.sort();
+    dirs.iter()
+        .map(|dir| {
+            let log = std::fs::read_to_string(dir.join("pytest.log")).unwrap_or_default();
+            log.lines()
+                .rev()
+                .find(|line| line.contains(" in ") && line.contains("failed"))
+                .or_else(|| log.lines().rev().find(|line| line.contains(" in ")))
+                .unwrap_or("(no summary)")
+                .trim_matches(|c| c == '=' || c == ' ')
+                .to_owned()
+        })
+        .collect()
+}
+
+#[test]
+fn an_attempt_that_changed_nothing_is_answered_from_the_last_verification() {
+    let scenario = Scenario::cart();
+    let agent = scenario.agent("nothing-then-fix", "a");
+    let out = scenario.run(&["--task", TASK, "--agent", &agent]);
+    scenario.check(
+        &out,
+        Expect {
+            code: 0,
+            state: "passed",
+            attempts: 2,
+        },
+    );
+    let first = verification_of(&scenario, 1);
+    assert_eq!(first["no_op"], true, "{first:#}");
+    assert_eq!(first["answered_from"], "baseline", "{first:#}");
+    assert_eq!(
+        first["failures"],
+        scenario.events_of("baseline_finished")[0]["failures"]
+    );
+    assert!(verification_of(&scenario, 2).get("answered_from").is_none());
+    // The baseline and attempt 2 ran pytest; attempt 1 ran nothing, not even the flaky re-run.
+    let runs = pytest_runs(&scenario);
+    assert_eq!(runs.len(), 2, "{runs:#?}");
+}
+
+#[test]
+fn the_flaky_re_run_repeats_only_the_failed_tests() {
+    let scenario = Scenario::cart();
+    let agent = scenario.agent("touch", "a");
+    let out = scenario.run(&["--task", TASK, "--agent", &agent, "--max-attempts", "1"]);
+    scenario.check(
+        &out,
+        Expect {
+            code: 1,
+            state: "exhausted",
+            attempts: 1,
+        },
+    );
+    // The baseline and attempt 1 ran the suite (3 tests); the re-run, the one failed test.
+    let runs = pytest_runs(&scenario);
+    assert_eq!(runs.len(), 3, "{runs:#?}");
+    assert!(runs[0].starts_with("1 failed, 2 passed"), "{runs:#?}");
+    assert!(runs[1].starts_with("1 failed, 2 passed"), "{runs:#?}");
+    assert!(
+        runs[2].starts_with("1 failed in"),
+        "only the failed test: {runs:#?}"
+    );
+    let verified = verification_of(&scenario, 1);
+    assert_eq!(
+        verified["flaky"]["failures"],
+        serde_json::json!({}),
+        "{verified:#}"
+    );
+    assert!(
+        verified["failures"].to_string().contains("test_discount"),
+        "{verified:#}"
+    );
+    assert!(out.stdout.contains("1 failed, 2 passed"), "{}", out.all());
+}

@@ -8,9 +8,12 @@
 //! - `cargo xtask plugin [--release]`: build the example verifier plugin and print its path.
 //! - `cargo xtask bench [TOOL…]`: parser throughput on 100 MiB logs, against ripgrep;
 //!   `cargo xtask bench --pipeline`: `verdict run` against its tools run one by one and in parallel;
-//!   `cargo xtask bench --mcp`: the `verify` tool of a warm `verdict mcp` against its tools.
+//!   `cargo xtask bench --mcp`: the `verify` tool of a warm `verdict mcp` against its tools;
+//!   `cargo xtask bench --loop [--before BINARY]`: seconds of verification per failed attempt of
+//!   `verdict loop`.
 
 mod bench;
+mod bench_loop;
 mod bench_mcp;
 mod bench_pipeline;
 mod capture;
@@ -84,6 +87,13 @@ enum Command {
         /// the tools it runs.
         #[arg(long, conflicts_with = "pipeline")]
         mcp: bool,
+        /// Instead of parser throughput, time the verification of each failed attempt of
+        /// `verdict loop` on a project whose suite takes a few seconds.
+        #[arg(long = "loop", conflicts_with_all = ["pipeline", "mcp"])]
+        loop_cost: bool,
+        /// With `--loop`: another `verdict` binary (the one before a change) to measure beside.
+        #[arg(long, requires = "loop_cost")]
+        before: Option<std::path::PathBuf>,
     },
 }
 
@@ -119,12 +129,20 @@ fn run(cli: Cli) -> Result<ExitCode> {
             runs, mcp: true, ..
         } => bench_mcp::run(runs.max(1)),
         Command::Bench {
+            runs,
+            loop_cost: true,
+            before,
+            ..
+        } => bench_loop::run(runs.max(1), before),
+        Command::Bench {
             tools,
             mib,
             runs,
             no_criterion,
             pipeline: false,
             mcp: false,
+            loop_cost: false,
+            ..
         } => bench::run(&bench::Options {
             tools,
             mib,

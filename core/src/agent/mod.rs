@@ -20,15 +20,19 @@
 //!
 //! | preset   | argv                                                                                   | prompt |
 //! |----------|----------------------------------------------------------------------------------------|--------|
-//! | `claude` | `claude -p --output-format text --permission-mode acceptEdits --max-turns 50`          | stdin  |
-//! | `codex`  | `codex exec --sandbox workspace-write -`                                               | stdin  |
-//! | `aider`  | `aider --yes-always --no-pretty --message-file {prompt_file}`                          | file   |
-//! | `gemini` | `gemini --approval-mode yolo -p {prompt}`                                              | argv   |
+//! | `claude` | `claude -p --output-format text --permission-mode acceptEdits --max-turns 50` | stdin |
+//! | `codex` | `codex exec --skip-git-repo-check --sandbox workspace-write -` | stdin |
+//! | `aider` | `aider --yes-always --no-pretty --no-auto-commits --no-dirty-commits --no-gitignore --message-file {prompt_file}` | file |
+//! | `gemini` | `gemini --approval-mode yolo -p {prompt}` | argv |
+//!
+//! The `gemini` preset also sets `GEMINI_CLI_TRUST_WORKSPACE=true` in its environment; `verdict
+//! loop` gives the `claude` preset `--allowedTools` for the commands it verifies with.
 //!
 //! A prompt passed as `{prompt}` is one argv element, subject to the kernel's limit on a single
 //! argument (128 KiB on Linux); past it the agent cannot start (`not_started`). Stdin and
 //! `{prompt_file}` have no such limit.
 
+pub mod allowed;
 pub mod backoff;
 pub mod config;
 pub mod outcome;
@@ -146,10 +150,8 @@ impl AgentSpec {
     /// program (`aider`), unless `name` is given.
     pub fn from_command(line: &str) -> Result<AgentSpec, AgentError> {
         let argv = split_command(line)?;
-        if argv.len() == 1
-            && let Some(preset) = presets::preset(&argv[0])
-        {
-            return Ok(AgentSpec::new(argv[0].clone(), preset.to_vec()));
+        if argv.len() == 1 && presets::preset(&argv[0]).is_some() {
+            return AgentSpec::preset(&argv[0]);
         }
         let name = std::path::Path::new(&argv[0])
             .file_name()
@@ -161,7 +163,16 @@ impl AgentSpec {
     /// The preset named `name` (see `presets.toml`).
     pub fn preset(name: &str) -> Result<AgentSpec, AgentError> {
         match presets::preset(name) {
-            Some(argv) => Ok(AgentSpec::new(name, argv.to_vec())),
+            Some(argv) => {
+                let mut spec = AgentSpec::new(name, argv.to_vec());
+                spec.env.extend(
+                    presets::preset_env(name)
+                        .into_iter()
+                        .flatten()
+                        .map(|(k, v)| (k.clone(), v.clone())),
+                );
+                Ok(spec)
+            }
             None => Err(AgentError::UnknownPreset {
                 name: name.to_owned(),
                 known: presets::preset_names().collect::<Vec<_>>().join(", "),

@@ -21,10 +21,13 @@ struct File {
 #[serde(deny_unknown_fields)]
 struct Preset {
     argv: Vec<String>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
 }
 
 struct Parsed {
     presets: BTreeMap<String, Vec<String>>,
+    envs: BTreeMap<String, BTreeMap<String, String>>,
     patterns: Patterns,
 }
 
@@ -43,12 +46,18 @@ fn parsed() -> &'static Parsed {
         }
         #[allow(clippy::expect_used)]
         let patterns = Patterns::new(patterns).expect("presets.toml patterns compile");
+        let envs = file
+            .preset
+            .iter()
+            .map(|(name, preset)| (name.clone(), preset.env.clone()))
+            .collect();
         Parsed {
             presets: file
                 .preset
                 .into_iter()
                 .map(|(name, preset)| (name, preset.argv))
                 .collect(),
+            envs,
             patterns,
         }
     })
@@ -58,6 +67,11 @@ fn parsed() -> &'static Parsed {
 /// all.
 pub fn preset(name: &str) -> Option<&'static [String]> {
     parsed().presets.get(name).map(Vec::as_slice)
+}
+
+/// The environment the preset named `name` sets for its agent (empty for most).
+pub fn preset_env(name: &str) -> Option<&'static BTreeMap<String, String>> {
+    parsed().envs.get(name)
 }
 
 /// The names of every preset, sorted.
@@ -93,6 +107,16 @@ mod tests {
         assert!(preset("aider").is_some_and(|argv| argv.contains(&"{prompt_file}".to_owned())));
         assert!(preset("gemini").is_some_and(|argv| argv.contains(&"{prompt}".to_owned())));
         assert_eq!(preset("nope"), None);
+        // The flags each CLI needs to run headless outside the happy path.
+        let has =
+            |name: &str, flag: &str| preset(name).is_some_and(|a| a.iter().any(|x| x == flag));
+        assert!(has("codex", "--skip-git-repo-check"));
+        assert!(has("aider", "--no-auto-commits") && has("aider", "--no-dirty-commits"));
+        assert_eq!(
+            preset_env("gemini").and_then(|env| env.get("GEMINI_CLI_TRUST_WORKSPACE")),
+            Some(&"true".to_owned())
+        );
+        assert!(preset_env("claude").is_some_and(BTreeMap::is_empty));
         // The table in the module docs of `agent` shows each preset's exact argv.
         let docs = include_str!("mod.rs");
         for name in preset_names() {

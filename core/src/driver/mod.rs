@@ -12,7 +12,9 @@
 //!   commit "attempt N started"            → agent_running   (before the spawn)
 //!   agent session(s) through the AgentPool (transient failures retried there, not counted)
 //!   commit "attempt N finished"           → verifying        (after the agent is reaped)
-//!   verify; re-run failed tests once      (failures that come and go are flaky, not the agent's)
+//!   verify (a tree verified before: answered from that verification, nothing run)
+//!   re-run the failed tests once          (only they, with each tool's filter; failures that
+//!                                          come and go are flaky, not the agent's)
 //!   a pass: the cheating guard            (fewer, removed, skipped or neutered tests, protected files)
 //!   → passed | decide(): retry_scheduled (prompt with the digest) | exhausted | escalated | blocked
 //! ```
@@ -23,7 +25,9 @@
 //! agent's process group is stopped first) and does not count against `max_attempts`; an attempt
 //! whose agent finished but whose verification was never recorded is verified before anything else.
 //! What the loop needs to continue — the starting tree, the baseline, each attempt's failures and
-//! summary — is read back from the events, never from memory.
+//! summary — is read back from the events, never from memory. (The verifications of the trees
+//! verified in this process are kept in memory, only to answer an attempt that left a tree
+//! verified before without running anything.)
 //!
 //! The driver is tool-agnostic: verification is the [`Verify`] the caller hands in (the CLI builds
 //! it from `verdict run`'s pipeline), agents are an [`AgentPool`], and what to do after a failure is
@@ -32,7 +36,7 @@
 
 pub mod events;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -134,6 +138,10 @@ pub struct VerifyRequest {
     pub only: Option<Vec<String>>,
     /// Ignore the result cache: run every selected verifier.
     pub fresh: bool,
+    /// Run only what failed in each verifier's last run, with the tool's own filter (as
+    /// `verdict run --failed-first`): a verifier whose failures still fail is not run in full.
+    /// The flaky re-run asks for this, so that it repeats the failed tests, not the suite.
+    pub failed_first: bool,
     /// What the verification is for, for logs: `baseline`, `attempt-2`, `attempt-2-rerun`.
     pub label: String,
 }
@@ -388,6 +396,10 @@ struct VerifiedRecord {
     no_op: bool,
     tree: Option<String>,
     digest_tokens: usize,
+    /// The verification this one was answered from, with nothing run (`baseline`,
+    /// `attempt-2`): the tree had not changed since.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    answered_from: Option<String>,
 }
 
 /// What a retry decided for the next prompt, as recorded in its `retry_scheduled` event.
@@ -421,7 +433,7 @@ struct Progress {
 impl Progress {
     fn replay(run: RunId, db: &StateDb) -> Result<Progress, LoopError> {
         let history = db.history(run)?;
-        let digests: std::collections::BTreeMap<u32, String> = history
+        let digests: BTreeMap<u32, String> = history
             .attempts
             .iter()
             .filter_map(|a| Some((a.attempt.number, a.verification.as_ref()?.digest.clone())))
@@ -602,7 +614,13 @@ pub async fn run_with_settings(
         interrupted,
         resumed,
         last_tree: None,
+        verified: BTreeMap::new(),
     };
+    // A resumed run still knows its starting tree's verification (without its logs).
+    if let (Some(tree), Some(baseline)) = (&progress.start_tree, progress.baseline_verifications())
+    {
+        driver.remember(tree, "baseline", &baseline);
+    }
 
     // The starting tree and the baseline, once per run.
     if progress.start_tree.is_none()
@@ -672,6 +690,9 @@ pub async fn run_with_settings(
             },
         )?;
         progress.baseline = Some(record_value);
+        if let Some(tree) = progress.start_tree.clone() {
+            driver.remember(&tree, "baseline", &verifications);
+        }
     }
     driver
         .drive(&mut progress, &mut guide)
@@ -883,11 +904,17 @@ struct Driver<'a> {
     resumed: bool,
     /// The workspace's tree when the loop last looked.
     last_tree: Option<TreeId>,
+    /// The verifications of each tree verified in this process (by tree id), with what they
+    /// were for: a tree verified before is answered from them, with nothing run.
+    verified: BTreeMap<String, (String, Vec<Verification>)>,
 }
 
 /// One attempt's verification, judged.
 struct Judged {
     verifications: Vec<Verification>,
+    /// The verifications as the tools reported them (after the flaky re-run, before known
+    /// failures and the guard): what a later attempt on the same tree is answered from.
+    as_verified: Vec<Verification>,
     digest: digest::Digest,
     record: VerifiedRecord,
     classification: Option<Classification>,
@@ -910,9 +937,27 @@ impl Driver<'_> {
         label: String,
     ) -> Result<Vec<Verification>, LoopError> {
         self.verify
-            .verify(VerifyRequest { only, fresh, label })
+            .verify(VerifyRequest {
+                only,
+                fresh,
+                failed_first: false,
+                label,
+            })
             .await
             .map_err(LoopError::Verify)
+    }
+
+    /// Keeps `verifications` as the answer for `tree`. A verification in which a verifier could
+    /// not verify (a time-out, a crash) is not kept: running it again may well verify.
+    fn remember(&mut self, tree: &TreeId, what: &str, verifications: &[Verification]) {
+        if verifications
+            .iter()
+            .any(|v| matches!(v.outcome(), Outcome::Errored) || v.status == Status::Cancelled)
+        {
+            return;
+        }
+        self.verified
+            .insert(tree.to_string(), (what.to_owned(), verifications.to_vec()));
     }
 
     /// Leaves the run `interrupted` (from `from`), to be resumed.
@@ -1297,6 +1342,7 @@ impl Driver<'_> {
             no_op: !changed,
             tree: after.as_ref().map(ToString::to_string),
             digest_tokens: 0,
+            answered_from: None,
         };
         let mut payload = payload;
         if let Value::Object(map) = &mut payload {
@@ -1370,10 +1416,14 @@ impl Driver<'_> {
         };
         let Judged {
             verifications,
+            as_verified,
             digest,
             record: verified,
             classification,
         } = judged;
+        if let Some(tree) = &tree {
+            self.remember(tree, &format!("attempt {number}"), &as_verified);
+        }
         let refs = failure_refs(&verified.failures);
         let flaky = failure_refs(&verified.flaky);
         let tests = tests_run(&verifications);
@@ -1445,9 +1495,33 @@ impl Driver<'_> {
         tree: Option<&TreeId>,
     ) -> Result<Option<Judged>, LoopError> {
         let spec = self.spec;
-        let mut verifications = self
-            .verify_once(None, false, format!("attempt-{number}"))
-            .await?;
+        // A tree verified before is answered from that verification: the tools would only say
+        // again what they said (flaky failures aside, which the re-run below tells apart when
+        // the tree is first verified).
+        let remembered = tree.and_then(|t| self.verified.get(t.as_str()));
+        let answered_from = remembered.map(|(what, _)| what.clone());
+        let mut verifications = match remembered {
+            Some((what, verifications)) => verifications
+                .iter()
+                .map(|v| {
+                    let mut v = v.clone();
+                    v.duration = Duration::ZERO;
+                    let of = if what == "baseline" {
+                        "the baseline"
+                    } else {
+                        what
+                    };
+                    v.notes.push(format!(
+                        "answered from the verification of {of}: the tree has not changed since"
+                    ));
+                    v
+                })
+                .collect(),
+            None => {
+                self.verify_once(None, false, format!("attempt-{number}"))
+                    .await?
+            }
+        };
         if self.is_interrupted(&verifications) {
             return Ok(None);
         }
@@ -1471,20 +1545,34 @@ impl Driver<'_> {
             .filter(|v| v.kind == Kind::Test && v.outcome() == Outcome::Failed)
             .map(|v| v.verifier.clone())
             .collect();
-        if spec.flaky_rerun && flaky.is_empty() && !failed_tests.is_empty() {
+        if spec.flaky_rerun
+            && answered_from.is_none()
+            && flaky.is_empty()
+            && !failed_tests.is_empty()
+        {
+            // Only the failed tests run again, each tool with its own filter; a verifier that
+            // has none, or whose filtered run cannot verify, runs in full.
             let rerun = self
-                .verify_once(
-                    Some(failed_tests.clone()),
-                    true,
-                    format!("attempt-{number}-rerun"),
-                )
-                .await?;
+                .verify
+                .verify(VerifyRequest {
+                    only: Some(failed_tests.clone()),
+                    fresh: true,
+                    failed_first: true,
+                    label: format!("attempt-{number}-rerun"),
+                })
+                .await
+                .map_err(LoopError::Verify)?;
             if self.is_interrupted(&rerun) {
                 return Ok(None);
             }
+            // A re-run that could not verify tells nothing: its verifier's failures stand.
+            let rerun: Vec<Verification> = rerun
+                .into_iter()
+                .filter(|v| matches!(v.outcome(), Outcome::Passed | Outcome::Failed))
+                .collect();
             let before: Vec<Verification> = verifications
                 .iter()
-                .filter(|v| failed_tests.contains(&v.verifier))
+                .filter(|v| rerun.iter().any(|r| r.verifier == v.verifier))
                 .cloned()
                 .collect();
             flaky = flaky_failures(
@@ -1492,22 +1580,24 @@ impl Driver<'_> {
                 &FailureSet::from_verifications(&rerun),
             );
             if !flaky.is_empty() {
-                // The re-run stands for those verifiers: the failures that stayed are real.
+                let labels = flaky.iter().map(|(_, l)| l).collect::<Vec<_>>().join(", ");
+                // The first run stands for each verifier, with the failures that went away
+                // taken out of it: the re-run may have run only the failed tests, and its
+                // counts are not the suite's.
                 for again in rerun {
                     if let Some(slot) = verifications
                         .iter_mut()
                         .find(|v| v.verifier == again.verifier)
                     {
-                        let mut again = again;
-                        again.notes.push(format!(
-                            "re-run after flaky failures: {}",
-                            flaky.iter().map(|(_, l)| l).collect::<Vec<_>>().join(", ")
+                        set_aside_flaky(slot, &flaky);
+                        slot.notes.push(format!(
+                            "failed tests re-run: flaky failures set aside: {labels}"
                         ));
-                        *slot = again;
                     }
                 }
             }
         }
+        let as_verified = verifications.clone();
         let mut known = 0;
         // The guard compares the tests that ran with the baseline's, so it is shown the
         // verifications as they ran: setting known failures aside also takes them out of the
@@ -1567,9 +1657,11 @@ impl Driver<'_> {
             no_op: !changed,
             tree: tree.map(ToString::to_string),
             digest_tokens: digest.tokens,
+            answered_from,
         };
         Ok(Some(Judged {
             verifications,
+            as_verified,
             digest,
             record,
             classification,
@@ -1841,6 +1933,38 @@ impl Driver<'_> {
 }
 
 /// A set of one fingerprint (to subtract it).
+/// Takes the failures of `flaky` out of `verification`'s report: their diagnostics go, and each
+/// distinct test among them counts as passed rather than failed.
+fn set_aside_flaky(verification: &mut Verification, flaky: &FailureSet) {
+    let report = &mut verification.report;
+    let flaky_fingerprints: BTreeSet<crate::model::Fingerprint> =
+        flaky.iter().map(|(f, _)| f).collect();
+    let mut tests = BTreeSet::new();
+    report.diagnostics.retain(|d| {
+        let is_flaky = flaky_fingerprints.contains(&d.fingerprint);
+        if is_flaky && let Some(test) = &d.test {
+            tests.insert(test.clone());
+        }
+        !is_flaky
+    });
+    let moved = tests.len() as u64;
+    if let (Some(failed), Some(passed)) = (
+        report.counts.tests_failed.as_mut(),
+        report.counts.tests_passed.as_mut(),
+    ) {
+        let moved = moved.min(*failed);
+        *failed -= moved;
+        *passed += moved;
+    }
+    // Every failure came and went: the verifier passed, as a re-run in full would have said.
+    if report.outcome == Outcome::Failed
+        && report.errors().next().is_none()
+        && report.diagnostics_dropped == 0
+    {
+        report.outcome = Outcome::Passed;
+    }
+}
+
 fn single(fingerprint: crate::model::Fingerprint) -> FailureSet {
     let mut set = FailureSet::default();
     set.insert(fingerprint, "");

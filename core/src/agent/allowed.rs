@@ -1,0 +1,177 @@
+//! The tools a headless Claude Code session of `verdict loop` may use without asking: a
+//! `Bash(<command>:*)` rule for each command the loop verifies with, and the `verify` tool of
+//! `verdict mcp`.
+//!
+//! Claude Code's `acceptEdits` mode accepts file edits but asks before every shell command, and a
+//! headless session has nobody to answer: without these rules the agent cannot run the tests it
+//! is asked to fix. The rules are built from each verifier's argv, word by word, never from a
+//! shell string: a word that is not plain (spaces, quotes, parentheses, commas, `$`, globs…) ends
+//! the rule before it, so no rule ever allows more than a command prefix of plain words.
+
+use std::path::Path;
+
+/// The `verify` tool of `verdict mcp` as Claude Code names it (`mcp__<server>__<tool>`, with the
+/// server installed by `verdict mcp install claude` under the name `verdict`).
+pub const MCP_VERIFY: &str = "mcp__verdict__verify";
+
+/// The flag that takes the rules, as Claude Code spells it.
+pub const FLAG: &str = "--allowedTools";
+
+/// Programs that run any code they are given: a rule for one of them alone would allow every
+/// command, so they only get a rule with the word that says what they run (`python -m pytest`).
+const INTERPRETERS: &[&str] = &[
+    "node", "python", "python3", "sh", "bash", "env", "ruby", "perl", "deno", "bun", "npx", "uv",
+];
+
+/// The allow rules for the commands `commands` (each an argv: program first), run in `root`,
+/// followed by [`MCP_VERIFY`]. Sorted and without duplicates.
+pub fn claude_allowed_tools(commands: &[Vec<String>], root: &Path) -> Vec<String> {
+    let mut rules = std::collections::BTreeSet::new();
+    for argv in commands {
+        for prefix in prefixes(argv, root) {
+            rules.insert(format!("Bash({}:*)", prefix.join(" ")));
+        }
+    }
+    let mut rules: Vec<String> = rules.into_iter().collect();
+    rules.push(MCP_VERIFY.to_owned());
+    rules
+}
+
+/// The command prefixes (as words) a person or an agent would type to run `argv` again.
+fn prefixes(argv: &[String], root: &Path) -> Vec<Vec<String>> {
+    let Some((program, args)) = argv.split_first() else {
+        return Vec::new();
+    };
+    let path = Path::new(program);
+    let Some(base) = path.file_name().and_then(|n| n.to_str()).map(str::to_owned) else {
+        return Vec::new();
+    };
+    // The program as it can be typed: its name, and its path from the workspace's root when it
+    // lives inside it (`.venv/bin/python`, `node_modules/.bin/jest`).
+    let mut programs = vec![base.clone()];
+    if path.is_absolute() {
+        if let Ok(relative) = path.strip_prefix(root)
+            && let Some(relative) = relative.to_str()
+        {
+            programs.push(relative.to_owned());
+            programs.push(format!("./{relative}"));
+        }
+    } else if program != &base {
+        programs.push(program.clone());
+    }
+    programs.retain(|p| plain(p));
+    // The words after the program that say what it does (`test`, `run lint`, `-m pytest`).
+    let mut words = Vec::new();
+    let mut module = None;
+    let mut rest = args.iter();
+    while words.len() < 2 {
+        let Some(arg) = rest.next() else { break };
+        if arg == "-m" && base.starts_with("python") {
+            if let Some(name) = rest.next().filter(|n| plain(n) && !n.starts_with('-')) {
+                words.extend(["-m".to_owned(), name.clone()]);
+                module = Some(name.clone());
+            }
+            break;
+        }
+        if arg.starts_with('-') || !plain(arg) || arg.contains('/') {
+            break;
+        }
+        words.push(arg.clone());
+    }
+    let interpreter = INTERPRETERS.contains(&base.as_str());
+    let mut out = Vec::new();
+    if !(interpreter && words.is_empty()) {
+        for program in &programs {
+            out.push(
+                std::iter::once(program.clone())
+                    .chain(words.iter().cloned())
+                    .collect(),
+            );
+        }
+    }
+    // `python -m pytest` is also run as `pytest`; a tool in `node_modules/.bin` as `npx <tool>`.
+    if let Some(module) = module {
+        out.push(vec![module]);
+    }
+    if path
+        .parent()
+        .is_some_and(|p| p.ends_with("node_modules/.bin"))
+    {
+        out.push(
+            std::iter::once("npx".to_owned())
+                .chain(std::iter::once(base))
+                .chain(words)
+                .collect(),
+        );
+    }
+    out
+}
+
+/// A word that can stand in a rule as it is: no space, quote, parenthesis, comma, colon, shell
+/// operator or glob.
+fn plain(word: &str) -> bool {
+    !word.is_empty()
+        && word.chars().all(|c| {
+            c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '/' | '+' | '@' | '=')
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn argv(words: &[&str]) -> Vec<String> {
+        words.iter().map(|w| (*w).to_owned()).collect()
+    }
+
+    #[test]
+    fn rules_come_from_the_argv_words() {
+        let root = Path::new("/home/me/shop");
+        let rules = claude_allowed_tools(
+            &[
+                argv(&["cargo", "test", "--workspace", "--message-format=json"]),
+                argv(&[
+                    "/home/me/shop/.venv/bin/python",
+                    "-m",
+                    "pytest",
+                    "-q",
+                    "--junitxml=/x",
+                ]),
+                argv(&[
+                    "/home/me/shop/node_modules/.bin/tsc",
+                    "--noEmit",
+                    "-p",
+                    "tsconfig.json",
+                ]),
+                argv(&[
+                    "/usr/bin/node",
+                    "/home/me/shop/node_modules/jest/bin/jest.js",
+                ]),
+                argv(&["make", "check; rm -rf /", "x"]),
+            ],
+            root,
+        );
+        assert_eq!(
+            rules,
+            [
+                "Bash(./.venv/bin/python -m pytest:*)",
+                "Bash(./node_modules/.bin/tsc:*)",
+                "Bash(.venv/bin/python -m pytest:*)",
+                "Bash(cargo test:*)",
+                "Bash(make:*)",
+                "Bash(node_modules/.bin/tsc:*)",
+                "Bash(npx tsc:*)",
+                "Bash(pytest:*)",
+                "Bash(python -m pytest:*)",
+                "Bash(tsc:*)",
+                MCP_VERIFY,
+            ]
+        );
+        // `node <script>` alone would allow any script: no rule.
+        assert!(
+            !rules
+                .iter()
+                .any(|r| r.starts_with("Bash(node ") || r == "Bash(node:*)")
+        );
+    }
+}
