@@ -795,6 +795,68 @@ fn the_deadline_cancels_verification_and_lets_the_agent_stop() {
     assert!(gone(pid), "the verifier {pid} still runs");
 }
 
+/// A suite of two minutes, twice the time the stop hook used to give itself, that fails.
+const TWO_MINUTE_CONFIG: &str = r#"
+[[verifier]]
+name = "suite"
+kind = "test"
+command = ["sh", "-c", '''sleep 120; echo "src/app.c:1:1: error: still broken"; exit 1''']
+
+[[verifier.pattern]]
+regex = '^(?P<file>[^:\s]+):(?P<line>\d+):(?P<col>\d+): (?P<severity>error|warning): (?P<message>.*)$'
+"#;
+
+/// The hook as installed, run as Claude Code runs it (its argv, killed at its timeout), verifies
+/// a real two-minute suite: the failure comes back, not "could not finish in time".
+#[test]
+fn a_two_minute_suite_is_verified_under_the_installed_limits() {
+    let project = Project::new(TWO_MINUTE_CONFIG);
+    project.verdict(&["hook", "install", "claude"], "", &[]);
+    let doc: Value = serde_json::from_str(&project.read(".claude/settings.json")).expect("JSON");
+    let stop = &doc["hooks"]["Stop"][0]["hooks"][0];
+    let argv: Vec<&str> = stop["command"]
+        .as_str()
+        .expect("a command")
+        .split_whitespace()
+        .collect();
+    let limit = Duration::from_secs(stop["timeout"].as_u64().expect("a timeout"));
+    let started = Instant::now();
+    let mut child = Command::new(argv[0])
+        .args(&argv[1..])
+        .current_dir(project.root())
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the hook starts");
+    child
+        .stdin
+        .take()
+        .expect("a stdin")
+        .write_all(project.claude_input("long", false).as_bytes())
+        .expect("write stdin");
+    // Claude Code kills a hook at its timeout; so does this test.
+    while child.try_wait().expect("wait").is_none() {
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            panic!("the hook outlived its installed timeout of {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let output = child.wait_with_output().expect("the hook ends");
+    let took = started.elapsed();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let answer: Value = serde_json::from_str(stdout.trim()).expect("one JSON answer");
+    assert!(
+        took >= Duration::from_secs(120),
+        "the suite ran whole: {took:?}"
+    );
+    assert!(is_block(&answer), "{answer:#}");
+    let reason = answer["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("still broken"), "{answer:#}");
+}
+
 // ---------------------------------------------------------------------------------------------
 // Codex and Cursor
 
