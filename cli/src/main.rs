@@ -9,6 +9,7 @@
 //!   log shows a failure that cannot be parsed), or verdict's own command line is wrong.
 
 mod config;
+mod config_file;
 mod history;
 mod hook;
 mod json_doc;

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 
 use super::{Event, Harness};
+use crate::config_file;
 use crate::json_doc::{self as json, Json};
 
 /// Arguments of `verdict hook install`.
@@ -203,19 +204,8 @@ pub(crate) fn install(
     exe: &str,
     events: &[Event],
 ) -> Result<Vec<Event>> {
-    // A symlink is written through: the new file replaces its target, in the target's directory,
-    // and the link stays a link (replacing it with a regular file would cut the settings off from
-    // the dotfiles they are kept with).
-    let path = &follow_links(path)?;
-    let mut document = match std::fs::read_to_string(path) {
-        Ok(text) if text.trim().is_empty() => Json::Object(Vec::new()),
-        Ok(text) => serde_json::from_str(&text)
-            .with_context(|| format!("{} is not valid JSON; fix it first", path.display()))?,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Json::Object(Vec::new()),
-        Err(error) => {
-            return Err(error).with_context(|| format!("failed to read {}", path.display()));
-        }
-    };
+    let path = &config_file::follow_links(path)?;
+    let mut document = config_file::read_json(path)?;
     let mut added = Vec::new();
     for &event in events {
         let command = command_for(exe, harness, event);
@@ -228,53 +218,8 @@ pub(crate) fn install(
     if added.is_empty() {
         return Ok(added);
     }
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("failed to create {}", dir.display()))?;
-    }
-    let mut text = serde_json::to_string_pretty(&document).context("failed to write JSON")?;
-    text.push('\n');
-    let tmp = path.with_extension(format!("verdict-{}.tmp", std::process::id()));
-    std::fs::write(&tmp, text).with_context(|| format!("failed to write {}", tmp.display()))?;
-    // The file keeps its mode (settings may be private to the user).
-    if let Ok(meta) = std::fs::metadata(path) {
-        let _ = std::fs::set_permissions(&tmp, meta.permissions());
-    }
-    if let Err(error) = std::fs::rename(&tmp, path) {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(error).with_context(|| format!("failed to write {}", path.display()));
-    }
+    config_file::write_json(path, &document)?;
     Ok(added)
-}
-
-/// `path` with every symlink in its last component followed (a relative target is taken from
-/// the link's directory); `path` itself when it is no symlink or does not exist. A link whose
-/// target does not exist yet gives that target, which the install creates.
-fn follow_links(path: &Path) -> Result<PathBuf> {
-    // As many hops as Linux follows before ELOOP.
-    const MAX_HOPS: usize = 40;
-    let mut path = path.to_path_buf();
-    for _ in 0..MAX_HOPS {
-        match std::fs::symlink_metadata(&path) {
-            Ok(meta) if meta.file_type().is_symlink() => {
-                let target = std::fs::read_link(&path)
-                    .with_context(|| format!("failed to read the symlink {}", path.display()))?;
-                path = match path.parent() {
-                    Some(dir) => dir.join(target),
-                    None => target,
-                };
-            }
-            Ok(_) => return Ok(path),
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(path),
-            Err(error) => {
-                return Err(error).with_context(|| format!("failed to read {}", path.display()));
-            }
-        }
-    }
-    bail!(
-        "{} is a symlink loop ({MAX_HOPS} links followed)",
-        path.display()
-    )
 }
 
 /// Whether a hook's command already runs verdict's hook of `event` for `harness`: one of its

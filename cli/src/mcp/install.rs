@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
-use crate::config;
 use crate::json_doc::{self as json, Json};
+use crate::{config, config_file};
 
 /// Seconds a client may give one tool call: `verify` runs whole test suites. Codex's default
 /// (60 s) and Gemini CLI's (10 min) are written out at this value.
@@ -158,16 +158,8 @@ fn json_entry(client: Client, binary: &str) -> Vec<(&'static str, Json)> {
 /// Sets `mcpServers.verdict` in the JSON file at `path`; `false` when it already was so. Every
 /// other key keeps its place: `~/.claude.json` is Claude Code's own state.
 fn install_json(client: Client, path: &Path, binary: &str) -> Result<bool> {
-    let path = &written_path(path);
-    let mut document = match std::fs::read_to_string(path) {
-        Ok(text) if text.trim().is_empty() => Json::Object(Vec::new()),
-        Ok(text) => serde_json::from_str(&text)
-            .with_context(|| format!("{} is not valid JSON; fix it first", path.display()))?,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Json::Object(Vec::new()),
-        Err(error) => {
-            return Err(error).with_context(|| format!("failed to read {}", path.display()));
-        }
-    };
+    let path = &config_file::follow_links(path)?;
+    let mut document = config_file::read_json(path)?;
     let Json::Object(root) = &mut document else {
         bail!("{} holds no JSON object", path.display());
     };
@@ -192,9 +184,7 @@ fn install_json(client: Client, path: &Path, binary: &str) -> Result<bool> {
     if !changed {
         return Ok(false);
     }
-    let mut text = serde_json::to_string_pretty(&document).context("failed to write JSON")?;
-    text.push('\n');
-    write_atomically(path, &text)?;
+    config_file::write_json(path, &document)?;
     Ok(true)
 }
 
@@ -203,7 +193,7 @@ fn install_json(client: Client, path: &Path, binary: &str) -> Result<bool> {
 fn install_toml(path: &Path, binary: &str) -> Result<bool> {
     use toml_edit::{Array, DocumentMut, Item, Table, value};
 
-    let path = &written_path(path);
+    let path = &config_file::follow_links(path)?;
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => String::new(),
@@ -249,36 +239,6 @@ fn install_toml(path: &Path, binary: &str) -> Result<bool> {
     if !changed {
         return Ok(false);
     }
-    write_atomically(path, &document.to_string())?;
+    config_file::write_atomically(path, &document.to_string())?;
     Ok(true)
-}
-
-/// The file to write for `path`: a symlink's target (the config kept with the user's dotfiles
-/// stays a link), else `path`.
-fn written_path(path: &Path) -> PathBuf {
-    if path.is_symlink()
-        && let Ok(target) = std::fs::canonicalize(path)
-    {
-        return target;
-    }
-    path.to_path_buf()
-}
-
-/// Writes `text` to a temporary file beside `path`, with `path`'s mode, and renames it over
-/// `path`: a client reading the config never sees half of it.
-fn write_atomically(path: &Path, text: &str) -> Result<()> {
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("failed to create {}", dir.display()))?;
-    }
-    let tmp = path.with_extension(format!("verdict-{}.tmp", std::process::id()));
-    std::fs::write(&tmp, text).with_context(|| format!("failed to write {}", tmp.display()))?;
-    if let Ok(meta) = std::fs::metadata(path) {
-        let _ = std::fs::set_permissions(&tmp, meta.permissions());
-    }
-    if let Err(error) = std::fs::rename(&tmp, path) {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(error).with_context(|| format!("failed to write {}", path.display()));
-    }
-    Ok(())
 }
