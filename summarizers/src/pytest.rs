@@ -78,6 +78,11 @@ impl Summarizer for PytestSummarizer {
         if sample.contains("INTERNALERROR> ") {
             return 90;
         }
+        // The report's own banners, seen without the session's header: what follows the closing
+        // line of a run that prints its summary first, or a log cut above them.
+        if sample.lines().take(5_000).any(is_report_banner) {
+            return 70;
+        }
         // `-q` prints little more than the closing line.
         if sample
             .lines()
@@ -93,6 +98,27 @@ impl Summarizer for PytestSummarizer {
     fn parser(&self) -> Box<dyn LineParser> {
         Box::new(Parser::default())
     }
+}
+
+/// pytest's `==== FAILURES ====` and `==== ERRORS ====` rules, and the `____ ERROR collecting
+/// tests/test_a.py ____` rule that heads a collection error.
+fn is_report_banner(line: &str) -> bool {
+    let line = line.trim_end();
+    let banner = |rule: char, title: &str| {
+        line.strip_prefix(rule)
+            .and_then(|rest| rest.trim_start_matches(rule).strip_prefix(' '))
+            .and_then(|rest| rest.strip_suffix(rule))
+            .map(|rest| rest.trim_end_matches(rule).trim_end())
+            .is_some_and(|inner| title_matches(inner, title))
+    };
+    fn title_matches(inner: &str, title: &str) -> bool {
+        match title.strip_suffix(' ') {
+            Some(prefix) => inner.starts_with(title) && inner.len() > prefix.len() + 1,
+            None => inner == title,
+        }
+    }
+    (line.starts_with("===") && (banner('=', "FAILURES") || banner('=', "ERRORS")))
+        || (line.starts_with("___") && banner('_', "ERROR collecting "))
 }
 
 /// `2 failed, 5 passed, 1 skipped in 0.12s`, with or without its `=` rule, or `no tests ran in
@@ -1909,6 +1935,21 @@ pub(crate) fn failure_from_text(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn report_banners_are_pytests_own() {
+        assert!(is_report_banner(
+            "================== FAILURES ==================="
+        ));
+        assert!(is_report_banner("=== ERRORS ==="));
+        assert!(is_report_banner(
+            "____ ERROR collecting tests/test_a.py ____"
+        ));
+        assert!(!is_report_banner("=== FAILURES in the log ==="));
+        assert!(!is_report_banner("==================================="));
+        assert!(!is_report_banner("____ ERROR collecting ____"));
+        assert!(!is_report_banner("FAILURES"));
+    }
 
     fn parse(log: &str) -> Report {
         PytestSummarizer.parse(log.as_bytes())
