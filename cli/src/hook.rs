@@ -483,9 +483,8 @@ impl StopInput {
     }
 }
 
-/// Reads the harness's JSON for `event`. Unknown fields are ignored (harnesses add fields); the id
-/// is required.
-fn parse_input(harness: Harness, event_kind: Event, text: &str) -> Result<StopInput> {
+/// The JSON object a harness sent on stdin.
+fn input_object(harness: Harness, text: &str) -> Result<serde_json::Map<String, Value>> {
     // Cursor on Windows starts its payload with a byte-order mark.
     let text = text.trim_start_matches('\u{feff}');
     let value: Value = serde_json::from_str(text).with_context(|| {
@@ -495,12 +494,19 @@ fn parse_input(harness: Harness, event_kind: Event, text: &str) -> Result<StopIn
             text.len()
         )
     })?;
-    let Some(object) = value.as_object() else {
-        bail!(
+    match value {
+        Value::Object(object) => Ok(object),
+        _ => bail!(
             "the hook input from {} is not a JSON object",
             harness.title()
-        );
-    };
+        ),
+    }
+}
+
+/// Reads the harness's JSON for `event`. Unknown fields are ignored (harnesses add fields); the id
+/// is required.
+fn parse_input(harness: Harness, event_kind: Event, text: &str) -> Result<StopInput> {
+    let object = &input_object(harness, text)?;
     let string = |key: &str| object.get(key).and_then(Value::as_str);
     let id_field = match harness {
         Harness::Claude | Harness::Codex | Harness::Gemini => "session_id",

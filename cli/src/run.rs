@@ -389,18 +389,7 @@ fn digest_of(
     budget: usize,
     no_cache: bool,
 ) -> digest::Digest {
-    let logs: Vec<String> = verifications
-        .iter()
-        .map(|v| v.log.clone().unwrap_or_default())
-        .collect();
-    let inputs: Vec<digest::Input<'_>> = verifications
-        .iter()
-        .zip(&logs)
-        .map(|(v, log)| digest::Input {
-            report: &v.report,
-            log: (!log.is_empty()).then_some(log.as_str()),
-        })
-        .collect();
+    let inputs: Vec<digest::Input<'_>> = verifications.iter().map(digest::Input::of).collect();
     memoized_digest(root, &inputs, budget, no_cache)
 }
 

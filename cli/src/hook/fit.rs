@@ -17,18 +17,7 @@ pub(super) const MAX_TOKENS: usize = 2_500;
 /// `prefix`, a blank line, and the digest of `verifications` within `budget` tokens, shrunk as
 /// far as needed to stay within the caps above, and ending with the full log's path.
 pub(super) fn answer(prefix: &str, verifications: &[Verification], budget: usize) -> String {
-    let logs: Vec<String> = verifications
-        .iter()
-        .map(|v| v.log.clone().unwrap_or_default())
-        .collect();
-    let inputs: Vec<digest::Input<'_>> = verifications
-        .iter()
-        .zip(&logs)
-        .map(|(v, log)| digest::Input {
-            report: &v.report,
-            log: (!log.is_empty()).then_some(log.as_str()),
-        })
-        .collect();
+    let inputs: Vec<digest::Input<'_>> = verifications.iter().map(digest::Input::of).collect();
     let logs_line = logs_line(verifications);
     // What the prefix and the log line take, with room for the line breaks.
     let fixed = tokens::count(prefix) + logs_line.as_deref().map_or(0, tokens::count) + 4;

@@ -128,19 +128,7 @@ struct EditInput {
 /// MultiEdit, Gemini CLI's write_file and replace), `tool_input.path`, or the files an
 /// `apply_patch` patch adds, updates or moves to (Codex: the patch is `tool_input.command`).
 fn parse_input(harness: Harness, text: &str) -> Result<EditInput> {
-    let value: Value = serde_json::from_str(text).with_context(|| {
-        format!(
-            "the hook input from {} is not JSON ({} bytes on stdin)",
-            harness.title(),
-            text.len()
-        )
-    })?;
-    let Some(object) = value.as_object() else {
-        bail!(
-            "the hook input from {} is not a JSON object",
-            harness.title()
-        );
-    };
+    let object = &super::input_object(harness, text)?;
     let names = Event::PostEdit.names(harness);
     if let Some(event) = object.get("hook_event_name").and_then(Value::as_str)
         && !names.contains(&event)

@@ -63,7 +63,7 @@ mod tests;
 
 use serde::Serialize;
 
-use crate::model::Report;
+use crate::model::{Report, Verification};
 
 /// Default token budget of a digest.
 pub const DEFAULT_BUDGET: usize = 500;
@@ -90,6 +90,16 @@ pub struct Input<'a> {
     pub report: &'a Report,
     /// Where the full log is, to name in the last line.
     pub log: Option<&'a str>,
+}
+
+impl<'a> Input<'a> {
+    /// A verifier's report with the path of its log, when it has one.
+    pub fn of(verification: &'a Verification) -> Input<'a> {
+        Input {
+            report: &verification.report,
+            log: verification.log.as_deref().filter(|log| !log.is_empty()),
+        }
+    }
 }
 
 /// A built digest.

@@ -881,13 +881,7 @@ fn tests_run(verifications: &[Verification]) -> Option<u64> {
 }
 
 fn digest_of(verifications: &[Verification], budget: usize) -> digest::Digest {
-    let inputs: Vec<digest::Input<'_>> = verifications
-        .iter()
-        .map(|v| digest::Input {
-            report: &v.report,
-            log: v.log.as_deref().filter(|l| !l.is_empty()),
-        })
-        .collect();
+    let inputs: Vec<digest::Input<'_>> = verifications.iter().map(digest::Input::of).collect();
     digest::render(&inputs, &digest::Options { budget })
 }
 
