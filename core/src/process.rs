@@ -942,10 +942,14 @@ async fn drain(
     // The unfinished line of stdout and of stderr.
     let mut partial: [Partial; 2] = [Partial::default(), Partial::default()];
     while stdout.is_some() || stderr.is_some() {
+        // Standard output first when both have data waiting: what a tool wrote there before a
+        // line of standard error is then read before it (a `harness = false` test's output
+        // stays before cargo's `test failed`). Standard error can still be read late.
         let (read, from_stdout) = tokio::select! {
+            biased;
+            _ = &mut stop => break,
             read = read_some(&mut stdout, &mut out_buf) => (read, true),
             read = read_some(&mut stderr, &mut err_buf) => (read, false),
-            _ = &mut stop => break,
         };
         let buf = if from_stdout { &out_buf } else { &err_buf };
         let from = usize::from(!from_stdout);

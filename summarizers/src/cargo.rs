@@ -272,6 +272,10 @@ struct Parser {
     run: Option<Run>,
     /// The last lines that nothing else took: a `harness = false` target's output.
     output: std::collections::VecDeque<String>,
+    /// Whether a binary's failing `test result:` was read and cargo has not started another
+    /// binary since: cargo's `test failed` line then names that binary, and the lines kept since
+    /// are the next one's, read early from the other pipe.
+    libtest_ended: bool,
     pending: Option<Pending>,
     block: Option<Block>,
     /// Failing tests from `test x ... FAILED` lines, in order, and the ones reported from a block.
@@ -920,6 +924,10 @@ impl Parser {
     /// Keeps a line that nothing else took: the output of a `harness = false` target, shown
     /// with its failure.
     fn output(&mut self, line: &str) {
+        if is_status_line(line) {
+            // cargo's own `   Compiling x`, never a target's.
+            return;
+        }
         let line = line.trim();
         if line.is_empty() {
             return;
@@ -1120,8 +1128,13 @@ impl Parser {
             {
                 self.report.test_failed_marker = true;
                 if self.report.failed_targets.len() < MAX_TARGET_FAILURES {
-                    // It follows what the binary it names printed.
-                    let output = std::mem::take(&mut self.output).into();
+                    // It follows what the binary it names printed, unless that binary was
+                    // libtest's, whose output ended with its result.
+                    let output = if std::mem::take(&mut self.libtest_ended) {
+                        Vec::new()
+                    } else {
+                        std::mem::take(&mut self.output).into()
+                    };
                     self.report.failed_targets.push(FailedTarget {
                         target: clip(rest.split('`').next().unwrap_or(""), MAX_MESSAGE),
                         status: None,
@@ -1371,7 +1384,10 @@ impl LineParser for Parser {
             b't' => {
                 if let Some(rest) = line.strip_prefix("test result: ") {
                     self.in_failures_list = false;
+                    self.output.clear();
                     let (result, ran) = TestResult::read(rest, line);
+                    // Only a failing binary is named by cargo's `test failed` line next.
+                    self.libtest_ended = result.failed > 0;
                     let run = self.run.get_or_insert_with(Run::default);
                     if run.header == Some(ran) {
                         run.agreeing = Some(result.clone());
@@ -1451,14 +1467,17 @@ impl LineParser for Parser {
                         self.finish_run();
                     }
                     self.run.get_or_insert_with(Run::default).header = Some(n);
+                    self.output.clear();
                     return;
                 }
             }
             b' ' => {
                 let trimmed = line.trim_start();
                 if trimmed.starts_with("Running ") || trimmed.starts_with("Doc-tests ") {
-                    // cargo starts the next test binary: what was printed before is not its.
-                    self.output.clear();
+                    // cargo starts the next test binary. What was printed before is kept: a
+                    // capture that reads the two pipes can take the binary's first lines before
+                    // this one. libtest's own lines, on the binary's pipe, bound the output.
+                    self.libtest_ended = false;
                     return;
                 }
                 if let Some(rest) = trimmed.strip_prefix("process didn't exit successfully: `")
@@ -1743,6 +1762,18 @@ struct TestEvent {
     passed: Option<u64>,
     failed: Option<u64>,
     ignored: Option<u64>,
+}
+
+/// Whether `line` is one of cargo's status lines: a capitalised verb right-aligned to twelve
+/// columns (`    Finished `, `   Doc-tests `), then the rest.
+fn is_status_line(line: &str) -> bool {
+    let bytes = line.as_bytes();
+    if bytes.len() < 14 || bytes[12] != b' ' || bytes[0] != b' ' {
+        return false;
+    }
+    let verb = line[..12].trim_start();
+    verb.as_bytes()[0].is_ascii_uppercase()
+        && verb.bytes().all(|b| b.is_ascii_alphabetic() || b == b'-')
 }
 
 #[cfg(test)]

@@ -390,6 +390,35 @@ fn a_failing_harness_false_target_is_reported_with_its_output() {
 }
 
 #[test]
+fn a_harness_false_target_keeps_its_output_read_before_cargo_s_lines() {
+    // verdict reads a tool's two pipes as data arrives: the target's first line (standard
+    // output) can come before cargo's `test failed` for the binary before it and before
+    // `Running` (standard error), which cargo wrote first.
+    let text = String::from_utf8(support::log("cargo", "test-custom-harness").to_vec())
+        .expect("the capture is UTF-8");
+    let own = "custom harness: checking things\n";
+    let result = "test result: FAILED. 1 passed; 1 failed;";
+    let mut moved = text.replacen(own, "", 1);
+    let at = moved.find(result).expect("the lib's result")
+        + moved[moved.find(result).expect("the lib's result")..]
+            .find('\n')
+            .expect("its line end")
+        + 1;
+    moved.insert_str(at, own);
+    assert_ne!(moved, text);
+    let report = CargoSummarizer.parse(moved.as_bytes());
+    let target = report
+        .errors()
+        .find(|d| d.test.as_deref() == Some("--test custom"))
+        .expect("the custom target's failure");
+    assert_eq!(
+        target.detail.as_deref(),
+        Some("custom harness: checking things; check 3 failed: expected 4 got 5")
+    );
+    assert_eq!(test_counts(&report), (Some(1), Some(2), Some(0)));
+}
+
+#[test]
 fn a_test_binary_that_exits_0_before_its_summary_is_errored_saying_so() {
     let report = report_of("test-exits-early");
     assert_eq!(report.outcome, Outcome::Errored);

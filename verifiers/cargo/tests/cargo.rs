@@ -346,9 +346,9 @@ async fn a_failing_harness_false_target_is_a_failure_next_to_failing_tests() {
         .errors()
         .find(|d| d.test.as_deref() == Some("--test custom"))
         .expect("the target's failure");
-    // What the target printed last is all it says about why. Its standard error and standard
-    // output are two pipes, read in whichever order they arrive: the detail holds the error, and
-    // the line it printed before, in either order.
+    // What the target printed last is all it says about why. Its standard output and standard
+    // error are two pipes, next to cargo's lines: the detail holds both of its lines however
+    // the capture happened to read them.
     let detail = target.detail.as_deref().unwrap_or_default();
     assert!(
         detail.contains("check 3 failed: expected 4 got 5")
