@@ -283,16 +283,27 @@ impl RunnerPrefixes {
 /// The length of turbo's `package:task: ` at the start of `line` (with its one space; the space is
 /// gone when the tool printed an empty line and the CI trimmed it), if it has one.
 fn turbo_prefix_len(line: &str) -> Option<usize> {
-    let end = memchr::memmem::find(line.as_bytes(), b": ")
-        .or_else(|| line.ends_with(':').then(|| line.len() - 1))?;
-    let (package, task) = line[..end].split_once(':')?;
-    let package_ok = package
-        .bytes()
-        .next()
-        .is_some_and(|b| b.is_ascii_alphanumeric() || b == b'@')
-        && package
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'@' | b'/' | b'.' | b'_' | b'-'));
+    // This runs on every line: the package name's bytes up to the first `:` rule out most lines
+    // at their first word, before anything is searched.
+    let bytes = line.as_bytes();
+    if !bytes
+        .first()
+        .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'@')
+    {
+        return None;
+    }
+    let colon = bytes.iter().position(|&b| {
+        !(b.is_ascii_alphanumeric() || matches!(b, b'@' | b'/' | b'.' | b'_' | b'-'))
+    })?;
+    let after = colon + 1;
+    // The prefix ends at the line's first `: `, which must come after a task's name.
+    if bytes[colon] != b':' || bytes.get(after) == Some(&b' ') {
+        return None;
+    }
+    let end = memchr::memmem::find(&bytes[after..], b": ")
+        .map(|i| after + i)
+        .or_else(|| (line.ends_with(':') && line.len() - 1 > colon).then(|| line.len() - 1))?;
+    let task = &line[after..end];
     let task_ok = task
         .bytes()
         .next()
@@ -300,13 +311,15 @@ fn turbo_prefix_len(line: &str) -> Option<usize> {
         && task
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b':' | b'.' | b'_' | b'-'));
-    (package_ok && task_ok).then(|| (end + 2).min(line.len()))
+    task_ok.then(|| (end + 2).min(line.len()))
 }
 
 /// The prefix pnpm will write before the lines of a script it announces with
 /// `packages/web test$ jest` (the folder, the script, `$` and the command): `packages/web test`.
 fn pnpm_announcement(line: &str) -> Option<&str> {
-    let dollar = memchr::memmem::find(line.as_bytes(), b"$ ")?;
+    // A `$` is rare: one search for it, rather than a substring searcher built per line.
+    let bytes = line.as_bytes();
+    let dollar = memchr::memchr_iter(b'$', bytes).find(|&i| bytes.get(i + 1) == Some(&b' '))?;
     let prefix = &line[..dollar];
     let (folder, script) = prefix.split_once(' ')?;
     let word = |s: &str| !s.is_empty() && !s.contains(char::is_whitespace);
@@ -371,6 +384,58 @@ pub(crate) fn unprefixed_sample(sample: &str) -> Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// turbo's prefix by its definition: up to the line's first `: `, a package name, `:`, and a
+    /// task name.
+    fn turbo_prefix_by_definition(line: &str) -> Option<usize> {
+        let end = line
+            .find(": ")
+            .or_else(|| line.ends_with(':').then(|| line.len() - 1))?;
+        let (package, task) = line[..end].split_once(':')?;
+        let package_ok = package
+            .bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphanumeric() || b == b'@')
+            && package.bytes().all(|b| {
+                b.is_ascii_alphanumeric() || matches!(b, b'@' | b'/' | b'.' | b'_' | b'-')
+            });
+        let task_ok = task
+            .bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+            && task
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b':' | b'.' | b'_' | b'-'));
+        (package_ok && task_ok).then(|| (end + 2).min(line.len()))
+    }
+
+    #[test]
+    fn turbo_prefixes_are_found_as_defined() {
+        for line in [
+            "web:test: PASS src/a.test.ts",
+            "web:test:",
+            "web:test:PASS",
+            "@acme/ui:lint: ✖ 2 problems",
+            "a:b:c: x",
+            "a:: x",
+            "a: b",
+            ":a: b",
+            "a:1b: x",
+            "pkg:task",
+            "pkg:task: ",
+            "Error: boom: again",
+            "src/a.ts:12:5: error",
+            "  web:test: indented",
+            "web test: x",
+            "",
+        ] {
+            assert_eq!(
+                turbo_prefix_len(line),
+                turbo_prefix_by_definition(line),
+                "{line:?}"
+            );
+        }
+    }
 
     #[test]
     fn v8_frames_with_and_without_a_function() {

@@ -540,16 +540,22 @@ fn rootdir_from(line: &str, file: &str) -> Option<String> {
 /// `ValueError: …`, `json.decoder.JSONDecodeError: …`, `AssertionError`: the line that names the
 /// exception raised.
 fn is_exception_line(line: &str) -> bool {
-    let name = line.split(": ").next().unwrap_or(line);
-    if name.is_empty()
-        || name.len() > 80
-        || !name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
-        || !name.as_bytes()[0].is_ascii_alphabetic()
+    // The name is what comes before the first `: `, made of a dotted name's characters only: it
+    // ends at the first other byte, which must start that `: ` (or end the line).
+    let bytes = line.as_bytes();
+    let end = bytes
+        .iter()
+        .take(81)
+        .position(|&b| !(b.is_ascii_alphanumeric() || b == b'_' || b == b'.'))
+        .unwrap_or(bytes.len().min(81));
+    if end == 0
+        || end > 80
+        || !bytes[0].is_ascii_alphabetic()
+        || !(end == bytes.len() || line[end..].starts_with(": "))
     {
         return false;
     }
+    let name = &line[..end];
     let last = name.rsplit('.').next().unwrap_or(name);
     last.ends_with("Error")
         || last.ends_with("Exception")
@@ -615,7 +621,9 @@ struct Entry {
 
 /// The file of a node id: `tests/a.py::test_x` → `tests/a.py`.
 fn entry_file(nodeid: &str) -> &str {
-    nodeid.find("::").map_or(nodeid, |i| &nodeid[..i])
+    DOUBLE_COLON
+        .find(nodeid.as_bytes())
+        .map_or(nodeid, |i| &nodeid[..i])
 }
 
 /// Node ids by the short name their failure blocks show.

@@ -649,28 +649,20 @@ fn pnpm_recursive(line: &str) -> Option<&str> {
     if line.len() > 1024 {
         return None;
     }
+    // This runs on most lines of every log, so each test is one search of the first word.
     // A package's directory: `.`, or a path with a `/`. A `:` makes it a tool's `file:line`,
-    // and one in `node_modules` is a dependency's install script that `pnpm install` runs. One
-    // pass over the first word, as this runs on most lines of every log.
-    let mut slash = false;
-    let mut dir_end = None;
-    for (i, byte) in line.bytes().enumerate() {
-        match byte {
-            b' ' => {
-                dir_end = Some(i);
-                break;
-            }
-            b':' => return None,
-            b'/' => slash = true,
-            _ => {}
-        }
-    }
-    let dir_end = dir_end?;
-    let (dir, rest) = (&line[..dir_end], &line[dir_end + 1..]);
-    let package = dir == "." || (slash && !dir.contains("node_modules"));
+    // and one in `node_modules` is a dependency's install script that `pnpm install` runs.
+    let bytes = line.as_bytes();
+    let dir_end = memchr::memchr(b' ', bytes)?;
+    let dir = &bytes[..dir_end];
+    let package = dir == b"."
+        || (memchr::memchr(b'/', dir).is_some()
+            && memchr::memchr(b':', dir).is_none()
+            && memchr::memmem::find(dir, b"node_modules").is_none());
     if !package {
         return None;
     }
+    let rest = &line[dir_end + 1..];
     let (script, command) = rest.split_once(' ')?;
     let script = script.strip_suffix('$')?;
     (!script.is_empty() && !script.contains('$') && !command.trim().is_empty()).then_some(command)
@@ -769,11 +761,27 @@ fn npm_header(line: &str) -> bool {
 /// The tools [`ending_tool`] knows an end line of.
 const ENDING_TOOLS: [&str; 5] = ["tsc", "eslint", "jest", "vitest", "pytest"];
 
+/// The bytes an end line (or its indent) starts with.
+static ENDING_FIRST_BYTES: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut i = 0;
+    let starts = [b' ', b'\t', b'F', 0xE2, b'R', b'D', b'='];
+    while i < starts.len() {
+        table[starts[i] as usize] = true;
+        i += 1;
+    }
+    table
+};
+
 /// The tool whose run `line` ends, when it is such a line: tsc's `Found 3 errors in 2 files.`,
 /// eslint's `✖ 4 problems (3 errors, 1 warning)`, jest's `Ran all test suites.`, vitest's
 /// `Duration  1.2s (…)`, pytest's `==== 2 failed, 5 passed in 0.3s ====`.
 pub(crate) fn ending_tool(line: &str) -> Option<&'static str> {
-    // Bytes rather than chars: this runs on every line of a run whose tool prints an end line.
+    // Bytes rather than chars: this runs on every line of a run whose tool prints an end line,
+    // and most are ruled out by their first byte.
+    if !ENDING_FIRST_BYTES[usize::from(*line.as_bytes().first()?)] {
+        return None;
+    }
     let indent = line
         .bytes()
         .take_while(|b| *b == b' ' || *b == b'\t')
