@@ -1,13 +1,15 @@
-//! The digest of every captured log, end to end: detection, parsing and the digest together.
+//! The digest of every captured log, end to end: parsing and the digest together (detection is
+//! checked per log in `verdict-summarizers`' tests).
 //!
-//! For each `testdata/<tool>/<case>.log` this checks what the issue promises of the digest an agent
-//! receives: the format is detected as the tool that wrote it; a log whose tool exited non-zero is
-//! never a pass; a failing log's digest states the tool's exact counts in its headline, names or
-//! counts every failing file, and stays within the token budget; a passing log's digest is one line.
+//! For each `summarizers/testdata/<tool>/<case>.log` this checks what the issue promises of the
+//! digest an agent receives: a log whose tool exited non-zero is never a pass; a failing log's
+//! digest states the tool's exact counts in its headline, names or counts every failing file, and
+//! stays within the token budget; a passing log's digest is one line.
 //! The digests themselves are snapshot-tested. Over all failing logs, the digests name on average
 //! at least [`support::FILES_NAMED`] of the files with errors and [`support::FIRST_TEN_NAMED`] of the first ten
 //! errors with `file:line` (a table per log is printed with `--nocapture`).
 
+#[path = "support/captured.rs"]
 mod support;
 
 use std::collections::BTreeSet;
@@ -154,49 +156,6 @@ fn every_captured_log_gives_an_honest_digest_within_budget() {
     }
 }
 
-#[test]
-fn every_captured_log_is_detected_as_its_tool() {
-    let mut wrong = Vec::new();
-    for case in cases() {
-        let detection = verdict_summarizers::detect(&verdict_summarizers::sample(&case.log));
-        let chosen = detection.summarizer.name();
-        // A log with nothing in it (tsc and eslint print nothing on success) cannot name its
-        // tool; the generic summarizer calls it a pass, which is the same verdict.
-        let blank = case.log.iter().all(u8::is_ascii_whitespace);
-        if chosen != case.tool && !(blank && chosen == "generic") {
-            wrong.push(format!(
-                "{}/{}: detected as {chosen} ({}%)",
-                case.tool, case.name, detection.confidence
-            ));
-        }
-    }
-    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
-}
-
-#[test]
-fn every_captured_log_is_one_section_of_its_tool() {
-    let mut wrong = Vec::new();
-    for case in cases() {
-        let reports = verdict_summarizers::summarize_all(&case.log);
-        let tools: Vec<&str> = reports.iter().map(|r| r.tool.as_str()).collect();
-        let blank = case.log.iter().all(u8::is_ascii_whitespace);
-        if tools != [case.tool.as_str()] && !(blank && tools == ["generic"]) {
-            wrong.push(format!("{}/{}: read as {tools:?}", case.tool, case.name));
-            continue;
-        }
-        let whole = verdict_summarizers::by_name(&case.tool)
-            .expect("a summarizer")
-            .parse(&case.log);
-        if !blank && reports[0] != whole {
-            wrong.push(format!(
-                "{}/{}: the section's report differs from the whole log's",
-                case.tool, case.name
-            ));
-        }
-    }
-    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
-}
-
 /// What one failing log's digest names of its report: files, and the first ten errors' places.
 struct Named {
     files: usize,
@@ -280,45 +239,4 @@ fn digests_of_failing_logs_name_their_files_and_first_errors() {
         table.push('\n');
     }
     support::assert_means(&files, &first, &table);
-}
-
-#[test]
-fn a_shell_echo_inside_a_captured_log_does_not_split_it() {
-    let mut wrong = Vec::new();
-    for case in cases() {
-        if case.log.iter().all(u8::is_ascii_whitespace) || case.log.first() == Some(&b'{') {
-            continue;
-        }
-        // A test that prints a shell session puts `$ command` lines in the tool's output.
-        let lines: Vec<&[u8]> = case.log.split_inclusive(|&b| b == b'\n').collect();
-        // A log of a line or two is all reporter output; its tool is told by its shape alone.
-        if lines.len() < 3 {
-            continue;
-        }
-        let mut log = Vec::with_capacity(case.log.len() + 16);
-        for (i, line) in lines.iter().enumerate() {
-            log.extend_from_slice(line);
-            if i == lines.len() / 2 {
-                if !line.ends_with(b"\n") {
-                    log.push(b'\n');
-                }
-                log.extend_from_slice(b"$ ls -la\n");
-            }
-        }
-        let reports = verdict_summarizers::summarize_all(&log);
-        let whole = verdict_summarizers::by_name(&case.tool)
-            .expect("a summarizer")
-            .parse(&log);
-        if reports.len() != 1 || reports[0].outcome != whole.outcome {
-            let got: Vec<String> = reports
-                .iter()
-                .map(|r| format!("{} {:?}", r.tool, r.outcome))
-                .collect();
-            wrong.push(format!(
-                "{}/{}: {got:?}, whole log {:?}",
-                case.tool, case.name, whole.outcome
-            ));
-        }
-    }
-    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
