@@ -1,7 +1,8 @@
-//! The JSON shapes that cross the boundary, and their conversions to and from verdict-core's types.
+//! The JSON shapes that cross the boundary, and their conversions to and from verdict-model's
+//! types.
 //!
-//! These types, not verdict-core's, define the ABI: they are written out here so that a change to an
-//! internal type cannot silently change what a plugin receives. The one exception is the report
+//! These types, not verdict-model's, define the ABI: they are written out here so that a change to
+//! an internal type cannot silently change what a plugin receives. The one exception is the report
 //! `interpret` returns, which is [`verdict_model::Report`]'s JSON — the same documented format
 //! `verdict summarize --format json` prints.
 //!
