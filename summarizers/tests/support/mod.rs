@@ -53,12 +53,13 @@ pub(crate) use log_name;
 
 /// Fails unless `listed` names exactly the captured logs of `folder`.
 pub(crate) fn assert_listed(folder: &str, listed: &[String]) {
-    let mut listed = listed.to_vec();
-    listed.sort();
-    assert_eq!(
-        listed,
-        case_names(folder),
-        "the logs listed for testdata/{folder}/ in tests/support/logs.rs"
+    let present = case_names(folder);
+    let unlisted: Vec<&String> = present.iter().filter(|c| !listed.contains(c)).collect();
+    let missing: Vec<&String> = listed.iter().filter(|c| !present.contains(c)).collect();
+    assert!(
+        unlisted.is_empty() && missing.is_empty() && listed.len() == present.len(),
+        "testdata/{folder}/: logs with no test {unlisted:?}, tests with no log {missing:?} \
+         (the lists are in tests/support/logs.rs)"
     );
 }
 
