@@ -247,6 +247,20 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_command_that_does_not_split_is_an_agent_command_error() {
+        assert_eq!(
+            split_command("claude -p 'open")
+                .expect_err("unbalanced")
+                .to_string(),
+            "invalid agent command `claude -p 'open`: a single quote is never closed"
+        );
+        assert_eq!(
+            split_command("a 'b c'"),
+            Ok(vec!["a".to_owned(), "b c".to_owned()])
+        );
+    }
+
+    #[test]
     fn placeholders_are_replaced_once_inside_elements() {
         let spec = AgentSpec::new(
             "x",
