@@ -125,34 +125,92 @@ fn check(case: &Case, report: &Report, digest: &digest::Digest) -> Vec<String> {
     problems
 }
 
+/// The digest of one captured log: the checks, then its snapshot.
+fn check_log(tool: &str, name: &str) {
+    let case = Case {
+        tool: tool.to_owned(),
+        name: name.to_owned(),
+        log: support::log(tool, name),
+        exit_code: support::exit_code(tool, name),
+    };
+    let summarizer = verdict_summarizers::by_name(tool).expect("folder is a summarizer name");
+    let report = summarizer.parse(&case.log);
+    let log_name = format!("testdata/{tool}/{name}.log");
+    let input = digest::Input {
+        report: &report,
+        log: Some(&log_name),
+    };
+    let digest = digest::render(&[input], &digest::Options { budget: BUDGET });
+    let problems = check(&case, &report, &digest);
+    assert!(
+        problems.is_empty(),
+        "{tool}/{name}: {}",
+        problems.join("\n")
+    );
+    insta::assert_snapshot!(format!("{tool}__{name}"), digest.text);
+}
+
+/// The tools with captured logs, each a module of [`logs`].
+const TOOLS: [&str; 11] = [
+    "cargo",
+    "eslint",
+    "generic",
+    "jest",
+    "mocha",
+    "nextest",
+    "node-test",
+    "pytest",
+    "tsc",
+    "unittest",
+    "vitest",
+];
+
 #[test]
-fn every_captured_log_gives_an_honest_digest_within_budget() {
+fn every_tool_with_captured_logs_has_its_tests() {
     let cases = cases();
     assert!(
         cases.len() >= 50,
         "expected the captured logs, found {}",
         cases.len()
     );
-    let mut problems = Vec::new();
-    let mut digests = Vec::new();
-    for case in &cases {
-        let summarizer =
-            verdict_summarizers::by_name(&case.tool).expect("folder is a summarizer name");
-        let report = summarizer.parse(&case.log);
-        let log_name = format!("testdata/{}/{}.log", case.tool, case.name);
-        let input = digest::Input {
-            report: &report,
-            log: Some(&log_name),
-        };
-        let digest = digest::render(&[input], &digest::Options { budget: BUDGET });
-        for problem in check(case, &report, &digest) {
-            problems.push(format!("{}/{}: {problem}", case.tool, case.name));
-        }
-        digests.push((format!("{}__{}", case.tool, case.name), digest.text));
+    let tools: BTreeSet<&str> = cases.iter().map(|case| case.tool.as_str()).collect();
+    assert_eq!(tools, BTreeSet::from(TOOLS), "a module of `logs` per tool");
+}
+
+/// One test per captured log, a module per tool: its digest is honest and within budget.
+mod logs {
+    mod cargo {
+        crate::support::logs::cargo!(crate::check_log);
     }
-    assert!(problems.is_empty(), "{}", problems.join("\n"));
-    for (name, text) in digests {
-        insta::assert_snapshot!(name, text);
+    mod eslint {
+        crate::support::logs::eslint!(crate::check_log);
+    }
+    mod generic {
+        crate::support::logs::generic!(crate::check_log);
+    }
+    mod jest {
+        crate::support::logs::jest!(crate::check_log);
+    }
+    mod mocha {
+        crate::support::logs::mocha!(crate::check_log);
+    }
+    mod nextest {
+        crate::support::logs::nextest!(crate::check_log);
+    }
+    mod node_test {
+        crate::support::logs::node_test!(crate::check_log);
+    }
+    mod pytest {
+        crate::support::logs::pytest!(crate::check_log);
+    }
+    mod tsc {
+        crate::support::logs::tsc!(crate::check_log);
+    }
+    mod unittest {
+        crate::support::logs::unittest!(crate::check_log);
+    }
+    mod vitest {
+        crate::support::logs::vitest!(crate::check_log);
     }
 }
 

@@ -52,49 +52,44 @@ struct Case {
 }
 
 fn cases() -> Vec<Case> {
-    let mut cases = Vec::new();
-    let mut tools: Vec<PathBuf> = fs::read_dir(wild())
+    let mut tools: Vec<String> = fs::read_dir(wild())
         .expect("testdata/wild")
         .filter_map(|e| Some(e.ok()?.path()))
         .filter(|p| p.is_dir())
+        .filter_map(|p| Some(p.file_name()?.to_str()?.to_owned()))
         .collect();
     tools.sort();
-    for dir in tools {
-        let tool = dir
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or_default()
-            .to_owned();
-        let mut names: Vec<String> = fs::read_dir(&dir)
-            .expect("a tool folder")
-            .filter_map(|e| {
-                let name = e.ok()?.file_name().into_string().ok()?;
-                name.strip_suffix(".log").map(str::to_owned)
-            })
-            .collect();
-        names.sort();
-        for name in names {
-            let read = |ext: &str| {
-                let path = dir.join(format!("{name}.{ext}"));
-                fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-            };
-            let truth: Value = serde_json::from_slice(&read("truth.json"))
-                .unwrap_or_else(|e| panic!("{tool}/{name}.truth.json: {e}"));
-            let meta: Value = serde_json::from_slice(&read("meta.json"))
-                .unwrap_or_else(|e| panic!("{tool}/{name}.meta.json: {e}"));
-            assert!(
-                meta["source"].as_str().is_some_and(|s| !s.is_empty()),
-                "{tool}/{name}.meta.json names no source"
-            );
-            cases.push(Case {
-                id: format!("{tool}/{name}"),
-                tool: tool.clone(),
-                log: read("log"),
-                truth,
-            });
-        }
+    tools
+        .iter()
+        .flat_map(|tool| {
+            support::case_names(&format!("wild/{tool}"))
+                .into_iter()
+                .map(move |name| case(tool, &name))
+        })
+        .collect()
+}
+
+/// The case `name` of `tool`'s folder.
+fn case(tool: &str, name: &str) -> Case {
+    let dir = wild().join(tool);
+    let read = |ext: &str| {
+        let path = dir.join(format!("{name}.{ext}"));
+        fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    };
+    let truth: Value = serde_json::from_slice(&read("truth.json"))
+        .unwrap_or_else(|e| panic!("{tool}/{name}.truth.json: {e}"));
+    let meta: Value = serde_json::from_slice(&read("meta.json"))
+        .unwrap_or_else(|e| panic!("{tool}/{name}.meta.json: {e}"));
+    assert!(
+        meta["source"].as_str().is_some_and(|s| !s.is_empty()),
+        "{tool}/{name}.meta.json names no source"
+    );
+    Case {
+        id: format!("{tool}/{name}"),
+        tool: tool.to_owned(),
+        log: read("log"),
+        truth,
     }
-    cases
 }
 
 /// The truth of each run in a case: its sections, or the case itself.
@@ -188,22 +183,78 @@ fn check(case: &Case, digest: &digest::Digest) -> Vec<String> {
     problems
 }
 
+/// The digest of one wild log (`folder` is `wild/<tool>`): the checks, then its snapshot.
+fn check_log(folder: &str, name: &str) {
+    let case = case(folder.trim_start_matches("wild/"), name);
+    let reports = reports(&case);
+    let digest = render(&reports, &format!("testdata/wild/{}.log", case.id));
+    let problems = check(&case, &digest);
+    assert!(problems.is_empty(), "{}: {}", case.id, problems.join("\n"));
+    insta::assert_snapshot!(case.id.replace('/', "__"), digest.text);
+}
+
 #[test]
-fn every_wild_log_gives_an_honest_digest_within_budget() {
-    let cases = cases();
-    let mut problems = Vec::new();
-    let mut digests = Vec::new();
-    for case in &cases {
-        let reports = reports(case);
-        let digest = render(&reports, &format!("testdata/wild/{}.log", case.id));
-        for problem in check(case, &digest) {
-            problems.push(format!("{}: {problem}", case.id));
-        }
-        digests.push((case.id.replace('/', "__"), digest.text));
+fn every_wild_folder_has_its_tests() {
+    let tools: Vec<String> = cases().into_iter().map(|case| case.tool).collect();
+    let mut tools: Vec<&str> = tools.iter().map(String::as_str).collect();
+    tools.dedup();
+    let listed = [
+        "cargo",
+        "eslint",
+        "generic",
+        "jest",
+        "mocha",
+        "multi",
+        "nextest",
+        "node-test",
+        "pytest",
+        "tsc",
+        "unittest",
+        "vitest",
+    ];
+    assert_eq!(
+        tools, listed,
+        "a module of `logs` per folder of testdata/wild/"
+    );
+}
+
+/// One test per wild log, a module per tool folder: its digest is honest and within budget.
+mod logs {
+    mod cargo {
+        crate::support::logs::wild_cargo!(crate::check_log);
     }
-    assert!(problems.is_empty(), "{}", problems.join("\n"));
-    for (name, text) in digests {
-        insta::assert_snapshot!(name, text);
+    mod eslint {
+        crate::support::logs::wild_eslint!(crate::check_log);
+    }
+    mod generic {
+        crate::support::logs::wild_generic!(crate::check_log);
+    }
+    mod jest {
+        crate::support::logs::wild_jest!(crate::check_log);
+    }
+    mod mocha {
+        crate::support::logs::wild_mocha!(crate::check_log);
+    }
+    mod multi {
+        crate::support::logs::wild_multi!(crate::check_log);
+    }
+    mod nextest {
+        crate::support::logs::wild_nextest!(crate::check_log);
+    }
+    mod node_test {
+        crate::support::logs::wild_node_test!(crate::check_log);
+    }
+    mod pytest {
+        crate::support::logs::wild_pytest!(crate::check_log);
+    }
+    mod tsc {
+        crate::support::logs::wild_tsc!(crate::check_log);
+    }
+    mod unittest {
+        crate::support::logs::wild_unittest!(crate::check_log);
+    }
+    mod vitest {
+        crate::support::logs::wild_vitest!(crate::check_log);
     }
 }
 
