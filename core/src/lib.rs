@@ -1,12 +1,9 @@
-//! The heart of verdict: the model every other crate speaks, and the tool-agnostic machinery.
+//! The heart of verdict: the tool-agnostic machinery over the model of `verdict-model`.
 //!
-//! - [`model`]: [`Diagnostic`], [`Report`] and their parts — what a verifier found, in the tool's own
-//!   numbers.
-//! - [`summarizer`]: the [`Summarizer`] trait, a pure parser from a tool's raw output to a [`Report`],
-//!   fed line by line so that logs of any size stream through in bounded memory.
-//! - [`lines`]: the streaming line reader every summarizer is fed by (ANSI stripped, CRLF folded,
-//!   invalid UTF-8 replaced, endless lines cut).
-//! - [`verifier`]: the [`Verifier`] trait — describe a command, interpret its captured output.
+//! The model itself — [`model`], [`summarizer`], [`lines`], [`verifier`] — lives in
+//! `verdict-model`, which spawns, stores and tokenizes nothing, and is re-exported here under the
+//! same paths. What this crate adds:
+//!
 //! - [`process`]: the one [`verifier::Runner`] that spawns processes — each in its own process
 //!   group, pipes drained to a log, time-outs and Ctrl-C stopping the whole tree, nothing left behind.
 //! - [`agent`]: coding-agent sessions (a fresh process per session, the prompt on stdin, in a
@@ -24,26 +21,18 @@
 
 pub mod agent;
 pub mod agent_loop;
-pub mod ansi;
 pub mod baseline;
 pub mod cache;
 pub mod digest;
 pub mod driver;
-pub mod encoding;
-pub mod lines;
-pub mod model;
-mod mojibake;
 pub mod pipeline;
 pub mod process;
 pub mod render;
 pub mod snapshot;
 pub mod state;
-pub mod summarizer;
-pub mod verifier;
-mod wrappers;
 
-pub use model::{
-    Counts, Diagnostic, Fingerprint, Kind, Outcome, Report, Severity, Status, Verification,
+pub use verdict_model::{
+    Counts, Diagnostic, Fingerprint, Kind, LineParser, Outcome, Report, Severity, Status,
+    Summarizer, Verification, Verifier,
 };
-pub use summarizer::{LineParser, Summarizer};
-pub use verifier::Verifier;
+pub use verdict_model::{ansi, encoding, lines, model, split, summarizer, verifier};

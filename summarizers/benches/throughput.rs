@@ -6,7 +6,7 @@
 //! size, writes it to the bench
 //! directory so that `cargo xtask bench` can run ripgrep over the very same bytes, and measures:
 //!
-//! - `lines/<tool>`: the shared line reader alone ([`verdict_core::lines`]: splitting, CRLF, ANSI
+//! - `lines/<tool>`: the shared line reader alone ([`verdict_model::lines`]: splitting, CRLF, ANSI
 //!   stripping, UTF-8 checks) feeding a parser that does nothing — the part of every parser's
 //!   time that is not the parser's own;
 //! - `parse/<tool>`: the tool's own summarizer over the log held in memory (line splitting, ANSI
@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use criterion::{Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
-use verdict_core::Summarizer;
+use verdict_model::Summarizer;
 
 /// The default size of each generated log, in MiB.
 const DEFAULT_MIB: u64 = 100;
@@ -212,7 +212,7 @@ fn throughput(c: &mut Criterion) {
             let summarizer = log.summarizer;
             group.bench_function(summarizer.name(), |b| match measured {
                 Measured::Lines => b.iter(|| {
-                    verdict_core::lines::for_each_line_in(black_box(bytes), |line| {
+                    verdict_model::lines::for_each_line_in(black_box(bytes), |line| {
                         black_box(line);
                     })
                 }),

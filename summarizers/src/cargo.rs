@@ -39,7 +39,7 @@
 use std::collections::{HashMap, HashSet};
 
 use serde::Deserialize;
-use verdict_core::{Diagnostic, Kind, LineParser, Outcome, Report, Severity, Summarizer};
+use verdict_model::{Diagnostic, Kind, LineParser, Outcome, Report, Severity, Summarizer};
 
 use crate::text::{clip, count_of, split_location};
 
@@ -366,7 +366,7 @@ fn add(slot: &mut Option<u64>, n: u64) {
 
 impl Report0 {
     fn full(&self) -> bool {
-        self.diagnostics.len() >= verdict_core::model::MAX_DIAGNOSTICS
+        self.diagnostics.len() >= verdict_model::model::MAX_DIAGNOSTICS
     }
 
     fn target_warned(&mut self, target: &str, n: u64) {
@@ -379,7 +379,7 @@ impl Report0 {
     }
 
     fn push(&mut self, diagnostic: Diagnostic) {
-        if self.diagnostics.len() < verdict_core::model::MAX_DIAGNOSTICS {
+        if self.diagnostics.len() < verdict_model::model::MAX_DIAGNOSTICS {
             self.diagnostics.push(diagnostic);
         } else {
             self.dropped += 1;
@@ -1858,7 +1858,7 @@ mod tests {
 
     #[test]
     fn diagnostics_beyond_the_cap_are_counted() {
-        let n = verdict_core::model::MAX_DIAGNOSTICS + 5;
+        let n = verdict_model::model::MAX_DIAGNOSTICS + 5;
         let log: String = (0..n)
             .map(|i| format!("error[E0308]: mismatched types\n --> src/a.rs:{i}:1\n\n"))
             .collect();

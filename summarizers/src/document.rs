@@ -8,12 +8,12 @@
 //! and its leading JSON object handed to the summarizer's document parser; anything else — or an
 //! object the document parser does not take — goes through the line parser as usual. The document
 //! path is whole-input, not line by line, because these reports are often a single line far longer
-//! than [`verdict_core::lines::MAX_LINE`].
+//! than [`verdict_model::lines::MAX_LINE`].
 
 use std::io::{self, Read};
 
-use verdict_core::lines::{self, Stats};
-use verdict_core::{LineParser, Report};
+use verdict_model::lines::{self, Stats};
+use verdict_model::{LineParser, Report};
 
 /// The largest JSON report read whole; a larger one is an errored report, not unbounded memory.
 pub(crate) const MAX_DOCUMENT: usize = 128 * 1024 * 1024;

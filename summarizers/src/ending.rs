@@ -23,8 +23,8 @@ use std::io::{self, Read};
 use std::sync::LazyLock;
 
 use regex::RegexSet;
-use verdict_core::lines::{self, Stats};
-use verdict_core::{Kind, LineParser, Outcome, Report, Summarizer};
+use verdict_model::lines::{self, Stats};
+use verdict_model::{Kind, LineParser, Outcome, Report, Summarizer};
 
 use crate::text::clip;
 
@@ -68,7 +68,7 @@ impl<S: Summarizer> Summarizer for Checked<S> {
     // check reads the bytes beside them instead of wrapping their line parser.
     fn parse(&self, log: &[u8]) -> Report {
         // UTF-16 (PowerShell's `>`) is decoded first, so that the bytes read here are UTF-8 too.
-        let log = &*verdict_core::encoding::to_utf8(log);
+        let log = &*verdict_model::encoding::to_utf8(log);
         let mut report = self.0.parse(log);
         let mut ending = Ending::default();
         ending.scan(log);
@@ -78,7 +78,7 @@ impl<S: Summarizer> Summarizer for Checked<S> {
     }
 
     fn parse_reader(&self, reader: &mut dyn Read) -> io::Result<(Report, Stats)> {
-        let mut decoded = verdict_core::encoding::Utf8Reader::new(reader);
+        let mut decoded = verdict_model::encoding::Utf8Reader::new(reader);
         let mut observed = Observed {
             inner: &mut decoded,
             ending: Ending::default(),

@@ -38,7 +38,7 @@
 //! warnings (maximum: N).` (`--max-warnings`).
 //!
 //! A JSON report is one line, often longer than the line reader's limit
-//! ([`verdict_core::lines::MAX_LINE`]). [`EslintSummarizer::parse_reader`] therefore hands a
+//! ([`verdict_model::lines::MAX_LINE`]). [`EslintSummarizer::parse_reader`] therefore hands a
 //! report found at the start of the input to the JSON reader as raw bytes, around the line reader;
 //! the line parser alone (for callers that feed it lines) notes a report that was cut and
 //! does not pass it.
@@ -47,9 +47,9 @@ use std::borrow::Cow;
 use std::io::{self, Read};
 
 use serde::Deserialize;
-use verdict_core::lines::{MAX_LINE, Splitter, Stats};
-use verdict_core::model::MAX_DIAGNOSTICS;
-use verdict_core::{
+use verdict_model::lines::{MAX_LINE, Splitter, Stats};
+use verdict_model::model::MAX_DIAGNOSTICS;
+use verdict_model::{
     Diagnostic, Fingerprint, Kind, LineParser, Outcome, Report, Severity, Summarizer,
 };
 
@@ -1599,7 +1599,7 @@ mod tests {
 
     fn lines(log: &str) -> Report {
         let mut parser = EslintSummarizer.parser();
-        verdict_core::lines::for_each_line_in(log.as_bytes(), |line| parser.line(line));
+        verdict_model::lines::for_each_line_in(log.as_bytes(), |line| parser.line(line));
         parser.finish()
     }
 

@@ -25,7 +25,7 @@
 //! tool is "could not verify", never "no failure found". [`GenericSummarizer::sniff`] always says 0: it is chosen
 //! only when no other summarizer claims a log.
 
-use verdict_core::{Diagnostic, Kind, LineParser, Outcome, Report, Severity, Summarizer};
+use verdict_model::{Diagnostic, Kind, LineParser, Outcome, Report, Severity, Summarizer};
 
 use crate::tap::Tap;
 use crate::text::{clip, count_of};
@@ -407,7 +407,7 @@ impl Parser {
                 }
             }
         };
-        if self.report.diagnostics.len() >= verdict_core::model::MAX_DIAGNOSTICS {
+        if self.report.diagnostics.len() >= verdict_model::model::MAX_DIAGNOSTICS {
             // Beyond the cap a diagnostic is only counted; building it would cost the time.
             self.report.diagnostics_dropped += 1;
             if severity == Severity::Error {
@@ -865,7 +865,7 @@ mod tests {
 
     #[test]
     fn diagnostics_beyond_the_cap_are_counted() {
-        let n = verdict_core::model::MAX_DIAGNOSTICS + 5;
+        let n = verdict_model::model::MAX_DIAGNOSTICS + 5;
         let log: String = (0..n).map(|i| format!("a.c:{i}:1: error: bad\n")).collect();
         let report = parse(&log);
         assert_eq!(report.diagnostics_found(), n as u64);

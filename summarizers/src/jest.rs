@@ -11,7 +11,7 @@
 //!   `ancestorTitles` and `title`) — the location is the first frame in the test file;
 //! - `  ● Test suite failed to run` is a test file that does not load (a missing module, a syntax
 //!   error, a hook outside any test that threw): a root cause, counted in
-//!   [`Counts::suites_errored`](verdict_core::Counts). For `Jest encountered an unexpected token`
+//!   [`Counts::suites_errored`](verdict_model::Counts). For `Jest encountered an unexpected token`
 //!   the message is the error under `Details:` (babel's `SyntaxError: … (2:0)`, Node's `Cannot use
 //!   import statement outside a module` below the `path:line` it names), not jest's advice;
 //! - a coverage threshold not met (jest 29's `Jest: "global" coverage threshold for lines (80%)
@@ -35,7 +35,7 @@
 
 use std::collections::HashSet;
 
-use verdict_core::{Diagnostic, Kind, LineParser, Outcome, Report, Summarizer};
+use verdict_model::{Diagnostic, Kind, LineParser, Outcome, Report, Summarizer};
 
 use crate::js_test::{
     Diff, MAX_BLOCK_LINES, MAX_DETAIL, MAX_MESSAGE, Unprefixed, failure, is_error_line, is_full,
@@ -119,7 +119,7 @@ impl Summarizer for JestSummarizer {
     fn parse_reader(
         &self,
         reader: &mut dyn std::io::Read,
-    ) -> std::io::Result<(Report, verdict_core::lines::Stats)> {
+    ) -> std::io::Result<(Report, verdict_model::lines::Stats)> {
         crate::document::parse_reader(
             reader,
             crate::jest_json::jest_document,
@@ -496,7 +496,7 @@ impl Parser {
         if (self.repeat || is_outside) && self.seen.contains(&key) {
             return;
         }
-        if self.seen.len() < verdict_core::model::MAX_DIAGNOSTICS {
+        if self.seen.len() < verdict_model::model::MAX_DIAGNOSTICS {
             self.seen.insert(key);
         }
         if is_suite {

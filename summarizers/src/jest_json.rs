@@ -1,5 +1,5 @@
 //! The JSON report jest writes with `--json --outputFile` (and vitest with `--reporter=json`, in
-//! the same shape), turned into a [`verdict_core::Report`].
+//! the same shape), turned into a [`verdict_model::Report`].
 //!
 //! What the report holds, and what becomes of it:
 //! - the counts `numFailedTests`, `numPassedTests`, `numPendingTests` + `numTodoTests` (both
@@ -25,7 +25,7 @@
 //! errored with the parser's message; parsing never panics.
 
 use serde::Deserialize;
-use verdict_core::{Diagnostic, Kind, Outcome, Report, Summarizer};
+use verdict_model::{Diagnostic, Kind, Outcome, Report, Summarizer};
 
 use crate::js_test::{
     Diff, MAX_DETAIL, MAX_MESSAGE, failure, is_internal, one_line, strip_equality_note, v8_frame,
@@ -374,7 +374,7 @@ fn test_diagnostic(
     test: &TestResult,
     raw: &str,
 ) -> Diagnostic {
-    let text = verdict_core::lines::clean(raw.as_bytes());
+    let text = verdict_model::lines::clean(raw.as_bytes());
     let failure_text = FailureText::read(&text, tool);
     let message = relativize_text(
         failure_text.message.as_deref().unwrap_or("test failed"),
@@ -522,7 +522,7 @@ fn suite_diagnostics(tool: &str, path: &str, message: &str, root: Option<&str>) 
         }
     }
     let message = relativize_text(message, root);
-    let cleaned = verdict_core::lines::clean(message.as_bytes());
+    let cleaned = verdict_model::lines::clean(message.as_bytes());
     let first = cleaned
         .lines()
         .map(str::trim)

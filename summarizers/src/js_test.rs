@@ -8,8 +8,8 @@
 
 use std::borrow::Cow;
 
-use verdict_core::model::MAX_DIAGNOSTICS;
-use verdict_core::{Diagnostic, Fingerprint, Kind, LineParser, Report, Severity};
+use verdict_model::model::MAX_DIAGNOSTICS;
+use verdict_model::{Diagnostic, Fingerprint, Kind, LineParser, Report, Severity};
 
 use crate::text::{clip, split_location};
 
@@ -24,7 +24,7 @@ pub(crate) const MAX_MESSAGE: usize = 300;
 pub(crate) const MAX_BLOCK_LINES: usize = 50;
 
 /// A failing test's diagnostic with only its message; the caller sets the other fields.
-/// [`verdict_core::Report::push`] computes its fingerprint; a caller that needs it earlier (to
+/// [`verdict_model::Report::push`] computes its fingerprint; a caller that needs it earlier (to
 /// skip repeats) calls [`Diagnostic::refresh_fingerprint`].
 pub(crate) fn failure(tool: &str, message: String) -> Diagnostic {
     Diagnostic {
@@ -500,7 +500,7 @@ mod tests {
     /// invalid UTF-8 and very long lines: no parser may panic, and each gives a report.
     #[test]
     fn parsers_survive_marker_soup() {
-        use verdict_core::Summarizer;
+        use verdict_model::Summarizer;
 
         let pieces: &[&[u8]] = &[
             b"  \xe2\x97\x8f ",

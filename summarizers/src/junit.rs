@@ -1,5 +1,5 @@
 //! JUnit XML (pytest `--junitxml`, and any other tool that writes it), turned into a
-//! [`verdict_core::Report`].
+//! [`verdict_model::Report`].
 //!
 //! The counts are the tool's own: the `tests`, `failures`, `errors` and `skipped` attributes of
 //! each `<testsuite>`, summed. Every `<testcase>` with a `<failure>` or `<error>` child becomes a
@@ -22,11 +22,11 @@
 //! Malformed or truncated XML gives an errored report (with what was read before the fault):
 //! the tool did not finish its report, so nothing it says can be trusted as a pass. Memory stays
 //! bounded: at most [`MAX_TEXT`] bytes of a failure's text are kept, and a report keeps at most
-//! [`verdict_core::model::MAX_DIAGNOSTICS`] diagnostics.
+//! [`verdict_model::model::MAX_DIAGNOSTICS`] diagnostics.
 
 use quick_xml::Reader;
 use quick_xml::events::{BytesStart, Event};
-use verdict_core::{Counts, Diagnostic, Kind, Outcome, Report, Severity};
+use verdict_model::{Counts, Diagnostic, Kind, Outcome, Report, Severity};
 
 use crate::text::clip;
 
@@ -46,7 +46,7 @@ pub const MAX_XML: usize = 128 * 1024 * 1024;
 #[derive(Debug, Default, Clone, Copy)]
 pub struct JunitSummarizer;
 
-impl verdict_core::Summarizer for JunitSummarizer {
+impl verdict_model::Summarizer for JunitSummarizer {
     fn name(&self) -> &'static str {
         "junit"
     }
@@ -65,7 +65,7 @@ impl verdict_core::Summarizer for JunitSummarizer {
         }
     }
 
-    fn parser(&self) -> Box<dyn verdict_core::LineParser> {
+    fn parser(&self) -> Box<dyn verdict_model::LineParser> {
         Box::new(Collect {
             xml: Vec::new(),
             too_large: false,
@@ -79,7 +79,7 @@ struct Collect {
     too_large: bool,
 }
 
-impl verdict_core::LineParser for Collect {
+impl verdict_model::LineParser for Collect {
     fn line(&mut self, line: &str) {
         if self.too_large {
             return;
@@ -441,7 +441,7 @@ impl State {
         if pytest && problem.error && is_xdist_crash(problem) {
             self.crashed += 1;
         }
-        if self.report.diagnostics.len() >= verdict_core::model::MAX_DIAGNOSTICS {
+        if self.report.diagnostics.len() >= verdict_model::model::MAX_DIAGNOSTICS {
             self.report.diagnostics_dropped += 1;
             return;
         }
@@ -780,7 +780,7 @@ mod tests {
 
     #[test]
     fn failures_beyond_the_cap_are_counted_not_kept() {
-        let n = verdict_core::model::MAX_DIAGNOSTICS + 5;
+        let n = verdict_model::model::MAX_DIAGNOSTICS + 5;
         let mut xml = format!("<testsuite tests=\"{n}\" failures=\"{n}\">");
         for i in 0..n {
             xml.push_str(&format!(
@@ -792,7 +792,7 @@ mod tests {
         assert_eq!(report.outcome, Outcome::Failed);
         assert_eq!(
             report.diagnostics.len(),
-            verdict_core::model::MAX_DIAGNOSTICS
+            verdict_model::model::MAX_DIAGNOSTICS
         );
         assert_eq!(report.diagnostics_dropped, 5);
         assert_eq!(report.counts.tests_failed, Some(n as u64));

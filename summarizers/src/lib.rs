@@ -29,7 +29,7 @@ mod tap;
 mod text;
 
 use ending::Checked;
-use verdict_core::{Report, Summarizer};
+use verdict_model::{Report, Summarizer};
 
 /// Every summarizer, the generic fallback last, each behind the check of how the log ended
 /// ([`ending::Checked`]).
@@ -77,7 +77,7 @@ pub struct Detection {
 }
 
 /// Picks the summarizer for a log from a sample of its cleaned text (see
-/// [`verdict_core::lines::clean`]). Ties go to the earlier summarizer in [`all`], so the choice is
+/// [`verdict_model::lines::clean`]). Ties go to the earlier summarizer in [`all`], so the choice is
 /// deterministic.
 pub fn detect(sample: &str) -> Detection {
     let mut best = Detection {
@@ -118,10 +118,10 @@ pub fn summarize_all(log: &[u8]) -> Vec<Report> {
 /// its last [`SAMPLE_BYTES`] when it is longer (summary lines come last).
 pub fn sample(log: &[u8]) -> String {
     if log.len() <= 2 * SAMPLE_BYTES {
-        return verdict_core::lines::clean(log);
+        return verdict_model::lines::clean(log);
     }
-    let mut text = verdict_core::lines::clean(&log[..SAMPLE_BYTES]);
-    text.push_str(&verdict_core::lines::clean(
+    let mut text = verdict_model::lines::clean(&log[..SAMPLE_BYTES]);
+    text.push_str(&verdict_model::lines::clean(
         &log[log.len() - SAMPLE_BYTES..],
     ));
     text

@@ -26,7 +26,7 @@
 
 use std::collections::HashMap;
 
-use verdict_core::{Diagnostic, Kind, LineParser, Outcome, Report, Severity, Summarizer};
+use verdict_model::{Diagnostic, Kind, LineParser, Outcome, Report, Severity, Summarizer};
 
 use crate::js_test::{
     Diff, MAX_BLOCK_LINES, MAX_MESSAGE, Unprefixed, failure, is_error_line, is_full, is_internal,
@@ -120,7 +120,7 @@ impl Summarizer for MochaSummarizer {
     fn parse_reader(
         &self,
         reader: &mut dyn std::io::Read,
-    ) -> std::io::Result<(Report, verdict_core::lines::Stats)> {
+    ) -> std::io::Result<(Report, verdict_model::lines::Stats)> {
         crate::document::parse_reader(reader, json_document, "mocha", self.parser())
     }
 }

@@ -26,7 +26,7 @@
 
 use std::collections::HashMap;
 
-use verdict_core::{Diagnostic, Kind, LineParser, Outcome, Report, Summarizer};
+use verdict_model::{Diagnostic, Kind, LineParser, Outcome, Report, Summarizer};
 
 use crate::cargo::{CargoSummarizer, Panic};
 use crate::text::{clip, count_of};

@@ -17,7 +17,7 @@
 //! test is reported by node as the file failing with `'test failed'`: its error and place are the
 //! ones node printed above it. A spec log without its footer (the run was cut off) is errored.
 
-use verdict_core::{Diagnostic, Kind, LineParser, Outcome, Report, Severity, Summarizer};
+use verdict_model::{Diagnostic, Kind, LineParser, Outcome, Report, Severity, Summarizer};
 
 use crate::tap::Tap;
 use crate::text::{clip, split_location};

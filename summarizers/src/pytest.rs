@@ -31,7 +31,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::LazyLock;
 
 use regex::Regex;
-use verdict_core::{Diagnostic, Kind, LineParser, Outcome, Report, Severity, Summarizer};
+use verdict_model::{Diagnostic, Kind, LineParser, Outcome, Report, Severity, Summarizer};
 
 use crate::text::{clip, count_of};
 
@@ -45,7 +45,7 @@ const MAX_GROUP: usize = 12;
 /// Files whose last traceback line a block remembers.
 const MAX_BLOCK_FILES: usize = 8;
 /// Short-summary and `-v` entries remembered to name the failures of the blocks.
-const MAX_ENTRIES: usize = verdict_core::model::MAX_DIAGNOSTICS;
+const MAX_ENTRIES: usize = verdict_model::model::MAX_DIAGNOSTICS;
 /// Sessions in one log whose counts are added up.
 const MAX_SESSIONS: usize = 1000;
 

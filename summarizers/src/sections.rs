@@ -31,8 +31,8 @@
 use std::collections::VecDeque;
 use std::io::{self, Read};
 
-use verdict_core::lines::{self, Stats};
-use verdict_core::{LineParser, Outcome, Report, Summarizer};
+use verdict_model::lines::{self, Stats};
+use verdict_model::{LineParser, Outcome, Report, Summarizer};
 
 use crate::{MIN_CONFIDENCE, SAMPLE_BYTES, detect, generic};
 
@@ -939,7 +939,7 @@ fn absorb(merged: &mut Report, next: Report) {
 }
 
 /// The files a report's problems are in.
-fn problem_files(diagnostics: &[verdict_core::Diagnostic]) -> std::collections::HashSet<&str> {
+fn problem_files(diagnostics: &[verdict_model::Diagnostic]) -> std::collections::HashSet<&str> {
     diagnostics
         .iter()
         .filter_map(|d| d.file.as_deref())

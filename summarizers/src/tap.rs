@@ -6,7 +6,7 @@
 //! because its subtests did (`failureType: 'subtestsFailed'`) is not counted again; the `# pass N`
 //! / `# fail N` / `# skipped N` / `# todo N` / `# cancelled N` totals are the counts.
 
-use verdict_core::{Diagnostic, Kind, Report, Severity};
+use verdict_model::{Diagnostic, Kind, Report, Severity};
 
 use crate::text::clip;
 

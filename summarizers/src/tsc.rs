@@ -39,8 +39,8 @@ use std::sync::LazyLock;
 
 use memchr::memmem;
 
-use verdict_core::model::MAX_DIAGNOSTICS;
-use verdict_core::{
+use verdict_model::model::MAX_DIAGNOSTICS;
+use verdict_model::{
     Diagnostic, Fingerprint, Kind, LineParser, Outcome, Report, Severity, Summarizer,
 };
 

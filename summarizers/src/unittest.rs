@@ -22,7 +22,7 @@
 use std::sync::LazyLock;
 
 use regex::Regex;
-use verdict_core::{Diagnostic, Kind, LineParser, Outcome, Report, Severity, Summarizer};
+use verdict_model::{Diagnostic, Kind, LineParser, Outcome, Report, Severity, Summarizer};
 
 use crate::text::clip;
 

@@ -7,7 +7,7 @@
 //!   each headed ` FAIL  test/a.test.js [ test/a.test.js ]`, and describe blocks whose
 //!   `beforeAll`/`afterAll` threw, headed ` FAIL  test/a.test.js > db` (named by the describe
 //!   titles, and errors around tests rather than failed tests) — root causes, and `N` is
-//!   [`Counts::suites_errored`](verdict_core::Counts). Through one pipe the summary may land inside
+//!   [`Counts::suites_errored`](verdict_model::Counts). Through one pipe the summary may land inside
 //!   such a block, before its frames: the block goes on past it;
 //! - `⎯⎯⎯ Failed Tests N ⎯⎯⎯`: one block per error, headed by ` FAIL  file > describe > test` (several
 //!   headers when tests share an error, as when a `beforeEach` throws), then the error
@@ -35,7 +35,7 @@
 
 use std::collections::HashSet;
 
-use verdict_core::{Diagnostic, Kind, LineParser, Outcome, Report, Summarizer};
+use verdict_model::{Diagnostic, Kind, LineParser, Outcome, Report, Summarizer};
 
 use crate::js_test::{
     Diff, MAX_BLOCK_LINES, MAX_DETAIL, MAX_MESSAGE, Unprefixed, failure, is_error_line, is_full,
@@ -107,7 +107,7 @@ impl Summarizer for VitestSummarizer {
     fn parse_reader(
         &self,
         reader: &mut dyn std::io::Read,
-    ) -> std::io::Result<(Report, verdict_core::lines::Stats)> {
+    ) -> std::io::Result<(Report, verdict_model::lines::Stats)> {
         crate::document::parse_reader(
             reader,
             crate::jest_json::vitest_document,
@@ -702,7 +702,7 @@ struct Tree {
     /// The failing file whose tests are listed below it.
     file: Option<String>,
     failures: Vec<TreeFailure>,
-    /// Failures past [`verdict_core::model::MAX_DIAGNOSTICS`]: only counted.
+    /// Failures past [`verdict_model::model::MAX_DIAGNOSTICS`]: only counted.
     dropped: u64,
     /// The last line read was a failed test: a `→` line under it is its message.
     awaiting_message: bool,
@@ -776,7 +776,7 @@ impl Tree {
     }
 
     fn push(&mut self, file: String, test: Option<String>) {
-        if self.failures.len() >= verdict_core::model::MAX_DIAGNOSTICS {
+        if self.failures.len() >= verdict_model::model::MAX_DIAGNOSTICS {
             self.dropped += 1;
             return;
         }

@@ -5,22 +5,17 @@
 //! JSON events for test runs (every failing test, where it panicked, and the summed counts). Logs
 //! without a truth are cargo's own failures and must be errored. Each report is also snapshotted.
 
-mod support;
-
+use crate::support;
 use std::collections::HashSet;
 use std::fs;
 use std::path::PathBuf;
 
 use serde_json::Value;
-use verdict_core::{Outcome, Report, Severity, Summarizer};
+use verdict_model::{Outcome, Report, Severity, Summarizer};
 use verdict_summarizers::cargo::CargoSummarizer;
 
 fn testdata() -> PathBuf {
     support::testdata("cargo")
-}
-
-fn cases() -> Vec<String> {
-    support::case_names("cargo")
 }
 
 /// The `{…}` lines of a truth file (cargo interleaves its own stderr lines with them).
@@ -288,22 +283,6 @@ fn check(case: &str) {
     insta::assert_json_snapshot!(case.to_owned(), report);
 }
 
-#[test]
-fn every_captured_log_matches_its_truth() {
-    for case in cases() {
-        check(&case);
-    }
-}
-
-#[test]
-fn the_log_is_detected_as_cargo() {
-    for case in cases() {
-        let log = fs::read(testdata().join(format!("{case}.log"))).expect("log");
-        let detection = verdict_summarizers::detect(&verdict_summarizers::sample(&log));
-        assert_eq!(detection.summarizer.name(), "cargo", "{case}");
-    }
-}
-
 /// The report of one captured case.
 fn report_of(case: &str) -> Report {
     CargoSummarizer.parse(&support::log("cargo", case))
@@ -542,4 +521,16 @@ fn a_failed_build_script_is_reported_with_its_reason_not_its_directives() {
         assert_eq!(report.outcome, Outcome::Errored, "{case}");
         assert_eq!(report.error.as_deref(), Some(error), "{case}");
     }
+}
+
+/// Everything checked of each captured log: its truth, its detection and its sections.
+fn check_log(tool: &str, case: &str) {
+    check(case);
+    assert_eq!(support::detected(tool, case), tool, "{case}");
+    support::check_sections(tool, case);
+}
+
+/// One test per captured log of `testdata/cargo/`.
+mod logs {
+    crate::support::logs::cargo!(super::check_log);
 }

@@ -4,21 +4,16 @@
 //! Stylish drops a message's final period; the JSON keeps it. The summarizer gives both formats as
 //! stylish prints them, so messages are compared without it.
 
-mod support;
-
+use crate::support;
 use std::fs;
 use std::path::PathBuf;
 
 use serde_json::Value;
-use verdict_core::{Outcome, Report, Severity, Summarizer};
+use verdict_model::{Outcome, Report, Severity, Summarizer};
 use verdict_summarizers::eslint::EslintSummarizer;
 
 fn testdata() -> PathBuf {
     support::testdata("eslint")
-}
-
-fn cases() -> Vec<String> {
-    support::case_names("eslint")
 }
 
 fn read_log(case: &str) -> Vec<u8> {
@@ -125,13 +120,6 @@ fn check_against_truth(case: &str, report: &Report, truth: &Value) {
 }
 
 #[test]
-fn every_captured_log_matches_its_truth() {
-    for case in cases() {
-        check(&case);
-    }
-}
-
-#[test]
 fn stylish_and_json_logs_of_one_run_give_the_same_report() {
     for version in ["", "v10-"] {
         let stylish = EslintSummarizer.parse(&read_log(&format!("{version}many-problems")));
@@ -151,28 +139,6 @@ fn stylish_and_json_logs_of_one_run_give_the_same_report() {
 }
 
 #[test]
-fn the_line_parser_reads_the_json_logs_too() {
-    for case in cases().iter().filter(|c| c.contains("json")) {
-        let log = read_log(case);
-        let mut parser = EslintSummarizer.parser();
-        verdict_core::lines::for_each_line_in(&log, |line| parser.line(line));
-        assert_eq!(parser.finish(), EslintSummarizer.parse(&log), "{case}");
-    }
-}
-
-#[test]
-fn every_log_is_recognised_as_eslint() {
-    for case in cases() {
-        let log = read_log(&case);
-        if log.is_empty() {
-            continue;
-        }
-        let detected = verdict_summarizers::detect(&verdict_summarizers::sample(&log));
-        assert_eq!(detected.summarizer.name(), "eslint", "{case}");
-    }
-}
-
-#[test]
 fn eslint8_broken_eslintrc_json_error_gives_the_reason_after_the_blank_line() {
     // eslint 8 prints `Failed to read JSON file at …/.eslintrc.json:`, a blank line, then why:
     // the error stopped at the colon.
@@ -184,4 +150,22 @@ fn eslint8_broken_eslintrc_json_error_gives_the_reason_after_the_blank_line() {
             && error.contains("Expected ',' or '}' after property value in JSON at position 128"),
         "{error}"
     );
+}
+
+/// Everything checked of each captured log: its truth, its detection and its sections.
+fn check_log(tool: &str, case: &str) {
+    check(case);
+    if case.contains("json") {
+        // The line parser reads the JSON logs too.
+        let log = read_log(case);
+        let mut parser = EslintSummarizer.parser();
+        verdict_model::lines::for_each_line_in(&log, |line| parser.line(line));
+        assert_eq!(parser.finish(), EslintSummarizer.parse(&log), "{case}");
+    }
+    support::check_sections(tool, case);
+}
+
+/// One test per captured log of `testdata/eslint/`.
+mod logs {
+    crate::support::logs::eslint!(super::check_log);
 }

@@ -6,21 +6,16 @@
 //! at its file and line, and mypy's error count is the one its summary printed. Logs without a
 //! truth (a crash, a link error, make with no rule) must not pass. Each report is snapshotted.
 
-mod support;
-
+use crate::support;
 use std::fs;
 use std::path::PathBuf;
 
 use serde_json::Value;
-use verdict_core::{Outcome, Report, Severity, Summarizer};
+use verdict_model::{Outcome, Report, Severity, Summarizer};
 use verdict_summarizers::generic::GenericSummarizer;
 
 fn testdata() -> PathBuf {
     support::testdata("generic")
-}
-
-fn cases() -> Vec<String> {
-    support::case_names("generic")
 }
 
 /// Asserts a diagnostic of `severity` at `file:line`.
@@ -215,13 +210,6 @@ fn check(case: &str) {
 }
 
 #[test]
-fn every_captured_log_matches_its_truth() {
-    for case in cases() {
-        check(&case);
-    }
-}
-
-#[test]
 fn a_crash_with_a_traceback_is_placed_at_the_script() {
     let log = fs::read(testdata().join("python-traceback.log")).expect("log");
     let report = GenericSummarizer.parse(&log);
@@ -234,11 +222,14 @@ fn a_crash_with_a_traceback_is_placed_at_the_script() {
     );
 }
 
-#[test]
-fn no_other_summarizer_claims_these_logs() {
-    for case in cases() {
-        let log = fs::read(testdata().join(format!("{case}.log"))).expect("log");
-        let detection = verdict_summarizers::detect(&verdict_summarizers::sample(&log));
-        assert_eq!(detection.summarizer.name(), "generic", "{case}");
-    }
+/// Everything checked of each captured log: its truth, its detection and its sections.
+fn check_log(tool: &str, case: &str) {
+    check(case);
+    assert_eq!(support::detected(tool, case), tool, "{case}");
+    support::check_sections(tool, case);
+}
+
+/// One test per captured log of `testdata/generic/`.
+mod logs {
+    crate::support::logs::generic!(super::check_log);
 }

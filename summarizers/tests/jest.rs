@@ -4,21 +4,16 @@
 //! Test names follow the summarizer's rule: the describe titles and the test title joined with
 //! ` › `, as jest prints them in its `●` headers (the JSON's `ancestorTitles` and `title`).
 
-mod support;
-
+use crate::support;
 use std::fs;
 use std::path::PathBuf;
 
 use serde_json::Value;
-use verdict_core::{Outcome, Report, Summarizer};
+use verdict_model::{Outcome, Report, Summarizer};
 use verdict_summarizers::jest::JestSummarizer;
 
 fn testdata() -> PathBuf {
     support::testdata("jest")
-}
-
-fn cases() -> Vec<String> {
-    support::case_names("jest")
 }
 
 /// Parses one case and checks it against its ground truth, then snapshots the report.
@@ -72,13 +67,6 @@ fn check_against_truth(case: &str, report: &Report, truth: &Value) {
 }
 
 #[test]
-fn every_captured_log_matches_its_truth() {
-    for case in cases() {
-        check(&case);
-    }
-}
-
-#[test]
 fn crashes_before_any_test_are_errored() {
     for case in [
         "bad-config",
@@ -104,16 +92,6 @@ fn the_summary_repeat_is_not_counted_twice() {
         report.diagnostics.len() as u64,
         report.counts.tests_failed.unwrap_or(0)
     );
-}
-
-#[test]
-fn jest_logs_are_detected_as_jest() {
-    for case in cases() {
-        let log = fs::read(testdata().join(format!("{case}.log"))).expect("log");
-        let sample = verdict_summarizers::sample(&log);
-        let detected = verdict_summarizers::detect(&sample);
-        assert_eq!(detected.summarizer.name(), "jest", "{case}");
-    }
 }
 
 #[test]
@@ -213,4 +191,19 @@ fn a_log_after_the_tests_is_the_failure_of_a_run_whose_tests_passed() {
         assert!(late.root_cause && late.test.is_none(), "{case}");
         assert_eq!(late.location().as_deref(), Some("test/late.test.js:3:13"));
     }
+}
+
+/// Everything checked of each captured log: its truth, its detection and its sections, and the
+/// structured report the run wrote.
+fn check_log(tool: &str, case: &str) {
+    check(case);
+    assert_eq!(support::detected(tool, case), tool, "{case}");
+    crate::jest_json::check_jest(case);
+    crate::documents::check_reports(tool, case);
+    support::check_sections(tool, case);
+}
+
+/// One test per captured log of `testdata/jest/`.
+mod logs {
+    crate::support::logs::jest!(super::check_log);
 }

@@ -4,23 +4,12 @@
 //! failing tests, and — where both show the same traceback — the same fingerprints. Each report
 //! is snapshotted.
 
-mod support;
-
+use crate::support;
 use std::collections::BTreeSet;
 
-use verdict_core::{Kind, Outcome, Report, Severity, Summarizer};
+use verdict_model::{Kind, Outcome, Report, Severity, Summarizer};
 use verdict_summarizers::junit;
 use verdict_summarizers::pytest::PytestSummarizer;
-
-/// The cases that have a JUnit file.
-fn cases() -> Vec<String> {
-    let cases: Vec<String> = support::case_names("pytest")
-        .into_iter()
-        .filter(|case| support::truth("pytest", case, "xml").is_some())
-        .collect();
-    assert!(cases.len() >= 20, "expected the captured JUnit files");
-    cases
-}
 
 /// A `key="value"` attribute of the `<testsuite` elements, summed (a log of two pytest runs has
 /// the two runs' suites), read without an XML library.
@@ -64,6 +53,17 @@ fn failing(report: &Report) -> BTreeSet<String> {
         .filter(|d| d.severity == Severity::Error && d.kind == Kind::Test)
         .filter_map(|d| d.test.clone().or_else(|| d.file.clone()))
         .collect()
+}
+
+/// Checks the JUnit file of a pytest case, when the run wrote one: counts, outcome, agreement with
+/// the log parser; cut anywhere it is errored; given to `verdict summarize` it is read as JUnit.
+pub(crate) fn check_file(case: &str) {
+    if support::truth("pytest", case, "xml").is_none() {
+        return;
+    }
+    check(case);
+    check_truncated(case);
+    check_read_as_junit(case);
 }
 
 /// Checks one case: counts, outcome, and agreement with the log parser.
@@ -183,67 +183,37 @@ fn check(case: &str) {
     }
 }
 
-#[test]
-fn every_captured_junit_file() {
-    for case in cases() {
-        check(&case);
-    }
-}
-
-#[test]
-fn truncated_files_are_errored_never_passed() {
-    for case in cases() {
-        let xml = support::truth("pytest", &case, "xml").expect("xml");
-        for cut in [xml.len() / 3, xml.len() / 2, xml.len() - 20] {
-            let report = junit::parse("pytest", &xml[..cut]);
-            assert_eq!(report.outcome, Outcome::Errored, "{case} cut at {cut}");
-            assert!(
-                report
-                    .error
-                    .as_deref()
-                    .is_some_and(|e| e.starts_with("unreadable JUnit XML")),
-                "{case}: {:?}",
-                report.error
-            );
-        }
+/// A JUnit file cut short is errored, never passed.
+fn check_truncated(case: &str) {
+    let xml = support::truth("pytest", case, "xml").expect("xml");
+    for cut in [xml.len() / 3, xml.len() / 2, xml.len() - 20] {
+        let report = junit::parse("pytest", &xml[..cut]);
+        assert_eq!(report.outcome, Outcome::Errored, "{case} cut at {cut}");
+        assert!(
+            report
+                .error
+                .as_deref()
+                .is_some_and(|e| e.starts_with("unreadable JUnit XML")),
+            "{case}: {:?}",
+            report.error
+        );
     }
 }
 
 /// `verdict summarize results.xml` was answered by the generic fallback: "no failure found", a
-/// pass, for a pytest report with failures. Every captured JUnit file is now read as JUnit, and no
-/// captured log is.
-#[test]
-fn junit_files_given_to_summarize_are_read_as_junit() {
-    for case in cases() {
-        let xml = support::truth("pytest", &case, "xml").expect("the JUnit file");
-        let detection = verdict_summarizers::detect(&verdict_summarizers::sample(&xml));
-        assert_eq!(detection.summarizer.name(), "junit", "{case}");
-        let read = verdict_summarizers::summarize(&xml);
-        // The document names pytest, so its cases are named as pytest's log parser names them.
-        assert_eq!(read.tool, "pytest", "{case}");
-        let direct = junit::parse("pytest", &xml);
-        assert_eq!(read.counts, direct.counts, "{case}");
-        assert_eq!(read.outcome, direct.outcome, "{case}");
-        assert_eq!(failing(&read), failing(&direct), "{case}");
-    }
-    for tool in [
-        "tsc",
-        "eslint",
-        "jest",
-        "vitest",
-        "mocha",
-        "cargo",
-        "nextest",
-        "pytest",
-        "node-test",
-        "generic",
-    ] {
-        for case in support::case_names(tool) {
-            let log = support::log(tool, &case);
-            let detection = verdict_summarizers::detect(&verdict_summarizers::sample(&log));
-            assert_ne!(detection.summarizer.name(), "junit", "{tool}/{case}");
-        }
-    }
+/// pass, for a pytest report with failures. Every captured JUnit file is now read as JUnit (and no
+/// captured log is: [`support::check_sections`]).
+fn check_read_as_junit(case: &str) {
+    let xml = support::truth("pytest", case, "xml").expect("the JUnit file");
+    let detection = verdict_summarizers::detect(&verdict_summarizers::sample(&xml));
+    assert_eq!(detection.summarizer.name(), "junit", "{case}");
+    let read = verdict_summarizers::summarize(&xml);
+    // The document names pytest, so its cases are named as pytest's log parser names them.
+    assert_eq!(read.tool, "pytest", "{case}");
+    let direct = junit::parse("pytest", &xml);
+    assert_eq!(read.counts, direct.counts, "{case}");
+    assert_eq!(read.outcome, direct.outcome, "{case}");
+    assert_eq!(failing(&read), failing(&direct), "{case}");
 }
 
 /// Node.js's test runner writes its top-level tests as cases of `<testsuites>` and a `todo` test
@@ -281,31 +251,30 @@ fn node_test_runner_cases_outside_suites_are_counted() {
 /// `describe` blocks (the `suites` cases, shaped as commander's suite), the passed and skipped
 /// counts are the footer's too. (A `t.test` parent is a `<testsuite>` as well, which node's footer
 /// counts as a test and the report, reading the XML, cannot tell from a `describe`.)
-#[test]
-fn node_test_runner_nested_suites_are_not_counted_as_tests() {
-    for case in support::case_names("node-test")
-        .into_iter()
-        .filter(|case| case.ends_with("-spec"))
-    {
-        let Some(xml) = support::truth("node-test", &case, "xml") else {
-            continue;
-        };
-        let report = verdict_summarizers::summarize(&xml);
-        let log = String::from_utf8_lossy(&support::log("node-test", &case)).into_owned();
-        let footer = |key: &str| {
-            log.lines()
-                .find_map(|line| line.strip_prefix(&format!("ℹ {key} ")))
-                .and_then(|n| n.trim().parse::<u64>().ok())
-                .unwrap_or_else(|| panic!("{case}: no `ℹ {key}` in the log"))
-        };
-        assert_eq!(report.counts.tests_failed, Some(footer("fail")), "{case}");
-        if case.contains("-suites-") {
-            assert_eq!(report.counts.tests_passed, Some(footer("pass")), "{case}");
-            assert_eq!(
-                report.counts.tests_skipped,
-                Some(footer("skipped") + footer("todo")),
-                "{case}"
-            );
-        }
+///
+/// Checked for each spec log of `testdata/node-test/` from `node_test`'s test of that log.
+pub(crate) fn check_node_spec(case: &str) {
+    if !case.ends_with("-spec") {
+        return;
+    }
+    let Some(xml) = support::truth("node-test", case, "xml") else {
+        return;
+    };
+    let report = verdict_summarizers::summarize(&xml);
+    let log = String::from_utf8_lossy(&support::log("node-test", case)).into_owned();
+    let footer = |key: &str| {
+        log.lines()
+            .find_map(|line| line.strip_prefix(&format!("ℹ {key} ")))
+            .and_then(|n| n.trim().parse::<u64>().ok())
+            .unwrap_or_else(|| panic!("{case}: no `ℹ {key}` in the log"))
+    };
+    assert_eq!(report.counts.tests_failed, Some(footer("fail")), "{case}");
+    if case.contains("-suites-") {
+        assert_eq!(report.counts.tests_passed, Some(footer("pass")), "{case}");
+        assert_eq!(
+            report.counts.tests_skipped,
+            Some(footer("skipped") + footer("todo")),
+            "{case}"
+        );
     }
 }

@@ -5,21 +5,16 @@
 //! Test names follow the summarizer's rule: the suite titles and the test title joined with ` > `;
 //! mocha's JSON `fullTitle` joins the same titles with single spaces.
 
-mod support;
-
+use crate::support;
 use std::fs;
 use std::path::PathBuf;
 
 use serde_json::Value;
-use verdict_core::{Outcome, Report, Summarizer};
+use verdict_model::{Outcome, Report, Summarizer};
 use verdict_summarizers::mocha::MochaSummarizer;
 
 fn testdata() -> PathBuf {
     support::testdata("mocha")
-}
-
-fn cases() -> Vec<String> {
-    support::case_names("mocha")
 }
 
 /// Parses one case and checks it against its ground truth, then snapshots the report.
@@ -90,13 +85,6 @@ fn check_against_truth(case: &str, report: &Report, truth: &Value) {
 }
 
 #[test]
-fn every_captured_log_matches_its_truth() {
-    for case in cases() {
-        check(&case);
-    }
-}
-
-#[test]
 fn crashes_before_any_test_are_errored() {
     for case in [
         "bad-config",
@@ -129,12 +117,16 @@ fn test_files_that_do_not_load_are_root_causes() {
     }
 }
 
-#[test]
-fn mocha_logs_are_detected_as_mocha() {
-    for case in cases() {
-        let log = fs::read(testdata().join(format!("{case}.log"))).expect("log");
-        let sample = verdict_summarizers::sample(&log);
-        let detected = verdict_summarizers::detect(&sample);
-        assert_eq!(detected.summarizer.name(), "mocha", "{case}");
-    }
+/// Everything checked of each captured log: its truth, its detection and its sections, and the
+/// structured report the run wrote.
+fn check_log(tool: &str, case: &str) {
+    check(case);
+    assert_eq!(support::detected(tool, case), tool, "{case}");
+    crate::documents::check_reports(tool, case);
+    support::check_sections(tool, case);
+}
+
+/// One test per captured log of `testdata/mocha/`.
+mod logs {
+    crate::support::logs::mocha!(super::check_log);
 }

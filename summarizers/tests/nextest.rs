@@ -6,14 +6,13 @@
 //! message says the test panicked; the failing and passing counts equal the report's. A run that
 //! wrote no report (its build failed) must not pass. Each report is snapshotted.
 
-mod support;
-
+use crate::support;
+use crate::support::xml_attr as attr;
 use std::collections::BTreeMap;
-use support::xml_attr as attr;
 
 use quick_xml::Reader;
 use quick_xml::events::Event;
-use verdict_core::{Kind, Outcome, Report, Summarizer};
+use verdict_model::{Kind, Outcome, Report, Summarizer};
 use verdict_summarizers::nextest::NextestSummarizer;
 
 /// One `<testcase>` of nextest's JUnit report.
@@ -139,15 +138,6 @@ fn check_against_truth(case: &str, report: &Report, xml: &str) {
     }
 }
 
-#[test]
-fn every_captured_log_matches_its_truth() {
-    let cases = support::case_names("nextest");
-    assert!(cases.len() >= 8, "{cases:?}");
-    for case in cases {
-        check(&case);
-    }
-}
-
 /// A test that crashed or timed out says so first, whatever it printed before.
 #[test]
 fn crashes_and_timeouts_say_how_the_test_ended() {
@@ -211,4 +201,16 @@ fn a_run_without_its_summary_is_not_a_pass() {
         .unwrap_or_default();
     let report = NextestSummarizer.parse(cut.as_bytes());
     assert_eq!(report.outcome, Outcome::Errored, "{report:#?}");
+}
+
+/// Everything checked of each captured log: its truth, its detection and its sections.
+fn check_log(tool: &str, case: &str) {
+    check(case);
+    assert_eq!(support::detected(tool, case), tool, "{case}");
+    support::check_sections(tool, case);
+}
+
+/// One test per captured log of `testdata/nextest/`.
+mod logs {
+    crate::support::logs::nextest!(super::check_log);
 }

@@ -8,14 +8,13 @@
 //! stack in a test file, and saying what the failure says; a diagnostic names no other test, but a
 //! suite whose hook failed (JUnit lists only the tests it cancelled). Each report is snapshotted.
 
-mod support;
-
+use crate::support;
 use std::collections::BTreeSet;
 
+use crate::support::xml_attr as attr;
 use quick_xml::Reader;
 use quick_xml::events::Event;
-use support::xml_attr as attr;
-use verdict_core::{Kind, Outcome, Report, Summarizer};
+use verdict_model::{Kind, Outcome, Report, Summarizer};
 use verdict_summarizers::node_test::NodeTestSummarizer;
 
 const TOOL: &str = "node-test";
@@ -199,26 +198,6 @@ fn check(case: &str) -> Report {
     report
 }
 
-#[test]
-fn every_captured_log_matches_its_truth() {
-    let cases = support::case_names(TOOL);
-    assert!(cases.len() >= 9, "the node-test captures: {cases:?}");
-    for case in cases {
-        let report = check(&case);
-        insta::assert_json_snapshot!(case.clone(), report);
-    }
-}
-
-/// Each reporter of each version is placed as node's, not as another runner's or generic TAP.
-#[test]
-fn every_reporter_is_detected() {
-    for case in support::case_names(TOOL) {
-        let log = support::log(TOOL, &case);
-        let detection = verdict_summarizers::detect(&verdict_summarizers::sample(&log));
-        assert_eq!(detection.summarizer.name(), TOOL, "{case}");
-    }
-}
-
 /// A spec log cut off before its footer, and one whose footer says 7 failed but whose failures
 /// are gone, are never a pass.
 #[test]
@@ -232,4 +211,18 @@ fn a_cut_spec_log_never_passes() {
     let report = NodeTestSummarizer.parse(footer_only.as_bytes());
     assert_ne!(report.outcome, Outcome::Passed);
     assert_eq!(report.counts.tests_failed, Some(9));
+}
+
+/// Everything checked of each captured log: its truth, its detection and its sections.
+fn check_log(tool: &str, case: &str) {
+    let report = check(case);
+    insta::assert_json_snapshot!(case, report);
+    assert_eq!(support::detected(tool, case), tool, "{case}");
+    crate::junit::check_node_spec(case);
+    support::check_sections(tool, case);
+}
+
+/// One test per captured log of `testdata/node-test/`.
+mod logs {
+    crate::support::logs::node_test!(super::check_log);
 }

@@ -6,23 +6,18 @@
 //! XML holds; the failure, error and skip counts equal the XML's. Runs that stopped before writing
 //! a report must be errored, or failed when the code did not load. Each report is snapshotted.
 
-mod support;
-
+use crate::support;
+use crate::support::xml_attr as attr;
 use std::fs;
 use std::path::PathBuf;
-use support::xml_attr as attr;
 
 use quick_xml::Reader;
 use quick_xml::events::Event;
-use verdict_core::{Diagnostic, Outcome, Report, Summarizer};
+use verdict_model::{Diagnostic, Outcome, Report, Summarizer};
 use verdict_summarizers::pytest::PytestSummarizer;
 
 fn testdata() -> PathBuf {
     support::testdata("pytest")
-}
-
-fn cases() -> Vec<String> {
-    support::case_names("pytest")
 }
 
 /// One `<testcase>` of the JUnit XML that failed or errored.
@@ -308,22 +303,6 @@ fn check(case: &str) {
 }
 
 #[test]
-fn every_captured_log_matches_its_truth() {
-    for case in cases() {
-        check(&case);
-    }
-}
-
-#[test]
-fn the_log_is_detected_as_pytest() {
-    for case in cases() {
-        let log = fs::read(testdata().join(format!("{case}.log"))).expect("log");
-        let detection = verdict_summarizers::detect(&verdict_summarizers::sample(&log));
-        assert_eq!(detection.summarizer.name(), "pytest", "{case}");
-    }
-}
-
-#[test]
 fn a_passing_test_that_printed_is_not_a_failure_with_ra() {
     // `-rA` shows each passing test that printed in a `PASSES` section, in blocks like failures.
     let report = PytestSummarizer.parse(&support::log("pytest", "passes-output-ra-all"));
@@ -367,4 +346,18 @@ fn a_log_of_two_pytest_runs_counts_both() {
         (report.counts.tests_passed, report.counts.tests_failed),
         (Some(3), Some(1))
     );
+}
+
+/// Everything checked of each captured log: its truth, its detection and its sections, and the
+/// structured report the run wrote.
+fn check_log(tool: &str, case: &str) {
+    check(case);
+    assert_eq!(support::detected(tool, case), tool, "{case}");
+    crate::junit::check_file(case);
+    support::check_sections(tool, case);
+}
+
+/// One test per captured log of `testdata/pytest/`.
+mod logs {
+    crate::support::logs::pytest!(super::check_log);
 }

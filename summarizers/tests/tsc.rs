@@ -5,22 +5,17 @@
 //! independent of the summarizer. Every error in it must be matched by a diagnostic with the same
 //! file, line, column, code and message, and the counts must be the truth's.
 
-mod support;
-
+use crate::support;
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::PathBuf;
 
 use regex::Regex;
-use verdict_core::{Outcome, Report, Summarizer};
+use verdict_model::{Outcome, Report, Summarizer};
 use verdict_summarizers::tsc::TscSummarizer;
 
 fn testdata() -> PathBuf {
     support::testdata("tsc")
-}
-
-fn cases() -> Vec<String> {
-    support::case_names("tsc")
 }
 
 /// One error of the plain truth.
@@ -159,13 +154,6 @@ fn check(case: &str) {
 }
 
 #[test]
-fn every_captured_log_matches_its_truth() {
-    for case in cases() {
-        check(&case);
-    }
-}
-
-#[test]
 fn pretty_and_plain_logs_of_one_project_give_the_same_diagnostics() {
     for version in ["", "ts7-"] {
         let read = |name: &str| {
@@ -186,15 +174,13 @@ fn pretty_and_plain_logs_of_one_project_give_the_same_diagnostics() {
     }
 }
 
-#[test]
-fn every_log_is_recognised_as_tsc() {
-    for case in cases() {
-        let log = fs::read(testdata().join(format!("{case}.log"))).expect("log");
-        if log.is_empty() {
-            continue;
-        }
-        let sample = verdict_summarizers::sample(&log);
-        let detected = verdict_summarizers::detect(&sample);
-        assert_eq!(detected.summarizer.name(), "tsc", "{case}");
-    }
+/// Everything checked of each captured log: its truth, its detection and its sections.
+fn check_log(tool: &str, case: &str) {
+    check(case);
+    support::check_sections(tool, case);
+}
+
+/// One test per captured log of `testdata/tsc/`.
+mod logs {
+    crate::support::logs::tsc!(super::check_log);
 }

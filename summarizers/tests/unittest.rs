@@ -9,10 +9,9 @@
 //! failing example), saying the traceback's exception; nothing else is reported. A run of no test
 //! is errored. Each report is snapshotted.
 
-mod support;
-
+use crate::support;
 use serde_json::Value;
-use verdict_core::{Outcome, Report, Summarizer};
+use verdict_model::{Outcome, Report, Summarizer};
 use verdict_summarizers::unittest::UnittestSummarizer;
 
 const TOOL: &str = "unittest";
@@ -158,25 +157,6 @@ fn check(case: &str) -> Report {
     report
 }
 
-#[test]
-fn every_captured_log_matches_its_truth() {
-    let cases = support::case_names(TOOL);
-    assert!(cases.len() >= 5, "the unittest captures: {cases:?}");
-    for case in cases {
-        let report = check(&case);
-        insta::assert_json_snapshot!(case.clone(), report);
-    }
-}
-
-#[test]
-fn every_log_is_detected_as_unittest() {
-    for case in support::case_names(TOOL) {
-        let log = support::log(TOOL, &case);
-        let detection = verdict_summarizers::detect(&verdict_summarizers::sample(&log));
-        assert_eq!(detection.summarizer.name(), TOOL, "{case}");
-    }
-}
-
 /// A log cut off before `Ran N tests` (the interpreter killed mid-run) is never a pass.
 #[test]
 fn a_log_without_the_closing_lines_never_passes() {
@@ -186,4 +166,17 @@ fn a_log_without_the_closing_lines_never_passes() {
         .expect("unittest")
         .parse(cut.as_bytes());
     assert_eq!(report.outcome, Outcome::Errored);
+}
+
+/// Everything checked of each captured log: its truth, its detection and its sections.
+fn check_log(tool: &str, case: &str) {
+    let report = check(case);
+    insta::assert_json_snapshot!(case, report);
+    assert_eq!(support::detected(tool, case), tool, "{case}");
+    support::check_sections(tool, case);
+}
+
+/// One test per captured log of `testdata/unittest/`.
+mod logs {
+    crate::support::logs::unittest!(super::check_log);
 }

@@ -14,21 +14,16 @@
 //! instead. Each test's `status` is right. (The jest-format JSON parser, which reads every
 //! `.truth.json`, takes vitest 1's totals and titles as they are.)
 
-mod support;
-
+use crate::support;
 use std::fs;
 use std::path::PathBuf;
 
 use serde_json::Value;
-use verdict_core::{Outcome, Report, Summarizer};
+use verdict_model::{Outcome, Report, Summarizer};
 use verdict_summarizers::vitest::VitestSummarizer;
 
 fn testdata() -> PathBuf {
     support::testdata("vitest")
-}
-
-fn cases() -> Vec<String> {
-    support::case_names("vitest")
 }
 
 /// Parses one case and checks it against its ground truth, then snapshots the report.
@@ -183,13 +178,6 @@ fn check_against_truth(case: &str, report: &Report, truth: &Value) {
 }
 
 #[test]
-fn every_captured_log_matches_its_truth() {
-    for case in cases() {
-        check(&case);
-    }
-}
-
-#[test]
 fn crashes_before_any_test_are_errored() {
     for case in [
         "bad-config",
@@ -219,16 +207,6 @@ fn unhandled_errors_are_reported_where_they_were_thrown() {
         unhandled[0].location().as_deref(),
         Some("test/timer.test.js:5:11")
     );
-}
-
-#[test]
-fn vitest_logs_are_detected_as_vitest() {
-    for case in cases() {
-        let log = fs::read(testdata().join(format!("{case}.log"))).expect("log");
-        let sample = verdict_summarizers::sample(&log);
-        let detected = verdict_summarizers::detect(&sample);
-        assert_eq!(detected.summarizer.name(), "vitest", "{case}");
-    }
 }
 
 /// vitest 1 heads the error of a config that does not load `Unhandled Error`, where later versions
@@ -266,4 +244,19 @@ fn vitest2_workspace_labels_are_not_part_of_the_file() {
             Some("packages/server/test/api.test.js:3:15".to_owned()),
         ]
     );
+}
+
+/// Everything checked of each captured log: its truth, its detection and its sections, and the
+/// structured report the run wrote.
+fn check_log(tool: &str, case: &str) {
+    check(case);
+    assert_eq!(support::detected(tool, case), tool, "{case}");
+    crate::jest_json::check_vitest(case);
+    crate::documents::check_reports(tool, case);
+    support::check_sections(tool, case);
+}
+
+/// One test per captured log of `testdata/vitest/`.
+mod logs {
+    crate::support::logs::vitest!(super::check_log);
 }

@@ -21,79 +21,33 @@
 //! `multi/`): one per run, in order, each with the same fields. `<tool>` is the summarizer that
 //! should recognise the log.
 //!
-//! Each case must hold: detected as its tool, never a pass where the log shows a failure or a crash,
-//! the truth's outcome and counts, every failing file named or counted in the digest, the budget.
-//! Over all cases, the digest names on average at least [`support::FILES_NAMED`] of the failing files and
-//! [`support::FIRST_TEN_NAMED`] of the first ten failures with file and line.
-
-mod support;
+//! Each case must hold, one test each: detected as its tool, never a pass where the log shows a
+//! failure or a crash, the truth's outcome and counts. What the digest makes of them is checked
+//! with the digest, in `verdict-core`'s tests.
 
 use std::fs;
-use std::path::PathBuf;
+use std::path::Path;
 
 use serde_json::Value;
-use verdict_core::digest::{self, tokens};
-use verdict_core::{Outcome, Report};
+use verdict_model::{Outcome, Report};
 
-const BUDGET: usize = 500;
+use crate::support;
 
-fn wild() -> PathBuf {
-    support::testdata("wild")
-}
-
-/// One collected log with its truth.
-struct Case {
-    /// `<tool>/<case>`.
-    id: String,
-    tool: String,
-    log: Vec<u8>,
-    truth: Value,
-}
-
-fn cases() -> Vec<Case> {
-    let mut cases = Vec::new();
-    let mut tools: Vec<PathBuf> = fs::read_dir(wild())
-        .expect("testdata/wild")
-        .filter_map(|e| Some(e.ok()?.path()))
-        .filter(|p| p.is_dir())
-        .collect();
-    tools.sort();
-    for dir in tools {
-        let tool = dir
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or_default()
-            .to_owned();
-        let mut names: Vec<String> = fs::read_dir(&dir)
-            .expect("a tool folder")
-            .filter_map(|e| {
-                let name = e.ok()?.file_name().into_string().ok()?;
-                name.strip_suffix(".log").map(str::to_owned)
-            })
-            .collect();
-        names.sort();
-        for name in names {
-            let read = |ext: &str| {
-                let path = dir.join(format!("{name}.{ext}"));
-                fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-            };
-            let truth: Value = serde_json::from_slice(&read("truth.json"))
-                .unwrap_or_else(|e| panic!("{tool}/{name}.truth.json: {e}"));
-            let meta: Value = serde_json::from_slice(&read("meta.json"))
-                .unwrap_or_else(|e| panic!("{tool}/{name}.meta.json: {e}"));
-            assert!(
-                meta["source"].as_str().is_some_and(|s| !s.is_empty()),
-                "{tool}/{name}.meta.json names no source"
-            );
-            cases.push(Case {
-                id: format!("{tool}/{name}"),
-                tool: tool.clone(),
-                log: read("log"),
-                truth,
-            });
-        }
-    }
-    cases
+/// The truth of a case, after checking its meta file names a source.
+fn truth(folder: &str, case: &str) -> Value {
+    let dir = support::testdata(folder);
+    let read = |ext: &str| {
+        let path = dir.join(format!("{case}.{ext}"));
+        fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    };
+    let meta: Value = serde_json::from_slice(&read("meta.json"))
+        .unwrap_or_else(|e| panic!("{folder}/{case}.meta.json: {e}"));
+    assert!(
+        meta["source"].as_str().is_some_and(|s| !s.is_empty()),
+        "{folder}/{case}.meta.json names no source"
+    );
+    serde_json::from_slice(&read("truth.json"))
+        .unwrap_or_else(|e| panic!("{folder}/{case}.truth.json: {e}"))
 }
 
 fn outcome(text: &str) -> Outcome {
@@ -123,89 +77,30 @@ fn count(report: &Report, name: &str) -> Option<u64> {
 }
 
 /// The truth of each run in a case: its sections, or the case itself.
-fn runs(case: &Case) -> Vec<(String, &Value)> {
-    match case.truth["sections"].as_array() {
+fn runs<'a>(tool: &str, truth: &'a Value) -> Vec<(String, &'a Value)> {
+    match truth["sections"].as_array() {
         Some(sections) => sections
             .iter()
             .map(|s| (s["tool"].as_str().expect("a section's tool").to_owned(), s))
             .collect(),
-        None => vec![(case.tool.clone(), &case.truth)],
+        None => vec![(tool.to_owned(), truth)],
     }
 }
 
-fn strings<'a>(value: &'a Value, key: &str) -> Vec<&'a str> {
-    value[key]
-        .as_array()
-        .map(|a| a.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default()
-}
-
-/// What one case's digest shows of its truth.
-struct Measure {
-    files: usize,
-    files_named: usize,
-    first: usize,
-    first_named: usize,
-}
-
-fn measure(case: &Case, text: &str) -> Measure {
-    let mut m = Measure {
-        files: 0,
-        files_named: 0,
-        first: 0,
-        first_named: 0,
-    };
-    let named = |path: &str| support::digest_names(text, path);
-    for (_, run) in runs(case) {
-        for file in strings(run, "files") {
-            m.files += 1;
-            m.files_named += usize::from(named(file));
-        }
-        let failures = run["failures"]
-            .as_array()
-            .map(Vec::as_slice)
-            .unwrap_or_default();
-        for failure in failures.iter().take(10) {
-            let Some(file) = failure["file"].as_str() else {
-                continue;
-            };
-            m.first += 1;
-            let place = match failure["line"].as_u64() {
-                Some(line) => format!("{file}:{line}"),
-                None => file.to_owned(),
-            };
-            m.first_named += usize::from(named(&place));
-        }
-    }
-    m
-}
-
-/// The reports verdict makes of a case's log.
-fn reports(case: &Case) -> Vec<Report> {
-    verdict_summarizers::summarize_all(&case.log)
-}
-
-fn render(reports: &[Report], log: &str) -> digest::Digest {
-    let inputs: Vec<digest::Input<'_>> = reports
-        .iter()
-        .map(|report| digest::Input {
-            report,
-            log: Some(log),
-        })
-        .collect();
-    digest::render(&inputs, &digest::Options { budget: BUDGET })
-}
-
-/// The checks every case must pass; returns the problems found.
-fn check(case: &Case, reports: &[Report], digest: &digest::Digest) -> Vec<String> {
+/// The checks of one case of `folder` (`wild/<tool>`); all problems are reported together.
+fn check_log(folder: &str, case: &str) {
+    let tool = Path::new(folder)
+        .file_name()
+        .and_then(|name| name.to_str())
+        .expect("a tool folder");
+    let truth = truth(folder, case);
+    let log = support::log(folder, case);
+    let reports = verdict_summarizers::summarize_all(&log);
     let mut problems = Vec::new();
-    if digest.tokens > BUDGET || tokens::count(&digest.text) > BUDGET {
-        problems.push(format!("digest over the budget of {BUDGET}"));
-    }
-    let runs = runs(case);
-    if case.truth["sections"].is_null() {
-        let chosen = verdict_summarizers::detect(&verdict_summarizers::sample(&case.log));
-        if chosen.summarizer.name() != case.tool {
+    let runs = runs(tool, &truth);
+    if truth["sections"].is_null() {
+        let chosen = verdict_summarizers::detect(&verdict_summarizers::sample(&log));
+        if chosen.summarizer.name() != tool {
             problems.push(format!(
                 "detected as {} ({}%)",
                 chosen.summarizer.name(),
@@ -220,7 +115,7 @@ fn check(case: &Case, reports: &[Report], digest: &digest::Digest) -> Vec<String
             runs.len()
         ));
     }
-    for ((tool, run), report) in runs.iter().zip(reports) {
+    for ((tool, run), report) in runs.iter().zip(&reports) {
         let expected = outcome(run["outcome"].as_str().expect("an outcome"));
         if report.outcome != expected {
             let why = report.error.as_deref().unwrap_or_default();
@@ -253,67 +148,34 @@ fn check(case: &Case, reports: &[Report], digest: &digest::Digest) -> Vec<String
     if truth_worst && worst == Some(Outcome::Passed) {
         problems.push("a pass where the log shows a failure or a crash".to_owned());
     }
-    let m = measure(case, &digest.text);
-    if (m.files_named as u64).saturating_add(digest.omitted_files) < m.files as u64 {
-        problems.push(format!(
-            "{} failing files, {} named and {} counted",
-            m.files, m.files_named, digest.omitted_files
-        ));
-    }
-    problems
-}
-
-#[test]
-fn every_wild_log_gives_an_honest_digest_within_budget() {
-    let cases = cases();
-    let mut problems = Vec::new();
-    let mut digests = Vec::new();
-    for case in &cases {
-        let reports = reports(case);
-        let digest = render(&reports, &format!("testdata/wild/{}.log", case.id));
-        for problem in check(case, &reports, &digest) {
-            problems.push(format!("{}: {problem}", case.id));
-        }
-        digests.push((case.id.replace('/', "__"), digest.text));
-    }
-    assert!(problems.is_empty(), "{}", problems.join("\n"));
-    for (name, text) in digests {
-        insta::assert_snapshot!(name, text);
-    }
-}
-
-#[test]
-fn digests_of_wild_logs_name_the_failing_files_and_the_first_failures() {
-    let cases = cases();
-    let mut files = Vec::new();
-    let mut first = Vec::new();
-    let mut table = String::new();
-    for case in &cases {
-        let reports = reports(case);
-        let digest = render(&reports, "wild.log");
-        let m = measure(case, &digest.text);
-        if m.files > 0 {
-            files.push(m.files_named as f64 / m.files as f64);
-        }
-        if m.first > 0 {
-            first.push(m.first_named as f64 / m.first as f64);
-        }
-        table.push_str(&format!(
-            "{}: files {}/{}, first ten {}/{}\n",
-            case.id, m.files_named, m.files, m.first_named, m.first
-        ));
-    }
-    support::assert_means(&files, &first, &table);
+    assert!(
+        problems.is_empty(),
+        "{folder}/{case}: {}",
+        problems.join("\n")
+    );
 }
 
 #[test]
 fn the_wild_corpus_is_big_and_varied() {
-    let cases = cases();
-    let outcome_of = |case: &Case| case.truth["outcome"].as_str().map(str::to_owned);
+    let mut tools: Vec<String> = fs::read_dir(support::testdata("wild"))
+        .expect("testdata/wild")
+        .filter_map(Result::ok)
+        .filter(|e| e.path().is_dir())
+        .filter_map(|e| e.file_name().into_string().ok())
+        .collect();
+    tools.sort();
+    let mut cases = Vec::new();
+    for tool in &tools {
+        let folder = format!("wild/{tool}");
+        for case in support::case_names(&folder) {
+            let outcome = truth(&folder, &case)["outcome"].as_str().map(str::to_owned);
+            cases.push((tool.clone(), outcome));
+        }
+    }
     let count = |o: &str| {
         cases
             .iter()
-            .filter(|c| outcome_of(c).as_deref() == Some(o))
+            .filter(|(_, outcome)| outcome.as_deref() == Some(o))
             .count()
     };
     assert!(cases.len() >= 60, "{} wild logs, want 60", cases.len());
@@ -332,8 +194,48 @@ fn the_wild_corpus_is_big_and_varied() {
             continue;
         }
         assert!(
-            cases.iter().any(|c| c.tool == tool),
+            cases.iter().any(|(t, _)| t == tool),
             "no wild log of {tool}"
         );
+    }
+}
+
+/// One test per wild log, a module per tool folder.
+mod logs {
+    mod cargo {
+        crate::support::logs::wild_cargo!(super::super::check_log);
+    }
+    mod eslint {
+        crate::support::logs::wild_eslint!(super::super::check_log);
+    }
+    mod generic {
+        crate::support::logs::wild_generic!(super::super::check_log);
+    }
+    mod jest {
+        crate::support::logs::wild_jest!(super::super::check_log);
+    }
+    mod mocha {
+        crate::support::logs::wild_mocha!(super::super::check_log);
+    }
+    mod multi {
+        crate::support::logs::wild_multi!(super::super::check_log);
+    }
+    mod nextest {
+        crate::support::logs::wild_nextest!(super::super::check_log);
+    }
+    mod node_test {
+        crate::support::logs::wild_node_test!(super::super::check_log);
+    }
+    mod pytest {
+        crate::support::logs::wild_pytest!(super::super::check_log);
+    }
+    mod tsc {
+        crate::support::logs::wild_tsc!(super::super::check_log);
+    }
+    mod unittest {
+        crate::support::logs::wild_unittest!(super::super::check_log);
+    }
+    mod vitest {
+        crate::support::logs::wild_vitest!(super::super::check_log);
     }
 }

@@ -39,7 +39,6 @@ pub mod outcome;
 pub mod pool;
 pub mod presets;
 pub mod session;
-mod split;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -51,7 +50,6 @@ pub use pool::{AgentPool, PoolEnd, PoolOptions, PoolRun, RetryAction, RetryRecor
 pub use session::{
     AgentSession, CommandSession, LOG_LIMIT, SessionRequest, SessionResult, SpawnHook, SpawnInfo,
 };
-pub use split::split_command;
 
 /// The placeholder replaced by the whole prompt, as one argv element.
 pub const PROMPT: &str = "{prompt}";
@@ -103,6 +101,15 @@ pub enum AgentError {
         /// The presets there are, comma-separated.
         known: String,
     },
+}
+
+/// Splits an agent's command line into words the way a POSIX shell would, without running or
+/// expanding anything ([`verdict_model::split::split_command`]); an error names the agent command.
+pub fn split_command(line: &str) -> Result<Vec<String>, AgentError> {
+    verdict_model::split::split_command(line).map_err(|error| AgentError::Command {
+        line: error.line,
+        reason: error.reason,
+    })
 }
 
 /// How the prompt reaches an agent, decided by the placeholders in its argv.
@@ -238,6 +245,20 @@ fn expand(template: &str, prompt: &str, prompt_file: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_command_that_does_not_split_is_an_agent_command_error() {
+        assert_eq!(
+            split_command("claude -p 'open")
+                .expect_err("unbalanced")
+                .to_string(),
+            "invalid agent command `claude -p 'open`: a single quote is never closed"
+        );
+        assert_eq!(
+            split_command("a 'b c'"),
+            Ok(vec!["a".to_owned(), "b c".to_owned()])
+        );
+    }
 
     #[test]
     fn placeholders_are_replaced_once_inside_elements() {

@@ -1,14 +1,67 @@
 //! What every parser test needs: the captured cases of a tool under `testdata/<tool>/`, and the
 //! rules that hold for every tool (a non-zero exit is never a pass, an errored report says why).
 //!
-//! Each test binary uses part of it.
+//! One test per captured log: [`captured_logs!`] makes them from the lists in [`logs`].
 #![allow(dead_code)]
+
+pub(crate) mod logs;
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use verdict_core::{Outcome, Report};
+use verdict_model::{Outcome, Report};
+
+// One test per captured log comes from a macro over a list kept by hand rather than from a
+// build script reading `testdata/`: a build script belongs to the whole package, so adding a log
+// would rebuild the library and every crate that depends on it. The list's own test fails when a
+// log has none, so no log goes unchecked.
+
+/// Makes, in the calling module, one `#[test]` per listed log of `folder` (a folder of
+/// `testdata/`) that calls `check(folder, case)`, and a test that every log of the folder is
+/// listed.
+macro_rules! captured_logs {
+    ($folder:literal, $check:path; $($name:ident $(= $file:literal)?),+ $(,)?) => {
+        $(
+            #[test]
+            fn $name() {
+                $check($folder, &$crate::support::log_name!($name $(= $file)?));
+            }
+        )+
+
+        #[test]
+        fn every_captured_log_has_a_test() {
+            $crate::support::assert_listed(
+                $folder,
+                &[$($crate::support::log_name!($name $(= $file)?)),+],
+            );
+        }
+    };
+}
+pub(crate) use captured_logs;
+
+/// The file name (without `.log`) of a listed log.
+macro_rules! log_name {
+    ($name:ident) => {
+        stringify!($name).replace('_', "-")
+    };
+    ($name:ident = $file:literal) => {
+        String::from($file)
+    };
+}
+pub(crate) use log_name;
+
+/// Fails unless `listed` names exactly the captured logs of `folder`.
+pub(crate) fn assert_listed(folder: &str, listed: &[String]) {
+    let present = case_names(folder);
+    let unlisted: Vec<&String> = present.iter().filter(|c| !listed.contains(c)).collect();
+    let missing: Vec<&String> = listed.iter().filter(|c| !present.contains(c)).collect();
+    assert!(
+        unlisted.is_empty() && missing.is_empty() && listed.len() == present.len(),
+        "testdata/{folder}/: logs with no test {unlisted:?}, tests with no log {missing:?} \
+         (the lists are in tests/support/logs.rs)"
+    );
+}
 
 /// `testdata/<tool>/`.
 pub(crate) fn testdata(tool: &str) -> PathBuf {
@@ -107,7 +160,7 @@ pub(crate) fn frame_line_in(message: &str, file: &str) -> Option<u32> {
 /// diagnostics.
 pub(crate) fn check_jest_format_tests(
     case: &str,
-    report: &verdict_core::Report,
+    report: &verdict_model::Report,
     truth: &Value,
     separator: &str,
 ) {
@@ -146,7 +199,7 @@ pub(crate) fn check_jest_format_tests(
                 .unwrap_or_else(|| panic!("{case}: no diagnostic for `{name}` in {path}"));
             let file = diagnostic.file.as_deref().expect("a file");
             let failure = test["failureMessages"][0].as_str().unwrap_or("");
-            let failure = verdict_core::lines::clean(failure.as_bytes());
+            let failure = verdict_model::lines::clean(failure.as_bytes());
             if let Some(line) = frame_line_in(&failure, file) {
                 assert_eq!(diagnostic.line, Some(line), "{case}: line of `{name}`");
             }
@@ -170,7 +223,7 @@ pub(crate) fn check_jest_format_tests(
 pub(crate) fn check_json_case(
     tool: &str,
     case: &str,
-    summarizer: &dyn verdict_core::Summarizer,
+    summarizer: &dyn verdict_model::Summarizer,
     check_against_truth: fn(&str, &Report, &Value),
 ) -> Report {
     let report = summarizer.parse(&log(tool, case));
@@ -202,43 +255,71 @@ pub(crate) fn xml_attr(e: &quick_xml::events::BytesStart<'_>, name: &str) -> Str
         .unwrap_or_default()
 }
 
-/// Whether a digest names `place` (a path, or `path:line`): as written, or relative to the root
-/// its headline states (`(paths relative to /home/ci/app/)`), and never as the start of a longer number
-/// (`a.ts:12` is not named by `a.ts:123`).
-pub(crate) fn digest_names(text: &str, place: &str) -> bool {
-    let found = |needle: &str| {
-        !needle.is_empty()
-            && text.match_indices(needle).any(|(at, _)| {
-                let after = text[at + needle.len()..].chars().next();
-                !after.is_some_and(|c| c.is_ascii_digit())
-            })
-    };
-    if found(place) {
-        return true;
-    }
-    text.lines().any(|line| {
-        line.split_once("(paths relative to ")
-            .and_then(|(_, rest)| rest.split_once(')'))
-            .and_then(|(root, _)| place.strip_prefix(root))
-            .is_some_and(found)
-    })
+/// The name of the summarizer `detect` picks for a captured log.
+pub(crate) fn detected(tool: &str, case: &str) -> &'static str {
+    let log = log(tool, case);
+    verdict_summarizers::detect(&verdict_summarizers::sample(&log))
+        .summarizer
+        .name()
 }
 
-/// The least mean share of a log's failing files its digest names.
-pub(crate) const FILES_NAMED: f64 = 0.90;
-
-/// The least mean share of a log's first ten failures its digest names with `file:line`.
-pub(crate) const FIRST_TEN_NAMED: f64 = 0.85;
-
-/// Asserts the means over logs of the shares their digests name (`files` and `first`, one share
-/// per log), printing `table`, the per-log figures, either way.
-pub(crate) fn assert_means(files: &[f64], first: &[f64], table: &str) {
-    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
-    let (files, first) = (mean(files), mean(first));
-    eprintln!("{table}mean: files {files:.3}, first ten {first:.3}");
-    assert!(files >= FILES_NAMED, "files named {files:.3}\n{table}");
+/// What every captured log of a tool must give, whichever tool: detected as its tool, read as one
+/// section of it with the same report as the whole log, and not split by a shell echo in the
+/// middle of it.
+pub(crate) fn check_sections(tool: &str, case: &str) {
+    let log = log(tool, case);
+    let detection = verdict_summarizers::detect(&verdict_summarizers::sample(&log));
+    let chosen = detection.summarizer.name();
+    // A log with nothing in it (tsc and eslint print nothing on success) cannot name its tool; the
+    // generic summarizer calls it a pass, which is the same verdict.
+    let blank = log.iter().all(u8::is_ascii_whitespace);
     assert!(
-        first >= FIRST_TEN_NAMED,
-        "first ten named {first:.3}\n{table}"
+        chosen == tool || blank && chosen == "generic",
+        "{tool}/{case}: detected as {chosen} ({}%)",
+        detection.confidence
+    );
+
+    assert_ne!(chosen, "junit", "{tool}/{case}: a log is no JUnit file");
+
+    let reports = verdict_summarizers::summarize_all(&log);
+    let tools: Vec<&str> = reports.iter().map(|r| r.tool.as_str()).collect();
+    assert!(
+        tools == [tool] || blank && tools == ["generic"],
+        "{tool}/{case}: read as {tools:?}"
+    );
+    let summarizer = verdict_summarizers::by_name(tool).expect("a summarizer");
+    if !blank {
+        assert!(
+            reports[0] == summarizer.parse(&log),
+            "{tool}/{case}: the section's report differs from the whole log's"
+        );
+    }
+
+    // A test that prints a shell session puts `$ command` lines in the tool's output. A log of a
+    // line or two is all reporter output; its tool is told by its shape alone.
+    let lines: Vec<&[u8]> = log.split_inclusive(|&b| b == b'\n').collect();
+    if blank || log.first() == Some(&b'{') || lines.len() < 3 {
+        return;
+    }
+    let mut echoed = Vec::with_capacity(log.len() + 16);
+    for (i, line) in lines.iter().enumerate() {
+        echoed.extend_from_slice(line);
+        if i == lines.len() / 2 {
+            if !line.ends_with(b"\n") {
+                echoed.push(b'\n');
+            }
+            echoed.extend_from_slice(b"$ ls -la\n");
+        }
+    }
+    let reports = verdict_summarizers::summarize_all(&echoed);
+    let whole = summarizer.parse(&echoed);
+    let got: Vec<String> = reports
+        .iter()
+        .map(|r| format!("{} {:?}", r.tool, r.outcome))
+        .collect();
+    assert!(
+        reports.len() == 1 && reports[0].outcome == whole.outcome,
+        "{tool}/{case}: with a shell echo {got:?}, whole log {:?}",
+        whole.outcome
     );
 }

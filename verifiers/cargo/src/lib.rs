@@ -53,10 +53,10 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use verdict_core::verifier::{
+use verdict_model::verifier::{
     Applicability, Captured, CommandSpec, Exit, ExitCodes, Inputs, VerifierError, Workspace,
 };
-use verdict_core::{Kind, Outcome, Report, Severity, Verifier};
+use verdict_model::{Kind, Outcome, Report, Severity, Verifier};
 use verdict_verifier_support::declared::Declared;
 use verdict_verifier_support::summarize_log_as;
 
@@ -976,7 +976,7 @@ fn applicability(workspace: &Workspace) -> Applicability {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use verdict_core::Diagnostic;
+    use verdict_model::Diagnostic;
 
     fn workspace_with(manifest: Option<&str>) -> (tempfile::TempDir, Workspace) {
         let dir = tempfile::tempdir().expect("temp dir");

@@ -26,7 +26,7 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use verdict_core::{Kind, Outcome, Report, Severity};
+use verdict_model::{Kind, Outcome, Report, Severity};
 
 /// The hint shown when cargo-nextest is missing.
 pub const NEXTEST_HINT: &str = "cargo install cargo-nextest --locked";

@@ -40,12 +40,12 @@ use std::time::Duration;
 
 use regex::{Regex, RegexSet};
 use serde::Deserialize;
-use verdict_core::lines::for_each_line;
-use verdict_core::model::{Diagnostic, Kind, Outcome, Report, Severity};
-use verdict_core::verifier::{
+use verdict_model::lines::for_each_line;
+use verdict_model::model::{Diagnostic, Kind, Outcome, Report, Severity};
+use verdict_model::verifier::{
     Applicability, Captured, CommandSpec, Exit, ExitCodes, Inputs, VerifierError, Workspace,
 };
-use verdict_core::{Verifier, model::MAX_DIAGNOSTICS};
+use verdict_model::{Verifier, model::MAX_DIAGNOSTICS};
 
 /// The time-out of a custom verifier that sets none (the run's `[run] timeout` and
 /// `[verifiers.<name>] timeout` take precedence where set).

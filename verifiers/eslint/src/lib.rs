@@ -37,11 +37,11 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use verdict_core::agent::split_command;
-use verdict_core::verifier::{
+use verdict_model::split::split_command;
+use verdict_model::verifier::{
     Applicability, Captured, CommandSpec, Exit, ExitCodes, Inputs, VerifierError, Workspace,
 };
-use verdict_core::{Diagnostic, Kind, Outcome, Report, Severity, Summarizer, Verifier};
+use verdict_model::{Diagnostic, Kind, Outcome, Report, Severity, Summarizer, Verifier};
 use verdict_summarizers::eslint::EslintSummarizer;
 use verdict_verifier_support::declared::{self, Declared, Purpose};
 use verdict_verifier_support::{

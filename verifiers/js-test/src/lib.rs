@@ -19,8 +19,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use verdict_core::verifier::{Applicability, Captured, CommandSpec, Exit, Workspace};
-use verdict_core::{Counts, Diagnostic, Outcome, Report, Verifier};
+use verdict_model::verifier::{Applicability, Captured, CommandSpec, Exit, Workspace};
+use verdict_model::{Counts, Diagnostic, Outcome, Report, Verifier};
 use verdict_verifier_support::declared::Purpose;
 use verdict_verifier_support::{
     PackageJson, first_file, node_bin, node_install_markers, summarize_log_as,
@@ -507,7 +507,7 @@ pub(crate) fn fail_closed(
         // In the pipeline's own words, which then does not say it twice.
         Exit::TimedOut => format!(
             "{tool} timed out after {} and was stopped",
-            verdict_core::pipeline::human_duration(spec.timeout)
+            verdict_model::verifier::human_duration(spec.timeout)
         ),
         Exit::Cancelled => format!("{tool} was stopped: the run was interrupted"),
         Exit::NotStarted { message } => message.clone(),
@@ -661,7 +661,7 @@ pub fn escape_regex(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use verdict_core::{Kind, Severity};
+    use verdict_model::{Kind, Severity};
 
     fn failing_test(file: Option<&str>, name: &str) -> Diagnostic {
         let mut d =

@@ -20,10 +20,10 @@
 
 use std::time::Duration;
 
-use verdict_core::verifier::{
+use verdict_model::verifier::{
     Applicability, Captured, CommandSpec, ExitCodes, Inputs, VerifierError, Workspace,
 };
-use verdict_core::{Kind, Report, Verifier};
+use verdict_model::{Kind, Report, Verifier};
 use verdict_verifier_support::{js_monorepo_root, node_bin, summarize_log_as};
 
 use crate::script::{Runner, Script};

@@ -29,10 +29,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use verdict_core::verifier::{
+use verdict_model::verifier::{
     Applicability, Captured, CommandSpec, ExitCodes, Inputs, VerifierError, Workspace,
 };
-use verdict_core::{Kind, Outcome, Report, Severity, Verifier};
+use verdict_model::{Kind, Outcome, Report, Severity, Verifier};
 use verdict_verifier_support::declared::{Declared, is_variable_name};
 use verdict_verifier_support::{js_monorepo_root, node_install_markers, on_path, summarize_log};
 

@@ -19,7 +19,7 @@
 
 use std::collections::BTreeMap;
 
-use verdict_core::verifier::Workspace;
+use verdict_model::verifier::Workspace;
 use verdict_verifier_support::declared::{Declared, is_variable_name};
 
 /// What the script that runs a runner adds to verdict's command line.
@@ -59,7 +59,7 @@ impl Script {
     /// the runner (or it cannot be split).
     #[cfg(test)]
     pub(crate) fn parse(command: &str, runner: &Runner<'_>) -> Option<Script> {
-        let words = verdict_core::agent::split_command(command).ok()?;
+        let words = verdict_model::split::split_command(command).ok()?;
         Script::from_words(&words, runner)
     }
 

@@ -12,8 +12,8 @@ use std::sync::Once;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-pub use verdict_core::Verifier;
-use verdict_core::verifier::{Captured, CommandSpec, Workspace};
+pub use verdict_model::Verifier;
+use verdict_model::verifier::{Captured, CommandSpec, Workspace};
 
 use crate::{Buffer, CallResult, STATUS_ERROR, STATUS_OK, Str, wire};
 
@@ -124,7 +124,7 @@ pub unsafe fn rerun_failed(
     guard(|| {
         let verifier = find(registry, name)?;
         let workspace: Workspace = parse::<wire::Workspace>("workspace", workspace)?.into();
-        let previous: verdict_core::Report = parse("previous", previous)?;
+        let previous: verdict_model::Report = parse("previous", previous)?;
         let spec = verifier.rerun_failed(&workspace, &previous);
         json(&spec.as_ref().map(wire::CommandSpec::from))
     })

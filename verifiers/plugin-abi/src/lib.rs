@@ -14,7 +14,7 @@
 //! [`wire`] and `README.md`. No Rust type, allocator or panic crosses the boundary: a panic in the
 //! plugin is caught there and returned as an error.
 //!
-//! Writing a plugin takes no `unsafe`: implement [`verdict_core::Verifier`] and let [`export!`]
+//! Writing a plugin takes no `unsafe`: implement [`verdict_model::Verifier`] and let [`export!`]
 //! write the symbols (its documentation has a whole plugin).
 
 // This crate is the boundary to foreign code: it must declare `extern "C"` items, export
@@ -152,7 +152,7 @@ pub type DescribeFn = unsafe extern "C" fn() -> CallResult;
 /// [`wire::Inputs`] or `null`.
 pub type WorkspaceFn = unsafe extern "C" fn(name: Str, workspace: Str) -> CallResult;
 
-/// `interpret(name, spec, captured)` → a [`verdict_core::Report`] in JSON.
+/// `interpret(name, spec, captured)` → a [`verdict_model::Report`] in JSON.
 pub type InterpretFn = unsafe extern "C" fn(name: Str, spec: Str, captured: Str) -> CallResult;
 
 /// `rerun_failed(name, workspace, previous_report)` → a [`wire::CommandSpec`] or `null`.
@@ -192,15 +192,15 @@ pub const VTABLE_V1_SIZE: usize = std::mem::size_of::<VTable>();
 
 /// Writes a plugin's exported symbols for the given verifiers.
 ///
-/// Each argument is an expression whose value implements [`verdict_core::Verifier`]. The
+/// Each argument is an expression whose value implements [`verdict_model::Verifier`]. The
 /// expressions are evaluated once, on the first call from the host (inside the panic guard), and
 /// the verifiers live as long as the library. Use it once, at the root of a `cdylib` crate.
 ///
 /// ```
 /// use std::time::Duration;
 ///
-/// use verdict_core::model::{Kind, Outcome, Report};
-/// use verdict_core::verifier::{
+/// use verdict_model::model::{Kind, Outcome, Report};
+/// use verdict_model::verifier::{
 ///     Applicability, Captured, CommandSpec, ExitCodes, Exit, Verifier, VerifierError, Workspace,
 /// };
 ///

@@ -1,8 +1,9 @@
-//! The JSON shapes that cross the boundary, and their conversions to and from verdict-core's types.
+//! The JSON shapes that cross the boundary, and their conversions to and from verdict-model's
+//! types.
 //!
-//! These types, not verdict-core's, define the ABI: they are written out here so that a change to an
-//! internal type cannot silently change what a plugin receives. The one exception is the report
-//! `interpret` returns, which is [`verdict_core::Report`]'s JSON — the same documented format
+//! These types, not verdict-model's, define the ABI: they are written out here so that a change to
+//! an internal type cannot silently change what a plugin receives. The one exception is the report
+//! `interpret` returns, which is [`verdict_model::Report`]'s JSON — the same documented format
 //! `verdict summarize --format json` prints.
 //!
 //! Paths are JSON strings (a path that is not UTF-8 cannot be sent); durations are whole
@@ -14,8 +15,8 @@ use std::time::Duration;
 
 use base64::Engine as _;
 use serde::{Deserialize, Serialize};
-use verdict_core::Kind;
-use verdict_core::verifier as core;
+use verdict_model::Kind;
+use verdict_model::verifier as core;
 
 /// What `describe` returns: the plugin's verifiers.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -5,8 +5,8 @@
 
 use std::time::Duration;
 
-use verdict_core::model::{Kind, Outcome, Report};
-use verdict_core::verifier::{
+use verdict_model::model::{Kind, Outcome, Report};
+use verdict_model::verifier::{
     Applicability, Captured, CommandSpec, ExitCodes, Verifier, VerifierError, Workspace,
 };
 use verdict_plugin_abi::{ABI_VERSION, CallResult, STATUS_ERROR, STATUS_OK, Str, VTable};

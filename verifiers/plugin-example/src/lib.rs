@@ -21,9 +21,9 @@ use std::sync::LazyLock;
 use std::time::Duration;
 
 use regex::Regex;
-use verdict_core::lines::for_each_line;
-use verdict_core::model::{Diagnostic, Kind, Outcome, Report, Severity};
-use verdict_core::verifier::{
+use verdict_model::lines::for_each_line;
+use verdict_model::model::{Diagnostic, Kind, Outcome, Report, Severity};
+use verdict_model::verifier::{
     Applicability, Captured, CommandSpec, Exit, ExitCodes, Verifier, VerifierError, Workspace,
 };
 

@@ -1,5 +1,5 @@
 //! Loads verifier plugins — shared libraries speaking [`verdict_plugin_abi`] — and wraps each of
-//! their verifiers as a [`verdict_core::Verifier`], so that the pipeline runs them like linked ones.
+//! their verifiers as a [`verdict_model::Verifier`], so that the pipeline runs them like linked ones.
 //!
 //! Loading checks, in this order and before calling anything else: that the library opens, that it
 //! exports the ABI version symbol, that the version is in [`SUPPORTED_ABI`], that it exports the
@@ -18,8 +18,8 @@ use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use verdict_core::model::{Kind, Report};
-use verdict_core::verifier::{
+use verdict_model::model::{Kind, Report};
+use verdict_model::verifier::{
     Applicability, Captured, CommandSpec, Inputs, Verifier, VerifierError, Workspace,
 };
 use verdict_plugin_abi::{

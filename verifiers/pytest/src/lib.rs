@@ -42,10 +42,10 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use verdict_core::verifier::{
+use verdict_model::verifier::{
     Applicability, Captured, CommandSpec, Exit, ExitCodes, Inputs, VerifierError, Workspace,
 };
-use verdict_core::{Kind, Outcome, Report, Severity, Verifier};
+use verdict_model::{Kind, Outcome, Report, Severity, Verifier};
 use verdict_verifier_support::declared::{self, Declared, Purpose};
 use verdict_verifier_support::summarize_log_as;
 
@@ -485,7 +485,7 @@ pub fn merge(junit: Report, log: Report) -> Report {
     }
     report.diagnostics_dropped += log.diagnostics_dropped;
     let failing =
-        |c: &verdict_core::Counts| c.tests_failed.unwrap_or(0) + c.errors.unwrap_or(0) > 0;
+        |c: &verdict_model::Counts| c.tests_failed.unwrap_or(0) + c.errors.unwrap_or(0) > 0;
     if log.counts.tests_passed.is_some() && failing(&log.counts) == failing(&report.counts) {
         report.counts.tests_passed = log.counts.tests_passed;
         report.counts.tests_failed = log.counts.tests_failed;
@@ -775,7 +775,7 @@ pub fn environment_files(python: &Path) -> Option<Vec<PathBuf>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use verdict_core::Diagnostic;
+    use verdict_model::Diagnostic;
 
     fn workspace_with(files: &[(&str, &str)]) -> (tempfile::TempDir, Workspace) {
         let dir = tempfile::tempdir().expect("temp dir");

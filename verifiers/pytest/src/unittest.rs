@@ -20,11 +20,11 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
-use verdict_core::agent::split_command;
-use verdict_core::verifier::{
+use verdict_model::split::split_command;
+use verdict_model::verifier::{
     Applicability, Captured, CommandSpec, ExitCodes, Inputs, VerifierError, Workspace,
 };
-use verdict_core::{Kind, Outcome, Report, Verifier};
+use verdict_model::{Kind, Outcome, Report, Verifier};
 use verdict_verifier_support::declared::Declared;
 use verdict_verifier_support::summarize_log;
 
@@ -361,7 +361,7 @@ fn relative_files(report: &mut Report, root: &Path) {
 
 /// Marks a report errored when unittest's exit says nothing was verified, whatever was parsed.
 fn fail_closed(mut report: Report, spec: &CommandSpec, captured: &Captured) -> Report {
-    use verdict_core::verifier::Exit;
+    use verdict_model::verifier::Exit;
     let reason = match &captured.exit {
         Exit::Code { code } if spec.exit_codes.pass.contains(code) => return report,
         Exit::Code { code: 5 } if report.outcome == Outcome::Errored => return report,

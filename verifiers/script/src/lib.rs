@@ -25,10 +25,10 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use verdict_core::verifier::{
+use verdict_model::verifier::{
     Applicability, Captured, CommandSpec, Exit, ExitCodes, Inputs, VerifierError, Workspace,
 };
-use verdict_core::{Diagnostic, Kind, Outcome, Report, Severity, Verifier};
+use verdict_model::{Diagnostic, Kind, Outcome, Report, Severity, Verifier};
 use verdict_verifier_support::declared::{Command, Purpose};
 use verdict_verifier_support::{node_bin, summarize_log};
 
@@ -310,7 +310,7 @@ fn read_head(captured: &Captured) -> String {
     if let Ok(file) = captured.open_log() {
         let _ = file.take(SAMPLE_BYTES).read_to_end(&mut bytes);
     }
-    verdict_core::lines::clean(&bytes)
+    verdict_model::lines::clean(&bytes)
 }
 
 /// The log's last [`TAIL_BYTES`], from a line start, cleaned.
@@ -327,5 +327,5 @@ fn read_tail(captured: &Captured) -> String {
             bytes.drain(..=newline);
         }
     }
-    verdict_core::lines::clean(&bytes).trim_end().to_owned()
+    verdict_model::lines::clean(&bytes).trim_end().to_owned()
 }

@@ -6,7 +6,7 @@
 //! output: npm and pnpm's `> name@version script` header, yarn's `$ command` line, make's
 //! `make[1]: Entering directory`. A log without them is one part.
 
-use verdict_core::{Outcome, Report};
+use verdict_model::{Outcome, Report};
 
 /// The largest log that is split; a bigger one is read whole, streamed, by one summarizer.
 pub(crate) const MAX_SPLIT_BYTES: u64 = 16 * 1024 * 1024;
@@ -56,7 +56,7 @@ pub(crate) fn read(part: &str) -> Option<Report> {
         while !part.is_char_boundary(end) {
             end -= 1;
         }
-        verdict_core::lines::clean(&part.as_bytes()[..end])
+        verdict_model::lines::clean(&part.as_bytes()[..end])
     };
     let detection = verdict_summarizers::detect(&sample);
     let recognised = detection.summarizer.name() != "generic"

@@ -16,8 +16,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use verdict_core::agent::split_command;
-use verdict_core::verifier::{Applicability, Workspace};
+use verdict_model::split::split_command;
+use verdict_model::verifier::{Applicability, Workspace};
 
 use crate::PackageJson;
 

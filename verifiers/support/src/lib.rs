@@ -2,7 +2,7 @@
 //! own binaries (`node_modules/.bin`, a virtualenv), and summarizing a captured log with one of the
 //! summarizers.
 //!
-//! Everything here only reads files; nothing spawns a process (see `verdict_core::verifier`).
+//! Everything here only reads files; nothing spawns a process (see `verdict_model::verifier`).
 //! [`declared`] reads the commands the project declares it runs to check itself.
 
 pub mod declared;
@@ -13,8 +13,8 @@ use std::io::BufReader;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
-use verdict_core::verifier::{Captured, Workspace};
-use verdict_core::{Report, Summarizer};
+use verdict_model::verifier::{Captured, Workspace};
+use verdict_model::{Report, Summarizer};
 
 /// The parts of a `package.json` that detection needs.
 #[derive(Debug, Clone, Default, Deserialize)]

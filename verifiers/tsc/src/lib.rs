@@ -32,10 +32,10 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use verdict_core::verifier::{
+use verdict_model::verifier::{
     Applicability, Captured, CommandSpec, Exit, ExitCodes, Inputs, VerifierError, Workspace,
 };
-use verdict_core::{Kind, Outcome, Report, Verifier};
+use verdict_model::{Kind, Outcome, Report, Verifier};
 use verdict_summarizers::tsc::TscSummarizer;
 use verdict_verifier_support::declared::{self, Declared, Purpose};
 use verdict_verifier_support::{

@@ -1,13 +1,15 @@
-//! The digest of every captured log, end to end: detection, parsing and the digest together.
+//! The digest of every captured log, end to end: parsing and the digest together (detection is
+//! checked per log in `verdict-summarizers`' tests).
 //!
-//! For each `testdata/<tool>/<case>.log` this checks what the issue promises of the digest an agent
-//! receives: the format is detected as the tool that wrote it; a log whose tool exited non-zero is
-//! never a pass; a failing log's digest states the tool's exact counts in its headline, names or
-//! counts every failing file, and stays within the token budget; a passing log's digest is one line.
+//! For each `summarizers/testdata/<tool>/<case>.log` this checks what the issue promises of the
+//! digest an agent receives: a log whose tool exited non-zero is never a pass; a failing log's
+//! digest states the tool's exact counts in its headline, names or counts every failing file, and
+//! stays within the token budget; a passing log's digest is one line.
 //! The digests themselves are snapshot-tested. Over all failing logs, the digests name on average
 //! at least [`support::FILES_NAMED`] of the files with errors and [`support::FIRST_TEN_NAMED`] of the first ten
 //! errors with `file:line` (a table per log is printed with `--nocapture`).
 
+#[path = "support/captured.rs"]
 mod support;
 
 use std::collections::BTreeSet;
@@ -123,78 +125,93 @@ fn check(case: &Case, report: &Report, digest: &digest::Digest) -> Vec<String> {
     problems
 }
 
+/// The digest of one captured log: the checks, then its snapshot.
+fn check_log(tool: &str, name: &str) {
+    let case = Case {
+        tool: tool.to_owned(),
+        name: name.to_owned(),
+        log: support::log(tool, name),
+        exit_code: support::exit_code(tool, name),
+    };
+    let summarizer = verdict_summarizers::by_name(tool).expect("folder is a summarizer name");
+    let report = summarizer.parse(&case.log);
+    let log_name = format!("testdata/{tool}/{name}.log");
+    let input = digest::Input {
+        report: &report,
+        log: Some(&log_name),
+    };
+    let digest = digest::render(&[input], &digest::Options { budget: BUDGET });
+    let problems = check(&case, &report, &digest);
+    assert!(
+        problems.is_empty(),
+        "{tool}/{name}: {}",
+        problems.join("\n")
+    );
+    insta::assert_snapshot!(format!("{tool}__{name}"), digest.text);
+}
+
+/// The tools with captured logs, each a module of [`logs`].
+const TOOLS: [&str; 11] = [
+    "cargo",
+    "eslint",
+    "generic",
+    "jest",
+    "mocha",
+    "nextest",
+    "node-test",
+    "pytest",
+    "tsc",
+    "unittest",
+    "vitest",
+];
+
 #[test]
-fn every_captured_log_gives_an_honest_digest_within_budget() {
+fn every_tool_with_captured_logs_has_its_tests() {
     let cases = cases();
     assert!(
         cases.len() >= 50,
         "expected the captured logs, found {}",
         cases.len()
     );
-    let mut problems = Vec::new();
-    let mut digests = Vec::new();
-    for case in &cases {
-        let summarizer =
-            verdict_summarizers::by_name(&case.tool).expect("folder is a summarizer name");
-        let report = summarizer.parse(&case.log);
-        let log_name = format!("testdata/{}/{}.log", case.tool, case.name);
-        let input = digest::Input {
-            report: &report,
-            log: Some(&log_name),
-        };
-        let digest = digest::render(&[input], &digest::Options { budget: BUDGET });
-        for problem in check(case, &report, &digest) {
-            problems.push(format!("{}/{}: {problem}", case.tool, case.name));
-        }
-        digests.push((format!("{}__{}", case.tool, case.name), digest.text));
-    }
-    assert!(problems.is_empty(), "{}", problems.join("\n"));
-    for (name, text) in digests {
-        insta::assert_snapshot!(name, text);
-    }
+    let tools: BTreeSet<&str> = cases.iter().map(|case| case.tool.as_str()).collect();
+    assert_eq!(tools, BTreeSet::from(TOOLS), "a module of `logs` per tool");
 }
 
-#[test]
-fn every_captured_log_is_detected_as_its_tool() {
-    let mut wrong = Vec::new();
-    for case in cases() {
-        let detection = verdict_summarizers::detect(&verdict_summarizers::sample(&case.log));
-        let chosen = detection.summarizer.name();
-        // A log with nothing in it (tsc and eslint print nothing on success) cannot name its
-        // tool; the generic summarizer calls it a pass, which is the same verdict.
-        let blank = case.log.iter().all(u8::is_ascii_whitespace);
-        if chosen != case.tool && !(blank && chosen == "generic") {
-            wrong.push(format!(
-                "{}/{}: detected as {chosen} ({}%)",
-                case.tool, case.name, detection.confidence
-            ));
-        }
+/// One test per captured log, a module per tool: its digest is honest and within budget.
+mod logs {
+    mod cargo {
+        crate::support::logs::cargo!(crate::check_log);
     }
-    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
-}
-
-#[test]
-fn every_captured_log_is_one_section_of_its_tool() {
-    let mut wrong = Vec::new();
-    for case in cases() {
-        let reports = verdict_summarizers::summarize_all(&case.log);
-        let tools: Vec<&str> = reports.iter().map(|r| r.tool.as_str()).collect();
-        let blank = case.log.iter().all(u8::is_ascii_whitespace);
-        if tools != [case.tool.as_str()] && !(blank && tools == ["generic"]) {
-            wrong.push(format!("{}/{}: read as {tools:?}", case.tool, case.name));
-            continue;
-        }
-        let whole = verdict_summarizers::by_name(&case.tool)
-            .expect("a summarizer")
-            .parse(&case.log);
-        if !blank && reports[0] != whole {
-            wrong.push(format!(
-                "{}/{}: the section's report differs from the whole log's",
-                case.tool, case.name
-            ));
-        }
+    mod eslint {
+        crate::support::logs::eslint!(crate::check_log);
     }
-    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    mod generic {
+        crate::support::logs::generic!(crate::check_log);
+    }
+    mod jest {
+        crate::support::logs::jest!(crate::check_log);
+    }
+    mod mocha {
+        crate::support::logs::mocha!(crate::check_log);
+    }
+    mod nextest {
+        crate::support::logs::nextest!(crate::check_log);
+    }
+    mod node_test {
+        crate::support::logs::node_test!(crate::check_log);
+    }
+    mod pytest {
+        crate::support::logs::pytest!(crate::check_log);
+    }
+    mod tsc {
+        crate::support::logs::tsc!(crate::check_log);
+    }
+    mod unittest {
+        crate::support::logs::unittest!(crate::check_log);
+    }
+    mod vitest {
+        crate::support::logs::vitest!(crate::check_log);
+    }
 }
 
 /// What one failing log's digest names of its report: files, and the first ten errors' places.
@@ -280,45 +297,4 @@ fn digests_of_failing_logs_name_their_files_and_first_errors() {
         table.push('\n');
     }
     support::assert_means(&files, &first, &table);
-}
-
-#[test]
-fn a_shell_echo_inside_a_captured_log_does_not_split_it() {
-    let mut wrong = Vec::new();
-    for case in cases() {
-        if case.log.iter().all(u8::is_ascii_whitespace) || case.log.first() == Some(&b'{') {
-            continue;
-        }
-        // A test that prints a shell session puts `$ command` lines in the tool's output.
-        let lines: Vec<&[u8]> = case.log.split_inclusive(|&b| b == b'\n').collect();
-        // A log of a line or two is all reporter output; its tool is told by its shape alone.
-        if lines.len() < 3 {
-            continue;
-        }
-        let mut log = Vec::with_capacity(case.log.len() + 16);
-        for (i, line) in lines.iter().enumerate() {
-            log.extend_from_slice(line);
-            if i == lines.len() / 2 {
-                if !line.ends_with(b"\n") {
-                    log.push(b'\n');
-                }
-                log.extend_from_slice(b"$ ls -la\n");
-            }
-        }
-        let reports = verdict_summarizers::summarize_all(&log);
-        let whole = verdict_summarizers::by_name(&case.tool)
-            .expect("a summarizer")
-            .parse(&log);
-        if reports.len() != 1 || reports[0].outcome != whole.outcome {
-            let got: Vec<String> = reports
-                .iter()
-                .map(|r| format!("{} {:?}", r.tool, r.outcome))
-                .collect();
-            wrong.push(format!(
-                "{}/{}: {got:?}, whole log {:?}",
-                case.tool, case.name, whole.outcome
-            ));
-        }
-    }
-    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }

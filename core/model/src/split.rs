@@ -1,7 +1,16 @@
-//! [`split_command`]: a command line typed by a person (`--agent 'claude -p {prompt}'`) into an
-//! argv vector, split the way a POSIX shell splits words — and nothing else a shell does.
+//! [`split_command`]: a command line typed by a person (`--agent 'claude -p {prompt}'`, a
+//! verifier's `command` in verdict.toml, a package script) into an argv vector, split the way a
+//! POSIX shell splits words — and nothing else a shell does.
 
-use super::AgentError;
+/// A command line that cannot be split into words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid command line `{line}`: {reason}")]
+pub struct SplitError {
+    /// The command line as given.
+    pub line: String,
+    /// What is wrong with it.
+    pub reason: String,
+}
 
 /// Splits `line` into words the way a POSIX shell would, without running or expanding anything.
 ///
@@ -15,7 +24,7 @@ use super::AgentError;
 /// - `''` and `""` make an empty word.
 ///
 /// An unterminated quote or a trailing lone backslash is an error; so is a line with no word.
-pub fn split_command(line: &str) -> Result<Vec<String>, AgentError> {
+pub fn split_command(line: &str) -> Result<Vec<String>, SplitError> {
     let mut words = Vec::new();
     let mut word = String::new();
     // Whether a word is under way (it may be empty, as in `''`).
@@ -66,7 +75,7 @@ pub fn split_command(line: &str) -> Result<Vec<String>, AgentError> {
                     word.push(c);
                 }
                 None => {
-                    return Err(AgentError::Command {
+                    return Err(SplitError {
                         line: line.to_owned(),
                         reason: "it ends with a lone backslash".to_owned(),
                     });
@@ -82,7 +91,7 @@ pub fn split_command(line: &str) -> Result<Vec<String>, AgentError> {
         words.push(word);
     }
     if words.is_empty() {
-        return Err(AgentError::Command {
+        return Err(SplitError {
             line: line.to_owned(),
             reason: "it names no program".to_owned(),
         });
@@ -90,8 +99,8 @@ pub fn split_command(line: &str) -> Result<Vec<String>, AgentError> {
     Ok(words)
 }
 
-fn unbalanced(line: &str, quote: &str) -> AgentError {
-    AgentError::Command {
+fn unbalanced(line: &str, quote: &str) -> SplitError {
+    SplitError {
         line: line.to_owned(),
         reason: format!("a {quote} is never closed"),
     }
@@ -134,7 +143,10 @@ mod tests {
     fn unbalanced_quotes_and_empty_lines_are_errors() {
         for line in ["'open", "\"open", "a \"b\\\"", "trailing\\", "", "   "] {
             let error = split_command(line).expect_err(line);
-            assert!(error.to_string().contains("agent command"), "{error}");
+            assert!(
+                error.to_string().contains("invalid command line"),
+                "{error}"
+            );
         }
         assert!(
             split_command("'x")

@@ -1,0 +1,20 @@
+//! The summarizers' tests, one binary: each parser against the real captured logs of
+//! `testdata/<tool>/` and the logs from the wild in `testdata/wild/`, one test per log.
+
+mod support;
+
+mod cargo;
+mod documents;
+mod eslint;
+mod generic;
+mod jest;
+mod jest_json;
+mod junit;
+mod mocha;
+mod nextest;
+mod node_test;
+mod pytest;
+mod tsc;
+mod unittest;
+mod vitest;
+mod wild;
