@@ -45,20 +45,19 @@ pub(super) fn record<T>(
     Ok(value)
 }
 
-/// Stores `f`'s changes and the events `f`'s result makes in one transaction, then tells the
-/// sink: for a change whose events name what it created (the run of `run_started`).
-pub(super) fn record_with<T>(
+/// Stores the run `f` creates and the events it returns in one transaction, then tells the sink.
+pub(super) fn record_new(
     shared: &Shared,
-    f: impl FnOnce(&Batch<'_>) -> Result<(RunId, T, Vec<Event>), StateError>,
-) -> Result<(RunId, T), StateError> {
+    f: impl FnOnce(&Batch<'_>) -> Result<(RunId, Vec<Event>), StateError>,
+) -> Result<RunId, StateError> {
     let mut recorder = lock(shared);
-    let (run, value, events) = recorder.db.write(|batch| {
-        let (run, value, events) = f(batch)?;
+    let (run, events) = recorder.db.write(|batch| {
+        let (run, events) = f(batch)?;
         store(batch, run, &events)?;
-        Ok((run, value, events))
+        Ok((run, events))
     })?;
     tell(&mut recorder, run, &events);
-    Ok((run, value))
+    Ok(run)
 }
 
 fn store(batch: &Batch<'_>, run: RunId, events: &[Event]) -> Result<(), StateError> {

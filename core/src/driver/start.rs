@@ -13,7 +13,7 @@ use super::events::{BaselineRecord, Event, Stopped, StoredReport};
 use super::judge::{digest_of, failure_refs, tests_run};
 use super::lock::WorkspaceLock;
 use super::progress::Progress;
-use super::recorder::{Recorder, Shared, read, record, record_with, retry_hook};
+use super::recorder::{Recorder, Shared, read, record, record_new, retry_hook};
 use super::run::Driver;
 use super::workspace::{blocking, open_snapshots, take};
 use super::{LoopEnd, LoopError, LoopParts, LoopSpec, RunSettings};
@@ -143,7 +143,7 @@ fn resume(
 
 /// Creates the run, with its `run_started` event.
 fn create(shared: &Shared, spec: &LoopSpec, config: Value) -> Result<RunId, LoopError> {
-    let (run, ()) = record_with(shared, |batch| {
+    let run = record_new(shared, |batch| {
         let run = batch.create_run(&NewRun {
             task: &spec.task,
             workspace: &spec.root,
@@ -155,7 +155,7 @@ fn create(shared: &Shared, spec: &LoopSpec, config: Value) -> Result<RunId, Loop
             workspace: spec.root.to_string_lossy().into_owned(),
             config,
         };
-        Ok((run, (), vec![event]))
+        Ok((run, vec![event]))
     })?;
     Ok(run)
 }
