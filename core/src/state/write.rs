@@ -1,11 +1,14 @@
 //! The writes of the state database, inside one transaction: runs, transitions, attempts,
 //! verifications and events.
 //!
-//! Each method of [`Batch`] is the method of the same name of [`StateDb`](super::StateDb), without
+//! Each method of [`Batch`] is the method of the same name of [`StateDb`], without
 //! the commit.
 
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
+// The documentation links to the methods a batch mirrors.
+#[cfg(doc)]
+use super::StateDb;
 use super::{
     AttemptFinish, AttemptId, NewRun, NewVerification, Result, RunId, RunState, StateError,
     UnknownState, now_ms, task_hash,
