@@ -450,6 +450,32 @@ fn render_stats(stats: &Stats) -> String {
         out.push_str(text.trim_end());
         out.push('\n');
     };
+    let align = [("", Align::Left), ("", Align::Right), ("", Align::Left)];
+    for row in table(&align, &run_rows(stats)).lines().skip(1) {
+        line(row.to_owned());
+    }
+
+    line(String::new());
+    match &stats.attempts_to_success {
+        Some(a) => line(format!(
+            "attempts to success: mean {:.2}, median {} (over {})",
+            a.mean,
+            trim_float(a.median),
+            plural(a.runs, "passed run")
+        )),
+        None => line("attempts to success: no run passed".to_owned()),
+    }
+    line(String::new());
+    categories(&mut line, stats);
+    line(String::new());
+    common_failures(&mut line, stats);
+    line(String::new());
+    time_spent(&mut line, stats);
+    out
+}
+
+/// The runs, finished and not, the success rate and the attempts, as rows.
+fn run_rows(stats: &Stats) -> Vec<Vec<String>> {
     let finished_by: Vec<String> = stats
         .by_state
         .iter()
@@ -495,79 +521,71 @@ fn render_stats(stats: &Stats) -> String {
             String::new()
         },
     ]);
-    let align = [("", Align::Left), ("", Align::Right), ("", Align::Left)];
-    for row in table(&align, &rows).lines().skip(1) {
-        line(row.to_owned());
-    }
+    rows
+}
 
-    line(String::new());
-    match &stats.attempts_to_success {
-        Some(a) => line(format!(
-            "attempts to success: mean {:.2}, median {} (over {})",
-            a.mean,
-            trim_float(a.median),
-            plural(a.runs, "passed run")
-        )),
-        None => line("attempts to success: no run passed".to_owned()),
-    }
-
-    line(String::new());
+/// The failed attempts by category.
+fn categories(line: &mut impl FnMut(String), stats: &Stats) {
     if stats.by_category.is_empty() {
         line("failure categories: no failed attempt".to_owned());
-    } else {
-        let rows: Vec<Vec<String>> = stats
-            .by_category
-            .iter()
-            .map(|c| {
-                vec![
-                    c.category.clone(),
-                    c.failures.to_string(),
-                    c.runs.to_string(),
-                    c.passed.to_string(),
-                    percent(c.success_rate),
-                ]
-            })
-            .collect();
-        out_table(
-            &mut line,
-            &[
-                ("failure category", Align::Left),
-                ("failures", Align::Right),
-                ("runs", Align::Right),
-                ("passed", Align::Right),
-                ("success rate", Align::Right),
-            ],
-            &rows,
-        );
+        return;
     }
+    let rows: Vec<Vec<String>> = stats
+        .by_category
+        .iter()
+        .map(|c| {
+            vec![
+                c.category.clone(),
+                c.failures.to_string(),
+                c.runs.to_string(),
+                c.passed.to_string(),
+                percent(c.success_rate),
+            ]
+        })
+        .collect();
+    out_table(
+        line,
+        &[
+            ("failure category", Align::Left),
+            ("failures", Align::Right),
+            ("runs", Align::Right),
+            ("passed", Align::Right),
+            ("success rate", Align::Right),
+        ],
+        &rows,
+    );
+}
 
-    line(String::new());
+/// The failures seen most often.
+fn common_failures(line: &mut impl FnMut(String), stats: &Stats) {
     if stats.common_failures.is_empty() {
         line("common failures: none".to_owned());
-    } else {
-        let rows: Vec<Vec<String>> = stats
-            .common_failures
-            .iter()
-            .map(|f| {
-                vec![
-                    f.label.clone(),
-                    f.occurrences.to_string(),
-                    f.runs.to_string(),
-                ]
-            })
-            .collect();
-        out_table(
-            &mut line,
-            &[
-                ("common failures", Align::Left),
-                ("seen", Align::Right),
-                ("runs", Align::Right),
-            ],
-            &rows,
-        );
+        return;
     }
+    let rows: Vec<Vec<String>> = stats
+        .common_failures
+        .iter()
+        .map(|f| {
+            vec![
+                f.label.clone(),
+                f.occurrences.to_string(),
+                f.runs.to_string(),
+            ]
+        })
+        .collect();
+    out_table(
+        line,
+        &[
+            ("common failures", Align::Left),
+            ("seen", Align::Right),
+            ("runs", Align::Right),
+        ],
+        &rows,
+    );
+}
 
-    line(String::new());
+/// The time spent in agent sessions and in verification.
+fn time_spent(line: &mut impl FnMut(String), stats: &Stats) {
     let total = stats.agent_ms + stats.verification_ms;
     let share = |ms: u64| {
         if total == 0 {
@@ -577,7 +595,7 @@ fn render_stats(stats: &Stats) -> String {
         }
     };
     out_table(
-        &mut line,
+        line,
         &[
             ("time spent", Align::Left),
             ("total", Align::Right),
@@ -596,7 +614,6 @@ fn render_stats(stats: &Stats) -> String {
             ],
         ],
     );
-    out
 }
 
 fn out_table(line: &mut impl FnMut(String), columns: &[(&str, Align)], rows: &[Vec<String>]) {

@@ -15,11 +15,13 @@ use anyhow::{Context, Result, bail};
 use async_trait::async_trait;
 use verdict_core::Verification;
 use verdict_core::agent::{AgentPool, AgentSpec, PoolOptions};
+use verdict_core::agent_loop::classify::FailureSet;
 use verdict_core::agent_loop::policy::Policies;
 use verdict_core::cache::Cache;
 use verdict_core::digest::DEFAULT_BUDGET;
+use verdict_core::driver::events::StoredReport;
 use verdict_core::driver::{
-    self, EventKind, Guide, GuideRequest, LoopEvent, LoopParts, LoopSpec, RunSettings, Verify,
+    self, Event, Guide, GuideRequest, LoopEvent, LoopParts, LoopSpec, RunSettings, Verify,
     VerifyRequest,
 };
 use verdict_core::model::{Kind, Outcome, Report};
@@ -909,16 +911,15 @@ impl Output {
                 self.error.get_or_insert(error);
             }
         }
-        if event.kind == EventKind::AttemptStarted
-            && let Some(of) = event.get("of").and_then(|v| v.as_u64())
-        {
-            // The attempt's number, of the attempts the run may make (more than --max-attempts
-            // after an interrupted attempt, which does not count), as the prompt says.
-            let number = event.get("attempt").and_then(|v| v.as_u64()).unwrap_or(0);
-            self.attempt = Some((number, of));
-        }
-        if event.kind == EventKind::VerificationFinished {
-            self.flaky = flaky_labels(event);
+        match &event.event {
+            Event::AttemptStarted { attempt, of, .. } => {
+                // The attempt's number, of the attempts the run may make (more than
+                // --max-attempts after an interrupted attempt, which does not count), as the
+                // prompt says.
+                self.attempt = Some((u64::from(*attempt), u64::from(*of)));
+            }
+            Event::VerificationFinished(verified) => self.flaky = labels(&verified.flaky),
+            _ => {}
         }
         if let Some(text) = describe(event) {
             let elapsed = self.started.elapsed().as_secs();
@@ -986,165 +987,134 @@ impl Output {
     }
 }
 
-/// The flaky failures a `verification_finished` event lists (failures that came and went when the
-/// failed tests ran again), by label.
-fn flaky_labels(event: &LoopEvent) -> Vec<String> {
-    event
-        .get("flaky")
-        .and_then(|f| f.get("failures"))
-        .and_then(|f| f.as_object())
-        .map(|failures| {
-            failures
-                .values()
-                .map(|label| label.as_str().unwrap_or_default().to_owned())
-                .collect()
-        })
-        .unwrap_or_default()
+/// The labels of `failures` (the flaky failures of a `verification_finished` event: failures
+/// that came and went when the failed tests ran again).
+fn labels(failures: &FailureSet) -> Vec<String> {
+    failures.iter().map(|(_, label)| label.to_owned()).collect()
 }
 
 /// What the loop is doing after `event`, for the status line; `None` when the event does not
 /// change the phase.
 fn phase(event: &LoopEvent) -> Option<String> {
-    let agent = event
-        .get("agent")
-        .and_then(|a| a.as_str())
-        .unwrap_or("the agent");
-    Some(match event.kind {
-        EventKind::RunStarted | EventKind::RunResumed => "checking the starting tree".to_owned(),
-        EventKind::AttemptStarted => format!("{agent} is working"),
-        EventKind::AgentRetry => format!(
-            "waiting to retry the agent ({})",
-            event
-                .get("outcome")
-                .and_then(|o| o.as_str())
-                .unwrap_or("failed")
-        ),
-        EventKind::AgentFinished | EventKind::WorkspaceReset => "verifying".to_owned(),
-        EventKind::RetryScheduled => "waiting for the next attempt".to_owned(),
+    Some(match &event.event {
+        Event::RunStarted { .. } | Event::RunResumed { .. } => {
+            "checking the starting tree".to_owned()
+        }
+        Event::AttemptStarted { agent, .. } => format!("{agent} is working"),
+        Event::AgentRetry(retry) => {
+            format!("waiting to retry the agent ({})", retry.outcome.name())
+        }
+        Event::AgentFinished(_) | Event::WorkspaceReset { .. } => "verifying".to_owned(),
+        Event::RetryScheduled(_) => "waiting for the next attempt".to_owned(),
         _ => return None,
     })
 }
 
-/// How many distinct failures (by fingerprint) a `baseline_finished` or `verification_finished`
-/// event lists.
-fn distinct_failures(event: &LoopEvent) -> usize {
-    event
-        .get("failures")
-        .and_then(|f| f.get("failures"))
-        .and_then(|f| f.as_object())
-        .map_or(0, |f| f.len())
-}
-
 /// The failures of a `baseline_finished` event's reports in each tool's own units, labelled:
 /// `pytest: 7 tests failed; eslint: 3 errors`.
-fn tool_units(event: &LoopEvent) -> String {
-    let Some(reports) = event.get("reports").and_then(|r| r.as_array()) else {
-        return String::new();
-    };
-    let count = |report: &serde_json::Value, key: &str| {
-        report
-            .get("report")
-            .and_then(|r| r.get("counts"))
-            .and_then(|c| c.get(key))
-            .and_then(serde_json::Value::as_u64)
-            .filter(|n| *n > 0)
-    };
+fn tool_units(reports: &[StoredReport]) -> String {
     let plural = |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let positive = |n: Option<u64>| n.filter(|n| *n > 0);
     reports
         .iter()
-        .filter_map(|report| {
-            let name = report.get("verifier")?.as_str()?;
+        .filter_map(|stored| {
+            let counts = &stored.report.counts;
             let mut parts = Vec::new();
-            if let Some(n) = count(report, "tests_failed") {
+            if let Some(n) = positive(counts.tests_failed) {
                 parts.push(plural(n, "test failed", "tests failed"));
             }
-            if let Some(n) = count(report, "suites_errored") {
+            if let Some(n) = positive(counts.suites_errored) {
                 parts.push(plural(n, "test file not loaded", "test files not loaded"));
             }
-            if let Some(n) = count(report, "errors") {
+            if let Some(n) = positive(counts.errors) {
                 parts.push(plural(n, "error", "errors"));
             }
-            (!parts.is_empty()).then(|| format!("{name}: {}", parts.join(", ")))
+            (!parts.is_empty()).then(|| format!("{}: {}", stored.verifier, parts.join(", ")))
         })
         .collect::<Vec<_>>()
         .join("; ")
 }
 
+/// A value as its JSON text without quotes: the name of a state or an outcome.
+fn name_of(value: &impl serde::Serialize) -> String {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(text)) => text,
+        Ok(other) => other.to_string(),
+        Err(_) => String::new(),
+    }
+}
+
 /// One line for people about `event`, or `None` for events they need not see.
 fn describe(event: &LoopEvent) -> Option<String> {
-    let get = |key: &str| event.get(key).cloned().unwrap_or_default();
-    let text = |key: &str| match event.get(key) {
-        Some(serde_json::Value::String(s)) => s.clone(),
-        Some(other) => other.to_string(),
-        None => String::new(),
-    };
-    Some(match event.kind {
-        EventKind::RunStarted => format!("run {} started", event.run),
-        EventKind::RunResumed => match event.get("unverified").and_then(|n| n.as_u64()) {
-            Some(n) => format!(
-                "resuming run {} (it was {}; verifying attempt {n}, whose agent had finished)",
-                event.run,
-                text("was"),
-            ),
-            None => format!(
-                "resuming run {} (it was {}; next attempt {})",
-                event.run,
-                text("was"),
-                get("next_attempt")
-            ),
-        },
-        EventKind::Checkpoint => return None,
-        EventKind::BaselineFinished => {
-            let distinct = distinct_failures(event);
-            let units = tool_units(event);
+    let run = event.run;
+    Some(match &event.event {
+        Event::RunStarted { .. } => format!("run {run} started"),
+        Event::RunResumed {
+            was,
+            unverified: Some(n),
+            ..
+        } => format!(
+            "resuming run {run} (it was {}; verifying attempt {n}, whose agent had finished)",
+            was.as_str()
+        ),
+        Event::RunResumed {
+            was, next_attempt, ..
+        } => format!(
+            "resuming run {run} (it was {}; next attempt {next_attempt})",
+            was.as_str()
+        ),
+        Event::Checkpoint { .. } | Event::RunFinished { .. } => return None,
+        Event::BaselineFinished(baseline) => {
+            let units = tool_units(&baseline.reports);
             format!(
-                "baseline: {}{}, {distinct} distinct failure(s) by fingerprint already there",
-                text("outcome"),
+                "baseline: {}{}, {} distinct failure(s) by fingerprint already there",
+                name_of(&baseline.outcome),
                 if units.is_empty() {
                     String::new()
                 } else {
                     format!(" ({units})")
-                }
+                },
+                baseline.failures.len()
             )
         }
-        EventKind::AttemptStarted => format!(
-            "attempt {} — {} is working ({} prompt tokens)",
-            get("attempt"),
-            text("agent"),
-            get("prompt_tokens")
-        ),
-        EventKind::AgentRetry => format!(
+        Event::AttemptStarted {
+            attempt,
+            agent,
+            prompt_tokens,
+            ..
+        } => format!("attempt {attempt} — {agent} is working ({prompt_tokens} prompt tokens)"),
+        Event::AgentRetry(retry) => format!(
             "{} {}: retrying with {} in {} ms",
-            text("agent"),
-            text("outcome"),
-            text("next_agent"),
-            get("delay_ms")
+            retry.agent,
+            retry.outcome.name(),
+            retry.next_agent,
+            retry.delay_ms
         ),
-        EventKind::AgentFinished => format!(
+        Event::AgentFinished(finished) => format!(
             "attempt {}: agent {} ({} s){}",
-            get("attempt"),
-            text("outcome"),
-            get("duration_ms").as_u64().unwrap_or(0) / 1000,
-            if get("workspace_changed") == serde_json::Value::Bool(false) {
-                ", no change to the workspace"
-            } else {
+            finished.attempt,
+            finished.outcome,
+            finished.duration_ms / 1000,
+            if finished.workspace_changed {
                 ""
+            } else {
+                ", no change to the workspace"
             }
         ),
-        EventKind::WorkspaceReset => "workspace restored to the starting tree".to_owned(),
-        EventKind::VerificationFinished => {
-            let flaky = flaky_labels(event);
+        Event::WorkspaceReset { .. } => "workspace restored to the starting tree".to_owned(),
+        Event::VerificationFinished(verified) => {
+            let flaky = labels(&verified.flaky);
             format!(
                 "attempt {}: {}{}",
-                get("attempt"),
-                if get("passed") == serde_json::Value::Bool(true) {
+                verified.attempt,
+                if verified.passed {
                     "verified green".to_owned()
                 } else {
                     // The tools' own counts, then how many distinct failures they make.
                     format!(
                         "{} ({} distinct failure(s) by fingerprint)",
-                        text("summary"),
-                        distinct_failures(event)
+                        verified.summary,
+                        verified.failures.len()
                     )
                 },
                 if flaky.is_empty() {
@@ -1154,10 +1124,9 @@ fn describe(event: &LoopEvent) -> Option<String> {
                 }
             )
         }
-        EventKind::RetryScheduled => format!("attempt {} next", get("next")),
-        EventKind::RetryExhausted => format!("exhausted: {}", text("reason")),
-        EventKind::Escalated => format!("escalated: {}", text("reason")),
-        EventKind::Blocked => format!("blocked: {}", text("reason")),
-        EventKind::RunFinished => return None,
+        Event::RetryScheduled(scheduled) => format!("attempt {} next", scheduled.next),
+        Event::RetryExhausted { reason, .. } => format!("exhausted: {reason}"),
+        Event::Escalated { reason, .. } => format!("escalated: {reason}"),
+        Event::Blocked { reason, .. } => format!("blocked: {reason}"),
     })
 }

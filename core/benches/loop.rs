@@ -19,7 +19,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use verdict_core::agent::session::{AgentSession, SessionRequest, SessionResult};
 use verdict_core::agent::{AgentPool, PoolOptions, SessionOutcome};
 use verdict_core::agent_loop::policy::{Policies, RepeatAction};
-use verdict_core::driver::{self, LoopParts, LoopSpec, Verify, VerifyRequest};
+use verdict_core::driver::{self, Event, LoopParts, LoopSpec, Verify, VerifyRequest};
 use verdict_core::model::{Kind, Status, Verification};
 use verdict_core::process::ProcessRunner;
 use verdict_core::verifier::Exit;
@@ -144,7 +144,8 @@ fn one_run(failing: &Verification, reset: bool) -> driver::LoopEnd {
         pool: AgentPool::new(vec![Box::new(InstantAgent)], PoolOptions::default()),
         runner: ProcessRunner::new(),
         sink: Box::new(move |event| {
-            if let Some(tokens) = event.get("prompt_tokens").and_then(|t| t.as_u64()) {
+            if let Event::AttemptStarted { prompt_tokens, .. } = event.event {
+                let tokens = prompt_tokens;
                 seen.lock().expect("lock").push(tokens);
                 started
                     .lock()

@@ -189,78 +189,25 @@ pub async fn run(
     } else {
         options.jobs
     };
-    let interrupted = || {
-        options
-            .interrupted
-            .as_ref()
-            .is_some_and(|flag| flag.load(Ordering::SeqCst))
+    let mut schedule = Schedule {
+        entries,
+        results: BTreeMap::new(),
+        started: BTreeSet::new(),
+        stop_starting: false,
     };
-
-    let mut results: BTreeMap<usize, Verification> = BTreeMap::new();
-    let mut started: BTreeSet<usize> = BTreeSet::new();
     let mut running: JoinSet<(usize, Verification)> = JoinSet::new();
     let mut tasks: std::collections::HashMap<tokio::task::Id, usize> = Default::default();
-    let mut stop_starting = false;
-
     loop {
-        // Settle what can no longer run: skipped for a failed need, cancelled, or stopped by
-        // --fail-fast.
-        for (index, entry) in entries.iter().enumerate() {
-            if started.contains(&index) || results.contains_key(&index) {
-                continue;
-            }
-            let failed_need = entry.needs.iter().find_map(|need| {
-                let i = entries.iter().position(|e| e.name() == need)?;
-                let result = results.get(&i)?;
-                (result.outcome() != Outcome::Passed).then_some(need)
-            });
-            let verification = if interrupted() {
-                Some(not_run(
-                    entry,
-                    Status::Cancelled,
-                    "the run was interrupted before it started".to_owned(),
-                ))
-            } else if let Some(need) = failed_need {
-                Some(not_run(
-                    entry,
-                    Status::Skipped,
-                    format!("not run: it needs `{need}`, which did not pass"),
-                ))
-            } else if stop_starting {
-                Some(not_run(
-                    entry,
-                    Status::Skipped,
-                    "not run: --fail-fast stopped the run after a verifier did not pass".to_owned(),
-                ))
-            } else {
-                None
-            };
-            if let Some(verification) = verification {
-                on_event(Event::Finished {
-                    verification: &verification,
-                });
-                results.insert(index, verification);
-            }
-        }
+        schedule.settle(interrupted(options), on_event);
         // Start what is ready, up to the bound.
         for (index, entry) in entries.iter().enumerate() {
             if running.len() >= jobs {
                 break;
             }
-            if started.contains(&index) || results.contains_key(&index) {
+            if !schedule.ready(index) {
                 continue;
             }
-            let needs_passed = entry.needs.iter().all(|need| {
-                entries
-                    .iter()
-                    .position(|e| e.name() == need)
-                    .and_then(|i| results.get(&i))
-                    .is_some_and(|v| v.outcome() == Outcome::Passed)
-            });
-            if !needs_passed {
-                continue;
-            }
-            started.insert(index);
+            schedule.started.insert(index);
             on_event(Event::Started {
                 verifier: entry.name(),
             });
@@ -280,45 +227,133 @@ pub async fn run(
         match joined {
             Ok((_, (index, verification))) => {
                 if options.fail_fast && verification.outcome() != Outcome::Passed {
-                    stop_starting = true;
+                    schedule.stop_starting = true;
                 }
-                on_event(Event::Finished {
-                    verification: &verification,
-                });
-                results.insert(index, verification);
+                schedule.finish(index, verification, on_event);
             }
             Err(error) => {
                 // A panicking verifier must not take the run down or pass silently.
                 tracing::error!("a verifier task failed: {error}");
-                stop_starting |= options.fail_fast;
+                schedule.stop_starting |= options.fail_fast;
                 if let Some(&index) = tasks.get(&error.id()) {
                     let verification = not_run(
                         &entries[index],
                         Status::Ran,
                         format!("verdict failed while running this verifier: {error}"),
                     );
-                    on_event(Event::Finished {
-                        verification: &verification,
-                    });
-                    results.insert(index, verification);
+                    schedule.finish(index, verification, on_event);
                 }
             }
         }
     }
-    Ok(entries
-        .iter()
-        .enumerate()
-        .map(|(index, entry)| {
-            results.remove(&index).unwrap_or_else(|| {
+    Ok(schedule.into_verifications())
+}
+
+/// Whether the run is being interrupted (Ctrl-C).
+fn interrupted(options: &Options) -> bool {
+    options
+        .interrupted
+        .as_ref()
+        .is_some_and(|flag| flag.load(Ordering::SeqCst))
+}
+
+/// What a pipeline run has started and finished so far.
+struct Schedule<'e> {
+    entries: &'e [Entry],
+    /// The verification of each entry that finished (or will not run), by index.
+    results: BTreeMap<usize, Verification>,
+    /// The entries started.
+    started: BTreeSet<usize>,
+    /// Set by `--fail-fast` once a verifier did not pass.
+    stop_starting: bool,
+}
+
+impl Schedule<'_> {
+    /// Whether the entry at `index` has neither started nor been settled.
+    fn pending(&self, index: usize) -> bool {
+        !self.started.contains(&index) && !self.results.contains_key(&index)
+    }
+
+    /// Whether the entry at `index` is pending and every one it needs passed.
+    fn ready(&self, index: usize) -> bool {
+        self.pending(index)
+            && self.entries[index].needs.iter().all(|need| {
+                self.entries
+                    .iter()
+                    .position(|e| e.name() == need)
+                    .and_then(|i| self.results.get(&i))
+                    .is_some_and(|v| v.outcome() == Outcome::Passed)
+            })
+    }
+
+    /// Records the verification of the entry at `index`, and tells it.
+    fn finish(
+        &mut self,
+        index: usize,
+        verification: Verification,
+        on_event: &mut (dyn FnMut(Event<'_>) + Send),
+    ) {
+        on_event(Event::Finished {
+            verification: &verification,
+        });
+        self.results.insert(index, verification);
+    }
+
+    /// Settles what can no longer run: skipped for a failed need, cancelled, or stopped by
+    /// --fail-fast.
+    fn settle(&mut self, interrupted: bool, on_event: &mut (dyn FnMut(Event<'_>) + Send)) {
+        for (index, entry) in self.entries.iter().enumerate() {
+            if !self.pending(index) {
+                continue;
+            }
+            let failed_need = entry.needs.iter().find_map(|need| {
+                let i = self.entries.iter().position(|e| e.name() == need)?;
+                let result = self.results.get(&i)?;
+                (result.outcome() != Outcome::Passed).then_some(need)
+            });
+            let verification = if interrupted {
                 not_run(
                     entry,
-                    Status::Ran,
-                    "verdict failed while running this verifier (internal error; see the trace)"
-                        .to_owned(),
+                    Status::Cancelled,
+                    "the run was interrupted before it started".to_owned(),
                 )
+            } else if let Some(need) = failed_need {
+                not_run(
+                    entry,
+                    Status::Skipped,
+                    format!("not run: it needs `{need}`, which did not pass"),
+                )
+            } else if self.stop_starting {
+                not_run(
+                    entry,
+                    Status::Skipped,
+                    "not run: --fail-fast stopped the run after a verifier did not pass".to_owned(),
+                )
+            } else {
+                continue;
+            };
+            self.finish(index, verification, on_event);
+        }
+    }
+
+    /// One verification per entry, in the entries' order.
+    fn into_verifications(mut self) -> Vec<Verification> {
+        self.entries
+            .iter()
+            .enumerate()
+            .map(|(index, entry)| {
+                self.results.remove(&index).unwrap_or_else(|| {
+                    not_run(
+                        entry,
+                        Status::Ran,
+                        "verdict failed while running this verifier (internal error; see the \
+                         trace)"
+                            .to_owned(),
+                    )
+                })
             })
-        })
-        .collect())
+            .collect()
+    }
 }
 
 /// A verification for a verifier that did not run: always errored, never passed.
@@ -373,68 +408,10 @@ async fn verify(
         };
     }
 
-    let mut notes = Vec::new();
-    if options.failed_first
-        && let Some(cache) = &options.cache
-        && let Some(previous) = cache.last(&name)
-        && previous.outcome == Outcome::Failed
-        && let Some(mut rerun) = verifier.rerun_failed(workspace, &previous)
-    {
-        apply_settings(entry, &mut rerun);
-        // What was re-run: the distinct failing tests (and test files that did not load) of a
-        // test verifier, the errors of another — never its warnings.
-        let errors = previous
-            .diagnostics
-            .iter()
-            .filter(|d| d.severity == crate::model::Severity::Error);
-        let failures = if verifier.kind() == Kind::Test {
-            errors
-                .filter_map(|d| d.test.as_deref().or(d.file.as_deref()))
-                .collect::<std::collections::BTreeSet<_>>()
-                .len()
-        } else {
-            errors.filter(|d| d.file.is_some()).count()
-        };
-        let log = workspace
-            .run_dir
-            .join(format!("{}.failed-first.log", file_name(&name)));
-        let report = run_one(entry, &rerun, runner, &log).await;
-        let plural = if failures == 1 { "" } else { "s" };
-        let what = if verifier.kind() == Kind::Test {
-            format!("re-ran {failures} failed test{plural} first")
-        } else {
-            format!("re-checked the {failures} failure{plural} of the last run first")
-        };
-        let interrupted = options
-            .interrupted
-            .as_ref()
-            .is_some_and(|flag| flag.load(std::sync::atomic::Ordering::SeqCst));
-        if report.outcome == Outcome::Errored && !interrupted {
-            // The narrowed run proved nothing (its filter matched no test, the tool failed on
-            // it): the full run decides, as if there had been no re-run.
-            notes.push(format!(
-                "{what}, but that run could not verify ({}); ran in full",
-                report.error.as_deref().unwrap_or("no reason given")
-            ));
-        } else if report.outcome != Outcome::Passed {
-            notes.push(format!(
-                "{what}; they still fail, so the full run was skipped"
-            ));
-            store_last(options, &name, &report);
-            return Verification {
-                verifier: name,
-                kind: verifier.kind(),
-                status: Status::Ran,
-                report,
-                command: Some(argv(&rerun)),
-                log: Some(relative(workspace, &log)),
-                duration: started.elapsed(),
-                notes,
-            };
-        } else {
-            notes.push(format!("{what}; they pass now, then ran in full"));
-        }
-    }
+    let notes = match failed_first(entry, workspace, runner, options, started).await {
+        FailedFirst::Decided(verification) => return *verification,
+        FailedFirst::RunInFull(notes) => notes,
+    };
 
     let log = workspace.run_dir.join(format!("{}.log", file_name(&name)));
     let report = run_one(entry, &spec, runner, &log).await;
@@ -454,6 +431,92 @@ async fn verify(
         log: Some(relative(workspace, &log)),
         duration: started.elapsed(),
         notes,
+    }
+}
+
+/// What the failed-first re-run of a verifier said.
+enum FailedFirst {
+    /// The failures still fail: the re-run is the verification.
+    Decided(Box<Verification>),
+    /// Run in full, with these notes (none when there was no re-run).
+    RunInFull(Vec<String>),
+}
+
+/// With `--failed-first`, re-runs only what failed in the verifier's last run, with the tool's
+/// own filter.
+async fn failed_first(
+    entry: &Entry,
+    workspace: &Workspace,
+    runner: &dyn Runner,
+    options: &Options,
+    started: Instant,
+) -> FailedFirst {
+    let name = entry.name().to_owned();
+    let verifier = &entry.verifier;
+    let Some(cache) = options.cache.as_ref().filter(|_| options.failed_first) else {
+        return FailedFirst::RunInFull(Vec::new());
+    };
+    let Some(previous) = cache
+        .last(&name)
+        .filter(|previous| previous.outcome == Outcome::Failed)
+    else {
+        return FailedFirst::RunInFull(Vec::new());
+    };
+    let Some(mut rerun) = verifier.rerun_failed(workspace, &previous) else {
+        return FailedFirst::RunInFull(Vec::new());
+    };
+    apply_settings(entry, &mut rerun);
+    let failures = failures_of(entry, &previous);
+    let log = workspace
+        .run_dir
+        .join(format!("{}.failed-first.log", file_name(&name)));
+    let report = run_one(entry, &rerun, runner, &log).await;
+    let plural = if failures == 1 { "" } else { "s" };
+    let what = if verifier.kind() == Kind::Test {
+        format!("re-ran {failures} failed test{plural} first")
+    } else {
+        format!("re-checked the {failures} failure{plural} of the last run first")
+    };
+    if report.outcome == Outcome::Errored && !interrupted(options) {
+        // The narrowed run proved nothing (its filter matched no test, the tool failed on it):
+        // the full run decides, as if there had been no re-run.
+        return FailedFirst::RunInFull(vec![format!(
+            "{what}, but that run could not verify ({}); ran in full",
+            report.error.as_deref().unwrap_or("no reason given")
+        )]);
+    }
+    if report.outcome == Outcome::Passed {
+        return FailedFirst::RunInFull(vec![format!("{what}; they pass now, then ran in full")]);
+    }
+    store_last(options, &name, &report);
+    FailedFirst::Decided(Box::new(Verification {
+        verifier: name,
+        kind: verifier.kind(),
+        status: Status::Ran,
+        report,
+        command: Some(argv(&rerun)),
+        log: Some(relative(workspace, &log)),
+        duration: started.elapsed(),
+        notes: vec![format!(
+            "{what}; they still fail, so the full run was skipped"
+        )],
+    }))
+}
+
+/// What a failed-first re-run repeats: the distinct failing tests (and test files that did not
+/// load) of a test verifier, the errors of another — never its warnings.
+fn failures_of(entry: &Entry, previous: &Report) -> usize {
+    let errors = previous
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == crate::model::Severity::Error);
+    if entry.verifier.kind() == Kind::Test {
+        errors
+            .filter_map(|d| d.test.as_deref().or(d.file.as_deref()))
+            .collect::<BTreeSet<_>>()
+            .len()
+    } else {
+        errors.filter(|d| d.file.is_some()).count()
     }
 }
 

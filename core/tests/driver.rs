@@ -13,7 +13,7 @@ use verdict_core::agent::session::{AgentSession, SessionRequest, SessionResult};
 use verdict_core::agent::{AgentPool, PoolOptions, SessionOutcome};
 use verdict_core::agent_loop::policy::Policies;
 use verdict_core::driver::{
-    self, EventKind, LoopEnd, LoopEvent, LoopParts, LoopSpec, Verify, VerifyRequest,
+    self, Event, LoopEnd, LoopEvent, LoopParts, LoopSpec, Verify, VerifyRequest,
 };
 use verdict_core::model::{Fingerprint, Kind, Outcome, Status, Verification};
 use verdict_core::process::ProcessRunner;
@@ -138,7 +138,7 @@ struct Setup<'a> {
     green_at: usize,
     max_attempts: u32,
     loop_toml: &'a str,
-    interrupt_at: Option<(EventKind, u64)>,
+    interrupt_at: Option<(&'static str, u32)>,
 }
 
 fn drive(setup: &Setup<'_>) -> (Result<LoopEnd, String>, Vec<String>, Vec<LoopEvent>) {
@@ -177,10 +177,9 @@ fn drive(setup: &Setup<'_>) -> (Result<LoopEnd, String>, Vec<String>, Vec<LoopEv
         pool: AgentPool::new(vec![Box::new(agent)], PoolOptions::default()),
         runner: ProcessRunner::new(),
         sink: Box::new(move |event: &LoopEvent| {
-            let attempt = event.get("attempt").and_then(|a| a.as_u64());
             if let Some((kind, n)) = at
-                && event.kind == kind
-                && attempt == Some(n)
+                && event.event.name() == kind
+                && event.event.attempt() == Some(n)
             {
                 flag.store(true, Ordering::SeqCst);
             }
@@ -202,7 +201,7 @@ fn drive(setup: &Setup<'_>) -> (Result<LoopEnd, String>, Vec<String>, Vec<LoopEv
 }
 
 fn kinds(events: &[LoopEvent]) -> Vec<&'static str> {
-    events.iter().map(|e| e.kind.as_str()).collect()
+    events.iter().map(|e| e.event.name()).collect()
 }
 
 #[test]
@@ -230,7 +229,7 @@ fn a_resumed_run_writes_the_prompts_the_uninterrupted_run_wrote() {
     let cut = tempfile::tempdir().expect("temp dir");
     let (first, before, events) = drive(&Setup {
         root: cut.path(),
-        interrupt_at: Some((EventKind::AttemptStarted, 3)),
+        interrupt_at: Some(("attempt_started", 3)),
         ..setup
     });
     let first = first.expect("the loop runs");
@@ -273,7 +272,7 @@ fn a_run_stopped_during_the_verification_verifies_that_attempt_on_resume() {
         max_attempts: 3,
         loop_toml: "",
         // Set when attempt 1's agent has finished: the verification that follows sees it.
-        interrupt_at: Some((EventKind::AgentFinished, 1)),
+        interrupt_at: Some(("agent_finished", 1)),
     };
     let (first, prompts, _) = drive(&setup);
     let first = first.expect("the loop runs");
@@ -285,10 +284,12 @@ fn a_run_stopped_during_the_verification_verifies_that_attempt_on_resume() {
     });
     let second = second.expect("the resumed loop runs");
     // Attempt 1 ran to its end before the cut: it is judged now, not repeated.
-    let verified: Vec<u64> = events
+    let verified: Vec<u32> = events
         .iter()
-        .filter(|e| e.kind == EventKind::VerificationFinished)
-        .filter_map(|e| e.get("attempt").and_then(|a| a.as_u64()))
+        .filter_map(|e| match &e.event {
+            Event::VerificationFinished(verified) => Some(verified.attempt),
+            _ => None,
+        })
         .collect();
     assert_eq!(verified[0], 1);
     assert_eq!((second.state, second.attempts), (RunState::Passed, 2));
@@ -398,7 +399,7 @@ fn after_an_interrupted_attempt_the_prompt_the_events_and_the_history_number_att
         green_at: 9,
         max_attempts: 2,
         loop_toml: "on_repeat = \"retry\"",
-        interrupt_at: Some((EventKind::AttemptStarted, 2)),
+        interrupt_at: Some(("attempt_started", 2)),
     };
     let (first, _, _) = drive(&setup);
     assert_eq!(first.expect("runs").state, RunState::Interrupted);
@@ -414,23 +415,138 @@ fn after_an_interrupted_attempt_the_prompt_the_events_and_the_history_number_att
         "{}",
         prompts[0]
     );
-    let started: Vec<(u64, u64)> = events
+    let started: Vec<(u32, u32)> = events
         .iter()
-        .filter(|e| e.kind == EventKind::AttemptStarted)
-        .map(|e| {
-            let n = |key: &str| e.get(key).and_then(|v| v.as_u64()).unwrap_or(0);
-            (n("attempt"), n("of"))
+        .filter_map(|e| match e.event {
+            Event::AttemptStarted { attempt, of, .. } => Some((attempt, of)),
+            _ => None,
         })
         .collect();
     assert_eq!(started, [(3, 3)]);
-    let finished = events
-        .iter()
-        .rfind(|e| e.kind == EventKind::RunFinished)
-        .and_then(|e| e.get("attempts").and_then(|a| a.as_u64()));
-    assert_eq!(finished, Some(2));
+    let finished = events.iter().rev().find_map(|e| match e.event {
+        Event::RunFinished { attempts, .. } => Some(attempts),
+        _ => None,
+    });
+    assert_eq!(finished, Some(Some(2)));
 
     let db = StateDb::open(&dir.path().join(".verdict/state.db")).expect("open");
     assert_eq!(db.attempt_counts(second.run).expect("counts"), (2, 1));
     let stats = db.stats().expect("stats");
     assert_eq!((stats.attempts, stats.interrupted), (2, 1));
+}
+
+/// A state database written before the loop's events were typed, when they were `json!` values
+/// read back by string keys. It was made with that code (commit 4267fc8) by this file's `drive`:
+/// script `[Work, TimeOut, Work]`, `green_at: 4`, `max_attempts: 5`, `session_failures = "retry"`,
+/// interrupted as attempt 3 started, then resumed and interrupted as attempt 4 started, in a
+/// workspace named `/tmp/loopdb`; its `.verdict/state.db` was then vacuumed. Attempt 1 wrote one
+/// line to `work.txt` and failed verification, attempt 2 timed out (judged failed), attempts 3
+/// and 4 were stopped before their agent did anything.
+const BEFORE_TYPED_EVENTS: &str = "tests/data/loop-state-before-typed-events.db";
+
+#[test]
+fn a_state_database_written_before_typed_events_resumes() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db_path = dir.path().join(".verdict/state.db");
+    std::fs::create_dir_all(db_path.parent().expect("a parent")).expect("mkdir");
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join(BEFORE_TYPED_EVENTS);
+    std::fs::copy(&data, &db_path).expect("copy the database");
+    // The run is found by its task and workspace: the workspace is this directory now. Its
+    // starting tree was the empty one (git's empty tree, which every repository knows), and the
+    // work of attempt 1 is the one line it wrote.
+    let conn = rusqlite::Connection::open(&db_path).expect("open");
+    conn.execute(
+        "UPDATE runs SET workspace = ?1",
+        [dir.path().to_string_lossy()],
+    )
+    .expect("move the run");
+    drop(conn);
+    std::fs::write(dir.path().join("work.txt"), "line\n").expect("write");
+
+    let (end, prompts, events) = drive(&Setup {
+        root: dir.path(),
+        script: &[Act::Work],
+        green_at: 3,
+        max_attempts: 5,
+        loop_toml: "session_failures = \"retry\"",
+        interrupt_at: None,
+    });
+    let end = end.expect("the old run resumes");
+    assert!(end.resumed);
+    // Attempts 1 and 2 counted, 3 and 4 were interrupted; 5 fails and 6 passes.
+    assert_eq!((end.state, end.attempts), (RunState::Passed, 4));
+    assert_eq!(kinds(&events)[..2], ["run_resumed", "attempt_started"]);
+    // The prompt of attempt 5 is built from the replayed events: the timed-out session of
+    // attempt 2 is the previous attempt, attempt 1 an earlier one, and the two interrupted
+    // attempts let the run go two numbers further.
+    assert_eq!(prompts.len(), 2, "{prompts:#?}");
+    assert!(prompts[0].starts_with("Make work.txt long enough.\n"));
+    assert!(prompts[0].contains("PREVIOUS ATTEMPT 2 FAILED VERIFICATION"));
+    assert!(prompts[0].contains("- attempt 1: "), "{}", prompts[0]);
+    assert!(
+        prompts[0].ends_with("This is attempt 5 of 7."),
+        "{}",
+        prompts[0]
+    );
+
+    // Every stored event, the old ones and the new, reads back as a typed event; the old ones
+    // write back field for field as they were written (the format did not change).
+    let db = StateDb::open(&db_path).expect("open");
+    let records = db.events(end.run).expect("events");
+    let stored: Vec<Event> = records
+        .iter()
+        .map(|e| Event::from_stored(&e.kind, &e.payload).expect("a typed event"))
+        .collect();
+    for (record, event) in records.iter().zip(&stored).take(17) {
+        assert_eq!(
+            serde_json::Value::Object(event.fields()),
+            record.payload,
+            "{}",
+            record.kind
+        );
+    }
+    let names: Vec<&str> = stored.iter().map(Event::name).collect();
+    assert_eq!(
+        names[..4],
+        [
+            "run_started",
+            "checkpoint",
+            "baseline_finished",
+            "attempt_started"
+        ]
+    );
+    assert_eq!(names.last(), Some(&"run_finished"));
+    let judged: Vec<u32> = stored
+        .iter()
+        .filter_map(|e| match e {
+            Event::AgentFinished(finished) if finished.judged => {
+                finished.as_failure.as_ref().map(|f| f.attempt)
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(judged, [2]);
+    match &stored[2] {
+        Event::BaselineFinished(baseline) => {
+            assert_eq!(baseline.outcome, Outcome::Failed);
+            assert!(
+                !baseline.reports.is_empty(),
+                "the stored baseline keeps its reports"
+            );
+        }
+        other => panic!("not the baseline: {other:?}"),
+    }
+    // Resumed twice: by the old code before attempt 4, by this test before attempt 5.
+    let resumed: Vec<(u32, Option<u32>)> = stored
+        .iter()
+        .filter_map(|e| match e {
+            Event::RunResumed {
+                next_attempt,
+                unverified,
+                ..
+            } => Some((*next_attempt, *unverified)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(resumed, [(4, None), (5, None)]);
 }

@@ -25,7 +25,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::AgentSpec;
 use super::backoff::{Backoff, BackoffPolicy, Clock, TokioClock};
@@ -57,7 +57,7 @@ impl Default for PoolOptions {
 }
 
 /// What the pool decided after a failed session.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RetryAction {
     /// Run the same agent again after the delay (it is the only one not taken out).
@@ -90,7 +90,7 @@ pub struct RetryRecord {
 }
 
 /// Why a pool run ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PoolEnd {
     /// The last session ended with a final outcome (success or a session-level failure).

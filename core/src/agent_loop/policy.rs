@@ -239,10 +239,6 @@ impl Policies {
 
     fn resolve(user: &LoopConfig) -> Result<Policies, PolicyError> {
         let defaults = LoopConfig::from_toml(DEFAULTS)?;
-        let missing = |key: &str| PolicyError::Invalid {
-            key: key.to_owned(),
-            problem: "is missing from the defaults".to_owned(),
-        };
         let max_attempts = user
             .max_attempts
             .or(defaults.max_attempts)
@@ -250,46 +246,9 @@ impl Policies {
         at_least_one("max_attempts", max_attempts)?;
         let mut policies = BTreeMap::new();
         for category in Category::ALL {
-            let key = |field: &str| format!("policy.{category}.{field}");
             let ours = user.policy.get(category);
             let theirs = defaults.policy.get(category);
-            let policy_max = *pick(ours, theirs, |p| p.max_attempts.as_ref())
-                .ok_or_else(|| missing(&key("max_attempts")))?;
-            at_least_one(&key("max_attempts"), policy_max)?;
-            let delays =
-                pick(ours, theirs, |p| p.delays.as_ref()).ok_or_else(|| missing(&key("delays")))?;
-            if delays.is_empty() {
-                return Err(PolicyError::Invalid {
-                    key: key("delays"),
-                    problem: "is empty (give at least one, e.g. [\"0s\"])".to_owned(),
-                });
-            }
-            let delays = delays
-                .iter()
-                .map(|d| {
-                    parse_duration(d).ok_or_else(|| PolicyError::Invalid {
-                        key: key("delays"),
-                        problem: format!(
-                            "holds `{d}`, not a number with a unit (500ms, 30s, 2m, 1h)"
-                        ),
-                    })
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            policies.insert(
-                category,
-                Policy {
-                    max_attempts: policy_max,
-                    delays,
-                    action: *pick(ours, theirs, |p| p.action.as_ref())
-                        .ok_or_else(|| missing(&key("action")))?,
-                    refresh_after: *pick(ours, theirs, |p| p.refresh_after.as_ref())
-                        .ok_or_else(|| missing(&key("refresh_after")))?,
-                    guidance: pick(ours, theirs, |p| p.guidance.as_ref())
-                        .ok_or_else(|| missing(&key("guidance")))?
-                        .trim()
-                        .to_owned(),
-                },
-            );
+            policies.insert(category, category_policy(category, ours, theirs)?);
         }
         // An empty command would escalate silently, running nothing: a mistake, not a choice.
         if user.escalate_command.as_ref().is_some_and(Vec::is_empty) {
@@ -344,6 +303,55 @@ impl Policies {
             policies,
         })
     }
+}
+
+/// A key missing from the embedded defaults (a bug of the build, caught by its tests).
+fn missing(key: &str) -> PolicyError {
+    PolicyError::Invalid {
+        key: key.to_owned(),
+        problem: "is missing from the defaults".to_owned(),
+    }
+}
+
+/// The policy of `category`: the project's table (`ours`) over the defaults (`theirs`).
+fn category_policy(
+    category: Category,
+    ours: Option<&PolicyConfig>,
+    theirs: Option<&PolicyConfig>,
+) -> Result<Policy, PolicyError> {
+    let key = |field: &str| format!("policy.{category}.{field}");
+    let policy_max = *pick(ours, theirs, |p| p.max_attempts.as_ref())
+        .ok_or_else(|| missing(&key("max_attempts")))?;
+    at_least_one(&key("max_attempts"), policy_max)?;
+    let delays =
+        pick(ours, theirs, |p| p.delays.as_ref()).ok_or_else(|| missing(&key("delays")))?;
+    if delays.is_empty() {
+        return Err(PolicyError::Invalid {
+            key: key("delays"),
+            problem: "is empty (give at least one, e.g. [\"0s\"])".to_owned(),
+        });
+    }
+    let delays = delays
+        .iter()
+        .map(|d| {
+            parse_duration(d).ok_or_else(|| PolicyError::Invalid {
+                key: key("delays"),
+                problem: format!("holds `{d}`, not a number with a unit (500ms, 30s, 2m, 1h)"),
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Policy {
+        max_attempts: policy_max,
+        delays,
+        action: *pick(ours, theirs, |p| p.action.as_ref())
+            .ok_or_else(|| missing(&key("action")))?,
+        refresh_after: *pick(ours, theirs, |p| p.refresh_after.as_ref())
+            .ok_or_else(|| missing(&key("refresh_after")))?,
+        guidance: pick(ours, theirs, |p| p.guidance.as_ref())
+            .ok_or_else(|| missing(&key("guidance")))?
+            .trim()
+            .to_owned(),
+    })
 }
 
 /// A policy key from the project's table, else from the defaults.

@@ -379,7 +379,29 @@ pub(super) fn stats(conn: &Connection) -> Result<Stats> {
         .map(|run| run.id)
         .collect();
     let success_rate = (finished > 0).then(|| passed_runs.len() as f64 / finished as f64);
+    let (by_category, common_failures) = failure_stats(conn, &passed_runs)?;
+    let attempts_to_success = attempts_to_success(conn, &passed_runs)?;
+    let totals = totals(conn)?;
+    Ok(Stats {
+        runs: runs.len() as u64,
+        by_state,
+        finished,
+        success_rate,
+        by_category,
+        attempts_to_success,
+        common_failures,
+        attempts: totals.attempts,
+        interrupted: totals.interrupted,
+        agent_ms: totals.agent_ms,
+        verification_ms: totals.verification_ms,
+    })
+}
 
+/// The failed attempt verifications by category, and the most common failures.
+fn failure_stats(
+    conn: &Connection,
+    passed_runs: &HashSet<RunId>,
+) -> Result<(Vec<CategoryStats>, Vec<FailurePattern>)> {
     // Failed attempt verifications: category, failures, run.
     let mut statement = conn.prepare(
         "SELECT run_id, category, failures_json FROM verifications \
@@ -442,9 +464,16 @@ pub(super) fn stats(conn: &Connection) -> Result<Stats> {
             .then(a.fingerprint.cmp(&b.fingerprint))
     });
     common_failures.truncate(COMMON_FAILURES);
+    Ok((by_category, common_failures))
+}
 
+/// How many attempts the passed runs took.
+fn attempts_to_success(
+    conn: &Connection,
+    passed_runs: &HashSet<RunId>,
+) -> Result<Option<AttemptsToSuccess>> {
     let mut attempts_of_passed: Vec<u64> = Vec::new();
-    for run in &passed_runs {
+    for run in passed_runs {
         // The attempts that counted, as the run's own `run_finished` says: not the interrupted.
         let count: i64 = conn.query_row(
             "SELECT COUNT(*) FROM attempts WHERE run_id = ?1 AND interrupted = 0",
@@ -454,7 +483,7 @@ pub(super) fn stats(conn: &Connection) -> Result<Stats> {
         attempts_of_passed.push(count.max(0) as u64);
     }
     attempts_of_passed.sort_unstable();
-    let attempts_to_success = (!attempts_of_passed.is_empty()).then(|| {
+    Ok((!attempts_of_passed.is_empty()).then(|| {
         let n = attempts_of_passed.len();
         let mean = attempts_of_passed.iter().sum::<u64>() as f64 / n as f64;
         let median = if n % 2 == 1 {
@@ -467,8 +496,18 @@ pub(super) fn stats(conn: &Connection) -> Result<Stats> {
             mean,
             median,
         }
-    });
+    }))
+}
 
+/// The attempts and time of every run.
+struct Totals {
+    attempts: u64,
+    interrupted: u64,
+    agent_ms: u64,
+    verification_ms: u64,
+}
+
+fn totals(conn: &Connection) -> Result<Totals> {
     let (attempts, interrupted, agent_ms): (i64, i64, i64) = conn.query_row(
         "SELECT COALESCE(SUM(interrupted = 0), 0), COALESCE(SUM(interrupted = 1), 0), \
          COALESCE(SUM(CASE WHEN interrupted = 0 AND finished_at IS NOT NULL \
@@ -481,15 +520,7 @@ pub(super) fn stats(conn: &Connection) -> Result<Stats> {
         [],
         |row| row.get(0),
     )?;
-
-    Ok(Stats {
-        runs: runs.len() as u64,
-        by_state,
-        finished,
-        success_rate,
-        by_category,
-        attempts_to_success,
-        common_failures,
+    Ok(Totals {
         attempts: attempts.max(0) as u64,
         interrupted: interrupted.max(0) as u64,
         agent_ms: agent_ms.max(0) as u64,

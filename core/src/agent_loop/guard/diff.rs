@@ -70,31 +70,7 @@ pub(super) fn parse_diff(diff: &str) -> Vec<FileDiff> {
                 }
             };
             if in_hunk {
-                match op {
-                    '+' => {
-                        file.lines.push(DiffLine {
-                            added: true,
-                            line: new_line,
-                            text: text.to_owned(),
-                        });
-                        new_line += 1;
-                    }
-                    '-' => {
-                        file.lines.push(DiffLine {
-                            added: false,
-                            line: old_line,
-                            text: text.to_owned(),
-                        });
-                        old_line += 1;
-                    }
-                    _ => {
-                        old_line += 1;
-                        new_line += 1;
-                    }
-                }
-                if let Some(hunk) = file.hunks.last_mut() {
-                    hunk.lines.push((op, text.to_owned()));
-                }
+                hunk_line(file, op, text, (&mut old_line, &mut new_line));
                 continue;
             }
         }
@@ -143,6 +119,37 @@ pub(super) fn parse_diff(diff: &str) -> Vec<FileDiff> {
         }
     }
     files
+}
+
+/// Takes in one line of a hunk (`op` is `' '`, `'+'` or `'-'`), at the old and new line numbers
+/// `at`, which it moves on.
+fn hunk_line(file: &mut FileDiff, op: char, text: &str, at: (&mut u32, &mut u32)) {
+    let (old_line, new_line) = at;
+    match op {
+        '+' => {
+            file.lines.push(DiffLine {
+                added: true,
+                line: *new_line,
+                text: text.to_owned(),
+            });
+            *new_line += 1;
+        }
+        '-' => {
+            file.lines.push(DiffLine {
+                added: false,
+                line: *old_line,
+                text: text.to_owned(),
+            });
+            *old_line += 1;
+        }
+        _ => {
+            *old_line += 1;
+            *new_line += 1;
+        }
+    }
+    if let Some(hunk) = file.hunks.last_mut() {
+        hunk.lines.push((op, text.to_owned()));
+    }
 }
 
 /// The old text of `file`, given its new text: the new text with the diff's hunks undone. `None`

@@ -239,7 +239,12 @@ fn facts(toks: &[Tok], body: &[Stmt]) -> Facts {
     let mut asserts = Vec::new();
     for (k, stmt) in body.iter().enumerate() {
         let dead = returns.is_some_and(|r| k > r);
-        assertions(toks, body, k, stmt, false, dead, &mut asserts, 0);
+        let at = Within {
+            swallowed: false,
+            dead,
+            depth: 0,
+        };
+        assertions(toks, stmt, &body[k + 1..], at, &mut asserts);
     }
     let all: &[Tok] = match (body.first(), body.last()) {
         (Some(first), Some(last)) => toks.get(first.start..last.last_end()).unwrap_or_default(),
@@ -259,18 +264,22 @@ fn facts(toks: &[Tok], body: &[Stmt]) -> Facts {
     }
 }
 
-/// The assertions of `stmt` (the `k`th of `siblings`) and its blocks.
-#[allow(clippy::too_many_arguments)]
-fn assertions(
-    toks: &[Tok],
-    siblings: &[Stmt],
-    k: usize,
-    stmt: &Stmt,
+/// Where an assertion sits: inside a block that drops its failure, after an unconditional
+/// `return`, and how deep in blocks.
+#[derive(Debug, Clone, Copy)]
+struct Within {
     swallowed: bool,
     dead: bool,
-    out: &mut Vec<Assertion>,
     depth: usize,
-) {
+}
+
+/// The assertions of `stmt` (followed by the statements `after` it) and its blocks.
+fn assertions(toks: &[Tok], stmt: &Stmt, after: &[Stmt], at: Within, out: &mut Vec<Assertion>) {
+    let Within {
+        swallowed,
+        dead,
+        depth,
+    } = at;
     let own = stmt.toks(toks);
     let with = |a: Assertion| Assertion {
         swallowed,
@@ -308,23 +317,19 @@ fn assertions(
             inner_swallowed = true;
         }
     }
-    if stmt.starts(toks, "try") && swallowing_handler(toks, &siblings[k + 1..]) {
+    if stmt.starts(toks, "try") && swallowing_handler(toks, after) {
         inner_swallowed = true;
     }
     if depth >= MAX_DEPTH {
         return;
     }
+    let inner = Within {
+        swallowed: inner_swallowed,
+        dead,
+        depth: depth + 1,
+    };
     for (j, child) in stmt.body.iter().enumerate() {
-        assertions(
-            toks,
-            &stmt.body,
-            j,
-            child,
-            inner_swallowed,
-            dead,
-            out,
-            depth + 1,
-        );
+        assertions(toks, child, &stmt.body[j + 1..], inner, out);
     }
 }
 

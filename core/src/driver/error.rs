@@ -1,0 +1,52 @@
+//! What can go wrong in the driver itself (not in the agent or the code it wrote).
+
+use std::path::PathBuf;
+
+use crate::state::{RunId, StateError};
+
+/// What went wrong in the driver itself (not in the agent or the code it wrote).
+#[derive(Debug, thiserror::Error)]
+pub enum LoopError {
+    /// The state database refused.
+    #[error(transparent)]
+    State(#[from] StateError),
+    /// The state database could not be opened (damaged, not a database, written by a newer
+    /// verdict).
+    #[error("failed to open the state database {path}: {source}", path = .path.display())]
+    StateFile {
+        /// The database file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: StateError,
+    },
+    /// The workspace could not be snapshotted or restored.
+    #[error("{0}")]
+    Snapshot(String),
+    /// The verification could not run at all (its configuration, not a verifier's result).
+    #[error("verification could not run: {0}")]
+    Verify(String),
+    /// Something recorded in the database cannot be read back.
+    #[error("run {run}: {message}")]
+    Record {
+        /// The run.
+        run: RunId,
+        /// What is wrong.
+        message: String,
+    },
+    /// Another `verdict loop` process runs in this workspace right now (another task: two agents
+    /// editing one tree would undo each other's work and each other's verification).
+    #[error(
+        "another `verdict loop` is running in {0} right now; two loops in one workspace would \
+         edit the same files — wait for it to end, or stop it (Ctrl-C)"
+    )]
+    WorkspaceBusy(PathBuf),
+    /// The lock that keeps a workspace to one loop could not be taken.
+    #[error("failed to lock the workspace at {path}: {message}")]
+    Lock {
+        /// The lock file.
+        path: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
+}

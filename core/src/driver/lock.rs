@@ -1,0 +1,47 @@
+//! One loop per workspace.
+
+use std::path::Path;
+use std::time::Duration;
+
+use super::LoopError;
+
+/// The one loop of a workspace: an exclusive transaction held open on a small SQLite file,
+/// `.verdict/loop/workspace.lock`. SQLite locks it with the operating system's file locks, which the
+/// kernel releases when the process ends however it ends, so a run killed with `kill -9` can be
+/// resumed at once, while a live loop is never taken for an orphaned one (its agent stopped) and
+/// two loops never edit one tree.
+pub(super) struct WorkspaceLock {
+    _connection: rusqlite::Connection,
+}
+
+impl WorkspaceLock {
+    /// Takes the lock of the workspace at `root`, or says that another loop holds it.
+    pub(super) fn take(root: &Path) -> Result<WorkspaceLock, LoopError> {
+        let path = root.join(".verdict").join("loop").join("workspace.lock");
+        let failed = |message: String| LoopError::Lock {
+            path: path.clone(),
+            message,
+        };
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| failed(e.to_string()))?;
+        }
+        let connection = rusqlite::Connection::open(&path).map_err(|e| failed(e.to_string()))?;
+        connection
+            .busy_timeout(Duration::ZERO)
+            .map_err(|e| failed(e.to_string()))?;
+        match connection.execute_batch("BEGIN EXCLUSIVE") {
+            Ok(()) => Ok(WorkspaceLock {
+                _connection: connection,
+            }),
+            Err(rusqlite::Error::SqliteFailure(error, _))
+                if matches!(
+                    error.code,
+                    rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
+                ) =>
+            {
+                Err(LoopError::WorkspaceBusy(root.to_owned()))
+            }
+            Err(error) => Err(failed(error.to_string())),
+        }
+    }
+}
