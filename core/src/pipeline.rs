@@ -723,18 +723,7 @@ pub fn reconcile(
     report
 }
 
-/// A time-out as reports write it (`90s`, `10m`, `500ms`); verifiers that word their own time-out
-/// use it too, so that the two read alike.
-pub fn human_duration(duration: Duration) -> String {
-    let secs = duration.as_secs();
-    if secs >= 60 && secs.is_multiple_of(60) {
-        format!("{}m", secs / 60)
-    } else if secs >= 1 {
-        format!("{secs}s")
-    } else {
-        format!("{}ms", duration.as_millis())
-    }
-}
+pub use crate::verifier::human_duration;
 
 #[cfg(test)]
 mod tests {
