@@ -33,6 +33,7 @@ pub mod encoding;
 pub mod lines;
 pub mod model;
 mod mojibake;
+pub mod paths;
 pub mod pipeline;
 pub mod process;
 pub mod render;
