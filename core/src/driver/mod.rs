@@ -92,7 +92,7 @@ pub enum LoopError {
     State(#[from] StateError),
     /// The state database could not be opened (damaged, not a database, written by a newer
     /// verdict).
-    #[error("failed to open the state database {path}: {source}", path = .path.display())]
+    #[error("failed to open the state database {path}", path = .path.display())]
     StateFile {
         /// The database file.
         path: PathBuf,
@@ -104,8 +104,11 @@ pub enum LoopError {
     #[error("{0}")]
     Snapshot(String),
     /// The verification could not run at all (its configuration, not a verifier's result).
-    #[error("verification could not run: {0}")]
-    Verify(String),
+    #[error("verification could not run")]
+    Verify(#[source] VerifyError),
+    /// The protected paths of the cheating guard are not valid globs.
+    #[error("verification could not run")]
+    Guard(#[source] crate::agent_loop::guard::GuardError),
     /// Something recorded in the database cannot be read back.
     #[error("run {run}: {message}")]
     Record {
@@ -131,6 +134,17 @@ pub enum LoopError {
     },
 }
 
+/// Why a verification could not start at all (see [`Verify`]).
+#[derive(Debug, thiserror::Error)]
+pub enum VerifyError {
+    /// Its run directory could not be made.
+    #[error("failed to create the run directory")]
+    RunDir(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// The verifiers cannot run together (a need that names no verifier, a cycle).
+    #[error("failed to start the verifiers")]
+    Pipeline(#[source] crate::pipeline::PipelineError),
+}
+
 /// What one verification runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VerifyRequest {
@@ -154,7 +168,7 @@ pub struct VerifyRequest {
 #[async_trait]
 pub trait Verify: Send + Sync {
     /// Verifies the workspace as it is now.
-    async fn verify(&self, request: VerifyRequest) -> Result<Vec<Verification>, String>;
+    async fn verify(&self, request: VerifyRequest) -> Result<Vec<Verification>, VerifyError>;
 }
 
 /// Asked between attempts (`--interactive`) for a person's guidance for the next prompt; `None`
@@ -1670,7 +1684,7 @@ impl Driver<'_> {
         tree: Option<&TreeId>,
     ) -> Result<Vec<crate::agent_loop::guard::Violation>, LoopError> {
         let guard = Guard::new(&self.spec.policies.protected)
-            .map_err(|e| LoopError::Verify(e.to_string()))?
+            .map_err(LoopError::Guard)?
             .allow_test_edits(self.spec.policies.allow_test_edits);
         let (diff, sources) = match (&self.snapshots, &progress.start_tree, tree) {
             (Some(s), Some(start), Some(now)) if start != now => {
