@@ -237,7 +237,8 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
         driver::run_with_settings(spec, parts, settings).await
     });
     runtime.shutdown_timeout(Duration::from_millis(100));
-    let end = end.map_err(|e| usage(format!("{:#}", anyhow::Error::new(e))))?;
+    // Each of the loop's errors says what it comes from in its message.
+    let end = end.map_err(|e| usage(e.to_string()))?;
     let mut output = output.lock().unwrap_or_else(|p| p.into_inner());
     output.finish(&end)?;
     Ok(ExitCode::of_loop(&end))

@@ -492,4 +492,89 @@ mod tests {
         assert_eq!(sorted, dirs, "made out of order");
         assert!(dirs.last().is_some_and(|d| d.is_dir()));
     }
+
+    /// Sleeps far longer than any test waits.
+    struct Sleeper;
+
+    #[async_trait::async_trait]
+    impl verdict_core::Verifier for Sleeper {
+        fn name(&self) -> &str {
+            "sleeper"
+        }
+
+        fn kind(&self) -> verdict_core::Kind {
+            verdict_core::Kind::Test
+        }
+
+        fn applies(&self, _: &Workspace) -> Applicability {
+            Applicability::Applies("always".to_owned())
+        }
+
+        fn command(
+            &self,
+            workspace: &Workspace,
+        ) -> Result<verdict_core::verifier::CommandSpec, verdict_core::verifier::VerifierError>
+        {
+            Ok(verdict_core::verifier::CommandSpec {
+                program: PathBuf::from("sleep"),
+                args: vec!["30".to_owned()],
+                env: Default::default(),
+                cwd: workspace.root.clone(),
+                timeout: Duration::from_secs(60),
+                exit_codes: Default::default(),
+                output_files: Vec::new(),
+            })
+        }
+
+        fn interpret(
+            &self,
+            _: &verdict_core::verifier::CommandSpec,
+            _: &verdict_core::verifier::Captured,
+        ) -> verdict_core::Report {
+            verdict_core::Report::errored("sleeper", "it only sleeps")
+        }
+    }
+
+    /// A cut (the hook's deadline, an MCP client's cancel) ends the run at once and says why.
+    #[test]
+    fn a_cut_run_stops_its_tools_and_says_why() {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let config = crate::config::discover(dir.path()).expect("the default config");
+        let entries = vec![Entry::new(Arc::new(Sleeper))];
+        let plan = Plan::of_entries(dir.path(), &config, entries).expect("a plan");
+        let workspace = plan.start().expect("a run directory");
+        let began = std::time::Instant::now();
+        let ran = runtime()
+            .expect("a runtime")
+            .block_on(async {
+                let runner = ProcessRunner::new();
+                let cut = Cut {
+                    when: async {
+                        tokio::time::sleep(Duration::from_millis(300)).await;
+                        "deadline"
+                    },
+                    at_once: true,
+                    wait: Duration::from_secs(5),
+                };
+                let mut on_event = |_: Event<'_>| {};
+                plan.run(
+                    &workspace,
+                    plan.entries(),
+                    Scope::default(),
+                    &runner,
+                    &mut on_event,
+                    cut,
+                )
+                .await
+            })
+            .expect("the pipeline starts");
+        assert!(matches!(ran, Err("deadline")));
+        assert!(plan.interrupted().load(Ordering::SeqCst));
+        // Killed at once: far from the 30 s of the sleep, and from the runner's 5 s grace.
+        assert!(
+            began.elapsed() < Duration::from_secs(4),
+            "{:?}",
+            began.elapsed()
+        );
+    }
 }

@@ -92,7 +92,7 @@ pub enum LoopError {
     State(#[from] StateError),
     /// The state database could not be opened (damaged, not a database, written by a newer
     /// verdict).
-    #[error("failed to open the state database {path}", path = .path.display())]
+    #[error("failed to open the state database {path}: {source}", path = .path.display())]
     StateFile {
         /// The database file.
         path: PathBuf,
@@ -101,13 +101,19 @@ pub enum LoopError {
         source: StateError,
     },
     /// The workspace could not be snapshotted or restored.
-    #[error("{0}")]
-    Snapshot(String),
+    #[error(transparent)]
+    Snapshot(#[from] crate::snapshot::SnapshotError),
+    /// A snapshot's work on a blocking thread did not finish (it panicked).
+    #[error("snapshot task failed: {0}")]
+    SnapshotTask(#[source] tokio::task::JoinError),
+    /// `--reset` was asked for and the workspace cannot be snapshotted.
+    #[error("--reset needs snapshots of the workspace: {0}")]
+    Reset(#[source] Box<LoopError>),
     /// The verification could not run at all (its configuration, not a verifier's result).
-    #[error("verification could not run")]
+    #[error("verification could not run: {0}")]
     Verify(#[source] VerifyError),
     /// The protected paths of the cheating guard are not valid globs.
-    #[error("verification could not run")]
+    #[error("verification could not run: {0}")]
     Guard(#[source] crate::agent_loop::guard::GuardError),
     /// Something recorded in the database cannot be read back.
     #[error("run {run}: {message}")]
@@ -125,12 +131,13 @@ pub enum LoopError {
     )]
     WorkspaceBusy(PathBuf),
     /// The lock that keeps a workspace to one loop could not be taken.
-    #[error("failed to lock the workspace at {path}: {message}")]
+    #[error("failed to lock the workspace at {path}: {source}")]
     Lock {
         /// The lock file.
         path: PathBuf,
         /// What went wrong.
-        message: String,
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
     },
 }
 
@@ -138,10 +145,10 @@ pub enum LoopError {
 #[derive(Debug, thiserror::Error)]
 pub enum VerifyError {
     /// Its run directory could not be made.
-    #[error("failed to create the run directory")]
+    #[error("failed to create the run directory: {0:#}")]
     RunDir(#[source] Box<dyn std::error::Error + Send + Sync>),
     /// The verifiers cannot run together (a need that names no verifier, a cycle).
-    #[error("failed to start the verifiers")]
+    #[error("failed to start the verifiers: {0}")]
     Pipeline(#[source] crate::pipeline::PipelineError),
 }
 
@@ -565,16 +572,11 @@ pub async fn run_with_settings(
     })?;
     let existing = db.find_run_by_task(&task_hash(&spec.task), &spec.root)?;
     let shared: Shared = Arc::new(Mutex::new(Recorder { db, sink }));
-    let snapshots = open_snapshots(&spec.root).await;
-    if spec.reset && snapshots.is_err() {
-        let error = snapshots
-            .err()
-            .unwrap_or_else(|| "snapshots unavailable".into());
-        return Err(LoopError::Snapshot(format!(
-            "--reset needs snapshots of the workspace: {error}"
-        )));
-    }
-    let snapshots = snapshots.ok().map(Arc::new);
+    let snapshots = match open_snapshots(&spec.root).await {
+        Ok(snapshots) => Some(Arc::new(snapshots)),
+        Err(error) if spec.reset => return Err(LoopError::Reset(Box::new(error))),
+        Err(_) => None,
+    };
 
     let (run, resumed) = match existing {
         Some(found) => {
@@ -725,18 +727,18 @@ struct WorkspaceLock {
 
 impl WorkspaceLock {
     fn take(root: &Path) -> Result<WorkspaceLock, LoopError> {
-        let path = root.join(".verdict").join("loop").join("workspace.lock");
-        let failed = |message: String| LoopError::Lock {
+        let path = crate::paths::workspace_lock(root);
+        let failed = |source: Box<dyn std::error::Error + Send + Sync>| LoopError::Lock {
             path: path.clone(),
-            message,
+            source,
         };
         if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| failed(e.to_string()))?;
+            std::fs::create_dir_all(dir).map_err(|e| failed(e.into()))?;
         }
-        let connection = rusqlite::Connection::open(&path).map_err(|e| failed(e.to_string()))?;
+        let connection = rusqlite::Connection::open(&path).map_err(|e| failed(e.into()))?;
         connection
             .busy_timeout(Duration::ZERO)
-            .map_err(|e| failed(e.to_string()))?;
+            .map_err(|e| failed(e.into()))?;
         match connection.execute_batch("BEGIN EXCLUSIVE") {
             Ok(()) => Ok(WorkspaceLock {
                 _connection: connection,
@@ -749,7 +751,7 @@ impl WorkspaceLock {
             {
                 Err(LoopError::WorkspaceBusy(root.to_owned()))
             }
-            Err(error) => Err(failed(error.to_string())),
+            Err(error) => Err(failed(error.into())),
         }
     }
 }
@@ -847,19 +849,14 @@ async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> Result<T, crate::snapshot::SnapshotError> + Send + 'static,
 ) -> Result<T, LoopError> {
     match tokio::task::spawn_blocking(f).await {
-        Ok(result) => result.map_err(|e| LoopError::Snapshot(e.to_string())),
-        Err(error) => Err(LoopError::Snapshot(format!(
-            "snapshot task failed: {error}"
-        ))),
+        Ok(result) => result.map_err(LoopError::Snapshot),
+        Err(error) => Err(LoopError::SnapshotTask(error)),
     }
 }
 
-async fn open_snapshots(root: &Path) -> Result<Snapshots, String> {
+async fn open_snapshots(root: &Path) -> Result<Snapshots, LoopError> {
     let root = root.to_owned();
-    match tokio::task::spawn_blocking(move || Snapshots::open(&root)).await {
-        Ok(result) => result.map_err(|e| e.to_string()),
-        Err(error) => Err(error.to_string()),
-    }
+    blocking(move || Snapshots::open(&root)).await
 }
 
 async fn take(snapshots: &Arc<Snapshots>) -> Result<TreeId, LoopError> {

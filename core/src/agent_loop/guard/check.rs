@@ -21,7 +21,7 @@ use crate::model::{Diagnostic, Kind, Outcome, Report, Severity, Status, Verifica
 
 /// Why a protected glob could not be used.
 #[derive(Debug, thiserror::Error)]
-#[error("invalid protected glob `{glob}`")]
+#[error("invalid protected glob `{glob}`: {source}")]
 pub struct GuardError {
     /// The glob as configured.
     pub glob: String,
