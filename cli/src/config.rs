@@ -331,7 +331,11 @@ fn parse(text: &str, path: &Path, dir: &Path) -> Result<Config, ConfigError> {
             "`jobs` must be at least 1".to_owned(),
         ));
     }
-    if file.run.budget == Some(0) {
+    if file
+        .run
+        .budget
+        .is_some_and(|b| crate::budget::check(b).is_err())
+    {
         return Err(located(
             KeyPath::keys(&["run", "budget"]),
             "`budget` must be at least 1 token".to_owned(),

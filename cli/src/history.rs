@@ -22,6 +22,7 @@ use verdict_core::state::{
     VerificationRecord,
 };
 
+use crate::exit::ExitCode;
 use crate::run::{load_config, usage};
 
 /// How many failure labels an attempt shows before "and N more".
@@ -118,7 +119,7 @@ fn print_json(value: &impl Serialize) -> Result<()> {
 }
 
 /// `verdict history [RUN]`.
-pub(crate) fn history(args: &HistoryArgs) -> Result<u8> {
+pub(crate) fn history(args: &HistoryArgs) -> Result<ExitCode> {
     let db = open(args.dir.as_deref())?;
     match args.run {
         Some(id) => {
@@ -148,7 +149,7 @@ pub(crate) fn history(args: &HistoryArgs) -> Result<u8> {
                         FormatArg::Human => print(&no_runs(&path))?,
                         FormatArg::Json => print_json(&Runs { runs: Vec::new() })?,
                     }
-                    return Ok(0);
+                    return Ok(ExitCode::Success);
                 }
             };
             let read = |error| {
@@ -175,7 +176,7 @@ pub(crate) fn history(args: &HistoryArgs) -> Result<u8> {
             }
         }
     }
-    Ok(0)
+    Ok(ExitCode::Success)
 }
 
 fn no_such_run(id: RunId) -> anyhow::Error {
@@ -183,14 +184,14 @@ fn no_such_run(id: RunId) -> anyhow::Error {
 }
 
 /// `verdict stats`.
-pub(crate) fn stats(args: &StatsArgs) -> Result<u8> {
+pub(crate) fn stats(args: &StatsArgs) -> Result<ExitCode> {
     let stats = match open(args.dir.as_deref())? {
         Ok(db) => db
             .stats()
             .with_context(|| format!("failed to read {}", db.path().display()))?,
         Err(path) if args.format == FormatArg::Human => {
             print(&no_runs(&path))?;
-            return Ok(0);
+            return Ok(ExitCode::Success);
         }
         Err(_) => empty_stats(),
     };
@@ -198,7 +199,7 @@ pub(crate) fn stats(args: &StatsArgs) -> Result<u8> {
         FormatArg::Human => print(&render_stats(&stats))?,
         FormatArg::Json => print_json(&stats)?,
     }
-    Ok(0)
+    Ok(ExitCode::Success)
 }
 
 /// The figures of a database with no run, for `--format json` where there is none.

@@ -52,11 +52,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use verdict_core::agent::LOOP_SESSION_ENV;
 use verdict_core::baseline::Baseline;
-use verdict_core::digest::DEFAULT_BUDGET;
 use verdict_core::model::Fingerprint;
 use verdict_core::{Outcome, Verification};
 
 use crate::config;
+use crate::exit::ExitCode;
 use verify::Cut;
 
 /// How much of the harness's hook timeout verdict leaves itself to stop the verifiers' process
@@ -259,7 +259,7 @@ impl Harness {
 }
 
 /// Runs `verdict hook …` and returns the exit code.
-pub(crate) fn run(args: &Args) -> Result<u8> {
+pub(crate) fn run(args: &Args) -> Result<ExitCode> {
     match &args.command {
         HookCommand::Claude(stop_args) => Ok(hook(Harness::Claude, stop_args)),
         HookCommand::Codex(stop_args) => Ok(hook(Harness::Codex, stop_args)),
@@ -270,7 +270,7 @@ pub(crate) fn run(args: &Args) -> Result<u8> {
 }
 
 /// The hook of `args.event`.
-fn hook(harness: Harness, args: &StopArgs) -> u8 {
+fn hook(harness: Harness, args: &StopArgs) -> ExitCode {
     match args.event {
         Event::Stop => stop(harness, args),
         Event::SessionStart => session_start(harness, args),
@@ -281,7 +281,7 @@ fn hook(harness: Harness, args: &StopArgs) -> u8 {
 /// The session-start hook: records the tree the session begins on and answers `{}`, whatever
 /// happens (it never holds a session up); what went wrong is said on stderr. Without the record
 /// the session's first stop knows no baseline, and every failure counts.
-fn session_start(harness: Harness, args: &StopArgs) -> u8 {
+fn session_start(harness: Harness, args: &StopArgs) -> ExitCode {
     let secs = args
         .deadline
         .unwrap_or(START_TIMEOUT_SECS - ANSWER_MARGIN_SECS);
@@ -306,7 +306,7 @@ fn session_start(harness: Harness, args: &StopArgs) -> u8 {
     let mut stdout = std::io::stdout().lock();
     let _ = writeln!(stdout, "{{}}");
     let _ = stdout.flush();
-    0
+    ExitCode::Success
 }
 
 /// Records, by the harness's session id, the snapshot id of the project's tree; returns the note
@@ -342,7 +342,7 @@ fn record_start(
                 .to_owned(),
         ));
     };
-    let mut store = state::Store::open(&root.join(".verdict").join("state.db"))?;
+    let mut store = state::Store::open(&verdict_core::paths::state_db(&root))?;
     let recorded = store.record_start(harness.key(), &input.session, &tree)?;
     Ok(Some(if recorded {
         format!("verdict hook: this session begins on tree {tree}")
@@ -394,7 +394,7 @@ impl Answer {
 }
 
 /// The stop hook: never fails, always answers, always exits 0.
-fn stop(harness: Harness, args: &StopArgs) -> u8 {
+fn stop(harness: Harness, args: &StopArgs) -> ExitCode {
     let started = Instant::now();
     let read = read_stdin(started + Duration::from_secs(args.deadline_secs(harness)));
     let answer =
@@ -421,7 +421,7 @@ fn stop(harness: Harness, args: &StopArgs) -> u8 {
     let mut stdout = std::io::stdout().lock();
     let _ = writeln!(stdout, "{}", answer.to_json(harness));
     let _ = stdout.flush();
-    0
+    ExitCode::Success
 }
 
 /// All of stdin, or an error when it is not closed by `deadline` (a harness that never closes it
@@ -715,7 +715,7 @@ fn decide(
         );
         return Ok(Answer::Allow { message: None });
     }
-    let mut store = state::Store::open(&root.join(".verdict").join("state.db"))?;
+    let mut store = state::Store::open(&verdict_core::paths::state_db(&root))?;
     let tree = verify::tree_id(&root);
     let remembered = match &tree {
         Some(tree) => verify::remembered(&mut store, tree)?,
@@ -784,11 +784,8 @@ fn decide(
         .iter()
         .zip(&old_errors)
         .any(|(v, old)| v.outcome() != Outcome::Passed && !old);
-    let budget = args
-        .budget
-        .and_then(|b| usize::try_from(b).ok())
-        .or(config.run.budget)
-        .unwrap_or(DEFAULT_BUDGET);
+    let flag = args.budget.and_then(|b| usize::try_from(b).ok());
+    let budget = crate::budget::resolve(flag, config.run.budget);
     let max = args.max_blocks;
     let answer = store.update(harness.key(), &input.chain(), |session| {
         if !new_failures {

@@ -7,6 +7,7 @@ use anyhow::{Context, Result, bail};
 use verdict_core::verifier::{Applicability, Workspace};
 
 use crate::config;
+use crate::exit::ExitCode;
 use crate::registry;
 use crate::run::{load_config, usage};
 
@@ -135,15 +136,15 @@ impl Listing {
 }
 
 /// Prints every known verifier, where it comes from, and whether it applies and why.
-pub(crate) fn list(args: &ListArgs) -> Result<u8> {
+pub(crate) fn list(args: &ListArgs) -> Result<ExitCode> {
     let listing = listing(args.dir.as_deref())?;
     let mut out = std::io::stdout().lock();
     out.write_all(listing.text().as_bytes())?;
-    Ok(0)
+    Ok(ExitCode::Success)
 }
 
 /// Writes a verdict.toml listing the verifiers detected in the project.
-pub(crate) fn init(args: &InitArgs) -> Result<u8> {
+pub(crate) fn init(args: &InitArgs) -> Result<ExitCode> {
     let root = match &args.dir {
         Some(dir) => dir.clone(),
         None => std::env::current_dir().context("failed to read the current directory")?,
@@ -188,5 +189,5 @@ pub(crate) fn init(args: &InitArgs) -> Result<u8> {
             )
         }
     )?;
-    Ok(0)
+    Ok(ExitCode::Success)
 }

@@ -7,7 +7,7 @@
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -22,19 +22,23 @@ use verdict_core::digest::DEFAULT_BUDGET;
 use verdict_core::driver::events::StoredReport;
 use verdict_core::driver::{
     self, Event, Guide, GuideRequest, LoopEvent, LoopParts, LoopSpec, RunSettings, Verify,
-    VerifyRequest,
+    VerifyError, VerifyRequest,
 };
 use verdict_core::model::{Kind, Outcome, Report};
+use verdict_core::paths;
 use verdict_core::pipeline::{self, Entry};
 use verdict_core::process::ProcessRunner;
 use verdict_core::state::{RunRecord, RunState, StateDb};
 use verdict_core::verifier::{
-    Applicability, Captured, CommandSpec, Runner, Verifier, VerifierError, Workspace,
+    Applicability, Captured, CommandSpec, Verifier, VerifierError, Workspace,
 };
 
+use crate::budget;
 use crate::config::Config;
+use crate::exit::ExitCode;
 use crate::registry;
 use crate::run::{self, usage};
+use crate::verify::{self, Cut, Plan, Scope};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -121,7 +125,7 @@ pub(crate) struct Args {
     interactive: bool,
 
     /// Token budget of the digest in retry prompts
-    #[arg(long, value_name = "TOKENS", value_parser = at_least_one_token)]
+    #[arg(long, value_name = "TOKENS", value_parser = budget::parse)]
     budget: Option<usize>,
 
     /// Run in this directory instead of the current one
@@ -139,16 +143,6 @@ fn at_least_one_second(text: &str) -> Result<u64, String> {
     }
 }
 
-/// `--budget`: a whole number of tokens, at least 1, as `[run].budget` must be (0 would leave the
-/// retry prompt without the digest of what failed).
-fn at_least_one_token(text: &str) -> Result<usize, String> {
-    match text.parse::<usize>() {
-        Ok(0) => Err("must be at least 1 token".to_owned()),
-        Ok(tokens) => Ok(tokens),
-        Err(error) => Err(format!("not a number of tokens: {error}")),
-    }
-}
-
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum LoopFormat {
     Human,
@@ -156,7 +150,7 @@ enum LoopFormat {
 }
 
 /// Runs the command and returns the exit code.
-pub(crate) fn run(args: &Args) -> Result<u8> {
+pub(crate) fn run(args: &Args) -> Result<ExitCode> {
     let (root, config) = run::load_config(args.dir.as_deref())?;
     // Runs are found again by their workspace's path, so one directory must have one spelling
     // whichever way it was named (`-C proj/`, `-C proj`, through a symlink).
@@ -181,29 +175,23 @@ pub(crate) fn run(args: &Args) -> Result<u8> {
 
     // The verification: `verdict run`'s selection, built once.
     let known = registry::all(&config, &root).map_err(|e| usage(format!("{e:#}")))?;
-    let only = settings.only.clone();
-    let workspace = config.workspace(&root);
-    let selected = run::select(known, &workspace, &config, &only, &config.run.skip)?;
-    if selected.is_empty() {
+    let plan = Plan::new(&root, &config, known, &settings.only, &config.run.skip)
+        .map_err(|e| usage(format!("{e:#}")))?
+        .with_fail_fast(false);
+    if plan.is_empty() {
         bail!(usage(format!(
             "no verifier applies to {}, so no attempt could be verified; `verdict list` shows \
              why, and a [[verifier]] in verdict.toml adds one",
             root.display()
         )));
     }
-    let entries: Vec<Entry> = selected.iter().map(|k| run::entry(k, &config)).collect();
-    pipeline::validate(&entries).map_err(|e| usage(e.to_string()))?;
-    let specs = allow_verification(specs, &entries, &workspace, &root);
+    let specs = allow_verification(specs, plan.entries(), plan.workspace(), &root);
 
-    let interrupted = Arc::new(AtomicBool::new(false));
+    let interrupted = Arc::clone(plan.interrupted());
     let runner = ProcessRunner::new();
     let verify = Arc::new(PipelineVerify {
-        root: root.clone(),
-        workspace: workspace.clone(),
-        entries,
-        jobs: config.run.jobs.unwrap_or(0),
+        plan,
         runner: runner.clone(),
-        interrupted: Arc::clone(&interrupted),
     });
     let pool_options = PoolOptions {
         max_agent_retries: settings
@@ -245,36 +233,17 @@ pub(crate) fn run(args: &Args) -> Result<u8> {
         interrupted: Arc::clone(&interrupted),
     };
 
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("failed to start the async runtime")?;
+    let runtime = verify::runtime()?;
     let end = runtime.block_on(async {
-        let (int_runner, int_flag) = (runner.clone(), Arc::clone(&interrupted));
-        tokio::spawn(async move {
-            while tokio::signal::ctrl_c().await.is_ok() {
-                int_flag.store(true, Ordering::SeqCst);
-                int_runner.cancel();
-            }
-        });
-        if let Ok(mut term) =
-            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-        {
-            let (term_runner, term_flag) = (runner.clone(), Arc::clone(&interrupted));
-            tokio::spawn(async move {
-                while term.recv().await.is_some() {
-                    term_flag.store(true, Ordering::SeqCst);
-                    term_runner.cancel();
-                }
-            });
-        }
+        verify::forward_signals(&runner, &interrupted);
         driver::run_with_settings(spec, parts, settings).await
     });
     runtime.shutdown_timeout(Duration::from_millis(100));
+    // Each of the loop's errors says what it comes from in its message.
     let end = end.map_err(|e| usage(e.to_string()))?;
     let mut output = output.lock().unwrap_or_else(|p| p.into_inner());
     output.finish(&end)?;
-    Ok(end.exit_code)
+    Ok(ExitCode::of_loop(&end))
 }
 
 /// The task: `--task`, `--task-file`, or with `--resume` alone the latest unfinished run's.
@@ -613,7 +582,7 @@ fn events_outside_the_tree(events: Option<&Path>, root: &Path) -> Result<()> {
     else {
         return Ok(());
     };
-    if dir.starts_with(root) && !dir.starts_with(root.join(".verdict")) {
+    if dir.starts_with(root) && !dir.starts_with(paths::dir(root)) {
         bail!(usage(format!(
             "--events {}: the file is inside the workspace, which --reset restores before every \
              attempt, so the events written until then would be lost; write it outside {} or \
@@ -674,24 +643,22 @@ fn interactive_guide() -> Option<Guide> {
     }))
 }
 
-/// `verdict run`'s pipeline as the loop's verification.
+/// `verdict run`'s verification path as the loop's verification.
 struct PipelineVerify {
-    root: PathBuf,
-    /// The workspace as verdict.toml shapes it (see [`Config::workspace`]).
-    workspace: Workspace,
-    entries: Vec<Entry>,
-    jobs: usize,
+    plan: Plan,
     runner: ProcessRunner,
-    interrupted: Arc<AtomicBool>,
 }
 
 #[async_trait]
 impl Verify for PipelineVerify {
-    async fn verify(&self, request: VerifyRequest) -> Result<Vec<Verification>, String> {
-        let run_dir = run::new_run_dir(&self.root).map_err(|e| format!("{e:#}"))?;
-        let workspace = self.workspace.clone().with_run_dir(&run_dir);
+    async fn verify(&self, request: VerifyRequest) -> Result<Vec<Verification>, VerifyError> {
+        let workspace = self
+            .plan
+            .start()
+            .map_err(|e| VerifyError::RunDir(e.into()))?;
         let entries: Vec<Entry> = self
-            .entries
+            .plan
+            .entries()
             .iter()
             .filter(|e| {
                 request
@@ -708,38 +675,41 @@ impl Verify for PipelineVerify {
                 entry
             })
             .collect();
-        let cache = Cache::open(self.root.join(".verdict").join("cache"));
         if request.failed_first {
-            return self.failed_only(entries, &workspace, &cache).await;
+            return self.failed_only(entries, &workspace).await;
         }
-        let options = self.options(Some(cache), request.fresh);
-        self.pipeline(&entries, &workspace, &options).await
+        let scope = Scope {
+            cache: true,
+            run_all: request.fresh,
+            failed_first: false,
+        };
+        self.pipeline(&entries, &workspace, scope).await
     }
 }
 
 impl PipelineVerify {
-    fn options(&self, cache: Option<Cache>, run_all: bool) -> pipeline::Options {
-        pipeline::Options {
-            jobs: self.jobs,
-            fail_fast: false,
-            cache,
-            run_all,
-            failed_first: false,
-            interrupted: Some(Arc::clone(&self.interrupted)),
-        }
-    }
-
+    /// The verification path itself, never cut: Ctrl-C and SIGTERM reach the runner.
     async fn pipeline(
         &self,
         entries: &[Entry],
         workspace: &Workspace,
-        options: &pipeline::Options,
-    ) -> Result<Vec<Verification>, String> {
-        let runner: Arc<dyn Runner> = Arc::new(self.runner.clone());
+        scope: Scope,
+    ) -> Result<Vec<Verification>, VerifyError> {
         let mut on_event = |_: pipeline::Event<'_>| {};
-        pipeline::run(entries, workspace, runner, options, &mut on_event)
+        let ran = self
+            .plan
+            .run(
+                workspace,
+                entries,
+                scope,
+                &self.runner,
+                &mut on_event,
+                Cut::never(),
+            )
             .await
-            .map_err(|e| e.to_string())
+            .map_err(VerifyError::Pipeline)?;
+        let Ok(verifications) = ran;
+        Ok(verifications)
     }
 
     /// The flaky re-run: each verifier runs only the tests that failed in its last run, with the
@@ -751,8 +721,13 @@ impl PipelineVerify {
         &self,
         entries: Vec<Entry>,
         workspace: &Workspace,
-        cache: &Cache,
-    ) -> Result<Vec<Verification>, String> {
+    ) -> Result<Vec<Verification>, VerifyError> {
+        let cache = Cache::open(paths::cache(self.plan.root()));
+        let uncached = Scope {
+            cache: false,
+            run_all: true,
+            failed_first: false,
+        };
         let mut narrowed = Vec::new();
         let entries: Vec<Entry> = entries
             .into_iter()
@@ -778,9 +753,7 @@ impl PipelineVerify {
                 entry
             })
             .collect();
-        let mut verifications = self
-            .pipeline(&entries, workspace, &self.options(None, true))
-            .await?;
+        let mut verifications = self.pipeline(&entries, workspace, uncached).await?;
         let mut again = Vec::new();
         for verification in &mut verifications {
             let Some((_, full, failed)) =
@@ -790,7 +763,7 @@ impl PipelineVerify {
             };
             let plural = if *failed == 1 { "" } else { "s" };
             if verification.outcome() == Outcome::Errored
-                && !self.interrupted.load(Ordering::SeqCst)
+                && !self.plan.interrupted().load(Ordering::SeqCst)
             {
                 let mut full = full.clone();
                 full.needs.clear();
@@ -804,9 +777,7 @@ impl PipelineVerify {
         if again.is_empty() {
             return Ok(verifications);
         }
-        let full = self
-            .pipeline(&again, workspace, &self.options(None, true))
-            .await?;
+        let full = self.pipeline(&again, workspace, uncached).await?;
         for mut run in full {
             run.notes.push(
                 "the re-run of the failed tests alone could not verify; ran in full".to_owned(),

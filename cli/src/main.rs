@@ -1,15 +1,12 @@
 //! The `verdict` binary: the command line over verdict's core and summarizers.
 //!
 //! **Invariant:** only this crate prints to stdout or stderr, and only this crate decides exit
-//! codes:
-//! - 0: the log shows a pass;
-//! - 1: it shows failures in the code (including code that does not compile and test files that
-//!   cannot load);
-//! - 2: nothing could be verified (the tool's config is invalid, it crashed, it ran no test, the
-//!   log shows a failure that cannot be parsed), or verdict's own command line is wrong.
+//! codes, in one place: [`exit::ExitCode`], which every command returns.
 
+mod budget;
 mod config;
 mod config_file;
+mod exit;
 mod history;
 mod hook;
 mod json_doc;
@@ -21,14 +18,13 @@ mod progress;
 mod registry;
 mod run;
 mod summarize;
+mod verify;
 
 use std::io::{self, Write};
-use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-/// Exit code when nothing could be verified or the command line is wrong.
-const EXIT_ERROR: u8 = 2;
+use crate::exit::ExitCode;
 
 const ABOUT: &str =
     "Turn the output of code verifiers into a short, exact digest for coding agents and CI";
@@ -78,14 +74,19 @@ enum Command {
     Mcp(mcp::Args),
 }
 
-fn main() -> ExitCode {
+fn main() -> std::process::ExitCode {
     init_tracing();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(error) => {
             // clap prints help and version to stdout with success, usage errors to stderr with 2.
             let _ = error.print();
-            return ExitCode::from(if error.use_stderr() { EXIT_ERROR } else { 0 });
+            let code = if error.use_stderr() {
+                ExitCode::Error
+            } else {
+                ExitCode::Success
+            };
+            return code.into();
         }
     };
     let result = match cli.command {
@@ -99,14 +100,15 @@ fn main() -> ExitCode {
         Command::Loop(args) => loop_cmd::run(&args),
         Command::Mcp(args) => mcp::run(&args),
     };
-    match result {
-        Ok(code) => ExitCode::from(code),
-        Err(error) if is_broken_pipe(&error) => ExitCode::SUCCESS,
+    let code = match result {
+        Ok(code) => code,
+        Err(error) if is_broken_pipe(&error) => ExitCode::Success,
         Err(error) => {
             let _ = writeln!(io::stderr(), "verdict: error: {error:#}");
-            ExitCode::from(EXIT_ERROR)
+            ExitCode::Error
         }
-    }
+    };
+    code.into()
 }
 
 /// `VERDICT_LOG` (a `tracing` filter such as `info` or `verdict::loop=debug`) turns on verdict's

@@ -19,6 +19,8 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 
+use crate::exit::ExitCode;
+
 const EXAMPLES: &str = "\
 Examples:
   verdict mcp                                 # serve on stdio (what an MCP client starts)
@@ -49,7 +51,7 @@ enum McpCommand {
 }
 
 /// Runs `verdict mcp …` and returns the exit code.
-pub(crate) fn run(args: &Args) -> Result<u8> {
+pub(crate) fn run(args: &Args) -> Result<ExitCode> {
     match &args.command {
         Some(McpCommand::Install(install_args)) => install::run(install_args),
         None => serve(args.dir.clone()),
@@ -57,7 +59,7 @@ pub(crate) fn run(args: &Args) -> Result<u8> {
 }
 
 /// Serves MCP on stdin and stdout until the client closes stdin.
-fn serve(dir: Option<PathBuf>) -> Result<u8> {
+fn serve(dir: Option<PathBuf>) -> Result<ExitCode> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -66,5 +68,5 @@ fn serve(dir: Option<PathBuf>) -> Result<u8> {
     // A handler still stopping its tools has had its bounded wait in `serve`; nothing else of
     // ours runs by now.
     runtime.shutdown_timeout(Duration::from_millis(100));
-    Ok(0)
+    Ok(ExitCode::Success)
 }

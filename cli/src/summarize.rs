@@ -19,6 +19,9 @@ use verdict_core::lines::{self, MAX_LINE, Stats};
 use verdict_core::{Outcome, Report, Summarizer};
 use verdict_summarizers::{self as summarizers, SAMPLE_BYTES, sections};
 
+use crate::budget;
+use crate::exit::ExitCode;
+
 const EXAMPLES: &str = "\
 Examples:
   npx tsc --noEmit 2>&1 | verdict summarize
@@ -44,7 +47,7 @@ pub(crate) struct Args {
     tool: Option<String>,
 
     /// Hard limit of the digest, in tokens (o200k)
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_BUDGET, value_parser = parse_budget)]
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_BUDGET, value_parser = budget::parse)]
     budget: usize,
 
     /// What to print
@@ -65,17 +68,8 @@ enum Format {
     Json,
 }
 
-fn parse_budget(text: &str) -> Result<usize, String> {
-    match text.parse::<usize>() {
-        Ok(n) if n >= 1 => Ok(n),
-        _ => Err(format!(
-            "`{text}` is not a token budget (a whole number, at least 1)"
-        )),
-    }
-}
-
 /// Runs the command and returns the exit code.
-pub(crate) fn run(args: &Args) -> Result<u8> {
+pub(crate) fn run(args: &Args) -> Result<ExitCode> {
     let (reports, log_path) = match args.input.as_deref() {
         None => (summarize_stdin(args.tool.as_deref())?, None),
         Some(path) if path.as_os_str() == "-" => (summarize_stdin(args.tool.as_deref())?, None),
@@ -116,7 +110,7 @@ pub(crate) fn run(args: &Args) -> Result<u8> {
         }
     }
     stdout.flush()?;
-    Ok(worst(&reports).exit_code() as u8)
+    Ok(ExitCode::of(worst(&reports)))
 }
 
 /// The JSON of a log that held several tools' runs: the worst outcome, and each tool's report.

@@ -19,7 +19,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use verdict_core::agent::session::{AgentSession, SessionRequest, SessionResult};
 use verdict_core::agent::{AgentPool, PoolOptions, SessionOutcome};
 use verdict_core::agent_loop::policy::{Policies, RepeatAction};
-use verdict_core::driver::{self, Event, LoopParts, LoopSpec, Verify, VerifyRequest};
+use verdict_core::driver::{self, Event, LoopParts, LoopSpec, Verify, VerifyError, VerifyRequest};
 use verdict_core::model::{Kind, Status, Verification};
 use verdict_core::process::ProcessRunner;
 use verdict_core::verifier::Exit;
@@ -61,7 +61,7 @@ struct Canned {
 
 #[async_trait]
 impl Verify for Canned {
-    async fn verify(&self, request: VerifyRequest) -> Result<Vec<Verification>, String> {
+    async fn verify(&self, request: VerifyRequest) -> Result<Vec<Verification>, VerifyError> {
         let call = self.calls.fetch_add(1, Ordering::SeqCst);
         let _ = request;
         let mut verification = self.failing.clone();

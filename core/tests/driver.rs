@@ -13,7 +13,7 @@ use verdict_core::agent::session::{AgentSession, SessionRequest, SessionResult};
 use verdict_core::agent::{AgentPool, PoolOptions, SessionOutcome};
 use verdict_core::agent_loop::policy::Policies;
 use verdict_core::driver::{
-    self, Event, LoopEnd, LoopEvent, LoopParts, LoopSpec, Verify, VerifyRequest,
+    self, Event, LoopEnd, LoopEvent, LoopParts, LoopSpec, Verify, VerifyError, VerifyRequest,
 };
 use verdict_core::model::{Fingerprint, Kind, Outcome, Status, Verification};
 use verdict_core::process::ProcessRunner;
@@ -87,7 +87,7 @@ struct ByLines {
 
 #[async_trait]
 impl Verify for ByLines {
-    async fn verify(&self, _: VerifyRequest) -> Result<Vec<Verification>, String> {
+    async fn verify(&self, _: VerifyRequest) -> Result<Vec<Verification>, VerifyError> {
         let lines = std::fs::read_to_string(self.root.join("work.txt"))
             .unwrap_or_default()
             .lines()

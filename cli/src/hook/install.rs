@@ -15,6 +15,7 @@ use anyhow::{Context, Result, bail};
 
 use super::{Event, Harness};
 use crate::config_file;
+use crate::exit::ExitCode;
 use crate::json_doc::{self as json, Json};
 
 /// Arguments of `verdict hook install`.
@@ -55,7 +56,7 @@ enum Scope {
 }
 
 /// Runs the command.
-pub(crate) fn run(args: &Args) -> Result<u8> {
+pub(crate) fn run(args: &Args) -> Result<ExitCode> {
     if args.scope == Scope::Local && args.harness != Harness::Claude {
         bail!(
             "--scope local is Claude Code's .claude/settings.local.json; {} has no local \
@@ -97,7 +98,7 @@ pub(crate) fn run(args: &Args) -> Result<u8> {
         );
     }
     println!("verdict: {}", trust_step(args.harness));
-    Ok(0)
+    Ok(ExitCode::Success)
 }
 
 /// What the user does for the harness to run the hook.

@@ -30,7 +30,8 @@ use verdict_core::{Kind, Outcome, Report, Severity, Verification, Verifier};
 
 use super::verify::{self, Cut};
 use super::{ANSWER_MARGIN_SECS, Event, Harness, StopArgs, StopInput, read_stdin, start_dir};
-use crate::{config, run};
+use crate::config;
+use crate::exit::ExitCode;
 
 /// The context's token budget when `--budget` is not given: a few diagnostics, no more, since it
 /// is added after every edit.
@@ -66,7 +67,7 @@ pub(super) fn matcher(harness: Harness) -> Option<&'static str> {
 }
 
 /// The hook: reads the edit, checks it, answers; always exits 0.
-pub(super) fn run(harness: Harness, args: &StopArgs) -> u8 {
+pub(super) fn run(harness: Harness, args: &StopArgs) -> ExitCode {
     let started = Instant::now();
     let secs = args.deadline.unwrap_or(TIMEOUT_SECS - ANSWER_MARGIN_SECS);
     let deadline = started + Duration::from_secs(secs);
@@ -112,7 +113,7 @@ pub(super) fn run(harness: Harness, args: &StopArgs) -> u8 {
     let mut stdout = std::io::stdout().lock();
     let _ = writeln!(stdout, "{out}");
     let _ = stdout.flush();
-    0
+    ExitCode::Success
 }
 
 /// What the hook needs from the harness's input.
@@ -239,7 +240,7 @@ fn check(
         if !narrowed && !concerns(name, &files, &workspace) {
             continue;
         }
-        let mut entry = run::entry(known, &config);
+        let mut entry = crate::verify::entry(known, &config);
         // Only the fast verifiers run, so what they would wait for is not there.
         entry.needs.clear();
         if narrowed {

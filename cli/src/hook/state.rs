@@ -9,7 +9,7 @@
 //!   by the session-start hook;
 //! - `hook_verifications`: the last verifications, by the tree they verified.
 //!
-//! The last two are tables of the state schema's migrations (core/src/state/schema.rs), which
+//! All four are tables of the state schema's migrations (core/src/state/schema.rs), which
 //! [`Store::open`] applies; the loop's own tables share the file, never a table.
 
 use std::path::Path;
@@ -43,14 +43,14 @@ pub(crate) struct Store {
 }
 
 impl Store {
-    /// Opens (creating if missing) the database at `path` and its `hook_sessions` table.
+    /// Opens (creating if missing) the database at `path`, its tables made by the migrations.
     pub(crate) fn open(path: &Path) -> Result<Store> {
         let fail = || format!("failed to open the state database {}", path.display());
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).with_context(fail)?;
         }
-        // The schema's migrations create the tables the hook shares with nothing but needs
-        // the state database's versioning for.
+        // The schema's migrations create the hook's tables, which it shares with nothing but
+        // which need the state database's versioning.
         verdict_core::state::StateDb::open(path).with_context(fail)?;
         let conn = Connection::open(path).with_context(fail)?;
         conn.busy_timeout(BUSY_TIMEOUT).with_context(fail)?;
@@ -58,17 +58,6 @@ impl Store {
         let _mode: String = conn
             .query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))
             .with_context(fail)?;
-        conn.execute_batch(
-            "CREATE TABLE IF NOT EXISTS hook_sessions (
-                harness TEXT NOT NULL,
-                session TEXT NOT NULL,
-                blocks INTEGER NOT NULL,
-                last_failure TEXT,
-                updated_at INTEGER NOT NULL,
-                PRIMARY KEY (harness, session)
-            )",
-        )
-        .with_context(fail)?;
         Ok(Store { conn })
     }
 
@@ -301,5 +290,52 @@ mod tests {
             }
         );
         assert_eq!(store.update("claude", "a", bump).expect("update"), 0);
+    }
+
+    /// The block counts' table is the schema's (migration 4): the loop's own opening of the
+    /// database makes it, and a database whose table an older hook made keeps its chains.
+    #[test]
+    fn the_block_counts_table_is_a_migration_and_an_older_hooks_rows_are_kept() {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let path = dir.path().join("state.db");
+        verdict_core::state::StateDb::open(&path).expect("opens");
+        let conn = Connection::open(&path).expect("raw connection");
+        let rows: i64 = conn
+            .query_row("SELECT count(*) FROM hook_sessions", [], |row| row.get(0))
+            .expect("the migrations made the table");
+        assert_eq!(rows, 0);
+
+        // A database an older verdict left at schema 3, with the table as its hook made it
+        // (outside the migrations) and a chain in it.
+        let old = dir.path().join("old.db");
+        verdict_core::state::StateDb::open(&old).expect("opens");
+        let conn = Connection::open(&old).expect("raw connection");
+        conn.execute_batch(
+            "DROP TABLE hook_sessions;
+            PRAGMA user_version = 3;
+            CREATE TABLE hook_sessions (
+                harness TEXT NOT NULL,
+                session TEXT NOT NULL,
+                blocks INTEGER NOT NULL,
+                last_failure TEXT,
+                updated_at INTEGER NOT NULL,
+                PRIMARY KEY (harness, session)
+            );
+            INSERT INTO hook_sessions VALUES ('claude', 'a', 2, 'f1', 0);",
+        )
+        .expect("the old table");
+        drop(conn);
+        verdict_core::state::StateDb::open(&old).expect("opens");
+        let mut store = Store::open(&old).expect("migrated");
+        let seen = store
+            .update("claude", "a", |s| (None, s.clone()))
+            .expect("update");
+        assert_eq!(
+            seen,
+            Session {
+                blocks: 2,
+                last_failure: Some("f1".into())
+            }
+        );
     }
 }

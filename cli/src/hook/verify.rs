@@ -8,24 +8,20 @@
 //! cannot be taken (no git on the machine) only means verifying every time.
 
 use std::path::Path;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow};
 use serde::{Deserialize, Serialize};
 use verdict_core::Verification;
-use verdict_core::cache::Cache;
 use verdict_core::model::{Kind, Report, Status};
-use verdict_core::pipeline::{self, Entry, Event};
+use verdict_core::pipeline::{Entry, Event};
 use verdict_core::process::ProcessRunner;
 use verdict_core::snapshot::Snapshots;
-use verdict_core::verifier::Runner;
 
 use super::state::Store;
 use crate::config::Config;
-use crate::registry::Known;
-use crate::{registry, run};
+use crate::registry::{self, Known};
+use crate::verify::{self, Plan, Scope};
 
 /// Why a verification was cut short.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,7 +38,7 @@ pub(super) fn select(root: &Path, config: &Config) -> Result<Vec<Known>> {
     // Detection reads the project's files only, never the run directory: the selection comes
     // first, so a project no verifier applies to (a user-wide hook runs in every project) is
     // left as it was, without a `.verdict/` nor a run directory per stop.
-    run::select(
+    verify::select(
         known,
         &config.workspace(root),
         config,
@@ -71,7 +67,7 @@ pub(super) fn run(
     selected: &[Known],
     deadline: Instant,
 ) -> Result<Result<Vec<Verification>, Cut>> {
-    let entries: Vec<Entry> = selected.iter().map(|k| run::entry(k, config)).collect();
+    let entries: Vec<Entry> = selected.iter().map(|k| verify::entry(k, config)).collect();
     run_entries(root, config, entries, deadline)
 }
 
@@ -82,60 +78,39 @@ pub(super) fn run_entries(
     entries: Vec<Entry>,
     deadline: Instant,
 ) -> Result<Result<Vec<Verification>, Cut>> {
-    let run_dir = run::new_run_dir(root)?;
-    let workspace = config.workspace(root).with_run_dir(&run_dir);
-    pipeline::validate(&entries).map_err(|e| anyhow!("{e}"))?;
-    let interrupted = Arc::new(AtomicBool::new(false));
-    let options = pipeline::Options {
-        jobs: config.run.jobs.unwrap_or(0),
-        fail_fast: config.run.fail_fast,
-        cache: Some(Cache::open(root.join(".verdict").join("cache"))),
-        run_all: false,
-        failed_first: false,
-        interrupted: Some(Arc::clone(&interrupted)),
-    };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("failed to start the async runtime")?;
+    let plan = Plan::of_entries(root, config, entries)?;
+    let workspace = plan.start()?;
+    let runtime = verify::runtime()?;
     let verifications = runtime.block_on(async {
         let runner = ProcessRunner::new().with_grace(Duration::from_millis(500));
-        let cancel = runner.cancel_handle();
-        let runner: Arc<dyn Runner> = Arc::new(runner);
-        let mut on_event = |_: Event<'_>| {};
-        let run = pipeline::run(&entries, &workspace, runner, &options, &mut on_event);
-        tokio::pin!(run);
         let left = deadline.saturating_duration_since(Instant::now());
         // A harness that gives up on the hook kills it (SIGTERM, or SIGINT from a terminal):
         // the tools go too, rather than running on in their own process groups.
-        let mut term =
-            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
-        let terminated = async {
-            match term.as_mut() {
-                Some(term) => {
-                    term.recv().await;
-                }
-                None => std::future::pending::<()>().await,
+        let when = async {
+            tokio::select! {
+                () = tokio::time::sleep(left) => Cut::Deadline,
+                () = verify::signalled() => Cut::Signal,
             }
         };
-        let cut = tokio::select! {
-            result = &mut run => return Ok(result),
-            () = tokio::time::sleep(left) => Cut::Deadline,
-            () = terminated => Cut::Signal,
-            _ = tokio::signal::ctrl_c() => Cut::Signal,
+        // Cut, nothing new starts and what runs is killed at once: the harness is waiting.
+        let cut = verify::Cut {
+            when,
+            at_once: true,
+            wait: Duration::from_secs(2),
         };
-        // Nothing new starts, and what runs is killed at once (cancelled twice: no grace).
-        interrupted.store(true, Ordering::SeqCst);
-        cancel.cancel();
-        cancel.cancel();
-        let _ = tokio::time::timeout(Duration::from_secs(2), &mut run).await;
-        Err(cut)
+        let mut on_event = |_: Event<'_>| {};
+        plan.run(
+            &workspace,
+            plan.entries(),
+            Scope::cached(false, false),
+            &runner,
+            &mut on_event,
+            cut,
+        )
+        .await
     });
     runtime.shutdown_timeout(Duration::from_millis(100));
-    match verifications {
-        Ok(verifications) => Ok(Ok(verifications.map_err(|e| anyhow!("{e}"))?)),
-        Err(cut) => Ok(Err(cut)),
-    }
+    verifications.map_err(|e| anyhow!("{e}"))
 }
 
 /// A verification as the state database keeps it: what the hook's answer is made of.

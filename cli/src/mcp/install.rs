@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
+use crate::exit::ExitCode;
 use crate::json_doc::{self as json, Json};
 use crate::{config, config_file};
 
@@ -54,7 +55,7 @@ enum Scope {
 }
 
 /// Runs the command.
-pub(crate) fn run(args: &Args) -> Result<u8> {
+pub(crate) fn run(args: &Args) -> Result<ExitCode> {
     let path = config_path(args.client, args.scope, args.dir.as_deref())?;
     let binary = std::env::current_exe()
         .context("failed to find the verdict binary's own path")?
@@ -80,7 +81,7 @@ pub(crate) fn run(args: &Args) -> Result<u8> {
             path.display()
         );
     }
-    Ok(0)
+    Ok(ExitCode::Success)
 }
 
 /// What the user still has to do for the client to start the server.

@@ -8,8 +8,6 @@
 //! read), with the reason as its text.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use rmcp::ErrorData;
@@ -20,14 +18,15 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use verdict_core::digest::{self, DEFAULT_BUDGET};
+use verdict_core::digest;
 use verdict_core::model::Status;
 use verdict_core::pipeline::Event;
 use verdict_core::process::ProcessRunner;
-use verdict_core::verifier::Runner;
 use verdict_core::{Outcome, Report, Verification};
 
-use crate::{list, run, summarize};
+use crate::exit::ExitCode;
+use crate::verify::Cut;
+use crate::{budget, list, run, summarize};
 
 /// How long a cancelled `verify` waits for its tools to stop: the runner's grace period (5 s)
 /// after SIGINT, then SIGTERM and SIGKILL, with room to reap.
@@ -85,10 +84,10 @@ fn arguments<T: for<'de> Deserialize<'de> + Default>(
         .map_err(|error| failure(format!("invalid arguments of `{tool}`: {error}")))
 }
 
-/// A budget of at least one token.
-fn check_budget(budget: Option<usize>) -> Result<(), CallToolResult> {
-    match budget {
-        Some(0) => Err(failure("`budget` is a number of tokens, at least 1")),
+/// A budget of at least one token ([`budget::check`]).
+fn check_budget(tokens: Option<usize>) -> Result<(), CallToolResult> {
+    match tokens.map(budget::check) {
+        Some(Err(_)) => Err(failure("`budget` is a number of tokens, at least 1")),
         _ => Ok(()),
     }
 }
@@ -154,30 +153,29 @@ pub(crate) async fn verify(
 
     let verifications = {
         let runner = ProcessRunner::new();
-        let cancel = runner.cancel_handle();
-        let runner: Arc<dyn Runner> = Arc::new(runner);
         let mut on_event = move |event: Event<'_>| {
             if let Event::Finished { verification } = event {
                 let _ = sender.send(progress_message(verification));
             }
         };
-        let run = prepared.pipeline(runner, &mut on_event);
-        tokio::pin!(run);
-        tokio::select! {
-            result = &mut run => result,
-            () = context.ct.cancelled() => {
-                // As Ctrl-C does for `verdict run`: nothing new starts, each running group gets
-                // SIGINT, then SIGTERM and SIGKILL after the grace period. The call ends only
-                // once they are gone, so that no tool outlives it.
-                prepared.interrupted.store(true, Ordering::SeqCst);
-                cancel.cancel();
-                let _ = tokio::time::timeout(STOP_WAIT, &mut run).await;
+        // As Ctrl-C does for `verdict run`: nothing new starts, each running group gets SIGINT,
+        // then SIGTERM and SIGKILL after the grace period. The call ends only once they are
+        // gone, so that no tool outlives it.
+        let cut = Cut {
+            when: context.ct.cancelled(),
+            at_once: false,
+            wait: STOP_WAIT,
+        };
+        match prepared.pipeline(&runner, &mut on_event, cut).await {
+            Ok(Ok(verifications)) => Ok(verifications),
+            Ok(Err(())) => {
                 return Err(ErrorData::new(
                     ErrorCode::INTERNAL_ERROR,
                     "verify was cancelled; its tools were stopped",
                     None,
                 ));
             }
+            Err(error) => Err(error),
         }
     };
     // Every notification is out before the result: a client drops progress after the result.
@@ -270,7 +268,7 @@ fn verify_result(
         .collect();
     let mut structured = json!({
         "outcome": finished.outcome.as_str(),
-        "exit_code": finished.outcome.exit_code(),
+        "exit_code": ExitCode::of(finished.outcome).code(),
         "project": root.display().to_string(),
         "verifiers": verifiers,
         "unchanged": unchanged.iter().map(|v| v.verifier.as_str()).collect::<Vec<_>>(),
@@ -349,12 +347,12 @@ pub(crate) fn summarize_log(
             log: log.as_deref(),
         })
         .collect();
-    let budget = args.budget.unwrap_or(DEFAULT_BUDGET);
+    let budget = budget::resolve(args.budget, None);
     let digest = digest::render(&inputs, &digest::Options { budget });
     let outcome: Outcome = summarize::worst(&reports);
     let structured = json!({
         "outcome": outcome.as_str(),
-        "exit_code": outcome.exit_code(),
+        "exit_code": ExitCode::of(outcome).code(),
         "reports": reports.iter().map(|report| {
             let mut entry = json!({
                 "tool": report.tool,

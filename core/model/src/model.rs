@@ -90,16 +90,6 @@ impl Outcome {
             Outcome::Errored => "errored",
         }
     }
-
-    /// The process exit code verdict uses for this outcome: 0, 1 or 2, in the convention of eslint
-    /// and ruff.
-    pub fn exit_code(self) -> i32 {
-        match self {
-            Outcome::Passed => 0,
-            Outcome::Failed => 1,
-            Outcome::Errored => 2,
-        }
-    }
 }
 
 /// A stable identity for a diagnostic, used to deduplicate and to match failures across runs.

@@ -103,11 +103,7 @@ impl Driver<'_> {
         let attempt = record(self.shared, run, &[started], |batch| {
             batch.begin_attempt(run, number, &agent, Some(prompt_tokens))
         })?;
-        let run_dir = self
-            .spec
-            .root
-            .join(".verdict")
-            .join("loop")
+        let run_dir = crate::paths::loop_dir(&self.spec.root)
             .join(format!("run-{run}"))
             .join(format!("attempt-{number}"));
         let request = SessionRequest {

@@ -180,11 +180,7 @@ impl Driver<'_> {
         let Some((program, args)) = argv.split_first() else {
             return failed("empty command".into());
         };
-        let log = self
-            .spec
-            .root
-            .join(".verdict")
-            .join("loop")
+        let log = crate::paths::loop_dir(&self.spec.root)
             .join(format!("run-{}", self.run))
             .join("escalation.log");
         if let Some(dir) = log.parent()

@@ -21,11 +21,20 @@ pub enum LoopError {
         source: StateError,
     },
     /// The workspace could not be snapshotted or restored.
-    #[error("{0}")]
-    Snapshot(String),
+    #[error(transparent)]
+    Snapshot(#[from] crate::snapshot::SnapshotError),
+    /// A snapshot's work on a blocking thread did not finish (it panicked).
+    #[error("snapshot task failed: {0}")]
+    SnapshotTask(#[source] tokio::task::JoinError),
+    /// `--reset` was asked for and the workspace cannot be snapshotted.
+    #[error("--reset needs snapshots of the workspace: {0}")]
+    Reset(#[source] Box<LoopError>),
     /// The verification could not run at all (its configuration, not a verifier's result).
     #[error("verification could not run: {0}")]
-    Verify(String),
+    Verify(#[source] VerifyError),
+    /// The protected paths of the cheating guard are not valid globs.
+    #[error("verification could not run: {0}")]
+    Guard(#[source] crate::agent_loop::guard::GuardError),
     /// Something recorded in the database cannot be read back.
     #[error("run {run}: {message}")]
     Record {
@@ -42,11 +51,23 @@ pub enum LoopError {
     )]
     WorkspaceBusy(PathBuf),
     /// The lock that keeps a workspace to one loop could not be taken.
-    #[error("failed to lock the workspace at {path}: {message}")]
+    #[error("failed to lock the workspace at {path}: {source}")]
     Lock {
         /// The lock file.
         path: PathBuf,
         /// What went wrong.
-        message: String,
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
     },
+}
+
+/// Why a verification could not start at all (see [`Verify`](super::Verify)).
+#[derive(Debug, thiserror::Error)]
+pub enum VerifyError {
+    /// Its run directory could not be made.
+    #[error("failed to create the run directory: {0:#}")]
+    RunDir(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// The verifiers cannot run together (a need that names no verifier, a cycle).
+    #[error("failed to start the verifiers: {0}")]
+    Pipeline(#[source] crate::pipeline::PipelineError),
 }

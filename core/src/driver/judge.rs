@@ -327,7 +327,7 @@ impl Driver<'_> {
         tree: Option<&TreeId>,
     ) -> Result<Vec<Violation>, LoopError> {
         let guard = Guard::new(&self.spec.policies.protected)
-            .map_err(|e| LoopError::Verify(e.to_string()))?
+            .map_err(LoopError::Guard)?
             .allow_test_edits(self.spec.policies.allow_test_edits);
         let (diff, sources) = match (&self.snapshots, &self.progress.start_tree, tree) {
             (Some(s), Some(start), Some(now)) if start != now => {

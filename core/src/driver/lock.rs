@@ -17,18 +17,18 @@ pub(super) struct WorkspaceLock {
 impl WorkspaceLock {
     /// Takes the lock of the workspace at `root`, or says that another loop holds it.
     pub(super) fn take(root: &Path) -> Result<WorkspaceLock, LoopError> {
-        let path = root.join(".verdict").join("loop").join("workspace.lock");
-        let failed = |message: String| LoopError::Lock {
+        let path = crate::paths::workspace_lock(root);
+        let failed = |source: Box<dyn std::error::Error + Send + Sync>| LoopError::Lock {
             path: path.clone(),
-            message,
+            source,
         };
         if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| failed(e.to_string()))?;
+            std::fs::create_dir_all(dir).map_err(|e| failed(e.into()))?;
         }
-        let connection = rusqlite::Connection::open(&path).map_err(|e| failed(e.to_string()))?;
+        let connection = rusqlite::Connection::open(&path).map_err(|e| failed(e.into()))?;
         connection
             .busy_timeout(Duration::ZERO)
-            .map_err(|e| failed(e.to_string()))?;
+            .map_err(|e| failed(e.into()))?;
         match connection.execute_batch("BEGIN EXCLUSIVE") {
             Ok(()) => Ok(WorkspaceLock {
                 _connection: connection,
@@ -41,7 +41,7 @@ impl WorkspaceLock {
             {
                 Err(LoopError::WorkspaceBusy(root.to_owned()))
             }
-            Err(error) => Err(failed(error.to_string())),
+            Err(error) => Err(failed(error.into())),
         }
     }
 }

@@ -53,7 +53,7 @@ mod spec;
 mod start;
 mod workspace;
 
-pub use error::LoopError;
+pub use error::{LoopError, VerifyError};
 pub use events::{Event, EventSink, LoopEvent};
 pub use spec::{
     EXIT_ERROR, EXIT_ESCALATED, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_PASSED, Guide, GuideRequest,

@@ -9,6 +9,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 
+use super::VerifyError;
 use super::events::EventSink;
 use crate::agent::AgentPool;
 use crate::agent_loop::policy::Policies;
@@ -66,7 +67,7 @@ pub struct VerifyRequest {
 #[async_trait]
 pub trait Verify: Send + Sync {
     /// Verifies the workspace as it is now.
-    async fn verify(&self, request: VerifyRequest) -> Result<Vec<Verification>, String>;
+    async fn verify(&self, request: VerifyRequest) -> Result<Vec<Verification>, VerifyError>;
 }
 
 /// Asked between attempts (`--interactive`) for a person's guidance for the next prompt; `None`

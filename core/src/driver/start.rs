@@ -92,9 +92,7 @@ fn open_recorder(root: &Path, sink: EventSink) -> Result<Shared, LoopError> {
 async fn snapshots_for(spec: &LoopSpec) -> Result<Option<Arc<Snapshots>>, LoopError> {
     match open_snapshots(&spec.root).await {
         Ok(snapshots) => Ok(Some(Arc::new(snapshots))),
-        Err(error) if spec.reset => Err(LoopError::Snapshot(format!(
-            "--reset needs snapshots of the workspace: {error}"
-        ))),
+        Err(error) if spec.reset => Err(LoopError::Reset(Box::new(error))),
         Err(_) => Ok(None),
     }
 }

@@ -13,20 +13,15 @@ pub(super) async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> Result<T, SnapshotError> + Send + 'static,
 ) -> Result<T, LoopError> {
     match tokio::task::spawn_blocking(f).await {
-        Ok(result) => result.map_err(|e| LoopError::Snapshot(e.to_string())),
-        Err(error) => Err(LoopError::Snapshot(format!(
-            "snapshot task failed: {error}"
-        ))),
+        Ok(result) => result.map_err(LoopError::Snapshot),
+        Err(error) => Err(LoopError::SnapshotTask(error)),
     }
 }
 
 /// The snapshot store of the workspace at `root`, or why there is none.
-pub(super) async fn open_snapshots(root: &Path) -> Result<Snapshots, String> {
+pub(super) async fn open_snapshots(root: &Path) -> Result<Snapshots, LoopError> {
     let root = root.to_owned();
-    match tokio::task::spawn_blocking(move || Snapshots::open(&root)).await {
-        Ok(result) => result.map_err(|e| e.to_string()),
-        Err(error) => Err(error.to_string()),
-    }
+    blocking(move || Snapshots::open(&root)).await
 }
 
 /// A snapshot of the workspace as it is now.

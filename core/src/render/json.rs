@@ -76,7 +76,7 @@ impl RunDocument {
             schema: SCHEMA.to_owned(),
             verdict_version: input.tool_version.to_owned(),
             outcome: input.outcome,
-            exit_code: input.outcome.exit_code(),
+            exit_code: i32::from(input.exit_code),
             known_failures: input.known_failures,
             verifications: input
                 .verifications

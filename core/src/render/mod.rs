@@ -41,6 +41,8 @@ pub struct RenderInput<'a> {
     pub outcome: Outcome,
     /// Failures set aside because a `--baseline` already had them (0 without a baseline).
     pub known_failures: u64,
+    /// The code the process exits with, which the JSON document states; the CLI decides it.
+    pub exit_code: u8,
     /// verdict's own version, for the formats that name the producing tool (SARIF, JSON).
     pub tool_version: &'a str,
     /// Whether the human format may use ANSI colours. The other formats ignore it.

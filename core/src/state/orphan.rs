@@ -7,17 +7,13 @@
 //! from a later one that was given the same pid. Linux only (it reads `/proc`); elsewhere nothing is
 //! found and nothing is killed.
 
-use std::fs;
-use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use rustix::process::{Pid, Signal};
+use rustix::process::Pid;
 use serde::Serialize;
 
-/// How often the group is polled while waiting for it to go.
-const POLL: Duration = Duration::from_millis(20);
-/// How long to wait for the kernel to finish a `SIGKILL`.
-const KILL_WAIT: Duration = Duration::from_secs(2);
+use crate::process::{GroupEnd, stop_group};
+pub use crate::process::{ProcStat, parse_stat, proc_stat, process_start_time};
 
 /// What [`stop_orphaned_group`] found and did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -31,41 +27,6 @@ pub enum OrphanOutcome {
     Terminated,
     /// The group outlived the grace period and was sent `SIGKILL`.
     Killed,
-}
-
-/// One process as `/proc/<pid>/stat` describes it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ProcStat {
-    /// The one-letter state (`R`, `S`, `Z` …).
-    pub state: char,
-    /// The process group id.
-    pub pgid: i32,
-    /// The start time, in clock ticks after boot.
-    pub start_time: u64,
-}
-
-/// Reads `/proc/<pid>/stat`; `None` when there is no such process (or no `/proc`).
-pub fn proc_stat(pid: i32) -> Option<ProcStat> {
-    let text = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    parse_stat(&text)
-}
-
-/// The start time of a running process, to record beside its pid right after it is spawned.
-pub fn process_start_time(pid: i32) -> Option<u64> {
-    proc_stat(pid).map(|stat| stat.start_time)
-}
-
-/// Parses the text of `/proc/<pid>/stat`. The command name (field 2) is in parentheses and may
-/// itself hold spaces and parentheses, so the fields are counted from the last `)`.
-pub fn parse_stat(text: &str) -> Option<ProcStat> {
-    let rest = &text[text.rfind(')')? + 1..];
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    // Fields 3 (state), 5 (pgrp) and 22 (starttime) of proc(5), counted from 1.
-    Some(ProcStat {
-        state: fields.first()?.chars().next()?,
-        pgid: fields.get(2)?.parse().ok()?,
-        start_time: fields.get(19)?.parse().ok()?,
-    })
 }
 
 /// Stops what is left of an agent's process group recorded as (`pid`, `pgid`, `start_time`):
@@ -86,82 +47,37 @@ pub fn stop_orphaned_group(pid: i32, pgid: i32, start_time: u64, grace: Duration
     {
         return OrphanOutcome::Reused;
     }
-    if !group_alive(group) {
-        return OrphanOutcome::Gone;
+    // The runner's own way of stopping a group: `SIGTERM`, the grace period, `SIGKILL`.
+    match stop_group(group, grace) {
+        GroupEnd::Gone => OrphanOutcome::Gone,
+        GroupEnd::Terminated => OrphanOutcome::Terminated,
+        GroupEnd::Killed => OrphanOutcome::Killed,
     }
-    let _ = rustix::process::kill_process_group(group, Signal::TERM);
-    if wait_gone(group, grace) {
-        return OrphanOutcome::Terminated;
-    }
-    let _ = rustix::process::kill_process_group(group, Signal::KILL);
-    wait_gone(group, KILL_WAIT);
-    OrphanOutcome::Killed
-}
-
-/// Polls until no live member of `group` is left or `within` has passed; true when it is gone.
-fn wait_gone(group: Pid, within: Duration) -> bool {
-    let until = Instant::now() + within;
-    loop {
-        if !group_alive(group) {
-            return true;
-        }
-        let now = Instant::now();
-        if now >= until {
-            return false;
-        }
-        thread::sleep(POLL.min(until - now));
-    }
-}
-
-/// Whether a member of `group` runs that is not a zombie (zombies are their parent's to reap).
-fn group_alive(group: Pid) -> bool {
-    match rustix::process::test_kill_process_group(group) {
-        Ok(()) => {}
-        // ESRCH: the group is empty. EPERM: only processes we may not signal are left.
-        Err(_) => return false,
-    }
-    let Ok(entries) = fs::read_dir("/proc") else {
-        return true;
-    };
-    entries.flatten().any(|entry| {
-        entry
-            .file_name()
-            .to_str()
-            .and_then(|name| name.parse::<i32>().ok())
-            .and_then(proc_stat)
-            .is_some_and(|stat| stat.pgid == group.as_raw_pid() && stat.state != 'Z')
-    })
 }
 
 #[cfg(test)]
 mod tests {
+    use std::time::Instant;
+
     use super::*;
+    use crate::process::group::tests::spawn_abandoned_group;
 
+    /// Recovery stops what a dead agent left in its group the way the runner stops a command's
+    /// leftovers: the leader is gone, its child ignores `SIGTERM`, so it gets `SIGKILL` once the
+    /// grace has passed.
     #[test]
-    fn parses_a_stat_line_whose_name_holds_parentheses_and_spaces() {
-        let line = "4242 (my (odd) agent) S 1 4242 4242 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 3 0 \
-                    987654 10000 200 18446744073709551615";
+    fn the_children_of_a_dead_agent_are_stopped_like_a_commands_leftovers() {
+        let (pid, start) = spawn_abandoned_group();
+        let grace = Duration::from_millis(200);
+        let began = Instant::now();
         assert_eq!(
-            parse_stat(line),
-            Some(ProcStat {
-                state: 'S',
-                pgid: 4242,
-                start_time: 987654
-            })
+            stop_orphaned_group(pid, pid, start, grace),
+            OrphanOutcome::Killed
         );
-        assert_eq!(parse_stat("4242 (cut short) S 1"), None);
-    }
-
-    #[test]
-    fn reads_its_own_start_time() {
-        let me = std::process::id() as i32;
-        let stat = proc_stat(me).expect("/proc/self/stat");
-        assert_eq!(process_start_time(me), Some(stat.start_time));
+        assert!(began.elapsed() >= grace);
         assert_eq!(
-            stat.pgid,
-            rustix::process::getpgrp().as_raw_pid(),
-            "the process group field is read"
+            stop_orphaned_group(pid, pid, start, grace),
+            OrphanOutcome::Gone
         );
-        assert_ne!(stat.state, 'Z');
     }
 }

@@ -118,6 +118,18 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (tree, verdict_version)
     );
     ",
+    // 4: `verdict hook`'s block count per chain of blocks, by harness and chain. The hook created
+    // this table itself before it was a migration, so a database it wrote may have it already.
+    "
+    CREATE TABLE IF NOT EXISTS hook_sessions (
+        harness      TEXT    NOT NULL,
+        session      TEXT    NOT NULL,
+        blocks       INTEGER NOT NULL,
+        last_failure TEXT,
+        updated_at   INTEGER NOT NULL,
+        PRIMARY KEY (harness, session)
+    );
+    ",
 ];
 
 /// Applies the migrations the database lacks, inside the caller's (immediate) transaction, so that
