@@ -216,123 +216,138 @@ impl AgentPool {
     /// Each session gets its own directory under `request.run_dir` (`01-claude`, `02-codex`, …).
     pub async fn run(&self, request: SessionRequest) -> PoolRun {
         let count = self.sessions.len();
-        let (mut out, mut cursor) = match self.state.lock() {
+        let (out, cursor) = match self.state.lock() {
             Ok(state) => (state.out.clone(), state.cursor),
             Err(_) => (vec![false; count], 0),
         };
-        let mut backoffs: Vec<Backoff> = (0..count)
+        let backoffs = (0..count)
             .map(|index| {
                 let mut policy = self.options.backoff.clone();
                 policy.seed = policy.seed.map(|seed| seed.wrapping_add(index as u64));
                 policy.delays()
             })
             .collect();
-        // Agents limited in the current cycle, with the delay each asked for.
-        let mut limited: BTreeMap<usize, Duration> = BTreeMap::new();
-        let mut retries: Vec<RetryRecord> = Vec::new();
-        // Retries of transient failures, the ones `max_agent_retries` limits.
-        let mut transient = 0u32;
-        let mut sessions = 0u32;
-
-        let Some(mut index) = next_in(&out, cursor, |_| true) else {
+        let mut turn = Turn {
+            out,
+            cursor,
+            backoffs,
+            limited: BTreeMap::new(),
+            retries: Vec::new(),
+            transient: 0,
+            sessions: 0,
+        };
+        let Some(mut index) = next_in(&turn.out, turn.cursor, |_| true) else {
             return PoolRun {
                 result: self.no_agent_result(&request),
-                retries,
+                retries: turn.retries,
                 end: PoolEnd::NoAgentLeft,
-                sessions,
+                sessions: turn.sessions,
             };
         };
         loop {
-            sessions += 1;
+            turn.sessions += 1;
             let session = &self.sessions[index];
             let mut this = request.clone();
-            this.run_dir = request
-                .run_dir
-                .join(format!("{sessions:02}-{}", sanitize(session.name())));
+            this.run_dir =
+                request
+                    .run_dir
+                    .join(format!("{:02}-{}", turn.sessions, sanitize(session.name())));
             let result = session.run(this).await;
-            let class = result.outcome.class();
-            match class {
+            let step = match result.outcome.class() {
                 OutcomeClass::Final => {
-                    cursor = index;
-                    return self.finish(&out, cursor, PoolEnd::Finished, retries, result, sessions);
+                    turn.cursor = index;
+                    Step::End(PoolEnd::Finished)
                 }
-                OutcomeClass::SkipAgent => {
-                    out[index] = true;
-                    limited.remove(&index);
-                    cursor = (index + 1) % count;
-                    let Some(next) = next_in(&out, index + 1, |_| true) else {
-                        return self.finish(
-                            &out,
-                            cursor,
-                            PoolEnd::NoAgentLeft,
-                            retries,
-                            result,
-                            sessions,
-                        );
-                    };
-                    // The agents left may all be waiting out a limit already.
-                    let all_limited = (0..count).all(|i| out[i] || limited.contains_key(&i));
-                    let delay = if all_limited {
-                        limited.values().copied().max().unwrap_or_default()
-                    } else {
-                        Duration::ZERO
-                    };
-                    let next = if all_limited {
-                        limited.clear();
-                        next
-                    } else {
-                        next_in(&out, index + 1, |i| !limited.contains_key(&i)).unwrap_or(next)
-                    };
-                    self.decide(
-                        &mut retries,
-                        &result,
-                        RetryAction::SkipAgent,
-                        next,
-                        delay,
-                        all_limited,
-                    )
-                    .await;
-                    index = next;
-                }
-                OutcomeClass::Transient => {
-                    let delay = match result.outcome.retry_after() {
-                        Some(asked) => self.options.backoff.clamp_retry_after(asked),
-                        None => backoffs[index].next().unwrap_or(self.options.backoff.max),
-                    };
-                    limited.insert(index, delay);
-                    if transient >= self.options.max_agent_retries {
-                        cursor = index;
-                        return self.finish(
-                            &out,
-                            cursor,
-                            PoolEnd::RetriesExhausted,
-                            retries,
-                            result,
-                            sessions,
-                        );
-                    }
-                    let all_limited = (0..count).all(|i| out[i] || limited.contains_key(&i));
-                    let (next, delay) = if all_limited {
-                        let wait = limited.values().copied().max().unwrap_or(delay);
-                        limited.clear();
-                        (next_in(&out, index + 1, |_| true).unwrap_or(index), wait)
-                    } else {
-                        let next = next_in(&out, index + 1, |i| !limited.contains_key(&i))
-                            .unwrap_or(index);
-                        (next, Duration::ZERO)
-                    };
-                    let action = if next == index {
-                        RetryAction::RetrySame
-                    } else {
-                        RetryAction::NextAgent
-                    };
-                    transient += 1;
-                    self.decide(&mut retries, &result, action, next, delay, all_limited)
-                        .await;
-                    index = next;
+                OutcomeClass::SkipAgent => self.skip_agent(&mut turn, index, &result).await,
+                OutcomeClass::Transient => self.after_transient(&mut turn, index, &result).await,
+            };
+            match step {
+                Step::Next(next) => index = next,
+                Step::End(end) => {
+                    return self.finish(
+                        &turn.out,
+                        turn.cursor,
+                        end,
+                        turn.retries,
+                        result,
+                        turn.sessions,
+                    );
                 }
             }
         }
+    }
+
+    /// After an agent that is out (auth, quota, model, start): the next agent not waiting out a
+    /// limit, or — when all are — the largest wait.
+    async fn skip_agent(&self, turn: &mut Turn, index: usize, result: &SessionResult) -> Step {
+        let count = self.sessions.len();
+        turn.out[index] = true;
+        turn.limited.remove(&index);
+        turn.cursor = (index + 1) % count;
+        let Some(next) = next_in(&turn.out, index + 1, |_| true) else {
+            return Step::End(PoolEnd::NoAgentLeft);
+        };
+        // The agents left may all be waiting out a limit already.
+        let all_limited = turn.all_limited();
+        let delay = if all_limited {
+            turn.limited.values().copied().max().unwrap_or_default()
+        } else {
+            Duration::ZERO
+        };
+        let next = if all_limited {
+            turn.limited.clear();
+            next
+        } else {
+            next_in(&turn.out, index + 1, |i| !turn.limited.contains_key(&i)).unwrap_or(next)
+        };
+        self.decide(
+            &mut turn.retries,
+            result,
+            RetryAction::SkipAgent,
+            next,
+            delay,
+            all_limited,
+        )
+        .await;
+        Step::Next(next)
+    }
+
+    /// After a transient failure (rate limit, overload, network): the next agent not limited,
+    /// the same one after its delay, or the end once the retries are spent.
+    async fn after_transient(&self, turn: &mut Turn, index: usize, result: &SessionResult) -> Step {
+        let delay = match result.outcome.retry_after() {
+            Some(asked) => self.options.backoff.clamp_retry_after(asked),
+            None => turn.backoffs[index]
+                .next()
+                .unwrap_or(self.options.backoff.max),
+        };
+        turn.limited.insert(index, delay);
+        if turn.transient >= self.options.max_agent_retries {
+            turn.cursor = index;
+            return Step::End(PoolEnd::RetriesExhausted);
+        }
+        let all_limited = turn.all_limited();
+        let (next, delay) = if all_limited {
+            let wait = turn.limited.values().copied().max().unwrap_or(delay);
+            turn.limited.clear();
+            (
+                next_in(&turn.out, index + 1, |_| true).unwrap_or(index),
+                wait,
+            )
+        } else {
+            let next =
+                next_in(&turn.out, index + 1, |i| !turn.limited.contains_key(&i)).unwrap_or(index);
+            (next, Duration::ZERO)
+        };
+        let action = if next == index {
+            RetryAction::RetrySame
+        } else {
+            RetryAction::NextAgent
+        };
+        turn.transient += 1;
+        self.decide(&mut turn.retries, result, action, next, delay, all_limited)
+            .await;
+        Step::Next(next)
     }
 
     /// Remembers what the next run needs and wraps up this one.
@@ -424,6 +439,36 @@ impl AgentPool {
             log_path: request.run_dir.clone(),
         }
     }
+}
+
+/// What one attempt's session(s) know as the pool moves between agents.
+struct Turn {
+    /// Agents out for the rest of the loop.
+    out: Vec<bool>,
+    /// Where the next attempt starts.
+    cursor: usize,
+    backoffs: Vec<Backoff>,
+    /// Agents limited in the current cycle, with the delay each asked for.
+    limited: BTreeMap<usize, Duration>,
+    retries: Vec<RetryRecord>,
+    /// Retries of transient failures, the ones `max_agent_retries` limits.
+    transient: u32,
+    sessions: u32,
+}
+
+impl Turn {
+    /// Whether every agent left is waiting out a limit.
+    fn all_limited(&self) -> bool {
+        (0..self.out.len()).all(|i| self.out[i] || self.limited.contains_key(&i))
+    }
+}
+
+/// What follows a session that did not end the attempt.
+enum Step {
+    /// Run the session of this agent.
+    Next(usize),
+    /// The attempt's sessions end so.
+    End(PoolEnd),
 }
 
 /// The first index from `start` (wrapping) that is not out and passes `keep`.

@@ -118,6 +118,31 @@ impl State {
             .count() as u64
     }
 
+    /// Covers item `index` with `line` and holds its place with an empty line, its tail counted
+    /// again: what the rest costs once the line is in.
+    fn reserve(&mut self, plan: &Plan<'_>, index: usize, line: &ItemLine, level: Level) {
+        self.cover(plan, index, line);
+        self.lines.push(Shown {
+            item: index,
+            part: None,
+            text: String::new(),
+            cost: 0,
+        });
+        self.refresh_tail(plan, level);
+    }
+
+    /// Puts `text` in the place [`State::reserve`] held.
+    fn show(&mut self, index: usize, text: String, cost: usize) {
+        self.lines.pop();
+        self.lines.push(Shown {
+            item: index,
+            part: None,
+            text,
+            cost,
+        });
+        self.items_cost += cost;
+    }
+
     /// Marks the diagnostics of item `index` as shown, and the files its line names as named.
     fn cover(&mut self, plan: &Plan<'_>, index: usize, line: &ItemLine) {
         for &member in &plan.items[index].members {
@@ -323,28 +348,7 @@ impl<'p, 'a> Fitter<'p, 'a> {
     /// Fills `level`'s skeleton with at most `cap` items; `None` when the skeleton does not fit.
     fn run(&mut self, level: Level, cap: usize) -> Option<Run> {
         let plans = self.plans;
-        let headlines: Vec<Option<String>> = plans
-            .iter()
-            .map(|plan| {
-                plan.failing()
-                    .then(|| lines::headline(plan, level.headline_max()))
-            })
-            .collect();
-        let passing: Vec<_> = plans
-            .iter()
-            .filter(|plan| !plan.failing())
-            .map(|plan| plan.report)
-            .collect();
-        let pass: Vec<String> = match level {
-            Level::Full => passing
-                .iter()
-                .map(|report| lines::pass_line(report, PASS_MAX))
-                .collect(),
-            Level::Compact if !passing.is_empty() => {
-                vec![lines::passed_names(&passing, PASS_MAX)]
-            }
-            Level::Compact | Level::Minimal | Level::Bare => Vec::new(),
-        };
+        let (headlines, pass) = self.skeleton(level);
         let fixed: usize = headlines.iter().flatten().map(|h| cost(h)).sum::<usize>()
             + pass.iter().map(|l| cost(l)).sum::<usize>();
 
@@ -372,75 +376,10 @@ impl<'p, 'a> Fitter<'p, 'a> {
                     .map_or(0, cost)
         };
         // The text has no final newline.
-        let budget = self.budget + 1;
-        if total(self, &states) > budget {
+        if total(self, &states) > self.budget + 1 {
             return None;
         }
-
-        let mut accepted = 0;
-        let mut squeezed = false;
-        for index in 0..self.order.len() {
-            if accepted >= cap {
-                break;
-            }
-            let (p, i) = self.order[index];
-            let plan = &plans[p];
-            let before = states[p].clone();
-            let (line, line_cost) = self.item(p, i);
-            states[p].cover(plan, i, &line);
-            states[p].lines.push(Shown {
-                item: i,
-                part: None,
-                text: String::new(),
-                cost: 0,
-            });
-            states[p].refresh_tail(plan, level);
-            let rest = total(self, &states);
-            if rest + line_cost <= budget {
-                states[p].lines.pop();
-                states[p].lines.push(Shown {
-                    item: i,
-                    part: None,
-                    text: line.text,
-                    cost: line_cost,
-                });
-                states[p].items_cost += line_cost;
-                accepted += 1;
-                continue;
-            }
-            // It does not fit as it is: clip it into the room left, if that is worth it, and stop.
-            // The clipped line may name fewer files, which changes the tail: count again.
-            if budget >= rest + MIN_LAST_ITEM {
-                let line = lines::item(plan, &plan.items[i], budget - rest - 1);
-                states[p] = before.clone();
-                states[p].cover(plan, i, &line);
-                states[p].lines.push(Shown {
-                    item: i,
-                    part: None,
-                    text: String::new(),
-                    cost: 0,
-                });
-                states[p].refresh_tail(plan, level);
-                let rest = total(self, &states);
-                let line_cost = cost(&line.text);
-                if rest + line_cost <= budget && !line.text.trim().is_empty() {
-                    states[p].lines.pop();
-                    states[p].lines.push(Shown {
-                        item: i,
-                        part: None,
-                        text: line.text,
-                        cost: line_cost,
-                    });
-                    states[p].items_cost += line_cost;
-                    states[p].squeezed = true;
-                    accepted += 1;
-                    squeezed = true;
-                    break;
-                }
-            }
-            states[p] = before;
-            break;
-        }
+        let (accepted, squeezed) = self.accept(level, cap, &mut states, &total);
         if accepted == self.order.len() {
             self.unfold_groups(level, &mut states, &total);
             self.widen_groups(level, &mut states, &total);
@@ -453,6 +392,83 @@ impl<'p, 'a> Fitter<'p, 'a> {
             accepted,
             squeezed,
         })
+    }
+
+    /// The headline of each failing report and the lines of the passing ones, at `level`.
+    fn skeleton(&self, level: Level) -> (Vec<Option<String>>, Vec<String>) {
+        let plans = self.plans;
+        let headlines = plans
+            .iter()
+            .map(|plan| {
+                plan.failing()
+                    .then(|| lines::headline(plan, level.headline_max()))
+            })
+            .collect();
+        let passing: Vec<_> = plans
+            .iter()
+            .filter(|plan| !plan.failing())
+            .map(|plan| plan.report)
+            .collect();
+        let pass = match level {
+            Level::Full => passing
+                .iter()
+                .map(|report| lines::pass_line(report, PASS_MAX))
+                .collect(),
+            Level::Compact if !passing.is_empty() => {
+                vec![lines::passed_names(&passing, PASS_MAX)]
+            }
+            Level::Compact | Level::Minimal | Level::Bare => Vec::new(),
+        };
+        (headlines, pass)
+    }
+
+    /// Shows items in rank order while they fit, at most `cap` of them, the last one clipped
+    /// into the room left when that is worth it: how many were shown, and whether one was
+    /// clipped.
+    fn accept(
+        &mut self,
+        level: Level,
+        cap: usize,
+        states: &mut [State],
+        total: &dyn Fn(&Self, &[State]) -> usize,
+    ) -> (usize, bool) {
+        // The text has no final newline.
+        let budget = self.budget + 1;
+        let plans = self.plans;
+        let mut accepted = 0;
+        for index in 0..self.order.len() {
+            if accepted >= cap {
+                break;
+            }
+            let (p, i) = self.order[index];
+            let plan = &plans[p];
+            let before = states[p].clone();
+            let (line, line_cost) = self.item(p, i);
+            states[p].reserve(plan, i, &line, level);
+            let rest = total(self, states);
+            if rest + line_cost <= budget {
+                states[p].show(i, line.text, line_cost);
+                accepted += 1;
+                continue;
+            }
+            // It does not fit as it is: clip it into the room left, if that is worth it, and stop.
+            // The clipped line may name fewer files, which changes the tail: count again.
+            if budget >= rest + MIN_LAST_ITEM {
+                let line = lines::item(plan, &plan.items[i], budget - rest - 1);
+                states[p] = before.clone();
+                states[p].reserve(plan, i, &line, level);
+                let rest = total(self, states);
+                let line_cost = cost(&line.text);
+                if rest + line_cost <= budget && !line.text.trim().is_empty() {
+                    states[p].show(i, line.text, line_cost);
+                    states[p].squeezed = true;
+                    return (accepted + 1, true);
+                }
+            }
+            states[p] = before;
+            break;
+        }
+        (accepted, false)
     }
 
     /// With every item shown and room left, splits the groups of several distinct messages back

@@ -355,6 +355,21 @@ fn failed_test(plan: &Plan<'_>, index: usize, max: usize) -> String {
 fn group(plan: &Plan<'_>, item: &Item, max: usize) -> (String, Vec<usize>) {
     let first = plan.diagnostic(item.first());
     let is_test = first.test.is_some();
+    let (candidates, complete) = group_candidates(plan, item, is_test);
+    let (places, files) = order_places(plan, candidates);
+    let listing = Listing::new(
+        group_head(first, is_test),
+        item,
+        places,
+        complete,
+        files,
+        max,
+    );
+    listing.fit(plan, item, max)
+}
+
+/// A group's message: its severity, code and message (a test's reason).
+fn group_head(first: &Diagnostic, is_test: bool) -> String {
     let mut head = Vec::new();
     if let Some(label) = severity_label(first.severity) {
         head.push(label.to_owned());
@@ -367,10 +382,12 @@ fn group(plan: &Plan<'_>, item: &Item, max: usize) -> (String, Vec<usize>) {
     } else {
         first.message.clone()
     });
-    let head = field(&head.join(" "));
+    field(&head.join(" "))
+}
 
-    // The first distinct places, in the tool's order. Tests are placed by file and line: the
-    // column of an assertion adds little.
+/// The first distinct places of a group's members, in the tool's order, and whether they are
+/// all of them. Tests are placed by file and line: the column of an assertion adds little.
+fn group_candidates(plan: &Plan<'_>, item: &Item, is_test: bool) -> (Vec<(String, usize)>, bool) {
     let mut candidates: Vec<(String, usize)> = Vec::new();
     // The places already looked at, by file, line and column: members of a group often share
     // places, and comparing these numbers spares writing out each member's place. (Two of them
@@ -398,9 +415,16 @@ fn group(plan: &Plan<'_>, item: &Item, max: usize) -> (String, Vec<usize>) {
         }
         candidates.push((place, member));
     }
-    // Each file's first place comes first, in the order the files first appear, then the places
-    // among the report's first errors (where a reader of the log starts), then the rest: a group
-    // over many files names as many of them as it has room for.
+    (candidates, complete)
+}
+
+/// Each file's first place first, in the order the files first appear, then the places among
+/// the report's first errors (where a reader of the log starts), then the rest: a group over
+/// many files names as many of them as it has room for. Also how many files they are in.
+fn order_places(
+    plan: &Plan<'_>,
+    candidates: Vec<(String, usize)>,
+) -> (Vec<(String, usize)>, usize) {
     let mut files: Vec<&str> = Vec::new();
     let mut places = Vec::with_capacity(candidates.len());
     let mut opening = Vec::new();
@@ -418,97 +442,129 @@ fn group(plan: &Plan<'_>, item: &Item, max: usize) -> (String, Vec<usize>) {
     }
     places.extend(opening);
     places.extend(later);
-    let places: Vec<(String, usize)> = places
+    let places = places
         .into_iter()
         .map(|(place, member)| (field(&place), member))
         .collect();
+    (places, files.len())
+}
 
-    let n = item.members.len();
-    let count = if item.variants > 1 {
-        format!("×{n} ({} variants)", item.variants)
-    } else {
-        format!("×{n}")
-    };
-    let in_files = match item.files {
-        0 => String::new(),
-        1 => " in 1 file".to_owned(),
-        files => format!(" in {files} files"),
-    };
-    // Every place when all of them fit; else, past each file's first place, a few more are
-    // worth their room, and the rest is for other items.
-    let mut places = places;
-    let whole = complete && places.len() <= GROUP_PLACES && {
-        let listed: Vec<&str> = places.iter().map(|(p, _)| p.as_str()).collect();
-        let text = format!("{INDENT}{head} {count}{in_files}: {}", listed.join(", "));
-        tokens::fits(&text, max)
-    };
-    let most = (files.len() + EXTRA_PLACES).min(GROUP_PLACES);
-    if !whole && places.len() > most {
-        places.truncate(most);
-        complete = false;
+/// A group's line being fitted: its message, count and the places it may name.
+struct Listing {
+    head: String,
+    count: String,
+    in_files: String,
+    places: Vec<(String, usize)>,
+    /// Whether the places are all of the group's.
+    complete: bool,
+}
+
+impl Listing {
+    /// Every place when all of them fit; else, past each file's first place, a few more are
+    /// worth their room, and the rest is for other items.
+    fn new(
+        head: String,
+        item: &Item,
+        mut places: Vec<(String, usize)>,
+        mut complete: bool,
+        files: usize,
+        max: usize,
+    ) -> Listing {
+        let n = item.members.len();
+        let count = if item.variants > 1 {
+            format!("×{n} ({} variants)", item.variants)
+        } else {
+            format!("×{n}")
+        };
+        let in_files = match item.files {
+            0 => String::new(),
+            1 => " in 1 file".to_owned(),
+            files => format!(" in {files} files"),
+        };
+        let whole = complete && places.len() <= GROUP_PLACES && {
+            let listed: Vec<&str> = places.iter().map(|(p, _)| p.as_str()).collect();
+            let text = format!("{INDENT}{head} {count}{in_files}: {}", listed.join(", "));
+            tokens::fits(&text, max)
+        };
+        let most = (files + EXTRA_PLACES).min(GROUP_PLACES);
+        if !whole && places.len() > most {
+            places.truncate(most);
+            complete = false;
+        }
+        Listing {
+            head,
+            count,
+            in_files,
+            places,
+            complete,
+        }
     }
-    let with_places = |k: usize| {
-        let listed: Vec<&str> = places[..k].iter().map(|(p, _)| p.as_str()).collect();
-        if k == places.len() && complete {
+
+    /// The count with the first `k` places.
+    fn with_places(&self, k: usize) -> String {
+        let (count, in_files) = (&self.count, &self.in_files);
+        let listed: Vec<&str> = self.places[..k].iter().map(|(p, _)| p.as_str()).collect();
+        if k == self.places.len() && self.complete {
             format!("{count}{in_files}: {}", listed.join(", "))
         } else {
             format!("{count}{in_files}, first {}, …", listed.join(", "))
         }
-    };
-    let line = |head: &str, suffix: &str| format!("{INDENT}{head} {suffix}");
-    let listing = |k: usize| {
-        (
-            line(&head, &with_places(k)),
-            places[..k].iter().map(|&(_, m)| m).collect(),
-        )
-    };
+    }
 
-    // The whole message with as many places as fit.
-    let mut best = None;
-    for k in 1..=places.len() {
-        let candidate = listing(k);
-        if !tokens::fits(&candidate.0, max) {
-            break;
+    fn members(&self, k: usize) -> Vec<usize> {
+        self.places[..k].iter().map(|&(_, m)| m).collect()
+    }
+
+    /// The line within `max` tokens, and the members whose places it names.
+    fn fit(&self, plan: &Plan<'_>, item: &Item, max: usize) -> (String, Vec<usize>) {
+        let line = |head: &str, suffix: &str| format!("{INDENT}{head} {suffix}");
+        // The whole message with as many places as fit.
+        let mut best = None;
+        for k in 1..=self.places.len() {
+            let text = line(&self.head, &self.with_places(k));
+            if !tokens::fits(&text, max) {
+                break;
+            }
+            best = Some((text, k));
         }
-        best = Some(candidate);
-    }
-    if let Some(best) = best {
-        return best;
-    }
-    // The message clipped, keeping at least half of the room, and places in the rest; or, when
-    // not even one place fits, the count and where it is.
-    // Down to a few words of the message, one place is still worth more than the rest of it.
-    let head_tokens = tokens::count(&head);
-    let (keep, least) = (head_tokens.min(max / 2), head_tokens.min(4));
-    let only_file = match (item.files, places.first()) {
-        (1, Some(&(_, member))) => plan.entries[member]
-            .file
-            .map(|file| format!("{count} in {}", field(plan.display_file(file)))),
-        _ => None,
-    };
-    let mut suffixes: Vec<(String, usize, usize)> = (1..=places.len())
-        .rev()
-        .map(|k| (with_places(k), k, keep))
-        .collect();
-    if !places.is_empty() {
-        suffixes.push((with_places(1), 1, least));
-    }
-    suffixes.extend(only_file.map(|suffix| (suffix, 1, 0)));
-    suffixes.push((format!("{count}{in_files}"), 0, 0));
-    suffixes.push((count.clone(), 0, 0));
-    for (suffix, k, keep) in &suffixes {
-        // The indentation, and the space before the suffix.
-        let room = max.saturating_sub(tokens::count(suffix) + 2);
-        if room < *keep {
-            continue;
+        if let Some((text, k)) = best {
+            return (text, self.members(k));
         }
-        let text = line(&clip(&head, room), suffix);
-        if tokens::fits(&text, max) {
-            let members = places[..*k].iter().map(|&(_, m)| m).collect();
-            return (text, members);
+        // The message clipped, keeping at least half of the room, and places in the rest; or,
+        // when not even one place fits, the count and where it is. Down to a few words of the
+        // message, one place is still worth more than the rest of it.
+        let head_tokens = tokens::count(&self.head);
+        let (keep, least) = (head_tokens.min(max / 2), head_tokens.min(4));
+        let count = &self.count;
+        let only_file = match (item.files, self.places.first()) {
+            (1, Some(&(_, member))) => plan.entries[member]
+                .file
+                .map(|file| format!("{count} in {}", field(plan.display_file(file)))),
+            _ => None,
+        };
+        let mut suffixes: Vec<(String, usize, usize)> = (1..=self.places.len())
+            .rev()
+            .map(|k| (self.with_places(k), k, keep))
+            .collect();
+        if !self.places.is_empty() {
+            suffixes.push((self.with_places(1), 1, least));
         }
+        suffixes.extend(only_file.map(|suffix| (suffix, 1, 0)));
+        suffixes.push((format!("{count}{}", self.in_files), 0, 0));
+        suffixes.push((count.clone(), 0, 0));
+        for (suffix, k, keep) in &suffixes {
+            // The indentation, and the space before the suffix.
+            let room = max.saturating_sub(tokens::count(suffix) + 2);
+            if room < *keep {
+                continue;
+            }
+            let text = line(&clip(&self.head, room), suffix);
+            if tokens::fits(&text, max) {
+                return (text, self.members(*k));
+            }
+        }
+        (clipped(&line(&self.head, count), max), Vec::new())
     }
-    (clipped(&line(&head, &count), max), Vec::new())
 }
 
 /// What a tail or the footer says was left out: `37 more errors, 2 failed tests, 5 warnings`

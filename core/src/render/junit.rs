@@ -71,105 +71,16 @@ struct Problem {
 impl<'a> Suite<'a> {
     fn new(verification: &'a Verification) -> Self {
         let report = &verification.report;
-        let mut cases = Vec::new();
-        let mut tests: u64;
-        let (mut failures, mut errors, mut skipped) = (0u64, 0u64, 0u64);
-        if verification.kind == Kind::Test {
-            let failing: Vec<&Diagnostic> = report
-                .diagnostics
-                .iter()
-                .filter(|d| d.kind == Kind::Test && d.severity == Severity::Error)
-                .collect();
-            let mut listed_failures = 0u64;
-            let mut listed_errors = 0u64;
-            for diagnostic in failing {
-                let could_not_run = !diagnostic.is_failed_test();
-                if could_not_run {
-                    listed_errors += 1;
-                } else {
-                    listed_failures += 1;
-                }
-                cases.push(test_case(verification, diagnostic, could_not_run));
-            }
-            let counts = &report.counts;
-            failures = counts.tests_failed.unwrap_or(0).max(listed_failures);
-            errors = counts
-                .errors
-                .unwrap_or(0)
-                .max(counts.suites_errored.unwrap_or(0))
-                .max(listed_errors);
-            skipped = counts.tests_skipped.unwrap_or(0);
-            // Errors that are not failing tests (code that does not compile, so no test ran)
-            // are one error case: the suite must not look green for want of test numbers.
-            let other: Vec<&Diagnostic> = report
-                .diagnostics
-                .iter()
-                .filter(|d| d.kind != Kind::Test && d.severity == Severity::Error)
-                .collect();
-            let unexplained = report.outcome == Outcome::Failed && failures == 0 && errors == 0;
-            if !other.is_empty() || unexplained {
-                errors += 1;
-                let headline = counts_phrase(verification.kind, report);
-                cases.push(Case {
-                    name: format!("{} failed outside its tests", verification.verifier),
-                    classname: verification.verifier.clone(),
-                    file: None,
-                    line: None,
-                    problem: Some(Problem {
-                        element: "error",
-                        kind: "failed".to_owned(),
-                        message: if headline.is_empty() {
-                            format!("{} failed", verification.verifier)
-                        } else {
-                            format!("{} failed: {headline}", verification.verifier)
-                        },
-                        text: listing(report),
-                    }),
-                });
-            }
-            tests = counts
-                .tests_passed
-                .unwrap_or(0)
-                .saturating_add(failures)
-                .saturating_add(errors)
-                .saturating_add(skipped);
+        let mut suite = if verification.kind == Kind::Test {
+            Suite::of_tests(verification)
         } else {
-            tests = 1;
-            let problem = match report.outcome {
-                Outcome::Failed => {
-                    failures = 1;
-                    let headline = counts_phrase(verification.kind, report);
-                    Some(Problem {
-                        element: "failure",
-                        kind: verification.kind.as_str().to_owned(),
-                        message: if headline.is_empty() {
-                            format!("{} failed", verification.verifier)
-                        } else {
-                            format!("{} failed: {headline}", verification.verifier)
-                        },
-                        text: listing(report),
-                    })
-                }
-                // The errored case below stands for it.
-                Outcome::Errored | Outcome::Passed => None,
-            };
-            if report.outcome != Outcome::Errored {
-                cases.push(Case {
-                    name: verification.verifier.clone(),
-                    classname: verification.verifier.clone(),
-                    file: None,
-                    line: None,
-                    problem,
-                });
-            } else {
-                tests = 0;
-            }
-        }
+            Suite::of_check(verification)
+        };
         if report.outcome == Outcome::Errored {
-            errors += 1;
-            tests += 1;
+            suite.errors += 1;
+            suite.tests += 1;
             let why = reason(verification);
-            cases.push(Case {
+            suite.cases.push(Case {
                 name: format!("{} could not verify", verification.verifier),
                 classname: verification.verifier.clone(),
                 file: None,
@@ -182,6 +93,64 @@ impl<'a> Suite<'a> {
                 }),
             });
         }
+        suite
+    }
+
+    /// A test runner's suite: a case per failing test, the tool's counts.
+    fn of_tests(verification: &'a Verification) -> Self {
+        let report = &verification.report;
+        let mut cases = Vec::new();
+        let mut listed_failures = 0u64;
+        let mut listed_errors = 0u64;
+        for diagnostic in report
+            .diagnostics
+            .iter()
+            .filter(|d| d.kind == Kind::Test && d.severity == Severity::Error)
+        {
+            let could_not_run = !diagnostic.is_failed_test();
+            if could_not_run {
+                listed_errors += 1;
+            } else {
+                listed_failures += 1;
+            }
+            cases.push(test_case(verification, diagnostic, could_not_run));
+        }
+        let counts = &report.counts;
+        let failures = counts.tests_failed.unwrap_or(0).max(listed_failures);
+        let mut errors = counts
+            .errors
+            .unwrap_or(0)
+            .max(counts.suites_errored.unwrap_or(0))
+            .max(listed_errors);
+        let skipped = counts.tests_skipped.unwrap_or(0);
+        // Errors that are not failing tests (code that does not compile, so no test ran) are one
+        // error case: the suite must not look green for want of test numbers.
+        let other = report
+            .diagnostics
+            .iter()
+            .any(|d| d.kind != Kind::Test && d.severity == Severity::Error);
+        let unexplained = report.outcome == Outcome::Failed && failures == 0 && errors == 0;
+        if other || unexplained {
+            errors += 1;
+            cases.push(Case {
+                name: format!("{} failed outside its tests", verification.verifier),
+                classname: verification.verifier.clone(),
+                file: None,
+                line: None,
+                problem: Some(Problem {
+                    element: "error",
+                    kind: "failed".to_owned(),
+                    message: failed_message(verification),
+                    text: listing(report),
+                }),
+            });
+        }
+        let tests = counts
+            .tests_passed
+            .unwrap_or(0)
+            .saturating_add(failures)
+            .saturating_add(errors)
+            .saturating_add(skipped);
         Suite {
             verification,
             tests,
@@ -190,6 +159,49 @@ impl<'a> Suite<'a> {
             skipped,
             cases,
         }
+    }
+
+    /// Any other verifier's suite: one case, failed when the verifier failed (none when it
+    /// could not verify: the errored case stands for it).
+    fn of_check(verification: &'a Verification) -> Self {
+        let report = &verification.report;
+        let mut suite = Suite {
+            verification,
+            tests: 0,
+            failures: 0,
+            errors: 0,
+            skipped: 0,
+            cases: Vec::new(),
+        };
+        if report.outcome == Outcome::Errored {
+            return suite;
+        }
+        let problem = (report.outcome == Outcome::Failed).then(|| Problem {
+            element: "failure",
+            kind: verification.kind.as_str().to_owned(),
+            message: failed_message(verification),
+            text: listing(report),
+        });
+        suite.failures = u64::from(problem.is_some());
+        suite.tests = 1;
+        suite.cases.push(Case {
+            name: verification.verifier.clone(),
+            classname: verification.verifier.clone(),
+            file: None,
+            line: None,
+            problem,
+        });
+        suite
+    }
+}
+
+/// `eslint failed: 3 errors`, or `eslint failed` without counts.
+fn failed_message(verification: &Verification) -> String {
+    let headline = counts_phrase(verification.kind, &verification.report);
+    if headline.is_empty() {
+        format!("{} failed", verification.verifier)
+    } else {
+        format!("{} failed: {headline}", verification.verifier)
     }
 }
 

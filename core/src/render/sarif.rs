@@ -56,68 +56,98 @@ pub fn render(input: &RenderInput<'_>) -> String {
 
 /// One verifier's run.
 fn run(verification: &Verification, tool_version: &str) -> Value {
-    let report = &verification.report;
-    let mut rules: BTreeMap<String, Rule> = BTreeMap::new();
-    let mut results = Vec::new();
-    let mut notifications = Vec::new();
-    let mut occurrences: BTreeMap<u64, u32> = BTreeMap::new();
-    let mut unlocated = 0u64;
+    let found = Findings::of(verification);
+    json!({
+        "tool": { "driver": {
+            "name": format!("verdict/{}", verification.verifier),
+            "version": tool_version,
+            "rules": rules(verification, found.rules),
+        } },
+        "automationDetails": { "id": format!("verdict/{}/", verification.verifier) },
+        "originalUriBaseIds": { "%SRCROOT%": {
+            "description": { "text": "The root of the checkout verdict ran in." },
+        } },
+        "invocations": [invocation(verification, found.notifications)],
+        "results": found.results,
+        "properties": properties(verification, found.unlocated),
+    })
+}
 
-    if report.outcome == Outcome::Errored {
-        notifications.push(json!({
-            "level": "error",
-            "message": { "text": message_text(&format!(
-                "{} could not verify: {}",
-                verification.verifier,
-                reason(verification)
-            )) },
-        }));
-    }
-    for diagnostic in &report.diagnostics {
-        let Some(file) = diagnostic.file.as_deref().filter(|f| !f.trim().is_empty()) else {
-            unlocated += 1;
-            notifications.push(json!({
+/// What a run's diagnostics become: results for those with a file, notifications for the rest.
+#[derive(Default)]
+struct Findings {
+    rules: BTreeMap<String, Rule>,
+    results: Vec<Value>,
+    notifications: Vec<Value>,
+    /// Diagnostics without a file.
+    unlocated: u64,
+}
+
+impl Findings {
+    fn of(verification: &Verification) -> Findings {
+        let report = &verification.report;
+        let mut found = Findings::default();
+        let mut occurrences: BTreeMap<u64, u32> = BTreeMap::new();
+        if report.outcome == Outcome::Errored {
+            found.notifications.push(json!({
+                "level": "error",
+                "message": { "text": message_text(&format!(
+                    "{} could not verify: {}",
+                    verification.verifier,
+                    reason(verification)
+                )) },
+            }));
+        }
+        for diagnostic in &report.diagnostics {
+            let Some(file) = diagnostic.file.as_deref().filter(|f| !f.trim().is_empty()) else {
+                found.unlocated += 1;
+                found.notifications.push(json!({
+                    "level": level(diagnostic.severity),
+                    "message": { "text": message_text(&full_message(diagnostic)) },
+                }));
+                continue;
+            };
+            let rule_id = rule_id(verification, diagnostic);
+            let rule = found.rules.entry(rule_id.clone()).or_insert_with(|| Rule {
+                kind: diagnostic.kind.as_str(),
+                severity: diagnostic.severity,
+                example: example(&diagnostic.message),
+            });
+            rule.severity = rule.severity.max(diagnostic.severity);
+            let occurrence = occurrences.entry(diagnostic.fingerprint.0).or_insert(0);
+            *occurrence += 1;
+            let mut physical = Map::new();
+            physical.insert("artifactLocation".to_owned(), artifact_location(file));
+            if let Some(region) = region(diagnostic) {
+                physical.insert("region".to_owned(), region);
+            }
+            found.results.push(json!({
+                "ruleId": rule_id,
                 "level": level(diagnostic.severity),
                 "message": { "text": message_text(&full_message(diagnostic)) },
+                "locations": [{ "physicalLocation": physical }],
+                "partialFingerprints": {
+                    FINGERPRINT_KEY: format!("{}:{}", diagnostic.fingerprint, occurrence),
+                },
             }));
-            continue;
-        };
-        let rule_id = rule_id(verification, diagnostic);
-        let rule = rules.entry(rule_id.clone()).or_insert_with(|| Rule {
-            kind: diagnostic.kind.as_str(),
-            severity: diagnostic.severity,
-            example: example(&diagnostic.message),
-        });
-        rule.severity = rule.severity.max(diagnostic.severity);
-        let occurrence = occurrences.entry(diagnostic.fingerprint.0).or_insert(0);
-        *occurrence += 1;
-        let mut physical = Map::new();
-        physical.insert("artifactLocation".to_owned(), artifact_location(file));
-        if let Some(region) = region(diagnostic) {
-            physical.insert("region".to_owned(), region);
         }
-        results.push(json!({
-            "ruleId": rule_id,
-            "level": level(diagnostic.severity),
-            "message": { "text": message_text(&full_message(diagnostic)) },
-            "locations": [{ "physicalLocation": physical }],
-            "partialFingerprints": {
-                FINGERPRINT_KEY: format!("{}:{}", diagnostic.fingerprint, occurrence),
-            },
-        }));
+        if report.diagnostics_dropped > 0 {
+            found.notifications.push(json!({
+                "level": "warning",
+                "message": { "text": format!(
+                    "{} more not listed: verdict keeps at most {} per verifier; the full log has them all",
+                    plural(report.diagnostics_dropped, "finding", "findings"),
+                    crate::model::MAX_DIAGNOSTICS,
+                ) },
+            }));
+        }
+        found
     }
-    if report.diagnostics_dropped > 0 {
-        notifications.push(json!({
-            "level": "warning",
-            "message": { "text": format!(
-                "{} more not listed: verdict keeps at most {} per verifier; the full log has them all",
-                plural(report.diagnostics_dropped, "finding", "findings"),
-                crate::model::MAX_DIAGNOSTICS,
-            ) },
-        }));
-    }
+}
 
-    let rules: Vec<Value> = rules
+/// The rules a run's results name.
+fn rules(verification: &Verification, rules: BTreeMap<String, Rule>) -> Vec<Value> {
+    rules
         .into_iter()
         .map(|(id, rule)| {
             json!({
@@ -137,11 +167,15 @@ fn run(verification: &Verification, tool_version: &str) -> Value {
                 "properties": { "tags": [rule.kind] },
             })
         })
-        .collect();
+        .collect()
+}
+
+/// How the tool ran: whether it could verify, its command, and what it said beside results.
+fn invocation(verification: &Verification, notifications: Vec<Value>) -> Value {
     let mut invocation = Map::new();
     invocation.insert(
         "executionSuccessful".to_owned(),
-        Value::Bool(report.outcome != Outcome::Errored),
+        Value::Bool(verification.report.outcome != Outcome::Errored),
     );
     if let Some(command) = &verification.command {
         invocation.insert("arguments".to_owned(), json!(command));
@@ -152,6 +186,12 @@ fn run(verification: &Verification, tool_version: &str) -> Value {
             Value::Array(notifications),
         );
     }
+    Value::Object(invocation)
+}
+
+/// verdict's own numbers for the run: the outcome, the status, the tool's counts.
+fn properties(verification: &Verification, unlocated: u64) -> Value {
+    let report = &verification.report;
     let mut properties = Map::new();
     properties.insert("outcome".to_owned(), json!(report.outcome.as_str()));
     properties.insert("status".to_owned(), json!(verification.status.as_str()));
@@ -168,20 +208,7 @@ fn run(verification: &Verification, tool_version: &str) -> Value {
             json!(report.diagnostics_dropped),
         );
     }
-    json!({
-        "tool": { "driver": {
-            "name": format!("verdict/{}", verification.verifier),
-            "version": tool_version,
-            "rules": rules,
-        } },
-        "automationDetails": { "id": format!("verdict/{}/", verification.verifier) },
-        "originalUriBaseIds": { "%SRCROOT%": {
-            "description": { "text": "The root of the checkout verdict ran in." },
-        } },
-        "invocations": [Value::Object(invocation)],
-        "results": results,
-        "properties": Value::Object(properties),
-    })
+    Value::Object(properties)
 }
 
 /// What a rule needs: its kind (a tag), the most serious level seen, and the first message as an
