@@ -1,0 +1,3 @@
+//! Helpers of verdict-core's integration tests.
+
+pub(crate) mod repo;

@@ -1,0 +1,14 @@
+//! verdict-core's integration tests: one test binary, one module per part of the engine.
+
+mod support;
+
+mod agent;
+mod agent_loop_parts;
+mod cache;
+mod driver;
+mod guard;
+mod pipeline;
+mod process;
+mod render;
+mod snapshot;
+mod state;
