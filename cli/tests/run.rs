@@ -6,10 +6,8 @@
 //! failure) and its green copy (`xtask/bench/polyglot-green/` laid over it); small fixtures for
 //! the other cases are under `cli/tests/run/`.
 
-#[path = "support/project.rs"]
-mod project;
+use crate::support::project;
 
-#[path = "run/declared.rs"]
 mod declared;
 
 use std::path::Path;
