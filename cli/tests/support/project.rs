@@ -107,6 +107,12 @@ impl Project {
         self.dir.path()
     }
 
+    /// The snapshot filters of a run in this project: its root is `[PROJECT]`, durations and
+    /// times are placeholders.
+    pub(crate) fn filters(&self) -> verdict_test_support::Filters {
+        verdict_test_support::filters().path(self.root(), "[PROJECT]")
+    }
+
     /// `root/rel`.
     pub(crate) fn path(&self, rel: &str) -> PathBuf {
         self.root().join(rel)
