@@ -6,7 +6,7 @@
 //! Logs come from `summarizers/testdata/` (written by `cargo xtask capture`); the tests pick up
 //! whatever is there, and fail rather than pass vacuously when nothing is.
 
-mod support;
+use crate::support;
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -399,7 +399,7 @@ fn closed_stdout_is_not_an_error() {
 fn gigabyte_log_streams_in_bounded_memory() {
     const LEN: u64 = 1024 * MIB;
     let streamed = stream(
-        "gigabyte_log_streams_in_bounded_memory",
+        "cli::gigabyte_log_streams_in_bounded_memory",
         &["summarize"],
         every_failing_log,
         LEN,
@@ -438,7 +438,7 @@ fn every_failing_log() -> Vec<u8> {
 fn single_200_mib_line_is_cut_in_bounded_memory() {
     const LEN: u64 = 200 * MIB;
     let streamed = stream(
-        "single_200_mib_line_is_cut_in_bounded_memory",
+        "cli::single_200_mib_line_is_cut_in_bounded_memory",
         &["summarize", "--format", "json"],
         failing_log_on_one_line,
         LEN,

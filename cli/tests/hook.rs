@@ -5,9 +5,7 @@
 //! (`cli/tests/hook/snapshots/`). Also `verdict hook install`: what it writes, and that a second
 //! install changes nothing.
 
-#[path = "support/project.rs"]
-#[allow(dead_code, reason = "shared with run.rs, which uses the rest")]
-mod support;
+use crate::support::project as support;
 
 use std::io::Write;
 use std::path::Path;

@@ -9,9 +9,7 @@
 //! and call counter, kept in a directory outside the project tree so that they never change the
 //! workspace the loop verifies).
 
-#[path = "support/project.rs"]
-#[allow(dead_code, reason = "shared with run.rs, which uses the rest")]
-mod project;
+use crate::support::project;
 
 use std::cell::Cell;
 use std::fs::File;

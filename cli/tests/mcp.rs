@@ -6,9 +6,7 @@
 //! against `verdict run` on the same project. Also `verdict mcp install` for each client, on
 //! temporary directories with `HOME` overridden.
 
-#[path = "support/project.rs"]
-#[allow(dead_code, reason = "shared with run.rs, which uses the rest")]
-mod support;
+use crate::support::project as support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

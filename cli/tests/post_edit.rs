@@ -4,9 +4,7 @@
 //! and a lint error) and is never edited; the tests edit `src/price.js` and hand the hook each
 //! harness's input naming it.
 
-#[path = "support/project.rs"]
-#[allow(dead_code, reason = "shared with run.rs, which uses the rest")]
-mod support;
+use crate::support::project as support;
 
 use std::io::Write;
 use std::process::{Command, Stdio};

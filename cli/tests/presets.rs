@@ -6,9 +6,7 @@
 //! Each test checks that the run passed, what the stand-in parsed, and what the preset is for: the
 //! tests allowed to Claude Code, no commit in the user's repository, the trusted session.
 
-#[path = "support/project.rs"]
-#[allow(dead_code, reason = "shared with run.rs, which uses the rest")]
-mod project;
+use crate::support::project;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

@@ -2,8 +2,7 @@
 //! logs, failure sets, policies and decisions, retry prompts (snapshots and the token bound over
 //! generated histories), and the cheating guard over real `git diff` output from temporary repos.
 
-#[path = "support/repo.rs"]
-mod repo;
+use crate::support::repo;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

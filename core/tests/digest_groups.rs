@@ -5,8 +5,7 @@
 //! Each test checks its property on the text and snapshots the digests, so that a change in how a
 //! big failure reads is reviewed on output an agent would really receive.
 
-#[path = "support/captured.rs"]
-mod support;
+use crate::support;
 
 use std::collections::BTreeSet;
 

@@ -9,8 +9,7 @@
 //! at least [`support::FILES_NAMED`] of the files with errors and [`support::FIRST_TEN_NAMED`] of the first ten
 //! errors with `file:line` (a table per log is printed with `--nocapture`).
 
-#[path = "support/captured.rs"]
-mod support;
+use crate::support;
 
 use std::collections::BTreeSet;
 
@@ -180,37 +179,37 @@ fn every_tool_with_captured_logs_has_its_tests() {
 /// One test per captured log, a module per tool: its digest is honest and within budget.
 mod logs {
     mod cargo {
-        crate::support::logs::cargo!(crate::check_log);
+        crate::support::logs::cargo!(crate::digests::check_log);
     }
     mod eslint {
-        crate::support::logs::eslint!(crate::check_log);
+        crate::support::logs::eslint!(crate::digests::check_log);
     }
     mod generic {
-        crate::support::logs::generic!(crate::check_log);
+        crate::support::logs::generic!(crate::digests::check_log);
     }
     mod jest {
-        crate::support::logs::jest!(crate::check_log);
+        crate::support::logs::jest!(crate::digests::check_log);
     }
     mod mocha {
-        crate::support::logs::mocha!(crate::check_log);
+        crate::support::logs::mocha!(crate::digests::check_log);
     }
     mod nextest {
-        crate::support::logs::nextest!(crate::check_log);
+        crate::support::logs::nextest!(crate::digests::check_log);
     }
     mod node_test {
-        crate::support::logs::node_test!(crate::check_log);
+        crate::support::logs::node_test!(crate::digests::check_log);
     }
     mod pytest {
-        crate::support::logs::pytest!(crate::check_log);
+        crate::support::logs::pytest!(crate::digests::check_log);
     }
     mod tsc {
-        crate::support::logs::tsc!(crate::check_log);
+        crate::support::logs::tsc!(crate::digests::check_log);
     }
     mod unittest {
-        crate::support::logs::unittest!(crate::check_log);
+        crate::support::logs::unittest!(crate::digests::check_log);
     }
     mod vitest {
-        crate::support::logs::vitest!(crate::check_log);
+        crate::support::logs::vitest!(crate::digests::check_log);
     }
 }
 

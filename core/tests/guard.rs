@@ -4,12 +4,7 @@
 //! renamed, added or made stricter, an expected value changed together with the code) are not;
 //! and `allow_test_edits` lets a rewritten expected value through but not a neutered test.
 
-#[path = "support/repo.rs"]
-#[allow(
-    dead_code,
-    reason = "shared with agent_loop_parts.rs, which uses the rest"
-)]
-mod repo;
+use crate::support::repo;
 
 use repo::Repo;
 use verdict_core::agent_loop::guard::{Guard, ViolationKind, as_verification};

@@ -792,8 +792,28 @@ async fn a_log_limit_keeps_the_head_and_the_tail() {
 #[tokio::test]
 #[allow(unsafe_code)]
 async fn tools_start_with_default_signal_dispositions_whatever_verdict_ignores() {
-    // SAFETY: `signal` with `SIG_IGN` changes only this process's disposition; the other tests'
-    // tools are reset to the default by the runner under test, so they are not affected.
+    const NAME: &str =
+        "process::tools_start_with_default_signal_dispositions_whatever_verdict_ignores";
+    const ALONE: &str = "VERDICT_TEST_IGNORES_SIGINT";
+    // A disposition belongs to the whole process, and the other tests of this binary spawn
+    // children of their own beside this one: the test runs again in a process of its own.
+    if std::env::var_os(ALONE).is_none() {
+        let output = std::process::Command::new(std::env::current_exe().expect("the test binary"))
+            .args([NAME, "--exact", "--nocapture", "--test-threads=1"])
+            .env(ALONE, "1")
+            .output()
+            .expect("the test binary starts");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            output.status.success() && stdout.contains("1 passed"),
+            "{}\n{stdout}\n{}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        );
+        return;
+    }
+    // SAFETY: `signal` with `SIG_IGN` changes only this process's disposition, and this process
+    // runs no other test.
     let previous = unsafe { libc::signal(libc::SIGINT, libc::SIG_IGN) };
     let fixture = Fixture::new();
     let tool = fixture.script("tool.sh", "grep '^SigIgn:' /proc/$$/status");

@@ -986,7 +986,12 @@ fn spawn_writer(path: &Path, hang: bool) -> Child {
     let exe = std::env::current_exe().expect("test binary");
     let mut command = Command::new(exe);
     command
-        .args(["crash_writer", "--exact", "--nocapture", "--test-threads=1"])
+        .args([
+            "state::crash_writer",
+            "--exact",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env(WRITER_ENV, path)
         .stdout(Stdio::piped())
         .stderr(Stdio::null());

@@ -26,8 +26,7 @@
 //! Over all cases, the digest names on average at least [`support::FILES_NAMED`] of the failing files and
 //! [`support::FIRST_TEN_NAMED`] of the first ten failures with file and line.
 
-#[path = "support/captured.rs"]
-mod support;
+use crate::support;
 
 use std::fs;
 use std::path::PathBuf;
@@ -221,40 +220,40 @@ fn every_wild_folder_has_its_tests() {
 /// One test per wild log, a module per tool folder: its digest is honest and within budget.
 mod logs {
     mod cargo {
-        crate::support::logs::wild_cargo!(crate::check_log);
+        crate::support::logs::wild_cargo!(crate::wild::check_log);
     }
     mod eslint {
-        crate::support::logs::wild_eslint!(crate::check_log);
+        crate::support::logs::wild_eslint!(crate::wild::check_log);
     }
     mod generic {
-        crate::support::logs::wild_generic!(crate::check_log);
+        crate::support::logs::wild_generic!(crate::wild::check_log);
     }
     mod jest {
-        crate::support::logs::wild_jest!(crate::check_log);
+        crate::support::logs::wild_jest!(crate::wild::check_log);
     }
     mod mocha {
-        crate::support::logs::wild_mocha!(crate::check_log);
+        crate::support::logs::wild_mocha!(crate::wild::check_log);
     }
     mod multi {
-        crate::support::logs::wild_multi!(crate::check_log);
+        crate::support::logs::wild_multi!(crate::wild::check_log);
     }
     mod nextest {
-        crate::support::logs::wild_nextest!(crate::check_log);
+        crate::support::logs::wild_nextest!(crate::wild::check_log);
     }
     mod node_test {
-        crate::support::logs::wild_node_test!(crate::check_log);
+        crate::support::logs::wild_node_test!(crate::wild::check_log);
     }
     mod pytest {
-        crate::support::logs::wild_pytest!(crate::check_log);
+        crate::support::logs::wild_pytest!(crate::wild::check_log);
     }
     mod tsc {
-        crate::support::logs::wild_tsc!(crate::check_log);
+        crate::support::logs::wild_tsc!(crate::wild::check_log);
     }
     mod unittest {
-        crate::support::logs::wild_unittest!(crate::check_log);
+        crate::support::logs::wild_unittest!(crate::wild::check_log);
     }
     mod vitest {
-        crate::support::logs::wild_vitest!(crate::check_log);
+        crate::support::logs::wild_vitest!(crate::wild::check_log);
     }
 }
 

@@ -1,6 +1,6 @@
 //! `cargo xtask`: the project's automation, in Rust so that it runs wherever cargo does.
 //!
-//! - `cargo xtask test`: everything CI runs.
+//! - `cargo xtask test`: everything CI runs; the tests with cargo-nextest (installed when missing).
 //! - `cargo xtask example [ARGS…]`: install the example project's tools and run `verdict run` on it.
 //! - `cargo xtask tools`: install the real tools the tests run into `target/verdict-tools/`.
 //! - `cargo xtask capture [TOOL…]`: install the pinned tools and regenerate the real logs under
@@ -18,11 +18,13 @@ mod bench_mcp;
 mod bench_pipeline;
 mod capture;
 mod example;
+mod nextest;
 mod plugin;
 mod tidy;
 mod tools;
 
-use std::path::PathBuf;
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
@@ -156,23 +158,28 @@ fn run(cli: Cli) -> Result<ExitCode> {
 /// Runs a cargo subcommand in the repository, failing on a non-zero exit.
 fn cargo(args: &[&str]) -> Result<()> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    eprintln!("$ cargo {}", args.join(" "));
-    duct::cmd(&cargo, args)
-        .dir(capture::repo_root())
-        .run()
-        .with_context(|| format!("cargo {} failed", args.join(" ")))?;
-    Ok(())
+    run_in_repo(Path::new(&cargo), args, &[])
 }
 
-/// [`cargo`] with one more environment variable.
-fn cargo_with_env(args: &[&str], key: &str, value: &std::path::Path) -> Result<()> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    eprintln!("$ {key}={} cargo {}", value.display(), args.join(" "));
-    duct::cmd(&cargo, args)
-        .dir(capture::repo_root())
-        .env(key, value)
+/// Runs `program ARGS` in the repository with more environment variables, failing on a non-zero
+/// exit.
+fn run_in_repo(program: &Path, args: &[&str], env: &[(&str, &OsStr)]) -> Result<()> {
+    let name = program.file_name().unwrap_or(program.as_os_str());
+    let shown: Vec<String> = env
+        .iter()
+        .filter(|(key, _)| *key != "PATH")
+        .map(|(key, value)| format!("{key}={}", value.to_string_lossy()))
+        .chain(std::iter::once(name.to_string_lossy().into_owned()))
+        .chain(args.iter().map(|arg| (*arg).to_owned()))
+        .collect();
+    eprintln!("$ {}", shown.join(" "));
+    let mut command = duct::cmd(program, args).dir(capture::repo_root());
+    for (key, value) in env {
+        command = command.env(key, value);
+    }
+    command
         .run()
-        .with_context(|| format!("cargo {} failed", args.join(" ")))?;
+        .with_context(|| format!("{} {} failed", name.to_string_lossy(), args.join(" ")))?;
     Ok(())
 }
 
@@ -187,11 +194,21 @@ fn test() -> Result<()> {
         "warnings",
     ])?;
     let tools = tools::install()?;
-    // The tests that run real tools find them here (see `xtask/src/tools.rs`).
-    cargo_with_env(
-        &["test", "--workspace", "--all-targets"],
-        "VERDICT_TOOLS",
-        &tools,
+    let nextest = nextest::install(&tools)?;
+    // The tests that run real tools find them here (see `xtask/src/tools.rs`), and the tests of the
+    // nextest verifier find the same cargo-nextest on `PATH`.
+    let path = nextest::path_with(&nextest)?;
+    let env = [
+        ("VERDICT_TOOLS", tools.as_os_str()),
+        ("PATH", path.as_os_str()),
+    ];
+    run_in_repo(
+        &nextest,
+        &["nextest", "run", "--workspace", "--all-targets"],
+        &env,
     )?;
+    // nextest does not run doc tests.
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    run_in_repo(Path::new(&cargo), &["test", "--doc", "--workspace"], &env)?;
     Ok(())
 }

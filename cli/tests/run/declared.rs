@@ -10,7 +10,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::project::{Project, path_with_node};
+use crate::support::project::{Project, path_with_node};
 
 /// A fixture, the bug injected into it, and the commands the project itself declares.
 struct Case {

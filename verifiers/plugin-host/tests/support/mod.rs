@@ -5,9 +5,6 @@
 //! depends on the order in which `cargo test --workspace` happens to build things. A build that is
 //! already fresh costs a fraction of a second.
 
-// Each test binary uses the builders it needs.
-#![allow(dead_code)]
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;

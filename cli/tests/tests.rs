@@ -1,0 +1,13 @@
+//! The CLI's integration tests: one test binary that runs the real `verdict` binary, one module
+//! per command.
+
+mod support;
+
+mod cli;
+mod history;
+mod hook;
+mod r#loop;
+mod mcp;
+mod post_edit;
+mod presets;
+mod run;

@@ -1,0 +1,17 @@
+//! verdict-core's integration tests: one test binary, one module per part of the engine.
+
+mod support;
+
+mod agent;
+mod agent_loop_parts;
+mod cache;
+mod digest_groups;
+mod digests;
+mod driver;
+mod guard;
+mod pipeline;
+mod process;
+mod render;
+mod snapshot;
+mod state;
+mod wild;

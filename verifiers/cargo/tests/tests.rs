@@ -1,0 +1,4 @@
+//! verdict-cargo's integration tests: one test binary, one module per verifier family.
+
+mod cargo;
+mod nextest;

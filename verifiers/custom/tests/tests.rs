@@ -1,0 +1,4 @@
+//! verdict-custom's integration tests: one test binary.
+
+mod pipeline;
+mod run;

@@ -1,0 +1,3 @@
+//! verdict-eslint's integration tests: one test binary.
+
+mod eslint;

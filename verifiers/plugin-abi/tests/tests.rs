@@ -1,0 +1,3 @@
+//! verdict-plugin-abi's integration tests: one test binary.
+
+mod export;

@@ -1,0 +1,3 @@
+//! verdict-tsc's integration tests: one test binary.
+
+mod tsc;
