@@ -9,7 +9,7 @@
 //!   by the session-start hook;
 //! - `hook_verifications`: the last verifications, by the tree they verified.
 //!
-//! All four are tables of the state schema's migrations (core/src/state/schema.rs), which
+//! All four are tables of the state schema's migrations (core/engine/src/state/schema.rs), which
 //! [`Store::open`] applies; the loop's own tables share the file, never a table.
 
 use std::path::Path;

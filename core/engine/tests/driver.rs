@@ -114,7 +114,7 @@ impl Verify for ByLines {
 
 fn failing_pytest() -> Verification {
     let log =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../summarizers/testdata/pytest/failing.log");
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../summarizers/testdata/pytest/failing.log");
     let report = verdict_summarizers::summarize(&std::fs::read(log).expect("a captured log"));
     assert_eq!(report.outcome, Outcome::Failed);
     Verification {

@@ -92,8 +92,9 @@ fn failing_pytest() -> Verification {
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("core/ sits in the repository root")
+        .ancestors()
+        .nth(2)
+        .expect("core/engine sits two levels below the repository root")
         .to_path_buf()
 }
 

@@ -1,6 +1,6 @@
 """Reads a JUnit XML file with junitparser (an independent reader) and prints what it saw as JSON.
 
-Used by core/tests/render.rs: argv[1] is the file. For each suite: its name, the counts from its
+Used by core/engine/tests/render.rs: argv[1] is the file. For each suite: its name, the counts from its
 attributes, and each case with the tags and messages of its results.
 """
 import json

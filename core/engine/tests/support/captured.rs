@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-#[path = "../../../summarizers/tests/support/logs.rs"]
+#[path = "../../../../summarizers/tests/support/logs.rs"]
 pub(crate) mod logs;
 
 /// Makes, in the calling module, one `#[test]` per listed log of `folder` (a folder of
@@ -60,7 +60,7 @@ pub(crate) fn assert_listed(folder: &str, listed: &[String]) {
 /// `summarizers/testdata/<tool>/`.
 pub(crate) fn testdata(tool: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../summarizers/testdata")
+        .join("../../summarizers/testdata")
         .join(tool)
 }
 

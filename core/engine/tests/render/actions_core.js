@@ -1,5 +1,5 @@
 // Issues workflow commands with GitHub's own @actions/core, the reference implementation of
-// their escaping, for core/tests/render.rs to compare verdict's `github` format with.
+// their escaping, for core/engine/tests/render.rs to compare verdict's `github` format with.
 //
 // argv[2]: the directory holding node_modules/@actions/core; argv[3]: a JSON file holding a list
 // of {level: "error" | "warning" | "notice", message, properties: {title, file, startLine,

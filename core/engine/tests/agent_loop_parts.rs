@@ -29,7 +29,7 @@ use verdict_core::{Kind, Report, Status, Verification};
 
 fn testdata(tool: &str, case: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../summarizers/testdata")
+        .join("../../summarizers/testdata")
         .join(tool)
         .join(format!("{case}.log"))
 }

@@ -1,7 +1,7 @@
 """Renders a Markdown file with markdown-it-py (CommonMark with raw HTML on and GitHub's tables)
 and prints what came out as JSON.
 
-Used by core/tests/render.rs: argv[1] is the file. Prints every HTML tag with its count, the table
+Used by core/engine/tests/render.rs: argv[1] is the file. Prints every HTML tag with its count, the table
 rows as lists of cell texts, the list items' texts and the code blocks' texts.
 """
 import json

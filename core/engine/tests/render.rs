@@ -298,7 +298,7 @@ fn tools() -> PathBuf {
     if let Some(dir) = std::env::var_os("VERDICT_TOOLS") {
         return PathBuf::from(dir);
     }
-    let fallback = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/verdict-tools");
+    let fallback = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/verdict-tools");
     assert!(
         fallback.is_dir(),
         "the real tools are missing: run `cargo xtask tools` first"
@@ -816,7 +816,7 @@ fn an_empty_run_is_not_a_pass_in_any_format() {
 #[test]
 fn the_documented_example_is_a_valid_document() {
     let doc = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/json-report.md"),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/json-report.md"),
     )
     .expect("docs/json-report.md");
     let start = doc.find("```json\n").expect("a JSON example") + "```json\n".len();
@@ -875,7 +875,7 @@ fn a_test_run_that_does_not_compile_is_not_green() {
 /// Every captured log of `summarizers/testdata`, parsed by the real summarizer, as one
 /// verification each.
 fn captured_runs() -> Vec<Verification> {
-    let testdata = Path::new(env!("CARGO_MANIFEST_DIR")).join("../summarizers/testdata");
+    let testdata = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../summarizers/testdata");
     let mut runs = Vec::new();
     let mut tools: Vec<_> = std::fs::read_dir(&testdata)
         .expect("summarizers/testdata")
