@@ -312,7 +312,7 @@ fn parse_summary(line: &str) -> Option<(u64, u64)> {
 }
 
 /// One stylish row.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Row<'a> {
     line: u32,
     column: u32,
@@ -643,17 +643,14 @@ fn starts_crash(line: &str) -> bool {
 
 /// Adds a diagnostic for one problem, in either format, or only counts it once the report is
 /// full (building one costs more than reading its line). Returns whether it was kept.
-#[allow(clippy::too_many_arguments)]
-fn push(
-    report: &mut Report,
-    file: Option<&str>,
-    line: u32,
-    column: u32,
-    severity: Severity,
-    message: &str,
-    rule: Option<&str>,
-    fatal: bool,
-) -> bool {
+fn push(report: &mut Report, file: Option<&str>, row: &Row<'_>, fatal: bool) -> bool {
+    let Row {
+        line,
+        column,
+        severity,
+        message,
+        rule,
+    } = *row;
     if report.diagnostics.len() >= MAX_DIAGNOSTICS {
         report.diagnostics_dropped += 1;
         return false;
@@ -802,16 +799,14 @@ fn read_result(object: &[u8], report: &mut Report, totals: &mut JsonTotals) {
             Some(stripped) if !stripped.ends_with(' ') => stripped,
             _ => text,
         };
-        let kept = push(
-            report,
-            Some(&result.file_path),
-            message.line.unwrap_or(0),
-            message.column.unwrap_or(0),
+        let row = Row {
+            line: message.line.unwrap_or(0),
+            column: message.column.unwrap_or(0),
             severity,
-            text,
-            message.rule_id.as_deref(),
-            message.fatal,
-        );
+            message: text,
+            rule: message.rule_id.as_deref(),
+        };
+        let kept = push(report, Some(&result.file_path), &row, message.fatal);
         if kept {
             for line in lines.take(MAX_CONTINUATION_LINES) {
                 append_detail(report, line);
@@ -1269,16 +1264,7 @@ impl Parser {
             Severity::Error => self.row_errors += 1,
             _ => self.row_warnings += 1,
         }
-        self.last_row_kept = push(
-            &mut self.report,
-            self.file.as_deref(),
-            row.line,
-            row.column,
-            row.severity,
-            row.message,
-            row.rule,
-            false,
-        );
+        self.last_row_kept = push(&mut self.report, self.file.as_deref(), &row, false);
         self.after_row = true;
         self.continuation_lines = 0;
         self.open_message = row.rule.is_none().then_some(false);
@@ -1296,16 +1282,7 @@ impl Parser {
             Severity::Error => self.row_errors += 1,
             _ => self.row_warnings += 1,
         }
-        self.last_row_kept = push(
-            &mut self.report,
-            Some(flat.file),
-            flat.row.line,
-            flat.row.column,
-            flat.row.severity,
-            flat.row.message,
-            flat.row.rule,
-            false,
-        );
+        self.last_row_kept = push(&mut self.report, Some(flat.file), &flat.row, false);
         self.after_row = false;
     }
 
