@@ -569,6 +569,14 @@ fn a_pinned_tree_survives_gc_and_an_unpinned_one_does_not() {
     put(root, "a.txt", "not pinned\n");
     let loose = snapshots.take().expect("take");
     put(root, "a.txt", "current\n");
+    // An old modification time: the index then trusts the file's stat rather than finding it
+    // racily clean, so the restore below meets an index entry whose blob the gc pruned.
+    std::fs::File::options()
+        .write(true)
+        .open(root.join("a.txt"))
+        .expect("open a.txt")
+        .set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_600_000_000))
+        .expect("set its modification time");
     let _current = snapshots.take().expect("take");
 
     let git_dir = root.join(".verdict/snapshots.git");

@@ -3,6 +3,7 @@
 use super::error::SnapshotError;
 use super::store::Snapshots;
 use super::tree::TreeId;
+use std::fs;
 
 impl Snapshots {
     /// A snapshot of the workspace as it is now. The same content gives the same id.
@@ -30,7 +31,22 @@ impl Snapshots {
     pub(super) fn take_locked(&self) -> Result<TreeId, SnapshotError> {
         self.open_nested_repositories()?;
         self.git(&["add", "-A", "--", "."], None, None)?;
-        let output = self.git(&["write-tree"], None, None)?;
+        let output = match self.git(&["write-tree"], None, None) {
+            // The private index names a file's object that the store no longer has (a `git gc
+            // --prune=now` of the store took an unpinned snapshot's blobs), and `add` trusted
+            // the index because the file's stat had not changed: hash the files again.
+            Err(SnapshotError::Git { stderr, .. }) if stderr.contains("invalid object") => {
+                fs::remove_file(&self.index).map_err(|source| SnapshotError::Io {
+                    action: "remove",
+                    path: self.index.clone(),
+                    source,
+                })?;
+                self.open_nested_repositories()?;
+                self.git(&["add", "-A", "--", "."], None, None)?;
+                self.git(&["write-tree"], None, None)?
+            }
+            result => result?,
+        };
         let id = String::from_utf8_lossy(&output.stdout).trim().to_owned();
         TreeId::new(id).map_err(|e| SnapshotError::Output {
             command: "git write-tree".to_owned(),
