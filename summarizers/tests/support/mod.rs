@@ -17,51 +17,9 @@ use verdict_model::{Outcome, Report};
 // would rebuild the library and every crate that depends on it. The list's own test fails when a
 // log has none, so no log goes unchecked.
 
-/// Makes, in the calling module, one `#[test]` per listed log of `folder` (a folder of
-/// `testdata/`) that calls `check(folder, case)`, and a test that every log of the folder is
-/// listed.
-macro_rules! captured_logs {
-    ($folder:literal, $check:path; $($name:ident $(= $file:literal)?),+ $(,)?) => {
-        $(
-            #[test]
-            fn $name() {
-                $check($folder, &$crate::support::log_name!($name $(= $file)?));
-            }
-        )+
+mod listing;
 
-        #[test]
-        fn every_captured_log_has_a_test() {
-            $crate::support::assert_listed(
-                $folder,
-                &[$($crate::support::log_name!($name $(= $file)?)),+],
-            );
-        }
-    };
-}
-pub(crate) use captured_logs;
-
-/// The file name (without `.log`) of a listed log.
-macro_rules! log_name {
-    ($name:ident) => {
-        stringify!($name).replace('_', "-")
-    };
-    ($name:ident = $file:literal) => {
-        String::from($file)
-    };
-}
-pub(crate) use log_name;
-
-/// Fails unless `listed` names exactly the captured logs of `folder`.
-pub(crate) fn assert_listed(folder: &str, listed: &[String]) {
-    let present = case_names(folder);
-    let unlisted: Vec<&String> = present.iter().filter(|c| !listed.contains(c)).collect();
-    let missing: Vec<&String> = listed.iter().filter(|c| !present.contains(c)).collect();
-    assert!(
-        unlisted.is_empty() && missing.is_empty() && listed.len() == present.len(),
-        "testdata/{folder}/: logs with no test {unlisted:?}, tests with no log {missing:?} \
-         (the lists are in tests/support/logs.rs)"
-    );
-}
+pub(crate) use listing::*;
 
 /// `testdata/<tool>/`.
 pub(crate) fn testdata(tool: &str) -> PathBuf {

@@ -11,51 +11,10 @@ use serde_json::Value;
 #[path = "../../../../summarizers/tests/support/logs.rs"]
 pub(crate) mod logs;
 
-/// Makes, in the calling module, one `#[test]` per listed log of `folder` (a folder of
-/// `summarizers/testdata/`) that calls `check(folder, case)`, and a test that every log of the
-/// folder is listed. The lists in [`logs`] call it.
-macro_rules! captured_logs {
-    ($folder:literal, $check:path; $($name:ident $(= $file:literal)?),+ $(,)?) => {
-        $(
-            #[test]
-            fn $name() {
-                $check($folder, &$crate::support::log_name!($name $(= $file)?));
-            }
-        )+
+#[path = "../../../../summarizers/tests/support/listing.rs"]
+mod listing;
 
-        #[test]
-        fn every_captured_log_has_a_test() {
-            $crate::support::assert_listed(
-                $folder,
-                &[$($crate::support::log_name!($name $(= $file)?)),+],
-            );
-        }
-    };
-}
-pub(crate) use captured_logs;
-
-/// The file name (without `.log`) of a listed log.
-macro_rules! log_name {
-    ($name:ident) => {
-        stringify!($name).replace('_', "-")
-    };
-    ($name:ident = $file:literal) => {
-        String::from($file)
-    };
-}
-pub(crate) use log_name;
-
-/// Fails unless `listed` names exactly the captured logs of `folder`.
-pub(crate) fn assert_listed(folder: &str, listed: &[String]) {
-    let present = case_names(folder);
-    let unlisted: Vec<&String> = present.iter().filter(|c| !listed.contains(c)).collect();
-    let missing: Vec<&String> = listed.iter().filter(|c| !present.contains(c)).collect();
-    assert!(
-        unlisted.is_empty() && missing.is_empty() && listed.len() == present.len(),
-        "testdata/{folder}/: logs with no test {unlisted:?}, tests with no log {missing:?} \
-         (the lists are in summarizers/tests/support/logs.rs)"
-    );
-}
+pub(crate) use listing::*;
 
 /// `summarizers/testdata/<tool>/`.
 pub(crate) fn testdata(tool: &str) -> PathBuf {
