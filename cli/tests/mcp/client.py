@@ -135,8 +135,14 @@ async def main():
                 elif kind == "write":
                     path = os.path.join(project, step["file"])
                     os.makedirs(os.path.dirname(path), exist_ok=True)
+                    before = os.stat(path).st_mtime if os.path.exists(path) else None
                     with open(path, "w") as f:
                         f.write(step["text"])
+                    # Python's bytecode cache keys a module by its size and its mtime in whole
+                    # seconds: an edit in the second of the last run, of the same size, would be
+                    # read from the stale cache. An agent's edits are seconds apart.
+                    if before is not None and int(os.stat(path).st_mtime) <= int(before):
+                        os.utime(path, (before + 2, before + 2))
                     emit("write", file=step["file"])
                 elif kind == "cancel":
                     await cancel(session, step, project)
