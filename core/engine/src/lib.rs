@@ -34,6 +34,6 @@ pub mod state;
 
 pub use verdict_model::{
     Counts, Diagnostic, Fingerprint, Kind, LineParser, Outcome, Report, Severity, Status,
-    Summarizer, Verification, Verifier,
+    Summarizer, TestCase, TestStatus, Verification, Verifier,
 };
 pub use verdict_model::{ansi, encoding, lines, model, split, summarizer, verifier};

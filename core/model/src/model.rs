@@ -15,6 +15,10 @@ use serde::{Deserialize, Serialize};
 /// show this many items within any sensible token budget.
 pub const MAX_DIAGNOSTICS: usize = 10_000;
 
+/// How many [`TestCase`]s a [`Report`] keeps. A suite this large is rare; beyond it the report
+/// only counts ([`Report::tests_dropped`]), so memory stays bounded whatever the log.
+pub const MAX_TESTS: usize = 200_000;
+
 /// What sort of check produced a diagnostic.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -381,6 +385,44 @@ pub struct Report {
     /// What the parser saw but could not understand, for people reading the JSON.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// Every test the tool reported by name, passing, failing or skipped, in the order it
+    /// reported them, at most [`MAX_TESTS`]. Empty where the tool's output names no tests (a
+    /// type checker, a log that prints only failures). CI reports that count tests (JUnit) read it;
+    /// failures keep their detail in [`Report::diagnostics`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tests: Vec<TestCase>,
+    /// Tests reported beyond [`MAX_TESTS`]: counted, not kept.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub tests_dropped: u64,
+}
+
+/// One test as its tool reported it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TestCase {
+    /// The test's full name, as in [`Diagnostic::test`] for a failing one.
+    pub name: String,
+    /// The file (or, where the tool gives no file, the suite or module) it belongs to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// How it ended.
+    pub status: TestStatus,
+    /// How long it ran, in milliseconds, where the tool said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
+}
+
+/// How one [`TestCase`] ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TestStatus {
+    /// It passed (an unexpected pass of an expected failure too).
+    Passed,
+    /// It failed its own check.
+    Failed,
+    /// It errored around its check: set-up or tear-down raised (see [`Diagnostic::test_error`]).
+    Errored,
+    /// It was skipped, pending, todo, ignored, or failed as expected (xfail).
+    Skipped,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -399,6 +441,17 @@ impl Report {
             summary: None,
             error: None,
             notes: Vec::new(),
+            tests: Vec::new(),
+            tests_dropped: 0,
+        }
+    }
+
+    /// Records a test the tool reported, or only counts it once [`MAX_TESTS`] are kept.
+    pub fn push_test(&mut self, test: TestCase) {
+        if self.tests.len() < MAX_TESTS {
+            self.tests.push(test);
+        } else {
+            self.tests_dropped += 1;
         }
     }
 
