@@ -11,9 +11,9 @@
 //! - a session's own failures only: the failures of the tree a session began on (its baseline,
 //!   by the harness's session id) never block that session; only new ones do, matched by
 //!   fingerprint as `verdict run --baseline` matches them. The session-start hook (`--event
-//!   session-start`) records that tree; its failures are known when that tree was verified (it is
-//!   unchanged at the first stop, or a verification of it is remembered), and when they are not,
-//!   every failure counts (fail closed);
+//!   session-start`) records that tree and has it verified ([`start`]); its failures are known
+//!   when that tree was verified, and when they are not, every failure counts (fail closed) until
+//!   the agent is first let go, whose failures are the baseline from then on;
 //! - a stop with no change to the tree since a verification answers from it at once;
 //! - an agent that cannot edit (plan mode, a read-only subagent) is never told to fix code, and a
 //!   subagent's blocks are counted apart from its parent's (by `agent_id`);
@@ -38,6 +38,7 @@
 mod fit;
 mod install;
 mod post_edit;
+mod start;
 mod state;
 mod subagent;
 mod verify;
@@ -84,8 +85,9 @@ Examples:
 The hook always exits 0 and prints one JSON object: it blocks (keeps the agent working) only
 when the project's verification finds failures the session did not begin with; any error of
 verdict itself lets the agent stop with a message. `hook install` writes both events: the
-session-start hook records the tree the session began on (it runs no tool), so that what failed
-before the session is told from what the session broke. With --post-edit it also writes the
+session-start hook records the tree the session began on and verifies it (waiting up to 20 s,
+then in the background), so that what failed before the session is told from what the session
+broke. With --post-edit it also writes the
 post-edit hook (`--event post-edit`): after each edit, tsc, eslint and clippy (and the project's
 `fast = true` verifiers) run, and the edited files' diagnostics are added to the agent's context,
 within --budget tokens (150); it never blocks. docs/hooks.md describes each harness's settings and
@@ -140,6 +142,12 @@ struct StopArgs {
     /// stop; 150 for post-edit, whose context is added after every edit]
     #[arg(long, value_name = "TOKENS", value_parser = clap::value_parser!(u64).range(1..))]
     budget: Option<u64>,
+
+    /// With `--event session-start`: verify the project now if its tree is TREE, and keep the
+    /// result for the sessions that begin on it (what the session-start hook runs in the
+    /// background)
+    #[arg(long, value_name = "TREE", hide = true)]
+    verify_start: Option<String>,
 }
 
 /// The events `verdict hook <harness>` answers.
@@ -149,7 +157,7 @@ pub(crate) enum Event {
     /// `stop`, Gemini CLI's `AfterAgent`): verify, and block on the session's own failures
     Stop,
     /// A session begins (`SessionStart`, Cursor's `sessionStart`): record the tree it begins
-    /// on, without running any tool
+    /// on, and verify it unless a verification of it is remembered
     SessionStart,
     /// The agent edited files (Claude Code's and Codex's `PostToolUse`, Gemini CLI's
     /// `AfterTool`): run the fast verifiers and add the edited files' diagnostics to its context,
@@ -231,8 +239,8 @@ impl Harness {
         self.hook_timeout_secs() - ANSWER_MARGIN_SECS
     }
 
-    /// The timeout `verdict hook install` writes for the session-start hook, in seconds: it runs
-    /// no tool, only a snapshot of the tree.
+    /// The timeout `verdict hook install` writes for the session-start hook, in seconds: it waits
+    /// for the start tree's verification only so long, then lets it go on in the background.
     pub(crate) fn start_timeout_secs(self) -> u64 {
         START_TIMEOUT_SECS
     }
@@ -273,83 +281,9 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
 fn hook(harness: Harness, args: &StopArgs) -> ExitCode {
     match args.event {
         Event::Stop => stop(harness, args),
-        Event::SessionStart => session_start(harness, args),
+        Event::SessionStart => start::session_start(harness, args),
         Event::PostEdit => post_edit::run(harness, args),
     }
-}
-
-/// The session-start hook: records the tree the session begins on and answers `{}`, whatever
-/// happens (it never holds a session up); what went wrong is said on stderr. Without the record
-/// the session's first stop knows no baseline, and every failure counts.
-fn session_start(harness: Harness, args: &StopArgs) -> ExitCode {
-    let secs = args
-        .deadline
-        .unwrap_or(START_TIMEOUT_SECS - ANSWER_MARGIN_SECS);
-    let read = read_stdin(Instant::now() + Duration::from_secs(secs));
-    let note = match std::panic::catch_unwind(AssertUnwindSafe(|| {
-        record_start(harness, args, read)
-    })) {
-        Ok(Ok(note)) => note,
-        Ok(Err(error)) => Some(format!(
-            "verdict hook: {error:#}; the session's start is not recorded, so its first stop \
-             will count every failure"
-        )),
-        Err(_) => Some(
-            "verdict hook: verdict panicked; the session's start is not recorded, so its first \
-             stop will count every failure"
-                .to_owned(),
-        ),
-    };
-    if let Some(note) = note {
-        let _ = writeln!(std::io::stderr(), "{note}");
-    }
-    let mut stdout = std::io::stdout().lock();
-    let _ = writeln!(stdout, "{{}}");
-    let _ = stdout.flush();
-    ExitCode::Success
-}
-
-/// Records, by the harness's session id, the snapshot id of the project's tree; returns the note
-/// for stderr. Nothing runs, and nothing is written into a project no verifier applies to.
-fn record_start(
-    harness: Harness,
-    args: &StopArgs,
-    input: std::io::Result<String>,
-) -> Result<Option<String>> {
-    let input = input.context("failed to read the hook input on stdin")?;
-    let input = parse_input(harness, Event::SessionStart, &input)?;
-    if std::env::var_os(LOOP_SESSION_ENV).is_some_and(|v| !v.is_empty()) {
-        // The loop's agent sessions are let go at their stop without verifying.
-        return Ok(None);
-    }
-    let start = start_dir(harness, args, &input)?;
-    if !start.dir.is_dir() {
-        return Ok(Some(format!(
-            "verdict hook: {} ({}) is not a directory; nothing recorded",
-            start.dir.display(),
-            start.named_by
-        )));
-    }
-    let config = config::discover(&start.dir).map_err(|error| anyhow!("{error}"))?;
-    let root = config.dir.clone();
-    if verify::select(&root, &config)?.is_empty() {
-        return Ok(None);
-    }
-    let Some(tree) = verify::tree_id(&root) else {
-        return Ok(Some(
-            "verdict hook: the session's start is not recorded, so its first stop will count \
-             every failure"
-                .to_owned(),
-        ));
-    };
-    let mut store = state::Store::open(&verdict_core::paths::state_db(&root))?;
-    let recorded = store.record_start(harness.key(), &input.session, &tree)?;
-    Ok(Some(if recorded {
-        format!("verdict hook: this session begins on tree {tree}")
-    } else {
-        "verdict hook: this session's start was recorded before; it keeps the tree it began on"
-            .to_owned()
-    }))
 }
 
 /// What the hook tells the harness.
@@ -787,6 +721,10 @@ fn decide(
     let flag = args.budget.and_then(|b| usize::try_from(b).ok());
     let budget = crate::budget::resolve(flag, config.run.budget);
     let max = args.max_blocks;
+    // Without the start's failures, the first time the agent is let go, what fails then is kept
+    // as the session's baseline (what failed at its first check): it was shown, and the later
+    // turns of the session are not blocked on it again.
+    let first_failures = unknown.then(|| SessionBaseline::of(&verifications));
     let answer = store.update(harness.key(), &input.chain(), |session| {
         if !new_failures {
             if known > 0 {
@@ -850,6 +788,10 @@ fn decide(
         let reason = fit::answer(&prefix, &shown, budget);
         (Some(next), Answer::Block { reason })
     })?;
+    if let (Some(first), Answer::Allow { .. }) = (first_failures, &answer) {
+        let json = serde_json::to_string(&first).context("failed to encode a baseline")?;
+        store.keep_baseline(harness.key(), &input.session, &json)?;
+    }
     Ok(answer)
 }
 
