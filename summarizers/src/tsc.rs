@@ -53,6 +53,34 @@ const TOOL: &str = "tsc";
 /// was given no file (after `Version 5.5.4`).
 const HELP_BANNER: &str = "tsc: The TypeScript Compiler - Version";
 
+/// The texts [`TscSummarizer::sniff`] looks for, in [`MARKERS`]' order.
+#[derive(Clone, Copy)]
+enum Marker {
+    Placeholder,
+    Help,
+    Watch,
+    Watching,
+    ErrorsFiles,
+    SameFile,
+    Found,
+}
+
+/// One searcher per marker, built once: the splitter sniffs what follows each run's end, so a log
+/// of many runs sniffs small samples thousands of times.
+static MARKERS: std::sync::LazyLock<[memchr::memmem::Finder<'static>; 7]> =
+    std::sync::LazyLock::new(|| {
+        [
+            "This is not the tsc command you are looking for",
+            HELP_BANNER,
+            "Starting compilation in watch mode",
+            "Watching for file changes.",
+            "\nErrors  Files\n",
+            " errors in the same file, starting at: ",
+            "Found ",
+        ]
+        .map(memchr::memmem::Finder::new)
+    });
+
 /// The longest message kept, in characters.
 const MAX_MESSAGE: usize = 400;
 /// The longest detail kept (the chained message's further lines), in characters.
@@ -119,18 +147,18 @@ impl Summarizer for TscSummarizer {
     }
 
     fn sniff(&self, sample: &str) -> u8 {
+        let has = |marker: Marker| MARKERS[marker as usize].find(sample.as_bytes()).is_some();
         // What the npm package `tsc` (a placeholder, not TypeScript) prints instead of compiling,
         // and the help tsc prints when it finds no tsconfig.json and was given no file.
-        if sample.contains("This is not the tsc command you are looking for")
-            || sample.contains(HELP_BANNER)
-        {
+        if has(Marker::Placeholder) || has(Marker::Help) {
             return 90;
         }
         // The footer and the watch-mode status lines are tsc's alone.
-        if sample.contains("Starting compilation in watch mode")
-            || sample.contains("Watching for file changes.")
-            || (sample.contains("\nErrors  Files\n") && sample.contains("Found "))
-            || sample.contains(" errors in the same file, starting at: ")
+        let found = has(Marker::Found);
+        if has(Marker::Watch)
+            || has(Marker::Watching)
+            || (found && has(Marker::ErrorsFiles))
+            || has(Marker::SameFile)
         {
             return 95;
         }
@@ -140,7 +168,7 @@ impl Summarizer for TscSummarizer {
             .lines()
             .take(5_000)
             .any(|line| parse_header(line).is_some());
-        match (header, sample.contains("Found ")) {
+        match (header, found) {
             (true, true) => 90,
             (true, false) => 85,
             // Only the script line that ran it: a clean run prints nothing. Any other tool's own
