@@ -89,7 +89,8 @@ pub(crate) struct Args {
     #[arg(long, value_name = "FILE")]
     baseline: Option<PathBuf>,
 
-    /// The project to verify [default: the directory of verdict.toml, else the current one]
+    /// The project to verify [default: the directory of verdict.toml, else the current one];
+    /// CI reports still name files from the repository's root
     #[arg(long, short = 'C', value_name = "DIR")]
     dir: Option<PathBuf>,
 
