@@ -1161,13 +1161,16 @@ fn captured_runs() -> Vec<Verification> {
 #[test]
 fn every_captured_log_renders_to_sarif_the_multitool_accepts() {
     let runs = captured_runs();
-    // GitHub takes at most 20 runs per file: one file per 20 verifiers, validated together.
+    // GitHub takes at most 20 runs per file: one file per 20 verifiers, validated together, at a
+    // repository's root and as a package of a monorepo (the tools' absolute paths outside it).
     let dir = scratch("captured-sarif");
     let mut files = Vec::new();
-    for (i, chunk) in runs.chunks(20).enumerate() {
-        let file = dir.join(format!("chunk{i}.sarif"));
-        std::fs::write(&file, rendered(Format::Sarif, chunk, 0)).expect("write SARIF");
-        files.push(file);
+    for (name, repo) in [("root", Repo::default()), ("monorepo", MONOREPO)] {
+        for (i, chunk) in runs.chunks(20).enumerate() {
+            let file = dir.join(format!("{name}{i}.sarif"));
+            std::fs::write(&file, rendered_in(repo, Format::Sarif, chunk, 0)).expect("write SARIF");
+            files.push(file);
+        }
     }
     let errors = validate_sarif_files(&dir, &files);
     assert!(errors.is_empty(), "SARIF Multitool errors: {errors:#?}");
