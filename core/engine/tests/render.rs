@@ -1386,3 +1386,45 @@ fn github_commands_match_what_actions_core_writes() {
         assert_eq!(ours, theirs);
     }
 }
+
+#[test]
+fn a_json_report_of_a_package_renders_again_to_the_same_ci_reports() {
+    // What `verdict merge` does with a shard's report: read it back, turn its files back into
+    // the project's paths, and render the run again.
+    let runs = nasty_run();
+    let mut document =
+        parse_json(&rendered_in(MONOREPO, Format::Json, &runs, 0)).expect("parses back");
+    document.to_project_paths();
+    let tsc = &document.verifications[0].report.diagnostics;
+    assert_eq!(tsc[1].file.as_deref(), Some("src/db/index.ts"));
+    let read: Vec<Verification> = document
+        .verifications
+        .into_iter()
+        .map(|v| Verification {
+            verifier: v.verifier,
+            kind: v.kind,
+            status: v.status,
+            command: v.command,
+            log: v.log,
+            duration: Duration::from_millis(v.duration_ms),
+            notes: v.notes,
+            report: v.report,
+        })
+        .collect();
+    for format in [Format::Sarif, Format::Github] {
+        assert_eq!(
+            rendered_in(MONOREPO, format, &read, 0),
+            rendered_in(MONOREPO, format, &runs, 0),
+            "{}",
+            format.as_str()
+        );
+    }
+    // The JSON's verifications too; only the digest differs, in the spelling of paths (`/`
+    // separators, `../../Schema.sql` for a path the tool printed absolute).
+    let json = |runs: &[Verification]| {
+        parse_json(&rendered_in(MONOREPO, Format::Json, runs, 0))
+            .expect("parses back")
+            .verifications
+    };
+    assert_eq!(json(&read), json(&runs));
+}

@@ -128,6 +128,38 @@ fn repo_paths(input: &RenderInput<'_>, report: &Report) -> Report {
     report
 }
 
+impl RunDocument {
+    /// Turns the diagnostics' files back into paths relative to [`RunDocument::project`], as the
+    /// tools printed them (with `/` separators): what a reader that renders the run again needs,
+    /// the digest included (`verdict merge`). A file elsewhere in the repository climbs out of the
+    /// project with `..`; an absolute one stays absolute. Rendering the result with the same
+    /// project gives the same repository paths again.
+    pub fn to_project_paths(&mut self) {
+        let project = self.project.trim_matches('/');
+        if project.is_empty() || project == "." {
+            return;
+        }
+        let depth = project.split('/').filter(|s| !s.is_empty()).count();
+        for verification in &mut self.verifications {
+            for diagnostic in &mut verification.report.diagnostics {
+                let Some(file) = &mut diagnostic.file else {
+                    continue;
+                };
+                if super::repo::is_absolute(file) {
+                    continue;
+                }
+                *file = match file
+                    .strip_prefix(project)
+                    .and_then(|rest| rest.strip_prefix('/'))
+                {
+                    Some(inside) => inside.to_owned(),
+                    None => format!("{}{file}", "../".repeat(depth)),
+                };
+            }
+        }
+    }
+}
+
 /// Renders the JSON document, pretty-printed, with a final newline.
 pub fn render(input: &RenderInput<'_>) -> String {
     let document = RunDocument::new(input);
