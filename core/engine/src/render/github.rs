@@ -156,9 +156,12 @@ pub fn render(input: &RenderInput<'_>) -> String {
              warnings per step",
             join_words(&parts)
         );
+        // The logs of the verifiers that found something or could not verify: a passing one
+        // holds nothing left out.
         let logs: Vec<String> = input
             .verifications
             .iter()
+            .filter(|v| v.outcome() != Outcome::Passed || !v.report.diagnostics.is_empty())
             .filter_map(|v| v.log.as_deref())
             .map(|log| input.repo_path(log).into_owned())
             .collect();
