@@ -16,7 +16,7 @@ use verdict_core::digest;
 use verdict_core::model::overall;
 use verdict_core::pipeline::Event;
 use verdict_core::process::ProcessRunner;
-use verdict_core::render::{self, Format, RenderInput};
+use verdict_core::render::{self, Format, RenderInput, Repo};
 use verdict_core::verifier::Workspace;
 use verdict_core::{Outcome, Verification};
 
@@ -89,9 +89,25 @@ pub(crate) struct Args {
     #[arg(long, value_name = "FILE")]
     baseline: Option<PathBuf>,
 
-    /// The project to verify [default: the directory of verdict.toml, else the current one]
+    /// The project to verify [default: the directory of verdict.toml, else the current one];
+    /// CI reports still name files from the repository's root
     #[arg(long, short = 'C', value_name = "DIR")]
     dir: Option<PathBuf>,
+
+    /// First part of the SARIF categories, `PREFIX/<project>/<verifier>/` [default: verdict];
+    /// set it per matrix job when jobs verify one project in several ways
+    #[arg(long, value_name = "PREFIX", value_parser = parse_category)]
+    category: Option<String>,
+}
+
+/// A `--category` prefix: not empty, without the slashes around it.
+fn parse_category(value: &str) -> Result<String, String> {
+    let prefix = value.trim().trim_matches('/');
+    if prefix.is_empty() {
+        Err("a category prefix needs a name (`verdict-node20`)".to_owned())
+    } else {
+        Ok(prefix.to_owned())
+    }
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -340,6 +356,7 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
         outcome,
         digest,
     } = prepared.finish(verifications);
+    let repository = Repository::of(&prepared.root);
     let input = RenderInput {
         verifications: &verifications,
         digest: &digest,
@@ -348,6 +365,7 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
         exit_code: ExitCode::of(outcome).code(),
         tool_version: env!("CARGO_PKG_VERSION"),
         color: args.output.is_none() && std::io::stdout().is_terminal() && color_allowed(),
+        repo: repository.repo(args.category.as_deref()),
     };
     let format = args.format.format();
     let text = render::render(format, &input);
@@ -409,4 +427,49 @@ fn read_baseline(path: &Path) -> Result<Baseline> {
         baseline.add(&verification.verifier, &verification.report);
     }
     Ok(baseline)
+}
+
+/// The repository around a project, as the CI reports name it: its root (the nearest directory
+/// holding `.git`, as for verdict.toml; else the project itself) and the project's directory in it.
+pub(crate) struct Repository {
+    /// The root: absolute, `/`-separated.
+    root: String,
+    /// The project's directory relative to the root, `/`-separated, empty at the root.
+    project: String,
+}
+
+impl Repository {
+    /// The repository of the project at `project` (an absolute path). Symbolic links are
+    /// resolved first, as the tools resolve them in the absolute paths they print.
+    pub(crate) fn of(project: &Path) -> Repository {
+        let project = std::fs::canonicalize(project).unwrap_or_else(|_| project.to_path_buf());
+        let root = project
+            .ancestors()
+            .find(|dir| dir.join(".git").exists())
+            .unwrap_or(&project);
+        let relative = project.strip_prefix(root).unwrap_or(Path::new(""));
+        let slashed = |path: &Path| {
+            path.components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect::<Vec<_>>()
+                .join("/")
+        };
+        let mut root_text = root.to_string_lossy().replace('\\', "/");
+        while root_text.len() > 1 && root_text.ends_with('/') {
+            root_text.pop();
+        }
+        Repository {
+            root: root_text,
+            project: slashed(relative),
+        }
+    }
+
+    /// What the renderers need, with the SARIF category prefix.
+    pub(crate) fn repo<'a>(&'a self, category: Option<&'a str>) -> Repo<'a> {
+        Repo {
+            root: Some(&self.root),
+            project: &self.project,
+            category,
+        }
+    }
 }

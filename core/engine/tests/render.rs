@@ -15,7 +15,7 @@ use verdict_core::model::{
     Counts, Diagnostic, Kind, Outcome, Report, Severity, Status, Verification, overall,
 };
 use verdict_core::render::json::{ParseError, RunDocument, parse_json};
-use verdict_core::render::{self, Format, RenderInput};
+use verdict_core::render::{self, Format, RenderInput, Repo};
 
 // ---------------------------------------------------------------------------------------------
 // Fixtures
@@ -277,6 +277,16 @@ fn exit_code(outcome: Outcome) -> u8 {
 
 /// Renders `runs` in `format` (without colour, known failures as given).
 fn rendered(format: Format, runs: &[Verification], known_failures: u64) -> String {
+    rendered_in(Repo::default(), format, runs, known_failures)
+}
+
+/// [`rendered`] for a project placed in a repository by `repo`.
+fn rendered_in(
+    repo: Repo<'_>,
+    format: Format,
+    runs: &[Verification],
+    known_failures: u64,
+) -> String {
     let digest = digest_of(runs);
     let input = RenderInput {
         verifications: runs,
@@ -286,9 +296,18 @@ fn rendered(format: Format, runs: &[Verification], known_failures: u64) -> Strin
         exit_code: exit_code(overall(runs)),
         tool_version: "0.0.0-test",
         color: false,
+        repo,
     };
     render::render(format, &input)
 }
+
+/// The nasty run's project as `packages/a` of a repository at `/srv/app`, with a category prefix
+/// for a matrix job.
+const MONOREPO: Repo<'static> = Repo {
+    root: Some("/srv/app"),
+    project: "packages/a",
+    category: Some("verdict-node20"),
+};
 
 // ---------------------------------------------------------------------------------------------
 // Real consumers
@@ -541,10 +560,14 @@ trait MapSuffix {
 
 impl MapSuffix for Value {
     fn map_suffix(self) -> Value {
-        let text = self["verdict/v1"].as_str().expect("a fingerprint");
-        let (hash, n) = text.rsplit_once(':').expect("hash:occurrence");
-        let n: u32 = n.parse().expect("a number");
-        serde_json::json!({ "verdict/v1": format!("{hash}:{}", n - 1) })
+        let mut map = serde_json::Map::new();
+        for (key, value) in self.as_object().expect("fingerprints") {
+            let text = value.as_str().expect("a fingerprint");
+            let (hash, n) = text.rsplit_once(':').expect("hash:occurrence");
+            let n: u32 = n.parse().expect("a number");
+            map.insert(key.clone(), Value::from(format!("{hash}:{}", n - 1)));
+        }
+        Value::Object(map)
     }
 }
 
@@ -658,6 +681,7 @@ fn json_round_trips_through_parse_json() {
         exit_code: exit_code(overall(&runs)),
         tool_version: "0.0.0-test",
         color: false,
+        repo: Repo::default(),
     };
     let text = render::render(Format::Json, &input);
     let document = parse_json(&text).expect("parses back");
@@ -668,7 +692,14 @@ fn json_round_trips_through_parse_json() {
     assert_eq!(document.digest.text, digest.text);
     for (read, run) in document.verifications.iter().zip(&runs) {
         assert_eq!(read.verifier, run.verifier);
-        assert_eq!(read.report, run.report, "fingerprints and all");
+        // Files are `/`-separated paths from the repository's root; fingerprints stay.
+        let mut expected = run.report.clone();
+        for diagnostic in &mut expected.diagnostics {
+            if let Some(file) = &mut diagnostic.file {
+                *file = input.repo_path(file).into_owned();
+            }
+        }
+        assert_eq!(read.report, expected, "fingerprints and all");
         assert_eq!(u128::from(read.duration_ms), run.duration.as_millis());
     }
     // The huge run too: every kept diagnostic and the dropped count.
@@ -723,18 +754,218 @@ fn github_annotations_escape_data_and_properties() {
 }
 
 #[test]
-fn github_annotations_stop_at_the_job_limit_and_say_so() {
+fn github_annotations_stay_within_the_step_limits_and_say_so() {
     let text = rendered(Format::Github, &huge_run(), 0);
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), 51);
-    assert!(
-        lines[..50].iter().all(|l| l.starts_with("::error file=")),
-        "errors before warnings"
+    let count = |prefix: &str| lines.iter().filter(|l| l.starts_with(prefix)).count();
+    assert_eq!(
+        (count("::error "), count("::warning "), count("::notice ")),
+        (10, 10, 1),
+        "{text}"
+    );
+    assert_eq!(lines.len(), 21);
+    // Kept: 6666 eslint errors and 2500 jest failures, 3334 eslint warnings; 50 not kept.
+    assert_eq!(
+        lines[20],
+        "::notice title=verdict::9156 more errors, 3324 more warnings and 50 more findings verdict \
+         did not keep not annotated: GitHub shows at most 10 errors and 10 warnings per step. The \
+         verifiers' logs have them all (.verdict/runs/r1/eslint.log, .verdict/runs/r1/jest.log); \
+         the job summary sums them up."
+    );
+}
+
+/// A type checker with 30 errors in three files (a root cause among them), 12 warnings and 12
+/// notes, next to a verifier that could not verify.
+fn thirty_errors_run() -> Vec<Verification> {
+    let mut tsc = Report::new("tsc", Outcome::Failed);
+    for i in 0..30u32 {
+        let mut diagnostic = Diagnostic::new(
+            "tsc",
+            Kind::Type,
+            Severity::Error,
+            format!("error number {i}"),
+        )
+        .at(format!("src/f{}.ts", i / 10), Some(i + 1), Some(1))
+        .with_code("TS2322");
+        if i == 17 {
+            diagnostic = diagnostic.as_root_cause();
+        }
+        tsc.push(diagnostic);
+    }
+    for i in 0..12u32 {
+        tsc.push(
+            Diagnostic::new("tsc", Kind::Type, Severity::Warning, format!("warning {i}")).at(
+                format!("src/w{}.ts", i % 2),
+                Some(i + 1),
+                None,
+            ),
+        );
+        tsc.push(
+            Diagnostic::new("tsc", Kind::Type, Severity::Info, format!("note {i}")).at(
+                "src/n.ts",
+                Some(i + 1),
+                None,
+            ),
+        );
+    }
+    vec![
+        verification("tsc", Kind::Type, Status::Ran, tsc, 100),
+        verification(
+            "jest",
+            Kind::Test,
+            Status::Ran,
+            Report::errored("jest", "jest is not installed"),
+            10,
+        ),
+    ]
+}
+
+#[test]
+fn github_annotations_put_the_most_actionable_first() {
+    let text = rendered_in(MONOREPO, Format::Github, &thirty_errors_run(), 1);
+    let messages: Vec<(String, String)> = text
+        .lines()
+        .map(|line| {
+            let (name, _, message) = split_command(line);
+            (name, unescape(&message))
+        })
+        .collect();
+    let of = |level: &str| -> Vec<&str> {
+        messages
+            .iter()
+            .filter(|(name, _)| name == level)
+            .map(|(_, message)| message.as_str())
+            .collect()
+    };
+    // The verifier that could not verify, the root cause, the first error of each file, then
+    // the rest in report order.
+    assert_eq!(
+        of("error"),
+        [
+            "jest is not installed",
+            "error number 17",
+            "error number 0",
+            "error number 10",
+            "error number 20",
+            "error number 1",
+            "error number 2",
+            "error number 3",
+            "error number 4",
+            "error number 5",
+        ]
     );
     assert_eq!(
-        lines[50],
-        "::notice title=verdict::12500 findings not annotated (GitHub shows at most 50 per job); full logs: .verdict/runs/r1/eslint.log, .verdict/runs/r1/jest.log"
+        of("warning"),
+        [
+            "warning 0",
+            "warning 1",
+            "warning 2",
+            "warning 3",
+            "warning 4",
+            "warning 5",
+            "warning 6",
+            "warning 7",
+            "warning 8",
+            "warning 9",
+        ]
     );
+    // Ten notices in all: eight notes, then how many were left out, then the baseline's.
+    let notices = of("notice");
+    assert_eq!(notices.len(), 10, "{text}");
+    assert_eq!(
+        notices[..8],
+        [
+            "note 0", "note 1", "note 2", "note 3", "note 4", "note 5", "note 6", "note 7"
+        ]
+    );
+    assert_eq!(
+        notices[8],
+        "21 more errors, 2 more warnings and 4 more notes not annotated: GitHub shows at most 10 \
+         errors and 10 warnings per step. The verifiers' logs have them all \
+         (packages/a/.verdict/runs/r1/tsc.log, packages/a/.verdict/runs/r1/jest.log); the job \
+         summary sums them up."
+    );
+    assert_eq!(notices[9], "1 known failure set aside (baseline)");
+    // Files from the repository's root.
+    assert!(
+        text.contains(
+            "::error file=packages/a/src/f1.ts,line=18,col=1,title=tsc%3A TS2322::error number 17\n"
+        ),
+        "{text}"
+    );
+    // Within the limits, nothing is said about limits.
+    let few = rendered(Format::Github, &nasty_run(), 0);
+    assert!(!few.contains("not annotated"), "{few}");
+}
+
+#[test]
+fn a_project_in_a_monorepo_is_reported_from_the_repository_root() {
+    let runs = nasty_run();
+    let sarif = rendered_in(MONOREPO, Format::Sarif, &runs, 0);
+    let errors = sarif_errors("monorepo", &sarif);
+    assert!(
+        errors.is_empty(),
+        "SARIF Multitool errors: {errors:#?}\n{sarif}"
+    );
+    let log: Value = serde_json::from_str(&sarif).expect("SARIF is JSON");
+    let sarif_runs = log["runs"].as_array().expect("runs");
+    let mut uris = Vec::new();
+    for (run, verification) in sarif_runs.iter().zip(&runs) {
+        assert_eq!(
+            run["automationDetails"]["id"],
+            format!("verdict-node20/packages/a/{}/", verification.verifier)
+        );
+        assert_eq!(
+            run["originalUriBaseIds"]["%SRCROOT%"]["uri"],
+            "file:///srv/app/"
+        );
+        assert_eq!(run["properties"]["project"], "packages/a");
+        let mut hashes = std::collections::BTreeSet::new();
+        for result in run["results"].as_array().expect("results") {
+            let location = &result["locations"][0]["physicalLocation"]["artifactLocation"];
+            uris.push((
+                location["uri"].as_str().expect("a uri").to_owned(),
+                location["uriBaseId"].as_str().map(str::to_owned),
+            ));
+            let hash = result["partialFingerprints"]["primaryLocationLineHash"]
+                .as_str()
+                .expect("a line hash");
+            assert!(hashes.insert(hash.to_owned()), "{hash} twice in one run");
+        }
+    }
+    let srcroot = Some("%SRCROOT%".to_owned());
+    for expected in [
+        ("packages/a/src/a.ts".to_owned(), srcroot.clone()),
+        ("packages/a/src/db/index.ts".to_owned(), srcroot.clone()),
+        ("packages/a/src/app.js".to_owned(), srcroot.clone()),
+        // Absolute under the repository: relative to it. Outside: absolute, without a base.
+        ("Schema.sql".to_owned(), srcroot.clone()),
+        ("file:///C:/work/app/Schema.sql".to_owned(), None),
+    ] {
+        assert!(uris.contains(&expected), "{expected:?} not in {uris:#?}");
+    }
+
+    // Annotations and the JSON report name the same files; fingerprints do not change.
+    let github = rendered_in(MONOREPO, Format::Github, &runs, 0);
+    assert!(
+        github.contains("::error file=packages/a/src/db/index.ts,line=1,col=22,"),
+        "{github}"
+    );
+    assert!(
+        github.contains("::warning file=Schema.sql,line=5,"),
+        "{github}"
+    );
+    let document = parse_json(&rendered_in(MONOREPO, Format::Json, &runs, 0)).expect("parses");
+    assert_eq!(document.project, "packages/a");
+    let tsc = &document.verifications[0].report.diagnostics;
+    assert_eq!(tsc[1].file.as_deref(), Some("packages/a/src/db/index.ts"));
+    assert_eq!(
+        tsc[1].fingerprint,
+        runs[0].report.diagnostics[1].fingerprint
+    );
+    // The digest keeps the project's own paths: an agent works in the project.
+    assert!(document.digest.text.contains("src/a.ts:3:7"));
+    assert!(!document.digest.text.contains("packages/a/"));
 }
 
 #[test]
@@ -760,6 +991,7 @@ fn markdown_stays_under_the_comment_limit() {
         exit_code: exit_code(overall(&runs)),
         tool_version: "0.0.0-test",
         color: false,
+        repo: Repo::default(),
     };
     let text = render::render(Format::Markdown, &input);
     assert!(
@@ -782,6 +1014,7 @@ fn human_colours_only_when_asked() {
         exit_code: exit_code(overall(&runs)),
         tool_version: "0.0.0-test",
         color: false,
+        repo: Repo::default(),
     };
     let plain = render::render(Format::Human, &input);
     // The only escape in the plain text is the one the tool printed into a message, which the
@@ -928,13 +1161,16 @@ fn captured_runs() -> Vec<Verification> {
 #[test]
 fn every_captured_log_renders_to_sarif_the_multitool_accepts() {
     let runs = captured_runs();
-    // GitHub takes at most 20 runs per file: one file per 20 verifiers, validated together.
+    // GitHub takes at most 20 runs per file: one file per 20 verifiers, validated together, at a
+    // repository's root and as a package of a monorepo (the tools' absolute paths outside it).
     let dir = scratch("captured-sarif");
     let mut files = Vec::new();
-    for (i, chunk) in runs.chunks(20).enumerate() {
-        let file = dir.join(format!("chunk{i}.sarif"));
-        std::fs::write(&file, rendered(Format::Sarif, chunk, 0)).expect("write SARIF");
-        files.push(file);
+    for (name, repo) in [("root", Repo::default()), ("monorepo", MONOREPO)] {
+        for (i, chunk) in runs.chunks(20).enumerate() {
+            let file = dir.join(format!("{name}{i}.sarif"));
+            std::fs::write(&file, rendered_in(repo, Format::Sarif, chunk, 0)).expect("write SARIF");
+            files.push(file);
+        }
     }
     let errors = validate_sarif_files(&dir, &files);
     assert!(errors.is_empty(), "SARIF Multitool errors: {errors:#?}");
@@ -1149,4 +1385,46 @@ fn github_commands_match_what_actions_core_writes() {
     for (ours, theirs) in ours.iter().zip(&theirs) {
         assert_eq!(ours, theirs);
     }
+}
+
+#[test]
+fn a_json_report_of_a_package_renders_again_to_the_same_ci_reports() {
+    // What `verdict merge` does with a shard's report: read it back, turn its files back into
+    // the project's paths, and render the run again.
+    let runs = nasty_run();
+    let mut document =
+        parse_json(&rendered_in(MONOREPO, Format::Json, &runs, 0)).expect("parses back");
+    document.to_project_paths();
+    let tsc = &document.verifications[0].report.diagnostics;
+    assert_eq!(tsc[1].file.as_deref(), Some("src/db/index.ts"));
+    let read: Vec<Verification> = document
+        .verifications
+        .into_iter()
+        .map(|v| Verification {
+            verifier: v.verifier,
+            kind: v.kind,
+            status: v.status,
+            command: v.command,
+            log: v.log,
+            duration: Duration::from_millis(v.duration_ms),
+            notes: v.notes,
+            report: v.report,
+        })
+        .collect();
+    for format in [Format::Sarif, Format::Github] {
+        assert_eq!(
+            rendered_in(MONOREPO, format, &read, 0),
+            rendered_in(MONOREPO, format, &runs, 0),
+            "{}",
+            format.as_str()
+        );
+    }
+    // The JSON's verifications too; only the digest differs, in the spelling of paths (`/`
+    // separators, `../../Schema.sql` for a path the tool printed absolute).
+    let json = |runs: &[Verification]| {
+        parse_json(&rendered_in(MONOREPO, Format::Json, runs, 0))
+            .expect("parses back")
+            .verifications
+    };
+    assert_eq!(json(&read), json(&runs));
 }

@@ -10,64 +10,173 @@
 //! `%0A`; in properties `:` and `,` also become `%3A` and `%2C`. Other control characters (a
 //! tool's stray ANSI escapes) are dropped: the log viewer would interpret them.
 //!
-//! GitHub shows at most 10 error and 10 warning annotations per step and 50 per job, and drops
-//! the rest. So the most useful come first (errored verifiers, then errors, root causes first),
-//! at most [`MAX_ANNOTATIONS`] are written, and a last notice says how many were left out and
-//! where they are — nothing vanishes silently, and the log is not flooded.
+//! GitHub shows at most 10 error, 10 warning and 10 notice annotations per step and drops the
+//! rest without a word. So the most actionable come first and at most [`MAX_PER_LEVEL`] of each
+//! level are written: verifiers that could not verify, then root causes, then the first finding
+//! of each file, then the rest in the order the tools reported them. A last notice says how many
+//! were left out and where they all are. Files are named from the repository's root
+//! ([`RenderInput::repo_path`]), as GitHub reads them.
 
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
-use super::{RenderInput, forward_slashes, markdown, plural, ranked, reason};
-use crate::model::{Diagnostic, Outcome, Severity};
+use super::{RenderInput, markdown, plural, reason};
+use crate::model::{Diagnostic, Outcome, Severity, Verification};
 
-/// The most annotations written: GitHub's limit per job.
-pub const MAX_ANNOTATIONS: usize = 50;
+/// The annotations of one level (error, warning, notice) GitHub shows per step.
+pub const MAX_PER_LEVEL: usize = 10;
+
+/// One annotation that may be written.
+enum Item<'a> {
+    /// A verifier that could not verify.
+    Errored(&'a Verification),
+    /// A finding of a verifier.
+    Finding(&'a str, &'a Diagnostic),
+}
+
+/// The findings of one level, most actionable first.
+#[derive(Default)]
+struct Ranked<'a> {
+    /// `(tier, item)`: 0 errored verifiers, 1 root causes, 2 the first of a file, 3 the rest.
+    items: Vec<(u8, Item<'a>)>,
+    /// The files that already have a finding of this level.
+    files: BTreeSet<String>,
+}
+
+impl<'a> Ranked<'a> {
+    fn push(&mut self, input: &RenderInput<'_>, verifier: &'a str, diagnostic: &'a Diagnostic) {
+        let file = diagnostic
+            .file
+            .as_deref()
+            .filter(|f| !f.trim().is_empty())
+            .map(|f| input.repo_path(f).into_owned());
+        let first_of_file = match file {
+            Some(file) => self.files.insert(file),
+            None => false,
+        };
+        let tier = if diagnostic.root_cause {
+            1
+        } else if first_of_file {
+            2
+        } else {
+            3
+        };
+        self.items.push((tier, Item::Finding(verifier, diagnostic)));
+    }
+
+    /// The items in rank order (stable: report order within a tier).
+    fn into_sorted(mut self) -> Vec<Item<'a>> {
+        self.items.sort_by_key(|(tier, _)| *tier);
+        self.items.into_iter().map(|(_, item)| item).collect()
+    }
+}
 
 /// Renders the workflow commands.
 pub fn render(input: &RenderInput<'_>) -> String {
-    let mut out = String::new();
-    let mut written = 0usize;
-    let mut left_out = 0u64;
+    let mut errors = Ranked::default();
+    let mut warnings = Ranked::default();
+    let mut notes = Ranked::default();
+    let mut dropped = 0u64;
     for verification in input.verifications {
         if verification.outcome() == Outcome::Errored {
-            let title = format!("verdict: {} could not verify", verification.verifier);
-            command(
-                &mut out,
-                "error",
-                &[("title", &title)],
-                &reason(verification),
-            );
-            written += 1;
+            errors.items.push((0, Item::Errored(verification)));
         }
     }
     for verification in input.verifications {
         let report = &verification.report;
-        for diagnostic in ranked(report) {
-            if written >= MAX_ANNOTATIONS {
-                left_out += 1;
-                continue;
-            }
-            annotation(&mut out, &verification.verifier, diagnostic);
-            written += 1;
+        for diagnostic in &report.diagnostics {
+            let level = match diagnostic.severity {
+                Severity::Error => &mut errors,
+                Severity::Warning => &mut warnings,
+                Severity::Info => &mut notes,
+            };
+            level.push(input, &verification.verifier, diagnostic);
         }
-        left_out += report.diagnostics_dropped;
+        dropped += report.diagnostics_dropped;
     }
-    if left_out > 0 {
-        let logs: Vec<&str> = input
+    let (errors, warnings, notes) = (
+        errors.into_sorted(),
+        warnings.into_sorted(),
+        notes.into_sorted(),
+    );
+
+    // verdict's own notices share the notice budget with the tools' notes.
+    let baseline_notice = input.known_failures > 0;
+    let mut notes_shown = MAX_PER_LEVEL - usize::from(baseline_notice);
+    let overflow = errors.len() > MAX_PER_LEVEL
+        || warnings.len() > MAX_PER_LEVEL
+        || notes.len() > notes_shown
+        || dropped > 0;
+    if overflow {
+        notes_shown -= 1;
+    }
+
+    let mut out = String::new();
+    for (items, shown) in [
+        (&errors, MAX_PER_LEVEL),
+        (&warnings, MAX_PER_LEVEL),
+        (&notes, notes_shown),
+    ] {
+        for item in items.iter().take(shown) {
+            match item {
+                Item::Errored(verification) => {
+                    let title = format!("verdict: {} could not verify", verification.verifier);
+                    command(
+                        &mut out,
+                        "error",
+                        &[("title", &title)],
+                        &reason(verification),
+                    );
+                }
+                Item::Finding(verifier, diagnostic) => {
+                    annotation(&mut out, input, verifier, diagnostic);
+                }
+            }
+        }
+    }
+    if overflow {
+        let left = |items: &[Item<'_>], shown: usize| items.len().saturating_sub(shown) as u64;
+        let mut parts = Vec::new();
+        for (n, one, many) in [
+            (left(&errors, MAX_PER_LEVEL), "error", "errors"),
+            (left(&warnings, MAX_PER_LEVEL), "warning", "warnings"),
+            (left(&notes, notes_shown), "note", "notes"),
+            (
+                dropped,
+                "finding verdict did not keep",
+                "findings verdict did not keep",
+            ),
+        ] {
+            if n > 0 {
+                parts.push(format!("{n} more {}", if n == 1 { one } else { many }));
+            }
+        }
+        let mut message = format!(
+            "{} not annotated: GitHub shows at most {MAX_PER_LEVEL} errors and {MAX_PER_LEVEL} \
+             warnings per step",
+            join_words(&parts)
+        );
+        // The logs of the verifiers that found something or could not verify: a passing one
+        // holds nothing left out.
+        let logs: Vec<String> = input
             .verifications
             .iter()
+            .filter(|v| v.outcome() != Outcome::Passed || !v.report.diagnostics.is_empty())
             .filter_map(|v| v.log.as_deref())
+            .map(|log| input.repo_path(log).into_owned())
             .collect();
-        let mut message = format!(
-            "{} not annotated (GitHub shows at most {MAX_ANNOTATIONS} per job)",
-            plural(left_out, "finding", "findings")
-        );
-        if !logs.is_empty() {
-            let _ = write!(message, "; full logs: {}", logs.join(", "));
+        if logs.is_empty() {
+            message.push_str(". The job summary sums them up.");
+        } else {
+            let _ = write!(
+                message,
+                ". The verifiers' logs have them all ({}); the job summary sums them up.",
+                logs.join(", ")
+            );
         }
         command(&mut out, "notice", &[("title", "verdict")], &message);
     }
-    if input.known_failures > 0 {
+    if baseline_notice {
         let message = format!(
             "{} set aside (baseline)",
             plural(input.known_failures, "known failure", "known failures")
@@ -77,19 +186,32 @@ pub fn render(input: &RenderInput<'_>) -> String {
     out
 }
 
+/// `a`, `a and b`, `a, b and c`.
+fn join_words(parts: &[String]) -> String {
+    match parts {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
 /// The Markdown job summary for `$GITHUB_STEP_SUMMARY`: the Markdown report.
 pub fn job_summary(input: &RenderInput<'_>) -> String {
     markdown::render(input)
 }
 
 /// One diagnostic's annotation.
-fn annotation(out: &mut String, verifier: &str, diagnostic: &Diagnostic) {
+fn annotation(out: &mut String, input: &RenderInput<'_>, verifier: &str, diagnostic: &Diagnostic) {
     let level = match diagnostic.severity {
         Severity::Error => "error",
         Severity::Warning => "warning",
         Severity::Info => "notice",
     };
-    let file = diagnostic.file.as_deref().map(forward_slashes);
+    let file = diagnostic
+        .file
+        .as_deref()
+        .filter(|f| !f.trim().is_empty())
+        .map(|f| input.repo_path(f));
     let line = diagnostic.line.filter(|l| *l >= 1).map(|l| l.to_string());
     let column = diagnostic.column.filter(|c| *c >= 1).map(|c| c.to_string());
     let title = match &diagnostic.code {
@@ -97,7 +219,7 @@ fn annotation(out: &mut String, verifier: &str, diagnostic: &Diagnostic) {
         None => verifier.to_owned(),
     };
     let mut properties: Vec<(&str, &str)> = Vec::new();
-    if let Some(file) = file.as_deref().filter(|f| !f.is_empty()) {
+    if let Some(file) = file.as_deref() {
         properties.push(("file", file));
         if let Some(line) = &line {
             properties.push(("line", line));

@@ -8,6 +8,8 @@
 //! ignored when reading, so that adding a field does not break older readers; removing or
 //! changing one needs a new schema version.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 
 use super::RenderInput;
@@ -29,6 +31,10 @@ pub struct RunDocument {
     pub exit_code: i32,
     /// Failures set aside because the `--baseline` had them.
     pub known_failures: u64,
+    /// The project's directory relative to the repository's root, `.` at the root. The
+    /// diagnostics' files are relative to the repository's root; the digest's to this directory.
+    #[serde(default = "dot")]
+    pub project: String,
     /// One entry per verifier, in run order.
     pub verifications: Vec<VerificationDocument>,
     /// The digest an agent reads.
@@ -78,6 +84,7 @@ impl RunDocument {
             outcome: input.outcome,
             exit_code: i32::from(input.exit_code),
             known_failures: input.known_failures,
+            project: input.repo.project_or_dot().to_owned(),
             verifications: input
                 .verifications
                 .iter()
@@ -90,7 +97,7 @@ impl RunDocument {
                     command: v.command.clone(),
                     log: v.log.clone(),
                     notes: v.notes.clone(),
-                    report: v.report.clone(),
+                    report: repo_paths(input, &v.report),
                 })
                 .collect(),
             digest: DigestDocument {
@@ -98,6 +105,57 @@ impl RunDocument {
                 tokens: input.digest.tokens,
                 budget: input.digest.budget,
             },
+        }
+    }
+}
+
+/// The document's `project` when an older document has none.
+fn dot() -> String {
+    ".".to_owned()
+}
+
+/// `report` with its diagnostics' files named from the repository's root. The fingerprints stay
+/// as computed from the tool's own paths, so that a `--baseline` matches whatever `-C` says.
+fn repo_paths(input: &RenderInput<'_>, report: &Report) -> Report {
+    let mut report = report.clone();
+    for diagnostic in &mut report.diagnostics {
+        if let Some(file) = &mut diagnostic.file
+            && let Cow::Owned(path) = input.repo_path(file)
+        {
+            *file = path;
+        }
+    }
+    report
+}
+
+impl RunDocument {
+    /// Turns the diagnostics' files back into paths relative to [`RunDocument::project`], as the
+    /// tools printed them (with `/` separators): what a reader that renders the run again needs,
+    /// the digest included (`verdict merge`). A file elsewhere in the repository climbs out of the
+    /// project with `..`; an absolute one stays absolute. Rendering the result with the same
+    /// project gives the same repository paths again.
+    pub fn to_project_paths(&mut self) {
+        let project = self.project.trim_matches('/');
+        if project.is_empty() || project == "." {
+            return;
+        }
+        let depth = project.split('/').filter(|s| !s.is_empty()).count();
+        for verification in &mut self.verifications {
+            for diagnostic in &mut verification.report.diagnostics {
+                let Some(file) = &mut diagnostic.file else {
+                    continue;
+                };
+                if super::repo::is_absolute(file) {
+                    continue;
+                }
+                *file = match file
+                    .strip_prefix(project)
+                    .and_then(|rest| rest.strip_prefix('/'))
+                {
+                    Some(inside) => inside.to_owned(),
+                    None => format!("{}{file}", "../".repeat(depth)),
+                };
+            }
         }
     }
 }

@@ -13,6 +13,10 @@
 //! - [`junit`]: JUnit XML, one test suite per verifier.
 //! - [`markdown`]: a report sized for a pull-request comment.
 //!
+//! The CI formats (SARIF, GitHub, JUnit, JSON) name files from the repository's root
+//! ([`RenderInput::repo_path`], [`repo`]); the digest and the human format keep the project's own
+//! paths.
+//!
 //! **Invariant:** renderers never decide an outcome: they show [`RenderInput::outcome`] and the
 //! reports' own outcomes, never a pass the model does not hold.
 
@@ -21,8 +25,12 @@ pub mod human;
 pub mod json;
 pub mod junit;
 pub mod markdown;
+pub mod repo;
 pub mod sarif;
 
+pub use repo::Repo;
+
+use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::str::FromStr;
 use std::time::Duration;
@@ -47,6 +55,19 @@ pub struct RenderInput<'a> {
     pub tool_version: &'a str,
     /// Whether the human format may use ANSI colours. The other formats ignore it.
     pub color: bool,
+    /// The repository around the project (its root, the project's directory in it) and the
+    /// SARIF category prefix, which the CI formats name files and runs by. The default is a
+    /// project at the root of an unknown repository: paths stay as the tools printed them.
+    pub repo: Repo<'a>,
+}
+
+impl RenderInput<'_> {
+    /// `file`, a path as a tool printed it (relative to the project, or absolute), as the CI
+    /// formats write it: from the repository's root, `/`-separated, absolute only when it lies
+    /// outside the repository. See [`Repo::path`].
+    pub fn repo_path<'f>(&self, file: &'f str) -> Cow<'f, str> {
+        self.repo.path(file)
+    }
 }
 
 /// An output format of `verdict run`.

@@ -3,20 +3,27 @@
 //! Choices, each for what GitHub does with the file:
 //!
 //! - **One run per verifier**, with the driver named `verdict/<verifier>` and
-//!   `automationDetails.id` `verdict/<verifier>/`. GitHub rejects a file holding several runs of one
-//!   category (the same tool and automation id), and gives each category its own alert history,
-//!   so a verifier's alerts are closed only by a later run of that verifier. GitHub accepts at
-//!   most 20 runs per file: more than 20 verifiers do not fit one upload.
+//!   `automationDetails.id` `<prefix>/<project>/<verifier>/`: the prefix is `verdict` (or
+//!   `--category`), the project is its directory in the repository, left out at the repository's
+//!   root (`verdict/tsc/`, `verdict/packages/a/tsc/`). GitHub rejects a file holding several runs
+//!   of one category, and gives each category its own alert history, so a verifier's alerts are
+//!   closed only by a later run of that verifier on that project. The id is set in the file
+//!   because GitHub's upload action keeps a run's own id over its `category` input. GitHub
+//!   accepts at most 20 runs per file: more than 20 verifiers do not fit one upload.
 //! - **Rules** are the diagnostics' codes (`TS2345`, `no-unused-vars`), or `<verifier>/<kind>`
 //!   (`jest/test`) for diagnostics without one.
-//! - **Locations** are relative URIs against `%SRCROOT%` (percent-encoded, forward slashes), with
-//!   a region only when the line is known (and a column only when that is). Absolute paths become
-//!   `file://` URIs, which GitHub relativizes against the checkout.
+//! - **Locations** are paths from the repository's root ([`RenderInput::repo_path`]), as relative
+//!   URIs against `%SRCROOT%` (percent-encoded, forward slashes), with a region only when the
+//!   line is known (and a column only when that is). `%SRCROOT%` is the repository's root as an
+//!   absolute `file:` URI ending in `/`, when the CLI knows it. A path outside the repository is
+//!   an absolute `file:` URI with no base.
 //! - **Diagnostics without a file** cannot be results (GitHub requires a location, and inventing
 //!   one would point at code that is not at fault). They are the run's
 //!   `toolExecutionNotifications`, which GitHub shows on the tool status page, and counted in the
 //!   run's `properties`.
-//! - **partialFingerprints** carry the model's fingerprint under `verdict/v1`, with the
+//! - **partialFingerprints** carry the model's fingerprint (which leaves the line out) under
+//!   `verdict/v1` and as `primaryLocationLineHash`, so that an alert survives its code moving and
+//!   an upload through the API (which computes nothing) does not open duplicates. Both have the
 //!   occurrence number appended (`…:2`) because identical messages in one file share a
 //!   fingerprint and GitHub would fold them into one alert.
 //! - **An errored verifier** has `executionSuccessful: false` and its reason as an error
@@ -28,6 +35,7 @@ use std::fmt::Write as _;
 
 use serde_json::{Map, Value, json};
 
+use super::repo::is_absolute;
 use super::{RenderInput, plural, reason};
 use crate::model::{Diagnostic, Outcome, Severity, Verification};
 
@@ -37,13 +45,12 @@ const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 /// The key of verdict's fingerprint in `partialFingerprints`.
 const FINGERPRINT_KEY: &str = "verdict/v1";
 
+/// The key GitHub matches alerts by within a file.
+const LINE_HASH_KEY: &str = "primaryLocationLineHash";
+
 /// Renders the SARIF log, pretty-printed, with a final newline.
 pub fn render(input: &RenderInput<'_>) -> String {
-    let runs: Vec<Value> = input
-        .verifications
-        .iter()
-        .map(|v| run(v, input.tool_version))
-        .collect();
+    let runs: Vec<Value> = input.verifications.iter().map(|v| run(v, input)).collect();
     let log = json!({
         "$schema": SCHEMA,
         "version": "2.1.0",
@@ -55,22 +62,39 @@ pub fn render(input: &RenderInput<'_>) -> String {
 }
 
 /// One verifier's run.
-fn run(verification: &Verification, tool_version: &str) -> Value {
-    let found = Findings::of(verification);
+fn run(verification: &Verification, input: &RenderInput<'_>) -> Value {
+    let found = Findings::of(verification, input);
+    let mut source_root = Map::new();
+    if let Some(root) = input.repo.root {
+        source_root.insert("uri".to_owned(), json!(directory_uri(root)));
+    }
+    source_root.insert(
+        "description".to_owned(),
+        json!({ "text": "The root of the repository verdict ran in." }),
+    );
     json!({
         "tool": { "driver": {
             "name": format!("verdict/{}", verification.verifier),
-            "version": tool_version,
+            "version": input.tool_version,
             "rules": rules(verification, found.rules),
         } },
-        "automationDetails": { "id": format!("verdict/{}/", verification.verifier) },
-        "originalUriBaseIds": { "%SRCROOT%": {
-            "description": { "text": "The root of the checkout verdict ran in." },
-        } },
+        "automationDetails": { "id": automation_id(input, &verification.verifier) },
+        "originalUriBaseIds": { "%SRCROOT%": source_root },
         "invocations": [invocation(verification, found.notifications)],
         "results": found.results,
-        "properties": properties(verification, found.unlocated),
+        "properties": properties(verification, input, found.unlocated),
     })
+}
+
+/// `<prefix>/<project>/<verifier>/`, the project left out at the repository's root. The final
+/// `/` makes it all category, with no run instance after it.
+pub fn automation_id(input: &RenderInput<'_>, verifier: &str) -> String {
+    let prefix = input.repo.category_prefix();
+    if input.repo.project.is_empty() {
+        format!("{prefix}/{verifier}/")
+    } else {
+        format!("{prefix}/{}/{verifier}/", input.repo.project)
+    }
 }
 
 /// What a run's diagnostics become: results for those with a file, notifications for the rest.
@@ -84,7 +108,7 @@ struct Findings {
 }
 
 impl Findings {
-    fn of(verification: &Verification) -> Findings {
+    fn of(verification: &Verification, input: &RenderInput<'_>) -> Findings {
         let report = &verification.report;
         let mut found = Findings::default();
         let mut occurrences: BTreeMap<u64, u32> = BTreeMap::new();
@@ -116,8 +140,12 @@ impl Findings {
             rule.severity = rule.severity.max(diagnostic.severity);
             let occurrence = occurrences.entry(diagnostic.fingerprint.0).or_insert(0);
             *occurrence += 1;
+            let fingerprint = format!("{}:{}", diagnostic.fingerprint, occurrence);
             let mut physical = Map::new();
-            physical.insert("artifactLocation".to_owned(), artifact_location(file));
+            physical.insert(
+                "artifactLocation".to_owned(),
+                artifact_location(&input.repo_path(file)),
+            );
             if let Some(region) = region(diagnostic) {
                 physical.insert("region".to_owned(), region);
             }
@@ -127,7 +155,8 @@ impl Findings {
                 "message": { "text": message_text(&full_message(diagnostic)) },
                 "locations": [{ "physicalLocation": physical }],
                 "partialFingerprints": {
-                    FINGERPRINT_KEY: format!("{}:{}", diagnostic.fingerprint, occurrence),
+                    FINGERPRINT_KEY: fingerprint,
+                    LINE_HASH_KEY: fingerprint,
                 },
             }));
         }
@@ -189,10 +218,11 @@ fn invocation(verification: &Verification, notifications: Vec<Value>) -> Value {
     Value::Object(invocation)
 }
 
-/// verdict's own numbers for the run: the outcome, the status, the tool's counts.
-fn properties(verification: &Verification, unlocated: u64) -> Value {
+/// verdict's own numbers for the run: the project, the outcome, the status, the tool's counts.
+fn properties(verification: &Verification, input: &RenderInput<'_>, unlocated: u64) -> Value {
     let report = &verification.report;
     let mut properties = Map::new();
+    properties.insert("project".to_owned(), json!(input.repo.project_or_dot()));
     properties.insert("outcome".to_owned(), json!(report.outcome.as_str()));
     properties.insert("status".to_owned(), json!(verification.status.as_str()));
     properties.insert("counts".to_owned(), json!(report.counts));
@@ -292,20 +322,43 @@ fn region(diagnostic: &Diagnostic) -> Option<Value> {
 /// path (Unix or Windows).
 fn artifact_location(file: &str) -> Value {
     let path = file.replace('\\', "/");
-    let bytes = path.as_bytes();
-    let windows_absolute =
-        bytes.len() >= 3 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' && bytes[2] == b'/';
-    if let Some(rest) = path.strip_prefix('/') {
-        json!({ "uri": format!("file:///{}", encode_path(rest)) })
-    } else if windows_absolute {
-        // The drive's colon stays literal: `file:///C:/…` is the usual form.
-        json!({ "uri": format!("file:///{}:/{}", &path[..1], encode_path(&path[3..])) })
+    if is_absolute(&path) {
+        json!({ "uri": file_uri(&path) })
     } else {
         json!({
             "uri": encode_path(&super::forward_slashes(&path)),
             "uriBaseId": "%SRCROOT%",
         })
     }
+}
+
+/// The `file:` URI of an absolute path with `/` separators (Unix, Windows or UNC).
+fn file_uri(path: &str) -> String {
+    let bytes = path.as_bytes();
+    if let Some(share) = path.strip_prefix("//") {
+        format!("file://{}", encode_path(share))
+    } else if let Some(rest) = path.strip_prefix('/') {
+        format!("file:///{}", encode_path(rest))
+    } else if bytes.len() >= 2 && bytes[1] == b':' {
+        // The drive's colon stays literal: `file:///C:/…` is the usual form.
+        format!("file:///{}:{}", &path[..1], encode_path(&path[2..]))
+    } else {
+        encode_path(path)
+    }
+}
+
+/// The URI of a directory for `originalUriBaseIds`: absolute, ending in `/` as SARIF requires of
+/// a base.
+fn directory_uri(dir: &str) -> String {
+    let dir = dir.trim_end_matches('/');
+    if dir.is_empty() {
+        return "file:///".to_owned();
+    }
+    let mut uri = file_uri(dir);
+    if !uri.ends_with('/') {
+        uri.push('/');
+    }
+    uri
 }
 
 /// Percent-encodes a path for a URI: everything but unreserved characters, `/` and a few
@@ -365,5 +418,19 @@ mod tests {
             artifact_location("/abs/x:y.ts"),
             json!({ "uri": "file:///abs/x%3Ay.ts" })
         );
+        assert_eq!(
+            artifact_location("//server/share/a.ts"),
+            json!({ "uri": "file://server/share/a.ts" })
+        );
+    }
+
+    #[test]
+    fn source_roots_are_directory_uris() {
+        assert_eq!(
+            directory_uri("/home/runner/work/a b"),
+            "file:///home/runner/work/a%20b/"
+        );
+        assert_eq!(directory_uri("C:/src/app/"), "file:///C:/src/app/");
+        assert_eq!(directory_uri("/"), "file:///");
     }
 }
