@@ -12,15 +12,19 @@
 //! - [`github`]: GitHub Actions workflow commands (annotations), and [`github::job_summary`].
 //! - [`junit`]: JUnit XML, one test suite per verifier.
 //! - [`markdown`]: a report sized for a pull-request comment.
+//! - [`gitlab`]: a GitLab Code Quality report.
+//! - [`rdjson`]: reviewdog's Diagnostic Result (rdjson).
 //!
 //! **Invariant:** renderers never decide an outcome: they show [`RenderInput::outcome`] and the
 //! reports' own outcomes, never a pass the model does not hold.
 
 pub mod github;
+pub mod gitlab;
 pub mod human;
 pub mod json;
 pub mod junit;
 pub mod markdown;
+pub mod rdjson;
 pub mod sarif;
 
 use std::fmt::Write as _;
@@ -64,17 +68,23 @@ pub enum Format {
     Junit,
     /// A Markdown report sized for a pull-request comment.
     Markdown,
+    /// A GitLab Code Quality report.
+    Gitlab,
+    /// reviewdog's Diagnostic Result (rdjson).
+    Rdjson,
 }
 
 impl Format {
     /// Every format, in the order they are documented.
-    pub const ALL: [Format; 6] = [
+    pub const ALL: [Format; 8] = [
         Format::Human,
         Format::Json,
         Format::Sarif,
         Format::Github,
         Format::Junit,
         Format::Markdown,
+        Format::Gitlab,
+        Format::Rdjson,
     ];
 
     /// The name `--format` takes.
@@ -86,13 +96,17 @@ impl Format {
             Format::Github => "github",
             Format::Junit => "junit",
             Format::Markdown => "markdown",
+            Format::Gitlab => "gitlab",
+            Format::Rdjson => "rdjson",
         }
     }
 }
 
 /// A format name that is not one of [`Format::ALL`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown format `{0}` (expected one of: human, json, sarif, github, junit, markdown)")]
+#[error(
+    "unknown format `{0}` (expected one of: human, json, sarif, github, junit, markdown, gitlab, rdjson)"
+)]
 pub struct UnknownFormat(pub String);
 
 impl FromStr for Format {
@@ -115,6 +129,8 @@ pub fn render(format: Format, input: &RenderInput<'_>) -> String {
         Format::Github => github::render(input),
         Format::Junit => junit::render(input),
         Format::Markdown => markdown::render(input),
+        Format::Gitlab => gitlab::render(input),
+        Format::Rdjson => rdjson::render(input),
     }
 }
 
