@@ -9,6 +9,7 @@
 use crate::support::project;
 
 mod declared;
+mod gitlab_rdjson;
 
 use std::path::Path;
 use std::process::{Command, Stdio};
