@@ -80,18 +80,13 @@ fn issues_of(input: &RenderInput<'_>, verification: &Verification, issues: &mut 
     let report = &verification.report;
     let name = verification.verifier.as_str();
     let before = issues.len();
-    if report.outcome == Outcome::Errored {
-        let (check, severity, what) = if verification.status == Status::Skipped {
-            ("verdict/skipped", "info", "did not run")
-        } else {
-            ("verdict/could-not-verify", "blocker", "could not verify")
-        };
+    if let Some(errored) = Errored::of(verification) {
         issues.push(issue(
             input,
-            &format!("verdict: {name} {what}: {}", reason(verification)),
-            check,
-            &format!("{check}:{name}"),
-            severity,
+            &format!("verdict: {name} {}: {}", errored.what, reason(verification)),
+            errored.check,
+            &format!("{}:{name}", errored.check),
+            if errored.blocks { "blocker" } else { "info" },
             None,
         ));
     }
@@ -146,6 +141,39 @@ fn issues_of(input: &RenderInput<'_>, verification: &Verification, issues: &mut 
             "major",
             None,
         ));
+    }
+}
+
+/// How an errored verifier shows in the CI formats.
+pub(super) struct Errored {
+    /// The check name (GitLab) or code (rdjson).
+    pub(super) check: &'static str,
+    /// Whether it keeps the run from being verified, rather than following from another
+    /// verifier's failure.
+    pub(super) blocks: bool,
+    /// What happened, after the verifier's name.
+    pub(super) what: &'static str,
+}
+
+impl Errored {
+    /// `None` unless the verifier's report is errored.
+    pub(super) fn of(verification: &Verification) -> Option<Errored> {
+        if verification.report.outcome != Outcome::Errored {
+            return None;
+        }
+        Some(match verification.status {
+            // A verifier it needs did not pass: that one's issues say what is wrong.
+            Status::Skipped => Errored {
+                check: "verdict/skipped",
+                blocks: false,
+                what: "did not run",
+            },
+            Status::Ran | Status::Cached | Status::Cancelled => Errored {
+                check: "verdict/could-not-verify",
+                blocks: true,
+                what: "could not verify",
+            },
+        })
     }
 }
 

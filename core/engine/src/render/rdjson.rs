@@ -33,9 +33,9 @@ use std::fmt::Write as _;
 
 use serde_json::{Map, Value, json};
 
-use super::gitlab::{finding_text, plain_text, repo_path};
+use super::gitlab::{Errored, finding_text, plain_text, repo_path};
 use super::{RenderInput, counts_phrase, plural, reason};
-use crate::model::{Diagnostic, Outcome, Severity, Status, Verification};
+use crate::model::{Diagnostic, Outcome, Severity, Verification};
 
 /// Renders the Diagnostic Result, pretty-printed, with a final newline.
 pub fn render(input: &RenderInput<'_>) -> String {
@@ -67,14 +67,10 @@ fn diagnostics_of(input: &RenderInput<'_>, verification: &Verification, out: &mu
     let report = &verification.report;
     let name = verification.verifier.as_str();
     let before = out.len();
-    if report.outcome == Outcome::Errored {
-        let (code, severity, what) = if verification.status == Status::Skipped {
-            ("verdict/skipped", "INFO", "did not run")
-        } else {
-            ("verdict/could-not-verify", "ERROR", "could not verify")
-        };
-        let message = format!("verdict: {name} {what}: {}", reason(verification));
-        out.push(unlocated(name, &message, severity, code));
+    if let Some(errored) = Errored::of(verification) {
+        let message = format!("verdict: {name} {}: {}", errored.what, reason(verification));
+        let severity = if errored.blocks { "ERROR" } else { "INFO" };
+        out.push(unlocated(name, &message, severity, errored.check));
     }
     for diagnostic in &report.diagnostics {
         out.push(diagnostic_of(input, name, diagnostic));
