@@ -124,6 +124,10 @@ enum FormatArg {
     Junit,
     /// A Markdown report sized for a pull-request comment
     Markdown,
+    /// A GitLab Code Quality report (`artifacts: reports: codequality:`)
+    Gitlab,
+    /// reviewdog's Diagnostic Result (`reviewdog -f=rdjson`)
+    Rdjson,
 }
 
 impl FormatArg {
@@ -135,6 +139,8 @@ impl FormatArg {
             FormatArg::Github => Format::Github,
             FormatArg::Junit => Format::Junit,
             FormatArg::Markdown => Format::Markdown,
+            FormatArg::Gitlab => Format::Gitlab,
+            FormatArg::Rdjson => Format::Rdjson,
         }
     }
 }

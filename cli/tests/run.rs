@@ -9,6 +9,7 @@
 use crate::support::project;
 
 mod declared;
+mod gitlab_rdjson;
 mod repo_paths;
 
 use std::path::Path;

@@ -17,6 +17,8 @@ use verdict_core::model::{
 use verdict_core::render::json::{ParseError, RunDocument, parse_json};
 use verdict_core::render::{self, Format, RenderInput, Repo};
 
+mod gitlab_rdjson;
+
 // ---------------------------------------------------------------------------------------------
 // Fixtures
 

@@ -12,6 +12,8 @@
 //! - [`github`]: GitHub Actions workflow commands (annotations), and [`github::job_summary`].
 //! - [`junit`]: JUnit XML, one test suite per verifier.
 //! - [`markdown`]: a report sized for a pull-request comment.
+//! - [`gitlab`]: a GitLab Code Quality report.
+//! - [`rdjson`]: reviewdog's Diagnostic Result (rdjson).
 //!
 //! The CI formats (SARIF, GitHub, JUnit, JSON) name files from the repository's root
 //! ([`RenderInput::repo_path`], [`repo`]); the digest and the human format keep the project's own
@@ -21,10 +23,12 @@
 //! reports' own outcomes, never a pass the model does not hold.
 
 pub mod github;
+pub mod gitlab;
 pub mod human;
 pub mod json;
 pub mod junit;
 pub mod markdown;
+pub mod rdjson;
 pub mod repo;
 pub mod sarif;
 
@@ -85,17 +89,23 @@ pub enum Format {
     Junit,
     /// A Markdown report sized for a pull-request comment.
     Markdown,
+    /// A GitLab Code Quality report.
+    Gitlab,
+    /// reviewdog's Diagnostic Result (rdjson).
+    Rdjson,
 }
 
 impl Format {
     /// Every format, in the order they are documented.
-    pub const ALL: [Format; 6] = [
+    pub const ALL: [Format; 8] = [
         Format::Human,
         Format::Json,
         Format::Sarif,
         Format::Github,
         Format::Junit,
         Format::Markdown,
+        Format::Gitlab,
+        Format::Rdjson,
     ];
 
     /// The name `--format` takes.
@@ -107,13 +117,17 @@ impl Format {
             Format::Github => "github",
             Format::Junit => "junit",
             Format::Markdown => "markdown",
+            Format::Gitlab => "gitlab",
+            Format::Rdjson => "rdjson",
         }
     }
 }
 
 /// A format name that is not one of [`Format::ALL`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown format `{0}` (expected one of: human, json, sarif, github, junit, markdown)")]
+#[error(
+    "unknown format `{0}` (expected one of: human, json, sarif, github, junit, markdown, gitlab, rdjson)"
+)]
 pub struct UnknownFormat(pub String);
 
 impl FromStr for Format {
@@ -136,6 +150,8 @@ pub fn render(format: Format, input: &RenderInput<'_>) -> String {
         Format::Github => github::render(input),
         Format::Junit => junit::render(input),
         Format::Markdown => markdown::render(input),
+        Format::Gitlab => gitlab::render(input),
+        Format::Rdjson => rdjson::render(input),
     }
 }
 
