@@ -119,6 +119,35 @@ fn a_package_of_a_monorepo_is_reported_from_the_repository_root() {
             .all(|(file, _)| file.starts_with("packages/a/src/f")),
         "{from_root:#?}"
     );
+
+    // GitLab Code Quality and rdjson: the same repository paths.
+    let gitlab = project.verdict(&["run", "-C", "packages/a", "--format", "gitlab"]);
+    assert_eq!(gitlab.code, 1, "{}", gitlab.all());
+    let issues = gitlab.json();
+    let paths: Vec<&str> = issues
+        .as_array()
+        .expect("an array of issues")
+        .iter()
+        .map(|issue| issue["location"]["path"].as_str().expect("a path"))
+        .collect();
+    assert_eq!(paths.len(), 30, "{paths:#?}");
+    assert!(
+        paths.iter().all(|p| p.starts_with("packages/a/src/f")),
+        "{paths:#?}"
+    );
+    let rdjson = project.verdict(&["run", "-C", "packages/a", "--format", "rdjson"]);
+    let result = rdjson.json();
+    let paths: Vec<&str> = result["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .map(|d| d["location"]["path"].as_str().expect("a path"))
+        .collect();
+    assert_eq!(paths.len(), 30, "{paths:#?}");
+    assert!(
+        paths.iter().all(|p| p.starts_with("packages/a/src/f")),
+        "{paths:#?}"
+    );
 }
 
 #[test]
