@@ -331,7 +331,7 @@ fn record_start(
         )));
     }
     let config = config::discover(&start.dir).map_err(|error| anyhow!("{error}"))?;
-    let root = config.dir.clone();
+    let root = config.project_dir().to_path_buf();
     if verify::select(&root, &config)?.is_empty() {
         return Ok(None);
     }
@@ -695,7 +695,7 @@ fn decide(
     // repository root, else the start itself: a stop from `tests/` verifies, and counts its
     // blocks in, the same project as a stop from the root.
     let config = config::discover(&start.dir).map_err(|error| anyhow!("{error}"))?;
-    let root = config.dir.clone();
+    let root = config.project_dir().to_path_buf();
     if let Some(Subagent {
         kind: Some(kind), ..
     }) = &input.subagent

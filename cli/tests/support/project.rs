@@ -40,12 +40,14 @@ pub(crate) struct Out {
 impl Out {
     /// stdout read as a JSON document.
     pub(crate) fn json(&self) -> serde_json::Value {
-        serde_json::from_str(&self.stdout).unwrap_or_else(|error| {
+        let document = serde_json::from_str(&self.stdout).unwrap_or_else(|error| {
             panic!(
                 "stdout is not JSON ({error}):\n{}\nstderr:\n{}",
                 self.stdout, self.stderr
             )
-        })
+        });
+        super::schema::check_if_run_report(&document);
+        document
     }
 
     /// Both streams, for failure messages.
@@ -214,6 +216,22 @@ impl Project {
             out.code,
             out.all()
         );
+        self.check_config(&out);
         out
+    }
+
+    /// Every verdict.toml that verdict accepted matches the schema: a file the schema rejects
+    /// must be one the run rejected too (its error names the file).
+    fn check_config(&self, out: &Out) {
+        let Ok(text) = std::fs::read_to_string(self.path("verdict.toml")) else {
+            return;
+        };
+        let errors = super::schema::config_errors(&text);
+        assert!(
+            errors.is_empty() || (out.code == 2 && out.stderr.contains("verdict.toml")),
+            "verdict accepted a verdict.toml that {} rejects:\n{}\n--- verdict.toml\n{text}",
+            super::schema::CONFIG_SCHEMA,
+            errors.join("\n")
+        );
     }
 }

@@ -16,13 +16,14 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::outcome::{FailureKind, Patterns};
 use super::{AgentError, AgentSpec, presets, split_command};
 
 /// One `[[agent]]` table. Exactly one of `preset`, `command` and `argv` says what to run.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AgentConfig {
     /// The agent's name; defaults to the preset's name or the program's file name.
