@@ -359,6 +359,48 @@ fn quiet_and_verbose_summarize() {
     assert!(quiet.stdout.contains("TS2322"), "{}", quiet.stdout);
 }
 
+#[test]
+fn quiet_and_verbose_loop() {
+    // An agent that fixes the one finding; each run starts from the broken tree.
+    let agent = "sh -c 'cat >/dev/null; touch fixed'";
+    let project = one_finding();
+    let run = |flag: Option<&str>| {
+        let _ = std::fs::remove_file(project.path("fixed"));
+        let mut args = vec!["loop", "--task", "fix it", "--agent", agent];
+        args.extend(flag);
+        let out = project.verdict(&args);
+        assert_eq!(out.code, 0, "{}", out.all());
+        assert!(
+            out.stdout.starts_with("verdict loop: run ") && out.stdout.contains("passed"),
+            "{}",
+            out.all()
+        );
+        out
+    };
+    let normal = run(None);
+    assert!(
+        normal.stderr.contains("attempt 1: verified green"),
+        "{}",
+        normal.all()
+    );
+    assert!(!normal.stderr.contains("{\"event\""), "{}", normal.all());
+    let quiet = run(Some("-q"));
+    assert_eq!(quiet.stderr, "", "-q printed steps:\n{}", quiet.all());
+    let verbose = run(Some("--verbose"));
+    assert!(
+        verbose.stderr.contains("attempt 1: verified green"),
+        "{}",
+        verbose.all()
+    );
+    for event in ["run_started", "baseline_finished", "run_finished"] {
+        assert!(
+            verbose.stderr.contains(&format!("{{\"event\":\"{event}\"")),
+            "-v does not show {event}:\n{}",
+            verbose.stderr
+        );
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Completions
 
