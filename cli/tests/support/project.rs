@@ -217,7 +217,33 @@ impl Project {
             out.all()
         );
         self.check_config(&out);
+        self.check_json_files(cwd, args);
         out
+    }
+
+    /// Every JSON report a run wrote to a file (`--format json=PATH`, or `--format json --output
+    /// PATH`) matches the schema, like those read from stdout.
+    fn check_json_files(&self, cwd: &Path, args: &[&str]) {
+        let mut files = Vec::new();
+        let mut json_on_stdout = false;
+        let mut output = None;
+        for pair in args.windows(2) {
+            match pair {
+                ["--format", "json"] => json_on_stdout = true,
+                ["--format", spec] => files.extend(spec.strip_prefix("json=")),
+                ["--output" | "-o", path] => output = Some(*path),
+                _ => {}
+            }
+        }
+        files.extend(output.filter(|_| json_on_stdout));
+        for file in files.into_iter().filter(|f| *f != "-") {
+            let Ok(text) = std::fs::read_to_string(cwd.join(file)) else {
+                continue;
+            };
+            let document: serde_json::Value = serde_json::from_str(&text)
+                .unwrap_or_else(|e| panic!("{file} is not JSON ({e}):\n{text}"));
+            super::schema::check_if_run_report(&document);
+        }
     }
 
     /// Every verdict.toml that verdict accepted matches the schema: a file the schema rejects
