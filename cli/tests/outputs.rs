@@ -493,6 +493,15 @@ fn the_config_flag_then_the_variable_then_discovery() {
         empty.stdout
     );
 
+    // `init` writes the file the flag names.
+    let init = project.verdict(&["--config", "ci/new.toml", "init"]);
+    assert_eq!(init.code, 0, "{}", init.all());
+    assert!(
+        schema::config_errors(&project.read("ci/new.toml")).is_empty(),
+        "{}",
+        project.read("ci/new.toml")
+    );
+
     // The run uses the named file's verifiers, in the project (not the file's directory).
     let run = project.verdict(&["--config", "ci/flag.toml", "run", "--format", "json"]);
     assert_eq!(run.code, 0, "{}", run.all());
@@ -568,6 +577,7 @@ fn the_schemas_reject_what_verdict_rejects() {
         "[verifiers.tsc]\nenabled = \"yes\"\n",
         "[[verifier]]\nname = \"x\"\nkind = \"nonsense\"\ncommand = [\"true\"]\n",
         "[loop]\non_repeat = \"shrug\"\n",
+        "[[agent]]\npreset = \"claude\"\npatterns.bogus = [\"x\"]\n",
     ] {
         assert!(
             !schema::config_errors(bad).is_empty(),
