@@ -103,8 +103,7 @@ enum Command {
     Mcp(mcp::Args),
     /// Print the completion script of a shell.
     Completions(CompletionsArgs),
-    /// Print the JSON Schema of the JSON report or of verdict.toml (`cargo xtask schemas`).
-    #[command(hide = true)]
+    /// Print the JSON Schema of the JSON report or of verdict.toml.
     Schema(schema::Args),
 }
 

@@ -1,6 +1,7 @@
-//! `verdict schema <run|config>` (hidden): the JSON Schemas of the `verdict-run/1` report and of
-//! verdict.toml, generated from the Rust types that write and read them. `cargo xtask schemas`
-//! writes them to `schemas/`, and a test fails when the files there are out of date.
+//! `verdict schema <run|config>`: the JSON Schemas of the `verdict-run/1` report and of
+//! verdict.toml, generated from the Rust types that write and read them, for the programs and
+//! editors that check those files. `cargo xtask schemas` writes them to `schemas/`, and a test
+//! fails when the files there are out of date.
 
 use std::io::Write;
 

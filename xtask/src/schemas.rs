@@ -1,6 +1,6 @@
 //! `cargo xtask schemas`: regenerates the JSON Schemas under `schemas/` from the Rust types that
-//! write the `verdict-run/1` report and read verdict.toml (`verdict schema run|config`, a hidden
-//! command of the binary, which owns those types). The CLI's tests fail while a checked-in schema
+//! write the `verdict-run/1` report and read verdict.toml (`verdict schema run|config`: the binary
+//! owns those types). The CLI's tests fail while a checked-in schema
 //! differs from what the types generate, naming this command.
 
 use std::fs;
