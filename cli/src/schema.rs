@@ -27,9 +27,13 @@ enum Which {
     Config,
 }
 
-/// The `verdict-run/1` report's schema.
+/// The `verdict-run/1` report's schema, of the documents verdict writes: a field it always writes
+/// (`null` when empty) is required, one it omits when empty is not.
 fn run_schema() -> schemars::Schema {
-    let mut schema = schemars::schema_for!(RunDocument);
+    let generator = schemars::generate::SchemaSettings::draft2020_12()
+        .for_serialize()
+        .into_generator();
+    let mut schema = generator.into_root_schema_for::<RunDocument>();
     schema.insert("title".to_owned(), "verdict-run/1".into());
     schema.insert(
         "description".to_owned(),
