@@ -35,7 +35,7 @@ Examples:
   verdict run --only tsc,jest --budget 300
   verdict run --format sarif=verdict.sarif --format junit=junit.xml --format human
   verdict run --format sarif --output verdict.sarif     # the older spelling of sarif=FILE
-  verdict run --format json --output baseline.json      # on the main branch
+  verdict run --format json=baseline.json               # on the main branch
   verdict run --baseline baseline.json                  # on a branch: only new failures count
 
 Exit codes:
