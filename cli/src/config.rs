@@ -27,6 +27,7 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
@@ -47,6 +48,10 @@ pub(crate) struct Config {
     /// The directory relative paths in the file resolve against: the file's directory, or (with no
     /// file) the repository root, or the start directory outside a repository.
     pub(crate) dir: PathBuf,
+    /// The project, when it is not [`Config::dir`]: a file named by `--config` or `VERDICT_CONFIG`
+    /// configures the project it is used in (the repository root, else the start directory),
+    /// wherever the file itself is.
+    pub(crate) project: Option<PathBuf>,
     /// `[run]`: defaults for `verdict run`.
     pub(crate) run: RunSettings,
     /// `[verifiers.<name>]`: settings of any verifier, linked, plugin or custom.
@@ -66,7 +71,7 @@ pub(crate) struct Config {
 }
 
 /// `[run]`: defaults for `verdict run`; its command-line flags win.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RunSettings {
     /// How many verifiers run at once (default: the number of cores).
@@ -80,6 +85,7 @@ pub(crate) struct RunSettings {
     pub(crate) budget: Option<usize>,
     /// The time-out of every verifier that sets none of its own.
     #[serde(default, deserialize_with = "duration::deserialize_option")]
+    #[schemars(with = "Option<duration::Text>")]
     pub(crate) timeout: Option<Duration>,
     /// Run only these verifiers (unless `--only` is given).
     #[serde(default)]
@@ -90,7 +96,7 @@ pub(crate) struct RunSettings {
 }
 
 /// `[verifiers.<name>]`: settings for one verifier, whatever its origin.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct VerifierSettings {
     /// `true` runs it even where it was not detected; `false` never runs it unless `--only`
@@ -99,6 +105,7 @@ pub(crate) struct VerifierSettings {
     pub(crate) enabled: Option<bool>,
     /// Its time-out, over `[run] timeout` and its own default.
     #[serde(default, deserialize_with = "duration::deserialize_option")]
+    #[schemars(with = "Option<duration::Text>")]
     pub(crate) timeout: Option<Duration>,
     /// Verifiers that must pass before it starts.
     #[serde(default)]
@@ -130,7 +137,8 @@ pub(crate) struct VerifierSettings {
 }
 
 /// The file as written (with spans where later checks need lines).
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
+#[schemars(title = "verdict.toml")]
 #[serde(deny_unknown_fields)]
 struct File {
     #[serde(default)]
@@ -140,6 +148,7 @@ struct File {
     #[serde(default)]
     verifier: Vec<Definition>,
     #[serde(default)]
+    #[schemars(with = "Vec<PathBuf>")]
     plugins: Vec<Spanned<PathBuf>>,
     #[serde(default, rename = "loop")]
     retry_loop: LoopConfig,
@@ -158,6 +167,14 @@ pub(crate) enum ConfigError {
         /// Why.
         source: std::io::Error,
     },
+    /// The file named by `--config` or `VERDICT_CONFIG` does not exist.
+    #[error("the config file {} named by {named_by} does not exist", path.display())]
+    Missing {
+        /// The file.
+        path: PathBuf,
+        /// `--config` or `VERDICT_CONFIG`.
+        named_by: &'static str,
+    },
     /// The file is not valid TOML, or a key or value is wrong.
     #[error("{}:{line}: {message}", path.display())]
     Invalid {
@@ -175,11 +192,18 @@ pub(crate) enum ConfigError {
 }
 
 impl Config {
+    /// The project's root directory as the configuration places it: [`Config::project`], else
+    /// [`Config::dir`].
+    pub(crate) fn project_dir(&self) -> &Path {
+        self.project.as_deref().unwrap_or(&self.dir)
+    }
+
     /// The configuration when there is no file: every setting at its default.
     pub(crate) fn default_for(dir: &Path) -> Config {
         Config {
             path: None,
             dir: dir.to_path_buf(),
+            project: None,
             run: RunSettings::default(),
             verifiers: BTreeMap::new(),
             custom: Vec::new(),
@@ -254,6 +278,9 @@ fn with_paths(line: &str, paths: &[String]) -> String {
 /// holding `.git`, a directory or a file) and never looking beyond it. Outside any repository only
 /// `start` itself is looked at, so that a stray file in a home directory is never picked up. No file
 /// gives the defaults, with [`Config::dir`] at the repository root (or `start`).
+///
+/// A file named by `--config` or `VERDICT_CONFIG` is read instead of looking for one: it must
+/// exist, and its [`Config::project`] is the repository root of `start` (or `start`).
 pub(crate) fn discover(start: &Path) -> Result<Config, ConfigError> {
     let start = if start.is_absolute() {
         start.to_path_buf()
@@ -262,7 +289,19 @@ pub(crate) fn discover(start: &Path) -> Result<Config, ConfigError> {
             .map(|cwd| cwd.join(start))
             .unwrap_or_else(|_| start.to_path_buf())
     };
-    let Some(root) = start.ancestors().find(|dir| dir.join(".git").exists()) else {
+    let root = start.ancestors().find(|dir| dir.join(".git").exists());
+    if let Some((path, source)) = &crate::global::get().config {
+        if !path.is_file() {
+            return Err(ConfigError::Missing {
+                path: path.clone(),
+                named_by: source.describe(),
+            });
+        }
+        let mut config = load(path)?;
+        config.project = Some(root.unwrap_or(&start).to_path_buf());
+        return Ok(config);
+    }
+    let Some(root) = root else {
         let candidate = start.join(FILE_NAME);
         return if candidate.is_file() {
             load(&candidate)
@@ -280,6 +319,17 @@ pub(crate) fn discover(start: &Path) -> Result<Config, ConfigError> {
         }
     }
     Ok(Config::default_for(root))
+}
+
+/// The JSON Schema of verdict.toml, as the file is read (`schemas/verdict-toml.schema.json`).
+pub(crate) fn json_schema() -> schemars::Schema {
+    let mut schema = schemars::schema_for!(File);
+    schema.insert("title".to_owned(), "verdict.toml".into());
+    schema.insert(
+        "description".to_owned(),
+        "verdict's configuration file; docs/config.md describes every key.".into(),
+    );
+    schema
 }
 
 /// Reads and checks the file at `path`.
@@ -410,6 +460,7 @@ fn parse(text: &str, path: &Path, dir: &Path) -> Result<Config, ConfigError> {
     Ok(Config {
         path: Some(path.to_path_buf()),
         dir: dir.to_path_buf(),
+        project: None,
         run: file.run,
         verifiers: file.verifiers,
         custom: file.verifier,

@@ -629,7 +629,7 @@ fn decide(
     // repository root, else the start itself: a stop from `tests/` verifies, and counts its
     // blocks in, the same project as a stop from the root.
     let config = config::discover(&start.dir).map_err(|error| anyhow!("{error}"))?;
-    let root = config.dir.clone();
+    let root = config.project_dir().to_path_buf();
     if let Some(Subagent {
         kind: Some(kind), ..
     }) = &input.subagent

@@ -149,7 +149,11 @@ pub(crate) fn init(args: &InitArgs) -> Result<ExitCode> {
         Some(dir) => dir.clone(),
         None => std::env::current_dir().context("failed to read the current directory")?,
     };
-    let path = root.join("verdict.toml");
+    // `--config FILE` (or VERDICT_CONFIG) names the file to write, as it names the file to read.
+    let path = match &crate::global::get().config {
+        Some((path, _)) => path.clone(),
+        None => root.join("verdict.toml"),
+    };
     if path.exists() && !args.force {
         bail!(usage(format!(
             "{} exists; `verdict init --force` replaces it",

@@ -36,6 +36,7 @@ use verdict_core::verifier::{
 use crate::budget;
 use crate::config::Config;
 use crate::exit::ExitCode;
+use crate::global::{self, Verbosity};
 use crate::registry;
 use crate::run::{self, usage};
 use crate::verify::{self, Cut, Plan, Scope};
@@ -828,6 +829,8 @@ impl Verifier for FailedOnly {
 struct Output {
     file: Option<std::io::BufWriter<std::fs::File>>,
     jsonl: bool,
+    /// `-q`: no line per step; `-v`: every event's NDJSON line on stderr too.
+    verbosity: Verbosity,
     started: Instant,
     status: Option<indicatif::ProgressBar>,
     attempt: Option<(u64, u64)>,
@@ -848,7 +851,7 @@ impl Output {
             )),
             None => None,
         };
-        let status = (std::io::stderr().is_terminal() && run::color_allowed()).then(|| {
+        let status = global::live_view().then(|| {
             let bar = indicatif::ProgressBar::new_spinner();
             bar.set_style(
                 indicatif::ProgressStyle::with_template("{spinner:.cyan} {msg} {elapsed}")
@@ -861,6 +864,7 @@ impl Output {
         Ok(Arc::new(Mutex::new(Output {
             file,
             jsonl: args.format == LoopFormat::Jsonl,
+            verbosity: global::get().verbosity,
             started: Instant::now(),
             status,
             attempt: None,
@@ -892,7 +896,13 @@ impl Output {
             Event::VerificationFinished(verified) => self.flaky = labels(&verified.flaky),
             _ => {}
         }
-        if let Some(text) = describe(event) {
+        if self.verbosity == Verbosity::Verbose {
+            match &self.status {
+                Some(bar) => bar.println(&line),
+                None => eprintln!("{line}"),
+            }
+        }
+        if let Some(text) = describe(event).filter(|_| self.verbosity != Verbosity::Quiet) {
             let elapsed = self.started.elapsed().as_secs();
             let line = format!(
                 "verdict loop [{:>2}:{:02}] {text}",

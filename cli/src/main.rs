@@ -7,24 +7,29 @@ mod budget;
 mod config;
 mod config_file;
 mod exit;
+mod global;
 mod history;
 mod hook;
 mod json_doc;
 mod list;
 mod loop_cmd;
 mod mcp;
+mod output;
 mod packages;
 mod progress;
 mod registry;
 mod run;
+mod schema;
 mod summarize;
 mod verify;
 
 use std::io::{self, Write};
+use std::path::PathBuf;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 use crate::exit::ExitCode;
+use crate::global::{ColorChoice, Verbosity};
 
 const ABOUT: &str =
     "Turn the output of code verifiers into a short, exact digest for coding agents and CI";
@@ -32,11 +37,12 @@ const ABOUT: &str =
 const EXAMPLES: &str = "\
 Examples:
   verdict run
-  verdict run --only tsc,eslint --format sarif --output verdict.sarif
+  verdict run --only tsc,eslint --format sarif=verdict.sarif --format human
   verdict list
   npx tsc --noEmit 2>&1 | verdict summarize
   verdict summarize --tool pytest --budget 300 pytest.log
   cargo test 2>&1 | verdict summarize --format json
+  verdict completions bash > ~/.local/share/bash-completion/completions/verdict
 
 Exit codes:
   0  every verifier passed (run) / the log shows a pass (summarize)
@@ -45,9 +51,32 @@ Exit codes:
   2  nothing could be verified (a tool missing, its config invalid, a crash, a time-out, no test
      ran, an unparseable failure), or verdict's own config or command line is wrong";
 
+/// The heading of the options every command takes.
+const GLOBAL: &str = "Global options";
+
 #[derive(Parser)]
 #[command(name = "verdict", version, about = ABOUT, after_help = EXAMPLES)]
 struct Cli {
+    /// When to colour the output: on a terminal and in GitHub Actions (auto, honouring NO_COLOR,
+    /// CLICOLOR and CLICOLOR_FORCE), always, or never
+    #[arg(long, global = true, value_enum, default_value_t, value_name = "WHEN", help_heading = GLOBAL)]
+    color: ColorChoice,
+
+    /// Say less: no progress and no notes; the human report is nothing for a pass and the digest
+    /// otherwise
+    #[arg(long, short, global = true, conflicts_with = "verbose", help_heading = GLOBAL)]
+    quiet: bool,
+
+    /// Say more on stderr: the project and the verifiers, what each ran and where its log is
+    /// (`run`), how a log was read (`summarize`), every event (`loop`)
+    #[arg(long, short, global = true, help_heading = GLOBAL)]
+    verbose: bool,
+
+    /// Read this verdict.toml instead of looking for one (also VERDICT_CONFIG); the project is
+    /// still -C or the repository's root
+    #[arg(long, global = true, value_name = "FILE", help_heading = GLOBAL)]
+    config: Option<PathBuf>,
+
     #[command(subcommand)]
     command: Command,
 }
@@ -72,10 +101,25 @@ enum Command {
     Loop(loop_cmd::Args),
     /// Serve verdict's tools to coding agents over the Model Context Protocol, or install it.
     Mcp(mcp::Args),
+    /// Print the completion script of a shell.
+    Completions(CompletionsArgs),
+    /// Print the JSON Schema of the JSON report or of verdict.toml.
+    Schema(schema::Args),
+}
+
+/// Arguments of `verdict completions`.
+#[derive(clap::Args)]
+#[command(after_help = "Examples:
+  verdict completions bash > ~/.local/share/bash-completion/completions/verdict
+  verdict completions zsh > ~/.zfunc/_verdict
+  verdict completions fish > ~/.config/fish/completions/verdict.fish")]
+struct CompletionsArgs {
+    /// The shell
+    #[arg(value_enum)]
+    shell: clap_complete::Shell,
 }
 
 fn main() -> std::process::ExitCode {
-    init_tracing();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(error) => {
@@ -89,6 +133,16 @@ fn main() -> std::process::ExitCode {
             return code.into();
         }
     };
+    global::set(global::Global {
+        color: cli.color,
+        verbosity: match (cli.quiet, cli.verbose) {
+            (true, _) => Verbosity::Quiet,
+            (false, true) => Verbosity::Verbose,
+            (false, false) => Verbosity::Normal,
+        },
+        config: global::config_file(cli.config),
+    });
+    init_tracing();
     let result = match cli.command {
         Command::Run(args) => run::run(&args),
         Command::List(args) => list::list(&args),
@@ -99,6 +153,8 @@ fn main() -> std::process::ExitCode {
         Command::Stats(args) => history::stats(&args),
         Command::Loop(args) => loop_cmd::run(&args),
         Command::Mcp(args) => mcp::run(&args),
+        Command::Completions(args) => completions(args.shell),
+        Command::Schema(args) => schema::run(&args),
     };
     let code = match result {
         Ok(code) => code,
@@ -109,6 +165,15 @@ fn main() -> std::process::ExitCode {
         }
     };
     code.into()
+}
+
+/// Writes the completion script of `shell` to stdout.
+fn completions(shell: clap_complete::Shell) -> anyhow::Result<ExitCode> {
+    let mut command = Cli::command();
+    let mut stdout = io::stdout().lock();
+    clap_complete::generate(shell, &mut command, "verdict", &mut stdout);
+    stdout.flush()?;
+    Ok(ExitCode::Success)
 }
 
 /// `VERDICT_LOG` (a `tracing` filter such as `info` or `verdict::loop=debug`) turns on verdict's
@@ -123,7 +188,7 @@ fn init_tracing() {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&io::stderr()) && run::color_allowed())
+        .with_ansi(global::color(global::Stream::Stderr))
         .try_init();
 }
 

@@ -6,7 +6,6 @@
 //! verdict's own configuration or command line is wrong.
 
 use std::future::Future;
-use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -16,13 +15,15 @@ use verdict_core::digest;
 use verdict_core::model::overall;
 use verdict_core::pipeline::Event;
 use verdict_core::process::ProcessRunner;
-use verdict_core::render::{self, Format, RenderInput, Repo};
+use verdict_core::render::{self, RenderInput, Repo};
 use verdict_core::verifier::Workspace;
 use verdict_core::{Outcome, Verification};
 
 use crate::budget;
 use crate::config::{self, Config};
 use crate::exit::ExitCode;
+use crate::global::{self, Verbosity};
+use crate::output::{self, OutputSpec, OutputSpecParser};
 use crate::packages;
 use crate::progress::Progress;
 use crate::registry;
@@ -32,8 +33,9 @@ const EXAMPLES: &str = "\
 Examples:
   verdict run
   verdict run --only tsc,jest --budget 300
-  verdict run --format sarif --output verdict.sarif
-  verdict run --format json --output baseline.json      # on the main branch
+  verdict run --format sarif=verdict.sarif --format junit=junit.xml --format human
+  verdict run --format sarif --output verdict.sarif     # the older spelling of sarif=FILE
+  verdict run --format json=baseline.json               # on the main branch
   verdict run --baseline baseline.json                  # on a branch: only new failures count
 
 Exit codes:
@@ -43,7 +45,7 @@ Exit codes:
      ran), or verdict's own config or command line is wrong
 
 In GitHub Actions (GITHUB_ACTIONS=true) failures are also printed as annotations and a job
-summary is appended to $GITHUB_STEP_SUMMARY.";
+summary is appended to $GITHUB_STEP_SUMMARY, once per run whatever the formats.";
 
 /// Arguments of `verdict run`.
 #[derive(clap::Args)]
@@ -57,11 +59,12 @@ pub(crate) struct Args {
     #[arg(long, value_delimiter = ',', value_name = "NAMES")]
     skip: Vec<String>,
 
-    /// Output format
-    #[arg(long, value_enum, default_value_t = FormatArg::Human)]
-    format: FormatArg,
+    /// A report to write: FORMAT, or FORMAT=PATH to write it to a file; repeat it for several
+    /// reports from one run. At most one goes to stdout, and one is `human` [default: human]
+    #[arg(long = "format", value_name = "FORMAT[=PATH]", value_parser = OutputSpecParser)]
+    formats: Vec<OutputSpec>,
 
-    /// Write the report to FILE instead of stdout
+    /// Write the one report given by --format to FILE (the older spelling of FORMAT=FILE)
     #[arg(long, short, value_name = "FILE")]
     output: Option<PathBuf>,
 
@@ -110,41 +113,6 @@ fn parse_category(value: &str) -> Result<String, String> {
     }
 }
 
-#[derive(Clone, Copy, clap::ValueEnum)]
-enum FormatArg {
-    /// Progress and the digest, for people
-    Human,
-    /// The verifications and the digest, in verdict's documented JSON schema
-    Json,
-    /// SARIF 2.1.0, for GitHub code scanning and other SARIF readers
-    Sarif,
-    /// GitHub Actions workflow commands (annotations)
-    Github,
-    /// JUnit XML of the verifiers and their failing tests
-    Junit,
-    /// A Markdown report sized for a pull-request comment
-    Markdown,
-    /// A GitLab Code Quality report (`artifacts: reports: codequality:`)
-    Gitlab,
-    /// reviewdog's Diagnostic Result (`reviewdog -f=rdjson`)
-    Rdjson,
-}
-
-impl FormatArg {
-    fn format(self) -> Format {
-        match self {
-            FormatArg::Human => Format::Human,
-            FormatArg::Json => Format::Json,
-            FormatArg::Sarif => Format::Sarif,
-            FormatArg::Github => Format::Github,
-            FormatArg::Junit => Format::Junit,
-            FormatArg::Markdown => Format::Markdown,
-            FormatArg::Gitlab => Format::Gitlab,
-            FormatArg::Rdjson => Format::Rdjson,
-        }
-    }
-}
-
 /// A failure of verdict's own setup: exit 2, with the message.
 pub(crate) fn usage(message: impl Into<String>) -> anyhow::Error {
     anyhow::anyhow!(message.into())
@@ -159,7 +127,7 @@ pub(crate) fn load_config(dir: Option<&Path>) -> Result<(PathBuf, Config)> {
     let config = config::discover(&start).map_err(|error| usage(error.to_string()))?;
     let root = match (&config.path, dir) {
         (_, Some(dir)) => dir.to_path_buf(),
-        (Some(_), None) => config.dir.clone(),
+        (Some(_), None) => config.project_dir().to_path_buf(),
         (None, None) => start,
     };
     Ok((root, config))
@@ -335,14 +303,24 @@ impl Prepared {
 
 /// Runs the command and returns the exit code.
 pub(crate) fn run(args: &Args) -> Result<ExitCode> {
+    // The outputs are checked before anything runs: a usage error costs no verification.
+    let outputs = output::resolve(&args.formats, args.output.as_deref())
+        .map_err(|error| usage(error.to_string()))?;
     let prepared = prepare(&args.request())?;
-    if let Some(note) = &prepared.note {
+    let verbosity = global::get().verbosity;
+    if let Some(note) = &prepared.note
+        && verbosity != Verbosity::Quiet
+    {
         eprintln!("verdict: note: {note}");
     }
-    let progress = Progress::new(
-        &prepared.names(),
-        std::io::stderr().is_terminal() && color_allowed(),
-    );
+    if verbosity == Verbosity::Verbose {
+        eprintln!(
+            "verdict: project {}; running {}",
+            prepared.root.display(),
+            prepared.names().join(", ")
+        );
+    }
+    let progress = Progress::new(&prepared.names(), global::live_view());
     let runtime = verify::runtime()?;
     let verifications = runtime.block_on(async {
         let runner = ProcessRunner::new();
@@ -363,6 +341,11 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
         digest,
     } = prepared.finish(verifications);
     let repository = Repository::of(&prepared.root);
+    if verbosity == Verbosity::Verbose {
+        for verification in &verifications {
+            eprintln!("verdict: {}", verbose_line(verification));
+        }
+    }
     let input = RenderInput {
         verifications: &verifications,
         digest: &digest,
@@ -370,53 +353,30 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
         known_failures,
         exit_code: ExitCode::of(outcome).code(),
         tool_version: env!("CARGO_PKG_VERSION"),
-        color: args.output.is_none() && std::io::stdout().is_terminal() && color_allowed(),
+        // Decided for each output by `write_outputs`.
+        color: false,
         repo: repository.repo(args.category.as_deref()),
     };
-    let format = args.format.format();
-    let text = render::render(format, &input);
-    let in_actions = std::env::var_os("GITHUB_ACTIONS").is_some_and(|v| v == "true");
-    let mut stdout = std::io::stdout().lock();
-    if in_actions && !matches!(format, Format::Github) {
-        // The runner reads workflow commands from a step's stdout and stderr alike. They go to
-        // stdout beside a report for people (or when the report goes to a file), and to stderr
-        // when stdout carries a machine-readable document they would corrupt.
-        let annotations = render::render(Format::Github, &input);
-        let document_on_stdout =
-            args.output.is_none() && matches!(format, Format::Json | Format::Sarif | Format::Junit);
-        if document_on_stdout {
-            std::io::stderr().lock().write_all(annotations.as_bytes())?;
-        } else {
-            stdout.write_all(annotations.as_bytes())?;
-        }
-    }
-    match &args.output {
-        Some(path) => std::fs::write(path, &text)
-            .with_context(|| format!("failed to write {}", path.display()))?,
-        None => {
-            stdout.write_all(text.as_bytes())?;
-            if !text.ends_with('\n') {
-                stdout.write_all(b"\n")?;
-            }
-        }
-    }
-    stdout.flush()?;
-    if in_actions && let Some(summary) = std::env::var_os("GITHUB_STEP_SUMMARY") {
-        let mut file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&summary)
-            .with_context(|| format!("failed to open {}", Path::new(&summary).display()))?;
-        file.write_all(render::github::job_summary(&input).as_bytes())?;
-    }
+    output::write_outputs(&outputs, &input, &output::Environment::from_process())?;
     Ok(ExitCode::of(outcome))
 }
 
-/// Colour is allowed unless `NO_COLOR` is set (to anything non-empty) or `TERM=dumb`.
-pub(crate) fn color_allowed() -> bool {
-    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-    let dumb = std::env::var_os("TERM").is_some_and(|v| v == "dumb");
-    !no_color && !dumb
+/// What `-v` says of one verifier: how it ended, what it ran and where its output is.
+fn verbose_line(verification: &Verification) -> String {
+    let mut line = format!(
+        "{} {} ({}, {:.1}s)",
+        verification.verifier,
+        verification.outcome().as_str(),
+        verification.status.as_str(),
+        verification.duration.as_secs_f64()
+    );
+    if let Some(command) = &verification.command {
+        line.push_str(&format!("; ran: {}", command.join(" ")));
+    }
+    if let Some(log) = &verification.log {
+        line.push_str(&format!("; log: {log}"));
+    }
+    line
 }
 
 fn read_baseline(path: &Path) -> Result<Baseline> {

@@ -21,12 +21,14 @@ use verdict_summarizers::{self as summarizers, SAMPLE_BYTES, sections};
 
 use crate::budget;
 use crate::exit::ExitCode;
+use crate::global::{self, Verbosity};
 
 const EXAMPLES: &str = "\
 Examples:
   npx tsc --noEmit 2>&1 | verdict summarize
   verdict summarize --tool jest --budget 300 jest.log
   cargo clippy 2>&1 | verdict summarize --format json
+  verdict -q summarize pytest.log          # prints nothing for a pass
 
 The tool is detected from the log when --tool is not given; a log that holds several tools' runs
 (npm run ci: eslint, then tsc, then jest) gets one headline per tool, and fails when any failed
@@ -51,7 +53,7 @@ pub(crate) struct Args {
     budget: usize,
 
     /// What to print
-    #[arg(long, value_enum, default_value_t = Format::Text)]
+    #[arg(long, value_enum, default_value_t = Format::Human)]
     format: Format,
 
     /// The log to read; `-` or nothing reads stdin
@@ -59,11 +61,12 @@ pub(crate) struct Args {
     input: Option<PathBuf>,
 }
 
-/// Output formats of `verdict summarize`.
+/// Output formats of `verdict summarize`, named as `verdict run`'s are.
 #[derive(Clone, Copy, ValueEnum)]
 enum Format {
-    /// The digest a coding agent receives.
-    Text,
+    /// The digest a coding agent receives (`text`, its older name, is accepted too)
+    #[value(alias = "text")]
+    Human,
     /// The Report, as JSON.
     Json,
 }
@@ -79,9 +82,18 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
             (reports, Some(path.display().to_string()))
         }
     };
+    let verbosity = global::get().verbosity;
+    if verbosity == Verbosity::Verbose {
+        for report in &reports {
+            eprintln!("verdict: {}", verbose_line(report));
+        }
+    }
+    let outcome = worst(&reports);
     let mut stdout = io::stdout().lock();
     match args.format {
-        Format::Text => {
+        // Under -q a pass prints nothing: the exit code says it.
+        Format::Human if verbosity == Verbosity::Quiet && outcome == Outcome::Passed => {}
+        Format::Human => {
             let inputs: Vec<digest::Input<'_>> = reports
                 .iter()
                 .map(|report| digest::Input {
@@ -110,7 +122,24 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
         }
     }
     stdout.flush()?;
-    Ok(ExitCode::of(worst(&reports)))
+    Ok(ExitCode::of(outcome))
+}
+
+/// What `-v` says of one report: the tool the log was read as, and what was found in it.
+fn verbose_line(report: &Report) -> String {
+    let mut line = format!(
+        "read as {}: {}, {} diagnostics",
+        report.tool,
+        report.outcome.as_str(),
+        report.diagnostics_found()
+    );
+    if let Some(summary) = &report.summary {
+        line.push_str(&format!("; its summary: {summary}"));
+    }
+    if let Some(error) = &report.error {
+        line.push_str(&format!("; {}", error.lines().next().unwrap_or_default()));
+    }
+    line
 }
 
 /// The JSON of a log that held several tools' runs: the worst outcome, and each tool's report.

@@ -54,7 +54,7 @@ fn statuses(report: &Value) -> Vec<(String, String)> {
         .collect()
 }
 
-fn has_ansi(text: &str) -> bool {
+pub(crate) fn has_ansi(text: &str) -> bool {
     text.contains('\u{1b}')
 }
 
@@ -367,7 +367,7 @@ fn colour_only_on_a_terminal_and_never_with_no_color() {
 
 /// Runs `validate --rule-kind "Gh;Sarif"` on `file`, which holds `runs` runs, and returns the
 /// results of level error.
-fn sarif_multitool_errors(dir: &Path, file: &Path, runs: usize) -> Vec<String> {
+pub(crate) fn sarif_multitool_errors(dir: &Path, file: &Path, runs: usize) -> Vec<String> {
     let multitool =
         tools().join("sarif/node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool");
     assert!(
@@ -422,7 +422,7 @@ fn sarif_multitool_errors(dir: &Path, file: &Path, runs: usize) -> Vec<String> {
 }
 
 /// Reads JUnit XML with junitparser; returns its suites with their counts.
-fn junitparser(dir: &Path, xml: &str) -> Value {
+pub(crate) fn junitparser(dir: &Path, xml: &str) -> Value {
     let python = tools().join("venv/bin/python");
     let file = dir.join("junit.xml");
     std::fs::write(&file, xml).expect("write the XML");

@@ -8,6 +8,7 @@ mod history;
 mod hook;
 mod r#loop;
 mod mcp;
+mod outputs;
 mod post_edit;
 mod presets;
 mod run;

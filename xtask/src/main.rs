@@ -5,6 +5,8 @@
 //! - `cargo xtask tools`: install the real tools the tests run into `target/verdict-tools/`.
 //! - `cargo xtask capture [TOOL…]`: install the pinned tools and regenerate the real logs under
 //!   `summarizers/testdata/`.
+//! - `cargo xtask schemas`: regenerate the JSON Schemas of the JSON report and of verdict.toml
+//!   under `schemas/` from the Rust types.
 //! - `cargo xtask plugin [--release]`: build the example verifier plugin and print its path.
 //! - `cargo xtask bench [TOOL…]`: parser throughput on 100 MiB logs, against ripgrep;
 //!   `cargo xtask bench --pipeline`: `verdict run` against its tools run one by one and in parallel;
@@ -20,6 +22,7 @@ mod capture;
 mod example;
 mod nextest;
 mod plugin;
+mod schemas;
 mod tidy;
 mod tools;
 
@@ -50,6 +53,9 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
+    /// Regenerate the JSON Schemas under `schemas/` (the JSON report, verdict.toml) from the
+    /// Rust types; a test fails while they are out of date.
+    Schemas,
     /// Build the example verifier plugin (`git-diff-check`) as a shared library and print its path.
     Plugin {
         /// Build with the release profile.
@@ -112,6 +118,7 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> Result<ExitCode> {
     let done = match cli.command {
         Command::Test => test(),
+        Command::Schemas => schemas::run(),
         Command::Tools => tools::install().map(|root| println!("{}", root.display())),
         Command::Example { args } => return example::run(&args),
         Command::Plugin { release } => {

@@ -208,7 +208,7 @@ fn check(
         return Ok(None);
     }
     let config = config::discover(&start.dir).map_err(|error| anyhow!("{error}"))?;
-    let root = config.dir.clone();
+    let root = config.project_dir().to_path_buf();
     let canonical_root = root.canonicalize().unwrap_or_else(|_| root.clone());
     let base = input.cwd.as_deref().unwrap_or(&start.dir);
     let files = edited_files(&input.files, base, &canonical_root);

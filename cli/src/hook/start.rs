@@ -94,7 +94,7 @@ fn record_start(
         )));
     }
     let config = config::discover(&start.dir).map_err(|error| anyhow!("{error}"))?;
-    let root = config.dir.clone();
+    let root = config.project_dir().to_path_buf();
     if verify::select(&root, &config)?.is_empty() {
         return Ok(None);
     }
@@ -196,7 +196,7 @@ fn verify_start_tree(harness: Harness, args: &StopArgs, tree: &str) -> Result<St
         .as_deref()
         .context("--verify-start needs --dir, the project's root")?;
     let config = config::discover(dir).map_err(|error| anyhow!("{error}"))?;
-    let root = config.dir.clone();
+    let root = config.project_dir().to_path_buf();
     let selected = verify::select(&root, &config)?;
     if selected.is_empty() {
         return Ok("verdict hook: no verifier applies; nothing to verify".to_owned());

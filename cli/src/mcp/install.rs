@@ -113,7 +113,7 @@ fn config_path(client: Client, scope: Scope, dir: Option<&Path>) -> Result<PathB
             };
             // The project's root, as `verdict run` finds it, whatever the working directory.
             let root = config::discover(&start)
-                .map(|config| config.dir)
+                .map(|config| config.project_dir().to_path_buf())
                 .unwrap_or(start);
             Ok(match client {
                 Client::Claude => root.join(".mcp.json"),

@@ -3,6 +3,7 @@
 
 pub(crate) mod project;
 pub(crate) mod rusage;
+pub(crate) mod schema;
 pub(crate) mod stream;
 
 use std::fs;
@@ -24,9 +25,11 @@ pub(crate) struct Run {
 impl Run {
     /// The `--format json` report this run printed.
     pub(crate) fn json(&self) -> serde_json::Value {
-        serde_json::from_str(&self.stdout).unwrap_or_else(|error| {
+        let document = serde_json::from_str(&self.stdout).unwrap_or_else(|error| {
             panic!("stdout is not a JSON report ({error}):\n{}", self.stdout)
-        })
+        });
+        schema::check_if_run_report(&document);
+        document
     }
 }
 

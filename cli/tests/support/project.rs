@@ -40,12 +40,14 @@ pub(crate) struct Out {
 impl Out {
     /// stdout read as a JSON document.
     pub(crate) fn json(&self) -> serde_json::Value {
-        serde_json::from_str(&self.stdout).unwrap_or_else(|error| {
+        let document = serde_json::from_str(&self.stdout).unwrap_or_else(|error| {
             panic!(
                 "stdout is not JSON ({error}):\n{}\nstderr:\n{}",
                 self.stdout, self.stderr
             )
-        })
+        });
+        super::schema::check_if_run_report(&document);
+        document
     }
 
     /// Both streams, for failure messages.
@@ -214,6 +216,48 @@ impl Project {
             out.code,
             out.all()
         );
+        self.check_config(&out);
+        self.check_json_files(cwd, args);
         out
+    }
+
+    /// Every JSON report a run wrote to a file (`--format json=PATH`, or `--format json --output
+    /// PATH`) matches the schema, like those read from stdout.
+    fn check_json_files(&self, cwd: &Path, args: &[&str]) {
+        let mut files = Vec::new();
+        let mut json_on_stdout = false;
+        let mut output = None;
+        for pair in args.windows(2) {
+            match pair {
+                ["--format", "json"] => json_on_stdout = true,
+                ["--format", spec] => files.extend(spec.strip_prefix("json=")),
+                ["--output" | "-o", path] => output = Some(*path),
+                _ => {}
+            }
+        }
+        files.extend(output.filter(|_| json_on_stdout));
+        for file in files.into_iter().filter(|f| *f != "-") {
+            let Ok(text) = std::fs::read_to_string(cwd.join(file)) else {
+                continue;
+            };
+            let document: serde_json::Value = serde_json::from_str(&text)
+                .unwrap_or_else(|e| panic!("{file} is not JSON ({e}):\n{text}"));
+            super::schema::check_if_run_report(&document);
+        }
+    }
+
+    /// Every verdict.toml that verdict accepted matches the schema: a file the schema rejects
+    /// must be one the run rejected too (its error names the file).
+    fn check_config(&self, out: &Out) {
+        let Ok(text) = std::fs::read_to_string(self.path("verdict.toml")) else {
+            return;
+        };
+        let errors = super::schema::config_errors(&text);
+        assert!(
+            errors.is_empty() || (out.code == 2 && out.stderr.contains("verdict.toml")),
+            "verdict accepted a verdict.toml that {} rejects:\n{}\n--- verdict.toml\n{text}",
+            super::schema::CONFIG_SCHEMA,
+            errors.join("\n")
+        );
     }
 }

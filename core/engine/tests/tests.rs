@@ -12,6 +12,7 @@ mod guard;
 mod pipeline;
 mod process;
 mod render;
+mod schema;
 mod snapshot;
 mod state;
 mod wild;

@@ -8,6 +8,7 @@
 
 use std::fmt;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// How many diagnostics a [`Report`] keeps. Beyond this the parser only counts
@@ -20,7 +21,9 @@ pub const MAX_DIAGNOSTICS: usize = 10_000;
 pub const MAX_TESTS: usize = 200_000;
 
 /// What sort of check produced a diagnostic.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Kind {
     /// The code does not build: a compiler error (rustc, a bundler).
@@ -49,7 +52,9 @@ impl Kind {
 }
 
 /// How serious a diagnostic is. Ordered so that `Error` is the greatest.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Severity {
     /// Informational: a note or help attached to nothing else.
@@ -72,7 +77,7 @@ impl Severity {
 }
 
 /// The verdict on one tool run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
     /// The tool ran and found nothing wrong.
@@ -113,6 +118,21 @@ impl fmt::Display for Fingerprint {
 impl Serialize for Fingerprint {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.collect_str(self)
+    }
+}
+
+// A fingerprint is written as 16 lowercase hex digits, not as the number it holds.
+impl JsonSchema for Fingerprint {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Fingerprint".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "A stable identity of the diagnostic: 16 hexadecimal digits.",
+            "type": "string",
+            "pattern": "^[0-9a-fA-F]{1,16}$"
+        })
     }
 }
 
@@ -166,7 +186,7 @@ fn normalize_path(path: &str) -> String {
 }
 
 /// One finding: an error or warning at a place in the code, or a failing test.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Diagnostic {
     /// The tool that reported it (`tsc`, `eslint`, `jest`, `cargo`, `pytest`, …).
     pub tool: String,
@@ -305,7 +325,7 @@ impl Diagnostic {
 }
 
 /// The tool's own counts, from its summary line. `None` means the tool did not say.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Counts {
     /// Tests that passed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -361,7 +381,7 @@ impl Counts {
 }
 
 /// The result of one tool run, as understood from its output.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Report {
     /// The tool the output was taken for (`tsc`, `jest`, …, or `generic`).
     pub tool: String,
@@ -397,7 +417,7 @@ pub struct Report {
 }
 
 /// One test as its tool reported it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct TestCase {
     /// The test's full name, as in [`Diagnostic::test`] for a failing one.
     pub name: String,
@@ -412,7 +432,7 @@ pub struct TestCase {
 }
 
 /// How one [`TestCase`] ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum TestStatus {
     /// It passed (an unexpected pass of an expected failure too).
@@ -503,7 +523,7 @@ impl Report {
 }
 
 /// How a verifier's result was obtained in a run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     /// The tool ran.

@@ -68,6 +68,26 @@ fn from_total(total: Duration, text: &str) -> Result<Duration, String> {
     }
 }
 
+/// A duration as the file writes it, for JSON Schemas of the files that hold one: a field read
+/// with [`deserialize_option`] declares `#[schemars(with = "Option<duration::Text>")]`.
+pub struct Text;
+
+impl schemars::JsonSchema for Text {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Duration".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "A whole number of seconds, or a string like \"90s\", \"5m\", \"1m30s\", \"500ms\", \"1h\"; more than zero.",
+            "oneOf": [
+                { "type": "integer", "minimum": 1 },
+                { "type": "string", "pattern": "^\\s*([0-9]+(ms|s|m|h)\\s*)+$|^\\s*[0-9]+\\s*$" }
+            ]
+        })
+    }
+}
+
 /// A serde `deserialize_with` for an optional duration field (`#[serde(default)]` gives `None`).
 pub fn deserialize_option<'de, D: Deserializer<'de>>(
     deserializer: D,

@@ -39,6 +39,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use regex::{Regex, RegexSet};
+use schemars::JsonSchema;
 use serde::Deserialize;
 use verdict_model::lines::for_each_line;
 use verdict_model::model::{Diagnostic, Kind, Outcome, Report, Severity};
@@ -60,7 +61,7 @@ pub const GROUPS: &[&str] = &[
 pub const SUMMARY_GROUPS: &[&str] = &["passed", "failed", "skipped", "errors", "warnings"];
 
 /// A `[[verifier]]` of verdict.toml, as written.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Definition {
     /// Its name: what `--only` takes and reports show. `[a-z0-9][a-z0-9_-]*`.
@@ -80,6 +81,7 @@ pub struct Definition {
     pub env: BTreeMap<String, String>,
     /// How long it may run (default [`DEFAULT_TIMEOUT`]).
     #[serde(default, deserialize_with = "duration::deserialize_option")]
+    #[schemars(with = "Option<duration::Text>")]
     pub timeout: Option<Duration>,
     /// Exit codes that mean it ran and found nothing (default `[0]`).
     #[serde(default = "default_pass")]
@@ -118,7 +120,7 @@ fn default_fail() -> Vec<i32> {
 }
 
 /// The `kind` of a [`Definition`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum DefinitionKind {
     /// The code does not build.
@@ -148,7 +150,7 @@ impl DefinitionKind {
 }
 
 /// A `[[verifier.pattern]]`: one regex that turns a line into a diagnostic.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Pattern {
     /// The regex (Rust `regex` syntax), with named groups among [`GROUPS`]; `message` is required.
@@ -162,7 +164,7 @@ pub struct Pattern {
 }
 
 /// A pattern's default severity.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum PatternSeverity {
     /// Fails the run.

@@ -16,13 +16,14 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::outcome::{FailureKind, Patterns};
 use super::{AgentError, AgentSpec, presets, split_command};
 
 /// One `[[agent]]` table. Exactly one of `preset`, `command` and `argv` says what to run.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AgentConfig {
     /// The agent's name; defaults to the preset's name or the program's file name.
@@ -40,7 +41,28 @@ pub struct AgentConfig {
     pub timeout: Option<u64>,
     /// Extra outcome patterns by kind (`rate_limited`, `auth`, …), added to the defaults.
     #[serde(default)]
+    #[schemars(with = "PatternsByKind")]
     pub patterns: BTreeMap<FailureKind, Vec<String>>,
+}
+
+/// The schema of [`AgentConfig::patterns`]: a table whose keys are [`FailureKind`]s, which a
+/// map's derived schema does not say.
+struct PatternsByKind;
+
+impl JsonSchema for PatternsByKind {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "PatternsByKind".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let kind = generator.subschema_for::<FailureKind>();
+        let patterns = generator.subschema_for::<Vec<String>>();
+        schemars::json_schema!({
+            "type": "object",
+            "propertyNames": kind,
+            "additionalProperties": patterns
+        })
+    }
 }
 
 impl AgentConfig {

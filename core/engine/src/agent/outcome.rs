@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use regex::{Regex, RegexSet};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::AgentError;
@@ -118,7 +119,9 @@ impl SessionOutcome {
 
 /// The failures an output pattern can recognise, in the order they win when several match: a
 /// "429 … insufficient quota" is quota, not a rate limit; "401 … rate limit docs" is auth.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum FailureKind {
     /// See [`SessionOutcome::Auth`].

@@ -14,6 +14,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::classify::{Category, Classification, FailureSet};
@@ -38,7 +39,7 @@ pub enum PolicyError {
 }
 
 /// What a category's failure leads to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum RecoveryAction {
     /// Retry, with the policy's guidance in the prompt.
@@ -52,7 +53,7 @@ pub enum RecoveryAction {
 }
 
 /// What an attempt with the same failures as the one before leads to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum RepeatAction {
     /// Escalate (the default).
@@ -64,7 +65,7 @@ pub enum RepeatAction {
 }
 
 /// What a failed agent session (time-out, turn limit, crash) leads to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SessionFailures {
     /// End the loop (the default).
@@ -75,7 +76,7 @@ pub enum SessionFailures {
 
 /// The `[loop]` table of `verdict.toml`, every key optional (and `defaults.toml`, where every key is
 /// set).
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct LoopConfig {
     /// Attempts in all, the first included.
@@ -116,7 +117,7 @@ impl LoopConfig {
 
 /// `[loop.policy.<category>]`: one optional entry per category (a struct, not a map, so that a
 /// misspelt category is an error naming the known ones).
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 #[allow(missing_docs)] // One field per `Category`, named as it is.
 pub struct PolicyTable {
@@ -148,7 +149,7 @@ impl PolicyTable {
 }
 
 /// `[loop.policy.<category>]`, every key optional.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct PolicyConfig {
     /// Failed attempts of this category a run tolerates before it is exhausted.

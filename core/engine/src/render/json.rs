@@ -10,6 +10,7 @@
 
 use std::borrow::Cow;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::RenderInput;
@@ -19,9 +20,10 @@ use crate::model::{Kind, Outcome, Report, Status};
 pub const SCHEMA: &str = "verdict-run/1";
 
 /// A whole run, as `verdict run --format json` writes it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct RunDocument {
-    /// Always [`SCHEMA`].
+    /// The schema's name and version: always `verdict-run/1` ([`SCHEMA`]).
+    #[schemars(extend("const" = SCHEMA))]
     pub schema: String,
     /// verdict's version that wrote the document.
     pub verdict_version: String,
@@ -42,7 +44,7 @@ pub struct RunDocument {
 }
 
 /// One verifier's part of a run.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct VerificationDocument {
     /// The verifier's name (`tsc`, `cargo-test`, …).
     pub verifier: String,
@@ -65,7 +67,7 @@ pub struct VerificationDocument {
 }
 
 /// The digest part of a run.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct DigestDocument {
     /// The digest text, lines separated by `\n`.
     pub text: String,
