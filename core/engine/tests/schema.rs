@@ -58,6 +58,7 @@ fn report_of(name: &str, bytes: &[u8]) -> Value {
         exit_code: 1,
         tool_version: "0.0.0-test",
         color: false,
+        repo: verdict_core::render::Repo::default(),
     };
     serde_json::from_str(&render::render(Format::Json, &input)).expect("the report is JSON")
 }
