@@ -26,7 +26,9 @@
 
 use std::collections::HashMap;
 
-use verdict_model::{Diagnostic, Kind, LineParser, Outcome, Report, Summarizer};
+use verdict_model::{
+    Diagnostic, Kind, LineParser, Outcome, Report, Summarizer, TestCase, TestStatus,
+};
 
 use crate::cargo::{CargoSummarizer, Panic};
 use crate::text::{clip, count_of};
@@ -212,6 +214,17 @@ fn short_signal(word: &str) -> Option<Status> {
         "TRAP", "USR1", "USR2", "XCPU", "XFSZ",
     ];
     SIGNALS.contains(&word).then_some(Status::Crashed)
+}
+
+/// A status line's time (`0.510s`, `>  1.000s`) in milliseconds.
+fn seconds_to_ms(time: &str) -> Option<u64> {
+    let seconds: f64 = time
+        .trim_start_matches('>')
+        .trim()
+        .strip_suffix('s')?
+        .parse()
+        .ok()?;
+    (seconds.is_finite() && seconds >= 0.0).then(|| (seconds * 1000.0).round() as u64)
 }
 
 /// The header of a test's captured output, in the format since nextest 0.9.95 (`stdout ───`,
@@ -561,20 +574,33 @@ impl LineParser for Parser {
         let mut failing = 0u64;
         let (mut passed, mut flaky) = (0u64, 0u64);
         for test in &self.tests {
-            match test.status {
-                Status::Passed => passed += 1,
+            let status = match test.status {
+                Status::Passed => {
+                    passed += 1;
+                    TestStatus::Passed
+                }
                 Status::Flaky => {
                     passed += 1;
                     flaky += 1;
+                    TestStatus::Passed
                 }
                 status if status.failed() => {
                     failing += 1;
                     report.push(Parser::diagnostic(test));
+                    TestStatus::Failed
                 }
-                _ => {}
-            }
+                // Started, never ended in the log.
+                _ => continue,
+            };
+            report.push_test(TestCase {
+                name: test.name.clone(),
+                file: None,
+                status,
+                duration_ms: seconds_to_ms(&test.time),
+            });
         }
         report.diagnostics_dropped += self.dropped;
+        report.tests_dropped += self.dropped;
         if flaky > 0 {
             let names: Vec<String> = self
                 .tests
