@@ -104,7 +104,7 @@ enum FormatArg {
     Sarif,
     /// GitHub Actions workflow commands (annotations)
     Github,
-    /// JUnit XML of the verifiers and their failing tests
+    /// JUnit XML for CI test dashboards: a test case for every test the tool named
     Junit,
     /// A Markdown report sized for a pull-request comment
     Markdown,

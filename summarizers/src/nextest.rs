@@ -10,7 +10,8 @@
 //!   `SIGSEGV` and the other signals, `ABORT`, `TIMEOUT`, `LEAK`, `LEAK-FAIL`, `TRY 2 FAIL` for an
 //!   attempt of a retried test, `FLAKY 2/3`), the time, a counter (absent before nextest 0.9.8x),
 //!   the binary id (`nxdemo`, `nxdemo::integration`, `nxdemo::bin/nxdemo`) and the test name;
-//!   `SLOW`, `TERMINATING`, `START` and `SKIP` say nothing about the result;
+//!   `SKIP` (with `--status-level skip`) names a test not run, and `SLOW`, `TERMINATING` and
+//!   `START` say nothing about the result;
 //! - after a failing status line, the test's captured output: since nextest 0.9.95 `  stdout ───`
 //!   and `  stderr ───` with the output indented by four spaces (`── stdout ──` unindented with
 //!   `--no-output-indent`), before it `──── STDOUT:             nxdemo tests::x` (and `--- STDOUT: … ---` before that). The panic in
@@ -93,7 +94,9 @@ enum Status {
     TimedOut,
     /// Passed, but a process it started kept its output open, and the profile fails such tests.
     LeakFailed,
-    /// `SLOW`, `TERMINATING`, `START`, `SKIP`, `RETRY`: not a result.
+    /// Not run (`SKIP`, printed with `--status-level skip`): ignored or filtered out.
+    Skipped,
+    /// `SLOW`, `TERMINATING`, `START`, `RETRY`: not a result.
     Progress,
 }
 
@@ -192,7 +195,8 @@ fn result_of(word: &str) -> Option<Status> {
         "TIMEOUT" | "TMT" => Status::TimedOut,
         "LEAK-FAIL" | "LKFAIL" => Status::LeakFailed,
         "ABORT" => Status::Crashed,
-        "SLOW" | "SLOW + LEAK" | "TERMINATING" | "START" | "SKIP" | "CANCEL" => Status::Progress,
+        "SKIP" => Status::Skipped,
+        "SLOW" | "SLOW + LEAK" | "TERMINATING" | "START" | "CANCEL" => Status::Progress,
         signal if signal.starts_with("SIG") && signal.len() > 3 => Status::Crashed,
         // A signal without a name: `ABORT SIG 64`, `SIG 64` in a try's short form.
         numbered
@@ -589,6 +593,7 @@ impl LineParser for Parser {
                     report.push(Parser::diagnostic(test));
                     TestStatus::Failed
                 }
+                Status::Skipped => TestStatus::Skipped,
                 // Started, never ended in the log.
                 _ => continue,
             };
@@ -730,6 +735,10 @@ mod tests {
             read(" TERMINATING [>  2.000s] (─────) nxdemo::integration slow").map(|r| r.1),
             Some(Status::Progress)
         );
+        assert_eq!(
+            read("        SKIP [         ] (───) nxdemo cart::discounts").map(|r| r.1),
+            Some(Status::Skipped)
+        );
         let status = |line: &str| status_line(line).map(|s| s.status);
         assert_eq!(
             status(" FAIL + LEAK [  21.451s] integration-tests::integration test_run"),
@@ -815,5 +824,28 @@ mod tests {
                 .as_bytes(),
         );
         assert_ne!(report.outcome, Outcome::Passed);
+    }
+
+    /// With `--status-level skip` nextest names the tests it does not run: they are listed as
+    /// skipped, counted by the summary line alone.
+    #[test]
+    fn skipped_tests_are_listed() {
+        let log = "    Starting 2 tests across 1 binary (1 test skipped)\n        SKIP [         ] (───) nx cart::discounts\n        PASS [   0.009s] (1/2) nx cart::empties\n        FAIL [   0.094s] (2/2) nx cart::adds\n     Summary [   0.400s] 2 tests run: 1 passed, 1 failed, 1 skipped\n";
+        let report = NextestSummarizer.parse(log.as_bytes());
+        let tests: Vec<(&str, TestStatus, Option<u64>)> = report
+            .tests
+            .iter()
+            .map(|t| (t.name.as_str(), t.status, t.duration_ms))
+            .collect();
+        assert_eq!(
+            tests,
+            [
+                ("cart::discounts", TestStatus::Skipped, None),
+                ("cart::empties", TestStatus::Passed, Some(9)),
+                ("cart::adds", TestStatus::Failed, Some(94)),
+            ]
+        );
+        assert_eq!(report.counts.tests_skipped, Some(1));
+        assert_eq!(report.counts.tests_passed, Some(1));
     }
 }
