@@ -120,7 +120,12 @@ fn check_log(folder: &str, case: &str) {
         "nextest" => check_nextest(&case, folder, &name, &report),
         "pytest" | "node-test" => {
             if let Some(xml) = support::truth(folder, &name, "xml") {
-                check_junit(&case, tool, &xml);
+                let junit = check_junit(&case, tool, &xml);
+                if !report.tests.is_empty() {
+                    // `-v` named every test: the same ones, with the same results, as the JUnit
+                    // report of the same run.
+                    assert_eq!(named(&report), named(&junit), "{case}: pytest's tests");
+                }
             }
         }
         _ => {}
@@ -278,8 +283,8 @@ fn check_nextest(case: &str, folder: &str, name: &str, report: &Report) {
 }
 
 /// A JUnit report (pytest's, node's): a test per `<testcase>` but pytest's own crash, as many as
-/// the document counts.
-fn check_junit(case: &str, tool: &str, xml: &[u8]) {
+/// the document counts. Returns the report read from it.
+fn check_junit(case: &str, tool: &str, xml: &[u8]) -> Report {
     let report = verdict_summarizers::junit::parse(tool, xml);
     check_agreement(case, &report);
     let mut cases = 0u64;
@@ -295,12 +300,13 @@ fn check_junit(case: &str, tool: &str, xml: &[u8]) {
             }
             Ok(Event::Eof) => break,
             Ok(_) => {}
-            Err(_) => return,
+            Err(_) => return report,
         }
     }
     // pytest-rerunfailures writes each rerun as a case of its own: not a test.
     let reruns = count_reruns(xml);
     check_total(case, &report, cases - reruns);
+    report
 }
 
 /// The reruns pytest-rerunfailures wrote: a passing case followed by one of the same name.
