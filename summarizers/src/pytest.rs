@@ -1017,15 +1017,28 @@ impl Parser {
             let Some(last_part) = line.rfind("::") else {
                 return;
             };
-            let found = RESULTS
-                .iter()
-                .filter_map(|word| {
-                    let at = last_part + line[last_part..].find(word)?;
-                    let end = at + word.len();
-                    let ends = line[end..].is_empty() || line[end..].starts_with(' ');
-                    ends.then_some((at, &word[1..]))
-                })
-                .min_by_key(|(at, _)| *at);
+            let tail = &line[last_part..];
+            let found = match tail.find(' ') {
+                // The usual node id, without a space in its parameters: the result is the word
+                // after it, or the line is no result.
+                Some(space) if !tail[..space].contains('[') || tail[..space].ends_with(']') => {
+                    let at = last_part + space;
+                    let word = line[at + 1..].split(' ').next().unwrap_or("");
+                    RESULTS
+                        .iter()
+                        .any(|result| &result[1..] == word)
+                        .then_some((at, word))
+                }
+                _ => RESULTS
+                    .iter()
+                    .filter_map(|word| {
+                        let at = last_part + tail.find(word)?;
+                        let end = at + word.len();
+                        let ends = line[end..].is_empty() || line[end..].starts_with(' ');
+                        ends.then_some((at, &word[1..]))
+                    })
+                    .min_by_key(|(at, _)| *at),
+            };
             match found {
                 Some((at, word)) => (word, line[..at].trim()),
                 None => return,
