@@ -6,6 +6,7 @@ mod support;
 mod cli;
 mod history;
 mod hook;
+mod junit;
 mod r#loop;
 mod mcp;
 mod outputs;

@@ -39,7 +39,9 @@
 use std::collections::{HashMap, HashSet};
 
 use serde::Deserialize;
-use verdict_model::{Diagnostic, Kind, LineParser, Outcome, Report, Severity, Summarizer};
+use verdict_model::{
+    Diagnostic, Kind, LineParser, Outcome, Report, Severity, Summarizer, TestCase, TestStatus,
+};
 
 use crate::text::{clip, count_of, split_location};
 
@@ -193,6 +195,17 @@ struct Run {
     /// run into a line that names a failure (a doc-test's `Couldn't compile the test.` has no
     /// line end), but never into this list.
     listed: Vec<String>,
+    /// The tests named by `test x ... ok|FAILED|ignored` lines, kept once the run's summary
+    /// says which of its failures are libtest's own (see [`Parser::finish_run`]).
+    tests: Vec<TestCase>,
+}
+
+impl Run {
+    /// Whether no test of this run was named by a `test x ... ok` line (the terse format names
+    /// only failures): its tests are not listed at all, rather than its failures alone.
+    fn named_nothing(&self) -> bool {
+        self.reported.iter().sum::<u64>() == 0
+    }
 }
 
 /// A target cargo says failed: `error: test failed, to rerun pass `--test custom``, and how its
@@ -295,6 +308,9 @@ struct Parser {
     lint_names: HashMap<String, String>,
     /// Whether the current failures list (`failures:` followed by indented names) is being read.
     in_failures_list: bool,
+    /// Every test libtest reported by name (`test x ... ok`), for the report's `tests`.
+    tests: Vec<TestCase>,
+    tests_dropped: u64,
 }
 
 /// The parts of a failed build script's output that cargo shows under `Caused by:`.
@@ -892,6 +908,30 @@ impl Parser {
             }
             _ => std::mem::take(&mut run.failing),
         };
+        // The run's named tests, but `FAILED` lines its summary does not stand behind (a test's
+        // own output that looks like libtest's): its failures are the ones just decided.
+        let failing_names: HashSet<&str> = failing.iter().map(String::as_str).collect();
+        let mut named_failures: HashSet<String> = HashSet::new();
+        for test in std::mem::take(&mut run.tests) {
+            if test.status == TestStatus::Failed
+                && (!failing_names.contains(test.name.as_str())
+                    || !named_failures.insert(test.name.clone()))
+            {
+                continue;
+            }
+            self.keep_test(test);
+        }
+        for name in &failing {
+            if !named_failures.contains(name) && !run.named_nothing() {
+                // Named only by the list of failures (`--nocapture` ran output into its line).
+                self.keep_test(TestCase {
+                    name: name.clone(),
+                    file: None,
+                    status: TestStatus::Failed,
+                    duration_ms: None,
+                });
+            }
+        }
         for name in &failing {
             self.test_failed(name);
         }
@@ -1043,15 +1083,54 @@ impl Parser {
     }
 
     /// A line of libtest's JSON format (`--format json`).
+    /// Records a test a `test x ... ok` line named, in the current binary's run when there is one.
+    fn push_test(&mut self, name: &str, status: TestStatus) {
+        let test = TestCase {
+            name: name.to_owned(),
+            file: None,
+            status,
+            duration_ms: None,
+        };
+        let held = self.run.as_ref().map_or(0, |run| run.tests.len());
+        if self.tests.len() + held >= verdict_model::model::MAX_TESTS {
+            self.tests_dropped += 1;
+        } else if let Some(run) = self.run.as_mut() {
+            run.tests.push(test);
+        } else {
+            self.tests.push(test);
+        }
+    }
+
+    /// Keeps a test for the report, bounded as [`Report::push_test`] bounds a report's.
+    fn keep_test(&mut self, test: TestCase) {
+        if self.tests.len() < verdict_model::model::MAX_TESTS {
+            self.tests.push(test);
+        } else {
+            self.tests_dropped += 1;
+        }
+    }
+
     fn libtest_json_line(&mut self, line: &str) {
         let Ok(event) = serde_json::from_str::<TestEvent>(line) else {
             return;
         };
         match (event.kind.as_str(), event.event.as_str()) {
-            ("test", "failed") => {
-                let Some(name) = event.name else {
-                    return;
+            ("test", "ok" | "ignored" | "failed") if event.name.is_some() => {
+                let name = event.name.unwrap_or_default();
+                let status = match event.event.as_str() {
+                    "ok" => TestStatus::Passed,
+                    "ignored" => TestStatus::Skipped,
+                    _ => TestStatus::Failed,
                 };
+                self.keep_test(TestCase {
+                    name: name.clone(),
+                    file: None,
+                    status,
+                    duration_ms: None,
+                });
+                if status != TestStatus::Failed {
+                    return;
+                }
                 self.test_failed(&name);
                 let mut panic = Panic::default();
                 for l in event.stdout.as_deref().unwrap_or("").lines() {
@@ -1408,19 +1487,22 @@ impl LineParser for Parser {
                     // libtest reports a test once it has finished: a panic printed before is
                     // complete (`--nocapture`).
                     self.finish_loose();
+                    let name = name.strip_suffix(" - should panic").unwrap_or(name);
                     let slot = if status.starts_with("FAILED") {
-                        let name = name.strip_suffix(" - should panic").unwrap_or(name);
                         self.run_failed(name, false);
-                        Some(1)
+                        Some((1, TestStatus::Failed))
                     } else if status.starts_with("ok") {
-                        Some(0)
+                        Some((0, TestStatus::Passed))
                     } else if status.starts_with("ignored") {
-                        Some(2)
+                        Some((2, TestStatus::Skipped))
                     } else {
                         None
                     };
-                    if let (Some(slot), Some(run)) = (slot, self.run.as_mut()) {
-                        run.reported[slot] += 1;
+                    if let Some((slot, status)) = slot {
+                        self.push_test(name, status);
+                        if let Some(run) = self.run.as_mut() {
+                            run.reported[slot] += 1;
+                        }
                     }
                     return;
                 }
@@ -1614,6 +1696,8 @@ impl LineParser for Parser {
         }
 
         let mut report = Report::new(TOOL, Outcome::Passed);
+        report.tests = std::mem::take(&mut self.tests);
+        report.tests_dropped = self.tests_dropped;
         report.counts.errors = r.errors.or(r.rustc_errors);
         report.counts.warnings = if r.target_warnings.is_empty() {
             r.rustc_warnings

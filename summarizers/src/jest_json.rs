@@ -25,7 +25,7 @@
 //! errored with the parser's message; parsing never panics.
 
 use serde::Deserialize;
-use verdict_model::{Diagnostic, Kind, Outcome, Report, Summarizer};
+use verdict_model::{Diagnostic, Kind, Outcome, Report, Summarizer, TestCase, TestStatus};
 
 use crate::js_test::{
     Diff, MAX_DETAIL, MAX_MESSAGE, failure, is_internal, one_line, strip_equality_note, v8_frame,
@@ -94,6 +94,8 @@ struct TestResult {
     #[serde(default)]
     failure_messages: Vec<String>,
     location: Option<Location>,
+    /// Milliseconds (jest, vitest); `null` for a test that did not run.
+    duration: Option<f64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -213,6 +215,17 @@ fn parse_inner(tool: &str, json: &[u8], root: Option<&str>) -> Report {
         let before = report.diagnostics_found();
         for test in &file.assertion_results {
             counted.count(&test.status);
+            if let Some(status) = test_status(&test.status) {
+                report.push_test(TestCase {
+                    name: test_name(tool, test),
+                    file: Some(path.clone()),
+                    status,
+                    duration_ms: test
+                        .duration
+                        .filter(|d| d.is_finite() && *d >= 0.0)
+                        .map(|d| d.round() as u64),
+                });
+            }
             if test.status == "failed" {
                 for diagnostic in test_diagnostics(tool, &path, &file.name, root, test) {
                     report.push(diagnostic);
@@ -398,22 +411,35 @@ fn test_diagnostic(
         diagnostic.line = Some(line);
         diagnostic.column = column;
     }
-    // vitest 1 starts every test's titles with an empty one (the file's own suite).
-    let mut titles: Vec<String> = test
-        .ancestor_titles
-        .iter()
-        .skip_while(|title| title.is_empty())
-        .cloned()
-        .collect();
-    titles.push(test.title.clone());
-    let name = if test.title.is_empty() {
-        test.full_name.clone().unwrap_or_default()
-    } else {
-        titles.join(separator(tool))
-    };
-    diagnostic.test = Some(name);
+    diagnostic.test = Some(test_name(tool, test));
     diagnostic.detail = failure_text.detail.map(|d| relativize_text(&d, root));
     diagnostic
+}
+
+/// A test's name: its describe titles and title joined the way `tool` prints them.
+fn test_name(tool: &str, test: &TestResult) -> String {
+    if test.title.is_empty() {
+        return test.full_name.clone().unwrap_or_default();
+    }
+    let separator = separator(tool);
+    let mut name = String::new();
+    // vitest 1 starts every test's titles with an empty one (the file's own suite).
+    for title in test.ancestor_titles.iter().skip_while(|t| t.is_empty()) {
+        name.push_str(title);
+        name.push_str(separator);
+    }
+    name.push_str(&test.title);
+    name
+}
+
+/// How a test's `status` counts ([`TallyFromTests::count`]); `None` for one it does not count.
+fn test_status(status: &str) -> Option<TestStatus> {
+    match status {
+        "passed" => Some(TestStatus::Passed),
+        "failed" => Some(TestStatus::Failed),
+        "pending" | "skipped" | "todo" | "disabled" => Some(TestStatus::Skipped),
+        _ => None,
+    }
 }
 
 /// The message and detail of a failure message: its first line, and from the lines after it up to

@@ -26,7 +26,7 @@
 
 use quick_xml::Reader;
 use quick_xml::events::{BytesStart, Event};
-use verdict_model::{Counts, Diagnostic, Kind, Outcome, Report, Severity};
+use verdict_model::{Counts, Diagnostic, Kind, Outcome, Report, Severity, TestCase, TestStatus};
 
 use crate::text::clip;
 
@@ -203,6 +203,8 @@ struct Case {
     problem: Option<Problem>,
     /// A `<skipped>` child.
     skipped: bool,
+    /// The `time` attribute, in milliseconds.
+    duration_ms: Option<u64>,
 }
 
 #[derive(Debug)]
@@ -310,6 +312,7 @@ impl State {
                     line: attribute(e, "line").and_then(|l| l.trim().parse().ok()),
                     problem: None,
                     skipped: false,
+                    duration_ms: attribute(e, "time").and_then(|t| milliseconds(&t)),
                 };
                 // Set for pytest's reports only.
                 if self.last_passed.take().is_some_and(|(classname, name)| {
@@ -319,11 +322,14 @@ impl State {
                     // (pytest's line: `1 failed, 2 passed, 2 rerun`).
                     self.sums.passed_cases = self.sums.passed_cases.saturating_sub(1);
                     self.cases.tests = self.cases.tests.saturating_sub(1);
+                    self.unpush_test();
                 }
                 if empty {
-                    // A passing case: nothing to keep.
+                    // A passing case: nothing to keep but its name.
                     self.sums.passed_cases += 1;
                     self.cases.tests += 1;
+                    let name = self.test_name(&case, "");
+                    self.push_test(name, &case, TestStatus::Passed);
                     if self.report.tool == "pytest" {
                         self.last_passed = Some((case.classname, case.name));
                     }
@@ -415,10 +421,19 @@ impl State {
             self.last_passed = Some((case.classname.clone(), case.name.clone()));
         }
         let Some(problem) = &case.problem else {
+            let name = self.test_name(&case, "");
+            let status = if case.skipped {
+                TestStatus::Skipped
+            } else {
+                TestStatus::Passed
+            };
+            self.push_test(name, &case, status);
             return;
         };
         if case.skipped {
             // A skipped case with a failure is one expected to fail (Node.js's `todo`).
+            let name = self.test_name(&case, &problem.text);
+            self.push_test(name, &case, TestStatus::Skipped);
             return;
         }
         let pytest = self.report.tool == "pytest";
@@ -438,11 +453,20 @@ impl State {
             // pytest names a file that failed to collect with an empty classname.
             self.collect_errors += 1;
         }
-        if pytest && problem.error && is_xdist_crash(problem) {
+        let crashed = pytest && problem.error && is_xdist_crash(problem);
+        if crashed {
             self.crashed += 1;
         }
+        // As the counts: a test a pytest-xdist worker crashed in failed (see `finish`).
+        let status = if problem.error && !crashed {
+            TestStatus::Errored
+        } else {
+            TestStatus::Failed
+        };
         if self.report.diagnostics.len() >= verdict_model::model::MAX_DIAGNOSTICS {
             self.report.diagnostics_dropped += 1;
+            let name = self.test_name(&case, &problem.text);
+            self.push_test(name, &case, status);
             return;
         }
         let diagnostic = if pytest {
@@ -450,7 +474,51 @@ impl State {
         } else {
             plain_diagnostic(&self.report.tool, &case, problem)
         };
+        // The test's name is its diagnostic's, so that a renderer pairs the two; a file that
+        // failed to collect has no test name and is named by its file.
+        let name = diagnostic
+            .test
+            .clone()
+            .or_else(|| diagnostic.file.clone())
+            .unwrap_or_else(|| self.test_name(&case, &problem.text));
+        self.push_test(name, &case, status);
         self.report.push(diagnostic);
+    }
+
+    /// The name a case's [`TestCase`] gets when it has no diagnostic: as its diagnostic would
+    /// name it (pytest's node id, else `classname::name`).
+    fn test_name(&self, case: &Case, text: &str) -> String {
+        if self.report.tool == "pytest" {
+            pytest_node_id(case, text)
+        } else if case.classname.is_empty() {
+            case.name.clone()
+        } else {
+            format!("{}::{}", case.classname, case.name)
+        }
+    }
+
+    fn push_test(&mut self, name: String, case: &Case, status: TestStatus) {
+        let file = if self.report.tool == "pytest" {
+            // The node id's file, as pytest's own `file` attribute or the guess from it.
+            Some(name.split("::").next().unwrap_or(&name).to_owned())
+        } else {
+            case.file.clone()
+        };
+        self.report.push_test(TestCase {
+            name,
+            file,
+            status,
+            duration_ms: case.duration_ms,
+        });
+    }
+
+    /// Takes back the last [`TestCase`]: it was a rerun, not a test (see `last_passed`).
+    fn unpush_test(&mut self) {
+        if self.report.tests_dropped > 0 {
+            self.report.tests_dropped -= 1;
+        } else {
+            self.report.tests.pop();
+        }
     }
 
     fn finish(mut self, fault: Option<String>) -> Report {
@@ -589,6 +657,13 @@ fn is_xdist_crash(problem: &Problem) -> bool {
         .lines()
         .take(5)
         .any(|l| crate::pytest::xdist_crash(l).is_some())
+}
+
+/// A `time` attribute (seconds, `0.004`) in whole milliseconds; `None` when it is no number.
+fn milliseconds(seconds: &str) -> Option<u64> {
+    let seconds: f64 = seconds.trim().parse().ok()?;
+    // A negative or absurd time says nothing; `as` saturates the rest.
+    (seconds.is_finite() && seconds >= 0.0).then(|| (seconds * 1000.0).round() as u64)
 }
 
 /// `tests/test_a.py` → `tests.test_a`, the spelling of a file in a JUnit classname.

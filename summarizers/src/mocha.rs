@@ -26,7 +26,9 @@
 
 use std::collections::HashMap;
 
-use verdict_model::{Diagnostic, Kind, LineParser, Outcome, Report, Severity, Summarizer};
+use verdict_model::{
+    Diagnostic, Kind, LineParser, Outcome, Report, Severity, Summarizer, TestCase, TestStatus,
+};
 
 use crate::js_test::{
     Diff, MAX_BLOCK_LINES, MAX_MESSAGE, Unprefixed, failure, is_error_line, is_full, is_internal,
@@ -369,6 +371,10 @@ struct Parser {
     /// The titles of each numbered failure of the test tree (its suites, then its own title):
     /// mocha before 6 names a failure on one line, the titles joined by spaces.
     tree_failures: HashMap<u64, Vec<String>>,
+    /// Passing and pending tests the test tree named, each pushed to the report's tests: the
+    /// list is kept only when they are as many as the summary counts (another reporter names
+    /// none, or only its failures).
+    tree_named: u64,
 }
 
 /// What mocha's TAP reporter (`--reporter tap`) printed: `ok N title` and `not ok N title` lines,
@@ -394,6 +400,7 @@ impl Parser {
             tap: None,
             suites: Vec::new(),
             tree_failures: HashMap::new(),
+            tree_named: 0,
         }
     }
 
@@ -420,8 +427,12 @@ impl Parser {
             return;
         }
         let is_test = text.starts_with(['✓', '✔', '√', '-']) || text.starts_with("âœ“");
+        if is_test {
+            self.tree_test(depth, text);
+            return;
+        }
         // A stack printed between the tests (an unhandled rejection) is no suite.
-        if is_test || digits > 0 || text.starts_with("at ") {
+        if digits > 0 || text.starts_with("at ") {
             return;
         }
         while self.suites.last().is_some_and(|(at, _)| *at >= depth) {
@@ -430,6 +441,36 @@ impl Parser {
         if self.suites.len() < MAX_TITLES {
             self.suites.push((depth, clip(text, MAX_MESSAGE)));
         }
+    }
+
+    /// A passing (`✔ title (12ms)`) or pending (`- title`) test of the tree, named as its
+    /// failure would be: the suites around it and its title joined with ` > `.
+    fn tree_test(&mut self, depth: usize, text: &str) {
+        let (status, marked) = match text.strip_prefix('-') {
+            Some(rest) => (TestStatus::Skipped, rest),
+            None => {
+                let marker = if text.starts_with("âœ“") {
+                    "âœ“".len()
+                } else {
+                    text.chars().next().map_or(0, char::len_utf8)
+                };
+                (TestStatus::Passed, &text[marker..])
+            }
+        };
+        let (title, duration_ms) = split_duration(marked.trim());
+        let mut name = String::new();
+        for (_, suite) in self.suites.iter().filter(|(at, _)| *at < depth) {
+            name.push_str(suite);
+            name.push_str(" > ");
+        }
+        name.push_str(title);
+        self.tree_named += 1;
+        self.report.push_test(TestCase {
+            name,
+            file: None,
+            status,
+            duration_ms,
+        });
     }
 
     fn finish_block(&mut self) {
@@ -443,11 +484,22 @@ impl Parser {
             {
                 block.titles.clone_from(titles);
             }
+            // A TAP failure is no part of a spec reporter's test tree.
+            let named = !block.tap;
+            let test = named.then(|| block.titles.join(" > "));
             if is_full(&self.report) {
                 // Only counted from here on: no need to build it.
                 self.report.diagnostics_dropped += 1;
             } else {
                 self.report.push(block.into_diagnostic());
+            }
+            if let Some(name) = test {
+                self.report.push_test(TestCase {
+                    name,
+                    file: None,
+                    status: TestStatus::Failed,
+                    duration_ms: None,
+                });
             }
         }
     }
@@ -645,6 +697,16 @@ impl LineParser for Parser {
             report.summary = Some(self.summary.join(", "));
         }
         let counts = &report.counts;
+        if self.tap.is_some()
+            || counts.tests_passed.unwrap_or(0) + counts.tests_skipped.unwrap_or(0)
+                != self.tree_named
+        {
+            // The log did not name every test (the dot or TAP reporter, a log cut off): a list
+            // of some is no list of the run's tests.
+            report.tests = Vec::new();
+            report.tests_dropped = 0;
+        }
+        let counts = &report.counts;
         let ran_no_test = self.saw_passing
             && counts.tests_passed == Some(0)
             && counts.tests_failed.unwrap_or(0) == 0
@@ -692,6 +754,19 @@ impl LineParser for Parser {
         }
         report
     }
+}
+
+/// A test title and the time the spec reporter printed after it (`adds (12ms)`), for a slow
+/// test only.
+fn split_duration(title: &str) -> (&str, Option<u64>) {
+    let timed = title.strip_suffix("ms)").and_then(|rest| {
+        let open = rest.rfind(" (")?;
+        let ms = &rest[open + 2..];
+        let ms = (!ms.is_empty() && ms.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| ms.parse().ok())??;
+        Some((&title[..open], Some(ms)))
+    });
+    timed.unwrap_or((title, None))
 }
 
 /// The error of mocha's CLI error line: `✖ ERROR: …` (`×` where the terminal has no `✖`).
@@ -977,6 +1052,22 @@ struct JsonReport {
     stats: JsonStats,
     #[serde(default)]
     failures: Vec<JsonFailure>,
+    #[serde(default)]
+    passes: Vec<JsonTest>,
+    #[serde(default)]
+    pending: Vec<JsonTest>,
+}
+
+/// A passing or pending test of the JSON report.
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct JsonTest {
+    #[serde(default)]
+    full_title: String,
+    #[serde(default)]
+    file: Option<String>,
+    #[serde(default)]
+    duration: Option<f64>,
 }
 
 #[derive(serde::Deserialize)]
@@ -994,6 +1085,8 @@ struct JsonFailure {
     full_title: String,
     #[serde(default)]
     file: Option<String>,
+    #[serde(default)]
+    duration: Option<f64>,
     #[serde(default)]
     err: JsonError,
 }
@@ -1018,6 +1111,32 @@ struct JsonError {
 fn json_document(json: &[u8]) -> Option<Report> {
     let parsed: JsonReport = serde_json::from_slice(json).ok()?;
     let mut report = Report::new("mocha", Outcome::Passed);
+    let milliseconds = |d: Option<f64>| {
+        d.filter(|d| d.is_finite() && *d >= 0.0)
+            .map(|d| d.round() as u64)
+    };
+    let file = |file: &Option<String>| file.as_deref().map(|f| strip_file_url(f).to_owned());
+    for (tests, status) in [
+        (&parsed.passes, TestStatus::Passed),
+        (&parsed.pending, TestStatus::Skipped),
+    ] {
+        for test in tests {
+            report.push_test(TestCase {
+                name: test.full_title.clone(),
+                file: file(&test.file),
+                status,
+                duration_ms: milliseconds(test.duration),
+            });
+        }
+    }
+    for failed in &parsed.failures {
+        report.push_test(TestCase {
+            name: failed.full_title.clone(),
+            file: file(&failed.file),
+            status: TestStatus::Failed,
+            duration_ms: milliseconds(failed.duration),
+        });
+    }
     for failed in &parsed.failures {
         if is_full(&report) {
             report.diagnostics_dropped += 1;

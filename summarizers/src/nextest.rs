@@ -10,7 +10,8 @@
 //!   `SIGSEGV` and the other signals, `ABORT`, `TIMEOUT`, `LEAK`, `LEAK-FAIL`, `TRY 2 FAIL` for an
 //!   attempt of a retried test, `FLAKY 2/3`), the time, a counter (absent before nextest 0.9.8x),
 //!   the binary id (`nxdemo`, `nxdemo::integration`, `nxdemo::bin/nxdemo`) and the test name;
-//!   `SLOW`, `TERMINATING`, `START` and `SKIP` say nothing about the result;
+//!   `SKIP` (with `--status-level skip`) names a test not run, and `SLOW`, `TERMINATING` and
+//!   `START` say nothing about the result;
 //! - after a failing status line, the test's captured output: since nextest 0.9.95 `  stdout ───`
 //!   and `  stderr ───` with the output indented by four spaces (`── stdout ──` unindented with
 //!   `--no-output-indent`), before it `──── STDOUT:             nxdemo tests::x` (and `--- STDOUT: … ---` before that). The panic in
@@ -26,7 +27,9 @@
 
 use std::collections::HashMap;
 
-use verdict_model::{Diagnostic, Kind, LineParser, Outcome, Report, Summarizer};
+use verdict_model::{
+    Diagnostic, Kind, LineParser, Outcome, Report, Summarizer, TestCase, TestStatus,
+};
 
 use crate::cargo::{CargoSummarizer, Panic};
 use crate::text::{clip, count_of};
@@ -91,7 +94,9 @@ enum Status {
     TimedOut,
     /// Passed, but a process it started kept its output open, and the profile fails such tests.
     LeakFailed,
-    /// `SLOW`, `TERMINATING`, `START`, `SKIP`, `RETRY`: not a result.
+    /// Not run (`SKIP`, printed with `--status-level skip`): ignored or filtered out.
+    Skipped,
+    /// `SLOW`, `TERMINATING`, `START`, `RETRY`: not a result.
     Progress,
 }
 
@@ -190,7 +195,8 @@ fn result_of(word: &str) -> Option<Status> {
         "TIMEOUT" | "TMT" => Status::TimedOut,
         "LEAK-FAIL" | "LKFAIL" => Status::LeakFailed,
         "ABORT" => Status::Crashed,
-        "SLOW" | "SLOW + LEAK" | "TERMINATING" | "START" | "SKIP" | "CANCEL" => Status::Progress,
+        "SKIP" => Status::Skipped,
+        "SLOW" | "SLOW + LEAK" | "TERMINATING" | "START" | "CANCEL" => Status::Progress,
         signal if signal.starts_with("SIG") && signal.len() > 3 => Status::Crashed,
         // A signal without a name: `ABORT SIG 64`, `SIG 64` in a try's short form.
         numbered
@@ -212,6 +218,17 @@ fn short_signal(word: &str) -> Option<Status> {
         "TRAP", "USR1", "USR2", "XCPU", "XFSZ",
     ];
     SIGNALS.contains(&word).then_some(Status::Crashed)
+}
+
+/// A status line's time (`0.510s`, `>  1.000s`) in milliseconds.
+fn seconds_to_ms(time: &str) -> Option<u64> {
+    let seconds: f64 = time
+        .trim_start_matches('>')
+        .trim()
+        .strip_suffix('s')?
+        .parse()
+        .ok()?;
+    (seconds.is_finite() && seconds >= 0.0).then(|| (seconds * 1000.0).round() as u64)
 }
 
 /// The header of a test's captured output, in the format since nextest 0.9.95 (`stdout ───`,
@@ -561,20 +578,34 @@ impl LineParser for Parser {
         let mut failing = 0u64;
         let (mut passed, mut flaky) = (0u64, 0u64);
         for test in &self.tests {
-            match test.status {
-                Status::Passed => passed += 1,
+            let status = match test.status {
+                Status::Passed => {
+                    passed += 1;
+                    TestStatus::Passed
+                }
                 Status::Flaky => {
                     passed += 1;
                     flaky += 1;
+                    TestStatus::Passed
                 }
                 status if status.failed() => {
                     failing += 1;
                     report.push(Parser::diagnostic(test));
+                    TestStatus::Failed
                 }
-                _ => {}
-            }
+                Status::Skipped => TestStatus::Skipped,
+                // Started, never ended in the log.
+                _ => continue,
+            };
+            report.push_test(TestCase {
+                name: test.name.clone(),
+                file: None,
+                status,
+                duration_ms: seconds_to_ms(&test.time),
+            });
         }
         report.diagnostics_dropped += self.dropped;
+        report.tests_dropped += self.dropped;
         if flaky > 0 {
             let names: Vec<String> = self
                 .tests
@@ -704,6 +735,10 @@ mod tests {
             read(" TERMINATING [>  2.000s] (─────) nxdemo::integration slow").map(|r| r.1),
             Some(Status::Progress)
         );
+        assert_eq!(
+            read("        SKIP [         ] (───) nxdemo cart::discounts").map(|r| r.1),
+            Some(Status::Skipped)
+        );
         let status = |line: &str| status_line(line).map(|s| s.status);
         assert_eq!(
             status(" FAIL + LEAK [  21.451s] integration-tests::integration test_run"),
@@ -789,5 +824,28 @@ mod tests {
                 .as_bytes(),
         );
         assert_ne!(report.outcome, Outcome::Passed);
+    }
+
+    /// With `--status-level skip` nextest names the tests it does not run: they are listed as
+    /// skipped, counted by the summary line alone.
+    #[test]
+    fn skipped_tests_are_listed() {
+        let log = "    Starting 2 tests across 1 binary (1 test skipped)\n        SKIP [         ] (───) nx cart::discounts\n        PASS [   0.009s] (1/2) nx cart::empties\n        FAIL [   0.094s] (2/2) nx cart::adds\n     Summary [   0.400s] 2 tests run: 1 passed, 1 failed, 1 skipped\n";
+        let report = NextestSummarizer.parse(log.as_bytes());
+        let tests: Vec<(&str, TestStatus, Option<u64>)> = report
+            .tests
+            .iter()
+            .map(|t| (t.name.as_str(), t.status, t.duration_ms))
+            .collect();
+        assert_eq!(
+            tests,
+            [
+                ("cart::discounts", TestStatus::Skipped, None),
+                ("cart::empties", TestStatus::Passed, Some(9)),
+                ("cart::adds", TestStatus::Failed, Some(94)),
+            ]
+        );
+        assert_eq!(report.counts.tests_skipped, Some(1));
+        assert_eq!(report.counts.tests_passed, Some(1));
     }
 }

@@ -31,7 +31,9 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::LazyLock;
 
 use regex::Regex;
-use verdict_model::{Diagnostic, Kind, LineParser, Outcome, Report, Severity, Summarizer};
+use verdict_model::{
+    Diagnostic, Kind, LineParser, Outcome, Report, Severity, Summarizer, TestCase, TestStatus,
+};
 
 use crate::text::{clip, count_of};
 
@@ -504,6 +506,11 @@ fn forward_slashes(path: &str) -> Cow<'_, str> {
     }
 }
 
+/// The results `-v` prints after a test's node id, each with the space before it.
+const RESULTS: [&str; 6] = [
+    " PASSED", " FAILED", " ERROR", " SKIPPED", " XFAIL", " XPASS",
+];
+
 /// Whether `text` starts with the result `-v` prints after a test's node id.
 fn is_result(text: &str) -> bool {
     ["PASSED", "FAILED", "ERROR", "SKIPPED", "XFAIL", "XPASS"]
@@ -738,6 +745,12 @@ struct Parser {
     /// A conftest or a test file did not import: pytest stops before any test, and after a
     /// conftest's failure without a closing line.
     load_failed: bool,
+    /// Each result `-v` printed (`tests/a.py::test_x PASSED [ 10%]`), for the report's tests:
+    /// kept only when they are as many as the closing line counts (see [`Parser::finish`]).
+    tests: Vec<TestCase>,
+    tests_dropped: u64,
+    /// Tests of `tests` that passed and errored in tear-down: one test, counted twice by pytest.
+    teardown_errors: u64,
 }
 
 /// `    ===== test session starts =====`, or the prompt before a quoted run (`    $ pytest -q`,
@@ -956,6 +969,7 @@ impl Parser {
         if !self.xdist {
             self.track_running(line);
         }
+        self.verbose_test(line);
         let (error, nodeid) = if let Some(rest) = line.strip_prefix("[gw") {
             self.xdist = true;
             let rest = rest.split_once("] ").map_or("", |(_, r)| r);
@@ -984,6 +998,83 @@ impl Parser {
                 message: None,
                 used: false,
             });
+        }
+    }
+
+    /// A test's result as `-v` prints it, for the report's tests: `tests/a.py::test_x PASSED
+    /// [ 10%]`, or pytest-xdist's `[gw0] [ 10%] PASSED tests/a.py::test_x`.
+    fn verbose_test(&mut self, line: &str) {
+        let (word, nodeid) = if let Some(rest) = line.strip_prefix("[gw") {
+            let rest = rest.split_once("] ").map_or("", |(_, r)| r);
+            let rest = rest.split_once("] ").map_or(rest, |(_, r)| r);
+            match rest.split_once(' ') {
+                Some((word, nodeid)) => (word, nodeid.trim()),
+                None => return,
+            }
+        } else {
+            // The result follows the node id's last part, and a reason may follow it
+            // (`SKIPPED (not ready)`, `XFAIL (flaky)`), then the progress (` [ 10%]`).
+            let Some(last_part) = line.rfind("::") else {
+                return;
+            };
+            let tail = &line[last_part..];
+            let found = match tail.find(' ') {
+                // The usual node id, without a space in its parameters: the result is the word
+                // after it, or the line is no result.
+                Some(space) if !tail[..space].contains('[') || tail[..space].ends_with(']') => {
+                    let at = last_part + space;
+                    let word = line[at + 1..].split(' ').next().unwrap_or("");
+                    RESULTS
+                        .iter()
+                        .any(|result| &result[1..] == word)
+                        .then_some((at, word))
+                }
+                _ => RESULTS
+                    .iter()
+                    .filter_map(|word| {
+                        let at = last_part + tail.find(word)?;
+                        let end = at + word.len();
+                        let ends = line[end..].is_empty() || line[end..].starts_with(' ');
+                        ends.then_some((at, &word[1..]))
+                    })
+                    .min_by_key(|(at, _)| *at),
+            };
+            match found {
+                Some((at, word)) => (word, line[..at].trim()),
+                None => return,
+            }
+        };
+        let status = match word {
+            // An unexpected pass counts apart from the passed tests, but it passed.
+            "PASSED" | "XPASS" => TestStatus::Passed,
+            "FAILED" => TestStatus::Failed,
+            "ERROR" => TestStatus::Errored,
+            "SKIPPED" | "XFAIL" => TestStatus::Skipped,
+            _ => return,
+        };
+        if !nodeid.contains("::") || nodeid.contains(' ') && !nodeid.contains('[') {
+            return;
+        }
+        if status == TestStatus::Errored
+            && let Some(last) = self.tests.last_mut()
+            && last.status == TestStatus::Passed
+            && last.name == nodeid
+        {
+            // A test that passed and whose fixture then failed in tear-down: pytest counts a
+            // pass and an error, and its JUnit report (pytest 9) one test, errored.
+            last.status = TestStatus::Errored;
+            self.teardown_errors += 1;
+            return;
+        }
+        if self.tests.len() < verdict_model::model::MAX_TESTS {
+            self.tests.push(TestCase {
+                name: nodeid.to_owned(),
+                file: Some(entry_file(nodeid).to_owned()),
+                status,
+                duration_ms: None,
+            });
+        } else {
+            self.tests_dropped += 1;
         }
     }
 
@@ -1820,6 +1911,23 @@ impl LineParser for Parser {
             c.warnings = total(&["warnings", "warning"]);
         }
         report.counts.suites_errored = self.collection_errors;
+        let c = &report.counts;
+        let counted = [
+            c.tests_passed,
+            c.tests_failed,
+            c.tests_skipped,
+            c.tests_xpassed,
+            c.errors,
+        ]
+        .iter()
+        .map(|n| n.unwrap_or(0))
+        .sum::<u64>();
+        if self.tests.len() as u64 + self.tests_dropped + self.teardown_errors == counted {
+            // `-v` named every test the closing line counts (without `-v`, or with files that
+            // failed to collect, it names some or none: no list then).
+            report.tests = std::mem::take(&mut self.tests);
+            report.tests_dropped = self.tests_dropped;
+        }
         let lines: Vec<&str> = self
             .earlier_lines
             .iter()

@@ -11,6 +11,7 @@ mod jest;
 mod jest_json;
 mod junit;
 mod mocha;
+mod named_tests;
 mod nextest;
 mod node_test;
 mod pytest;

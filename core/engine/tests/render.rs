@@ -1,6 +1,7 @@
 //! The report renderers, checked by snapshots and by the real consumers of each format:
 //! Microsoft's SARIF Multitool validates the SARIF against the spec and GitHub code scanning's
-//! rules, junitparser reads the JUnit XML back, and `parse_json` reads the JSON back.
+//! rules, junitparser reads the JUnit XML back, xmlschema validates it against Jenkins' schema
+//! (with GitLab's reading of it checked beside), and `parse_json` reads the JSON back.
 //!
 //! The consumers are installed by `cargo xtask tools` (`VERDICT_TOOLS`, or
 //! `<repo>/target/verdict-tools`); without them these tests fail and say so.
@@ -12,7 +13,8 @@ use std::time::Duration;
 use serde_json::Value;
 use verdict_core::digest::{self, Digest};
 use verdict_core::model::{
-    Counts, Diagnostic, Kind, Outcome, Report, Severity, Status, Verification, overall,
+    Counts, Diagnostic, Kind, Outcome, Report, Severity, Status, TestCase, TestStatus,
+    Verification, overall,
 };
 use verdict_core::render::json::{ParseError, RunDocument, parse_json};
 use verdict_core::render::{self, Format, RenderInput, Repo};
@@ -659,6 +661,385 @@ fn junit_is_read_back_by_junitparser_with_the_reports_counts() {
     assert_eq!(read["errors"], 1 + 1 + 1);
 }
 
+/// Checks `xml` against Jenkins' schema and GitLab's rules (`render/junit_validate.py`).
+fn junit_validate(name: &str, xml: &str) -> Value {
+    let python = tools().join("venv/bin/python");
+    assert!(
+        python.is_file(),
+        "{} is missing: run `cargo xtask tools` first",
+        python.display()
+    );
+    let dir = scratch(name);
+    let file = dir.join("junit.xml");
+    std::fs::write(&file, xml).expect("write the XML");
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let run = Command::new(&python)
+        .arg(manifest.join("tests/render/junit_validate.py"))
+        .arg(&file)
+        .arg(manifest.join("tests/data/jenkins-junit/junit-10.xsd"))
+        .output()
+        .expect("run the JUnit checks");
+    assert!(
+        run.status.success(),
+        "the JUnit checks did not run (is xmlschema installed? `cargo xtask tools`): {}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    serde_json::from_slice(&run.stdout).expect("the check prints JSON")
+}
+
+/// `junit_validate` found nothing Jenkins' schema or GitLab's rules reject.
+fn assert_jenkins_and_gitlab_accept(checked: &Value, xml: &str) {
+    let errors = |key: &str| checked[key].as_array().cloned().unwrap_or_default();
+    assert!(
+        errors("schema_errors").is_empty(),
+        "Jenkins' schema rejects the JUnit: {:#?}\n{}",
+        errors("schema_errors"),
+        &xml[..xml.len().min(4000)]
+    );
+    assert!(
+        errors("gitlab_errors").is_empty(),
+        "GitLab would misread the JUnit: {:#?}",
+        errors("gitlab_errors")
+    );
+}
+
+fn test(name: &str, file: &str, status: TestStatus, ms: Option<u64>) -> TestCase {
+    TestCase {
+        name: name.to_owned(),
+        file: Some(file.to_owned()),
+        status,
+        duration_ms: ms,
+    }
+}
+
+/// Test runners whose tools named every test: passing, failing (one test failing twice), skipped
+/// and errored tests, two tests of one name in two files, a file that could not run, and a
+/// crashed test binary that no listed test stands for.
+fn listed_run() -> Vec<Verification> {
+    let failure = |tool: &str, file: &str, test: &str, message: &str| {
+        Diagnostic::new(tool, Kind::Test, Severity::Error, message)
+            .at(file, Some(7), Some(3))
+            .with_test(test)
+    };
+    let mut jest = Report::new("jest", Outcome::Failed);
+    jest.push(
+        failure(
+            "jest",
+            "src/a.test.ts",
+            "cart › adds",
+            "expect(received).toBe(expected)",
+        )
+        .with_detail("Expected: 3\nReceived: 4"),
+    );
+    jest.push(failure(
+        "jest",
+        "src/a.test.ts",
+        "cart › adds",
+        "second soft failure",
+    ));
+    jest.push(failure("jest", "src/b.test.ts", "same name", "in b"));
+    jest.push(
+        Diagnostic::new(
+            "jest",
+            Kind::Test,
+            Severity::Error,
+            "Cannot find module './x'",
+        )
+        .at("src/broken.test.ts", Some(1), None)
+        .as_root_cause(),
+    );
+    jest.push_test(test(
+        "cart › adds",
+        "src/a.test.ts",
+        TestStatus::Failed,
+        Some(12),
+    ));
+    jest.push_test(test(
+        "cart › empties",
+        "src/a.test.ts",
+        TestStatus::Passed,
+        Some(3),
+    ));
+    jest.push_test(test(
+        "cart › later",
+        "src/a.test.ts",
+        TestStatus::Skipped,
+        None,
+    ));
+    jest.push_test(test(
+        "same name",
+        "src/a.test.ts",
+        TestStatus::Passed,
+        Some(1),
+    ));
+    jest.push_test(test(
+        "same name",
+        "src/b.test.ts",
+        TestStatus::Failed,
+        Some(1),
+    ));
+    jest.counts = Counts {
+        tests_passed: Some(2),
+        tests_failed: Some(2),
+        tests_skipped: Some(1),
+        suites_errored: Some(1),
+        ..Counts::default()
+    };
+
+    let mut pytest = Report::new("pytest", Outcome::Failed);
+    let mut setup = failure(
+        "pytest",
+        "tests/test_db.py",
+        "tests/test_db.py::test_query",
+        "fixture 'db' failed",
+    );
+    setup.test_error = true;
+    pytest.push(setup);
+    pytest.push_test(test(
+        "tests/test_db.py::test_query",
+        "tests/test_db.py",
+        TestStatus::Errored,
+        Some(20),
+    ));
+    pytest.push_test(test(
+        "tests/test_db.py::test_ok",
+        "tests/test_db.py",
+        TestStatus::Passed,
+        Some(1500),
+    ));
+    pytest.counts = Counts {
+        tests_passed: Some(1),
+        errors: Some(1),
+        ..Counts::default()
+    };
+
+    let mut cargo = Report::new("cargo-test", Outcome::Failed);
+    cargo.push(
+        Diagnostic::new(
+            "cargo",
+            Kind::Test,
+            Severity::Error,
+            "the test binary crashed (signal: 11)",
+        )
+        .with_test("--lib")
+        .as_root_cause(),
+    );
+    for name in ["tests::adds", "tests::adds"] {
+        cargo.push_test(TestCase {
+            name: name.to_owned(),
+            file: None,
+            status: TestStatus::Passed,
+            duration_ms: None,
+        });
+    }
+    cargo.counts = Counts {
+        tests_passed: Some(2),
+        tests_failed: Some(1),
+        ..Counts::default()
+    };
+    vec![
+        verification("jest", Kind::Test, Status::Ran, jest, 1200),
+        verification("pytest", Kind::Test, Status::Ran, pytest, 3000),
+        verification("cargo-test", Kind::Test, Status::Ran, cargo, 800),
+    ]
+}
+
+#[test]
+fn junit_lists_every_named_test_as_a_case_and_counts_its_cases() {
+    let runs = listed_run();
+    let xml = rendered(Format::Junit, &runs, 0);
+    let read = junit_read("listed", &xml);
+    let suite = |name: &str| {
+        read["suites"]
+            .as_array()
+            .expect("suites")
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap_or_else(|| panic!("suite {name}"))
+            .clone()
+    };
+    let case = |suite: &Value, classname: &str, name: &str| {
+        suite["cases"]
+            .as_array()
+            .expect("cases")
+            .iter()
+            .find(|c| c["classname"] == classname && c["name"] == name)
+            .unwrap_or_else(|| panic!("case {classname} {name} in {suite:#}"))
+            .clone()
+    };
+    let counts = |suite: &Value| {
+        (
+            suite["tests"].as_u64(),
+            suite["failures"].as_u64(),
+            suite["errors"].as_u64(),
+            suite["skipped"].as_u64(),
+        )
+    };
+
+    // Five tests and the file that could not run.
+    let jest = suite("jest");
+    assert_eq!(
+        counts(&jest),
+        (Some(6), Some(2), Some(1), Some(1)),
+        "{jest:#}"
+    );
+    let adds = case(&jest, "src/a.test.ts", "cart › adds");
+    assert_eq!(adds["results"][0]["tag"], "failure");
+    assert_eq!(
+        adds["results"][0]["message"],
+        "expect(received).toBe(expected)"
+    );
+    let text = adds["results"][0]["text"].as_str().expect("text");
+    assert!(
+        text.contains("src/a.test.ts:7:3")
+            && text.contains("Received: 4")
+            && text.contains("second soft failure"),
+        "both failures of the test, placed: {text}"
+    );
+    assert_eq!(
+        case(&jest, "src/a.test.ts", "cart › empties")["results"],
+        Value::Array(vec![])
+    );
+    assert_eq!(
+        case(&jest, "src/a.test.ts", "cart › later")["results"][0]["tag"],
+        "skipped"
+    );
+    // One name in two files: each file's case has its own status and failure.
+    assert_eq!(
+        case(&jest, "src/a.test.ts", "same name")["results"],
+        Value::Array(vec![])
+    );
+    assert_eq!(
+        case(&jest, "src/b.test.ts", "same name")["results"][0]["message"],
+        "in b"
+    );
+    let broken = case(
+        &jest,
+        "src/broken.test.ts",
+        "src/broken.test.ts could not run",
+    );
+    assert_eq!(broken["results"][0]["tag"], "error");
+
+    let pytest = suite("pytest");
+    assert_eq!(
+        counts(&pytest),
+        (Some(2), Some(0), Some(1), Some(0)),
+        "{pytest:#}"
+    );
+    let query = case(&pytest, "tests/test_db.py", "tests/test_db.py::test_query");
+    assert_eq!(query["results"][0]["tag"], "error");
+    assert_eq!(query["results"][0]["message"], "fixture 'db' failed");
+
+    // Two passing tests of one name stay two cases (GitLab keeps one per name), and the crash no
+    // listed test stands for is a failing case of its own.
+    let cargo = suite("cargo-test");
+    assert_eq!(
+        counts(&cargo),
+        (Some(3), Some(1), Some(0), Some(0)),
+        "{cargo:#}"
+    );
+    case(&cargo, "cargo-test", "tests::adds");
+    case(&cargo, "cargo-test", "tests::adds (2)");
+    assert_eq!(
+        case(&cargo, "cargo-test", "--lib")["results"][0]["tag"],
+        "failure"
+    );
+
+    assert_eq!(read["tests"], 6 + 2 + 3);
+    assert!(
+        xml.contains(r#"time="1.500""#),
+        "a test's time in seconds:\n{xml}"
+    );
+    assert!(xml.contains(r#"file="src/b.test.ts""#), "{xml}");
+    let checked = junit_validate("listed", &xml);
+    assert_jenkins_and_gitlab_accept(&checked, &xml);
+    for suite in checked["suites"].as_array().expect("suites") {
+        assert_eq!(suite["attributes"], suite["counted"], "{suite:#}");
+    }
+}
+
+#[test]
+fn every_captured_log_renders_to_junit_jenkins_and_gitlab_accept() {
+    let mut runs = captured_runs();
+    runs.extend(nasty_run());
+    runs.extend(listed_run());
+    let xml = rendered(Format::Junit, &runs, 0);
+    let checked = junit_validate("captured-schema", &xml);
+    assert_jenkins_and_gitlab_accept(&checked, &xml);
+    let suites = checked["suites"].as_array().expect("suites");
+    assert_eq!(suites.len(), runs.len());
+    let mut listed = 0;
+    for (suite, run) in suites.iter().zip(&runs) {
+        let report = &run.report;
+        if report.tests.is_empty() {
+            continue;
+        }
+        listed += 1;
+        // What a dashboard counts is what the attributes say, and every named test is a case.
+        assert_eq!(suite["attributes"], suite["counted"], "{}", run.verifier);
+        let number = |key: &str| suite["counted"][key].as_u64().expect("a count");
+        let of =
+            |status: TestStatus| report.tests.iter().filter(|t| t.status == status).count() as u64;
+        assert!(
+            number("tests") >= report.tests.len() as u64,
+            "{}",
+            run.verifier
+        );
+        assert_eq!(
+            number("skipped"),
+            of(TestStatus::Skipped),
+            "{}",
+            run.verifier
+        );
+        assert!(
+            number("failures") >= of(TestStatus::Failed),
+            "{}",
+            run.verifier
+        );
+        assert!(
+            number("errors") >= of(TestStatus::Errored),
+            "{}",
+            run.verifier
+        );
+    }
+    assert!(
+        listed > 20,
+        "the captured logs name their tests ({listed} do)"
+    );
+}
+
+#[test]
+fn the_junit_checks_catch_what_jenkins_and_gitlab_would_reject() {
+    let xml = rendered(Format::Junit, &listed_run(), 0);
+    let count = |checked: &Value, key: &str| checked[key].as_array().map_or(0, Vec::len);
+    // A case GitLab would drop as a duplicate of the one before it.
+    let twice = xml.replacen("tests::adds (2)", "tests::adds", 1);
+    assert_ne!(twice, xml);
+    assert!(count(&junit_validate("twice", &twice), "gitlab_errors") > 0);
+    // A file outside the repository.
+    let absolute = xml.replacen(
+        r#"file="src/b.test.ts""#,
+        r#"file="/home/ci/src/b.test.ts""#,
+        1,
+    );
+    assert_ne!(absolute, xml);
+    assert!(count(&junit_validate("absolute", &absolute), "gitlab_errors") > 0);
+    // An attribute Jenkins' schema does not know, and a suite without its counts.
+    let unknown = xml.replacen("<testsuites ", r#"<testsuites skipped="1" "#, 1);
+    assert!(count(&junit_validate("unknown", &unknown), "schema_errors") > 0);
+    let uncounted = xml.replacen(r#" failures="2""#, "", 1);
+    assert_ne!(uncounted, xml);
+    assert!(count(&junit_validate("uncounted", &uncounted), "schema_errors") > 0);
+    // A suite whose attributes say other than its cases.
+    let checked = junit_validate(
+        "miscounted",
+        &xml.replacen(r#"tests="6""#, r#"tests="5""#, 1),
+    );
+    let suite = &checked["suites"][0];
+    assert_ne!(suite["attributes"], suite["counted"]);
+}
+
 #[test]
 fn junit_of_thousands_of_failures_keeps_the_tools_counts() {
     let runs = huge_run();
@@ -1195,7 +1576,9 @@ fn every_captured_log_renders_to_junit_with_its_counts() {
                     "{}: {suite:#}",
                     run.verifier
                 );
-                assert_eq!(number("skipped"), counts.tests_skipped.unwrap_or(0));
+                if run.report.tests.is_empty() {
+                    assert_eq!(number("skipped"), counts.tests_skipped.unwrap_or(0));
+                }
                 assert!(number("tests") >= counts.tests_passed.unwrap_or(0));
             }
             (_, Outcome::Failed) => assert_eq!(number("failures"), 1, "{}", run.verifier),

@@ -139,6 +139,10 @@ pub(crate) fn args() -> Vec<String> {
         "--no-fail-fast",
         "--cargo-message-format",
         "json",
+        // Names the tests it does not run (ignored, filtered out) with a `SKIP` line, so that
+        // the report lists them as the summary counts them.
+        "--status-level",
+        "skip",
     ]
     .iter()
     .map(|a| (*a).to_owned())

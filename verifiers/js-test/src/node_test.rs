@@ -530,8 +530,49 @@ fn read_junit(xml: &[u8], cwd: &Path) -> Report {
         }
         d.test = Some(name);
     }
+    // Every test is named as its failure is: the suites around it, then its own name.
+    let names = case_names(xml);
+    if names.len() == report.tests.len() && report.tests_dropped == 0 {
+        for (test, name) in report.tests.iter_mut().zip(names) {
+            test.name = name.strip_prefix(&root).unwrap_or(&name).to_owned();
+        }
+    } else {
+        report.tests.clear();
+        report.tests_dropped = 0;
+    }
     report.refresh_fingerprints();
     report
+}
+
+/// The name of every `<testcase>` of node's report, in order, as [`failing_cases`] names them.
+fn case_names(xml: &[u8]) -> Vec<String> {
+    let text = String::from_utf8_lossy(xml);
+    let mut suites: Vec<String> = Vec::new();
+    let mut names = Vec::new();
+    let mut rest = text.as_ref();
+    while let Some(at) = rest.find('<') {
+        rest = &rest[at + 1..];
+        let end = rest.find('>').unwrap_or(rest.len());
+        let tag = &rest[..end];
+        let self_closing = tag.ends_with('/');
+        let element = tag
+            .split(|c: char| c.is_whitespace() || c == '/')
+            .next()
+            .unwrap_or("");
+        match element {
+            "testsuite" if !self_closing => suites.push(attribute(tag, "name")),
+            "" if tag.starts_with("/testsuite") && !tag.starts_with("/testsuites") => {
+                suites.pop();
+            }
+            "testcase" => {
+                let mut full = suites.clone();
+                full.push(attribute(tag, "name"));
+                names.push(full.join(SEPARATOR));
+            }
+            _ => {}
+        }
+    }
+    names
 }
 
 /// node's report with its cases in one nameless `<testsuite>` when it has none: node writes the

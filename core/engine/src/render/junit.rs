@@ -1,14 +1,20 @@
 //! The JUnit format: JUnit XML with one `<testsuite>` per verifier.
 //!
-//! - A **test verifier** (jest, vitest, mocha, pytest, cargo-test, …) is a suite whose `tests`,
-//!   `failures`, `errors` and `skipped` attributes are the tool's own counts. Its failing tests
-//!   are `<testcase>`s with a `<failure>`; test files that could not run (a test diagnostic
-//!   without a test name) and errors around a test (a fixture that raised) are `<testcase>`s with
-//!   an `<error>`. Passed and skipped tests are only
-//!   counted, never listed: a [`crate::Report`] holds their numbers, not their names, and
-//!   inventing cases for them would be made-up data. So `tests` is larger than the number of
-//!   `<testcase>` elements whenever tests passed — readers that total the attributes (most CI
-//!   dashboards) show the true numbers.
+//! CI dashboards (GitLab, Jenkins, Buildkite) count the `<testcase>` elements they read, not a
+//! suite's attributes, so the document lists what it counts:
+//!
+//! - A **test verifier whose tool named its tests** ([`crate::Report::tests`]: jest, vitest and
+//!   mocha's reports, pytest's JUnit, libtest and nextest lines) is a suite with a `<testcase>`
+//!   for every test, passing ones too: `<failure>` for a failed test, `<error>` for one that
+//!   errored around its check (a fixture), `<skipped/>` for a skipped, pending or todo one. A
+//!   failure's message and text are those of the test's diagnostics (same name). Failing test
+//!   diagnostics that name no listed test (a test file that could not run, a test binary that
+//!   crashed) are cases of their own, as below.
+//! - A **test verifier whose tool named no tests** (a log that prints only failures) has a case
+//!   per failing test, and test files that could not run (a test diagnostic without a test
+//!   name) and errors around a test are `<testcase>`s with an `<error>`; its `tests`, `failures`,
+//!   `errors` and `skipped` attributes are the tool's own counts, since inventing cases for tests
+//!   the tool did not name would be made-up data.
 //! - **Any other verifier** (a type checker, a linter, a build) is one check: a suite with one
 //!   `<testcase>` named after the verifier, failing with its errors listed in the failure's
 //!   text when the verifier failed. A linter's thousand findings are not a thousand tests.
@@ -18,9 +24,16 @@
 //! - An **errored verifier** adds a `<testcase>` with an `<error>` giving the reason, counted in
 //!   `errors` and `tests`: a tool that could not run is never shown as a green suite.
 //!
+//! Where the tests are listed, a suite's `tests`, `failures`, `errors` and `skipped` are its
+//! children, counted; `<testsuites>` sums them. A case's `classname` is its test file where the
+//! tool gave one (GitLab shows it as the suite), else the verifier; `(classname, name)` pairs are
+//! made unique (GitLab keeps only the first of a pair), and `file` is a path. The attributes are
+//! those of Jenkins' JUnit schema, plus a case's `file`, which GitLab reads.
+//!
 //! Text is escaped by quick-xml's writer, and characters XML 1.0 does not allow (most control
 //! characters) are removed first.
 
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::io;
 
@@ -28,11 +41,16 @@ use quick_xml::Writer;
 use quick_xml::events::{BytesDecl, BytesText, Event};
 
 use super::{RenderInput, counts_phrase, plural, reason};
-use crate::model::{Diagnostic, Kind, Outcome, Severity, Verification};
+use crate::model::{Diagnostic, Kind, Outcome, Severity, TestCase, TestStatus, Verification};
 
 /// Renders the JUnit XML document, with a final newline.
 pub fn render(input: &RenderInput<'_>) -> String {
-    let suites: Vec<Suite<'_>> = input.verifications.iter().map(Suite::new).collect();
+    let mut suites: Vec<Suite<'_>> = input
+        .verifications
+        .iter()
+        .map(|verification| Suite::new(input, verification))
+        .collect();
+    unique_names(suites.iter_mut().flat_map(|suite| suite.cases.iter_mut()));
     let mut writer = Writer::new_with_indent(Vec::new(), b' ', 2);
     // Writing into a Vec cannot fail.
     let _ = write_document(&mut writer, &suites, input);
@@ -49,6 +67,8 @@ struct Suite<'a> {
     errors: u64,
     skipped: u64,
     cases: Vec<Case>,
+    /// Tests the report only counted ([`crate::Report::tests_dropped`]).
+    tests_dropped: u64,
 }
 
 /// One `<testcase>`.
@@ -56,11 +76,12 @@ struct Case {
     name: String,
     classname: String,
     file: Option<String>,
-    line: Option<u32>,
+    /// Seconds, as JUnit writes them.
+    time: Option<f64>,
     problem: Option<Problem>,
 }
 
-/// A case's `<failure>` or `<error>`.
+/// A case's `<failure>`, `<error>` or `<skipped>`.
 struct Problem {
     element: &'static str,
     kind: String,
@@ -69,10 +90,13 @@ struct Problem {
 }
 
 impl<'a> Suite<'a> {
-    fn new(verification: &'a Verification) -> Self {
+    fn new(input: &RenderInput<'_>, verification: &'a Verification) -> Self {
         let report = &verification.report;
-        let mut suite = if verification.kind == Kind::Test {
-            Suite::of_tests(verification)
+        let listed = !report.tests.is_empty() || report.tests_dropped > 0;
+        let mut suite = if verification.kind == Kind::Test && listed {
+            Suite::of_listed_tests(input, verification)
+        } else if verification.kind == Kind::Test {
+            Suite::of_tests(input, verification)
         } else {
             Suite::of_check(verification)
         };
@@ -84,7 +108,7 @@ impl<'a> Suite<'a> {
                 name: format!("{} could not verify", verification.verifier),
                 classname: verification.verifier.clone(),
                 file: None,
-                line: None,
+                time: None,
                 problem: Some(Problem {
                     element: "error",
                     kind: "errored".to_owned(),
@@ -96,8 +120,100 @@ impl<'a> Suite<'a> {
         suite
     }
 
-    /// A test runner's suite: a case per failing test, the tool's counts.
-    fn of_tests(verification: &'a Verification) -> Self {
+    /// A test runner's suite whose tool named its tests: a case for each, and one for each
+    /// failing test diagnostic that names none of them; the counts are the cases'.
+    fn of_listed_tests(input: &RenderInput<'_>, verification: &'a Verification) -> Self {
+        let report = &verification.report;
+        let failing: Vec<&Diagnostic> = report
+            .diagnostics
+            .iter()
+            .filter(|d| d.kind == Kind::Test && d.severity == Severity::Error)
+            .collect();
+        // The diagnostics of each name: a failing test's by its test name, a file that could
+        // not run by its file (pytest names such a test case by its file).
+        let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (index, diagnostic) in failing.iter().enumerate() {
+            let key = diagnostic.test.as_deref().or(diagnostic.file.as_deref());
+            if let Some(key) = key {
+                by_name.entry(key).or_default().push(index);
+            }
+        }
+        let mut used = vec![false; failing.len()];
+        let mut cases = Vec::with_capacity(report.tests.len() + 1);
+        for test in &report.tests {
+            let mine: Vec<&Diagnostic> = match test.status {
+                TestStatus::Failed | TestStatus::Errored => {
+                    let indices = by_name
+                        .get(test.name.as_str())
+                        .map_or(&[][..], Vec::as_slice);
+                    // A name shared by tests of several files: the diagnostics of this one's.
+                    let same_file: Vec<usize> = indices
+                        .iter()
+                        .copied()
+                        .filter(|&i| {
+                            !used[i] && test.file.is_some() && failing[i].file == test.file
+                        })
+                        .collect();
+                    let chosen = if same_file.is_empty() {
+                        indices.iter().copied().filter(|&i| !used[i]).collect()
+                    } else {
+                        same_file
+                    };
+                    chosen
+                        .into_iter()
+                        .map(|i| {
+                            used[i] = true;
+                            failing[i]
+                        })
+                        .collect()
+                }
+                TestStatus::Passed | TestStatus::Skipped => Vec::new(),
+            };
+            cases.push(listed_case(input, verification, test, &mine));
+        }
+        // Failing test diagnostics no listed test stands for: a test file that could not run,
+        // a crashed test binary, a failure the tool reported twice under two names.
+        for (index, diagnostic) in failing.iter().enumerate() {
+            if !used[index] {
+                cases.push(test_case(
+                    input,
+                    verification,
+                    diagnostic,
+                    !diagnostic.is_failed_test(),
+                ));
+            }
+        }
+        let other = report
+            .diagnostics
+            .iter()
+            .any(|d| d.kind != Kind::Test && d.severity == Severity::Error);
+        let has_problem = cases
+            .iter()
+            .any(|c| c.problem.as_ref().is_some_and(|p| p.element != "skipped"));
+        let unexplained = report.outcome == Outcome::Failed && !has_problem;
+        if other || unexplained {
+            cases.push(outside_case(verification));
+        }
+        let count = |element: &str| {
+            cases
+                .iter()
+                .filter(|c| c.problem.as_ref().is_some_and(|p| p.element == element))
+                .count() as u64
+        };
+        Suite {
+            verification,
+            tests: cases.len() as u64,
+            failures: count("failure"),
+            errors: count("error"),
+            skipped: count("skipped"),
+            tests_dropped: report.tests_dropped,
+            cases,
+        }
+    }
+
+    /// A test runner's suite whose tool named no tests: a case per failing test, the tool's
+    /// counts.
+    fn of_tests(input: &RenderInput<'_>, verification: &'a Verification) -> Self {
         let report = &verification.report;
         let mut cases = Vec::new();
         let mut listed_failures = 0u64;
@@ -113,7 +229,7 @@ impl<'a> Suite<'a> {
             } else {
                 listed_failures += 1;
             }
-            cases.push(test_case(verification, diagnostic, could_not_run));
+            cases.push(test_case(input, verification, diagnostic, could_not_run));
         }
         let counts = &report.counts;
         let failures = counts.tests_failed.unwrap_or(0).max(listed_failures);
@@ -132,18 +248,7 @@ impl<'a> Suite<'a> {
         let unexplained = report.outcome == Outcome::Failed && failures == 0 && errors == 0;
         if other || unexplained {
             errors += 1;
-            cases.push(Case {
-                name: format!("{} failed outside its tests", verification.verifier),
-                classname: verification.verifier.clone(),
-                file: None,
-                line: None,
-                problem: Some(Problem {
-                    element: "error",
-                    kind: "failed".to_owned(),
-                    message: failed_message(verification),
-                    text: listing(report),
-                }),
-            });
+            cases.push(outside_case(verification));
         }
         let tests = counts
             .tests_passed
@@ -158,6 +263,7 @@ impl<'a> Suite<'a> {
             errors,
             skipped,
             cases,
+            tests_dropped: 0,
         }
     }
 
@@ -172,6 +278,7 @@ impl<'a> Suite<'a> {
             errors: 0,
             skipped: 0,
             cases: Vec::new(),
+            tests_dropped: 0,
         };
         if report.outcome == Outcome::Errored {
             return suite;
@@ -188,7 +295,7 @@ impl<'a> Suite<'a> {
             name: verification.verifier.clone(),
             classname: verification.verifier.clone(),
             file: None,
-            line: None,
+            time: None,
             problem,
         });
         suite
@@ -205,39 +312,174 @@ fn failed_message(verification: &Verification) -> String {
     }
 }
 
-/// A failing test (or a test file that could not run, or an error around a test) as a case.
-fn test_case(verification: &Verification, diagnostic: &Diagnostic, could_not_run: bool) -> Case {
-    let name = match &diagnostic.test {
-        Some(test) => test.clone(),
-        None => match &diagnostic.file {
-            Some(file) => format!("{file} could not run"),
-            None => "a test file could not run".to_owned(),
-        },
+/// The case of a test verifier that failed outside its tests.
+fn outside_case(verification: &Verification) -> Case {
+    Case {
+        name: format!("{} failed outside its tests", verification.verifier),
+        classname: verification.verifier.clone(),
+        file: None,
+        time: None,
+        problem: Some(Problem {
+            element: "error",
+            kind: "failed".to_owned(),
+            message: failed_message(verification),
+            text: listing(&verification.report),
+        }),
+    }
+}
+
+/// A path as the document writes it, in `file` and in a `classname` taken from a file; `None`
+/// for one that is no path in the repository (absolute, or above it), which GitLab cannot link.
+/// Every path goes through here, so that one place decides how paths are written.
+fn file_path(input: &RenderInput<'_>, path: &str) -> Option<String> {
+    let path = input.repo_path(path.trim());
+    let path = path.as_ref();
+    let outside = path.is_empty()
+        || path.starts_with('/')
+        || path.contains('\\')
+        || path.as_bytes().get(1) == Some(&b':')
+        || path.split('/').any(|part| part == "..");
+    (!outside).then(|| path.to_owned())
+}
+
+/// A test the tool named, with the diagnostics of its failure (none when it passed or was
+/// skipped, or when its diagnostic was dropped from a full report).
+fn listed_case(
+    input: &RenderInput<'_>,
+    verification: &Verification,
+    test: &TestCase,
+    diagnostics: &[&Diagnostic],
+) -> Case {
+    let file = test.file.as_deref().and_then(|file| file_path(input, file));
+    let problem = match test.status {
+        TestStatus::Passed => None,
+        TestStatus::Skipped => Some(Problem {
+            element: "skipped",
+            kind: String::new(),
+            message: String::new(),
+            text: String::new(),
+        }),
+        TestStatus::Failed | TestStatus::Errored => {
+            let element = if test.status == TestStatus::Failed {
+                "failure"
+            } else {
+                "error"
+            };
+            let mut problem = Problem {
+                element,
+                kind: "test".to_owned(),
+                message: if element == "failure" {
+                    "test failed".to_owned()
+                } else {
+                    "test errored".to_owned()
+                },
+                text: String::new(),
+            };
+            if let Some(first) = diagnostics.first() {
+                problem.kind = kind_of(first);
+                problem.message = first_line(&first.message);
+            }
+            for (i, diagnostic) in diagnostics.iter().enumerate() {
+                if i > 0 {
+                    problem.text.push_str("\n\n");
+                }
+                problem.text.push_str(&failure_text(input, diagnostic));
+            }
+            Some(problem)
+        }
     };
+    Case {
+        name: test.name.clone(),
+        classname: file
+            .clone()
+            .unwrap_or_else(|| verification.verifier.clone()),
+        file,
+        time: test.duration_ms.map(|ms| ms as f64 / 1000.0),
+        problem,
+    }
+}
+
+/// A failure's text: its place, message and detail.
+fn failure_text(input: &RenderInput<'_>, diagnostic: &Diagnostic) -> String {
     let mut text = String::new();
-    if let Some(location) = diagnostic.location() {
-        let _ = writeln!(text, "{location}");
+    if let Some(file) = &diagnostic.file {
+        let file = file_path(input, file).unwrap_or_else(|| file.clone());
+        let _ = match (diagnostic.line, diagnostic.column) {
+            (Some(line), Some(column)) => writeln!(text, "{file}:{line}:{column}"),
+            (Some(line), None) => writeln!(text, "{file}:{line}"),
+            _ => writeln!(text, "{file}"),
+        };
     }
     text.push_str(diagnostic.message.trim());
     if let Some(detail) = &diagnostic.detail {
         let _ = write!(text, "\n{}", detail.trim());
     }
+    text
+}
+
+/// A failure's `type`: the diagnostic's code, else its kind.
+fn kind_of(diagnostic: &Diagnostic) -> String {
+    diagnostic
+        .code
+        .clone()
+        .unwrap_or_else(|| diagnostic.kind.as_str().to_owned())
+}
+
+/// Makes every `(classname, name)` pair of the document unique, ` (2)`, ` (3)` … added to the
+/// later ones: GitLab keys a case by the pair, whatever its suite, and keeps only the first of a
+/// key.
+fn unique_names<'c>(cases: impl Iterator<Item = &'c mut Case>) {
+    let mut seen: HashSet<(String, String)> = HashSet::new();
+    for case in cases {
+        if seen.insert((case.classname.clone(), case.name.clone())) {
+            continue;
+        }
+        let mut n = 2u64;
+        let name = loop {
+            let candidate = format!("{} ({n})", case.name);
+            if !seen.contains(&(case.classname.clone(), candidate.clone())) {
+                break candidate;
+            }
+            n += 1;
+        };
+        seen.insert((case.classname.clone(), name.clone()));
+        case.name = name;
+    }
+}
+
+/// A failing test (or a test file that could not run, or an error around a test) as a case.
+fn test_case(
+    input: &RenderInput<'_>,
+    verification: &Verification,
+    diagnostic: &Diagnostic,
+    could_not_run: bool,
+) -> Case {
+    let name = match &diagnostic.test {
+        Some(test) => test.clone(),
+        None => match &diagnostic.file {
+            Some(file) => format!(
+                "{} could not run",
+                file_path(input, file).unwrap_or_else(|| file.clone())
+            ),
+            None => "a test file could not run".to_owned(),
+        },
+    };
+    let file = diagnostic
+        .file
+        .as_deref()
+        .and_then(|file| file_path(input, file));
     Case {
         name,
-        classname: diagnostic
-            .file
+        classname: file
             .clone()
             .unwrap_or_else(|| verification.verifier.clone()),
-        file: diagnostic.file.clone(),
-        line: diagnostic.line,
+        file,
+        time: None,
         problem: Some(Problem {
             element: if could_not_run { "error" } else { "failure" },
-            kind: diagnostic
-                .code
-                .clone()
-                .unwrap_or_else(|| diagnostic.kind.as_str().to_owned()),
+            kind: kind_of(diagnostic),
             message: first_line(&diagnostic.message),
-            text,
+            text: failure_text(input, diagnostic),
         }),
     }
 }
@@ -290,7 +532,6 @@ fn write_document(
             ("tests", &sum(|s| s.tests).to_string()),
             ("failures", &sum(|s| s.failures).to_string()),
             ("errors", &sum(|s| s.errors).to_string()),
-            ("skipped", &sum(|s| s.skipped).to_string()),
             ("time", &format!("{total_time:.3}")),
         ])
         .write_inner_content(|writer| {
@@ -332,6 +573,10 @@ fn write_suite(writer: &mut Writer<Vec<u8>>, suite: &Suite<'_>) -> io::Result<()
                 if let Some(log) = &verification.log {
                     property("verdict.log", log)?;
                 }
+                if suite.tests_dropped > 0 {
+                    // More tests than a report keeps: counted by the tool, not listed here.
+                    property("verdict.tests_not_listed", &suite.tests_dropped.to_string())?;
+                }
                 Ok(())
             })?;
         for case in &suite.cases {
@@ -354,8 +599,8 @@ fn write_case(writer: &mut Writer<Vec<u8>>, case: &Case) -> io::Result<()> {
     if let Some(file) = &case.file {
         attributes.push(("file", clean(file)));
     }
-    if let Some(line) = case.line {
-        attributes.push(("line", line.to_string()));
+    if let Some(time) = case.time {
+        attributes.push(("time", format!("{time:.3}")));
     }
     let element = writer
         .create_element("testcase")
@@ -363,6 +608,12 @@ fn write_case(writer: &mut Writer<Vec<u8>>, case: &Case) -> io::Result<()> {
     match &case.problem {
         None => {
             element.write_empty()?;
+        }
+        Some(problem) if problem.element == "skipped" => {
+            element.write_inner_content(|writer| {
+                writer.create_element("skipped").write_empty()?;
+                Ok(())
+            })?;
         }
         Some(problem) => {
             element.write_inner_content(|writer| {
