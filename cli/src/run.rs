@@ -35,6 +35,8 @@ Examples:
   verdict run --format sarif --output verdict.sarif
   verdict run --format json --output baseline.json      # on the main branch
   verdict run --baseline baseline.json                  # on a branch: only new failures count
+  verdict run --shard 2/3 --format json --output shard-2.json   # one of 3 CI machines
+  verdict merge shard-*.json                            # the 3 shards as one run
 
 Exit codes:
   0  every verifier passed
@@ -92,10 +94,21 @@ pub(crate) struct Args {
     /// The project to verify [default: the directory of verdict.toml, else the current one]
     #[arg(long, short = 'C', value_name = "DIR")]
     dir: Option<PathBuf>,
+
+    /// Run only shard INDEX of TOTAL (1-based, `2/3`) of a run split across CI machines: test
+    /// runners run their part of the tests, everything else runs in shard 1 only; `verdict merge`
+    /// combines the shards' JSON reports
+    #[arg(long, value_name = "INDEX/TOTAL")]
+    shard: Option<verdict_core::verifier::Shard>,
+
+    /// With --shard: balance test files by their durations in this earlier JSON report
+    /// (`--format json` output) instead of by count
+    #[arg(long, value_name = "FILE", requires = "shard")]
+    shard_durations: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
-enum FormatArg {
+pub(crate) enum FormatArg {
     /// Progress and the digest, for people
     Human,
     /// The verifications and the digest, in verdict's documented JSON schema
@@ -111,7 +124,7 @@ enum FormatArg {
 }
 
 impl FormatArg {
-    fn format(self) -> Format {
+    pub(crate) fn format(self) -> Format {
         match self {
             FormatArg::Human => Format::Human,
             FormatArg::Json => Format::Json,
@@ -156,6 +169,8 @@ impl Args {
             no_cache: self.no_cache,
             failed_first: self.failed_first,
             baseline: self.baseline.clone(),
+            shard: self.shard,
+            shard_durations: self.shard_durations.clone(),
         }
     }
 }
@@ -182,6 +197,10 @@ pub(crate) struct Request {
     pub(crate) failed_first: bool,
     /// Count only failures absent from this earlier JSON report.
     pub(crate) baseline: Option<PathBuf>,
+    /// Run only this shard of a run split across machines.
+    pub(crate) shard: Option<verdict_core::verifier::Shard>,
+    /// An earlier JSON report whose test durations balance the shards.
+    pub(crate) shard_durations: Option<PathBuf>,
 }
 
 /// A run ready to start: the project, its verifiers in a fresh run directory, and the pipeline's
@@ -199,6 +218,8 @@ pub(crate) struct Prepared {
     baseline: Option<Baseline>,
     /// What the user should know before the run (the workspace packages it leaves out).
     pub(crate) note: Option<String>,
+    /// The shard this run is, if it is one.
+    pub(crate) shard: Option<verdict_core::verifier::Shard>,
 }
 
 /// A finished run, ready to render.
@@ -259,8 +280,14 @@ pub(crate) fn prepare(request: &Request) -> Result<Prepared> {
         )));
     }
     let baseline = request.baseline.as_deref().map(read_baseline).transpose()?;
+    let test_durations = match &request.shard_durations {
+        Some(path) => read_durations(path)?,
+        None => Default::default(),
+    };
     // Only now that something will run: a project with no verifier is left as it was.
-    let workspace = plan.start()?;
+    let mut workspace = plan.start()?;
+    workspace.shard = request.shard;
+    workspace.test_durations = test_durations;
     Ok(Prepared {
         root,
         plan,
@@ -270,6 +297,7 @@ pub(crate) fn prepare(request: &Request) -> Result<Prepared> {
         no_cache: request.no_cache,
         baseline,
         note,
+        shard: request.shard,
     })
 }
 
@@ -348,6 +376,7 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
         exit_code: ExitCode::of(outcome).code(),
         tool_version: env!("CARGO_PKG_VERSION"),
         color: args.output.is_none() && std::io::stdout().is_terminal() && color_allowed(),
+        shard: prepared.shard,
     };
     let format = args.format.format();
     let text = render::render(format, &input);
@@ -393,6 +422,30 @@ pub(crate) fn color_allowed() -> bool {
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let dumb = std::env::var_os("TERM").is_some_and(|v| v == "dumb");
     !no_color && !dumb
+}
+
+/// How long each test file took in the earlier report at `path`: the durations of its tests
+/// (`Report::tests`), summed by file, over every verifier. Tests without a file or a duration
+/// count for nothing; a report without tests balances by count.
+fn read_durations(path: &Path) -> Result<std::collections::BTreeMap<String, u64>> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("failed to read the shard durations {}", path.display()))?;
+    let document = render::json::parse_json(&text).map_err(|error| {
+        usage(format!(
+            "{} is not a verdict JSON report (`verdict run --format json` writes one): {error}",
+            path.display()
+        ))
+    })?;
+    let mut durations = std::collections::BTreeMap::new();
+    for verification in &document.verifications {
+        for test in &verification.report.tests {
+            if let (Some(file), Some(ms)) = (&test.file, test.duration_ms) {
+                let total: &mut u64 = durations.entry(file.clone()).or_default();
+                *total = total.saturating_add(ms);
+            }
+        }
+    }
+    Ok(durations)
 }
 
 fn read_baseline(path: &Path) -> Result<Baseline> {

@@ -286,6 +286,7 @@ fn rendered(format: Format, runs: &[Verification], known_failures: u64) -> Strin
         exit_code: exit_code(overall(runs)),
         tool_version: "0.0.0-test",
         color: false,
+        shard: None,
     };
     render::render(format, &input)
 }
@@ -658,6 +659,7 @@ fn json_round_trips_through_parse_json() {
         exit_code: exit_code(overall(&runs)),
         tool_version: "0.0.0-test",
         color: false,
+        shard: None,
     };
     let text = render::render(Format::Json, &input);
     let document = parse_json(&text).expect("parses back");
@@ -760,6 +762,7 @@ fn markdown_stays_under_the_comment_limit() {
         exit_code: exit_code(overall(&runs)),
         tool_version: "0.0.0-test",
         color: false,
+        shard: None,
     };
     let text = render::render(Format::Markdown, &input);
     assert!(
@@ -782,6 +785,7 @@ fn human_colours_only_when_asked() {
         exit_code: exit_code(overall(&runs)),
         tool_version: "0.0.0-test",
         color: false,
+        shard: None,
     };
     let plain = render::render(Format::Human, &input);
     // The only escape in the plain text is the one the tool printed into a message, which the

@@ -54,7 +54,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use verdict_model::verifier::{
-    Applicability, Captured, CommandSpec, Exit, ExitCodes, Inputs, VerifierError, Workspace,
+    Applicability, Captured, CommandSpec, Exit, ExitCodes, Inputs, Sharding, VerifierError,
+    Workspace,
 };
 use verdict_model::{Kind, Outcome, Report, Severity, Verifier};
 use verdict_verifier_support::declared::Declared;
@@ -882,10 +883,30 @@ impl Verifier for CargoTest {
         }
     }
 
+    /// Split with nextest's own `--partition count:INDEX/TOTAL` where the project runs its tests
+    /// with nextest. `cargo test` has no way to split them (its filters are by name, not by
+    /// count): it runs them all in the first shard.
+    fn sharding(&self, workspace: &Workspace) -> Sharding {
+        match nextest_config(&workspace.root) {
+            Some(_) => Sharding::Split,
+            None => Sharding::Whole,
+        }
+    }
+
     fn command(&self, workspace: &Workspace) -> Result<CommandSpec, VerifierError> {
         match nextest_config(&workspace.root) {
             Some(config) => {
-                self.nextest_spec(workspace, &config, Vec::new(), nextest::nextest_program())
+                let partition = match workspace.shard {
+                    // `--no-tests=pass`: a partition nextest deals no test ends as a pass of
+                    // nothing, which the pipeline lists as not run in this shard.
+                    Some(shard) if shard.total > 1 => vec![
+                        "--partition".to_owned(),
+                        format!("count:{shard}"),
+                        "--no-tests=pass".to_owned(),
+                    ],
+                    _ => Vec::new(),
+                };
+                self.nextest_spec(workspace, &config, partition, nextest::nextest_program())
             }
             None => Command::Test.spec(
                 workspace,

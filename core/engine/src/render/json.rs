@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::RenderInput;
 use crate::model::{Kind, Outcome, Report, Status};
+use crate::verifier::Shard;
 
 /// The schema name and version every document carries in `schema`.
 pub const SCHEMA: &str = "verdict-run/1";
@@ -33,6 +34,35 @@ pub struct RunDocument {
     pub verifications: Vec<VerificationDocument>,
     /// The digest an agent reads.
     pub digest: DigestDocument,
+    /// Which shard of a run split across machines this is (`verdict run --shard 2/3`); absent
+    /// for a whole run. `verdict merge` reads it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<ShardDocument>,
+}
+
+/// The shard a document is of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShardDocument {
+    /// Which shard, from 1 to `total`.
+    pub index: u32,
+    /// How many shards the run was split into.
+    pub total: u32,
+}
+
+impl From<Shard> for ShardDocument {
+    fn from(shard: Shard) -> Self {
+        ShardDocument {
+            index: shard.index,
+            total: shard.total,
+        }
+    }
+}
+
+impl ShardDocument {
+    /// The shard, when `index` and `total` make one (`1 <= index <= total`).
+    pub fn shard(self) -> Option<Shard> {
+        Shard::new(self.index, self.total)
+    }
 }
 
 /// One verifier's part of a run.
@@ -98,6 +128,7 @@ impl RunDocument {
                 tokens: input.digest.tokens,
                 budget: input.digest.budget,
             },
+            shard: input.shard.map(ShardDocument::from),
         }
     }
 }

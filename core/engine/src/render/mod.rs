@@ -47,6 +47,9 @@ pub struct RenderInput<'a> {
     pub tool_version: &'a str,
     /// Whether the human format may use ANSI colours. The other formats ignore it.
     pub color: bool,
+    /// The shard this run is of a run split across machines (`--shard`), which the JSON
+    /// document records for `verdict merge`; `None` for a whole run.
+    pub shard: Option<crate::verifier::Shard>,
 }
 
 /// An output format of `verdict run`.
@@ -130,6 +133,7 @@ fn reason(verification: &Verification) -> String {
         .unwrap_or(match verification.status {
             Status::Cancelled => "the run was interrupted",
             Status::Skipped => "it did not run",
+            Status::NotInShard => "it did not run in this shard",
             _ => "no reason was given",
         });
     text.trim().to_owned()

@@ -1,0 +1,477 @@
+//! `verdict merge`: the JSON reports of the shards of one run (`verdict run --shard i/n --format
+//! json`) combined into one run, rendered in any format, the digest included.
+//!
+//! The reports must be the shards of one split: the same `verdict-run/1` schema, the same total
+//! `n`, each index from 1 to `n` exactly once, and the same verifiers. Anything else — a shard
+//! missing, given twice, of another split, unreadable, or not a shard report at all — is an error
+//! naming the file: the merged run could not verify (exit 2).
+//!
+//! Each verifier's part is merged from the shards that ran it; the shards that did not
+//! (`not_in_shard`) add nothing. A verifier run whole in shard 1 (a type checker, a linter) is
+//! taken from shard 1 as it is. A test runner split across the shards gets its counts summed, its
+//! diagnostics concatenated in shard order and deduplicated by fingerprint (a diagnostic every
+//! shard prints, such as a warning about the configuration, counts once; within one shard the
+//! multiplicity stays), its `tests` concatenated (at most [`MAX_TESTS`]), and the worst outcome:
+//! errored in any shard is errored (the reason names the shard), else failed in any is failed. A
+//! split runner that ran in no shard ran no test: errored, never a pass.
+//!
+//! Memory stays bounded by the merged run, not by the inputs: each report is read, folded into
+//! the merged run and dropped before the next is read. A first pass reads only each report's
+//! header (its schema and shard), so that the fold goes in shard order whatever order the files
+//! are named in (a shell's `shard-*.json` puts `shard-10` before `shard-2`).
+
+use std::collections::BTreeMap;
+use std::collections::HashMap;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use serde::Deserialize;
+use verdict_core::model::{Fingerprint, MAX_DIAGNOSTICS, overall};
+use verdict_core::render::json::{RunDocument, SCHEMA, ShardDocument, VerificationDocument};
+use verdict_core::render::{self, Format, RenderInput};
+use verdict_core::{Outcome, Report, Status, Verification};
+
+use crate::budget;
+use crate::exit::ExitCode;
+use crate::run::{color_allowed, usage};
+use crate::verify;
+
+#[cfg(doc)]
+use verdict_core::model::MAX_TESTS;
+
+const EXAMPLES: &str = "\
+Examples:
+  verdict run --shard 1/3 --format json --output shard-1.json   # on each of 3 machines
+  verdict merge shard-*.json                                    # the digest of the whole run
+  verdict merge shard-*.json --format sarif --output verdict.sarif
+
+Exit codes:
+  0  every verifier passed in every shard
+  1  a verifier found failures in the code, in some shard
+  2  a verifier could not verify in some shard, or a shard is missing, given twice, of another
+     split or unreadable";
+
+/// Arguments of `verdict merge`.
+#[derive(clap::Args)]
+#[command(after_help = EXAMPLES)]
+pub(crate) struct Args {
+    /// The shards' JSON reports (`verdict run --shard i/n --format json`), one per shard
+    #[arg(required = true, value_name = "FILES")]
+    files: Vec<PathBuf>,
+
+    /// Output format
+    #[arg(long, value_enum, default_value_t = crate::run::FormatArg::Human)]
+    format: crate::run::FormatArg,
+
+    /// Write the report to FILE instead of stdout
+    #[arg(long, short, value_name = "FILE")]
+    output: Option<PathBuf>,
+
+    /// Hard limit of the digest, in tokens (o200k) [default: the shards' own budget]
+    #[arg(long, value_name = "N", value_parser = budget::parse)]
+    budget: Option<usize>,
+}
+
+/// What the first pass reads of a report: enough to order and check the shards.
+#[derive(Deserialize)]
+struct Header {
+    schema: Option<String>,
+    shard: Option<ShardDocument>,
+}
+
+/// Runs the command and returns the exit code.
+pub(crate) fn run(args: &Args) -> Result<ExitCode> {
+    let merged = merge_files(&args.files)?;
+    let budget = args.budget.unwrap_or(merged.budget);
+    let outcome = overall(&merged.verifications);
+    // The shards' digests are of their parts; the merged run's is built afresh, with no memo.
+    let digest = verify::digest(Path::new("."), &merged.verifications, budget, true);
+    let input = RenderInput {
+        verifications: &merged.verifications,
+        digest: &digest,
+        outcome,
+        known_failures: merged.known_failures,
+        exit_code: ExitCode::of(outcome).code(),
+        tool_version: env!("CARGO_PKG_VERSION"),
+        color: args.output.is_none() && std::io::stdout().is_terminal() && color_allowed(),
+        shard: None,
+    };
+    emit(args.format.format(), args.output.as_deref(), &input)?;
+    Ok(ExitCode::of(outcome))
+}
+
+/// Writes the merged run in `format`: the one place `verdict merge` outputs, the same way `verdict
+/// run` does (the report to stdout or `output`; in GitHub Actions the annotations and the job
+/// summary too).
+fn emit(format: Format, output: Option<&Path>, input: &RenderInput<'_>) -> Result<()> {
+    let text = render::render(format, input);
+    let in_actions = std::env::var_os("GITHUB_ACTIONS").is_some_and(|v| v == "true");
+    let mut stdout = std::io::stdout().lock();
+    if in_actions && !matches!(format, Format::Github) {
+        let annotations = render::render(Format::Github, input);
+        let document_on_stdout =
+            output.is_none() && matches!(format, Format::Json | Format::Sarif | Format::Junit);
+        if document_on_stdout {
+            std::io::stderr().lock().write_all(annotations.as_bytes())?;
+        } else {
+            stdout.write_all(annotations.as_bytes())?;
+        }
+    }
+    match output {
+        Some(path) => std::fs::write(path, &text)
+            .with_context(|| format!("failed to write {}", path.display()))?,
+        None => {
+            stdout.write_all(text.as_bytes())?;
+            if !text.ends_with('\n') {
+                stdout.write_all(b"\n")?;
+            }
+        }
+    }
+    stdout.flush()?;
+    if in_actions && let Some(summary) = std::env::var_os("GITHUB_STEP_SUMMARY") {
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&summary)
+            .with_context(|| format!("failed to open {}", Path::new(&summary).display()))?;
+        file.write_all(render::github::job_summary(input).as_bytes())?;
+    }
+    Ok(())
+}
+
+/// The shards merged into one run.
+pub(crate) struct Merged {
+    /// One per verifier, in the shards' order.
+    pub(crate) verifications: Vec<Verification>,
+    /// Failures the shards set aside with a baseline, summed.
+    pub(crate) known_failures: u64,
+    /// The first shard's digest budget.
+    pub(crate) budget: usize,
+}
+
+/// Reads, checks and merges the reports at `files` (see the module docs). Every error names the
+/// file or the shard at fault.
+pub(crate) fn merge_files(files: &[PathBuf]) -> Result<Merged> {
+    let mut by_index: BTreeMap<u32, &PathBuf> = BTreeMap::new();
+    let mut total: Option<(u32, &PathBuf)> = None;
+    for path in files {
+        let bytes = read(path)?;
+        let header: Header = serde_json::from_slice(&bytes).map_err(|error| {
+            usage(format!(
+                "{} is not a verdict JSON report (`verdict run --format json` writes one): \
+                 {error}",
+                path.display()
+            ))
+        })?;
+        match header.schema.as_deref() {
+            Some(SCHEMA) => {}
+            found => bail!(usage(format!(
+                "{} has schema `{}`, not `{SCHEMA}`: it cannot be merged by this verdict",
+                path.display(),
+                found.unwrap_or("(none)")
+            ))),
+        }
+        let Some(shard) = header.shard else {
+            bail!(usage(format!(
+                "{} is the report of a whole run, not of a shard (write one with `verdict run \
+                 --shard INDEX/TOTAL --format json`)",
+                path.display()
+            )));
+        };
+        let Some(valid) = shard.shard() else {
+            bail!(usage(format!(
+                "{} names shard {}/{}, which is no shard",
+                path.display(),
+                shard.index,
+                shard.total
+            )));
+        };
+        match total {
+            None => total = Some((valid.total, path)),
+            Some((n, first)) if n != valid.total => bail!(usage(format!(
+                "{} is shard {valid} of a split into {}, but {} is of a split into {n}: the \
+                 reports are not the shards of one run",
+                path.display(),
+                valid.total,
+                first.display()
+            ))),
+            Some(_) => {}
+        }
+        if let Some(other) = by_index.insert(valid.index, path) {
+            bail!(usage(format!(
+                "shard {valid} is given twice: {} and {}",
+                other.display(),
+                path.display()
+            )));
+        }
+    }
+    let Some((total, _)) = total else {
+        bail!(usage("no shard report to merge"));
+    };
+    let missing: Vec<String> = (1..=total)
+        .filter(|index| !by_index.contains_key(index))
+        .map(|index| format!("{index}/{total}"))
+        .collect();
+    if !missing.is_empty() {
+        let plural = if missing.len() == 1 { "" } else { "s" };
+        bail!(usage(format!(
+            "shard{plural} {} missing: the merged run could not verify what {} ran",
+            missing.join(", "),
+            if missing.len() == 1 { "it" } else { "they" }
+        )));
+    }
+
+    let mut fold = Fold::default();
+    for (&index, path) in &by_index {
+        let bytes = read(path)?;
+        let document: RunDocument = serde_json::from_slice(&bytes).map_err(|error| {
+            usage(format!(
+                "{} (shard {index}/{total}) is not a valid verdict JSON report: {error}",
+                path.display()
+            ))
+        })?;
+        drop(bytes);
+        fold.add(index, total, path, document)?;
+    }
+    Ok(fold.finish(total))
+}
+
+/// The bytes of a report, or an error naming it.
+fn read(path: &Path) -> Result<Vec<u8>> {
+    std::fs::read(path)
+        .with_context(|| format!("failed to read the shard report {}", path.display()))
+        .map_err(|error| usage(format!("{error:#}")))
+}
+
+/// The merge so far.
+#[derive(Default)]
+struct Fold {
+    /// One per verifier, in the first shard's order.
+    verifiers: Vec<Part>,
+    known_failures: u64,
+    budget: Option<usize>,
+}
+
+/// One verifier's merge so far.
+struct Part {
+    name: String,
+    kind: verdict_core::Kind,
+    /// The shards that ran it (not `not_in_shard`), with how.
+    ran_in: Vec<(u32, Status)>,
+    /// The reason the first shard that did not run it gave.
+    not_run_reason: Option<String>,
+    report: Option<Report>,
+    /// How many times each fingerprint is in the merged report (the most of any one shard).
+    fingerprints: HashMap<Fingerprint, u32>,
+    /// Errors of the shards where it could not verify, each naming its shard.
+    errors: Vec<String>,
+    command: Option<Vec<String>>,
+    log: Option<String>,
+    duration: Duration,
+    notes: Vec<String>,
+}
+
+impl Fold {
+    fn add(&mut self, index: u32, total: u32, path: &Path, document: RunDocument) -> Result<()> {
+        self.known_failures += document.known_failures;
+        self.budget.get_or_insert(document.digest.budget);
+        let names: Vec<&str> = document
+            .verifications
+            .iter()
+            .map(|v| v.verifier.as_str())
+            .collect();
+        if self.verifiers.is_empty() {
+            for v in &document.verifications {
+                self.verifiers.push(Part::new(&v.verifier, v.kind));
+            }
+        } else {
+            let expected: Vec<&str> = self.verifiers.iter().map(|p| p.name.as_str()).collect();
+            if names != expected {
+                bail!(usage(format!(
+                    "{} (shard {index}/{total}) ran the verifiers {}, but shard 1/{total} ran {}: \
+                     the shards of one run must run the same verifiers",
+                    path.display(),
+                    names.join(", "),
+                    expected.join(", ")
+                )));
+            }
+        }
+        for (part, verification) in self.verifiers.iter_mut().zip(document.verifications) {
+            part.add(index, total, verification);
+        }
+        Ok(())
+    }
+
+    fn finish(self, total: u32) -> Merged {
+        Merged {
+            verifications: self
+                .verifiers
+                .into_iter()
+                .map(|part| part.finish(total))
+                .collect(),
+            known_failures: self.known_failures,
+            budget: self.budget.unwrap_or(verdict_core::digest::DEFAULT_BUDGET),
+        }
+    }
+}
+
+impl Part {
+    fn new(name: &str, kind: verdict_core::Kind) -> Part {
+        Part {
+            name: name.to_owned(),
+            kind,
+            ran_in: Vec::new(),
+            not_run_reason: None,
+            report: None,
+            fingerprints: HashMap::new(),
+            errors: Vec::new(),
+            command: None,
+            log: None,
+            duration: Duration::ZERO,
+            notes: Vec::new(),
+        }
+    }
+
+    /// Folds in shard `index`'s verification of this verifier.
+    fn add(&mut self, index: u32, total: u32, v: VerificationDocument) {
+        if v.status == Status::NotInShard {
+            if self.not_run_reason.is_none() {
+                self.not_run_reason = v.report.error.clone();
+            }
+            return;
+        }
+        self.ran_in.push((index, v.status));
+        let shard_report = v.report;
+        if shard_report.outcome == Outcome::Errored {
+            let why = shard_report
+                .error
+                .clone()
+                .unwrap_or_else(|| "no reason given".to_owned());
+            self.errors.push(format!("shard {index}/{total}: {why}"));
+        }
+        self.duration = self.duration.max(Duration::from_millis(v.duration_ms));
+        if self.command.is_none() {
+            self.command = v.command;
+            self.log = v.log;
+        }
+        for note in v.notes {
+            if !self.notes.contains(&note) {
+                self.notes.push(note);
+            }
+        }
+        let Some(report) = &mut self.report else {
+            for d in &shard_report.diagnostics {
+                *self.fingerprints.entry(d.fingerprint).or_default() += 1;
+            }
+            self.report = Some(shard_report);
+            return;
+        };
+        report.counts.add(&shard_report.counts);
+        report.outcome = worst(report.outcome, shard_report.outcome);
+        // A diagnostic's copies: as many as the shard that has the most of them.
+        let mut this_shard: HashMap<Fingerprint, u32> = HashMap::new();
+        for d in shard_report.diagnostics {
+            let here = this_shard.entry(d.fingerprint).or_default();
+            *here += 1;
+            let merged = self.fingerprints.entry(d.fingerprint).or_default();
+            if *here > *merged {
+                *merged += 1;
+                if report.diagnostics.len() < MAX_DIAGNOSTICS {
+                    report.diagnostics.push(d);
+                } else {
+                    report.diagnostics_dropped += 1;
+                }
+            }
+        }
+        report.diagnostics_dropped += shard_report.diagnostics_dropped;
+        report.tests_dropped += shard_report.tests_dropped;
+        for test in shard_report.tests {
+            report.push_test(test);
+        }
+        for note in shard_report.notes {
+            if !report.notes.contains(&note) {
+                report.note(note);
+            }
+        }
+        // Each shard's summary line is of its part only.
+        report.summary = None;
+    }
+
+    fn finish(self, total: u32) -> Verification {
+        let name = self.name;
+        let Some(mut report) = self.report else {
+            // No shard ran it: a test runner split into shards that ran no test anywhere, or a
+            // verifier that shard 1 did not run either. Nothing was verified.
+            let reason = self
+                .not_run_reason
+                .unwrap_or_else(|| "no reason given".to_owned());
+            return Verification {
+                verifier: name.clone(),
+                kind: self.kind,
+                status: Status::Ran,
+                report: Report::errored(
+                    &name,
+                    format!("{name} ran in none of the {total} shards ({reason})"),
+                ),
+                command: None,
+                log: None,
+                duration: Duration::ZERO,
+                notes: Vec::new(),
+            };
+        };
+        let statuses: Vec<Status> = self.ran_in.iter().map(|(_, s)| *s).collect();
+        let status = if statuses.contains(&Status::Cancelled) {
+            Status::Cancelled
+        } else if statuses.contains(&Status::Skipped) {
+            Status::Skipped
+        } else if statuses.iter().all(|s| *s == Status::Cached) {
+            Status::Cached
+        } else {
+            Status::Ran
+        };
+        let split = self.ran_in.len() > 1;
+        if !self.errors.is_empty() {
+            report.outcome = Outcome::Errored;
+            report.error = Some(if split {
+                self.errors.join("; ")
+            } else {
+                report
+                    .error
+                    .take()
+                    .unwrap_or_else(|| self.errors.join("; "))
+            });
+        }
+        let mut notes = self.notes;
+        if split {
+            let shards: Vec<String> = self
+                .ran_in
+                .iter()
+                .map(|(index, _)| format!("{index}/{total}"))
+                .collect();
+            notes.push(format!("merged from shards {}", shards.join(", ")));
+        }
+        Verification {
+            verifier: name,
+            kind: self.kind,
+            status,
+            report,
+            command: self.command,
+            // A split runner's logs are on several machines.
+            log: if split { None } else { self.log },
+            duration: self.duration,
+            notes,
+        }
+    }
+}
+
+/// The worse of two outcomes: errored over failed over passed.
+fn worst(a: Outcome, b: Outcome) -> Outcome {
+    let rank = |o: Outcome| match o {
+        Outcome::Passed => 0,
+        Outcome::Failed => 1,
+        Outcome::Errored => 2,
+    };
+    if rank(b) > rank(a) { b } else { a }
+}
