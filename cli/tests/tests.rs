@@ -11,3 +11,4 @@ mod mcp;
 mod post_edit;
 mod presets;
 mod run;
+mod shard;
