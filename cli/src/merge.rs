@@ -11,12 +11,13 @@
 //! taken from shard 1 as it is. A test runner split across the shards gets its counts summed, its
 //! diagnostics concatenated in shard order and deduplicated by fingerprint (a diagnostic every
 //! shard prints, such as a warning about the configuration, counts once; within one shard the
-//! multiplicity stays), its `tests` concatenated (at most [`MAX_TESTS`]), and the worst outcome:
-//! errored in any shard is errored (the reason names the shard), else failed in any is failed. A
-//! split runner that ran in no shard ran no test: errored, never a pass.
+//! multiplicity stays), its `tests` concatenated (at most
+//! [`verdict_core::model::MAX_TESTS`]), and the worst outcome: errored in any shard is errored
+//! (the reason names the shard), else failed in any is failed. A split runner that ran in no
+//! shard ran no test: errored, never a pass.
 //!
 //! Memory stays bounded by the merged run, not by the inputs: each report is read, folded into
-//! the merged run and dropped before the next is read. A first pass reads only each report's
+//! the merged run and dropped (two are read at a time, on two threads). A first pass reads only each report's
 //! header (its schema and shard), so that the fold goes in shard order whatever order the files
 //! are named in (a shell's `shard-*.json` puts `shard-10` before `shard-2`).
 
@@ -37,9 +38,6 @@ use crate::budget;
 use crate::exit::ExitCode;
 use crate::run::{color_allowed, usage};
 use crate::verify;
-
-#[cfg(doc)]
-use verdict_core::model::MAX_TESTS;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -156,15 +154,9 @@ pub(crate) struct Merged {
 pub(crate) fn merge_files(files: &[PathBuf]) -> Result<Merged> {
     let mut by_index: BTreeMap<u32, &PathBuf> = BTreeMap::new();
     let mut total: Option<(u32, &PathBuf)> = None;
-    for path in files {
-        let bytes = read(path)?;
-        let header: Header = serde_json::from_slice(&bytes).map_err(|error| {
-            usage(format!(
-                "{} is not a verdict JSON report (`verdict run --format json` writes one): \
-                 {error}",
-                path.display()
-            ))
-        })?;
+    let headers = in_order(files, |path| read_header(path));
+    for (path, header) in files.iter().zip(headers) {
+        let header = header?;
         match header.schema.as_deref() {
             Some(SCHEMA) => {}
             found => bail!(usage(format!(
@@ -224,18 +216,109 @@ pub(crate) fn merge_files(files: &[PathBuf]) -> Result<Merged> {
     }
 
     let mut fold = Fold::default();
-    for (&index, path) in &by_index {
-        let bytes = read(path)?;
-        let document: RunDocument = serde_json::from_slice(&bytes).map_err(|error| {
-            usage(format!(
-                "{} (shard {index}/{total}) is not a valid verdict JSON report: {error}",
-                path.display()
-            ))
-        })?;
-        drop(bytes);
-        fold.add(index, total, path, document)?;
+    let ordered: Vec<(u32, &PathBuf)> = by_index.into_iter().collect();
+    // Two reports are read at a time, each on a thread, and folded in shard order: the fold
+    // holds the merged run and at most two reports besides.
+    for pair in ordered.chunks(2) {
+        let documents = in_order(pair, |&(index, path)| {
+            let bytes = read(path)?;
+            // UTF-8 checked once for the whole text, not string by string.
+            let text = std::str::from_utf8(&bytes).map_err(|error| {
+                usage(format!(
+                    "{} (shard {index}/{total}) is not UTF-8 text: {error}",
+                    path.display()
+                ))
+            })?;
+            serde_json::from_str::<RunDocument>(text).map_err(|error| {
+                usage(format!(
+                    "{} (shard {index}/{total}) is not a valid verdict JSON report: {error}",
+                    path.display()
+                ))
+            })
+        });
+        for (&(index, path), document) in pair.iter().zip(documents) {
+            fold.add(index, total, path, document?)?;
+        }
     }
     Ok(fold.finish(total))
+}
+
+/// `parse` of each item, in their order, on up to two threads (the second item of every pair on
+/// a thread of its own).
+fn in_order<I: Sync, T: Send>(
+    items: &[I],
+    parse: impl Fn(&I) -> Result<T> + Sync,
+) -> Vec<Result<T>> {
+    let mut results = Vec::with_capacity(items.len());
+    for pair in items.chunks(2) {
+        std::thread::scope(|scope| {
+            let second = pair.get(1).map(|item| scope.spawn(|| parse(item)));
+            results.push(parse(&pair[0]));
+            if let Some(handle) = second {
+                results.push(
+                    handle
+                        .join()
+                        .unwrap_or_else(|_| Err(anyhow::anyhow!("reading a shard report failed"))),
+                );
+            }
+        });
+    }
+    results
+}
+
+/// The schema and shard of the report at `path`. verdict writes `schema` first and `shard` last,
+/// so the first and last few hundred bytes usually hold both, and the report need not be read
+/// whole twice; a report laid out otherwise is read whole. Either way the full read of the merge
+/// checks both again ([`Fold::add`]), so a report whose ends say something else than its body
+/// cannot slip through.
+fn read_header(path: &Path) -> Result<Header> {
+    if let Some(header) = header_from_ends(path) {
+        return Ok(header);
+    }
+    let bytes = read(path)?;
+    serde_json::from_slice::<Header>(&bytes).map_err(|error| {
+        usage(format!(
+            "{} is not a verdict JSON report (`verdict run --format json` writes one): {error}",
+            path.display()
+        ))
+    })
+}
+
+/// [`read_header`]'s quick path: the schema from the start of the file (`{"schema": "…"`), the
+/// shard from its end (`"shard": {…}}`); `None` when either is not where verdict writes it.
+fn header_from_ends(path: &Path) -> Option<Header> {
+    use std::io::{Read, Seek, SeekFrom};
+    const END: u64 = 512;
+    let mut file = std::fs::File::open(path).ok()?;
+    let len = file.metadata().ok()?.len();
+    let mut head = [0u8; 64];
+    let head_len = file.read(&mut head).ok()?;
+    let head = std::str::from_utf8(&head[..head_len]).ok()?;
+    let rest = head.trim_start().strip_prefix('{')?.trim_start();
+    let rest = rest
+        .strip_prefix("\"schema\"")?
+        .trim_start()
+        .strip_prefix(':')?;
+    let schema: String = serde_json::Deserializer::from_str(rest.trim_start())
+        .into_iter::<String>()
+        .next()?
+        .ok()?;
+    file.seek(SeekFrom::Start(len.saturating_sub(END))).ok()?;
+    let mut tail = Vec::new();
+    file.take(END).read_to_end(&mut tail).ok()?;
+    let tail = String::from_utf8_lossy(&tail);
+    // The last member: `"shard": { … }` then the document's closing brace.
+    let at = tail.rfind("\"shard\"")?;
+    let value = tail[at + "\"shard\"".len()..]
+        .trim_start()
+        .strip_prefix(':')?;
+    let close = value.find('}')?;
+    let shard: ShardDocument = serde_json::from_str(&value[..=close]).ok()?;
+    let after = value[close + 1..].trim();
+    (after == "}").then_some(Header {
+        schema: Some(schema),
+        shard: Some(shard),
+    })
 }
 
 /// The bytes of a report, or an error naming it.
@@ -275,6 +358,18 @@ struct Part {
 
 impl Fold {
     fn add(&mut self, index: u32, total: u32, path: &Path, document: RunDocument) -> Result<()> {
+        let expected = ShardDocument { index, total };
+        if document.schema != SCHEMA || document.shard != Some(expected) {
+            bail!(usage(format!(
+                "{} does not read the same whole as at its ends (schema `{}`, shard {}): it \
+                 cannot be merged",
+                path.display(),
+                document.schema,
+                document
+                    .shard
+                    .map_or_else(|| "none".to_owned(), |s| format!("{}/{}", s.index, s.total))
+            )));
+        }
         self.known_failures += document.known_failures;
         self.budget.get_or_insert(document.digest.budget);
         let names: Vec<&str> = document
@@ -445,12 +540,16 @@ impl Part {
         }
         let mut notes = self.notes;
         if split {
-            let shards: Vec<String> = self
-                .ran_in
-                .iter()
-                .map(|(index, _)| format!("{index}/{total}"))
-                .collect();
-            notes.push(format!("merged from shards {}", shards.join(", ")));
+            if self.ran_in.len() == total as usize {
+                notes.push(format!("merged from all {total} shards"));
+            } else {
+                let shards: Vec<String> = self
+                    .ran_in
+                    .iter()
+                    .map(|(index, _)| format!("{index}/{total}"))
+                    .collect();
+                notes.push(format!("merged from shards {}", shards.join(", ")));
+            }
         }
         Verification {
             verifier: name,

@@ -563,9 +563,15 @@ impl Verifier for Pytest {
         })
     }
 
-    /// Split by test file (see [`shard`]): pytest has no sharding of its own.
-    fn sharding(&self, _workspace: &Workspace) -> Sharding {
-        Sharding::Split
+    /// Split by test file (see [`shard`]): pytest has no sharding of its own. A project that
+    /// collects doctests too (`--doctest-modules`, `--doctest-glob`) runs whole in shard 1:
+    /// its modules and text files are no test files of the split, and would run in no shard.
+    fn sharding(&self, workspace: &Workspace) -> Sharding {
+        if shard::collects_doctests(workspace, &declared_args(workspace).0) {
+            Sharding::Whole
+        } else {
+            Sharding::Split
+        }
     }
 
     fn command(&self, workspace: &Workspace) -> Result<CommandSpec, VerifierError> {

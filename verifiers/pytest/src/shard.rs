@@ -176,6 +176,15 @@ fn walk(
     }
 }
 
+/// Whether the run collects doctests (`--doctest-modules`, `--doctest-glob`) in the declared
+/// arguments or the configuration's `addopts`.
+pub(crate) fn collects_doctests(workspace: &Workspace, args: &[String]) -> bool {
+    let addopts = ini_list(workspace, "addopts").unwrap_or_default();
+    args.iter()
+        .chain(&addopts)
+        .any(|arg| arg.starts_with("--doctest-modules") || arg.starts_with("--doctest-glob"))
+}
+
 /// Whether `name` matches the shell-style pattern (`*`, `?`), as Python's `fnmatch` does.
 fn fnmatch(pattern: &str, name: &str) -> bool {
     fn go(p: &[char], n: &[char]) -> bool {
@@ -332,6 +341,21 @@ mod tests {
         let (rest, paths) = take_paths(&workspace, args);
         assert_eq!(rest, ["-m", "slow", "--cov=pkg", "-q"]);
         assert_eq!(paths, ["tests"]);
+    }
+
+    #[test]
+    fn doctests_in_addopts_are_seen() {
+        let (_dir, workspace) = project(&[(
+            "setup.cfg",
+            "[metadata]\nname = x\n\n[tool:pytest]\naddopts = -q\n    --doctest-modules\n",
+        )]);
+        assert!(collects_doctests(&workspace, &[]));
+        let (_dir, workspace) = project(&[("pytest.ini", "[pytest]\naddopts = -q\n")]);
+        assert!(!collects_doctests(&workspace, &[]));
+        assert!(collects_doctests(
+            &workspace,
+            &["--doctest-glob=*.md".to_owned()]
+        ));
     }
 
     #[test]
