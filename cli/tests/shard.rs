@@ -410,3 +410,61 @@ fn non_test_verifiers_run_in_the_first_shard_only() {
         );
     }
 }
+
+/// `node --test` splits with Node.js's own `--test-shard`; with four shards for three files, one
+/// is empty, and the merge is the whole run.
+#[test]
+fn node_test_splits_with_its_own_shard_option() {
+    let project = Project::empty();
+    project.write(
+        "package.json",
+        r#"{"name": "shard-node", "private": true, "scripts": {"test": "node --test"}}"#,
+    );
+    for (i, check) in [(1, "1, 1"), (2, "2, 2"), (3, "1, 2")] {
+        project.write(
+            &format!("test/part{i}.test.js"),
+            &format!(
+                "const test = require('node:test');\nconst assert = require('node:assert');\n\
+                 test('part {i}', () => assert.equal({check}));\n"
+            ),
+        );
+    }
+    let whole = project.verdict(&["run", "--format", "json"]);
+    assert_eq!(whole.code, 1, "{}", whole.all());
+    let whole = whole.json();
+    let shards = run_shards(&project, 4, &[]);
+    let statuses: Vec<&Value> = shards
+        .iter()
+        .map(|s| &verification(s, "node-test")["status"])
+        .collect();
+    assert_eq!(
+        statuses.iter().filter(|s| **s == "not_in_shard").count(),
+        1,
+        "{statuses:?}"
+    );
+    for shard in &shards {
+        let command = verification(shard, "node-test")["command"].to_string();
+        let index = &shard["shard"]["index"];
+        assert!(
+            command.contains(&format!("--test-shard={index}/4")),
+            "{command}"
+        );
+    }
+    let out = merge(
+        &project,
+        &[
+            "shard-1.json",
+            "shard-2.json",
+            "shard-3.json",
+            "shard-4.json",
+        ],
+        &["--format", "json"],
+    );
+    assert_eq!(out.code, 1, "{}", out.all());
+    let merged = out.json();
+    assert_eq!(counts(&merged, "node-test"), counts(&whole, "node-test"));
+    assert_eq!(
+        failures(&merged, "node-test"),
+        failures(&whole, "node-test")
+    );
+}
