@@ -380,8 +380,26 @@ fn a_shard_must_be_index_slash_total() {
 #[test]
 fn non_test_verifiers_run_in_the_first_shard_only() {
     let project = Project::polyglot();
+    // A second test file of each runner, so that each shard has tests of both.
+    project.write(
+        "tests/test_more.py",
+        "def test_more():\n    assert 1 + 1 == 2\n",
+    );
+    project.write(
+        "test/more.test.js",
+        "test('more', () => {\n  expect(1 + 1).toBe(2);\n});\n",
+    );
     let whole = project.verdict(&["run", "--format", "json"]).json();
     let shards = run_shards(&project, 2, &[]);
+    for name in ["jest", "pytest"] {
+        for shard in &shards {
+            assert_eq!(
+                verification(shard, name)["status"],
+                "ran",
+                "{name}: {shard:#}"
+            );
+        }
+    }
     for name in ["tsc", "eslint"] {
         assert_eq!(verification(&shards[0], name)["status"], "ran");
         let second = verification(&shards[1], name);
@@ -394,6 +412,10 @@ fn non_test_verifiers_run_in_the_first_shard_only() {
             "{second:#}"
         );
     }
+    // The formats CI systems read leave out what did not run in the shard.
+    let junit = project.verdict(&["run", "--shard", "2/2", "--format", "junit"]);
+    assert!(junit.stdout.contains("name=\"jest\""), "{}", junit.all());
+    assert!(!junit.stdout.contains("name=\"tsc\""), "{}", junit.all());
     let out = merge(
         &project,
         &["shard-2.json", "shard-1.json"],

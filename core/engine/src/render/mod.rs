@@ -110,7 +110,33 @@ impl FromStr for Format {
 }
 
 /// Renders a run in `format`. The text ends with a newline.
+///
+/// A verifier that did not run in this shard ([`Status::NotInShard`]) is left out of the formats
+/// CI systems read (SARIF, GitHub, JUnit, Markdown): it is neither a pass nor a failure here, and
+/// the shard that ran it reports it. The JSON document keeps it for `verdict merge`, and the human
+/// format lists it.
 pub fn render(format: Format, input: &RenderInput<'_>) -> String {
+    let for_ci = !matches!(format, Format::Human | Format::Json);
+    if for_ci
+        && input
+            .verifications
+            .iter()
+            .any(|v| v.status == Status::NotInShard)
+    {
+        let here: Vec<Verification> = input
+            .verifications
+            .iter()
+            .filter(|v| v.status != Status::NotInShard)
+            .cloned()
+            .collect();
+        return render(
+            format,
+            &RenderInput {
+                verifications: &here,
+                ..*input
+            },
+        );
+    }
     match format {
         Format::Human => human::render(input),
         Format::Json => json::render(input),
