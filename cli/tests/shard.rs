@@ -490,3 +490,74 @@ fn node_test_splits_with_its_own_shard_option() {
         failures(&whole, "node-test")
     );
 }
+
+/// `--shard-durations` balances pytest's files by an earlier report's test durations: one slow
+/// file gets a shard of its own, the six fast ones share the other.
+#[test]
+fn pytest_files_are_balanced_by_the_durations_of_an_earlier_report() {
+    let project = fixture("pytest");
+    let tests: Vec<Value> = (1..=7)
+        .flat_map(|i| {
+            let duration = if i == 1 { 60_000 } else { 10 };
+            ["test_adds", "test_multiplies"].map(|name| {
+                serde_json::json!({
+                    "name": format!("tests/test_part{i}.py::{name}"),
+                    "file": format!("tests/test_part{i}.py"),
+                    "status": "passed",
+                    "duration_ms": duration,
+                })
+            })
+        })
+        .collect();
+    let earlier = serde_json::json!({
+        "schema": "verdict-run/1",
+        "verdict_version": "0.1.0",
+        "outcome": "passed",
+        "exit_code": 0,
+        "known_failures": 0,
+        "verifications": [{
+            "verifier": "pytest", "kind": "test", "status": "ran", "outcome": "passed",
+            "duration_ms": 60_060, "command": null, "log": null, "notes": [],
+            "report": {
+                "tool": "pytest", "outcome": "passed", "counts": {"tests_passed": 14},
+                "diagnostics": [], "tests": tests
+            }
+        }],
+        "digest": {"text": "", "tokens": 0, "budget": 500}
+    });
+    project.write("earlier.json", &earlier.to_string());
+    let whole = project.verdict(&["run", "--format", "json"]).json();
+    let shards = run_shards(&project, 2, &["--shard-durations", "earlier.json"]);
+    let command = |shard: &Value| -> Vec<String> {
+        verification(shard, "pytest")["command"]
+            .as_array()
+            .expect("a command")
+            .iter()
+            .filter_map(|a| a.as_str())
+            .filter(|a| a.starts_with("tests/"))
+            .map(str::to_owned)
+            .collect()
+    };
+    assert_eq!(command(&shards[0]), ["tests/test_part1.py"]);
+    assert_eq!(command(&shards[1]).len(), 6, "{:?}", command(&shards[1]));
+    assert_eq!(
+        verification(&shards[0], "pytest")["report"]["counts"]["tests_passed"],
+        2
+    );
+    // By count, the first shard would have had four files.
+    let by_count = run_shards(&project, 2, &[]);
+    assert_eq!(
+        command(&by_count[0]).len(),
+        4,
+        "{:?}",
+        command(&by_count[0])
+    );
+    let out = merge(
+        &project,
+        &["shard-1.json", "shard-2.json"],
+        &["--format", "json"],
+    );
+    let merged = out.json();
+    assert_eq!(counts(&merged, "pytest"), counts(&whole, "pytest"));
+    assert_eq!(failures(&merged, "pytest"), failures(&whole, "pytest"));
+}
