@@ -248,6 +248,11 @@ fn an_empty_jest_shard_is_not_run_there_and_the_merge_is_whole() {
 }
 
 #[test]
+fn an_empty_vitest_shard_is_not_run_there_and_the_merge_is_whole() {
+    check_empty_shard("vitest", "vitest");
+}
+
+#[test]
 fn an_empty_pytest_shard_is_not_run_there_and_the_merge_is_whole() {
     check_empty_shard("pytest", "pytest");
 }
