@@ -574,3 +574,149 @@ fn worst(a: Outcome, b: Outcome) -> Outcome {
     };
     if rank(b) > rank(a) { b } else { a }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use verdict_core::model::{Diagnostic, Kind, Severity};
+    use verdict_core::render::json::DigestDocument;
+
+    fn document(index: u32, total: u32, verifications: Vec<VerificationDocument>) -> RunDocument {
+        RunDocument {
+            schema: SCHEMA.to_owned(),
+            verdict_version: "0.0.0-test".to_owned(),
+            outcome: Outcome::Failed,
+            exit_code: 1,
+            known_failures: 0,
+            verifications,
+            digest: DigestDocument {
+                text: String::new(),
+                tokens: 0,
+                budget: 300,
+            },
+            shard: Some(ShardDocument { index, total }),
+        }
+    }
+
+    fn verification(status: Status, report: Report) -> VerificationDocument {
+        VerificationDocument {
+            verifier: "jest".to_owned(),
+            kind: Kind::Test,
+            status,
+            outcome: report.outcome,
+            duration_ms: 10,
+            command: None,
+            log: None,
+            notes: Vec::new(),
+            report,
+        }
+    }
+
+    fn failing(messages: &[&str], passed: u64) -> Report {
+        let mut report = Report::new("jest", Outcome::Failed);
+        for message in messages {
+            report.push(Diagnostic::new(
+                "jest",
+                Kind::Test,
+                Severity::Error,
+                *message,
+            ));
+        }
+        report.counts.tests_passed = Some(passed);
+        report.counts.tests_failed = Some(messages.len() as u64);
+        report
+    }
+
+    fn merged(documents: Vec<RunDocument>) -> Verification {
+        let total = documents.len() as u32;
+        let mut fold = Fold::default();
+        for (i, document) in documents.into_iter().enumerate() {
+            fold.add(i as u32 + 1, total, Path::new("x.json"), document)
+                .expect("folds");
+        }
+        let mut merged = fold.finish(total);
+        assert_eq!(merged.budget, 300);
+        merged.verifications.remove(0)
+    }
+
+    #[test]
+    fn diagnostics_keep_the_most_copies_of_any_one_shard_and_counts_add_up() {
+        let jest = merged(vec![
+            document(
+                1,
+                2,
+                vec![verification(Status::Ran, failing(&["a", "a"], 3))],
+            ),
+            document(
+                2,
+                2,
+                vec![verification(Status::Ran, failing(&["a", "b"], 4))],
+            ),
+        ]);
+        let messages: Vec<&str> = jest
+            .report
+            .diagnostics
+            .iter()
+            .map(|d| d.message.as_str())
+            .collect();
+        assert_eq!(messages, ["a", "a", "b"]);
+        assert_eq!(jest.report.counts.tests_passed, Some(7));
+        assert_eq!(jest.report.counts.tests_failed, Some(4));
+        assert_eq!(jest.report.outcome, Outcome::Failed);
+        assert_eq!(jest.status, Status::Ran);
+        assert_eq!(jest.notes, ["merged from all 2 shards"]);
+    }
+
+    #[test]
+    fn a_split_verifier_that_ran_in_no_shard_is_errored() {
+        let not_here = || {
+            verification(
+                Status::NotInShard,
+                Report::errored("jest", "not run: jest found no test for shard"),
+            )
+        };
+        let jest = merged(vec![
+            document(1, 2, vec![not_here()]),
+            document(2, 2, vec![not_here()]),
+        ]);
+        assert_eq!(jest.report.outcome, Outcome::Errored);
+        assert_eq!(jest.status, Status::Ran, "it decides the run");
+        assert!(
+            jest.report
+                .error
+                .as_deref()
+                .is_some_and(|e| e.contains("ran in none of the 2 shards")),
+            "{jest:?}"
+        );
+    }
+
+    #[test]
+    fn skipped_in_one_shard_is_skipped_and_cancelled_wins() {
+        let skipped = Report::errored("jest", "not run: it needs `tsc`, which did not pass");
+        let jest = merged(vec![
+            document(1, 2, vec![verification(Status::Skipped, skipped.clone())]),
+            document(2, 2, vec![verification(Status::Ran, failing(&[], 5))]),
+        ]);
+        assert_eq!(jest.status, Status::Skipped);
+        assert_eq!(jest.report.outcome, Outcome::Errored);
+        assert_eq!(
+            jest.report.error.as_deref(),
+            Some("shard 1/2: not run: it needs `tsc`, which did not pass")
+        );
+        let cancelled = Report::errored("jest", "the run was interrupted");
+        let jest = merged(vec![
+            document(1, 2, vec![verification(Status::Skipped, skipped)]),
+            document(2, 2, vec![verification(Status::Cancelled, cancelled)]),
+        ]);
+        assert_eq!(jest.status, Status::Cancelled);
+    }
+
+    #[test]
+    fn a_report_whose_body_disagrees_with_its_ends_is_refused() {
+        let mut fold = Fold::default();
+        let error = fold
+            .add(2, 3, Path::new("x.json"), document(1, 3, Vec::new()))
+            .expect_err("shard 1/3 read as 2/3");
+        assert!(error.to_string().contains("shard 1/3"), "{error}");
+    }
+}
