@@ -624,6 +624,14 @@ mod tests {
         }
         report.counts.tests_passed = Some(passed);
         report.counts.tests_failed = Some(messages.len() as u64);
+        for n in 0..passed {
+            report.push_test(verdict_core::model::TestCase {
+                name: format!("{} {n}", messages.len()),
+                file: None,
+                status: verdict_core::model::TestStatus::Passed,
+                duration_ms: Some(n),
+            });
+        }
         report
     }
 
@@ -665,6 +673,9 @@ mod tests {
         assert_eq!(jest.report.outcome, Outcome::Failed);
         assert_eq!(jest.status, Status::Ran);
         assert_eq!(jest.notes, ["merged from all 2 shards"]);
+        // Every shard's tests, in shard order.
+        assert_eq!(jest.report.tests.len(), 7);
+        assert_eq!(jest.report.tests[3].name, "2 0");
     }
 
     #[test]
