@@ -14,6 +14,7 @@ mod json_doc;
 mod list;
 mod loop_cmd;
 mod mcp;
+mod merge;
 mod output;
 mod packages;
 mod progress;
@@ -85,6 +86,8 @@ struct Cli {
 enum Command {
     /// Run the verifiers that apply to the project and report what failed.
     Run(run::Args),
+    /// Merge the JSON reports of the shards of one run (`verdict run --shard`) into one report.
+    Merge(merge::Args),
     /// Show every verifier verdict knows, whether it applies here, and why.
     List(list::ListArgs),
     /// Write a verdict.toml with the verifiers detected in the project.
@@ -145,6 +148,7 @@ fn main() -> std::process::ExitCode {
     init_tracing();
     let result = match cli.command {
         Command::Run(args) => run::run(&args),
+        Command::Merge(args) => merge::run(&args),
         Command::List(args) => list::list(&args),
         Command::Init(args) => list::init(&args),
         Command::Summarize(args) => summarize::run(&args),

@@ -62,6 +62,7 @@ impl Progress {
                 if let Some(bar) = self.bars.get(&verification.verifier) {
                     let (mark, colour) = match (verification.status, verification.outcome()) {
                         (Status::Cached, _) => ("✓", "green"),
+                        (Status::NotInShard, _) => ("-", "dim"),
                         (_, Outcome::Passed) => ("✓", "green"),
                         (_, Outcome::Failed) => ("✗", "red"),
                         (_, Outcome::Errored) => ("!", "yellow"),
@@ -77,6 +78,7 @@ impl Progress {
                         Status::Skipped | Status::Cancelled => {
                             verification.status.as_str().to_owned()
                         }
+                        Status::NotInShard => "not in this shard".to_owned(),
                         Status::Ran => format!(
                             "{} in {:.1}s",
                             verification.outcome().as_str(),

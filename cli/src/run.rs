@@ -37,6 +37,8 @@ Examples:
   verdict run --format sarif --output verdict.sarif     # the older spelling of sarif=FILE
   verdict run --format json=baseline.json               # on the main branch
   verdict run --baseline baseline.json                  # on a branch: only new failures count
+  verdict run --shard 2/3 --format json --output shard-2.json   # one of 3 CI machines
+  verdict merge shard-*.json                            # the 3 shards as one run
 
 Exit codes:
   0  every verifier passed
@@ -101,10 +103,21 @@ pub(crate) struct Args {
     /// set it per matrix job when jobs verify one project in several ways
     #[arg(long, value_name = "PREFIX", value_parser = parse_category)]
     category: Option<String>,
+
+    /// Run only shard INDEX of TOTAL (1-based, `2/3`) of a run split across CI machines: test
+    /// runners run their part of the tests, everything else runs in shard 1 only; `verdict merge`
+    /// combines the shards' JSON reports
+    #[arg(long, value_name = "INDEX/TOTAL")]
+    shard: Option<verdict_core::verifier::Shard>,
+
+    /// With --shard: balance test files by their durations in this earlier JSON report
+    /// (`--format json` output) instead of by count
+    #[arg(long, value_name = "FILE", requires = "shard")]
+    shard_durations: Option<PathBuf>,
 }
 
 /// A `--category` prefix: not empty, without the slashes around it.
-fn parse_category(value: &str) -> Result<String, String> {
+pub(crate) fn parse_category(value: &str) -> Result<String, String> {
     let prefix = value.trim().trim_matches('/');
     if prefix.is_empty() {
         Err("a category prefix needs a name (`verdict-node20`)".to_owned())
@@ -146,6 +159,8 @@ impl Args {
             no_cache: self.no_cache,
             failed_first: self.failed_first,
             baseline: self.baseline.clone(),
+            shard: self.shard,
+            shard_durations: self.shard_durations.clone(),
         }
     }
 }
@@ -172,6 +187,10 @@ pub(crate) struct Request {
     pub(crate) failed_first: bool,
     /// Count only failures absent from this earlier JSON report.
     pub(crate) baseline: Option<PathBuf>,
+    /// Run only this shard of a run split across machines.
+    pub(crate) shard: Option<verdict_core::verifier::Shard>,
+    /// An earlier JSON report whose test durations balance the shards.
+    pub(crate) shard_durations: Option<PathBuf>,
 }
 
 /// A run ready to start: the project, its verifiers in a fresh run directory, and the pipeline's
@@ -189,6 +208,8 @@ pub(crate) struct Prepared {
     baseline: Option<Baseline>,
     /// What the user should know before the run (the workspace packages it leaves out).
     pub(crate) note: Option<String>,
+    /// The shard this run is, if it is one.
+    pub(crate) shard: Option<verdict_core::verifier::Shard>,
 }
 
 /// A finished run, ready to render.
@@ -249,8 +270,14 @@ pub(crate) fn prepare(request: &Request) -> Result<Prepared> {
         )));
     }
     let baseline = request.baseline.as_deref().map(read_baseline).transpose()?;
+    let test_durations = match &request.shard_durations {
+        Some(path) => read_durations(path)?,
+        None => Default::default(),
+    };
     // Only now that something will run: a project with no verifier is left as it was.
-    let workspace = plan.start()?;
+    let mut workspace = plan.start()?;
+    workspace.shard = request.shard;
+    workspace.test_durations = test_durations;
     Ok(Prepared {
         root,
         plan,
@@ -260,6 +287,7 @@ pub(crate) fn prepare(request: &Request) -> Result<Prepared> {
         no_cache: request.no_cache,
         baseline,
         note,
+        shard: request.shard,
     })
 }
 
@@ -291,7 +319,17 @@ impl Prepared {
             None => 0,
         };
         let outcome = overall(&verifications);
-        let digest = verify::digest(&self.root, &verifications, self.budget, self.no_cache);
+        let digest = if self.shard.is_some() {
+            // What runs in another shard is that shard's to tell; the digest is of this one.
+            let here: Vec<Verification> = verifications
+                .iter()
+                .filter(|v| v.status != verdict_core::Status::NotInShard)
+                .cloned()
+                .collect();
+            verify::digest(&self.root, &here, self.budget, self.no_cache)
+        } else {
+            verify::digest(&self.root, &verifications, self.budget, self.no_cache)
+        };
         Finished {
             verifications,
             known_failures,
@@ -356,6 +394,7 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
         // Decided for each output by `write_outputs`.
         color: false,
         repo: repository.repo(args.category.as_deref()),
+        shard: prepared.shard,
     };
     output::write_outputs(&outputs, &input, &output::Environment::from_process())?;
     Ok(ExitCode::of(outcome))
@@ -377,6 +416,30 @@ fn verbose_line(verification: &Verification) -> String {
         line.push_str(&format!("; log: {log}"));
     }
     line
+}
+
+/// How long each test file took in the earlier report at `path`: the durations of its tests
+/// (`Report::tests`), summed by file, over every verifier. Tests without a file or a duration
+/// count for nothing; a report without tests balances by count.
+fn read_durations(path: &Path) -> Result<std::collections::BTreeMap<String, u64>> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("failed to read the shard durations {}", path.display()))?;
+    let document = render::json::parse_json(&text).map_err(|error| {
+        usage(format!(
+            "{} is not a verdict JSON report (`verdict run --format json` writes one): {error}",
+            path.display()
+        ))
+    })?;
+    let mut durations = std::collections::BTreeMap::new();
+    for verification in &document.verifications {
+        for test in &verification.report.tests {
+            if let (Some(file), Some(ms)) = (&test.file, test.duration_ms) {
+                let total: &mut u64 = durations.entry(file.clone()).or_default();
+                *total = total.saturating_add(ms);
+            }
+        }
+    }
+    Ok(durations)
 }
 
 fn read_baseline(path: &Path) -> Result<Baseline> {
@@ -428,6 +491,13 @@ impl Repository {
             root: root_text,
             project: slashed(relative),
         }
+    }
+
+    /// The same repository with the project at `project`, a directory from its root (`""` at
+    /// the root).
+    pub(crate) fn with_project(mut self, project: &str) -> Repository {
+        self.project = project.trim_matches('/').to_owned();
+        self
     }
 
     /// What the renderers need, with the SARIF category prefix.

@@ -13,3 +13,4 @@ mod outputs;
 mod post_edit;
 mod presets;
 mod run;
+mod shard;

@@ -10,6 +10,7 @@
 //! - `cargo xtask plugin [--release]`: build the example verifier plugin and print its path.
 //! - `cargo xtask bench [TOOL…]`: parser throughput on 100 MiB logs, against ripgrep;
 //!   `cargo xtask bench --pipeline`: `verdict run` against its tools run one by one and in parallel;
+//!   `cargo xtask bench --merge`: `verdict merge` of 100 shard reports of 10 000 tests each;
 //!   `cargo xtask bench --mcp`: the `verify` tool of a warm `verdict mcp` against its tools;
 //!   `cargo xtask bench --loop [--before BINARY]`: seconds of verification per failed attempt of
 //!   `verdict loop`.
@@ -17,6 +18,7 @@
 mod bench;
 mod bench_loop;
 mod bench_mcp;
+mod bench_merge;
 mod bench_pipeline;
 mod capture;
 mod example;
@@ -102,6 +104,10 @@ enum Command {
         /// With `--loop`: another `verdict` binary (the one before a change) to measure beside.
         #[arg(long, requires = "loop_cost")]
         before: Option<std::path::PathBuf>,
+        /// Instead of parser throughput, time `verdict merge` on 100 shard reports of 10 000
+        /// tests each, and its peak memory.
+        #[arg(long, conflicts_with_all = ["pipeline", "mcp", "loop_cost"])]
+        merge: bool,
     },
 }
 
@@ -130,6 +136,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
             out: out.unwrap_or_else(|| capture::repo_root().join("summarizers/testdata")),
         }),
         Command::Bench {
+            runs, merge: true, ..
+        } => bench_merge::run(runs.max(1)),
+        Command::Bench {
             runs,
             pipeline: true,
             ..
@@ -151,6 +160,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             pipeline: false,
             mcp: false,
             loop_cost: false,
+            merge: false,
             ..
         } => bench::run(&bench::Options {
             tools,

@@ -21,7 +21,9 @@ use tokio::task::JoinSet;
 
 use crate::cache::{Cache, Key};
 use crate::model::{Kind, Outcome, Report, Status, Verification};
-use crate::verifier::{Captured, CommandSpec, Exit, Runner, Verifier, Workspace};
+use crate::verifier::{
+    Captured, CommandSpec, Exit, Runner, Shard, Sharding, Verifier, VerifierError, Workspace,
+};
 
 /// One verifier as the pipeline runs it, with the settings the project gave it.
 #[derive(Clone)]
@@ -226,7 +228,7 @@ pub async fn run(
         };
         match joined {
             Ok((_, (index, verification))) => {
-                if options.fail_fast && verification.outcome() != Outcome::Passed {
+                if options.fail_fast && !satisfies_needs(&verification) {
                     schedule.stop_starting = true;
                 }
                 schedule.finish(index, verification, on_event);
@@ -282,7 +284,7 @@ impl Schedule<'_> {
                     .iter()
                     .position(|e| e.name() == need)
                     .and_then(|i| self.results.get(&i))
-                    .is_some_and(|v| v.outcome() == Outcome::Passed)
+                    .is_some_and(satisfies_needs)
             })
     }
 
@@ -309,7 +311,7 @@ impl Schedule<'_> {
             let failed_need = entry.needs.iter().find_map(|need| {
                 let i = self.entries.iter().position(|e| e.name() == need)?;
                 let result = self.results.get(&i)?;
-                (result.outcome() != Outcome::Passed).then_some(need)
+                (!satisfies_needs(result)).then_some(need)
             });
             let verification = if interrupted {
                 not_run(
@@ -356,6 +358,12 @@ impl Schedule<'_> {
     }
 }
 
+/// Whether a finished verifier lets those that need it start: it passed, or it runs in another
+/// shard (`not_in_shard`: the shard that runs it answers for it, and `verdict merge` shows both).
+fn satisfies_needs(verification: &Verification) -> bool {
+    verification.outcome() == Outcome::Passed || verification.status == Status::NotInShard
+}
+
 /// A verification for a verifier that did not run: always errored, never passed.
 fn not_run(entry: &Entry, status: Status, reason: String) -> Verification {
     Verification {
@@ -380,8 +388,35 @@ async fn verify(
     let name = entry.name().to_owned();
     let verifier = Arc::clone(&entry.verifier);
     let started = Instant::now();
+    let sharding = verifier.sharding(workspace);
+    let mut shard_notes = Vec::new();
+    if let Some(shard) = workspace.shard {
+        let whole = match verifier.kind() {
+            Kind::Test => format!("{name} cannot split its tests, so it runs them all"),
+            _ => format!("{name} is no test runner, so it runs"),
+        };
+        match sharding {
+            Sharding::Whole if !shard.is_first() => {
+                return not_run(
+                    entry,
+                    Status::NotInShard,
+                    format!(
+                        "not run in shard {shard}: {whole} in shard 1/{}",
+                        shard.total
+                    ),
+                );
+            }
+            Sharding::Whole if verifier.kind() == Kind::Test && shard.total > 1 => {
+                shard_notes.push(format!("{whole} in this shard, shard 1/{}", shard.total));
+            }
+            Sharding::Whole | Sharding::Split => {}
+        }
+    }
     let mut spec = match verifier.command(workspace) {
         Ok(spec) => spec,
+        Err(error @ VerifierError::EmptyShard { .. }) => {
+            return not_run(entry, Status::NotInShard, format!("not run: {error}"));
+        }
         Err(error) => {
             let mut verification = not_run(entry, Status::Ran, error.to_string());
             verification.duration = started.elapsed();
@@ -408,13 +443,27 @@ async fn verify(
         };
     }
 
-    let notes = match failed_first(entry, workspace, runner, options, started).await {
+    let mut notes = match failed_first(entry, workspace, runner, options, started).await {
         FailedFirst::Decided(verification) => return *verification,
         FailedFirst::RunInFull(notes) => notes,
     };
+    notes.extend(shard_notes);
 
     let log = workspace.run_dir.join(format!("{}.log", file_name(&name)));
-    let report = run_one(entry, &spec, runner, &log).await;
+    let split = workspace.shard.filter(|_| sharding == Sharding::Split);
+    let (report, empty_shard) = run_one(entry, &spec, runner, &log, split).await;
+    if empty_shard {
+        return Verification {
+            verifier: name,
+            kind: verifier.kind(),
+            status: Status::NotInShard,
+            report,
+            command: Some(argv(&spec)),
+            log: Some(relative(workspace, &log)),
+            duration: started.elapsed(),
+            notes,
+        };
+    }
     store_last(options, &name, &report);
     if report.outcome == Outcome::Passed
         && let (Some(cache), Some(key)) = (&options.cache, &key)
@@ -453,7 +502,12 @@ async fn failed_first(
 ) -> FailedFirst {
     let name = entry.name().to_owned();
     let verifier = &entry.verifier;
-    let Some(cache) = options.cache.as_ref().filter(|_| options.failed_first) else {
+    // A shard re-runs no failures first: the last run's failures may be another shard's tests.
+    let Some(cache) = options
+        .cache
+        .as_ref()
+        .filter(|_| options.failed_first && workspace.shard.is_none())
+    else {
         return FailedFirst::RunInFull(Vec::new());
     };
     let Some(previous) = cache
@@ -470,7 +524,7 @@ async fn failed_first(
     let log = workspace
         .run_dir
         .join(format!("{}.failed-first.log", file_name(&name)));
-    let report = run_one(entry, &rerun, runner, &log).await;
+    let (report, _) = run_one(entry, &rerun, runner, &log, None).await;
     let plural = if failures == 1 { "" } else { "s" };
     let what = if verifier.kind() == Kind::Test {
         format!("re-ran {failures} failed test{plural} first")
@@ -521,7 +575,16 @@ fn failures_of(entry: &Entry, previous: &Report) -> usize {
 }
 
 /// Runs one command and interprets it, off the async threads (parsing a large log takes time).
-async fn run_one(entry: &Entry, spec: &CommandSpec, runner: &dyn Runner, log: &Path) -> Report {
+/// With `split` (the shard of a verifier that splits its tests), a run that passed with no test
+/// at all is this shard having none of them: the answer is `true`, with the report errored and
+/// saying so, and the caller lists it as not run in this shard.
+async fn run_one(
+    entry: &Entry,
+    spec: &CommandSpec,
+    runner: &dyn Runner,
+    log: &Path,
+    split: Option<Shard>,
+) -> (Report, bool) {
     let captured = runner.run(spec, log).await;
     let verifier = Arc::clone(&entry.verifier);
     let spec_owned = spec.clone();
@@ -529,22 +592,59 @@ async fn run_one(entry: &Entry, spec: &CommandSpec, runner: &dyn Runner, log: &P
     let name = entry.name().to_owned();
     let interpreted = tokio::task::spawn_blocking(move || {
         let report = verifier.interpret(&spec_owned, &captured);
-        reconcile(
+        if let Some(shard) = split
+            && verifier.kind() == Kind::Test
+            && ran_nothing(&report, &spec_owned, &captured)
+        {
+            let mut report = Report::errored(
+                &report.tool,
+                format!(
+                    "not run: {name} found no test for shard {shard}: more shards than test files"
+                ),
+            );
+            report
+                .notes
+                .push("the tool ran and found none of its tests in this shard".to_owned());
+            return (report, true);
+        }
+        let report = reconcile(
             report,
             &spec_owned,
             &captured,
             verifier.kind(),
             allow_no_tests,
-        )
+        );
+        (report, false)
     })
     .await;
     match interpreted {
-        Ok(report) => report,
-        Err(error) => Report::errored(
-            &name,
-            format!("the verifier failed while reading its output: {error}"),
+        Ok(answer) => answer,
+        Err(error) => (
+            Report::errored(
+                entry.name(),
+                format!("the verifier failed while reading its output: {error}"),
+            ),
+            false,
         ),
     }
+}
+
+/// Whether a test run passed with nothing in it: an exit the verifier declares a pass, no test
+/// counted (passed, failed or skipped), and no diagnostic.
+fn ran_nothing(report: &Report, spec: &CommandSpec, captured: &Captured) -> bool {
+    let counts = &report.counts;
+    let tests = [
+        counts.tests_passed,
+        counts.tests_failed,
+        counts.tests_skipped,
+        counts.tests_xpassed,
+        counts.suites_errored,
+        counts.errors,
+    ];
+    matches!(captured.exit, Exit::Code { code } if spec.exit_codes.pass.contains(&code))
+        && report.outcome == Outcome::Passed
+        && tests.iter().all(|n| n.unwrap_or(0) == 0)
+        && report.diagnostics_found() == 0
 }
 
 fn store_last(options: &Options, name: &str, report: &Report) {

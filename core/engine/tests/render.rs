@@ -301,6 +301,7 @@ fn rendered_in(
         tool_version: "0.0.0-test",
         color: false,
         repo,
+        shard: None,
     };
     render::render(format, &input)
 }
@@ -1065,6 +1066,7 @@ fn json_round_trips_through_parse_json() {
         tool_version: "0.0.0-test",
         color: false,
         repo: Repo::default(),
+        shard: None,
     };
     let text = render::render(Format::Json, &input);
     let document = parse_json(&text).expect("parses back");
@@ -1375,6 +1377,7 @@ fn markdown_stays_under_the_comment_limit() {
         tool_version: "0.0.0-test",
         color: false,
         repo: Repo::default(),
+        shard: None,
     };
     let text = render::render(Format::Markdown, &input);
     assert!(
@@ -1398,6 +1401,7 @@ fn human_colours_only_when_asked() {
         tool_version: "0.0.0-test",
         color: false,
         repo: Repo::default(),
+        shard: None,
     };
     let plain = render::render(Format::Human, &input);
     // The only escape in the plain text is the one the tool printed into a message, which the

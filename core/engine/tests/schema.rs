@@ -59,6 +59,7 @@ fn report_of(name: &str, bytes: &[u8]) -> Value {
         tool_version: "0.0.0-test",
         color: false,
         repo: verdict_core::render::Repo::default(),
+        shard: None,
     };
     serde_json::from_str(&render::render(Format::Json, &input)).expect("the report is JSON")
 }

@@ -535,6 +535,11 @@ pub enum Status {
     Skipped,
     /// The run was interrupted (Ctrl-C) while or before the tool ran; the report is errored.
     Cancelled,
+    /// The run is one shard of a run split across machines (`verdict run --shard`), and the tool
+    /// did not run in it: it runs whole in the first shard, or this shard got none of its tests.
+    /// Neither a pass nor a failure: the report is errored and says why, and `verdict merge`
+    /// takes the verifier's result from the shards that ran it.
+    NotInShard,
 }
 
 impl Status {
@@ -545,6 +550,7 @@ impl Status {
             Status::Cached => "cached",
             Status::Skipped => "skipped",
             Status::Cancelled => "cancelled",
+            Status::NotInShard => "not_in_shard",
         }
     }
 }
@@ -585,13 +591,14 @@ impl Verification {
 /// passed. An empty run has verified nothing and is errored.
 ///
 /// A verifier [`Status::Skipped`] (a need that did not pass, `--fail-fast`) is a consequence, never
-/// the cause: the verifier that did not pass decides. A build that fails and the tests it gates
+/// the cause: the verifier that did not pass decides. A verifier [`Status::NotInShard`] did not run
+/// in this shard and decides nothing either; a shard in which nothing ran is errored. A build that fails and the tests it gates
 /// make a run that failed (exit 1), not one that could not verify. A run of nothing but skipped
 /// verifiers cannot happen (something must have not passed first); it would be errored.
 pub fn overall(verifications: &[Verification]) -> Outcome {
     let deciding: Vec<&Verification> = verifications
         .iter()
-        .filter(|v| v.status != Status::Skipped)
+        .filter(|v| !matches!(v.status, Status::Skipped | Status::NotInShard))
         .collect();
     if deciding.is_empty() {
         return Outcome::Errored;

@@ -32,6 +32,15 @@ pub struct Workspace {
     /// arguments, paths and environment from it. Plain text, split as a shell would split it,
     /// never run by one.
     pub commands: BTreeMap<String, String>,
+    /// This run's part of a test run split across machines (`verdict run --shard 2/3`), or `None`
+    /// for a whole run. Only verifiers whose [`Verifier::sharding`] is [`Sharding::Split`] see
+    /// their command run in a shard other than the first, and they must then run only their
+    /// part of the tests: the tool's own option (`--shard`, `--partition`) or [`Shard::split`]
+    /// over their test files.
+    pub shard: Option<Shard>,
+    /// How long each test file took in an earlier run, in milliseconds, by path relative to the
+    /// root (summed over its tests): what [`Shard::split`] balances shards by. Empty: by count.
+    pub test_durations: BTreeMap<String, u64>,
 }
 
 impl Workspace {
@@ -43,6 +52,8 @@ impl Workspace {
             root,
             run_dir,
             commands: BTreeMap::new(),
+            shard: None,
+            test_durations: BTreeMap::new(),
         }
     }
 
@@ -56,6 +67,110 @@ impl Workspace {
     pub fn path(&self, relative: impl AsRef<Path>) -> PathBuf {
         self.root.join(relative)
     }
+}
+
+/// One part of a run split across `total` machines: `index` is 1-based (`--shard 2/3`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Shard {
+    /// Which part, from 1 to [`Shard::total`].
+    pub index: u32,
+    /// How many parts the run is split into (at least 1).
+    pub total: u32,
+}
+
+/// Why `i/n` is not a shard.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid shard `{0}`: expected INDEX/TOTAL with 1 <= INDEX <= TOTAL, such as 1/3")]
+pub struct InvalidShard(pub String);
+
+impl Shard {
+    /// Shard `index` of `total`; `None` unless `1 <= index <= total`.
+    pub fn new(index: u32, total: u32) -> Option<Shard> {
+        (index >= 1 && index <= total).then_some(Shard { index, total })
+    }
+
+    /// Whether this is the first shard, the one that runs what cannot be split.
+    pub fn is_first(self) -> bool {
+        self.index == 1
+    }
+
+    /// This shard's part of `files` (paths relative to the root): the files are dealt into
+    /// [`Shard::total`] lists of about equal weight and this shard's list comes back, sorted.
+    ///
+    /// The weight of a file is its duration in `durations` (an earlier run's); a file that has
+    /// none weighs the mean of those that do (1 when none does, which splits by count). Files are
+    /// dealt heaviest first, each to the lightest list so far (the lowest index on a tie), so the
+    /// split depends only on the files and the durations, never on the order they come in or on
+    /// the machine: every shard computes the same lists, and each file is in exactly one.
+    pub fn split(self, files: &[String], durations: &BTreeMap<String, u64>) -> Vec<String> {
+        let mut files: Vec<&String> = files.iter().collect();
+        files.sort();
+        files.dedup();
+        let known: Vec<u64> = files
+            .iter()
+            .filter_map(|file| durations.get(file.as_str()).copied())
+            .collect();
+        let fallback = if known.is_empty() {
+            1
+        } else {
+            (known.iter().sum::<u64>() / known.len() as u64).max(1)
+        };
+        let weight = |file: &str| durations.get(file).copied().unwrap_or(fallback).max(1);
+        // Heaviest first; the names break ties, so the order never depends on the input's.
+        files.sort_by(|a, b| weight(b).cmp(&weight(a)).then_with(|| a.cmp(b)));
+        let total = self.total.max(1) as usize;
+        let mut loads = vec![0u64; total];
+        let mut mine = Vec::new();
+        for file in files {
+            let lightest = (0..total).min_by_key(|&i| (loads[i], i)).unwrap_or(0);
+            loads[lightest] = loads[lightest].saturating_add(weight(file));
+            if lightest + 1 == self.index as usize {
+                mine.push(file.clone());
+            }
+        }
+        mine.sort();
+        mine
+    }
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.total)
+    }
+}
+
+impl std::str::FromStr for Shard {
+    type Err = InvalidShard;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let invalid = || InvalidShard(text.to_owned());
+        let (index, total) = text.split_once('/').ok_or_else(invalid)?;
+        let number = |part: &str| {
+            // Digits only: no sign, no spaces, no `+1`.
+            if part.is_empty() || !part.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            part.parse::<u32>().ok()
+        };
+        let (index, total) = (
+            number(index).ok_or_else(invalid)?,
+            number(total).ok_or_else(invalid)?,
+        );
+        Shard::new(index, total).ok_or_else(invalid)
+    }
+}
+
+/// How a verifier takes part in a run split into shards ([`Workspace::shard`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sharding {
+    /// It runs whole, in the first shard only, and the other shards list it as not run there:
+    /// type checkers, linters, builds, scripts, and test runners that cannot split their tests.
+    Whole,
+    /// It runs in every shard, and its command runs only that shard's part of the tests (the
+    /// tool's own option, or [`Shard::split`] over its test files). A shard left with none of
+    /// its tests says so with [`VerifierError::EmptyShard`] or by running no test: the pipeline
+    /// then lists it as not run in that shard, neither a pass nor a failure.
+    Split,
 }
 
 /// Whether a verifier applies to a workspace, and why — shown by `verdict list`.
@@ -185,6 +300,15 @@ pub enum VerifierError {
         /// What went wrong.
         message: String,
     },
+    /// A run split into shards left this shard none of the verifier's test files
+    /// ([`Sharding::Split`]): not a pass, not a failure; the pipeline lists it as not run here.
+    #[error("{tool} has no test file for shard {shard}: more shards than test files")]
+    EmptyShard {
+        /// The tool's name.
+        tool: String,
+        /// The shard.
+        shard: Shard,
+    },
 }
 
 /// A time-out as reports write it (`90s`, `10m`, `500ms`); verifiers that word their own time-out
@@ -257,6 +381,13 @@ pub trait Verifier: Send + Sync {
         None
     }
 
+    /// How it takes part in a run split into shards (see [`Sharding`]). The default,
+    /// [`Sharding::Whole`], runs it whole in the first shard only; a test verifier that splits its
+    /// tests returns [`Sharding::Split`] and reads [`Workspace::shard`] in [`Verifier::command`].
+    fn sharding(&self, _workspace: &Workspace) -> Sharding {
+        Sharding::Whole
+    }
+
     /// Runs the verifier with `runner`, writing the output to `log`: describe, run, interpret.
     /// Rarely overridden.
     async fn verify(&self, workspace: &Workspace, runner: &dyn Runner, log: &Path) -> Report {
@@ -275,6 +406,77 @@ mod tests {
     use super::*;
 
     /// The trait must stay object-safe: linked, configured and plugin verifiers share one registry.
+    #[test]
+    fn shards_parse_from_index_slash_total_only() {
+        assert_eq!("2/3".parse(), Ok(Shard { index: 2, total: 3 }));
+        assert_eq!("1/1".parse(), Ok(Shard { index: 1, total: 1 }));
+        for bad in [
+            "0/3", "4/3", "1/0", "0/0", "x", "1/", "/3", "1/3/1", "-1/3", "+1/3", " 1/3", "1.0/3",
+            "1 / 3",
+        ] {
+            assert!(bad.parse::<Shard>().is_err(), "{bad} parsed");
+        }
+    }
+
+    fn split_all(
+        total: u32,
+        files: &[String],
+        durations: &BTreeMap<String, u64>,
+    ) -> Vec<Vec<String>> {
+        (1..=total)
+            .map(|index| Shard { index, total }.split(files, durations))
+            .collect()
+    }
+
+    #[test]
+    fn every_file_lands_in_exactly_one_shard_whatever_the_input_order() {
+        let files: Vec<String> = (0..10).map(|i| format!("tests/test_{i}.py")).collect();
+        let parts = split_all(3, &files, &BTreeMap::new());
+        let mut all: Vec<String> = parts.concat();
+        all.sort();
+        assert_eq!(all, files);
+        // By count: 4, 3, 3.
+        assert_eq!(parts.iter().map(Vec::len).collect::<Vec<_>>(), [4, 3, 3]);
+        let mut reversed = files.clone();
+        reversed.reverse();
+        assert_eq!(split_all(3, &reversed, &BTreeMap::new()), parts);
+        // More shards than files: the last shards are empty.
+        let two = &files[..2];
+        let parts = split_all(3, two, &BTreeMap::new());
+        assert_eq!(parts.iter().map(Vec::len).collect::<Vec<_>>(), [1, 1, 0]);
+    }
+
+    #[test]
+    fn durations_balance_the_shards() {
+        let files: Vec<String> = ["a", "b", "c", "d", "e"]
+            .iter()
+            .map(|f| format!("{f}.py"))
+            .collect();
+        // One slow file and four fast ones: by count the slow one would share a shard; by
+        // duration it has a shard to itself.
+        let durations: BTreeMap<String, u64> = [
+            ("a.py", 9000),
+            ("b.py", 1000),
+            ("c.py", 1000),
+            ("d.py", 1000),
+            ("e.py", 1000),
+        ]
+        .into_iter()
+        .map(|(f, d)| (f.to_owned(), d))
+        .collect();
+        let parts = split_all(2, &files, &durations);
+        assert_eq!(parts[0], ["a.py"]);
+        assert_eq!(parts[1], ["b.py", "c.py", "d.py", "e.py"]);
+        let by_count = split_all(2, &files, &BTreeMap::new());
+        assert_eq!(by_count[0], ["a.py", "c.py", "e.py"]);
+        // A file with no duration weighs the mean of the others (here 2600 ms).
+        let mut with_new = files.clone();
+        with_new.push("f.py".to_owned());
+        let parts = split_all(2, &with_new, &durations);
+        assert_eq!(parts[0], ["a.py"]);
+        assert_eq!(parts[1].len(), 5);
+    }
+
     #[test]
     fn verifier_is_object_safe() {
         fn assert_dyn(_: Option<Box<dyn Verifier>>) {}

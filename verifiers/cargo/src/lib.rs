@@ -54,7 +54,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use verdict_model::verifier::{
-    Applicability, Captured, CommandSpec, Exit, ExitCodes, Inputs, VerifierError, Workspace,
+    Applicability, Captured, CommandSpec, Exit, ExitCodes, Inputs, Sharding, VerifierError,
+    Workspace,
 };
 use verdict_model::{Kind, Outcome, Report, Severity, Verifier};
 use verdict_verifier_support::declared::Declared;
@@ -857,9 +858,37 @@ impl CargoTest {
         }
         relative_to_project(&mut report, &spec.cwd);
         dedupe(&mut report);
-        let report = nextest::merge_junit(report, captured.output_files.first());
+        let mut report = nextest::merge_junit(report, captured.output_files.first());
+        if spec.args.iter().any(|arg| arg == "--partition") {
+            report = partition_counts(report, captured);
+        }
         fail_closed(Command::Test, report, spec, captured)
     }
+}
+
+/// A report of one partition of a nextest run (a shard): nextest counts the tests of the other
+/// partitions as skipped, so the skipped count says nothing of this one and is dropped (its
+/// `#[ignore]`d tests are then not counted either). A partition nextest dealt no test, exiting 0
+/// (`--no-tests=pass`), is a pass of nothing, which the pipeline lists as not run in this shard.
+fn partition_counts(mut report: Report, captured: &Captured) -> Report {
+    if report.counts.tests_skipped.take().is_some() {
+        report.note(
+            "nextest counts the other shards' tests as skipped; this shard's skipped tests are \
+             not counted",
+        );
+    }
+    let ran = report.counts.tests_passed.unwrap_or(0) + report.counts.tests_failed.unwrap_or(0);
+    if ran == 0
+        && captured.exit == (Exit::Code { code: 0 })
+        && report.diagnostics_found() == 0
+        && report.counts.suites_errored.unwrap_or(0) == 0
+    {
+        let mut empty = Report::new(&report.tool, Outcome::Passed);
+        empty.summary = report.summary;
+        empty.note("nextest dealt no test to this shard");
+        return empty;
+    }
+    report
 }
 
 impl Verifier for CargoTest {
@@ -882,10 +911,30 @@ impl Verifier for CargoTest {
         }
     }
 
+    /// Split with nextest's own `--partition count:INDEX/TOTAL` where the project runs its tests
+    /// with nextest. `cargo test` has no way to split them (its filters are by name, not by
+    /// count): it runs them all in the first shard.
+    fn sharding(&self, workspace: &Workspace) -> Sharding {
+        match nextest_config(&workspace.root) {
+            Some(_) => Sharding::Split,
+            None => Sharding::Whole,
+        }
+    }
+
     fn command(&self, workspace: &Workspace) -> Result<CommandSpec, VerifierError> {
         match nextest_config(&workspace.root) {
             Some(config) => {
-                self.nextest_spec(workspace, &config, Vec::new(), nextest::nextest_program())
+                let partition = match workspace.shard {
+                    // `--no-tests=pass`: a partition nextest deals no test ends as a pass of
+                    // nothing, which the pipeline lists as not run in this shard.
+                    Some(shard) if shard.total > 1 => vec![
+                        "--partition".to_owned(),
+                        format!("count:{shard}"),
+                        "--no-tests=pass".to_owned(),
+                    ],
+                    _ => Vec::new(),
+                };
+                self.nextest_spec(workspace, &config, partition, nextest::nextest_program())
             }
             None => Command::Test.spec(
                 workspace,

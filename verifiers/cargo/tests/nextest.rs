@@ -266,3 +266,59 @@ async fn a_test_that_does_not_compile_fails_at_its_place_under_nextest() {
     // No JUnit report was written: noted, and no pass either way.
     assert_eq!(captured.output_files, [None]);
 }
+
+/// Split across shards, nextest runs each shard's part (`--partition count:i/n`) and together
+/// the parts are the whole run; a shard it deals no test is not run there, neither a pass nor a
+/// failure.
+#[tokio::test]
+async fn shards_partition_the_tests_and_an_empty_one_is_not_run_there() {
+    require_nextest();
+    let fixture = fixture("nextest-failing");
+    let run = |workspace: Workspace| {
+        let runner: Arc<dyn Runner> = Arc::new(runner(&fixture));
+        async move {
+            let entries = vec![Entry::new(Arc::new(CargoTest::default()))];
+            pipeline::run(
+                &entries,
+                &workspace,
+                runner,
+                &Options::default(),
+                &mut |_| {},
+            )
+            .await
+            .expect("a valid pipeline")
+            .remove(0)
+        }
+    };
+    let whole = run(fixture.workspace.clone()).await;
+    assert_eq!(whole.outcome(), Outcome::Failed, "{whole:#?}");
+    // Five tests in seven shards: at least two get none (nextest deals each test binary's tests
+    // apart, so more may).
+    let total = 7;
+    let (mut passed, mut failed, mut empty) = (0, 0, 0);
+    let mut failures = BTreeMap::new();
+    for index in 1..=total {
+        let mut workspace = fixture.workspace.clone();
+        workspace.shard = verdict_core::verifier::Shard::new(index, total);
+        let verification = run(workspace).await;
+        let command = verification.command.clone().unwrap_or_default();
+        assert!(
+            command.contains(&format!("count:{index}/{total}")),
+            "{command:?}"
+        );
+        if verification.status == verdict_core::Status::NotInShard {
+            assert_eq!(verification.outcome(), Outcome::Errored);
+            empty += 1;
+            continue;
+        }
+        let report = &verification.report;
+        passed += report.counts.tests_passed.unwrap_or(0);
+        failed += report.counts.tests_failed.unwrap_or(0);
+        failures.extend(failing(report));
+    }
+    assert!(empty >= 2, "{empty} empty shards");
+    assert_eq!(Some(passed), whole.report.counts.tests_passed);
+    assert_eq!(Some(failed), whole.report.counts.tests_failed);
+    assert_eq!(failures, failing(&whole.report));
+    assert_eq!(whole.report.counts.tests_skipped, Some(0), "{whole:#?}");
+}

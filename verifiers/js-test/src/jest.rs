@@ -17,7 +17,7 @@
 use std::time::Duration;
 
 use verdict_model::verifier::{
-    Applicability, Captured, CommandSpec, ExitCodes, Inputs, VerifierError, Workspace,
+    Applicability, Captured, CommandSpec, ExitCodes, Inputs, Sharding, VerifierError, Workspace,
 };
 use verdict_model::{Kind, Report, Verifier};
 use verdict_verifier_support::{js_monorepo_root, node_bin};
@@ -71,6 +71,7 @@ const RUNNER: Runner<'static> = Runner {
         ("-u", false),
         ("--listTests", false),
         ("--showConfig", false),
+        ("--shard", true),
     ],
 };
 
@@ -123,6 +124,7 @@ impl Jest {
             args.extend(script.options(RERUN_KEEPS));
         } else {
             args.extend(script.args);
+            args.extend(crate::shard_args(workspace));
         }
         Ok(CommandSpec {
             program,
@@ -164,7 +166,15 @@ impl Verifier for Jest {
         self.base(workspace, "jest.json", false)
     }
 
+    /// Split with the runner's own `--shard=INDEX/TOTAL`, which deals test files to shards.
+    fn sharding(&self, _workspace: &Workspace) -> Sharding {
+        Sharding::Split
+    }
+
     fn interpret(&self, spec: &CommandSpec, captured: &Captured) -> Report {
+        if let Some(report) = crate::empty_shard(NAME, spec, captured) {
+            return report;
+        }
         let report = crate::interpret_json_and_log(NAME, spec, captured);
         crate::fail_closed(report, NAME, spec, captured)
     }

@@ -79,6 +79,45 @@ pub(crate) fn absolute(path: &Path) -> std::path::PathBuf {
     std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
+/// The options that run only this shard's part of the tests (jest and vitest read the same):
+/// `--shard=INDEX/TOTAL`, and `--passWithNoTests`, so that a shard the runner deals no test file
+/// to ends with its JSON report of nothing rather than a `No tests found` error (see
+/// [`empty_shard`]). None for a whole run.
+pub(crate) fn shard_args(workspace: &Workspace) -> Vec<String> {
+    match workspace.shard {
+        Some(shard) if shard.total > 1 => {
+            vec![format!("--shard={shard}"), "--passWithNoTests".to_owned()]
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// A shard the runner dealt no test file to: the command ran with `--shard`, exited 0, and its
+/// JSON report counts no test file and no test. The answer is a pass of nothing, which the
+/// pipeline lists as not run in this shard ([`verdict_model::verifier::Sharding::Split`]); any
+/// other run is read as usual.
+pub(crate) fn empty_shard(tool: &str, spec: &CommandSpec, captured: &Captured) -> Option<Report> {
+    if !spec.args.iter().any(|arg| arg.starts_with("--shard=")) {
+        return None;
+    }
+    if captured.exit != (Exit::Code { code: 0 }) {
+        return None;
+    }
+    let bytes = captured.output_files.first()?.as_ref()?;
+    let json: serde_json::Value = serde_json::from_slice(bytes).ok()?;
+    let zero = |key: &str| json.get(key).and_then(serde_json::Value::as_u64) == Some(0);
+    let results_empty = json
+        .get("testResults")
+        .and_then(serde_json::Value::as_array)
+        .is_some_and(Vec::is_empty);
+    if !(zero("numTotalTestSuites") && zero("numTotalTests") && results_empty) {
+        return None;
+    }
+    let mut report = Report::new(tool, Outcome::Passed);
+    report.note(format!("{tool} dealt no test file to this shard"));
+    Some(report)
+}
+
 /// What says a runner applies to a project.
 pub(crate) struct Evidence<'a> {
     /// The runner's name, as a dependency and as a program in scripts.

@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use verdict_model::verifier::{
-    Applicability, Captured, CommandSpec, ExitCodes, Inputs, VerifierError, Workspace,
+    Applicability, Captured, CommandSpec, ExitCodes, Inputs, Sharding, VerifierError, Workspace,
 };
 use verdict_model::{Kind, Outcome, Report, Severity, Verifier};
 use verdict_verifier_support::declared::{Declared, is_variable_name};
@@ -195,6 +195,7 @@ const DROPPED: &[(&str, bool)] = &[
     ("--watch", false),
     ("--watch-path", true),
     ("--watch-preserve-output", false),
+    ("--test-shard", true),
 ];
 
 /// The script's node arguments that verdict keeps, split into options (with their values) and
@@ -270,6 +271,12 @@ impl NodeTest {
         ];
         args.extend(options);
         args.extend(extra);
+        if paths.is_none()
+            && let Some(shard) = workspace.shard.filter(|shard| shard.total > 1)
+        {
+            // Node.js's own split of the test files (20.5 and later).
+            args.push(format!("--test-shard={shard}"));
+        }
         args.extend(paths.unwrap_or(script_paths));
         Ok(CommandSpec {
             program,
@@ -310,6 +317,12 @@ impl Verifier for NodeTest {
 
     fn command(&self, workspace: &Workspace) -> Result<CommandSpec, VerifierError> {
         self.spec(workspace, Vec::new(), None)
+    }
+
+    /// Split with Node.js's own `--test-shard=INDEX/TOTAL`; a shard it deals no file to runs no
+    /// test, which the pipeline lists as not run in that shard.
+    fn sharding(&self, _workspace: &Workspace) -> Sharding {
+        Sharding::Split
     }
 
     fn interpret(&self, spec: &CommandSpec, captured: &Captured) -> Report {

@@ -20,7 +20,7 @@
 use std::time::Duration;
 
 use verdict_model::verifier::{
-    Applicability, Captured, CommandSpec, ExitCodes, Inputs, VerifierError, Workspace,
+    Applicability, Captured, CommandSpec, ExitCodes, Inputs, Sharding, VerifierError, Workspace,
 };
 use verdict_model::{Kind, Report, Verifier};
 use verdict_verifier_support::{js_monorepo_root, node_bin};
@@ -80,6 +80,7 @@ const RUNNER: Runner<'static> = Runner {
         ("--changed", false),
         ("--update", false),
         ("-u", false),
+        ("--shard", true),
     ],
 };
 
@@ -154,6 +155,7 @@ impl Vitest {
             args.extend(script.options(RERUN_KEEPS));
         } else {
             args.extend(script.args);
+            args.extend(crate::shard_args(workspace));
         }
         Ok(CommandSpec {
             program,
@@ -213,7 +215,15 @@ impl Verifier for Vitest {
         self.base(workspace, "vitest.json", false)
     }
 
+    /// Split with the runner's own `--shard=INDEX/TOTAL`, which deals test files to shards.
+    fn sharding(&self, _workspace: &Workspace) -> Sharding {
+        Sharding::Split
+    }
+
     fn interpret(&self, spec: &CommandSpec, captured: &Captured) -> Report {
+        if let Some(report) = crate::empty_shard(NAME, spec, captured) {
+            return report;
+        }
         let report = crate::interpret_json_and_log(NAME, spec, captured);
         crate::fail_closed(report, NAME, spec, captured)
     }

@@ -346,6 +346,11 @@ impl From<core::VerifierError> for Error {
         match error {
             core::VerifierError::NotInstalled { tool, hint } => Error::NotInstalled { tool, hint },
             core::VerifierError::Project { tool, message } => Error::Project { tool, message },
+            // Plugins run whole in the first shard and never meet this; the ABI stays as it is.
+            core::VerifierError::EmptyShard { tool, shard } => Error::Project {
+                message: format!("no test file for shard {shard}"),
+                tool,
+            },
         }
     }
 }

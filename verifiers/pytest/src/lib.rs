@@ -43,12 +43,14 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use verdict_model::verifier::{
-    Applicability, Captured, CommandSpec, Exit, ExitCodes, Inputs, VerifierError, Workspace,
+    Applicability, Captured, CommandSpec, Exit, ExitCodes, Inputs, Sharding, VerifierError,
+    Workspace,
 };
 use verdict_model::{Kind, Outcome, Report, Severity, Verifier};
 use verdict_verifier_support::declared::{self, Declared, Purpose};
 use verdict_verifier_support::summarize_log_as;
 
+mod shard;
 pub mod unittest;
 
 pub use unittest::Unittest;
@@ -561,9 +563,40 @@ impl Verifier for Pytest {
         })
     }
 
+    /// Split by test file (see [`shard`]): pytest has no sharding of its own. A project that
+    /// collects doctests too (`--doctest-modules`, `--doctest-glob`) runs whole in shard 1:
+    /// its modules and text files are no test files of the split, and would run in no shard.
+    fn sharding(&self, workspace: &Workspace) -> Sharding {
+        if shard::collects_doctests(workspace, &declared_args(workspace).0) {
+            Sharding::Whole
+        } else {
+            Sharding::Split
+        }
+    }
+
     fn command(&self, workspace: &Workspace) -> Result<CommandSpec, VerifierError> {
-        let (args, env) = declared_args(workspace);
+        let (mut args, env) = declared_args(workspace);
         let mut spec = self.spec(workspace, base_args(workspace))?;
+        if let Some(shard) = workspace.shard.filter(|shard| shard.total > 1) {
+            // This shard's test files in place of the command's own test paths.
+            let (rest, paths) = shard::take_paths(workspace, args);
+            let files = shard::files_for(workspace, shard, &paths);
+            if files.is_empty() {
+                return Err(VerifierError::EmptyShard {
+                    tool: NAME.to_owned(),
+                    shard,
+                });
+            }
+            args = rest;
+            // Not after `--`: verdict.toml's `args` come after these.
+            args.extend(files.into_iter().map(|file| {
+                if file.starts_with('-') {
+                    format!("./{file}")
+                } else {
+                    file
+                }
+            }));
+        }
         spec.args.extend(args);
         for (name, value) in env {
             spec.env.entry(name).or_insert(value);

@@ -162,6 +162,8 @@ impl Errored {
             return None;
         }
         Some(match verification.status {
+            // Another shard runs it: the merged report says how it went.
+            Status::NotInShard => return None,
             // A verifier it needs did not pass: that one's issues say what is wrong.
             Status::Skipped => Errored {
                 check: "verdict/skipped",

@@ -39,6 +39,7 @@ pub fn render(input: &RenderInput<'_>) -> String {
         let (mark, style) = match (verification.status, verification.outcome()) {
             (Status::Skipped, _) => ("-", YELLOW),
             (Status::Cancelled, _) => ("!", YELLOW),
+            (Status::NotInShard, _) => ("-", DIM),
             (_, Outcome::Passed) => ("✓", GREEN),
             (_, Outcome::Failed) => ("✗", RED),
             (_, Outcome::Errored) => ("!", YELLOW),
@@ -88,15 +89,16 @@ fn one_line(verification: &Verification, paint: &dyn Fn(&str, &str) -> String) -
     let state = match verification.status {
         Status::Skipped => "skipped",
         Status::Cancelled => "cancelled",
+        Status::NotInShard => "not in this shard",
         _ => report.outcome.as_str(),
     };
     let time = match verification.status {
         Status::Ran => format!(" {}", duration(verification.duration)),
         Status::Cached => " (cached)".to_owned(),
-        Status::Skipped | Status::Cancelled => String::new(),
+        Status::Skipped | Status::Cancelled | Status::NotInShard => String::new(),
     };
     let detail = match (verification.status, report.outcome) {
-        (Status::Skipped | Status::Cancelled, _) | (_, Outcome::Errored) => {
+        (Status::Skipped | Status::Cancelled | Status::NotInShard, _) | (_, Outcome::Errored) => {
             first_line(&reason(verification))
         }
         _ => counts_phrase(verification.kind, report),

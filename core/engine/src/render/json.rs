@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use super::RenderInput;
 use crate::model::{Kind, Outcome, Report, Status};
+use crate::verifier::Shard;
 
 /// The schema name and version every document carries in `schema`.
 pub const SCHEMA: &str = "verdict-run/1";
@@ -41,6 +42,35 @@ pub struct RunDocument {
     pub verifications: Vec<VerificationDocument>,
     /// The digest an agent reads.
     pub digest: DigestDocument,
+    /// Which shard of a run split across machines this is (`verdict run --shard 2/3`); absent
+    /// for a whole run. `verdict merge` reads it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<ShardDocument>,
+}
+
+/// The shard a document is of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ShardDocument {
+    /// Which shard, from 1 to `total`.
+    pub index: u32,
+    /// How many shards the run was split into.
+    pub total: u32,
+}
+
+impl From<Shard> for ShardDocument {
+    fn from(shard: Shard) -> Self {
+        ShardDocument {
+            index: shard.index,
+            total: shard.total,
+        }
+    }
+}
+
+impl ShardDocument {
+    /// The shard, when `index` and `total` make one (`1 <= index <= total`).
+    pub fn shard(self) -> Option<Shard> {
+        Shard::new(self.index, self.total)
+    }
 }
 
 /// One verifier's part of a run.
@@ -107,6 +137,70 @@ impl RunDocument {
                 tokens: input.digest.tokens,
                 budget: input.digest.budget,
             },
+            shard: input.shard.map(ShardDocument::from),
+        }
+    }
+}
+
+/// [`RunDocument`] borrowing the run instead of copying it, for writing: a merged run of many
+/// shards can list hundreds of thousands of tests. The same fields in the same order, so that it
+/// serializes to the same text (checked by a test).
+#[derive(Serialize)]
+struct RunView<'a> {
+    schema: &'a str,
+    verdict_version: &'a str,
+    outcome: Outcome,
+    exit_code: i32,
+    known_failures: u64,
+    verifications: Vec<VerificationView<'a>>,
+    digest: DigestDocument,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    shard: Option<ShardDocument>,
+}
+
+/// [`VerificationDocument`], borrowed (see [`RunView`]).
+#[derive(Serialize)]
+struct VerificationView<'a> {
+    verifier: &'a str,
+    kind: Kind,
+    status: Status,
+    outcome: Outcome,
+    duration_ms: u64,
+    command: &'a Option<Vec<String>>,
+    log: &'a Option<String>,
+    notes: &'a [String],
+    report: &'a Report,
+}
+
+impl<'a> RunView<'a> {
+    fn new(input: &RenderInput<'a>) -> Self {
+        RunView {
+            schema: SCHEMA,
+            verdict_version: input.tool_version,
+            outcome: input.outcome,
+            exit_code: i32::from(input.exit_code),
+            known_failures: input.known_failures,
+            verifications: input
+                .verifications
+                .iter()
+                .map(|v| VerificationView {
+                    verifier: &v.verifier,
+                    kind: v.kind,
+                    status: v.status,
+                    outcome: v.outcome(),
+                    duration_ms: u64::try_from(v.duration.as_millis()).unwrap_or(u64::MAX),
+                    command: &v.command,
+                    log: &v.log,
+                    notes: &v.notes,
+                    report: &v.report,
+                })
+                .collect(),
+            digest: DigestDocument {
+                text: input.digest.text.clone(),
+                tokens: input.digest.tokens,
+                budget: input.digest.budget,
+            },
+            shard: input.shard.map(ShardDocument::from),
         }
     }
 }
@@ -164,7 +258,7 @@ impl RunDocument {
 
 /// Renders the JSON document, pretty-printed, with a final newline.
 pub fn render(input: &RenderInput<'_>) -> String {
-    let document = RunDocument::new(input);
+    let document = RunView::new(input);
     // Serializing plain data with string keys into a String cannot fail; should it ever, the
     // output must still not look like a pass.
     let mut text = serde_json::to_string_pretty(&document).unwrap_or_else(|error| {
@@ -205,5 +299,62 @@ pub fn parse_json(text: &str) -> Result<RunDocument, ParseError> {
         None => Err(ParseError::Schema {
             found: "(none)".to_owned(),
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::digest::{self, Input};
+    use crate::model::{Diagnostic, Severity, TestCase, TestStatus, Verification};
+    use crate::verifier::Shard;
+
+    /// What is written borrowed is what [`RunDocument`] would write: same fields, same order.
+    #[test]
+    fn the_borrowed_view_writes_the_document() {
+        let mut report = Report::new("jest", Outcome::Failed);
+        report.push(
+            Diagnostic::new("jest", Kind::Test, Severity::Error, "boom")
+                .at("a.test.js", Some(3), None)
+                .with_test("a > b"),
+        );
+        report.push_test(TestCase {
+            name: "a > b".to_owned(),
+            file: Some("a.test.js".to_owned()),
+            status: TestStatus::Failed,
+            duration_ms: Some(4),
+        });
+        report.summary = Some("Tests: 1 failed".to_owned());
+        let verifications = [Verification {
+            verifier: "jest".to_owned(),
+            kind: Kind::Test,
+            status: Status::Ran,
+            report,
+            command: Some(vec!["jest".to_owned()]),
+            log: Some(".verdict/runs/x/jest.log".to_owned()),
+            duration: std::time::Duration::from_millis(1500),
+            notes: vec!["a note".to_owned()],
+        }];
+        let inputs: Vec<Input<'_>> = verifications.iter().map(Input::of).collect();
+        let digest = digest::render(&inputs, &digest::Options { budget: 100 });
+        for shard in [None, Shard::new(2, 3)] {
+            let input = RenderInput {
+                verifications: &verifications,
+                digest: &digest,
+                outcome: Outcome::Failed,
+                known_failures: 1,
+                exit_code: 1,
+                tool_version: "0.0.0-test",
+                color: false,
+                repo: super::super::Repo::default(),
+                shard,
+            };
+            let mut expected =
+                serde_json::to_string_pretty(&RunDocument::new(&input)).expect("serializes");
+            expected.push('\n');
+            assert_eq!(render(&input), expected);
+            let back = parse_json(&expected).expect("parses back");
+            assert_eq!(back.shard.and_then(ShardDocument::shard), shard);
+        }
     }
 }

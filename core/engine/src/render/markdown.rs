@@ -109,6 +109,7 @@ fn outcome_cell(verification: &Verification) -> &'static str {
     match (verification.status, verification.outcome()) {
         (Status::Skipped, _) => "⏭️ skipped",
         (Status::Cancelled, _) => "⚠️ cancelled",
+        (Status::NotInShard, _) => "⏭️ not in this shard",
         (Status::Cached, Outcome::Passed) => "✅ passed (cached)",
         (_, Outcome::Passed) => "✅ passed",
         (_, Outcome::Failed) => "❌ failed",
@@ -118,7 +119,9 @@ fn outcome_cell(verification: &Verification) -> &'static str {
 
 fn result_cell(verification: &Verification) -> String {
     let text = match (verification.status, verification.outcome()) {
-        (Status::Skipped | Status::Cancelled, _) | (_, Outcome::Errored) => reason(verification),
+        (Status::Skipped | Status::Cancelled | Status::NotInShard, _) | (_, Outcome::Errored) => {
+            reason(verification)
+        }
         _ => counts_phrase(verification.kind, &verification.report),
     };
     let text = text.split_whitespace().collect::<Vec<_>>().join(" ");

@@ -63,6 +63,9 @@ pub struct RenderInput<'a> {
     /// SARIF category prefix, which the CI formats name files and runs by. The default is a
     /// project at the root of an unknown repository: paths stay as the tools printed them.
     pub repo: Repo<'a>,
+    /// The shard this run is of a run split across machines (`--shard`), which the JSON
+    /// document records for `verdict merge`; `None` for a whole run.
+    pub shard: Option<crate::verifier::Shard>,
 }
 
 impl RenderInput<'_> {
@@ -142,7 +145,33 @@ impl FromStr for Format {
 }
 
 /// Renders a run in `format`. The text ends with a newline.
+///
+/// A verifier that did not run in this shard ([`Status::NotInShard`]) is left out of the formats
+/// CI systems read (SARIF, GitHub, JUnit, Markdown, GitLab, rdjson): it is neither a pass nor a failure here, and
+/// the shard that ran it reports it. The JSON document keeps it for `verdict merge`, and the human
+/// format lists it.
 pub fn render(format: Format, input: &RenderInput<'_>) -> String {
+    let for_ci = !matches!(format, Format::Human | Format::Json);
+    if for_ci
+        && input
+            .verifications
+            .iter()
+            .any(|v| v.status == Status::NotInShard)
+    {
+        let here: Vec<Verification> = input
+            .verifications
+            .iter()
+            .filter(|v| v.status != Status::NotInShard)
+            .cloned()
+            .collect();
+        return render(
+            format,
+            &RenderInput {
+                verifications: &here,
+                ..*input
+            },
+        );
+    }
     match format {
         Format::Human => human::render(input),
         Format::Json => json::render(input),
@@ -167,6 +196,7 @@ fn reason(verification: &Verification) -> String {
         .unwrap_or(match verification.status {
             Status::Cancelled => "the run was interrupted",
             Status::Skipped => "it did not run",
+            Status::NotInShard => "it did not run in this shard",
             _ => "no reason was given",
         });
     text.trim().to_owned()
