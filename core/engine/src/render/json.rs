@@ -152,6 +152,7 @@ struct RunView<'a> {
     outcome: Outcome,
     exit_code: i32,
     known_failures: u64,
+    project: &'a str,
     verifications: Vec<VerificationView<'a>>,
     digest: DigestDocument,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -169,7 +170,7 @@ struct VerificationView<'a> {
     command: &'a Option<Vec<String>>,
     log: &'a Option<String>,
     notes: &'a [String],
-    report: &'a Report,
+    report: Cow<'a, Report>,
 }
 
 impl<'a> RunView<'a> {
@@ -180,6 +181,7 @@ impl<'a> RunView<'a> {
             outcome: input.outcome,
             exit_code: i32::from(input.exit_code),
             known_failures: input.known_failures,
+            project: input.repo.project_or_dot(),
             verifications: input
                 .verifications
                 .iter()
@@ -192,7 +194,7 @@ impl<'a> RunView<'a> {
                     command: &v.command,
                     log: &v.log,
                     notes: &v.notes,
-                    report: &v.report,
+                    report: repo_paths_view(input, &v.report),
                 })
                 .collect(),
             digest: DigestDocument {
@@ -208,6 +210,21 @@ impl<'a> RunView<'a> {
 /// The document's `project` when an older document has none.
 fn dot() -> String {
     ".".to_owned()
+}
+
+/// [`repo_paths`], copying the report only when a path changes (a project below the root).
+fn repo_paths_view<'a>(input: &RenderInput<'_>, report: &'a Report) -> Cow<'a, Report> {
+    let changes = report.diagnostics.iter().any(|diagnostic| {
+        diagnostic
+            .file
+            .as_deref()
+            .is_some_and(|file| matches!(input.repo_path(file), Cow::Owned(_)))
+    });
+    if changes {
+        Cow::Owned(repo_paths(input, report))
+    } else {
+        Cow::Borrowed(report)
+    }
 }
 
 /// `report` with its diagnostics' files named from the repository's root. The fingerprints stay
