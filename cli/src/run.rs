@@ -424,12 +424,14 @@ fn verbose_line(verification: &Verification) -> String {
 fn read_durations(path: &Path) -> Result<std::collections::BTreeMap<String, u64>> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("failed to read the shard durations {}", path.display()))?;
-    let document = render::json::parse_json(&text).map_err(|error| {
+    let mut document = render::json::parse_json(&text).map_err(|error| {
         usage(format!(
             "{} is not a verdict JSON report (`verdict run --format json` writes one): {error}",
             path.display()
         ))
     })?;
+    // The report names files from the repository's root; the split is of the project's files.
+    document.to_project_paths();
     let mut durations = std::collections::BTreeMap::new();
     for verification in &document.verifications {
         for test in &verification.report.tests {

@@ -214,12 +214,14 @@ fn dot() -> String {
 
 /// [`repo_paths`], copying the report only when a path changes (a project below the root).
 fn repo_paths_view<'a>(input: &RenderInput<'_>, report: &'a Report) -> Cow<'a, Report> {
-    let changes = report.diagnostics.iter().any(|diagnostic| {
-        diagnostic
-            .file
-            .as_deref()
-            .is_some_and(|file| matches!(input.repo_path(file), Cow::Owned(_)))
-    });
+    let moves = |file: Option<&str>| {
+        file.is_some_and(|file| matches!(input.repo_path(file), Cow::Owned(_)))
+    };
+    let changes = report
+        .diagnostics
+        .iter()
+        .any(|diagnostic| moves(diagnostic.file.as_deref()))
+        || report.tests.iter().any(|test| moves(test.file.as_deref()));
     if changes {
         Cow::Owned(repo_paths(input, report))
     } else {
@@ -227,12 +229,18 @@ fn repo_paths_view<'a>(input: &RenderInput<'_>, report: &'a Report) -> Cow<'a, R
     }
 }
 
-/// `report` with its diagnostics' files named from the repository's root. The fingerprints stay
-/// as computed from the tool's own paths, so that a `--baseline` matches whatever `-C` says.
+/// `report` with its diagnostics' and tests' files named from the repository's root. The
+/// fingerprints stay as computed from the tool's own paths, so that a `--baseline` matches
+/// whatever `-C` says.
 fn repo_paths(input: &RenderInput<'_>, report: &Report) -> Report {
     let mut report = report.clone();
-    for diagnostic in &mut report.diagnostics {
-        if let Some(file) = &mut diagnostic.file
+    let files = report
+        .diagnostics
+        .iter_mut()
+        .map(|d| &mut d.file)
+        .chain(report.tests.iter_mut().map(|t| &mut t.file));
+    for file in files {
+        if let Some(file) = file
             && let Cow::Owned(path) = input.repo_path(file)
         {
             *file = path;
@@ -242,7 +250,8 @@ fn repo_paths(input: &RenderInput<'_>, report: &Report) -> Report {
 }
 
 impl RunDocument {
-    /// Turns the diagnostics' files back into paths relative to [`RunDocument::project`], as the
+    /// Turns the diagnostics' and tests' files back into paths relative to
+    /// [`RunDocument::project`], as the
     /// tools printed them (with `/` separators): what a reader that renders the run again needs,
     /// the digest included (`verdict merge`). A file elsewhere in the repository climbs out of the
     /// project with `..`; an absolute one stays absolute. Rendering the result with the same
@@ -254,8 +263,14 @@ impl RunDocument {
         }
         let depth = project.split('/').filter(|s| !s.is_empty()).count();
         for verification in &mut self.verifications {
-            for diagnostic in &mut verification.report.diagnostics {
-                let Some(file) = &mut diagnostic.file else {
+            let report = &mut verification.report;
+            let files = report
+                .diagnostics
+                .iter_mut()
+                .map(|d| &mut d.file)
+                .chain(report.tests.iter_mut().map(|t| &mut t.file));
+            for file in files {
+                let Some(file) = file else {
                     continue;
                 };
                 if super::repo::is_absolute(file) {
@@ -354,7 +369,16 @@ mod tests {
         }];
         let inputs: Vec<Input<'_>> = verifications.iter().map(Input::of).collect();
         let digest = digest::render(&inputs, &digest::Options { budget: 100 });
-        for shard in [None, Shard::new(2, 3)] {
+        let package = super::super::Repo {
+            root: Some("/src/repo"),
+            project: "packages/a",
+            category: None,
+        };
+        for (shard, repo) in [
+            (None, super::super::Repo::default()),
+            (Shard::new(2, 3), super::super::Repo::default()),
+            (None, package),
+        ] {
             let input = RenderInput {
                 verifications: &verifications,
                 digest: &digest,
@@ -363,15 +387,31 @@ mod tests {
                 exit_code: 1,
                 tool_version: "0.0.0-test",
                 color: false,
-                repo: super::super::Repo::default(),
+                repo,
                 shard,
             };
             let mut expected =
                 serde_json::to_string_pretty(&RunDocument::new(&input)).expect("serializes");
             expected.push('\n');
             assert_eq!(render(&input), expected);
-            let back = parse_json(&expected).expect("parses back");
+            let mut back = parse_json(&expected).expect("parses back");
             assert_eq!(back.shard.and_then(ShardDocument::shard), shard);
+            // Diagnostics and tests alike name files from the repository's root, and come back
+            // to the project's paths.
+            let prefix = if repo.project.is_empty() { "" } else { "packages/a/" };
+            let report = &back.verifications[0].report;
+            assert_eq!(
+                report.diagnostics[0].file.as_deref(),
+                Some(format!("{prefix}a.test.js").as_str())
+            );
+            assert_eq!(
+                report.tests[0].file.as_deref(),
+                Some(format!("{prefix}a.test.js").as_str())
+            );
+            back.to_project_paths();
+            let report = &back.verifications[0].report;
+            assert_eq!(report.diagnostics[0].file.as_deref(), Some("a.test.js"));
+            assert_eq!(report.tests[0].file.as_deref(), Some("a.test.js"));
         }
     }
 }
