@@ -50,7 +50,7 @@ print(json.dumps(suites))
 }
 
 /// `junit_validate.py`'s verdict on `xml`: Jenkins' schema and GitLab's rules.
-fn validate(project: &Project, xml: &str) -> Value {
+pub(crate) fn validate(project: &Project, xml: &str) -> Value {
     let python = tools().join("venv/bin/python");
     let file = project.path("junit-validated.xml");
     std::fs::write(&file, xml).expect("write the XML");

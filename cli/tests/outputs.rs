@@ -40,7 +40,7 @@ fn error_annotations(text: &str) -> usize {
 // Several outputs from one run
 
 #[test]
-fn one_run_writes_sarif_junit_json_and_human_with_one_job_summary() {
+fn one_run_writes_every_ci_report_and_human_with_one_job_summary() {
     let project = Project::polyglot();
     let summary = project.path("step-summary.md");
     let out = project.verdict_env(
@@ -52,6 +52,10 @@ fn one_run_writes_sarif_junit_json_and_human_with_one_job_summary() {
             "junit=junit.xml",
             "--format",
             "json=reports/run.json",
+            "--format",
+            "gitlab=reports/code-quality.json",
+            "--format",
+            "rdjson=reports/reviewdog.json",
             "--format",
             "human",
         ],
@@ -112,6 +116,26 @@ fn one_run_writes_sarif_junit_json_and_human_with_one_job_summary() {
         .map(|s| s["failures"].as_u64().unwrap_or(0))
         .sum();
     assert!(failures >= 2, "{junit:#}");
+    // And against Jenkins' schema and GitLab's rules.
+    let checked = crate::junit::validate(&project, &project.read("junit.xml"));
+    for key in ["schema_errors", "gitlab_errors"] {
+        assert_eq!(checked[key], Value::Array(Vec::new()), "{key}: {checked:#}");
+    }
+
+    // GitLab Code Quality and rdjson, against the schemas their readers publish: the five
+    // findings each.
+    crate::run::gitlab_rdjson::valid(
+        &project,
+        "gitlab",
+        &project.read("reports/code-quality.json"),
+        5,
+    );
+    crate::run::gitlab_rdjson::valid(
+        &project,
+        "rdjson",
+        &project.read("reports/reviewdog.json"),
+        5,
+    );
 
     // JSON, against the checked-in schema.
     let json: Value =

@@ -9,7 +9,7 @@
 use crate::support::project;
 
 mod declared;
-mod gitlab_rdjson;
+pub(crate) mod gitlab_rdjson;
 mod repo_paths;
 
 use std::path::Path;

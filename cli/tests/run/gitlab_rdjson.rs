@@ -12,7 +12,7 @@ use crate::support::project::{Project, repo, tools};
 
 /// Validates `text` as `kind` (`gitlab` or `rdjson`): asserts it has no errors and `items` issues
 /// or diagnostics, and returns it parsed.
-fn valid(project: &Project, kind: &str, text: &str, items: usize) -> Value {
+pub(crate) fn valid(project: &Project, kind: &str, text: &str, items: usize) -> Value {
     let python = tools().join("venv/bin/python");
     assert!(
         python.is_file(),

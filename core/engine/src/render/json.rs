@@ -398,7 +398,11 @@ mod tests {
             assert_eq!(back.shard.and_then(ShardDocument::shard), shard);
             // Diagnostics and tests alike name files from the repository's root, and come back
             // to the project's paths.
-            let prefix = if repo.project.is_empty() { "" } else { "packages/a/" };
+            let prefix = if repo.project.is_empty() {
+                ""
+            } else {
+                "packages/a/"
+            };
             let report = &back.verifications[0].report;
             assert_eq!(
                 report.diagnostics[0].file.as_deref(),
