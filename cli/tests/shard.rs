@@ -566,3 +566,39 @@ fn pytest_files_are_balanced_by_the_durations_of_an_earlier_report() {
     assert_eq!(counts(&merged, "pytest"), counts(&whole, "pytest"));
     assert_eq!(failures(&merged, "pytest"), failures(&whole, "pytest"));
 }
+
+/// A real run's JSON report lists pytest's tests with their files and durations, and it is what
+/// `--shard-durations` reads: the shards it balances merge to the whole run.
+#[test]
+fn a_real_report_gives_the_durations_the_next_split_reads() {
+    let project = fixture("pytest");
+    let whole = project.verdict(&["run", "--format", "json=whole.json"]);
+    assert_eq!(whole.code, 1, "{}", whole.all());
+    let report: Value = serde_json::from_str(&project.read("whole.json")).expect("JSON");
+    let tests = verification(&report, "pytest")["report"]["tests"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(tests.len(), 14, "{report:#}");
+    assert!(
+        tests.iter().all(|t| t["file"]
+            .as_str()
+            .is_some_and(|f| f.starts_with("tests/test_part"))
+            && t["duration_ms"].is_u64()),
+        "{tests:#?}"
+    );
+    run_shards(&project, 3, &["--shard-durations", "whole.json"]);
+    let out = merge(
+        &project,
+        &["shard-1.json", "shard-2.json", "shard-3.json"],
+        &["--format", "json"],
+    );
+    assert_eq!(out.code, 1, "{}", out.all());
+    let merged = out.json();
+    assert_eq!(
+        verification(&merged, "pytest")["report"]["counts"],
+        verification(&report, "pytest")["report"]["counts"],
+        "{merged:#}"
+    );
+    assert_eq!(failures(&merged, "pytest"), failures(&report, "pytest"));
+}
