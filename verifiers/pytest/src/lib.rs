@@ -810,7 +810,8 @@ mod tests {
     use super::*;
     use verdict_model::Diagnostic;
 
-    fn workspace_with(files: &[(&str, &str)]) -> (tempfile::TempDir, Workspace) {
+    /// A workspace in a temporary directory holding `files` (path, text).
+    pub(crate) fn workspace_with(files: &[(&str, &str)]) -> (tempfile::TempDir, Workspace) {
         let dir = tempfile::tempdir().expect("temp dir");
         for (path, text) in files {
             let path = dir.path().join(path);

@@ -276,17 +276,7 @@ fn ini_value(text: &str, section: &str, key: &str) -> Option<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn project(files: &[(&str, &str)]) -> (tempfile::TempDir, Workspace) {
-        let dir = tempfile::tempdir().expect("a temporary directory");
-        for (path, text) in files {
-            let path = dir.path().join(path);
-            std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
-            std::fs::write(path, text).expect("write");
-        }
-        let workspace = Workspace::new(dir.path());
-        (dir, workspace)
-    }
+    use crate::tests::workspace_with as project;
 
     #[test]
     fn files_are_listed_as_pytest_collects_them() {
