@@ -560,9 +560,44 @@ fn read_junit(xml: &[u8], cwd: &Path) -> Report {
 /// The name of every `<testcase>` of node's report, in order, as [`failing_cases`] names them.
 fn case_names(xml: &[u8]) -> Vec<String> {
     let text = String::from_utf8_lossy(xml);
-    let mut suites: Vec<String> = Vec::new();
     let mut names = Vec::new();
-    let mut rest = text.as_ref();
+    each_tag(&text, |tag| {
+        if tag.element == "testcase" {
+            names.push(tag.case_name());
+        }
+    });
+    names
+}
+
+/// One tag of a JUnit document as [`each_tag`] reads it.
+struct Tag<'t> {
+    /// Between `<` and `>`.
+    text: &'t str,
+    /// Its element's name; empty for a closing tag.
+    element: &'t str,
+    /// Whether it is `<… />`.
+    self_closing: bool,
+    /// What follows the tag, up to the end of the document.
+    after: &'t str,
+    /// The `name`s of the `<testsuite>`s open around it.
+    suites: &'t [String],
+}
+
+impl Tag<'_> {
+    /// The full name of the `<testcase>` this tag opens: the `name`s of the suites around it and
+    /// its own, joined with [`SEPARATOR`].
+    fn case_name(&self) -> String {
+        let mut full = self.suites.to_vec();
+        full.push(attribute(self.text, "name"));
+        full.join(SEPARATOR)
+    }
+}
+
+/// Calls `visit` with each tag of `text` in order, keeping count of the `<testsuite>`s open.
+/// Reads the document as text; what it cannot read it passes over.
+fn each_tag(text: &str, mut visit: impl FnMut(&Tag<'_>)) {
+    let mut suites: Vec<String> = Vec::new();
+    let mut rest = text;
     while let Some(at) = rest.find('<') {
         rest = &rest[at + 1..];
         let end = rest.find('>').unwrap_or(rest.len());
@@ -572,20 +607,22 @@ fn case_names(xml: &[u8]) -> Vec<String> {
             .split(|c: char| c.is_whitespace() || c == '/')
             .next()
             .unwrap_or("");
-        match element {
-            "testsuite" if !self_closing => suites.push(attribute(tag, "name")),
-            "" if tag.starts_with("/testsuite") && !tag.starts_with("/testsuites") => {
-                suites.pop();
-            }
-            "testcase" => {
-                let mut full = suites.clone();
-                full.push(attribute(tag, "name"));
-                names.push(full.join(SEPARATOR));
-            }
-            _ => {}
+        visit(&Tag {
+            text: tag,
+            element,
+            self_closing,
+            after: rest.get(end + 1..).unwrap_or(""),
+            suites: &suites,
+        });
+        if element == "testsuite" && !self_closing {
+            suites.push(attribute(tag, "name"));
+        } else if element.is_empty()
+            && tag.starts_with("/testsuite")
+            && !tag.starts_with("/testsuites")
+        {
+            suites.pop();
         }
     }
-    names
 }
 
 /// node's report with its cases in one nameless `<testsuite>` when it has none: node writes the
@@ -638,48 +675,29 @@ const MAX_FAILURE_TEXT: usize = 8 * 1024;
 /// [`read_junit`] keeps the summarizer's names).
 fn failing_cases(xml: &[u8]) -> Vec<(String, String)> {
     let text = String::from_utf8_lossy(xml);
-    let mut suites: Vec<String> = Vec::new();
     let mut cases = Vec::new();
     let mut case: Option<String> = None;
     let mut failure: Option<String> = None;
-    let mut rest = text.as_ref();
-    while let Some(at) = rest.find('<') {
-        rest = &rest[at + 1..];
-        let end = rest.find('>').unwrap_or(rest.len());
-        let tag = &rest[..end];
-        let self_closing = tag.ends_with('/');
-        let element = tag
-            .split(|c: char| c.is_whitespace() || c == '/')
-            .next()
-            .unwrap_or("");
-        match element {
-            "testsuite" if !self_closing => suites.push(attribute(tag, "name")),
-            "" if tag.starts_with("/testsuite") && !tag.starts_with("/testsuites") => {
-                suites.pop();
-            }
-            "testcase" if !self_closing => {
-                let mut full = suites.clone();
-                full.push(attribute(tag, "name"));
-                case = Some(full.join(SEPARATOR));
-                failure = None;
-            }
-            "failure" | "error" if case.is_some() && failure.is_none() => {
-                let body = rest.get(end + 1..).unwrap_or("");
-                let body = &body[..body.find('<').unwrap_or(body.len())];
-                let mut cut = body.len().min(MAX_FAILURE_TEXT);
-                while !body.is_char_boundary(cut) {
-                    cut -= 1;
-                }
-                failure = Some(unescape(body[..cut].trim()));
-            }
-            "" if tag.starts_with("/testcase") => {
-                if let (Some(name), Some(text)) = (case.take(), failure.take()) {
-                    cases.push((name, text));
-                }
-            }
-            _ => {}
+    each_tag(&text, |tag| match tag.element {
+        "testcase" if !tag.self_closing => {
+            case = Some(tag.case_name());
+            failure = None;
         }
-    }
+        "failure" | "error" if case.is_some() && failure.is_none() => {
+            let body = &tag.after[..tag.after.find('<').unwrap_or(tag.after.len())];
+            let mut cut = body.len().min(MAX_FAILURE_TEXT);
+            while !body.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            failure = Some(unescape(body[..cut].trim()));
+        }
+        "" if tag.text.starts_with("/testcase") => {
+            if let (Some(name), Some(text)) = (case.take(), failure.take()) {
+                cases.push((name, text));
+            }
+        }
+        _ => {}
+    });
     cases
 }
 
