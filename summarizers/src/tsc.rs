@@ -153,11 +153,13 @@ impl Summarizer for TscSummarizer {
         if has(Marker::Placeholder) || has(Marker::Help) {
             return 90;
         }
-        // The footer and the watch-mode status lines are tsc's alone.
+        // The footer, its table of errors per file, and the watch-mode status lines are tsc's
+        // alone. The table alone is what follows a run's end when the splitter asks whether
+        // the lines after it are still tsc's.
         let found = has(Marker::Found);
         if has(Marker::Watch)
             || has(Marker::Watching)
-            || (found && has(Marker::ErrorsFiles))
+            || has(Marker::ErrorsFiles)
             || has(Marker::SameFile)
         {
             return 95;
