@@ -1330,17 +1330,21 @@ impl Parser {
 /// default on x86-64 Linux since Rust 1.90), `/x/src/lib.rs:2: undefined reference to `foo'` (GNU
 /// ld), `cannot find -lfoo`, `unable to find library -lfoo` (lld).
 fn linker_problem(line: &str) -> Option<&str> {
-    for marker in [
-        "undefined symbol: ",
-        "undefined reference to ",
-        "cannot find -l",
-        "unable to find library ",
-    ] {
-        if let Some(at) = line.find(marker) {
-            return Some(line[at..].trim_end());
-        }
-    }
-    None
+    // Built once: every line of a diagnostic before its location is looked at.
+    static MARKERS: std::sync::LazyLock<[memchr::memmem::Finder<'static>; 4]> =
+        std::sync::LazyLock::new(|| {
+            [
+                "undefined symbol: ",
+                "undefined reference to ",
+                "cannot find -l",
+                "unable to find library ",
+            ]
+            .map(memchr::memmem::Finder::new)
+        });
+    MARKERS
+        .iter()
+        .find_map(|marker| marker.find(line.as_bytes()))
+        .map(|at| line[at..].trim_end())
 }
 
 /// Whether a linker's problem is a library missing from the machine (`cannot find -lfoo`,

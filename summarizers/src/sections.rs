@@ -649,10 +649,12 @@ fn pnpm_recursive(line: &str) -> Option<&str> {
     if line.len() > 1024 {
         return None;
     }
-    // This runs on most lines of every log, so each test is one search of the first word.
+    // This runs on most lines of every log. The script's name ends in `$`, which few lines
+    // hold: one search rules the others out.
     // A package's directory: `.`, or a path with a `/`. A `:` makes it a tool's `file:line`,
     // and one in `node_modules` is a dependency's install script that `pnpm install` runs.
     let bytes = line.as_bytes();
+    memchr::memchr(b'$', bytes)?;
     let dir_end = memchr::memchr(b' ', bytes)?;
     let dir = &bytes[..dir_end];
     let package = dir == b"."
