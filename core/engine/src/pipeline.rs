@@ -11,6 +11,8 @@
 //! report are checked against each other, so that linked, configured and plugin verifiers all fail
 //! closed in the same way.
 
+mod shard;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -228,7 +230,7 @@ pub async fn run(
         };
         match joined {
             Ok((_, (index, verification))) => {
-                if options.fail_fast && !satisfies_needs(&verification) {
+                if options.fail_fast && !shard::satisfies_needs(&verification) {
                     schedule.stop_starting = true;
                 }
                 schedule.finish(index, verification, on_event);
@@ -284,7 +286,7 @@ impl Schedule<'_> {
                     .iter()
                     .position(|e| e.name() == need)
                     .and_then(|i| self.results.get(&i))
-                    .is_some_and(satisfies_needs)
+                    .is_some_and(shard::satisfies_needs)
             })
     }
 
@@ -311,7 +313,7 @@ impl Schedule<'_> {
             let failed_need = entry.needs.iter().find_map(|need| {
                 let i = self.entries.iter().position(|e| e.name() == need)?;
                 let result = self.results.get(&i)?;
-                (!satisfies_needs(result)).then_some(need)
+                (!shard::satisfies_needs(result)).then_some(need)
             });
             let verification = if interrupted {
                 not_run(
@@ -358,12 +360,6 @@ impl Schedule<'_> {
     }
 }
 
-/// Whether a finished verifier lets those that need it start: it passed, or it runs in another
-/// shard (`not_in_shard`: the shard that runs it answers for it, and `verdict merge` shows both).
-fn satisfies_needs(verification: &Verification) -> bool {
-    verification.outcome() == Outcome::Passed || verification.status == Status::NotInShard
-}
-
 /// A verification for a verifier that did not run: always errored, never passed.
 fn not_run(entry: &Entry, status: Status, reason: String) -> Verification {
     Verification {
@@ -389,29 +385,10 @@ async fn verify(
     let verifier = Arc::clone(&entry.verifier);
     let started = Instant::now();
     let sharding = verifier.sharding(workspace);
-    let mut shard_notes = Vec::new();
-    if let Some(shard) = workspace.shard {
-        let whole = match verifier.kind() {
-            Kind::Test => format!("{name} cannot split its tests, so it runs them all"),
-            _ => format!("{name} is no test runner, so it runs"),
-        };
-        match sharding {
-            Sharding::Whole if !shard.is_first() => {
-                return not_run(
-                    entry,
-                    Status::NotInShard,
-                    format!(
-                        "not run in shard {shard}: {whole} in shard 1/{}",
-                        shard.total
-                    ),
-                );
-            }
-            Sharding::Whole if verifier.kind() == Kind::Test && shard.total > 1 => {
-                shard_notes.push(format!("{whole} in this shard, shard 1/{}", shard.total));
-            }
-            Sharding::Whole | Sharding::Split => {}
-        }
-    }
+    let shard_notes = match shard::place(entry, workspace, sharding) {
+        shard::Place::Here(notes) => notes,
+        shard::Place::Elsewhere(reason) => return not_run(entry, Status::NotInShard, reason),
+    };
     let mut spec = match verifier.command(workspace) {
         Ok(spec) => spec,
         Err(error @ VerifierError::EmptyShard { .. }) => {
@@ -594,7 +571,7 @@ async fn run_one(
         let report = verifier.interpret(&spec_owned, &captured);
         if let Some(shard) = split
             && verifier.kind() == Kind::Test
-            && ran_nothing(&report, &spec_owned, &captured)
+            && shard::ran_nothing(&report, &spec_owned, &captured)
         {
             let mut report = Report::errored(
                 &report.tool,
@@ -627,24 +604,6 @@ async fn run_one(
             false,
         ),
     }
-}
-
-/// Whether a test run passed with nothing in it: an exit the verifier declares a pass, no test
-/// counted (passed, failed or skipped), and no diagnostic.
-fn ran_nothing(report: &Report, spec: &CommandSpec, captured: &Captured) -> bool {
-    let counts = &report.counts;
-    let tests = [
-        counts.tests_passed,
-        counts.tests_failed,
-        counts.tests_skipped,
-        counts.tests_xpassed,
-        counts.suites_errored,
-        counts.errors,
-    ];
-    matches!(captured.exit, Exit::Code { code } if spec.exit_codes.pass.contains(&code))
-        && report.outcome == Outcome::Passed
-        && tests.iter().all(|n| n.unwrap_or(0) == 0)
-        && report.diagnostics_found() == 0
 }
 
 fn store_last(options: &Options, name: &str, report: &Report) {

@@ -136,45 +136,18 @@ pub fn render(input: &RenderInput<'_>) -> String {
     }
     if overflow {
         let left = |items: &[Item<'_>], shown: usize| items.len().saturating_sub(shown) as u64;
-        let mut parts = Vec::new();
-        for (n, one, many) in [
-            (left(&errors, MAX_PER_LEVEL), "error", "errors"),
-            (left(&warnings, MAX_PER_LEVEL), "warning", "warnings"),
-            (left(&notes, notes_shown), "note", "notes"),
-            (
-                dropped,
-                "finding verdict did not keep",
-                "findings verdict did not keep",
-            ),
-        ] {
-            if n > 0 {
-                parts.push(format!("{n} more {}", if n == 1 { one } else { many }));
-            }
-        }
-        let mut message = format!(
-            "{} not annotated: GitHub shows at most {MAX_PER_LEVEL} errors and {MAX_PER_LEVEL} \
-             warnings per step",
-            join_words(&parts)
+        let left = [
+            left(&errors, MAX_PER_LEVEL),
+            left(&warnings, MAX_PER_LEVEL),
+            left(&notes, notes_shown),
+            dropped,
+        ];
+        command(
+            &mut out,
+            "notice",
+            &[("title", "verdict")],
+            &overflow_notice(input, left),
         );
-        // The logs of the verifiers that found something or could not verify: a passing one
-        // holds nothing left out.
-        let logs: Vec<String> = input
-            .verifications
-            .iter()
-            .filter(|v| v.outcome() != Outcome::Passed || !v.report.diagnostics.is_empty())
-            .filter_map(|v| v.log.as_deref())
-            .map(|log| input.repo_path(log).into_owned())
-            .collect();
-        if logs.is_empty() {
-            message.push_str(". The job summary sums them up.");
-        } else {
-            let _ = write!(
-                message,
-                ". The verifiers' logs have them all ({}); the job summary sums them up.",
-                logs.join(", ")
-            );
-        }
-        command(&mut out, "notice", &[("title", "verdict")], &message);
     }
     if baseline_notice {
         let message = format!(
@@ -184,6 +157,50 @@ pub fn render(input: &RenderInput<'_>) -> String {
         command(&mut out, "notice", &[("title", "verdict")], &message);
     }
     out
+}
+
+/// The notice of what was not annotated: `left` counts the errors, warnings and notes beyond
+/// GitHub's limits and the findings verdict did not keep, and the logs that hold them are named.
+fn overflow_notice(input: &RenderInput<'_>, left: [u64; 4]) -> String {
+    let mut parts = Vec::new();
+    let words = [
+        ("error", "errors"),
+        ("warning", "warnings"),
+        ("note", "notes"),
+        (
+            "finding verdict did not keep",
+            "findings verdict did not keep",
+        ),
+    ];
+    for (n, (one, many)) in left.into_iter().zip(words) {
+        if n > 0 {
+            parts.push(format!("{n} more {}", if n == 1 { one } else { many }));
+        }
+    }
+    let mut message = format!(
+        "{} not annotated: GitHub shows at most {MAX_PER_LEVEL} errors and {MAX_PER_LEVEL} \
+         warnings per step",
+        join_words(&parts)
+    );
+    // The logs of the verifiers that found something or could not verify: a passing one holds
+    // nothing left out.
+    let logs: Vec<String> = input
+        .verifications
+        .iter()
+        .filter(|v| v.outcome() != Outcome::Passed || !v.report.diagnostics.is_empty())
+        .filter_map(|v| v.log.as_deref())
+        .map(|log| input.repo_path(log).into_owned())
+        .collect();
+    if logs.is_empty() {
+        message.push_str(". The job summary sums them up.");
+    } else {
+        let _ = write!(
+            message,
+            ". The verifiers' logs have them all ({}); the job summary sums them up.",
+            logs.join(", ")
+        );
+    }
+    message
 }
 
 /// `a`, `a and b`, `a, b and c`.
