@@ -6,16 +6,13 @@
 //! Each document is also read by junitparser and checked against Jenkins' schema and GitLab's
 //! rules (`core/engine/tests/render/junit_validate.py`).
 
-use std::process::Command;
-
 use serde_json::Value;
 
-use crate::support::project::{Project, repo, tools};
+use crate::support::project::{Project, repo};
 
 /// What Jenkins counts in a JUnit document, per suite, read by junitparser: the cases, and those
 /// with a failure, an error or a skipped child.
 fn jenkins_counts(project: &Project, xml: &str) -> Value {
-    let python = tools().join("venv/bin/python");
     let file = project.path("junit-counted.xml");
     std::fs::write(&file, xml).expect("write the XML");
     let script = "\
@@ -36,37 +33,31 @@ for suite in JUnitXml.fromfile(sys.argv[1]):
     suites[suite.name] = counts
 print(json.dumps(suites))
 ";
-    let run = Command::new(&python)
-        .args(["-c", script])
-        .arg(&file)
-        .output()
-        .expect("run junitparser");
-    assert!(
-        run.status.success(),
-        "junitparser could not read the XML: {}\n{xml}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    serde_json::from_slice(&run.stdout).expect("the count prints JSON")
+    verdict_test_support::python_json(
+        [
+            std::ffi::OsStr::new("-c"),
+            script.as_ref(),
+            file.as_os_str(),
+        ],
+        "junitparser (`cargo xtask tools` installs it)",
+    )
 }
 
 /// `junit_validate.py`'s verdict on `xml`: Jenkins' schema and GitLab's rules.
 pub(crate) fn validate(project: &Project, xml: &str) -> Value {
-    let python = tools().join("venv/bin/python");
     let file = project.path("junit-validated.xml");
     std::fs::write(&file, xml).expect("write the XML");
     let engine = repo().join("core/engine/tests");
-    let run = Command::new(&python)
-        .arg(engine.join("render/junit_validate.py"))
-        .arg(&file)
-        .arg(engine.join("data/jenkins-junit/junit-10.xsd"))
-        .output()
-        .expect("run the JUnit checks");
-    assert!(
-        run.status.success(),
-        "the JUnit checks did not run (is xmlschema installed? `cargo xtask tools`): {}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    serde_json::from_slice(&run.stdout).expect("the checks print JSON")
+    verdict_test_support::python_json(
+        [
+            engine.join("render/junit_validate.py").into_os_string(),
+            file.into_os_string(),
+            engine
+                .join("data/jenkins-junit/junit-10.xsd")
+                .into_os_string(),
+        ],
+        "the JUnit checks (`cargo xtask tools` installs xmlschema)",
+    )
 }
 
 /// Runs `verifier` on the fixture `junit-<fixture>` as JUnit and as JSON, and checks that the

@@ -423,7 +423,6 @@ pub(crate) fn sarif_multitool_errors(dir: &Path, file: &Path, runs: usize) -> Ve
 
 /// Reads JUnit XML with junitparser; returns its suites with their counts.
 pub(crate) fn junitparser(dir: &Path, xml: &str) -> Value {
-    let python = tools().join("venv/bin/python");
     let file = dir.join("junit.xml");
     std::fs::write(&file, xml).expect("write the XML");
     let script = "\
@@ -433,17 +432,14 @@ xml = JUnitXml.fromfile(sys.argv[1])
 print(json.dumps({'suites': [{'name': s.name, 'tests': s.tests, 'failures': s.failures,
     'errors': s.errors} for s in xml]}))
 ";
-    let run = Command::new(&python)
-        .args(["-c", script])
-        .arg(&file)
-        .output()
-        .expect("run junitparser");
-    assert!(
-        run.status.success(),
-        "junitparser could not read the XML: {}\n{xml}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    serde_json::from_slice(&run.stdout).expect("the check prints JSON")
+    verdict_test_support::python_json(
+        [
+            std::ffi::OsStr::new("-c"),
+            script.as_ref(),
+            file.as_os_str(),
+        ],
+        "junitparser (`cargo xtask tools` installs it)",
+    )
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -4,35 +4,25 @@
 //! reader publishes (GitLab's Code Quality schema and its documented rules, reviewdog's
 //! DiagnosticResult schema) by `core/engine/tests/render/schema_check.py`.
 
-use std::process::Command;
-
 use serde_json::Value;
 
-use crate::support::project::{Project, repo, tools};
+use crate::support::project::{Project, repo};
 
 /// Validates `text` as `kind` (`gitlab` or `rdjson`): asserts it has no errors and `items` issues
 /// or diagnostics, and returns it parsed.
 pub(crate) fn valid(project: &Project, kind: &str, text: &str, items: usize) -> Value {
-    let python = tools().join("venv/bin/python");
-    assert!(
-        python.is_file(),
-        "{} is missing: run `cargo xtask tools` first",
-        python.display()
-    );
     let file = project.path(&format!("report-to-check.{kind}.json"));
     std::fs::write(&file, text).expect("write the report");
-    let run = Command::new(&python)
-        .arg(repo().join("core/engine/tests/render/schema_check.py"))
-        .arg(kind)
-        .arg(&file)
-        .output()
-        .expect("run the schema check");
-    assert!(
-        run.status.success(),
-        "the schema check failed (`cargo xtask tools` installs jsonschema): {}",
-        String::from_utf8_lossy(&run.stderr)
+    let check = verdict_test_support::python_json(
+        [
+            repo()
+                .join("core/engine/tests/render/schema_check.py")
+                .into_os_string(),
+            kind.into(),
+            file.into_os_string(),
+        ],
+        "the schema check (`cargo xtask tools` installs jsonschema)",
     );
-    let check: Value = serde_json::from_slice(&run.stdout).expect("the check prints JSON");
     assert_eq!(check["errors"], Value::Array(Vec::new()), "{text}");
     assert_eq!(check["items"], items, "{text}");
     serde_json::from_str(text).expect("JSON")

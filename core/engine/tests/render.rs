@@ -317,6 +317,46 @@ const MONOREPO: Repo<'static> = Repo {
 // ---------------------------------------------------------------------------------------------
 // Real consumers
 
+/// Writes `text` to `file_name` in a scratch directory named `name`, runs the venv's Python with
+/// the arguments `argv` gives for that file (a checking script first), and returns what it printed
+/// as JSON. `what` names the check in the failure, which says what installs it.
+pub(crate) fn python_check(
+    name: &str,
+    file_name: &str,
+    text: &str,
+    what: &str,
+    argv: impl FnOnce(&Path) -> Vec<std::ffi::OsString>,
+) -> Value {
+    let python = tools().join("venv/bin/python");
+    assert!(
+        python.is_file(),
+        "{} is missing: run `cargo xtask tools` first",
+        python.display()
+    );
+    let dir = scratch(name);
+    let file = dir.join(file_name);
+    std::fs::write(&file, text).expect("write the text to check");
+    let run = Command::new(&python)
+        .args(argv(&file))
+        .output()
+        .unwrap_or_else(|e| panic!("failed to run {}: {e}", python.display()));
+    assert!(
+        run.status.success(),
+        "{what} did not run (`cargo xtask tools` installs it): {}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    serde_json::from_slice(&run.stdout).expect("the check prints JSON")
+}
+
+/// A checking script of `tests/render/`.
+pub(crate) fn render_script(name: &str) -> std::ffi::OsString {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/render")
+        .join(name)
+        .into()
+}
+
 /// The directory `cargo xtask tools` installs into.
 fn tools() -> PathBuf {
     if let Some(dir) = std::env::var_os("VERDICT_TOOLS") {
@@ -437,28 +477,9 @@ fn validate_sarif_files(dir: &Path, files: &[PathBuf]) -> Vec<String> {
 
 /// Reads `xml` back with junitparser (`render/junit_check.py`).
 fn junit_read(name: &str, xml: &str) -> Value {
-    let python = tools().join("venv/bin/python");
-    assert!(
-        python.is_file(),
-        "{} is missing: run `cargo xtask tools` first",
-        python.display()
-    );
-    let dir = scratch(name);
-    let file = dir.join("junit.xml");
-    std::fs::write(&file, xml).expect("write the XML");
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/render/junit_check.py");
-    let run = Command::new(&python)
-        .arg(&script)
-        .arg(&file)
-        .output()
-        .expect("run junitparser");
-    assert!(
-        run.status.success(),
-        "junitparser could not read the XML: {}\n{xml}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let _ = std::fs::remove_dir_all(&dir);
-    serde_json::from_slice(&run.stdout).expect("the check prints JSON")
+    python_check(name, "junit.xml", xml, "junitparser", |file| {
+        vec![render_script("junit_check.py"), file.into()]
+    })
 }
 
 fn snapshot(name: &str, text: &str) {
@@ -664,29 +685,21 @@ fn junit_is_read_back_by_junitparser_with_the_reports_counts() {
 
 /// Checks `xml` against Jenkins' schema and GitLab's rules (`render/junit_validate.py`).
 fn junit_validate(name: &str, xml: &str) -> Value {
-    let python = tools().join("venv/bin/python");
-    assert!(
-        python.is_file(),
-        "{} is missing: run `cargo xtask tools` first",
-        python.display()
-    );
-    let dir = scratch(name);
-    let file = dir.join("junit.xml");
-    std::fs::write(&file, xml).expect("write the XML");
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let run = Command::new(&python)
-        .arg(manifest.join("tests/render/junit_validate.py"))
-        .arg(&file)
-        .arg(manifest.join("tests/data/jenkins-junit/junit-10.xsd"))
-        .output()
-        .expect("run the JUnit checks");
-    assert!(
-        run.status.success(),
-        "the JUnit checks did not run (is xmlschema installed? `cargo xtask tools`): {}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let _ = std::fs::remove_dir_all(&dir);
-    serde_json::from_slice(&run.stdout).expect("the check prints JSON")
+    python_check(
+        name,
+        "junit.xml",
+        xml,
+        "the JUnit checks (xmlschema)",
+        |file| {
+            vec![
+                render_script("junit_validate.py"),
+                file.into(),
+                Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("tests/data/jenkins-junit/junit-10.xsd")
+                    .into(),
+            ]
+        },
+    )
 }
 
 /// `junit_validate` found nothing Jenkins' schema or GitLab's rules reject.
@@ -1626,23 +1639,9 @@ fn the_sarif_check_catches_what_github_would_reject() {
 
 /// Reads `markdown` with markdown-it-py (`render/markdown_check.py`).
 fn markdown_read(name: &str, markdown: &str) -> Value {
-    let python = tools().join("venv/bin/python");
-    let dir = scratch(name);
-    let file = dir.join("report.md");
-    std::fs::write(&file, markdown).expect("write the Markdown");
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/render/markdown_check.py");
-    let run = Command::new(&python)
-        .arg(&script)
-        .arg(&file)
-        .output()
-        .expect("run markdown-it-py");
-    assert!(
-        run.status.success(),
-        "markdown-it-py could not read the Markdown (`cargo xtask tools` installs it): {}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let _ = std::fs::remove_dir_all(&dir);
-    serde_json::from_slice(&run.stdout).expect("the check prints JSON")
+    python_check(name, "report.md", markdown, "markdown-it-py", |file| {
+        vec![render_script("markdown_check.py"), file.into()]
+    })
 }
 
 #[test]

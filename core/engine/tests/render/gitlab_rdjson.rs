@@ -2,40 +2,24 @@
 //! reviewdog publish (`tests/data/schemas/`) by the `jsonschema` package (`render/schema_check.py`),
 //! and read back for what each issue says.
 
-use std::path::Path;
-use std::process::Command;
-
 use serde_json::Value;
 use verdict_core::model::{Counts, Diagnostic, Kind, Outcome, Report, Severity, Status};
 use verdict_core::render::Format;
 
-use super::{captured_runs, huge_run, nasty_run, rendered, scratch, tools, verification};
+use super::{
+    captured_runs, huge_run, nasty_run, python_check, render_script, rendered, verification,
+};
 
 /// What `schema_check.py` found in `text`: `{"errors": [...], "items": N}`.
 pub(crate) fn schema_check(kind: &str, name: &str, text: &str) -> Value {
-    let python = tools().join("venv/bin/python");
-    assert!(
-        python.is_file(),
-        "{} is missing: run `cargo xtask tools` first",
-        python.display()
-    );
-    let dir = scratch(&format!("{kind}-{name}"));
-    let file = dir.join("report.json");
-    std::fs::write(&file, text).expect("write the report");
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/render/schema_check.py");
-    let run = Command::new(&python)
-        .arg(&script)
-        .arg(kind)
-        .arg(&file)
-        .output()
-        .expect("run the schema check");
-    assert!(
-        run.status.success(),
-        "the schema check failed (`cargo xtask tools` installs jsonschema): {}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let _ = std::fs::remove_dir_all(&dir);
-    serde_json::from_slice(&run.stdout).expect("the check prints JSON")
+    let scratch = format!("{kind}-{name}");
+    python_check(
+        &scratch,
+        "report.json",
+        text,
+        "the schema check (jsonschema)",
+        |file| vec![render_script("schema_check.py"), kind.into(), file.into()],
+    )
 }
 
 /// Asserts that `text` is valid `kind` with `items` issues or diagnostics; returns it parsed.
