@@ -207,14 +207,7 @@ fn issue(
 /// absolute one, or one that climbs out of it). Every path in this format and in
 /// [`super::rdjson`] goes through here.
 pub(super) fn repo_path(input: &RenderInput<'_>, file: &str) -> Option<String> {
-    let path = input.repo_path(file.trim()).into_owned();
-    let bytes = path.as_bytes();
-    let absolute = path.starts_with('/')
-        || (bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':');
-    if path.is_empty() || absolute || path.split('/').any(|segment| segment == "..") {
-        return None;
-    }
-    Some(path)
+    input.path_in_repo(file)
 }
 
 /// The project's directory from the repository root (`.` at the root): where issues without a

@@ -332,14 +332,7 @@ fn outside_case(verification: &Verification) -> Case {
 /// for one that is no path in the repository (absolute, or above it), which GitLab cannot link.
 /// Every path goes through here, so that one place decides how paths are written.
 fn file_path(input: &RenderInput<'_>, path: &str) -> Option<String> {
-    let path = input.repo_path(path.trim());
-    let path = path.as_ref();
-    let outside = path.is_empty()
-        || path.starts_with('/')
-        || path.contains('\\')
-        || path.as_bytes().get(1) == Some(&b':')
-        || path.split('/').any(|part| part == "..");
-    (!outside).then(|| path.to_owned())
+    input.path_in_repo(path)
 }
 
 /// A test the tool named, with the diagnostics of its failure (none when it passed or was

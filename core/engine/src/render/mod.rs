@@ -75,6 +75,16 @@ impl RenderInput<'_> {
     pub fn repo_path<'f>(&self, file: &'f str) -> Cow<'f, str> {
         self.repo.path(file)
     }
+
+    /// [`RenderInput::repo_path`] for the formats that can only name files inside the repository
+    /// (JUnit's `file`, GitLab, rdjson): `None` for an empty path or one outside it.
+    pub fn path_in_repo(&self, file: &str) -> Option<String> {
+        let path = self.repo.path(file.trim());
+        let outside = path.is_empty()
+            || repo::is_absolute(&path)
+            || path.split('/').any(|segment| segment == "..");
+        (!outside).then(|| path.into_owned())
+    }
 }
 
 /// An output format of `verdict run`.
