@@ -16,10 +16,11 @@ use std::io::Write;
 use std::panic::AssertUnwindSafe;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow};
 use verdict_core::agent::LOOP_SESSION_ENV;
+use verdict_core::lock::FileLock;
 
 use super::{
     ANSWER_MARGIN_SECS, Event, Harness, START_TIMEOUT_SECS, StopArgs, parse_input, read_stdin,
@@ -202,7 +203,11 @@ fn verify_start_tree(harness: Harness, args: &StopArgs, tree: &str) -> Result<St
         return Ok("verdict hook: no verifier applies; nothing to verify".to_owned());
     }
     let secs = args.deadline_secs(harness);
-    let Some(_lock) = Lock::take(&root, tree, Duration::from_secs(secs))? else {
+    // One verification per tree at a time, released however this process ends.
+    let lock = hook_dir(&root).join(format!("verify-start-{tree}.lock"));
+    let Some(_lock) =
+        FileLock::try_take(&lock).with_context(|| format!("failed to lock {}", lock.display()))?
+    else {
         return Ok(format!(
             "verdict hook: tree {tree} is being verified by another session's start"
         ));
@@ -234,54 +239,4 @@ fn verify_start_tree(harness: Harness, args: &StopArgs, tree: &str) -> Result<St
     }
     verify::remember(&mut store, tree, &verifications)?;
     Ok(format!("verdict hook: tree {tree} verified and kept"))
-}
-
-/// One background verification per tree at a time: a file made with `create_new`, removed when
-/// dropped. A file older than the verification's deadline is taken to be left by a process that
-/// died, and is replaced.
-struct Lock {
-    path: std::path::PathBuf,
-}
-
-impl Lock {
-    fn take(root: &Path, tree: &str, stale_after: Duration) -> Result<Option<Lock>> {
-        let dir = hook_dir(root);
-        std::fs::create_dir_all(&dir)
-            .with_context(|| format!("failed to create {}", dir.display()))?;
-        let path = dir.join(format!("verify-start-{tree}.lock"));
-        let create = || {
-            std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(&path)
-        };
-        match create() {
-            Ok(_) => return Ok(Some(Lock { path })),
-            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {}
-            Err(error) => {
-                return Err(error).with_context(|| format!("failed to create {}", path.display()));
-            }
-        }
-        let age = std::fs::metadata(&path)
-            .and_then(|meta| meta.modified())
-            .ok()
-            .and_then(|modified| SystemTime::now().duration_since(modified).ok());
-        if age.is_some_and(|age| age <= stale_after) {
-            return Ok(None);
-        }
-        let _ = std::fs::remove_file(&path);
-        match create() {
-            Ok(_) => Ok(Some(Lock { path })),
-            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => Ok(None),
-            Err(error) => {
-                Err(error).with_context(|| format!("failed to create {}", path.display()))
-            }
-        }
-    }
-}
-
-impl Drop for Lock {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.path);
-    }
 }

@@ -25,6 +25,7 @@ pub mod baseline;
 pub mod cache;
 pub mod digest;
 pub mod driver;
+pub mod lock;
 pub mod paths;
 pub mod pipeline;
 pub mod process;
