@@ -233,9 +233,9 @@ impl Held {
 struct Run {
     summarizer: &'static dyn Summarizer,
     parser: Box<dyn LineParser>,
-    /// Whether the tool prints a line that ends its run ([`ending_tool`]): the others' lines
-    /// are not looked at for one.
-    prints_end: bool,
+    /// The tool's name when it prints a line that ends its run ([`ending_tool`]): the others'
+    /// lines are not looked at for one.
+    ends_with: Option<&'static str>,
     /// The lines after the line that ended the run, when it printed one.
     after_end: Option<Held>,
 }
@@ -247,7 +247,10 @@ impl Run {
         Run {
             summarizer,
             parser,
-            prints_end: ENDING_TOOLS.contains(&summarizer.name()),
+            ends_with: ENDING_TOOLS
+                .iter()
+                .find(|tool| **tool == summarizer.name())
+                .copied(),
             after_end: None,
         }
     }
@@ -280,7 +283,7 @@ impl Sections {
             && announcement(line).is_none()
         {
             run.parser.line(line);
-            if run.prints_end && ending_tool(line) == Some(run.summarizer.name()) {
+            if run.ends_with.is_some() && ending_tool(line) == run.ends_with {
                 run.after_end = Some(Held::default());
             }
             return;
@@ -333,7 +336,7 @@ impl Sections {
             Current::Decided(run) => match &mut run.after_end {
                 None => {
                     run.parser.line(line);
-                    if run.prints_end && ending_tool(line) == Some(run.summarizer.name()) {
+                    if run.ends_with.is_some() && ending_tool(line) == run.ends_with {
                         run.after_end = Some(Held::default());
                     }
                     Action::Read
@@ -611,7 +614,18 @@ enum Announced<'a> {
 /// directory`, a GitHub Actions step (`##[group]Run …`), nx's `> nx run app:lint`, lerna's
 /// `lerna info run Ran npm script 'lint' in 'a'`, pnpm's recursive `packages/a lint$ eslint .`.
 /// Checked on every line, so each shape is recognised from its first byte or its first word.
+#[inline]
 fn announcement(line: &str) -> Option<Announced<'_>> {
+    // No runner indents its announcement: a blank or indented line (a third of most logs) is
+    // settled by its first byte.
+    match line.as_bytes().first()? {
+        b' ' | b'\t' => None,
+        _ => announcement_of(line),
+    }
+}
+
+/// [`announcement`] for a line that starts with neither a space nor a tab.
+fn announcement_of(line: &str) -> Option<Announced<'_>> {
     match line.as_bytes().first()? {
         b'>' if line.starts_with("> nx run ") => Some(Announced::Nothing),
         b'>' => npm_header(line).then_some(Announced::Header),
@@ -778,12 +792,18 @@ static ENDING_FIRST_BYTES: [bool; 256] = {
 /// The tool whose run `line` ends, when it is such a line: tsc's `Found 3 errors in 2 files.`,
 /// eslint's `✖ 4 problems (3 errors, 1 warning)`, jest's `Ran all test suites.`, vitest's
 /// `Duration  1.2s (…)`, pytest's `==== 2 failed, 5 passed in 0.3s ====`.
+#[inline(always)]
 pub(crate) fn ending_tool(line: &str) -> Option<&'static str> {
     // Bytes rather than chars: this runs on every line of a run whose tool prints an end line,
-    // and most are ruled out by their first byte.
+    // and most are ruled out by their first byte, here rather than in a call.
     if !ENDING_FIRST_BYTES[usize::from(*line.as_bytes().first()?)] {
         return None;
     }
+    ending_tool_of(line)
+}
+
+/// [`ending_tool`] for a line whose first byte may start an end line.
+fn ending_tool_of(line: &str) -> Option<&'static str> {
     let indent = line
         .bytes()
         .take_while(|b| *b == b' ' || *b == b'\t')

@@ -265,7 +265,16 @@ fn header_at(line: &str, at: usize) -> Option<Header<'_>> {
     let code = &after[..digits];
     let message = after[digits..].strip_prefix(": ")?;
     let before = &line[..at];
-    let word_start = memchr::memrchr(b' ', before.as_bytes()).map_or(0, |i| i + 1);
+    // The category is the lowercase word right before the marker.
+    let word_start = before.len()
+        - before
+            .bytes()
+            .rev()
+            .take_while(u8::is_ascii_lowercase)
+            .count();
+    if word_start > 0 && before.as_bytes()[word_start - 1] != b' ' {
+        return None;
+    }
     let category = Category::from_word(&before[word_start..])?;
     let prefix = &before[..word_start];
     let header = |file, line, column, style| Header {
@@ -281,36 +290,33 @@ fn header_at(line: &str, at: usize) -> Option<Header<'_>> {
         // `error TS5023: …`, possibly after a task runner's `pkg:build: ` prefix.
         return Some(header(None, None, None, Style::Plain));
     }
-    if let Some(location) = prefix.strip_suffix("): ") {
-        let open = memchr::memrchr(b'(', location.as_bytes())?;
-        let (file, position) = (&location[..open], &location[open + 1..]);
-        let (l, c) = position.split_once(',')?;
-        let file = strip_runner_prefix(file);
-        if file.is_empty() {
-            return None;
-        }
-        return Some(header(
-            Some(file),
-            Some(l.parse().ok()?),
-            Some(c.parse().ok()?),
-            Style::Plain,
-        ));
+    // The position is read from the end, digits first, as both formats end it.
+    let (location, style, separator, opening) = match prefix.strip_suffix("): ") {
+        Some(location) => (location, Style::Plain, b',', b'('),
+        None => (prefix.strip_suffix(" - ")?, Style::Pretty, b':', b':'),
+    };
+    let (rest, column) = trailing_number(location, separator)?;
+    let (file, line) = trailing_number(rest, opening)?;
+    let file = strip_runner_prefix(file);
+    if file.is_empty() {
+        return None;
     }
-    if let Some(location) = prefix.strip_suffix(" - ") {
-        let (rest, c) = location.rsplit_once(':')?;
-        let (file, l) = rest.rsplit_once(':')?;
-        let file = strip_runner_prefix(file);
-        if file.is_empty() {
-            return None;
-        }
-        return Some(header(
-            Some(file),
-            Some(l.parse().ok()?),
-            Some(c.parse().ok()?),
-            Style::Pretty,
-        ));
+    Some(header(Some(file), Some(line), Some(column), style))
+}
+
+/// Splits `text` at the number that ends it and the byte `before` that precedes the number:
+/// `("src/a.ts:12", b':')` gives `("src/a.ts", 12)`. `None` without digits, without that byte,
+/// or when the number does not fit.
+fn trailing_number(text: &str, before: u8) -> Option<(&str, u32)> {
+    let digits = text.bytes().rev().take_while(u8::is_ascii_digit).count();
+    let start = text.len() - digits;
+    if digits == 0 || start == 0 || text.as_bytes()[start - 1] != before {
+        return None;
     }
-    None
+    let number = text.as_bytes()[start..].iter().try_fold(0u32, |n, &d| {
+        n.checked_mul(10)?.checked_add(u32::from(d - b'0'))
+    })?;
+    Some((&text[..start - 1], number))
 }
 
 /// Drops what a task runner prints before tsc's own line (`web:typecheck: src/a.ts` from turbo,
