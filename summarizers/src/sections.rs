@@ -777,6 +777,9 @@ fn npm_header(line: &str) -> bool {
 /// The tools [`ending_tool`] knows an end line of.
 const ENDING_TOOLS: [&str; 5] = ["tsc", "eslint", "jest", "vitest", "pytest"];
 
+/// The deepest indent of an end line: vitest aligns its summary's labels to the right.
+const MAX_END_INDENT: usize = 16;
+
 /// The bytes an end line (or its indent) starts with.
 static ENDING_FIRST_BYTES: [bool; 256] = {
     let mut table = [false; 256];
@@ -804,10 +807,16 @@ pub(crate) fn ending_tool(line: &str) -> Option<&'static str> {
 
 /// [`ending_tool`] for a line whose first byte may start an end line.
 fn ending_tool_of(line: &str) -> Option<&'static str> {
+    // No tool indents its end line by more than a few spaces; a code frame's underline is
+    // indented by dozens.
     let indent = line
         .bytes()
+        .take(MAX_END_INDENT + 1)
         .take_while(|b| *b == b' ' || *b == b'\t')
         .count();
+    if indent > MAX_END_INDENT {
+        return None;
+    }
     let trimmed = &line[indent..];
     match trimmed.as_bytes().first()? {
         b'F' => {
