@@ -84,8 +84,10 @@ impl Summarizer for JestSummarizer {
         if sample.contains("  ● ") && sample.contains(" › ") {
             return 85;
         }
-        // A crash before jest printed anything of its own: its config or its packages are named.
-        if sample.contains("jest.config.") || sample.contains("node_modules/jest-") {
+        // A crash before jest printed anything of its own: its packages are named in the stack,
+        // or its config is named where it threw. A config only listed (a scanner's file list)
+        // says nothing of a run.
+        if sample.contains("node_modules/jest-") || names_config_in_a_crash(sample) {
             return 60;
         }
         // Only the package manager's echo of the script is left (jest writes its results to
@@ -130,6 +132,21 @@ impl Summarizer for JestSummarizer {
 }
 
 const TOOL: &str = "jest";
+
+/// Whether `sample` names jest's config where something threw: as the place of an error
+/// (`jest.config.js:4`, as node prints a config that does not parse), or on an error's line.
+fn names_config_in_a_crash(sample: &str) -> bool {
+    sample.match_indices("jest.config.").any(|(at, _)| {
+        let line_start = sample[..at].rfind('\n').map_or(0, |i| i + 1);
+        let line_end = sample[at..].find('\n').map_or(sample.len(), |i| at + i);
+        let rest = &sample[at + "jest.config.".len()..line_end];
+        let place = rest
+            .trim_start_matches(|c: char| c.is_ascii_alphanumeric())
+            .strip_prefix(':')
+            .is_some_and(|after| after.starts_with(|c: char| c.is_ascii_digit()));
+        place || sample[line_start..line_end].contains("Error")
+    })
+}
 
 /// The longest first line of a failure that is read as a label for the line after it.
 const MAX_LABEL: usize = 40;
@@ -1241,6 +1258,19 @@ mod tests {
         let log = "\n> app@1.0.0 test\n> jest --runInBand --verbose\n\ninfo: server started\n";
         assert_eq!(JestSummarizer.sniff(log), 50);
         assert_eq!(parse(log).outcome, Outcome::Errored);
+    }
+
+    /// A config that threw names jest; one a code scanner lists among its files does not
+    /// (sonar-scanner's blame warnings in a GitLab pipeline after jest had passed).
+    #[test]
+    fn a_listed_config_is_not_a_jest_crash() {
+        let thrown =
+            "/app/jest.config.js:4\n  bail: 1,\n  ^^^^\n\nSyntaxError: Unexpected identifier\n";
+        assert_eq!(JestSummarizer.sniff(thrown), 60);
+        let named = "Error: Jest: Failed to parse the TypeScript config file /app/jest.config.ts\n";
+        assert_eq!(JestSummarizer.sniff(named), 60);
+        let listed = "WARN: Missing blame information for the following files:\nWARN:   * gateway/jest.config.js\nWARN:   * gateway/index.js\n";
+        assert_eq!(JestSummarizer.sniff(listed), 0);
     }
 
     /// A log without the runner's closing summary (empty, or cut off when the process died) was

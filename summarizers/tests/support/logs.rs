@@ -486,6 +486,8 @@ macro_rules! wild_jest {
             asset_manager_verbose_windows,
             betterinternship_only_changed_no_tests,
             chat_engine_stdout_only,
+            cicd_project_gitlab_web_view_passing,
+            cicd_project_gitlab_web_view_two_failing,
             codex_task_npm_vm_modules,
             electron_runner_crash_after_summary,
             enc_beelink_triage_cp437_missing_modules,
