@@ -80,9 +80,14 @@ pub fn for_each_line<R: Read>(mut reader: R, mut on_line: impl FnMut(&str)) -> i
 }
 
 /// Calls `on_line` with each cleaned line of `text` (the in-memory form of [`for_each_line`]).
+/// The text is fed in blocks as a reader's would be: what a block needs of its own (its
+/// stripped copy when it is coloured, its decoding) stays the size of a block, in cache, rather
+/// than the size of the log.
 pub fn for_each_line_in(text: &[u8], mut on_line: impl FnMut(&str)) -> Stats {
     let mut splitter = Splitter::default();
-    splitter.push(text, &mut on_line);
+    for block in text.chunks(BLOCK) {
+        splitter.push(block, &mut on_line);
+    }
     splitter.finish(&mut on_line)
 }
 
@@ -710,6 +715,32 @@ mod tests {
         assert!(stats.looks_binary());
         let (_, stats) = lines_of(b"plain text\twith tab\n");
         assert!(!stats.looks_binary());
+    }
+
+    /// A log in memory is read in blocks: its lines are those of the log read at once, whatever
+    /// straddles a block's seam (a colour, a `\r` redraw, a character of several bytes).
+    #[test]
+    fn a_log_in_memory_reads_the_same_in_blocks() {
+        // The first seam falls inside a colour; the next lines' escapes, redraws and `é` fall
+        // on the others wherever they may.
+        let mut text = b"a\n".repeat((BLOCK - 1) / 2);
+        let mut n = text.len() / 2;
+        while text.len() < 3 * BLOCK {
+            let line = format!(
+                "\x1b[31mé{n}\x1b[0m {}\rprogress ✓ {n}\r\n",
+                "x".repeat(n % 97)
+            );
+            text.extend_from_slice(line.as_bytes());
+            n += 1;
+        }
+        let mut whole = Vec::new();
+        let mut splitter = Splitter::default();
+        splitter.push(&text, &mut |line: &str| whole.push(line.to_owned()));
+        let whole_stats = splitter.finish(&mut |line: &str| whole.push(line.to_owned()));
+        let (blocks, stats) = lines_of(&text);
+        assert_eq!(blocks.len(), n);
+        assert_eq!(blocks, whole);
+        assert_eq!(stats, whole_stats);
     }
 
     /// Every byte value, at every place in a chunk and across the chunks' seams, is counted as
