@@ -564,10 +564,13 @@ impl LineParser for Parser {
         }
         if self.block.is_open() {
             let trimmed = text.trim_ascii_end();
-            if line.starts_with(' ') && (self.summary_line(trimmed) || is_summary_tail(trimmed)) {
-                // vitest prints its errors to stderr and its summary to stdout: through one pipe
-                // the summary may land inside a block, before the block's frames (seen with a
-                // `beforeAll` that threw). The block goes on past it.
+            if line.starts_with(' ') && (self.summary_line(trimmed) || is_summary_tail(trimmed))
+                || is_report_written(trimmed)
+            {
+                // vitest prints its errors to stderr and its summary to stdout, and a file
+                // reporter's note after it: read from two pipes, these may land inside a block,
+                // before the block's frames or its error (seen with a `beforeAll` that threw).
+                // The block goes on past them.
                 self.block.after_summary = true;
                 return;
             }
@@ -1105,6 +1108,15 @@ fn no_test_ran(report: &Report) -> bool {
         })
 }
 
+/// The note a file reporter prints to stdout once it wrote its report: `JSON report written to
+/// /p/.verdict/runs/current/vitest.json`.
+fn is_report_written(text: &str) -> bool {
+    text.split_once(" report written to ")
+        .is_some_and(|(reporter, _)| {
+            !reporter.is_empty() && reporter.bytes().all(|b| b.is_ascii_uppercase())
+        })
+}
+
 /// The lines of the run's summary after the counts: ` Start at  04:13:46`, ` Duration  512ms …`.
 fn is_summary_tail(text: &str) -> bool {
     text.starts_with("Start at ") || text.starts_with("Duration ")
@@ -1252,6 +1264,101 @@ mod tests {
         assert!(d.root_cause && d.test_error);
         assert_eq!(report.counts.suites_errored, Some(1));
     }
+
+    /// vitest 3.2.7 (verdict's own run, both pipes drained; the project's path shortened):
+    /// stderr's `Failed Suites` block was read in two parts, and stdout's summary and the JSON
+    /// reporter's note landed between a `beforeAll`'s header and its error. The error still
+    /// belongs to the header.
+    #[test]
+    fn a_hook_error_after_the_summary_and_the_report_note_is_its_headers() {
+        let report = parse(LOG_HOOKS_INTERLEAVED);
+        let hook = report
+            .diagnostics
+            .iter()
+            .find(|d| d.test.as_deref() == Some("before all"))
+            .expect("the beforeAll's failure");
+        assert_eq!(hook.message, "Error: beforeAll broke");
+        assert_eq!(hook.location().as_deref(), Some("test/db.test.js:17:11"));
+        assert!(hook.root_cause && hook.test_error);
+        assert_eq!(report.counts.suites_errored, Some(2));
+        assert!(
+            report
+                .diagnostics
+                .iter()
+                .all(|d| d.message != "test failed"),
+            "{:#?}",
+            report.diagnostics
+        );
+        assert!(is_report_written("JSON report written to /p/vitest.json"));
+        assert!(!is_report_written("Error: report written to disk"));
+    }
+
+    const LOG_HOOKS_INTERLEAVED: &str = r#"
+ RUN  v3.2.7 /tmp/project
+
+ ❯ test/db.test.js (3 tests | 1 failed | 1 skipped) 8ms
+   × after all > fails 6ms
+     → expected 1 to be 2 // Object.is equality
+   ✓ after all > passes 0ms
+   ↓ before all > never runs
+
+⎯⎯⎯⎯⎯⎯ Failed Suites 2 ⎯⎯⎯⎯⎯⎯⎯
+
+ FAIL  test/db.test.js > after all
+Error: afterAll broke
+ ❯ test/db.test.js:5:11
+      3| describe('after all', () => {
+      4|   afterAll(() => {
+      5|     throw new Error('afterAll broke');
+       |           ^
+      6|   });
+      7|   it('fails', () => {
+
+⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯[1/3]⎯
+
+ FAIL  test/db.test.js > before all
+
+ Test Files  1 failed (1)
+      Tests  1 failed | 1 passed | 1 skipped (3)
+   Start at  12:19:49
+   Duration  310ms (transform 36ms, setup 0ms, collect 13ms, tests 8ms, environment 0ms, prepare 126ms)
+
+JSON report written to /tmp/project/.verdict/runs/current/vitest.json
+Error: beforeAll broke
+ ❯ test/db.test.js:17:11
+     15| describe('before all', () => {
+     16|   beforeAll(() => {
+     17|     throw new Error('beforeAll broke');
+       |           ^
+     18|   });
+     19|   it('never runs', () => {
+
+⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯[2/3]⎯
+
+
+⎯⎯⎯⎯⎯⎯⎯ Failed Tests 1 ⎯⎯⎯⎯⎯⎯⎯
+
+ FAIL  test/db.test.js > after all > fails
+AssertionError: expected 1 to be 2 // Object.is equality
+
+- Expected
++ Received
+
+- 2
++ 1
+
+ ❯ test/db.test.js:8:15
+      6|   });
+      7|   it('fails', () => {
+      8|     expect(1).toBe(2);
+       |               ^
+      9|   });
+     10|   it('passes', () => {
+
+⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯[3/3]⎯
+
+
+"#;
 
     /// The summary can land anywhere in a block, also before an assertion's diff.
     #[test]
