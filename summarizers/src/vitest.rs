@@ -1111,10 +1111,14 @@ fn no_test_ran(report: &Report) -> bool {
 /// The note a file reporter prints to stdout once it wrote its report: `JSON report written to
 /// /p/.verdict/runs/current/vitest.json`.
 fn is_report_written(text: &str) -> bool {
-    text.split_once(" report written to ")
-        .is_some_and(|(reporter, _)| {
-            !reporter.is_empty() && reporter.bytes().all(|b| b.is_ascii_uppercase())
-        })
+    // Checked on every line of a block: the reporter's name in capitals rules out most lines by
+    // their first two bytes (`Error: …`, `- Expected`, `❯ …`).
+    let bytes = text.as_bytes();
+    bytes.len() > 2
+        && bytes[..2].iter().all(u8::is_ascii_uppercase)
+        && text
+            .split_once(" report written to ")
+            .is_some_and(|(reporter, _)| reporter.bytes().all(|b| b.is_ascii_uppercase()))
 }
 
 /// The lines of the run's summary after the counts: ` Start at  04:13:46`, ` Duration  512ms …`.
