@@ -1860,7 +1860,7 @@ fn is_status_line(line: &str) -> bool {
         return false;
     }
     let verb = line[..12].trim_start();
-    verb.as_bytes()[0].is_ascii_uppercase()
+    verb.as_bytes().first().is_some_and(u8::is_ascii_uppercase)
         && verb.bytes().all(|b| b.is_ascii_alphabetic() || b == b'-')
 }
 

@@ -292,11 +292,9 @@ fn looks_like_report(text: &[u8]) -> bool {
 /// `✖ 61 problems (55 errors, 6 warnings)`: the errors and warnings.
 fn parse_summary(line: &str) -> Option<(u64, u64)> {
     let at = line.find(" problem")?;
-    let before = &line[..at];
-    let digits_start = before
-        .rfind(|c: char| !c.is_ascii_digit())
-        .map_or(0, |i| i + 1);
-    before[digits_start..].parse::<u64>().ok()?;
+    crate::text::trailing_digits(&line[..at])
+        .parse::<u64>()
+        .ok()?;
     let rest = &line[at + " problem".len()..];
     let rest = rest.strip_prefix('s').unwrap_or(rest);
     let inner = rest.strip_prefix(" (")?;
@@ -1772,6 +1770,8 @@ mod tests {
             Some((0, 1))
         );
         assert_eq!(parse_summary("no problems here"), None);
+        // Garbage that once split an `é` in two.
+        assert_eq!(parse_summary("  ✖3é problems (1 error, 0 warnings)"), None);
     }
 
     #[test]

@@ -409,11 +409,17 @@ impl Parser {
             .or(counts.split_once(" test run:"));
         let not_run = run
             .and_then(|(ran, _)| ran.split_once('/'))
-            .and_then(|(ran, total)| Some(total.parse::<u64>().ok()? - ran.parse::<u64>().ok()?))
+            .and_then(|(ran, total)| {
+                total
+                    .parse::<u64>()
+                    .ok()?
+                    .checked_sub(ran.parse::<u64>().ok()?)
+            })
             .unwrap_or(0);
-        let failed = count_of(counts, "failed").unwrap_or(0)
-            + count_of(counts, "timed out").unwrap_or(0)
-            + count_of(counts, "exec failed").unwrap_or(0);
+        let failed = count_of(counts, "failed")
+            .unwrap_or(0)
+            .saturating_add(count_of(counts, "timed out").unwrap_or(0))
+            .saturating_add(count_of(counts, "exec failed").unwrap_or(0));
         self.summary = Some(Summary {
             line: clip(counts.trim(), MAX_MESSAGE),
             passed: count_of(counts, "passed").unwrap_or(0),

@@ -15,10 +15,7 @@ pub(crate) fn count_of(text: &str, label: &str) -> Option<u64> {
         let Some(before) = text[..at].strip_suffix(' ') else {
             continue;
         };
-        let digits_start = before
-            .rfind(|c: char| !c.is_ascii_digit())
-            .map_or(0, |i| i + 1);
-        let digits = &before[digits_start..];
+        let digits = trailing_digits(before);
         if after_ok
             && !digits.is_empty()
             && let Ok(n) = digits.parse()
@@ -27,6 +24,13 @@ pub(crate) fn count_of(text: &str, label: &str) -> Option<u64> {
         }
     }
     None
+}
+
+/// The ASCII digits that end `text`, possibly none. Counted on bytes, so that the character
+/// before them may be of any width (`✖ 3é problems` once split an `é`).
+pub(crate) fn trailing_digits(text: &str) -> &str {
+    let digits = text.bytes().rev().take_while(u8::is_ascii_digit).count();
+    &text[text.len() - digits..]
 }
 
 /// Splits `file:line[:col]` at its end: `"src/a.ts:3:7"` → `("src/a.ts", 3, Some(7))`. The file part
@@ -104,6 +108,11 @@ mod tests {
         assert_eq!(count_of(line, "total"), Some(8));
         assert_eq!(count_of(line, "todo"), None);
         assert_eq!(count_of("3 failedx, 4 failed", "failed"), Some(4));
+        // A character of several bytes right before the digits, or in their place.
+        assert_eq!(count_of("Tests: 3é failed, é2 failed", "failed"), Some(2));
+        assert_eq!(count_of("✖ é failed", "failed"), None);
+        assert_eq!(trailing_digits("✖ 3é"), "");
+        assert_eq!(trailing_digits("✖ é42"), "42");
     }
 
     #[test]

@@ -10,6 +10,7 @@ mod generic;
 mod jest;
 mod jest_json;
 mod junit;
+mod mangled;
 mod mocha;
 mod named_tests;
 mod nextest;
