@@ -6,7 +6,7 @@
 
 use std::fs;
 
-use crate::support::testdata;
+use crate::support::{case_names, log, testdata};
 
 /// What is inserted: what the formats are made of, and characters of two to four bytes.
 const PIECES: &[&str] = &[
@@ -32,35 +32,29 @@ impl Rng {
     }
 }
 
-/// The UTF-8 lines of every log under `testdata/` (the first of each log's lines).
+/// The first lines of every UTF-8 log under `testdata/`: the captured ones and the wild ones.
 fn real_lines() -> Vec<String> {
-    let mut lines = Vec::new();
-    let mut folders = vec![testdata("wild")];
-    for entry in fs::read_dir(testdata("")).expect("testdata") {
-        let path = entry.expect("an entry").path();
-        if path.is_dir() && !path.ends_with("wild") {
-            folders.push(path);
+    let mut folders = Vec::new();
+    for parent in ["", "wild"] {
+        for entry in fs::read_dir(testdata(parent)).expect("testdata") {
+            let name = entry.expect("an entry").file_name();
+            let name = name.to_string_lossy();
+            if !name.contains('.') && name != "wild" {
+                folders.push(
+                    format!("{parent}/{name}")
+                        .trim_start_matches('/')
+                        .to_owned(),
+                );
+            }
         }
     }
-    let wild: Vec<_> = fs::read_dir(testdata("wild"))
-        .expect("the wild corpus")
-        .map(|entry| entry.expect("an entry").path())
-        .filter(|path| path.is_dir())
-        .collect();
-    folders.extend(wild);
     folders.sort();
-    for folder in folders {
-        let mut logs: Vec<_> = fs::read_dir(&folder)
-            .expect("a folder of logs")
-            .map(|entry| entry.expect("an entry").path())
-            .filter(|path| path.extension().is_some_and(|e| e == "log"))
-            .collect();
-        logs.sort();
-        for log in logs {
-            let Ok(text) = String::from_utf8(fs::read(&log).expect("a log")) else {
-                continue;
-            };
-            lines.extend(text.lines().take(150).map(str::to_owned));
+    let mut lines = Vec::new();
+    for folder in &folders {
+        for case in case_names(folder) {
+            if let Ok(text) = String::from_utf8(log(folder, &case)) {
+                lines.extend(text.lines().take(150).map(str::to_owned));
+            }
         }
     }
     lines
