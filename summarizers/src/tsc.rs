@@ -311,15 +311,12 @@ fn header_at(line: &str, at: usize) -> Option<Header<'_>> {
 /// `("src/a.ts:12", b':')` gives `("src/a.ts", 12)`. `None` without digits, without that byte,
 /// or when the number does not fit.
 fn trailing_number(text: &str, before: u8) -> Option<(&str, u32)> {
-    let digits = text.bytes().rev().take_while(u8::is_ascii_digit).count();
-    let start = text.len() - digits;
-    if digits == 0 || start == 0 || text.as_bytes()[start - 1] != before {
+    let digits = crate::text::trailing_digits(text);
+    let start = text.len() - digits.len();
+    if digits.is_empty() || start == 0 || text.as_bytes()[start - 1] != before {
         return None;
     }
-    let number = text.as_bytes()[start..].iter().try_fold(0u32, |n, &d| {
-        n.checked_mul(10)?.checked_add(u32::from(d - b'0'))
-    })?;
-    Some((&text[..start - 1], number))
+    Some((&text[..start - 1], digits.parse().ok()?))
 }
 
 /// Drops what a task runner prints before tsc's own line (`web:typecheck: src/a.ts` from turbo,
