@@ -14,6 +14,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::RenderInput;
+use crate::digest::Digest;
 use crate::model::{Kind, Outcome, Report, Status};
 use crate::verifier::Shard;
 
@@ -107,6 +108,16 @@ pub struct DigestDocument {
     pub budget: usize,
 }
 
+impl From<&Digest> for DigestDocument {
+    fn from(digest: &Digest) -> Self {
+        DigestDocument {
+            text: digest.text.clone(),
+            tokens: digest.tokens,
+            budget: digest.budget,
+        }
+    }
+}
+
 impl RunDocument {
     /// The document of a run.
     pub fn new(input: &RenderInput<'_>) -> Self {
@@ -132,11 +143,7 @@ impl RunDocument {
                     report: repo_paths(input, &v.report),
                 })
                 .collect(),
-            digest: DigestDocument {
-                text: input.digest.text.clone(),
-                tokens: input.digest.tokens,
-                budget: input.digest.budget,
-            },
+            digest: DigestDocument::from(input.digest),
             shard: input.shard.map(ShardDocument::from),
         }
     }
@@ -197,11 +204,7 @@ impl<'a> RunView<'a> {
                     report: repo_paths_view(input, &v.report),
                 })
                 .collect(),
-            digest: DigestDocument {
-                text: input.digest.text.clone(),
-                tokens: input.digest.tokens,
-                budget: input.digest.budget,
-            },
+            digest: DigestDocument::from(input.digest),
             shard: input.shard.map(ShardDocument::from),
         }
     }
