@@ -1259,6 +1259,60 @@ fn a_second_loop_in_a_live_workspace_is_refused_and_leaves_its_agent_alone() {
     );
 }
 
+#[test]
+fn two_loops_started_at_once_leave_exactly_one_running_and_name_it() {
+    let scenario = Scenario::cart();
+    let agent = scenario.agent("hang-then-fix", "a");
+    // The race was lost about once in sixteen starts: both loops refused.
+    for trial in 0..12 {
+        let first = scenario.spawned.get() + 1;
+        let mut children = [
+            scenario.spawn(&["--task", TASK, "--agent", &agent]),
+            scenario.spawn(&["--task", TASK, "--agent", &agent]),
+        ];
+        let started = Instant::now();
+        let (refused, code) = loop {
+            let ended = children
+                .iter_mut()
+                .enumerate()
+                .find_map(|(i, c)| c.try_wait().expect("wait for verdict").map(|s| (i, s)));
+            if let Some((i, status)) = ended {
+                break (i, status.code());
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(20),
+                "trial {trial}: both loops run at once"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        let stderr = std::fs::read_to_string(
+            scenario
+                .logs
+                .path()
+                .join(format!("stderr-{}", first + refused)),
+        )
+        .unwrap_or_default();
+        assert_eq!(code, Some(2), "trial {trial}: {stderr}");
+        assert!(
+            stderr.contains("another `verdict loop` (") && stderr.contains("pid "),
+            "trial {trial}: the refused loop names the one that runs: {stderr}"
+        );
+        let runner = &mut children[1 - refused];
+        assert!(
+            runner.try_wait().expect("wait for verdict").is_none(),
+            "trial {trial}: the other loop runs"
+        );
+        runner.kill().expect("SIGKILL verdict");
+        runner.wait().expect("reap verdict");
+    }
+    // Every winner resumed the one run, and no refused loop made one of its own; the last
+    // winner's orphaned agent is stopped by the resume that ends it.
+    let fix = scenario.agent("fix", "b");
+    let out = scenario.run(&["--resume", "--task", TASK, "--agent", &fix]);
+    assert_eq!(out.code, 0, "{}", out.all());
+    assert_eq!(scenario.only_run().run.state.as_str(), "passed");
+}
+
 // ---------------------------------------------------------------------------------------------
 // Honest greens and repeated failures
 

@@ -9,6 +9,7 @@ mod digest_groups;
 mod digests;
 mod driver;
 mod guard;
+mod lock;
 mod pipeline;
 mod process;
 mod render;

@@ -46,10 +46,17 @@ pub enum LoopError {
     /// Another `verdict loop` process runs in this workspace right now (another task: two agents
     /// editing one tree would undo each other's work and each other's verification).
     #[error(
-        "another `verdict loop` is running in {0} right now; two loops in one workspace would \
-         edit the same files — wait for it to end, or stop it (Ctrl-C)"
+        "another `verdict loop`{} is running in {} right now; two loops in one workspace would \
+         edit the same files — wait for it to end, or stop it (Ctrl-C)",
+        holder.as_deref().map(|h| format!(" ({h})")).unwrap_or_default(),
+        root.display()
     )]
-    WorkspaceBusy(PathBuf),
+    WorkspaceBusy {
+        /// The workspace.
+        root: PathBuf,
+        /// What the holder wrote about itself (its run and pid), when it did.
+        holder: Option<String>,
+    },
     /// The lock that keeps a workspace to one loop could not be taken.
     #[error("failed to lock the workspace at {path}: {source}")]
     Lock {

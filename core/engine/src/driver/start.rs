@@ -45,11 +45,12 @@ pub async fn run_with_settings(
         interrupted,
     } = parts;
     // One loop per workspace, whatever its task; taken before anything is read or written.
-    let _lock = WorkspaceLock::take(&spec.root)?;
+    let mut lock = WorkspaceLock::take(&spec.root)?;
     let shared = open_recorder(&spec.root, sink)?;
     let snapshots = snapshots_for(&spec).await?;
     let config = run_config(&spec, &pool, &settings);
     let (run, resumed) = create_or_resume(&shared, &spec, config)?;
+    lock.held_by(run);
     let progress = read(&shared, |db| Ok(Progress::replay(run, db)))??;
     let mut driver = Driver {
         spec: &spec,
