@@ -38,7 +38,7 @@ impl WorkspaceLock {
 
     /// Names the run that holds the workspace, once it has one.
     pub(super) fn held_by(&mut self, run: RunId) {
-        self.describe(&format!("run {} (pid {})", run.0, std::process::id()));
+        self.describe(&format!("run {}, pid {}", run.0, std::process::id()));
     }
 
     fn describe(&mut self, holder: &str) {
