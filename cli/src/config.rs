@@ -21,7 +21,7 @@
 //! agents` name that is neither an `[[agent]]` nor a preset — is checked right after, at load
 //! time, so a mistake stops `verdict run` as early as it would stop `verdict loop`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -68,6 +68,9 @@ pub(crate) struct Config {
     /// with [`Policies::with_config`]; its `agents` name `[[agent]]` tables or presets.
     #[allow(dead_code)] // Read by `verdict loop`.
     pub(crate) retry_loop: LoopConfig,
+    /// Every verifier name the file gives (`[verifiers.<name>]`, `[run] only` and `skip`), with
+    /// its line, for [`Config::check_names`] once the known verifiers are gathered.
+    pub(crate) names: Vec<(String, usize)>,
 }
 
 /// `[run]`: defaults for `verdict run`; its command-line flags win.
@@ -210,6 +213,27 @@ impl Config {
             plugins: Vec::new(),
             agents: Vec::new(),
             retry_loop: LoopConfig::default(),
+            names: Vec::new(),
+        }
+    }
+
+    /// Checks that every verifier the file names is one of `known`: a typo in a table's name
+    /// would otherwise configure nothing, without a word.
+    pub(crate) fn check_names(&self, known: &BTreeSet<String>) -> Result<(), ConfigError> {
+        let Some(path) = &self.path else {
+            return Ok(());
+        };
+        match self.names.iter().find(|(name, _)| !known.contains(name)) {
+            None => Ok(()),
+            Some((name, line)) => Err(ConfigError::Invalid {
+                path: path.clone(),
+                line: *line,
+                key: None,
+                message: format!(
+                    "no verifier is called `{name}`; known verifiers: {}",
+                    known.iter().cloned().collect::<Vec<_>>().join(", ")
+                ),
+            }),
         }
     }
 
@@ -431,6 +455,8 @@ fn parse(text: &str, path: &Path, dir: &Path) -> Result<Config, ConfigError> {
                 DefinitionError::NoPassCode(_) => at("pass_exit_codes"),
                 DefinitionError::OverlappingCodes { .. } => at("fail_exit_codes"),
                 DefinitionError::NeedsItself(_) => at("needs"),
+                DefinitionError::ExitCodeRange { list, .. } => at(list),
+                DefinitionError::InputOutside { .. } => at("inputs"),
                 DefinitionError::Regex { index: 0, .. } => at("summary"),
                 DefinitionError::Regex { index, .. }
                 | DefinitionError::NoMessageGroup { index, .. } => {
@@ -449,6 +475,22 @@ fn parse(text: &str, path: &Path, dir: &Path) -> Result<Config, ConfigError> {
     }
     check_agents(&file, &keys, text, &located)?;
     check_loop(&file, &keys, &located)?;
+    let line = |path: KeyPath| keys.span(&path).map_or(1, |s| line_of(text, s.start));
+    let names =
+        file.verifiers
+            .keys()
+            .map(|name| (name.clone(), line(KeyPath::keys(&["verifiers", name]))))
+            .chain(
+                file.run.only.iter().enumerate().map(|(i, name)| {
+                    (name.clone(), line(KeyPath::keys(&["run", "only"]).index(i)))
+                }),
+            )
+            .chain(
+                file.run.skip.iter().enumerate().map(|(i, name)| {
+                    (name.clone(), line(KeyPath::keys(&["run", "skip"]).index(i)))
+                }),
+            )
+            .collect();
     let plugins = file
         .plugins
         .into_iter()
@@ -467,6 +509,7 @@ fn parse(text: &str, path: &Path, dir: &Path) -> Result<Config, ConfigError> {
         plugins,
         agents: file.agent,
         retry_loop: file.retry_loop,
+        names,
     })
 }
 
@@ -1025,6 +1068,28 @@ max_attempts = 3
     }
 
     #[test]
+    fn a_name_that_is_no_verifier_is_an_error_at_its_line() {
+        let known: BTreeSet<String> = ["eslint", "tsc"].map(String::from).into();
+        let config = check("[verifiers.tsc]\nenabled = true\n\n[verifiers.tcs]\nenabled = false\n");
+        let error = config.check_names(&known).expect_err("a typo");
+        assert_eq!(
+            error.to_string(),
+            "/project/verdict.toml:4: no verifier is called `tcs`; known verifiers: eslint, tsc"
+        );
+        let config = check("[run]\nonly = [\"tsc\"]\nskip = [\n  \"eslint\",\n  \"esling\",\n]\n");
+        let error = config.check_names(&known).expect_err("a typo");
+        assert!(
+            error
+                .to_string()
+                .starts_with("/project/verdict.toml:5: no verifier is called `esling`"),
+            "{error}"
+        );
+        check("[verifiers.tsc]\n[run]\nskip = [\"eslint\"]\n")
+            .check_names(&known)
+            .expect("known names");
+    }
+
+    #[test]
     fn custom_verifier_errors_name_the_line() {
         let head = "[[verifier]]\nname = \"a\"\nkind = \"lint\"\ncommand = [\"a\"]\n\n";
         check_error(
@@ -1046,6 +1111,18 @@ max_attempts = 3
         check_error(
             "[[verifier]]\nname = \"a\"\nkind = \"lint\"\ncommand = [\"a\"]\nfail_exit_codes = [0, 1]\n",
             "/project/verdict.toml:5: verifier `a`: exit code 0 is in both `pass_exit_codes` and `fail_exit_codes`",
+        );
+        check_error(
+            "[[verifier]]\nname = \"a\"\nkind = \"lint\"\ncommand = [\"a\"]\npass_exit_codes = [0, 256, -1]\n",
+            "/project/verdict.toml:5: verifier `a`: exit code 256 in `pass_exit_codes` is not one a process can exit with (0 to 255)",
+        );
+        check_error(
+            "[[verifier]]\nname = \"a\"\nkind = \"lint\"\ncommand = [\"a\"]\nfail_exit_codes = [-1]\n",
+            "/project/verdict.toml:5: verifier `a`: exit code -1 in `fail_exit_codes` is not one a process can exit with (0 to 255)",
+        );
+        check_error(
+            "[[verifier]]\nname = \"a\"\nkind = \"lint\"\ncommand = [\"a\"]\ninputs = [\"src/**\", \"!../vendor/**\"]\n",
+            "/project/verdict.toml:5: verifier `a`: input `!../vendor/**` is outside the project; `inputs` are globs relative to the directory holding verdict.toml, without `..`",
         );
         check_error(
             &format!(

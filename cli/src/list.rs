@@ -62,6 +62,10 @@ pub(crate) struct Row {
 pub(crate) fn listing(dir: Option<&std::path::Path>) -> Result<Listing> {
     let (root, config) = load_config(dir)?;
     let known = registry::all(&config, &root).map_err(|e| usage(format!("{e:#}")))?;
+    let names = known.iter().map(|k| k.verifier.name().to_owned()).collect();
+    config
+        .check_names(&names)
+        .map_err(|e| usage(e.to_string()))?;
     let workspace = config.workspace(&root);
     let verifiers = known
         .iter()

@@ -134,6 +134,18 @@ pub(crate) fn usage(message: impl Into<String>) -> anyhow::Error {
 /// The project root and its configuration.
 pub(crate) fn load_config(dir: Option<&Path>) -> Result<(PathBuf, Config)> {
     let start = match dir {
+        // A mistyped `-C` would otherwise be a project in which no verifier applies.
+        Some(dir) if !dir.is_dir() => {
+            let what = if dir.exists() {
+                "is not a directory"
+            } else {
+                "does not exist"
+            };
+            return Err(usage(format!(
+                "the project directory {} {what}",
+                dir.display()
+            )));
+        }
         Some(dir) => dir.to_path_buf(),
         None => std::env::current_dir().context("failed to read the current directory")?,
     };

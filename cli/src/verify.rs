@@ -268,7 +268,8 @@ pub(crate) fn select(
     skip: &[String],
 ) -> Result<Vec<Known>> {
     let names: BTreeSet<String> = known.iter().map(|k| k.verifier.name().to_owned()).collect();
-    for name in only.iter().chain(skip).chain(config.verifiers.keys()) {
+    config.check_names(&names)?;
+    for name in only.iter().chain(skip) {
         if !names.contains(name) {
             bail!(
                 "no verifier is called `{name}`; known verifiers: {}",

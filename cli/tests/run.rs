@@ -780,6 +780,41 @@ fn usage_and_config_errors_are_exit_2() {
     assert_eq!(list.code, 2, "{}", list.all());
     assert!(list.stderr.contains("timout"), "{}", list.stderr);
 
+    // A table for a verifier that does not exist configures nothing: every command says so
+    // (`verdict list` accepted it without a word).
+    project.write(
+        "verdict.toml",
+        "[verifiers.tsc]\nenabled = true\n\n[verifiers.jset]\n",
+    );
+    for args in [&["list"][..], &["run"]] {
+        let typo = project.verdict(args);
+        assert_eq!(typo.code, 2, "{args:?}: {}", typo.all());
+        assert!(
+            typo.stderr
+                .contains("verdict.toml:4: no verifier is called `jset`"),
+            "{args:?}: {}",
+            typo.stderr
+        );
+    }
+    // A project directory that is not there is no project in which nothing applies.
+    for args in [
+        &["run", "-C", "no/such/dir"][..],
+        &["list", "-C", "package.json"],
+    ] {
+        let missing = project.verdict(args);
+        assert_eq!(missing.code, 2, "{args:?}: {}", missing.all());
+        assert!(
+            missing
+                .stderr
+                .contains("the project directory no/such/dir does not exist")
+                || missing
+                    .stderr
+                    .contains("the project directory package.json is not a directory"),
+            "{args:?}: {}",
+            missing.stderr
+        );
+    }
+
     // A baseline that is missing, or no verdict report: exit 2 before anything runs.
     std::fs::remove_file(project.path("verdict.toml")).expect("remove the bad config");
     let missing = project.verdict(&["run", "--only", "eslint", "--baseline", "nosuch.json"]);

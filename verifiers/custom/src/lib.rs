@@ -212,6 +212,29 @@ pub enum DefinitionError {
     /// It names itself in `needs`.
     #[error("verifier `{0}` needs itself")]
     NeedsItself(String),
+    /// An exit code no process can exit with (a process exits with 0 to 255).
+    #[error(
+        "verifier `{name}`: exit code {code} in `{list}` is not one a process can exit with (0 to 255)"
+    )]
+    ExitCodeRange {
+        /// The verifier.
+        name: String,
+        /// `pass_exit_codes` or `fail_exit_codes`.
+        list: &'static str,
+        /// The code.
+        code: i32,
+    },
+    /// An input glob reaches outside the directory holding verdict.toml, where the cache does not
+    /// look: the verifier would be served from the cache after those files changed.
+    #[error(
+        "verifier `{name}`: input `{glob}` is outside the project; `inputs` are globs relative to the directory holding verdict.toml, without `..`"
+    )]
+    InputOutside {
+        /// The verifier.
+        name: String,
+        /// The glob.
+        glob: String,
+    },
     /// A pattern's regex does not compile.
     #[error("verifier `{name}`: pattern {index}: invalid regex: {error}")]
     Regex {
@@ -270,6 +293,13 @@ pub fn valid_name(name: &str) -> bool {
         && bytes.all(|b| matches!(b, b'a'..=b'z' | b'0'..=b'9' | b'_' | b'-'))
 }
 
+/// Whether an input glob names files outside the directory it is relative to: a `..` component
+/// (a leading `/` anchors it at that directory, as in gitignore).
+fn escapes(glob: &str) -> bool {
+    let glob = glob.strip_prefix('!').unwrap_or(glob);
+    glob.split(['/', '\\']).any(|part| part == "..")
+}
+
 impl Definition {
     /// Checks everything but the regexes (which [`CustomVerifier::new`] compiles).
     pub fn validate(&self) -> Result<(), DefinitionError> {
@@ -292,6 +322,24 @@ impl Definition {
         }
         if self.needs.contains(&self.name) {
             return Err(DefinitionError::NeedsItself(name()));
+        }
+        for (list, codes) in [
+            ("pass_exit_codes", &self.pass_exit_codes),
+            ("fail_exit_codes", &self.fail_exit_codes),
+        ] {
+            if let Some(&code) = codes.iter().find(|c| !(0..=255).contains(*c)) {
+                return Err(DefinitionError::ExitCodeRange {
+                    name: name(),
+                    list,
+                    code,
+                });
+            }
+        }
+        if let Some(glob) = self.inputs.iter().find(|g| escapes(g)) {
+            return Err(DefinitionError::InputOutside {
+                name: name(),
+                glob: glob.clone(),
+            });
         }
         Ok(())
     }
