@@ -223,3 +223,65 @@ fn the_tests_see_the_projects_environment_not_verdicts_colour_settings() {
         own: &[&["npm", "test"]],
     });
 }
+
+/// A project whose `test` script runs a check of its own before its tests
+/// (`node check.js && node --test`, as `prettier -c && vitest run`), with the check failing.
+fn chain_with_a_failing_check() -> Project {
+    let project = Project::empty();
+    project.write(
+        "package.json",
+        r#"{"name": "fixture-chain-only", "private": true,
+        "scripts": {"test": "node check.js && node --test"}}"#,
+    );
+    project.write(
+        "check.js",
+        "console.error('check.js: 1 file is not formatted');\nprocess.exit(1);\n",
+    );
+    project.write(
+        "test/add.test.js",
+        "const test = require('node:test');\nconst assert = require('node:assert');\n\
+         test('adds', () => assert.strictEqual(1 + 1, 2));\n",
+    );
+    project.link_node_modules();
+    project.git_init();
+    project
+}
+
+/// The outcome of verifier `name` in a JSON report.
+fn status_of(run: &crate::support::project::Out, name: &str) -> String {
+    run.json()["verifications"]
+        .as_array()
+        .and_then(|v| v.iter().find(|v| v["verifier"] == name))
+        .map(|v| v["outcome"].as_str().unwrap_or_default().to_owned())
+        .unwrap_or_else(|| panic!("no {name} in the run: {}", run.all()))
+}
+
+#[test]
+fn only_and_skip_run_what_was_asked_whatever_the_chain_order() {
+    let project = chain_with_a_failing_check();
+    // The chain's order stands when nothing is asked: node-test waits for the failing check.
+    let all = project.verdict(&["run", "--no-cache", "--format", "json"]);
+    assert_eq!(all.code, 1, "{}", all.all());
+    // Asked for by name, or with the check skipped, the tests run and pass.
+    for args in [
+        &["--only", "node-test"][..],
+        &["--skip", "script:test"][..],
+    ] {
+        let mut argv = vec!["run", "--no-cache", "--format", "json"];
+        argv.extend(args);
+        let run = project.verdict(&argv);
+        assert_eq!(run.code, 0, "{args:?}: {}", run.all());
+        assert_eq!(status_of(&run, "node-test"), "passed", "{args:?}");
+    }
+    // Disabled in verdict.toml, the check is not waited for either.
+    project.write("verdict.toml", "[verifiers.\"script:test\"]\nenabled = false\n");
+    let run = project.verdict(&["run", "--no-cache", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    assert_eq!(status_of(&run, "node-test"), "passed");
+    // `needs = []` lifts the order: both run, the check fails and the tests still pass.
+    project.write("verdict.toml", "[verifiers.node-test]\nneeds = []\n");
+    let run = project.verdict(&["run", "--no-cache", "--format", "json"]);
+    assert_eq!(run.code, 1, "{}", run.all());
+    assert_eq!(status_of(&run, "node-test"), "passed");
+    assert_eq!(status_of(&run, "script:test"), "failed");
+}
