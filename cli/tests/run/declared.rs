@@ -263,10 +263,7 @@ fn only_and_skip_run_what_was_asked_whatever_the_chain_order() {
     let all = project.verdict(&["run", "--no-cache", "--format", "json"]);
     assert_eq!(all.code, 1, "{}", all.all());
     // Asked for by name, or with the check skipped, the tests run and pass.
-    for args in [
-        &["--only", "node-test"][..],
-        &["--skip", "script:test"][..],
-    ] {
+    for args in [&["--only", "node-test"][..], &["--skip", "script:test"][..]] {
         let mut argv = vec!["run", "--no-cache", "--format", "json"];
         argv.extend(args);
         let run = project.verdict(&argv);
@@ -274,7 +271,10 @@ fn only_and_skip_run_what_was_asked_whatever_the_chain_order() {
         assert_eq!(status_of(&run, "node-test"), "passed", "{args:?}");
     }
     // Disabled in verdict.toml, the check is not waited for either.
-    project.write("verdict.toml", "[verifiers.\"script:test\"]\nenabled = false\n");
+    project.write(
+        "verdict.toml",
+        "[verifiers.\"script:test\"]\nenabled = false\n",
+    );
     let run = project.verdict(&["run", "--no-cache", "--format", "json"]);
     assert_eq!(run.code, 0, "{}", run.all());
     assert_eq!(status_of(&run, "node-test"), "passed");
@@ -284,4 +284,79 @@ fn only_and_skip_run_what_was_asked_whatever_the_chain_order() {
     assert_eq!(run.code, 1, "{}", run.all());
     assert_eq!(status_of(&run, "node-test"), "passed");
     assert_eq!(status_of(&run, "script:test"), "failed");
+}
+
+/// The diagnostics' messages and test names of verifier `name` in a JSON report.
+fn diagnostics_of(run: &crate::support::project::Out, name: &str) -> Vec<String> {
+    run.json()["verifications"]
+        .as_array()
+        .and_then(|v| v.iter().find(|v| v["verifier"] == name))
+        .and_then(|v| v["report"]["diagnostics"].as_array())
+        .unwrap_or_else(|| panic!("no {name} diagnostics: {}", run.all()))
+        .iter()
+        .map(|d| {
+            format!(
+                "{} {}",
+                d["test"].as_str().unwrap_or("-"),
+                d["message"].as_str().unwrap_or_default()
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn mocha_under_nyc_is_verified_as_mocha_with_nycs_threshold_on_top() {
+    // Three failing tests: mocha exits 3, which nyc passes on; `npm test` fails and so must
+    // verdict, as a failure in the code naming the tests (once "could not verify").
+    check(&Case {
+        fixture: "nyc-mocha",
+        bug: ("lib.js", "a + b", "a - b"),
+        own: &[&["npm", "test"]],
+    });
+    let project = project("nyc-mocha");
+    let list = project.verdict(&["list"]);
+    // mocha applies, and no script runs the command beside it.
+    assert!(
+        list.stdout.lines().any(|line| line.starts_with("✓ mocha ")),
+        "mocha is not listed as applying:\n{}",
+        list.all()
+    );
+    assert!(
+        !list.stdout.contains("script:test"),
+        "the command is still a script:\n{}",
+        list.all()
+    );
+    project.write("lib.js", &project.read("lib.js").replace("a + b", "a - b"));
+    let run = project.verdict(&["run", "--no-cache", "--format", "json"]);
+    assert_eq!(run.code, 1, "{}", run.all());
+    assert_eq!(status_of(&run, "mocha"), "failed");
+    let failures = diagnostics_of(&run, "mocha");
+    for test in ["adds one and one", "adds two and three", "adds two and two"] {
+        assert!(
+            failures.iter().any(|f| f.contains(test)),
+            "{test} is not named: {failures:#?}"
+        );
+    }
+    // Every test passes but one function is never called: nyc's threshold fails the run.
+    project.write("lib.js", &project.read("lib.js").replace("a - b", "a + b"));
+    let tests = project.read("test/lib.test.js");
+    project.write(
+        "test/lib.test.js",
+        &tests.replace(
+            "  it('doubles two', () => assert.strictEqual(double(2), 4));\n",
+            "",
+        ),
+    );
+    let (own, _) = own_commands_pass(&project, &[&["npm", "test"]]);
+    assert!(!own, "npm test passes below the threshold");
+    let run = project.verdict(&["run", "--no-cache", "--format", "json"]);
+    assert_eq!(run.code, 1, "{}", run.all());
+    assert_eq!(status_of(&run, "mocha"), "failed");
+    let failures = diagnostics_of(&run, "mocha");
+    assert!(
+        failures
+            .iter()
+            .any(|f| f.contains("coverage for functions") && f.contains("threshold (100%)")),
+        "{failures:#?}"
+    );
 }

@@ -90,42 +90,144 @@ impl Command {
             .collect()
     }
 
+    /// The coverage wrapper's words (`nyc --reporter=lcov`, `c8`, `coverage run --source=x`,
+    /// `python -m coverage run`) when the command runs a test runner under one; see
+    /// [`coverage_wrapper`].
+    pub fn wrapper(&self) -> Option<&[String]> {
+        let words = self.program_words();
+        coverage_wrapper(words).map(|wrapper| &words[..wrapper.len])
+    }
+
+    /// The words of the program the command runs, under its coverage wrapper if it has one:
+    /// `nyc --reporter=lcov mocha -r x` → `mocha -r x`, `coverage run -m pytest -x` → `python -m
+    /// pytest -x`.
+    pub fn runner_words(&self) -> Vec<String> {
+        let words = self.program_words();
+        match coverage_wrapper(words) {
+            Some(wrapper) if wrapper.python_module => std::iter::once("python".to_owned())
+                .chain(words[wrapper.len..].iter().cloned())
+                .collect(),
+            Some(wrapper) => words[wrapper.len..].to_vec(),
+            None => words.to_vec(),
+        }
+    }
+
     /// The name of the linked verifier that runs what this command runs, or `None` when none
-    /// does (the command is then run as it is). A coverage wrapper (`nyc`, `c8`, `istanbul`)
-    /// checks thresholds of its own that no verifier replays, so a command under one is never a
-    /// tool verifier's.
+    /// does (the command is then run as it is). Under a coverage wrapper (`nyc mocha`, `c8 node
+    /// --test`, `coverage run -m pytest`) it is the runner's verifier, for the runners whose
+    /// verifiers run the wrapper too (see [`WRAPPED_VERIFIERS`]): the wrapper's threshold is
+    /// then checked with the tests. Another runner under one (`istanbul cover`, `c8 jest`) is
+    /// run as it is.
     pub fn verifier(&self) -> Option<&'static str> {
         if self.shell {
             return None;
         }
-        let words = self.program_words();
-        let program = program_name(words.first()?);
-        let rest = &words[1..];
-        let first_arg = rest.first().map(String::as_str);
-        Some(match program.as_str() {
-            "jest" => "jest",
-            "vitest" => "vitest",
-            "mocha" | "_mocha" => "mocha",
-            "eslint" => "eslint",
-            "tsc" => "tsc",
-            "pytest" | "py.test" => "pytest",
-            "node" if node_runs_tests(rest) => "node-test",
-            "node" => return node_script_tool(rest),
-            "python" | "python3" => match (first_arg, rest.get(1).map(String::as_str)) {
-                (Some("-m"), Some("pytest")) => "pytest",
-                (Some("-m"), Some("unittest")) => "unittest",
-                _ => return None,
-            },
-            "cargo" => match first_arg? {
-                "test" => "cargo-test",
-                "nextest" if rest.get(1).is_some_and(|w| w == "run") => "cargo-test",
-                "check" => "cargo-check",
-                "clippy" => "clippy",
-                _ => return None,
-            },
-            _ => return None,
-        })
+        let words = self.runner_words();
+        let verifier = tool_verifier(&words)?;
+        if self.wrapper().is_some() && !WRAPPED_VERIFIERS.contains(&verifier) {
+            return None;
+        }
+        Some(verifier)
     }
+}
+
+/// The verifiers whose command runs under the project's coverage wrapper when its command does
+/// (each calls [`crate::coverage::wrap`]).
+pub const WRAPPED_VERIFIERS: &[&str] = &["mocha", "node-test", "pytest", "unittest"];
+
+/// A coverage wrapper at the start of a command's program words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Wrapper {
+    /// How many words it takes: the wrapped program starts after them.
+    pub len: usize,
+    /// Whether what it wraps is a Python module (`coverage run … -m pytest`): the wrapped
+    /// command is `python` and the words after the wrapper.
+    pub python_module: bool,
+}
+
+/// The coverage wrapper `words` start with, if any: `nyc` or `c8` with their options before a
+/// test runner (`nyc --reporter=lcov mocha`, `c8 --check-coverage --lines 90 node --test`), or
+/// coverage.py's `coverage run` (also `python -m coverage run`) with its options before `-m
+/// <module>`. Their report subcommands (`nyc report`, `coverage report`) wrap nothing.
+pub fn coverage_wrapper(words: &[String]) -> Option<Wrapper> {
+    let program = program_name(words.first()?);
+    match program.as_str() {
+        "nyc" | "c8" => {
+            // The first word after the options that starts a runner; an option's value
+            // (`--reporter text`) never does.
+            for at in 1..words.len() {
+                if words[at].starts_with('-') {
+                    continue;
+                }
+                if tool_verifier(&words[at..]).is_some() {
+                    return Some(Wrapper {
+                        len: at,
+                        python_module: false,
+                    });
+                }
+                if !words[at - 1].starts_with('-') {
+                    // A subcommand (`nyc report`) or a program no verifier runs.
+                    return None;
+                }
+            }
+            None
+        }
+        "coverage" => coverage_run_module(words, 1),
+        "python" | "python3" if words.get(1).is_some_and(|w| w == "-m") => {
+            if words.get(2).is_some_and(|w| w == "coverage") {
+                coverage_run_module(words, 3)
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
+}
+
+/// `coverage run [options] -m <module>` from `words[at]` on (`run` first): the wrapper ends
+/// before `-m`.
+fn coverage_run_module(words: &[String], at: usize) -> Option<Wrapper> {
+    if words.get(at).is_none_or(|w| w != "run") {
+        return None;
+    }
+    let module = (at + 1..words.len())
+        .take_while(|&i| words[i].starts_with('-') || words[i - 1].starts_with('-'))
+        .find(|&i| words[i] == "-m" || words[i] == "--module")?;
+    words.get(module + 1)?;
+    Some(Wrapper {
+        len: module,
+        python_module: true,
+    })
+}
+
+/// The verifier whose tool `words` (a program and its arguments) run.
+fn tool_verifier(words: &[String]) -> Option<&'static str> {
+    let program = program_name(words.first()?);
+    let rest = &words[1..];
+    let first_arg = rest.first().map(String::as_str);
+    Some(match program.as_str() {
+        "jest" => "jest",
+        "vitest" => "vitest",
+        "mocha" | "_mocha" => "mocha",
+        "eslint" => "eslint",
+        "tsc" => "tsc",
+        "pytest" | "py.test" => "pytest",
+        "node" if node_runs_tests(rest) => "node-test",
+        "node" => return node_script_tool(rest),
+        "python" | "python3" => match (first_arg, rest.get(1).map(String::as_str)) {
+            (Some("-m"), Some("pytest")) => "pytest",
+            (Some("-m"), Some("unittest")) => "unittest",
+            _ => return None,
+        },
+        "cargo" => match first_arg? {
+            "test" => "cargo-test",
+            "nextest" if rest.get(1).is_some_and(|w| w == "run") => "cargo-test",
+            "check" => "cargo-check",
+            "clippy" => "clippy",
+            _ => return None,
+        },
+        _ => return None,
+    })
 }
 
 /// Whether `node`'s arguments run its test runner (`node --test`, `node --import tsx --test`).
@@ -166,7 +268,7 @@ fn node_script_tool(args: &[String]) -> Option<&'static str> {
 
 /// A program's name: the file name of a path, without a JavaScript extension
 /// (`./node_modules/.bin/jest` → `jest`, `node_modules/typescript/bin/tsc` → `tsc`).
-fn program_name(word: &str) -> String {
+pub(crate) fn program_name(word: &str) -> String {
     let file = word.rsplit('/').next().unwrap_or(word);
     [".js", ".mjs", ".cjs"]
         .iter()
@@ -1748,7 +1850,53 @@ mod tests {
             Some("node-test")
         );
         assert_eq!(command("node test.js").verifier(), None);
-        assert_eq!(command("c8 node --test").verifier(), None);
+        // Under a coverage wrapper, the runner's verifier runs it (through the wrapper).
+        for (text, verifier, wrapper) in [
+            ("c8 node --test", Some("node-test"), "c8"),
+            ("nyc mocha", Some("mocha"), "nyc"),
+            (
+                "nyc --reporter=lcov --reporter text mocha -r x",
+                Some("mocha"),
+                "nyc --reporter=lcov --reporter text",
+            ),
+            (
+                "c8 --check-coverage --lines 90 mocha",
+                Some("mocha"),
+                "c8 --check-coverage --lines 90",
+            ),
+            ("coverage run -m pytest", Some("pytest"), "coverage run"),
+            (
+                "coverage run --source x -m unittest -v",
+                Some("unittest"),
+                "coverage run --source x",
+            ),
+            (
+                "python -m coverage run -m pytest",
+                Some("pytest"),
+                "python -m coverage run",
+            ),
+            ("c8 jest", None, "c8"),
+        ] {
+            let c = command(text);
+            assert_eq!(c.verifier(), verifier, "{text}");
+            assert_eq!(
+                c.wrapper().map(|w| w.join(" ")).as_deref(),
+                Some(wrapper),
+                "{text}"
+            );
+        }
+        assert_eq!(
+            command("coverage run --source x -m pytest -x").runner_words(),
+            ["python", "-m", "pytest", "-x"]
+        );
+        for text in [
+            "nyc report",
+            "coverage report --fail-under=90",
+            "coverage run setup.py",
+        ] {
+            assert_eq!(command(text).wrapper(), None, "{text}");
+            assert_eq!(command(text).verifier(), None, "{text}");
+        }
     }
 
     #[test]
