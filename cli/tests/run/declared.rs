@@ -360,3 +360,108 @@ fn mocha_under_nyc_is_verified_as_mocha_with_nycs_threshold_on_top() {
         "{failures:#?}"
     );
 }
+
+#[test]
+fn node_test_under_c8_keeps_c8s_threshold() {
+    let project = Project::empty();
+    project.write(
+        "package.json",
+        r#"{"name": "fixture-c8-node", "private": true,
+        "scripts": {"test": "c8 --check-coverage --functions 100 node --test"}}"#,
+    );
+    project.write(
+        "lib.js",
+        "exports.add = (a, b) => a + b;\nexports.double = (n) => n * 2;\n",
+    );
+    project.write(
+        "test/lib.test.js",
+        "const test = require('node:test');\nconst assert = require('node:assert');\n\
+         const { add, double } = require('../lib');\n\
+         test('adds', () => assert.strictEqual(add(1, 1), 2));\n\
+         test('doubles', () => assert.strictEqual(double(2), 4));\n",
+    );
+    project.link_node_modules();
+    project.git_init();
+    let run = project.verdict(&["run", "--no-cache", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    assert_eq!(status_of(&run, "node-test"), "passed");
+    // The tests pass, but `double` is never called: c8 fails the command, and verdict the run.
+    project.write(
+        "test/lib.test.js",
+        &project.read("test/lib.test.js").replace(
+            "test('doubles', () => assert.strictEqual(double(2), 4));\n",
+            "",
+        ),
+    );
+    let run = project.verdict(&["run", "--no-cache", "--format", "json"]);
+    assert_eq!(run.code, 1, "{}", run.all());
+    let failures = diagnostics_of(&run, "node-test");
+    assert!(
+        failures
+            .iter()
+            .any(|f| f.contains("coverage for functions")),
+        "{failures:#?}"
+    );
+}
+
+#[test]
+fn pytest_under_coverage_run_is_pytest_and_coverage_report_waits_for_it() {
+    let project = Project::empty();
+    project.write(
+        "Makefile",
+        ".PHONY: test\ntest:\n\tcoverage run --source=mathx -m pytest -q tests\n\
+         \tcoverage report --fail-under=100\n",
+    );
+    project.write(
+        "mathx.py",
+        "def add(a, b):\n    return a + b\n\n\ndef double(n):\n    return n * 2\n",
+    );
+    project.write(
+        "tests/test_mathx.py",
+        "from mathx import add, double\n\n\ndef test_add():\n    assert add(1, 1) == 2\n\n\n\
+         def test_add_more():\n    assert add(2, 3) == 5\n\n\n\
+         def test_double():\n    assert double(2) == 4\n",
+    );
+    project.write("pytest.ini", "[pytest]\npythonpath = .\n");
+    project.link_venv();
+    project.git_init();
+    let run = project.verdict(&["run", "--no-cache", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    assert_eq!(status_of(&run, "pytest"), "passed");
+    // Two failing tests: pytest's failures, each named.
+    project.write(
+        "mathx.py",
+        &project.read("mathx.py").replace("a + b", "a - b"),
+    );
+    let run = project.verdict(&["run", "--no-cache", "--format", "json"]);
+    assert_eq!(run.code, 1, "{}", run.all());
+    assert_eq!(status_of(&run, "pytest"), "failed");
+    let failures = diagnostics_of(&run, "pytest");
+    for test in ["test_add", "test_add_more"] {
+        assert!(failures.iter().any(|f| f.contains(test)), "{failures:#?}");
+    }
+    // The tests pass but `double` is never run: `coverage report --fail-under` fails, after
+    // pytest wrote the data it reads.
+    project.write(
+        "mathx.py",
+        &project.read("mathx.py").replace("a - b", "a + b"),
+    );
+    let tests = project.read("tests/test_mathx.py");
+    let cut = tests.find("\n\n\ndef test_double").expect("test_double");
+    project.write("tests/test_mathx.py", &format!("{}\n", &tests[..cut]));
+    let run = project.verdict(&["run", "--no-cache", "--format", "json"]);
+    assert_eq!(run.code, 1, "{}", run.all());
+    assert_eq!(status_of(&run, "pytest"), "passed");
+    let report = run.json();
+    let script = report["verifications"]
+        .as_array()
+        .and_then(|v| {
+            v.iter().find(|v| {
+                v["verifier"]
+                    .as_str()
+                    .is_some_and(|n| n.starts_with("script:"))
+            })
+        })
+        .unwrap_or_else(|| panic!("no coverage report script: {}", run.all()));
+    assert_eq!(script["outcome"], "failed", "{script:#}");
+}
