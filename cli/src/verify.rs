@@ -362,7 +362,8 @@ fn entry_among(known: &Known, config: &Config, runs: &dyn Fn(&str) -> bool) -> E
     entry
 }
 
-/// The digest of `verifications` within `budget` tokens, each with its log's path, from a memo
+/// The digest of `verifications` within `budget` tokens, each with its log's path, and `note`
+/// last (the declared checks the run did not verify, see [`crate::unverified`]), from a memo
 /// under `.verdict/cache/digests/` when the same reports and budget were digested before
 /// (unless `no_cache`). Building a digest loads the o200k tokenizer (about 85 ms of CPU at first
 /// use); a fully cached run digests exactly the reports of the run before, so the memo is what
@@ -372,13 +373,17 @@ pub(crate) fn digest(
     verifications: &[Verification],
     budget: usize,
     no_cache: bool,
+    note: Option<&str>,
 ) -> digest::Digest {
     let inputs: Vec<digest::Input<'_>> = verifications.iter().map(digest::Input::of).collect();
-    let build = || digest::render(&inputs, &digest::Options { budget });
+    let build = || match note {
+        Some(note) => digest::render_with_note(&inputs, &digest::Options { budget }, note),
+        None => digest::render(&inputs, &digest::Options { budget }),
+    };
     if no_cache {
         return build();
     }
-    let Some(key) = digest_key(&inputs, budget) else {
+    let Some(key) = digest_key(&inputs, budget, note) else {
         return build();
     };
     let dir = paths::digests(root);
@@ -403,11 +408,17 @@ pub(crate) fn digest(
     digest
 }
 
-/// The memo's key of a digest: verdict's version, the budget, each report and log path.
-fn digest_key(inputs: &[digest::Input<'_>], budget: usize) -> Option<String> {
+/// The memo's key of a digest: verdict's version, the budget, the note, each report and log
+/// path.
+fn digest_key(inputs: &[digest::Input<'_>], budget: usize, note: Option<&str>) -> Option<String> {
     let mut hasher = blake3::Hasher::new();
     hasher.update(env!("CARGO_PKG_VERSION").as_bytes());
     hasher.update(&budget.to_le_bytes());
+    if let Some(note) = note {
+        hasher.update(b"note\0");
+        hasher.update(note.as_bytes());
+        hasher.update(b"\0");
+    }
     for input in inputs {
         let report = serde_json::to_vec(input.report).ok()?;
         hasher.update(&report);

@@ -465,3 +465,84 @@ fn pytest_under_coverage_run_is_pytest_and_coverage_report_waits_for_it() {
         .unwrap_or_else(|| panic!("no coverage report script: {}", run.all()));
     assert_eq!(script["outcome"], "failed", "{script:#}");
 }
+
+#[test]
+fn declared_checks_verdict_does_not_run_are_named_in_list_and_digest() {
+    let project = Project::empty();
+    project.write(
+        "Makefile",
+        ".PHONY: test lint\ntest:\n\tpython -m pytest -q tests\n\nlint:\n\truff check src\n",
+    );
+    project.write(
+        "tox.ini",
+        "[tox]\nenvlist = py3, typing, style, flake8\n\n[testenv]\ndeps = pytest\n\
+         commands = pytest {posargs}\n\n[testenv:typing]\ndeps = mypy\ncommands = mypy src\n\n\
+         [testenv:style]\ndeps = ruff\ncommands = ruff check .\n\n\
+         [testenv:flake8]\ndeps = flake8\ncommands = flake8 src\n",
+    );
+    project.write(
+        "noxfile.py",
+        "import nox\n\n\n@nox.session(\n    python=[\"3.12\"],\n)\ndef tests(session):\n    \
+         session.run(\"pytest\")\n\n\n@nox.session\ndef mypy(session):\n    \
+         session.run(\"mypy\", \"src\")\n",
+    );
+    project.write(
+        "src/mathx.py",
+        "def add(a: int, b: int) -> int:\n    return a + b\n",
+    );
+    project.write(
+        "tests/test_mathx.py",
+        "from mathx import add\n\n\ndef test_add():\n    assert add(1, 1) == 2\n",
+    );
+    project.write("pytest.ini", "[pytest]\npythonpath = src\n");
+    project.link_venv();
+    project.git_init();
+    let checks = [
+        ("tox env typing (mypy)", "tox -e typing"),
+        ("tox env style (ruff)", "tox -e style"),
+        ("tox env flake8 (flake8)", "tox -e flake8"),
+        ("nox session mypy (mypy)", "nox -s mypy"),
+        ("make lint (ruff)", "make lint"),
+    ];
+    let list = project.verdict(&["list"]);
+    assert_eq!(list.code, 0, "{}", list.all());
+    for (check, command) in checks {
+        let at = list
+            .stdout
+            .find(&format!("  {check}:\n"))
+            .unwrap_or_else(|| panic!("`verdict list` does not name {check}:\n{}", list.all()));
+        // The [[verifier]] that would run it follows.
+        let block: Vec<&str> = list.stdout[at..].lines().skip(1).take(4).collect();
+        let quoted = command
+            .split(' ')
+            .map(|w| format!("{w:?}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        assert_eq!(block[0].trim(), "[[verifier]]", "{block:?}");
+        assert_eq!(
+            block[3].trim(),
+            format!("command = [{quoted}]"),
+            "{block:?}"
+        );
+    }
+    let run = project.verdict(&["run", "--no-cache", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    let report = run.json();
+    let digest = report["digest"]["text"].as_str().unwrap_or_default();
+    let line = digest
+        .lines()
+        .find(|line| line.starts_with("not verified: "))
+        .unwrap_or_else(|| panic!("no `not verified` line in the digest:\n{digest}"));
+    for (check, _) in &checks {
+        assert!(line.contains(check), "{check} is not in: {line}");
+    }
+    assert!(line.contains("enable with a [[verifier]] in verdict.toml running `tox -e typing`"));
+    // Run by a [[verifier]], a check is verified, and no longer named.
+    project.write(
+        "verdict.toml",
+        "[[verifier]]\nname = \"tox-typing\"\nkind = \"type\"\ncommand = [\"tox\", \"-e\", \"typing\"]\n",
+    );
+    let list = project.verdict(&["list"]);
+    assert!(!list.stdout.contains("tox env typing"), "{}", list.all());
+    assert!(list.stdout.contains("tox env style"), "{}", list.all());
+}

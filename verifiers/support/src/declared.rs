@@ -21,6 +21,10 @@ use verdict_model::verifier::{Applicability, Workspace};
 
 use crate::PackageJson;
 
+mod unrun;
+
+pub use unrun::Unrun;
+
 /// What a declared command is for, from the script or target that leads to it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Purpose {
@@ -332,6 +336,9 @@ pub fn is_variable_name(name: &str) -> bool {
 pub struct Declared {
     /// The commands, in order.
     pub commands: Vec<Command>,
+    /// The checks the project declares beside them that verdict does not run: tox
+    /// environments, nox sessions and Makefile targets of linters and type checkers.
+    pub unrun: Vec<Unrun>,
 }
 
 /// The `package.json` scripts that declare a check, with what they are for, in order.
@@ -387,9 +394,9 @@ impl Declared {
         if !has_test {
             python_entries(root, &mut builder);
         }
-        Declared {
-            commands: dedup(builder.commands),
-        }
+        let commands = dedup(builder.commands);
+        let unrun = unrun::of(root, &commands);
+        Declared { commands, unrun }
     }
 
     /// Whether the project declares any command for `purpose`.
@@ -1337,13 +1344,19 @@ fn tox_toml_commands(root: &Path) -> Option<Vec<String>> {
 
 /// The commands of a tox.ini's `[testenv]` section, substituted (see [`tox_substitute`]).
 fn tox_ini_commands(text: &str) -> Option<Vec<String>> {
+    tox_ini_section_commands(text, "testenv")
+}
+
+/// The commands of tox.ini's section `[<section>]`, substituted (see [`tox_substitute`]).
+fn tox_ini_section_commands(text: &str, section: &str) -> Option<Vec<String>> {
+    let header = format!("[{section}]");
     let mut in_testenv = false;
     let mut in_commands = false;
     let mut commands = Vec::new();
     for line in text.lines() {
         let trimmed = line.trim();
         if trimmed.starts_with('[') {
-            in_testenv = trimmed == "[testenv]";
+            in_testenv = trimmed == header;
             in_commands = false;
             continue;
         }
@@ -1454,29 +1467,42 @@ fn nox_commands(root: &Path) -> Option<(Vec<String>, String)> {
     None
 }
 
-/// The bodies of noxfile.py's sessions (functions under a `@nox.session` decorator), by name.
+/// The bodies of noxfile.py's sessions (functions under a `@nox.session` decorator, also
+/// `@session` after `from nox import session`), by name: the function's, or the decorator's
+/// `name="…"`. A decorator may span several lines (`@nox.session(\n    python=[…],\n)`).
 fn nox_sessions(text: &str) -> BTreeMap<String, String> {
     let mut sessions = BTreeMap::new();
     let mut lines = text.lines().peekable();
-    let mut decorated = false;
+    // The decorator's text while it is read, and whether one was seen before the `def`.
+    let mut decorator: Option<String> = None;
+    let mut depth: i32 = 0;
     while let Some(line) = lines.next() {
-        if line.starts_with("@nox.session") {
-            decorated = true;
+        if depth > 0 {
+            if let Some(text) = decorator.as_mut() {
+                text.push_str(line);
+            }
+            depth += paren_balance(line);
+            continue;
+        }
+        if line.starts_with("@nox.session") || line.starts_with("@session") {
+            decorator = Some(line.to_owned());
+            depth = paren_balance(line);
             continue;
         }
         let Some(rest) = line.strip_prefix("def ") else {
             if !line.starts_with('@') && !line.trim().is_empty() {
-                decorated = false;
+                decorator = None;
             }
             continue;
         };
-        if !std::mem::take(&mut decorated) {
+        let Some(decorator) = decorator.take() else {
             continue;
-        }
-        let name: String = rest
+        };
+        let function: String = rest
             .chars()
             .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
             .collect();
+        let name = decorator_name(&decorator).unwrap_or(function);
         let mut body = String::new();
         while let Some(next) = lines.peek() {
             if !next.is_empty() && !next.starts_with([' ', '\t']) {
@@ -1489,6 +1515,32 @@ fn nox_sessions(text: &str) -> BTreeMap<String, String> {
         sessions.insert(name, body);
     }
     sessions
+}
+
+/// How many more `(` than `)` a line has, outside nothing cleverer than counting.
+fn paren_balance(line: &str) -> i32 {
+    line.chars().fold(0, |depth, c| match c {
+        '(' => depth + 1,
+        ')' => depth - 1,
+        _ => depth,
+    })
+}
+
+/// The `name="…"` a `@nox.session(…)` decorator gives its session.
+fn decorator_name(decorator: &str) -> Option<String> {
+    let at = decorator.find("name=")?;
+    // Not `venv_name=` or another keyword ending in `name`.
+    if decorator[..at]
+        .chars()
+        .last()
+        .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+    {
+        return None;
+    }
+    let rest = decorator[at + "name=".len()..].trim_start();
+    let quote = rest.chars().next().filter(|c| matches!(c, '"' | '\''))?;
+    let inner = &rest[1..];
+    Some(inner[..inner.find(quote)?].to_owned())
 }
 
 /// The arguments of each call to `function` in `body`, or `None` for a call with an argument
