@@ -546,3 +546,72 @@ fn declared_checks_verdict_does_not_run_are_named_in_list_and_digest() {
     assert!(!list.stdout.contains("tox env typing"), "{}", list.all());
     assert!(list.stdout.contains("tox env style"), "{}", list.all());
 }
+
+/// An npm-workspaces monorepo whose root runs every package's node:test tests under c8, with
+/// one failing test in `packages/x`.
+fn workspaces_with_a_failing_package() -> Project {
+    let project = Project::empty();
+    project.write(
+        "package.json",
+        r#"{"name": "mono", "private": true, "workspaces": ["packages/*"],
+        "scripts": {"test": "c8 node --test"}}"#,
+    );
+    for (name, body, expect) in [("a", "s.trim()", "'x'"), ("x", "s.toUpperCase()", "'x'")] {
+        project.write(
+            &format!("packages/{name}/package.json"),
+            &format!(r#"{{"name": "{name}", "version": "1.0.0"}}"#),
+        );
+        project.write(
+            &format!("packages/{name}/index.js"),
+            &format!("exports.clean = (s) => {body};\n"),
+        );
+        project.write(
+            &format!("packages/{name}/test/{name}.test.js"),
+            &format!(
+                "const test = require('node:test');\nconst assert = require('node:assert');\n\
+                 const {{ clean }} = require('..');\n\
+                 test('{name} cleans a word', () => assert.strictEqual(clean(' x '.trim()), {expect}));\n"
+            ),
+        );
+    }
+    project.link_node_modules();
+    project.git_init();
+    project
+}
+
+#[test]
+fn a_workspace_package_runs_the_roots_tests_scoped_to_it() {
+    let project = workspaces_with_a_failing_package();
+    // In the failing package: the root's `node --test`, run there, finds its failing test.
+    let run = project.verdict(&["run", "-C", "packages/x", "--no-cache", "--format", "json"]);
+    assert_eq!(run.code, 1, "{}", run.all());
+    assert_eq!(status_of(&run, "node-test"), "failed");
+    let failures = diagnostics_of(&run, "node-test");
+    assert!(
+        failures.iter().any(|f| f.contains("x cleans a word")),
+        "{failures:#?}"
+    );
+    // Only that package's tests ran there.
+    assert!(
+        !failures.iter().any(|f| f.contains("a cleans")),
+        "{failures:#?}"
+    );
+    let run = project.verdict(&["run", "-C", "packages/a", "--no-cache", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    assert_eq!(status_of(&run, "node-test"), "passed");
+    // At the root, the same tests run for every package: no advice to run them package by
+    // package, and the failure is found there too.
+    let run = project.verdict(&["run", "--no-cache", "--format", "json"]);
+    assert_eq!(run.code, 1, "{}", run.all());
+    assert!(
+        !run.stderr.contains("workspace packages"),
+        "the root names packages it covers: {}",
+        run.stderr
+    );
+    let list = project.verdict(&["list"]);
+    assert!(
+        !list.stdout.contains("workspace packages"),
+        "{}",
+        list.all()
+    );
+}

@@ -21,6 +21,7 @@ use verdict_model::verifier::{Applicability, Workspace};
 
 use crate::PackageJson;
 
+mod scoped;
 mod unrun;
 
 pub use unrun::Unrun;
@@ -73,6 +74,9 @@ pub struct Command {
     /// Whether it comes from a Python project's files (Makefile, tox, pyproject), whose commands
     /// expect the project's virtualenv on `PATH`.
     pub python: bool,
+    /// Whether it is the workspace root's command scoped to this package (see [`scoped`]): a run
+    /// at the root runs it for this package too.
+    pub from_workspace_root: bool,
 }
 
 impl Command {
@@ -390,6 +394,12 @@ impl Declared {
                     builder.script(root, &scripts, name, *purpose, &origin, &[], 0);
                 }
             }
+        }
+        if !has_test && package.is_some() {
+            // A workspace package without a test of its own: the root's, as it runs here.
+            let scoped = scoped::commands(root);
+            has_test = !scoped.is_empty();
+            builder.commands.extend(scoped);
         }
         if !has_test {
             python_entries(root, &mut builder);
@@ -772,6 +782,7 @@ impl Builder {
             globs: has_glob(text),
             after: before.to_vec(),
             python,
+            from_workspace_root: false,
         });
         self.commands.len() - 1
     }
@@ -1884,6 +1895,7 @@ mod tests {
             globs: false,
             after: Vec::new(),
             python: false,
+            from_workspace_root: false,
         };
         let c = command("NODE_ENV=test cross-env TZ=UTC npx --yes vitest run");
         assert_eq!(c.program_words(), ["vitest", "run"]);
