@@ -395,17 +395,23 @@ impl Declared {
                 }
             }
         }
+        // A workspace package without a test of its own: the root's, as it runs here, or,
+        // when it cannot be scoped to the package, said to be not run.
+        let mut root_test = None;
         if !has_test && package.is_some() {
-            // A workspace package without a test of its own: the root's, as it runs here.
             let scoped = scoped::commands(root);
             has_test = !scoped.is_empty();
+            if !has_test {
+                root_test = scoped::unscoped(root);
+            }
             builder.commands.extend(scoped);
         }
         if !has_test {
             python_entries(root, &mut builder);
         }
         let commands = dedup(builder.commands);
-        let unrun = unrun::of(root, &commands);
+        let mut unrun = unrun::of(root, &commands);
+        unrun.extend(root_test);
         Declared { commands, unrun }
     }
 

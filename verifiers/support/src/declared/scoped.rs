@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{Command, Declared, Purpose, has_glob, is_variable_name, quote};
+use super::{Command, Declared, Purpose, Unrun, has_glob, is_variable_name, quote};
 
 /// How many directories up a workspace root is looked for.
 const MAX_UP: usize = 8;
@@ -51,6 +51,27 @@ pub(super) fn commands(dir: &Path) -> Vec<Command> {
         .filter(|c| c.purpose == Purpose::Test && c.verifier() == Some("node-test"))
         .filter_map(|c| scope(c, &rel))
         .collect()
+}
+
+/// The workspace root's test, as a check not run, for a package at `dir` whose root declares a
+/// test that cannot be scoped to it (`node test/index.js`, which imports every package's tests):
+/// the root's command runs this package's tests, but only a run at the root runs it.
+pub(super) fn unscoped(dir: &Path) -> Option<Unrun> {
+    let root = workspace_root(dir)?;
+    if !Declared::from_files(&root).declares(Purpose::Test) {
+        return None;
+    }
+    let up = dir.strip_prefix(&root).ok()?.components().count();
+    let prefix = vec![".."; up].join("/");
+    Some(Unrun {
+        what: "the workspace root's `test` script".to_owned(),
+        tools: Vec::new(),
+        argv: ["npm", "--prefix", &prefix, "test"]
+            .map(str::to_owned)
+            .to_vec(),
+        name: "workspace-test".to_owned(),
+        kind: "test",
+    })
 }
 
 /// The nearest directory above `dir` whose package.json declares `workspaces` or that holds a
@@ -212,5 +233,24 @@ mod tests {
             )]
         );
         assert_eq!(declared.commands[0].verifier(), Some("node-test"));
+        assert!(declared.unrun.is_empty());
+        // A root test that cannot be scoped (one script importing every package's tests) is
+        // named as not run in the package.
+        std::fs::write(
+            root.join("package.json"),
+            r#"{"workspaces": ["packages/*"], "scripts": {"test": "node --conditions development test.js"}}"#,
+        )
+        .expect("write");
+        let declared = Declared::from_files(&root.join("packages/x"));
+        assert!(declared.commands.is_empty(), "{:?}", declared.commands);
+        let unrun: Vec<String> = declared
+            .unrun
+            .iter()
+            .map(|u| format!("{}: {}", u.describe(), u.argv.join(" ")))
+            .collect();
+        assert_eq!(
+            unrun,
+            ["the workspace root's `test` script: npm --prefix ../.. test"]
+        );
     }
 }
