@@ -110,9 +110,10 @@ pub(crate) struct VerifierSettings {
     #[serde(default, deserialize_with = "duration::deserialize_option")]
     #[schemars(with = "Option<duration::Text>")]
     pub(crate) timeout: Option<Duration>,
-    /// Verifiers that must pass before it starts.
+    /// Verifiers that must pass before it starts. Set (even to `[]`), it replaces the order the
+    /// project's `&&` chains give this verifier.
     #[serde(default)]
-    pub(crate) needs: Vec<String>,
+    pub(crate) needs: Option<Vec<String>>,
     /// For test verifiers: whether a run that ran no test, or skipped every test, may pass.
     #[serde(default)]
     pub(crate) allow_no_tests: bool,
@@ -424,7 +425,7 @@ fn parse(text: &str, path: &Path, dir: &Path) -> Result<Config, ConfigError> {
                 format!("`command` of verifier `{name}` cannot be split into words: {error}"),
             ));
         }
-        if settings.needs.contains(name) {
+        if settings.needs.iter().flatten().any(|need| need == name) {
             return Err(located(
                 KeyPath::keys(&["verifiers", name, "needs"]),
                 format!("verifier `{name}` needs itself"),
@@ -957,7 +958,7 @@ max_attempts = 3
         let tsc = &config.verifiers["tsc"];
         assert_eq!(tsc.enabled, Some(true));
         assert_eq!(tsc.timeout, Some(Duration::from_secs(300)));
-        assert_eq!(tsc.needs, vec!["build"]);
+        assert_eq!(tsc.needs, Some(vec!["build".to_owned()]));
         assert_eq!(
             tsc.env.get("NODE_OPTIONS").map(String::as_str),
             Some("--max-old-space-size=4096")

@@ -40,6 +40,8 @@ pub(crate) struct Listing {
     pub(crate) verifiers: Vec<Row>,
     /// Workspace packages with verifiers of their own, which a run here does not verify.
     pub(crate) uncovered: Vec<crate::packages::Uncovered>,
+    /// The checks the project declares that no verifier runs.
+    pub(crate) unrun: Vec<verdict_verifier_support::declared::Unrun>,
 }
 
 /// One verifier of a [`Listing`].
@@ -91,10 +93,12 @@ pub(crate) fn listing(dir: Option<&std::path::Path>) -> Result<Listing> {
         })
         .collect();
     let uncovered = crate::packages::uncovered(&root, &known);
+    let unrun = crate::unverified::unrun(&config, &root);
     Ok(Listing {
         config: config.path.clone(),
         verifiers,
         uncovered,
+        unrun,
     })
 }
 
@@ -133,6 +137,18 @@ impl Listing {
             );
             for package in &self.uncovered {
                 let _ = writeln!(out, "  {}: {}", package.dir, package.verifiers.join(", "));
+            }
+        }
+        if !self.unrun.is_empty() {
+            out.push_str(
+                "declared checks not verified (no verifier runs them; to run one, add its \
+                 [[verifier]] to verdict.toml):\n",
+            );
+            for check in &self.unrun {
+                let _ = writeln!(out, "  {}:", check.describe());
+                for line in check.verifier_toml().lines() {
+                    let _ = writeln!(out, "    {line}");
+                }
             }
         }
         out

@@ -22,6 +22,7 @@ mod registry;
 mod run;
 mod schema;
 mod summarize;
+mod unverified;
 mod verify;
 
 use std::io::{self, Write};

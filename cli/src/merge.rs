@@ -97,7 +97,7 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
     let budget = args.budget.unwrap_or(merged.budget);
     let outcome = overall(&merged.verifications);
     // The shards' digests are of their parts; the merged run's is built afresh, with no memo.
-    let digest = verify::digest(Path::new("."), &merged.verifications, budget, true);
+    let digest = verify::digest(Path::new("."), &merged.verifications, budget, true, None);
     let input = RenderInput {
         verifications: &merged.verifications,
         digest: &digest,

@@ -10,7 +10,11 @@ use std::path::{Path, PathBuf};
 
 use verdict_core::verifier::{Applicability, Workspace};
 
-use crate::registry::Known;
+use std::collections::BTreeSet;
+
+use verdict_verifier_support::declared::Declared;
+
+use crate::registry::{Known, Origin};
 
 /// At most this many packages are looked at: a note, not a crawl of a giant monorepo.
 const MAX_PACKAGES: usize = 200;
@@ -25,7 +29,10 @@ pub(crate) struct Uncovered {
 
 /// The workspace packages under `root` and the verifiers that apply in each, which a run at the
 /// root does not cover (its test runners and type checker read the root's config, not the
-/// packages'; an eslint that applies at the root lints the packages' files too).
+/// packages'; an eslint that applies at the root lints the packages' files too). Not named: the
+/// root's own scripts (they run here, not there), a package's test runner whose command is the
+/// root's scoped to it (the root runs it for every package), and tsc in a package the root's
+/// `tsc --build` references.
 pub(crate) fn uncovered(root: &Path, known: &[Known]) -> Vec<Uncovered> {
     let dirs = packages(root);
     if dirs.is_empty() {
@@ -36,24 +43,57 @@ pub(crate) fn uncovered(root: &Path, known: &[Known]) -> Vec<Uncovered> {
         k.verifier.name() == "eslint"
             && matches!(k.verifier.applies(&at_root), Applicability::Applies(_))
     });
+    let root_builds = known.iter().any(|k| {
+        k.verifier.name() == "tsc"
+            && matches!(k.verifier.applies(&at_root), Applicability::Applies(_))
+    }) && Declared::from_files(root)
+        .for_verifier("tsc")
+        .is_some_and(|c| c.words.iter().any(|w| w == "-b" || w == "--build"));
+    let references = std::fs::read_to_string(root.join("tsconfig.json")).unwrap_or_default();
     let mut found = Vec::new();
     for dir in dirs {
         let workspace = Workspace::new(&dir);
-        let verifiers: Vec<String> = known
+        let relative = dir.strip_prefix(root).unwrap_or(&dir).display().to_string();
+        let declared = Declared::from_files(&dir);
+        let mut verifiers: Vec<String> = known
             .iter()
+            .filter(|k| !matches!(k.origin, Origin::Script))
             .filter(|k| matches!(k.verifier.applies(&workspace), Applicability::Applies(_)))
             .map(|k| k.verifier.name().to_owned())
             .filter(|name| !(root_lints && name == "eslint"))
+            .filter(|name| {
+                !declared
+                    .for_verifier(name)
+                    .is_some_and(|c| c.from_workspace_root)
+            })
+            .filter(|name| !(root_builds && name == "tsc" && referenced(&references, &relative)))
             .collect();
+        // The package's own declared commands that no verifier covers run as its scripts.
+        let linked: BTreeSet<String> = known
+            .iter()
+            .filter(|k| !matches!(k.origin, Origin::Script))
+            .map(|k| k.verifier.name().to_owned())
+            .collect();
+        verifiers.extend(
+            declared
+                .uncovered(&linked)
+                .filter(|(_, c)| !c.from_workspace_root)
+                .map(|(_, c)| format!("its own `{}`", c.text)),
+        );
         if !verifiers.is_empty() {
-            let relative = dir.strip_prefix(root).unwrap_or(&dir);
             found.push(Uncovered {
-                dir: relative.display().to_string(),
+                dir: relative,
                 verifiers,
             });
         }
     }
     found
+}
+
+/// Whether a tsconfig.json's text references the package at `relative` (`{"path":
+/// "packages/a"}`).
+fn referenced(tsconfig: &str, relative: &str) -> bool {
+    tsconfig.contains(&format!("\"{relative}\"")) || tsconfig.contains(&format!("\"./{relative}\""))
 }
 
 /// The note for people: `packages/a (jest, tsc) and packages/b (vitest) are workspace packages …`.

@@ -146,12 +146,21 @@ fn scripts(known: &mut Vec<Known>, config: &Config, root: &Path) {
             needs: Vec::new(),
         });
     }
-    // Only scripts become needs: a tool verifier checks without side effects (tsc with
-    // `--noEmit`, eslint without `--fix`), so what runs after it does not depend on it and is
-    // better run beside it, while a script may build what later commands use.
+    // Only scripts and runners under a coverage wrapper become needs: a tool verifier checks
+    // without side effects (tsc with `--noEmit`, eslint without `--fix`), so what runs after it
+    // does not depend on it and is better run beside it, while a script may build what later
+    // commands use, and a wrapper writes the data a later `coverage report` reads.
     let scripts_at: BTreeSet<usize> = declared
         .uncovered(&known_names(known))
         .map(|(i, _)| i)
+        .chain(
+            declared
+                .commands
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| c.wrapper().is_some())
+                .map(|(i, _)| i),
+        )
         .collect();
     for (index, command) in declared.commands.iter().enumerate() {
         let Some(name) = &of_command[index] else {

@@ -27,6 +27,7 @@ use crate::output::{self, OutputSpec, OutputSpecParser};
 use crate::packages;
 use crate::progress::Progress;
 use crate::registry;
+use crate::unverified;
 use crate::verify::{self, Cut, Plan, Scope};
 
 const EXAMPLES: &str = "\
@@ -220,6 +221,8 @@ pub(crate) struct Prepared {
     baseline: Option<Baseline>,
     /// What the user should know before the run (the workspace packages it leaves out).
     pub(crate) note: Option<String>,
+    /// The digest's line naming the declared checks no verifier runs (see [`unverified`]).
+    pub(crate) unverified: Option<String>,
     /// The shard this run is, if it is one.
     pub(crate) shard: Option<verdict_core::verifier::Shard>,
 }
@@ -269,6 +272,7 @@ pub(crate) fn prepare(request: &Request) -> Result<Prepared> {
         .with_jobs(request.jobs)
         .with_fail_fast(request.fail_fast || config.run.fail_fast);
     let note = packages::note(&uncovered);
+    let unverified = unverified::line(&unverified::unrun(&config, &root));
     if plan.is_empty() {
         // The packages' note explains the most common case: a monorepo's root with nothing of
         // its own to verify.
@@ -299,6 +303,7 @@ pub(crate) fn prepare(request: &Request) -> Result<Prepared> {
         no_cache: request.no_cache,
         baseline,
         note,
+        unverified,
         shard: request.shard,
     })
 }
@@ -338,9 +343,21 @@ impl Prepared {
                 .filter(|v| v.status != verdict_core::Status::NotInShard)
                 .cloned()
                 .collect();
-            verify::digest(&self.root, &here, self.budget, self.no_cache)
+            verify::digest(
+                &self.root,
+                &here,
+                self.budget,
+                self.no_cache,
+                self.unverified.as_deref(),
+            )
         } else {
-            verify::digest(&self.root, &verifications, self.budget, self.no_cache)
+            verify::digest(
+                &self.root,
+                &verifications,
+                self.budget,
+                self.no_cache,
+                self.unverified.as_deref(),
+            )
         };
         Finished {
             verifications,

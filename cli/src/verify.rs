@@ -97,8 +97,7 @@ impl Plan {
     ) -> Result<Plan> {
         let workspace = config.workspace(root);
         let selected = select(known, &workspace, config, only, skip)?;
-        let entries = selected.iter().map(|known| entry(known, config)).collect();
-        Plan::of_entries(root, config, entries)
+        Plan::of_entries(root, config, entries(&selected, config))
     }
 
     /// A plan of entries configured by the caller (the post-edit hook's narrowed verifiers).
@@ -301,27 +300,53 @@ pub(crate) fn select(
     Ok(selected)
 }
 
+/// The pipeline's entries of the selected verifiers (see [`entry`]). The order a chain gives
+/// holds among what runs: a command that `--only`, `--skip` or `enabled = false` leaves out is
+/// not waited for, since the user asked for the rest without it.
+pub(crate) fn entries(selected: &[Known], config: &Config) -> Vec<Entry> {
+    let names: BTreeSet<&str> = selected.iter().map(|k| k.verifier.name()).collect();
+    selected
+        .iter()
+        .map(|known| entry_among(known, config, &|need| names.contains(need)))
+        .collect()
+}
+
 /// The pipeline's entry of a selected verifier: its settings from verdict.toml, the needs its
-/// place in the project's commands gives it, and the salt of its cache key.
+/// place in the project's commands gives it (unless verdict.toml sets its `needs`), and the salt
+/// of its cache key.
 pub(crate) fn entry(known: &Known, config: &Config) -> Entry {
+    entry_among(known, config, &|_| true)
+}
+
+/// [`entry`], keeping of the chain's needs only those `runs` says are in the run.
+fn entry_among(known: &Known, config: &Config, runs: &dyn Fn(&str) -> bool) -> Entry {
     let mut entry = Entry::new(Arc::clone(&known.verifier));
     let settings = config.verifiers.get(known.verifier.name());
     entry.timeout = config.timeout_for(known.verifier.name());
     if let Some(settings) = settings {
-        entry.needs = settings.needs.clone();
         entry.env = settings.env.clone();
         entry.args = settings.args.clone();
         entry.cwd = settings.cwd.as_ref().map(|cwd| config.dir.join(cwd));
         entry.allow_no_tests = settings.allow_no_tests;
     }
-    // A command the project runs after others in an `&&` chain runs only once they passed.
-    entry.needs.extend(known.needs.iter().cloned());
+    match settings.and_then(|s| s.needs.as_ref()) {
+        // What verdict.toml says replaces the chain's order.
+        Some(needs) => entry.needs = needs.clone(),
+        // A command the project runs after others in an `&&` chain runs only once they passed.
+        None => entry
+            .needs
+            .extend(known.needs.iter().filter(|need| runs(need)).cloned()),
+    }
     if let Some(definition) = config
         .custom
         .iter()
         .find(|d| d.name == known.verifier.name())
     {
-        entry.needs.extend(definition.needs.iter().cloned());
+        for need in &definition.needs {
+            if !entry.needs.contains(need) {
+                entry.needs.push(need.clone());
+            }
+        }
     }
     // The cache key covers verdict's version and every setting that can change a result.
     entry.cache_salt = format!(
@@ -338,7 +363,8 @@ pub(crate) fn entry(known: &Known, config: &Config) -> Entry {
     entry
 }
 
-/// The digest of `verifications` within `budget` tokens, each with its log's path, from a memo
+/// The digest of `verifications` within `budget` tokens, each with its log's path, and `note`
+/// last (the declared checks the run did not verify, see [`crate::unverified`]), from a memo
 /// under `.verdict/cache/digests/` when the same reports and budget were digested before
 /// (unless `no_cache`). Building a digest loads the o200k tokenizer (about 85 ms of CPU at first
 /// use); a fully cached run digests exactly the reports of the run before, so the memo is what
@@ -348,13 +374,17 @@ pub(crate) fn digest(
     verifications: &[Verification],
     budget: usize,
     no_cache: bool,
+    note: Option<&str>,
 ) -> digest::Digest {
     let inputs: Vec<digest::Input<'_>> = verifications.iter().map(digest::Input::of).collect();
-    let build = || digest::render(&inputs, &digest::Options { budget });
+    let build = || match note {
+        Some(note) => digest::render_with_note(&inputs, &digest::Options { budget }, note),
+        None => digest::render(&inputs, &digest::Options { budget }),
+    };
     if no_cache {
         return build();
     }
-    let Some(key) = digest_key(&inputs, budget) else {
+    let Some(key) = digest_key(&inputs, budget, note) else {
         return build();
     };
     let dir = paths::digests(root);
@@ -379,11 +409,17 @@ pub(crate) fn digest(
     digest
 }
 
-/// The memo's key of a digest: verdict's version, the budget, each report and log path.
-fn digest_key(inputs: &[digest::Input<'_>], budget: usize) -> Option<String> {
+/// The memo's key of a digest: verdict's version, the budget, the note, each report and log
+/// path.
+fn digest_key(inputs: &[digest::Input<'_>], budget: usize, note: Option<&str>) -> Option<String> {
     let mut hasher = blake3::Hasher::new();
     hasher.update(env!("CARGO_PKG_VERSION").as_bytes());
     hasher.update(&budget.to_le_bytes());
+    if let Some(note) = note {
+        hasher.update(b"note\0");
+        hasher.update(note.as_bytes());
+        hasher.update(b"\0");
+    }
     for input in inputs {
         let report = serde_json::to_vec(input.report).ok()?;
         hasher.update(&report);

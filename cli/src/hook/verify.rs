@@ -67,7 +67,7 @@ pub(super) fn run(
     selected: &[Known],
     deadline: Instant,
 ) -> Result<Result<Vec<Verification>, Cut>> {
-    let entries: Vec<Entry> = selected.iter().map(|k| verify::entry(k, config)).collect();
+    let entries: Vec<Entry> = verify::entries(selected, config);
     run_entries(root, config, entries, deadline)
 }
 

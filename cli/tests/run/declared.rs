@@ -223,3 +223,395 @@ fn the_tests_see_the_projects_environment_not_verdicts_colour_settings() {
         own: &[&["npm", "test"]],
     });
 }
+
+/// A project whose `test` script runs a check of its own before its tests
+/// (`node check.js && node --test`, as `prettier -c && vitest run`), with the check failing.
+fn chain_with_a_failing_check() -> Project {
+    let project = Project::empty();
+    project.write(
+        "package.json",
+        r#"{"name": "fixture-chain-only", "private": true,
+        "scripts": {"test": "node check.js && node --test"}}"#,
+    );
+    project.write(
+        "check.js",
+        "console.error('check.js: 1 file is not formatted');\nprocess.exit(1);\n",
+    );
+    project.write(
+        "test/add.test.js",
+        "const test = require('node:test');\nconst assert = require('node:assert');\n\
+         test('adds', () => assert.strictEqual(1 + 1, 2));\n",
+    );
+    project.link_node_modules();
+    project.git_init();
+    project
+}
+
+/// The outcome of verifier `name` in a JSON report.
+fn status_of(run: &crate::support::project::Out, name: &str) -> String {
+    run.json()["verifications"]
+        .as_array()
+        .and_then(|v| v.iter().find(|v| v["verifier"] == name))
+        .map(|v| v["outcome"].as_str().unwrap_or_default().to_owned())
+        .unwrap_or_else(|| panic!("no {name} in the run: {}", run.all()))
+}
+
+#[test]
+fn only_and_skip_run_what_was_asked_whatever_the_chain_order() {
+    let project = chain_with_a_failing_check();
+    // The chain's order stands when nothing is asked: node-test waits for the failing check.
+    let all = project.verdict(&["run", "--no-cache", "--format", "json"]);
+    assert_eq!(all.code, 1, "{}", all.all());
+    // Asked for by name, or with the check skipped, the tests run and pass.
+    for args in [&["--only", "node-test"][..], &["--skip", "script:test"][..]] {
+        let mut argv = vec!["run", "--no-cache", "--format", "json"];
+        argv.extend(args);
+        let run = project.verdict(&argv);
+        assert_eq!(run.code, 0, "{args:?}: {}", run.all());
+        assert_eq!(status_of(&run, "node-test"), "passed", "{args:?}");
+    }
+    // Disabled in verdict.toml, the check is not waited for either.
+    project.write(
+        "verdict.toml",
+        "[verifiers.\"script:test\"]\nenabled = false\n",
+    );
+    let run = project.verdict(&["run", "--no-cache", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    assert_eq!(status_of(&run, "node-test"), "passed");
+    // `needs = []` lifts the order: both run, the check fails and the tests still pass.
+    project.write("verdict.toml", "[verifiers.node-test]\nneeds = []\n");
+    let run = project.verdict(&["run", "--no-cache", "--format", "json"]);
+    assert_eq!(run.code, 1, "{}", run.all());
+    assert_eq!(status_of(&run, "node-test"), "passed");
+    assert_eq!(status_of(&run, "script:test"), "failed");
+}
+
+/// The diagnostics' messages and test names of verifier `name` in a JSON report.
+fn diagnostics_of(run: &crate::support::project::Out, name: &str) -> Vec<String> {
+    run.json()["verifications"]
+        .as_array()
+        .and_then(|v| v.iter().find(|v| v["verifier"] == name))
+        .and_then(|v| v["report"]["diagnostics"].as_array())
+        .unwrap_or_else(|| panic!("no {name} diagnostics: {}", run.all()))
+        .iter()
+        .map(|d| {
+            format!(
+                "{} {}",
+                d["test"].as_str().unwrap_or("-"),
+                d["message"].as_str().unwrap_or_default()
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn mocha_under_nyc_is_verified_as_mocha_with_nycs_threshold_on_top() {
+    // Three failing tests: mocha exits 3, which nyc passes on; `npm test` fails and so must
+    // verdict, as a failure in the code naming the tests (once "could not verify").
+    check(&Case {
+        fixture: "nyc-mocha",
+        bug: ("lib.js", "a + b", "a - b"),
+        own: &[&["npm", "test"]],
+    });
+    let project = project("nyc-mocha");
+    let list = project.verdict(&["list"]);
+    // mocha applies, and no script runs the command beside it.
+    assert!(
+        list.stdout.lines().any(|line| line.starts_with("✓ mocha ")),
+        "mocha is not listed as applying:\n{}",
+        list.all()
+    );
+    assert!(
+        !list.stdout.contains("script:test"),
+        "the command is still a script:\n{}",
+        list.all()
+    );
+    project.write("lib.js", &project.read("lib.js").replace("a + b", "a - b"));
+    let run = project.verdict(&["run", "--no-cache", "--format", "json"]);
+    assert_eq!(run.code, 1, "{}", run.all());
+    assert_eq!(status_of(&run, "mocha"), "failed");
+    let failures = diagnostics_of(&run, "mocha");
+    for test in ["adds one and one", "adds two and three", "adds two and two"] {
+        assert!(
+            failures.iter().any(|f| f.contains(test)),
+            "{test} is not named: {failures:#?}"
+        );
+    }
+    // Every test passes but one function is never called: nyc's threshold fails the run.
+    project.write("lib.js", &project.read("lib.js").replace("a - b", "a + b"));
+    let tests = project.read("test/lib.test.js");
+    project.write(
+        "test/lib.test.js",
+        &tests.replace(
+            "  it('doubles two', () => assert.strictEqual(double(2), 4));\n",
+            "",
+        ),
+    );
+    let (own, _) = own_commands_pass(&project, &[&["npm", "test"]]);
+    assert!(!own, "npm test passes below the threshold");
+    let run = project.verdict(&["run", "--no-cache", "--format", "json"]);
+    assert_eq!(run.code, 1, "{}", run.all());
+    assert_eq!(status_of(&run, "mocha"), "failed");
+    let failures = diagnostics_of(&run, "mocha");
+    assert!(
+        failures
+            .iter()
+            .any(|f| f.contains("coverage for functions") && f.contains("threshold (100%)")),
+        "{failures:#?}"
+    );
+}
+
+#[test]
+fn node_test_under_c8_keeps_c8s_threshold() {
+    let project = Project::empty();
+    project.write(
+        "package.json",
+        r#"{"name": "fixture-c8-node", "private": true,
+        "scripts": {"test": "c8 --check-coverage --functions 100 node --test"}}"#,
+    );
+    project.write(
+        "lib.js",
+        "exports.add = (a, b) => a + b;\nexports.double = (n) => n * 2;\n",
+    );
+    project.write(
+        "test/lib.test.js",
+        "const test = require('node:test');\nconst assert = require('node:assert');\n\
+         const { add, double } = require('../lib');\n\
+         test('adds', () => assert.strictEqual(add(1, 1), 2));\n\
+         test('doubles', () => assert.strictEqual(double(2), 4));\n",
+    );
+    project.link_node_modules();
+    project.git_init();
+    let run = project.verdict(&["run", "--no-cache", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    assert_eq!(status_of(&run, "node-test"), "passed");
+    // The tests pass, but `double` is never called: c8 fails the command, and verdict the run.
+    project.write(
+        "test/lib.test.js",
+        &project.read("test/lib.test.js").replace(
+            "test('doubles', () => assert.strictEqual(double(2), 4));\n",
+            "",
+        ),
+    );
+    let run = project.verdict(&["run", "--no-cache", "--format", "json"]);
+    assert_eq!(run.code, 1, "{}", run.all());
+    let failures = diagnostics_of(&run, "node-test");
+    assert!(
+        failures
+            .iter()
+            .any(|f| f.contains("coverage for functions")),
+        "{failures:#?}"
+    );
+}
+
+#[test]
+fn pytest_under_coverage_run_is_pytest_and_coverage_report_waits_for_it() {
+    let project = Project::empty();
+    project.write(
+        "Makefile",
+        ".PHONY: test\ntest:\n\tcoverage run --source=mathx -m pytest -q tests\n\
+         \tcoverage report --fail-under=100\n",
+    );
+    project.write(
+        "mathx.py",
+        "def add(a, b):\n    return a + b\n\n\ndef double(n):\n    return n * 2\n",
+    );
+    project.write(
+        "tests/test_mathx.py",
+        "from mathx import add, double\n\n\ndef test_add():\n    assert add(1, 1) == 2\n\n\n\
+         def test_add_more():\n    assert add(2, 3) == 5\n\n\n\
+         def test_double():\n    assert double(2) == 4\n",
+    );
+    project.write("pytest.ini", "[pytest]\npythonpath = .\n");
+    project.link_venv();
+    project.git_init();
+    let run = project.verdict(&["run", "--no-cache", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    assert_eq!(status_of(&run, "pytest"), "passed");
+    // Two failing tests: pytest's failures, each named.
+    project.write(
+        "mathx.py",
+        &project.read("mathx.py").replace("a + b", "a - b"),
+    );
+    let run = project.verdict(&["run", "--no-cache", "--format", "json"]);
+    assert_eq!(run.code, 1, "{}", run.all());
+    assert_eq!(status_of(&run, "pytest"), "failed");
+    let failures = diagnostics_of(&run, "pytest");
+    for test in ["test_add", "test_add_more"] {
+        assert!(failures.iter().any(|f| f.contains(test)), "{failures:#?}");
+    }
+    // The tests pass but `double` is never run: `coverage report --fail-under` fails, after
+    // pytest wrote the data it reads.
+    project.write(
+        "mathx.py",
+        &project.read("mathx.py").replace("a - b", "a + b"),
+    );
+    let tests = project.read("tests/test_mathx.py");
+    let cut = tests.find("\n\n\ndef test_double").expect("test_double");
+    project.write("tests/test_mathx.py", &format!("{}\n", &tests[..cut]));
+    let run = project.verdict(&["run", "--no-cache", "--format", "json"]);
+    assert_eq!(run.code, 1, "{}", run.all());
+    assert_eq!(status_of(&run, "pytest"), "passed");
+    let report = run.json();
+    let script = report["verifications"]
+        .as_array()
+        .and_then(|v| {
+            v.iter().find(|v| {
+                v["verifier"]
+                    .as_str()
+                    .is_some_and(|n| n.starts_with("script:"))
+            })
+        })
+        .unwrap_or_else(|| panic!("no coverage report script: {}", run.all()));
+    assert_eq!(script["outcome"], "failed", "{script:#}");
+}
+
+#[test]
+fn declared_checks_verdict_does_not_run_are_named_in_list_and_digest() {
+    let project = Project::empty();
+    project.write(
+        "Makefile",
+        ".PHONY: test lint\ntest:\n\tpython -m pytest -q tests\n\nlint:\n\truff check src\n",
+    );
+    project.write(
+        "tox.ini",
+        "[tox]\nenvlist = py3, typing, style, flake8\n\n[testenv]\ndeps = pytest\n\
+         commands = pytest {posargs}\n\n[testenv:typing]\ndeps = mypy\ncommands = mypy src\n\n\
+         [testenv:style]\ndeps = ruff\ncommands = ruff check .\n\n\
+         [testenv:flake8]\ndeps = flake8\ncommands = flake8 src\n",
+    );
+    project.write(
+        "noxfile.py",
+        "import nox\n\n\n@nox.session(\n    python=[\"3.12\"],\n)\ndef tests(session):\n    \
+         session.run(\"pytest\")\n\n\n@nox.session\ndef mypy(session):\n    \
+         session.run(\"mypy\", \"src\")\n",
+    );
+    project.write(
+        "src/mathx.py",
+        "def add(a: int, b: int) -> int:\n    return a + b\n",
+    );
+    project.write(
+        "tests/test_mathx.py",
+        "from mathx import add\n\n\ndef test_add():\n    assert add(1, 1) == 2\n",
+    );
+    project.write("pytest.ini", "[pytest]\npythonpath = src\n");
+    project.link_venv();
+    project.git_init();
+    let checks = [
+        ("tox env typing (mypy)", "tox -e typing"),
+        ("tox env style (ruff)", "tox -e style"),
+        ("tox env flake8 (flake8)", "tox -e flake8"),
+        ("nox session mypy (mypy)", "nox -s mypy"),
+        ("make lint (ruff)", "make lint"),
+    ];
+    let list = project.verdict(&["list"]);
+    assert_eq!(list.code, 0, "{}", list.all());
+    for (check, command) in checks {
+        let at = list
+            .stdout
+            .find(&format!("  {check}:\n"))
+            .unwrap_or_else(|| panic!("`verdict list` does not name {check}:\n{}", list.all()));
+        // The [[verifier]] that would run it follows.
+        let block: Vec<&str> = list.stdout[at..].lines().skip(1).take(4).collect();
+        let quoted = command
+            .split(' ')
+            .map(|w| format!("{w:?}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        assert_eq!(block[0].trim(), "[[verifier]]", "{block:?}");
+        assert_eq!(
+            block[3].trim(),
+            format!("command = [{quoted}]"),
+            "{block:?}"
+        );
+    }
+    let run = project.verdict(&["run", "--no-cache", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    let report = run.json();
+    let digest = report["digest"]["text"].as_str().unwrap_or_default();
+    let line = digest
+        .lines()
+        .find(|line| line.starts_with("not verified: "))
+        .unwrap_or_else(|| panic!("no `not verified` line in the digest:\n{digest}"));
+    for (check, _) in &checks {
+        assert!(line.contains(check), "{check} is not in: {line}");
+    }
+    assert!(line.contains("enable with a [[verifier]] in verdict.toml running `tox -e typing`"));
+    // Run by a [[verifier]], a check is verified, and no longer named.
+    project.write(
+        "verdict.toml",
+        "[[verifier]]\nname = \"tox-typing\"\nkind = \"type\"\ncommand = [\"tox\", \"-e\", \"typing\"]\n",
+    );
+    let list = project.verdict(&["list"]);
+    assert!(!list.stdout.contains("tox env typing"), "{}", list.all());
+    assert!(list.stdout.contains("tox env style"), "{}", list.all());
+}
+
+/// An npm-workspaces monorepo whose root runs every package's node:test tests under c8, with
+/// one failing test in `packages/x`.
+fn workspaces_with_a_failing_package() -> Project {
+    let project = Project::empty();
+    project.write(
+        "package.json",
+        r#"{"name": "mono", "private": true, "workspaces": ["packages/*"],
+        "scripts": {"test": "c8 node --test"}}"#,
+    );
+    for (name, body, expect) in [("a", "s.trim()", "'x'"), ("x", "s.toUpperCase()", "'x'")] {
+        project.write(
+            &format!("packages/{name}/package.json"),
+            &format!(r#"{{"name": "{name}", "version": "1.0.0"}}"#),
+        );
+        project.write(
+            &format!("packages/{name}/index.js"),
+            &format!("exports.clean = (s) => {body};\n"),
+        );
+        project.write(
+            &format!("packages/{name}/test/{name}.test.js"),
+            &format!(
+                "const test = require('node:test');\nconst assert = require('node:assert');\n\
+                 const {{ clean }} = require('..');\n\
+                 test('{name} cleans a word', () => assert.strictEqual(clean(' x '.trim()), {expect}));\n"
+            ),
+        );
+    }
+    project.link_node_modules();
+    project.git_init();
+    project
+}
+
+#[test]
+fn a_workspace_package_runs_the_roots_tests_scoped_to_it() {
+    let project = workspaces_with_a_failing_package();
+    // In the failing package: the root's `node --test`, run there, finds its failing test.
+    let run = project.verdict(&["run", "-C", "packages/x", "--no-cache", "--format", "json"]);
+    assert_eq!(run.code, 1, "{}", run.all());
+    assert_eq!(status_of(&run, "node-test"), "failed");
+    let failures = diagnostics_of(&run, "node-test");
+    assert!(
+        failures.iter().any(|f| f.contains("x cleans a word")),
+        "{failures:#?}"
+    );
+    // Only that package's tests ran there.
+    assert!(
+        !failures.iter().any(|f| f.contains("a cleans")),
+        "{failures:#?}"
+    );
+    let run = project.verdict(&["run", "-C", "packages/a", "--no-cache", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    assert_eq!(status_of(&run, "node-test"), "passed");
+    // At the root, the same tests run for every package: no advice to run them package by
+    // package, and the failure is found there too.
+    let run = project.verdict(&["run", "--no-cache", "--format", "json"]);
+    assert_eq!(run.code, 1, "{}", run.all());
+    assert!(
+        !run.stderr.contains("workspace packages"),
+        "the root names packages it covers: {}",
+        run.stderr
+    );
+    let list = project.verdict(&["list"]);
+    assert!(
+        !list.stdout.contains("workspace packages"),
+        "{}",
+        list.all()
+    );
+}

@@ -33,7 +33,7 @@ use verdict_model::verifier::{
     Applicability, Captured, CommandSpec, ExitCodes, Inputs, Sharding, VerifierError, Workspace,
 };
 use verdict_model::{Kind, Outcome, Report, Severity, Verifier};
-use verdict_verifier_support::declared::{Declared, is_variable_name};
+use verdict_verifier_support::declared::{Declared, coverage_wrapper, is_variable_name};
 use verdict_verifier_support::{js_monorepo_root, node_install_markers, on_path, summarize_log};
 
 use crate::{DEFAULT_TIMEOUT, Failing, escape_regex};
@@ -130,6 +130,11 @@ pub fn node_test_command(script: &str) -> Option<(BTreeMap<String, String>, Vec<
                 break;
             }
             words = &words[1..];
+        }
+        // A coverage wrapper's words (`c8 --check-coverage node --test`): node's come after.
+        let texts: Vec<String> = words.iter().map(|w| w.text.clone()).collect();
+        if let Some(wrapper) = coverage_wrapper(&texts).filter(|w| !w.python_module) {
+            words = &words[wrapper.len..];
         }
         let Some((program, args)) = words.split_first() else {
             continue;
@@ -315,8 +320,11 @@ impl Verifier for NodeTest {
         }
     }
 
+    /// `node --test` as the project runs it: through its coverage wrapper (`c8 node --test`),
+    /// whose threshold then fails the run too; a narrowed re-run goes without it.
     fn command(&self, workspace: &Workspace) -> Result<CommandSpec, VerifierError> {
-        self.spec(workspace, Vec::new(), None)
+        let spec = self.spec(workspace, Vec::new(), None)?;
+        verdict_verifier_support::coverage::wrap(spec, workspace, NAME)
     }
 
     /// Split with Node.js's own `--test-shard=INDEX/TOTAL`; a shard it deals no file to runs no
@@ -344,6 +352,7 @@ impl Verifier for NodeTest {
         let mut report = report;
         report.tool = NAME.to_owned();
         crate::relative_files(&mut report, &spec.cwd);
+        verdict_verifier_support::coverage::add_wrapper_failures(&mut report, spec, captured);
         crate::fail_closed(report, NAME, spec, captured)
     }
 

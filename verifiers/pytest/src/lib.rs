@@ -316,7 +316,8 @@ fn declared_args(workspace: &Workspace) -> (Vec<String>, Vec<(String, String)>) 
     let Some(command) = declared.for_verifier(NAME) else {
         return (Vec::new(), Vec::new());
     };
-    let words = command.program_words();
+    // Under a coverage wrapper (`coverage run -m pytest …`), pytest's own words.
+    let words = command.runner_words();
     // `pytest …`, `py.test …` or `python -m pytest …`.
     let skip = if words.get(1).is_some_and(|w| w == "-m") {
         3
@@ -601,7 +602,9 @@ impl Verifier for Pytest {
         for (name, value) in env {
             spec.env.entry(name).or_insert(value);
         }
-        Ok(spec)
+        // Through the project's coverage wrapper, as its command runs pytest (not a narrowed
+        // re-run, which covers less than any threshold asks).
+        verdict_verifier_support::coverage::wrap(spec, workspace, NAME)
     }
 
     fn interpret(&self, spec: &CommandSpec, captured: &Captured) -> Report {
@@ -640,6 +643,8 @@ impl Verifier for Pytest {
                 log
             }
         };
+        let mut report = report;
+        verdict_verifier_support::coverage::add_wrapper_failures(&mut report, spec, captured);
         fail_closed(report, spec, captured)
     }
 

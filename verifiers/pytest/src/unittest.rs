@@ -112,10 +112,11 @@ fn classify(line: &str, origin: &str) -> Option<TestCommand> {
                 origin: origin.to_owned(),
             });
         }
-        // `python -m unittest`, and `coverage run -m unittest` (the same run, measured).
+        // `python -m unittest`, and `coverage run -m unittest` or `python -m coverage run -m
+        // unittest` (the same run, measured): the last `-m` names the runner.
         let module_at =
             if is_python(program) || (name == "coverage" && rest.first() == Some(&"run")) {
-                rest.iter().position(|word| *word == "-m")
+                rest.iter().rposition(|word| *word == "-m")
             } else {
                 None
             };
@@ -252,8 +253,10 @@ impl Verifier for Unittest {
         }
     }
 
+    /// The declared command, through its coverage wrapper when it has one (`coverage run -m
+    /// unittest`); a narrowed re-run goes without it, as it covers less than any threshold asks.
     fn command(&self, workspace: &Workspace) -> Result<CommandSpec, VerifierError> {
-        self.spec(workspace, None)
+        verdict_verifier_support::coverage::wrap(self.spec(workspace, None)?, workspace, NAME)
     }
 
     fn interpret(&self, spec: &CommandSpec, captured: &Captured) -> Report {
@@ -263,6 +266,7 @@ impl Verifier for Unittest {
         };
         report.tool = NAME.to_owned();
         relative_files(&mut report, &spec.cwd);
+        verdict_verifier_support::coverage::add_wrapper_failures(&mut report, spec, captured);
         fail_closed(report, spec, captured)
     }
 
@@ -414,10 +418,13 @@ mod tests {
             unittest_args(&[("tox.ini", tox)]).expect("tox"),
             ["discover"]
         );
-        // Under coverage, the run is the project's own command (its data feeds `coverage
-        // report`), run as it is, not unittest's.
+        // Under coverage, unittest's verifier runs it, through `coverage run` (whose data feeds
+        // `coverage report`, which waits for it).
         let coverage = "[tox]\nenvlist = py311\n\n[testenv]\ndeps = coverage\ncommands =\n    coverage run -m unittest {posargs:discover}\n    coverage report\n";
-        assert_eq!(unittest_args(&[("tox.ini", coverage)]), None);
+        assert_eq!(
+            unittest_args(&[("tox.ini", coverage)]).expect("coverage"),
+            ["discover"]
+        );
         let hatch =
             "[tool.hatch.envs.default.scripts]\ntest = \"python -m unittest -b tests.test_a\"\n";
         assert_eq!(

@@ -149,6 +149,26 @@ fn venv_bin(root: &Path) -> Option<PathBuf> {
         .find(|bin| bin.join("python").exists())
 }
 
+/// Whether `words` run one of coverage.py's reports (`coverage report --fail-under=90`, `python
+/// -m coverage xml`), whose exit code 2 says the total is under the threshold.
+fn reports_coverage(words: &[String]) -> bool {
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    let rest = match words.as_slice() {
+        [program, rest @ ..] if program.rsplit('/').next() == Some("coverage") => rest,
+        [program, "-m", "coverage", rest @ ..]
+            if program
+                .rsplit('/')
+                .next()
+                .is_some_and(|p| p.starts_with("python")) =>
+        {
+            rest
+        }
+        _ => return false,
+    };
+    rest.first()
+        .is_some_and(|sub| matches!(*sub, "report" | "html" | "xml" | "json" | "lcov"))
+}
+
 #[async_trait::async_trait]
 impl Verifier for ScriptVerifier {
     fn name(&self) -> &str {
@@ -198,6 +218,8 @@ impl Verifier for ScriptVerifier {
         );
         env.insert("CI".to_owned(), "true".to_owned());
         let make = program.file_name().is_some_and(|name| name == "make");
+        // coverage.py's reports exit with 2 when the total is under `--fail-under`.
+        let coverage_report = !self.command.shell && reports_coverage(self.command.program_words());
         Ok(CommandSpec {
             program,
             args,
@@ -207,7 +229,11 @@ impl Verifier for ScriptVerifier {
             exit_codes: ExitCodes {
                 pass: vec![0],
                 // make reports a failed recipe with 2.
-                fail: if make { vec![1, 2] } else { vec![1] },
+                fail: if make || coverage_report {
+                    vec![1, 2]
+                } else {
+                    vec![1]
+                },
             },
             output_files: Vec::new(),
         })

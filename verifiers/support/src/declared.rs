@@ -21,6 +21,11 @@ use verdict_model::verifier::{Applicability, Workspace};
 
 use crate::PackageJson;
 
+mod scoped;
+mod unrun;
+
+pub use unrun::Unrun;
+
 /// What a declared command is for, from the script or target that leads to it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Purpose {
@@ -69,6 +74,9 @@ pub struct Command {
     /// Whether it comes from a Python project's files (Makefile, tox, pyproject), whose commands
     /// expect the project's virtualenv on `PATH`.
     pub python: bool,
+    /// Whether it is the workspace root's command scoped to this package (see [`scoped`]): a run
+    /// at the root runs it for this package too.
+    pub from_workspace_root: bool,
 }
 
 impl Command {
@@ -90,42 +98,144 @@ impl Command {
             .collect()
     }
 
+    /// The coverage wrapper's words (`nyc --reporter=lcov`, `c8`, `coverage run --source=x`,
+    /// `python -m coverage run`) when the command runs a test runner under one; see
+    /// [`coverage_wrapper`].
+    pub fn wrapper(&self) -> Option<&[String]> {
+        let words = self.program_words();
+        coverage_wrapper(words).map(|wrapper| &words[..wrapper.len])
+    }
+
+    /// The words of the program the command runs, under its coverage wrapper if it has one:
+    /// `nyc --reporter=lcov mocha -r x` → `mocha -r x`, `coverage run -m pytest -x` → `python -m
+    /// pytest -x`.
+    pub fn runner_words(&self) -> Vec<String> {
+        let words = self.program_words();
+        match coverage_wrapper(words) {
+            Some(wrapper) if wrapper.python_module => std::iter::once("python".to_owned())
+                .chain(words[wrapper.len..].iter().cloned())
+                .collect(),
+            Some(wrapper) => words[wrapper.len..].to_vec(),
+            None => words.to_vec(),
+        }
+    }
+
     /// The name of the linked verifier that runs what this command runs, or `None` when none
-    /// does (the command is then run as it is). A coverage wrapper (`nyc`, `c8`, `istanbul`)
-    /// checks thresholds of its own that no verifier replays, so a command under one is never a
-    /// tool verifier's.
+    /// does (the command is then run as it is). Under a coverage wrapper (`nyc mocha`, `c8 node
+    /// --test`, `coverage run -m pytest`) it is the runner's verifier, for the runners whose
+    /// verifiers run the wrapper too (see [`WRAPPED_VERIFIERS`]): the wrapper's threshold is
+    /// then checked with the tests. Another runner under one (`istanbul cover`, `c8 jest`) is
+    /// run as it is.
     pub fn verifier(&self) -> Option<&'static str> {
         if self.shell {
             return None;
         }
-        let words = self.program_words();
-        let program = program_name(words.first()?);
-        let rest = &words[1..];
-        let first_arg = rest.first().map(String::as_str);
-        Some(match program.as_str() {
-            "jest" => "jest",
-            "vitest" => "vitest",
-            "mocha" | "_mocha" => "mocha",
-            "eslint" => "eslint",
-            "tsc" => "tsc",
-            "pytest" | "py.test" => "pytest",
-            "node" if node_runs_tests(rest) => "node-test",
-            "node" => return node_script_tool(rest),
-            "python" | "python3" => match (first_arg, rest.get(1).map(String::as_str)) {
-                (Some("-m"), Some("pytest")) => "pytest",
-                (Some("-m"), Some("unittest")) => "unittest",
-                _ => return None,
-            },
-            "cargo" => match first_arg? {
-                "test" => "cargo-test",
-                "nextest" if rest.get(1).is_some_and(|w| w == "run") => "cargo-test",
-                "check" => "cargo-check",
-                "clippy" => "clippy",
-                _ => return None,
-            },
-            _ => return None,
-        })
+        let words = self.runner_words();
+        let verifier = tool_verifier(&words)?;
+        if self.wrapper().is_some() && !WRAPPED_VERIFIERS.contains(&verifier) {
+            return None;
+        }
+        Some(verifier)
     }
+}
+
+/// The verifiers whose command runs under the project's coverage wrapper when its command does
+/// (each calls [`crate::coverage::wrap`]).
+pub const WRAPPED_VERIFIERS: &[&str] = &["mocha", "node-test", "pytest", "unittest"];
+
+/// A coverage wrapper at the start of a command's program words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Wrapper {
+    /// How many words it takes: the wrapped program starts after them.
+    pub len: usize,
+    /// Whether what it wraps is a Python module (`coverage run … -m pytest`): the wrapped
+    /// command is `python` and the words after the wrapper.
+    pub python_module: bool,
+}
+
+/// The coverage wrapper `words` start with, if any: `nyc` or `c8` with their options before a
+/// test runner (`nyc --reporter=lcov mocha`, `c8 --check-coverage --lines 90 node --test`), or
+/// coverage.py's `coverage run` (also `python -m coverage run`) with its options before `-m
+/// <module>`. Their report subcommands (`nyc report`, `coverage report`) wrap nothing.
+pub fn coverage_wrapper(words: &[String]) -> Option<Wrapper> {
+    let program = program_name(words.first()?);
+    match program.as_str() {
+        "nyc" | "c8" => {
+            // The first word after the options that starts a runner; an option's value
+            // (`--reporter text`) never does.
+            for at in 1..words.len() {
+                if words[at].starts_with('-') {
+                    continue;
+                }
+                if tool_verifier(&words[at..]).is_some() {
+                    return Some(Wrapper {
+                        len: at,
+                        python_module: false,
+                    });
+                }
+                if !words[at - 1].starts_with('-') {
+                    // A subcommand (`nyc report`) or a program no verifier runs.
+                    return None;
+                }
+            }
+            None
+        }
+        "coverage" => coverage_run_module(words, 1),
+        "python" | "python3" if words.get(1).is_some_and(|w| w == "-m") => {
+            if words.get(2).is_some_and(|w| w == "coverage") {
+                coverage_run_module(words, 3)
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
+}
+
+/// `coverage run [options] -m <module>` from `words[at]` on (`run` first): the wrapper ends
+/// before `-m`.
+fn coverage_run_module(words: &[String], at: usize) -> Option<Wrapper> {
+    if words.get(at).is_none_or(|w| w != "run") {
+        return None;
+    }
+    let module = (at + 1..words.len())
+        .take_while(|&i| words[i].starts_with('-') || words[i - 1].starts_with('-'))
+        .find(|&i| words[i] == "-m" || words[i] == "--module")?;
+    words.get(module + 1)?;
+    Some(Wrapper {
+        len: module,
+        python_module: true,
+    })
+}
+
+/// The verifier whose tool `words` (a program and its arguments) run.
+fn tool_verifier(words: &[String]) -> Option<&'static str> {
+    let program = program_name(words.first()?);
+    let rest = &words[1..];
+    let first_arg = rest.first().map(String::as_str);
+    Some(match program.as_str() {
+        "jest" => "jest",
+        "vitest" => "vitest",
+        "mocha" | "_mocha" => "mocha",
+        "eslint" => "eslint",
+        "tsc" => "tsc",
+        "pytest" | "py.test" => "pytest",
+        "node" if node_runs_tests(rest) => "node-test",
+        "node" => return node_script_tool(rest),
+        "python" | "python3" => match (first_arg, rest.get(1).map(String::as_str)) {
+            (Some("-m"), Some("pytest")) => "pytest",
+            (Some("-m"), Some("unittest")) => "unittest",
+            _ => return None,
+        },
+        "cargo" => match first_arg? {
+            "test" => "cargo-test",
+            "nextest" if rest.get(1).is_some_and(|w| w == "run") => "cargo-test",
+            "check" => "cargo-check",
+            "clippy" => "clippy",
+            _ => return None,
+        },
+        _ => return None,
+    })
 }
 
 /// Whether `node`'s arguments run its test runner (`node --test`, `node --import tsx --test`).
@@ -166,7 +276,7 @@ fn node_script_tool(args: &[String]) -> Option<&'static str> {
 
 /// A program's name: the file name of a path, without a JavaScript extension
 /// (`./node_modules/.bin/jest` → `jest`, `node_modules/typescript/bin/tsc` → `tsc`).
-fn program_name(word: &str) -> String {
+pub(crate) fn program_name(word: &str) -> String {
     let file = word.rsplit('/').next().unwrap_or(word);
     [".js", ".mjs", ".cjs"]
         .iter()
@@ -230,6 +340,9 @@ pub fn is_variable_name(name: &str) -> bool {
 pub struct Declared {
     /// The commands, in order.
     pub commands: Vec<Command>,
+    /// The checks the project declares beside them that verdict does not run: tox
+    /// environments, nox sessions and Makefile targets of linters and type checkers.
+    pub unrun: Vec<Unrun>,
 }
 
 /// The `package.json` scripts that declare a check, with what they are for, in order.
@@ -282,12 +395,24 @@ impl Declared {
                 }
             }
         }
+        // A workspace package without a test of its own: the root's, as it runs here, or,
+        // when it cannot be scoped to the package, said to be not run.
+        let mut root_test = None;
+        if !has_test && package.is_some() {
+            let scoped = scoped::commands(root);
+            has_test = !scoped.is_empty();
+            if !has_test {
+                root_test = scoped::unscoped(root);
+            }
+            builder.commands.extend(scoped);
+        }
         if !has_test {
             python_entries(root, &mut builder);
         }
-        Declared {
-            commands: dedup(builder.commands),
-        }
+        let commands = dedup(builder.commands);
+        let mut unrun = unrun::of(root, &commands);
+        unrun.extend(root_test);
+        Declared { commands, unrun }
     }
 
     /// Whether the project declares any command for `purpose`.
@@ -663,6 +788,7 @@ impl Builder {
             globs: has_glob(text),
             after: before.to_vec(),
             python,
+            from_workspace_root: false,
         });
         self.commands.len() - 1
     }
@@ -1235,13 +1361,19 @@ fn tox_toml_commands(root: &Path) -> Option<Vec<String>> {
 
 /// The commands of a tox.ini's `[testenv]` section, substituted (see [`tox_substitute`]).
 fn tox_ini_commands(text: &str) -> Option<Vec<String>> {
+    tox_ini_section_commands(text, "testenv")
+}
+
+/// The commands of tox.ini's section `[<section>]`, substituted (see [`tox_substitute`]).
+fn tox_ini_section_commands(text: &str, section: &str) -> Option<Vec<String>> {
+    let header = format!("[{section}]");
     let mut in_testenv = false;
     let mut in_commands = false;
     let mut commands = Vec::new();
     for line in text.lines() {
         let trimmed = line.trim();
         if trimmed.starts_with('[') {
-            in_testenv = trimmed == "[testenv]";
+            in_testenv = trimmed == header;
             in_commands = false;
             continue;
         }
@@ -1352,29 +1484,42 @@ fn nox_commands(root: &Path) -> Option<(Vec<String>, String)> {
     None
 }
 
-/// The bodies of noxfile.py's sessions (functions under a `@nox.session` decorator), by name.
+/// The bodies of noxfile.py's sessions (functions under a `@nox.session` decorator, also
+/// `@session` after `from nox import session`), by name: the function's, or the decorator's
+/// `name="…"`. A decorator may span several lines (`@nox.session(\n    python=[…],\n)`).
 fn nox_sessions(text: &str) -> BTreeMap<String, String> {
     let mut sessions = BTreeMap::new();
     let mut lines = text.lines().peekable();
-    let mut decorated = false;
+    // The decorator's text while it is read, and whether one was seen before the `def`.
+    let mut decorator: Option<String> = None;
+    let mut depth: i32 = 0;
     while let Some(line) = lines.next() {
-        if line.starts_with("@nox.session") {
-            decorated = true;
+        if depth > 0 {
+            if let Some(text) = decorator.as_mut() {
+                text.push_str(line);
+            }
+            depth += paren_balance(line);
+            continue;
+        }
+        if line.starts_with("@nox.session") || line.starts_with("@session") {
+            decorator = Some(line.to_owned());
+            depth = paren_balance(line);
             continue;
         }
         let Some(rest) = line.strip_prefix("def ") else {
             if !line.starts_with('@') && !line.trim().is_empty() {
-                decorated = false;
+                decorator = None;
             }
             continue;
         };
-        if !std::mem::take(&mut decorated) {
+        let Some(decorator) = decorator.take() else {
             continue;
-        }
-        let name: String = rest
+        };
+        let function: String = rest
             .chars()
             .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
             .collect();
+        let name = decorator_name(&decorator).unwrap_or(function);
         let mut body = String::new();
         while let Some(next) = lines.peek() {
             if !next.is_empty() && !next.starts_with([' ', '\t']) {
@@ -1387,6 +1532,32 @@ fn nox_sessions(text: &str) -> BTreeMap<String, String> {
         sessions.insert(name, body);
     }
     sessions
+}
+
+/// How many more `(` than `)` a line has, outside nothing cleverer than counting.
+fn paren_balance(line: &str) -> i32 {
+    line.chars().fold(0, |depth, c| match c {
+        '(' => depth + 1,
+        ')' => depth - 1,
+        _ => depth,
+    })
+}
+
+/// The `name="…"` a `@nox.session(…)` decorator gives its session.
+fn decorator_name(decorator: &str) -> Option<String> {
+    let at = decorator.find("name=")?;
+    // Not `venv_name=` or another keyword ending in `name`.
+    if decorator[..at]
+        .chars()
+        .last()
+        .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+    {
+        return None;
+    }
+    let rest = decorator[at + "name=".len()..].trim_start();
+    let quote = rest.chars().next().filter(|c| matches!(c, '"' | '\''))?;
+    let inner = &rest[1..];
+    Some(inner[..inner.find(quote)?].to_owned())
 }
 
 /// The arguments of each call to `function` in `body`, or `None` for a call with an argument
@@ -1730,6 +1901,7 @@ mod tests {
             globs: false,
             after: Vec::new(),
             python: false,
+            from_workspace_root: false,
         };
         let c = command("NODE_ENV=test cross-env TZ=UTC npx --yes vitest run");
         assert_eq!(c.program_words(), ["vitest", "run"]);
@@ -1748,7 +1920,53 @@ mod tests {
             Some("node-test")
         );
         assert_eq!(command("node test.js").verifier(), None);
-        assert_eq!(command("c8 node --test").verifier(), None);
+        // Under a coverage wrapper, the runner's verifier runs it (through the wrapper).
+        for (text, verifier, wrapper) in [
+            ("c8 node --test", Some("node-test"), "c8"),
+            ("nyc mocha", Some("mocha"), "nyc"),
+            (
+                "nyc --reporter=lcov --reporter text mocha -r x",
+                Some("mocha"),
+                "nyc --reporter=lcov --reporter text",
+            ),
+            (
+                "c8 --check-coverage --lines 90 mocha",
+                Some("mocha"),
+                "c8 --check-coverage --lines 90",
+            ),
+            ("coverage run -m pytest", Some("pytest"), "coverage run"),
+            (
+                "coverage run --source x -m unittest -v",
+                Some("unittest"),
+                "coverage run --source x",
+            ),
+            (
+                "python -m coverage run -m pytest",
+                Some("pytest"),
+                "python -m coverage run",
+            ),
+            ("c8 jest", None, "c8"),
+        ] {
+            let c = command(text);
+            assert_eq!(c.verifier(), verifier, "{text}");
+            assert_eq!(
+                c.wrapper().map(|w| w.join(" ")).as_deref(),
+                Some(wrapper),
+                "{text}"
+            );
+        }
+        assert_eq!(
+            command("coverage run --source x -m pytest -x").runner_words(),
+            ["python", "-m", "pytest", "-x"]
+        );
+        for text in [
+            "nyc report",
+            "coverage report --fail-under=90",
+            "coverage run setup.py",
+        ] {
+            assert_eq!(command(text).wrapper(), None, "{text}");
+            assert_eq!(command(text).verifier(), None, "{text}");
+        }
     }
 
     #[test]

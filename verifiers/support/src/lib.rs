@@ -5,6 +5,7 @@
 //! Everything here only reads files; nothing spawns a process (see `verdict_model::verifier`).
 //! [`declared`] reads the commands the project declares it runs to check itself.
 
+pub mod coverage;
 pub mod declared;
 pub mod glob;
 

@@ -40,6 +40,8 @@
 //!   names, and a last line with the tokens used, what was left out in all and where the full
 //!   log is: nothing is dropped silently. [`Digest`] carries the same numbers for programs.
 //! - Passing reports get one line each.
+//! - A note the caller gives ([`render_with_note`]: what the run did not verify) comes last,
+//!   within the same budget.
 //! - Every line is redacted ([`redact`]) before it is counted, and counted with a real tokenizer
 //!   ([`tokens`]); the digest never exceeds its budget, and degrades step by step as the budget
 //!   shrinks: fewer and shorter items, tails that count files instead of naming them, a footer
@@ -180,4 +182,42 @@ pub fn render(inputs: &[Input<'_>], options: &Options) -> Digest {
         .map(|input| plan::Plan::new(input.report, input.log))
         .collect();
     fit::fit(&plans, options.budget)
+}
+
+/// [`render`] with `note` — one line the caller gives, such as what the run did not verify —
+/// after the rest, redacted, within the same budget: the note takes at most a quarter of it
+/// (clipped visibly beyond), the reports the remainder. The footer's token count is the whole
+/// text's.
+pub fn render_with_note(inputs: &[Input<'_>], options: &Options, note: &str) -> Digest {
+    let note = redact::redact(&note.replace(['\n', '\r'], " ")).into_owned();
+    let note = tokens::clip(&note, (options.budget / 4).max(1)).into_owned();
+    // Its own tokens, the newline before it, and one for the footer's count growing a digit.
+    let cost = tokens::count(&note) + 2;
+    let Some(rest) = options.budget.checked_sub(cost).filter(|rest| *rest > 0) else {
+        return render(inputs, options);
+    };
+    let mut digest = render(inputs, &Options { budget: rest });
+    let footer = format!("{}/{rest} tokens", digest.tokens);
+    let mut text = format!("{}\n{note}", digest.text);
+    if digest.text.contains(&footer) {
+        // The count changes the text it counts: settle it in a few rounds (one, nearly always).
+        let mut used = digest.tokens + cost;
+        for _ in 0..3 {
+            text = format!(
+                "{}\n{note}",
+                digest
+                    .text
+                    .replacen(&footer, &format!("{used}/{} tokens", options.budget), 1)
+            );
+            let counted = tokens::count(&text);
+            if counted == used {
+                break;
+            }
+            used = counted;
+        }
+    }
+    digest.tokens = tokens::count(&text);
+    digest.text = text;
+    digest.budget = options.budget;
+    digest
 }

@@ -987,3 +987,54 @@ fn files_the_tool_counted_beyond_what_was_kept_are_counted_by_the_headline() {
     assert!(digest.text.contains("in 1200 files"), "{}", digest.text);
     assert_eq!(digest.omitted_files, 1_198, "{}", digest.text);
 }
+
+/// A note the caller gives (what the run did not verify) comes last, and the digest keeps its
+/// budget and its exact footer with it, at any budget.
+#[test]
+fn a_note_comes_last_within_the_budget_and_the_footer_counts_it() {
+    let mut report = Report::new("tsc", Outcome::Failed);
+    for i in 0..40 {
+        report.push(error(
+            "tsc",
+            &format!("src/f{i}.ts"),
+            i + 1,
+            "TS2304",
+            "Cannot find name 'x'.",
+        ));
+    }
+    let note = "not verified: tox env typing (mypy), tox env style (ruff) — enable with a \
+                [[verifier]] in verdict.toml running `tox -e typing`, `tox -e style`";
+    for budget in [40, 60, 100, 200, 500, 2000] {
+        let inputs = [Input {
+            report: &report,
+            log: Some(".verdict/runs/1/tsc.log"),
+        }];
+        let digest = super::render_with_note(&inputs, &Options { budget }, note);
+        assert!(digest.tokens <= budget, "{budget}: {}", digest.text);
+        assert_eq!(
+            digest.tokens,
+            tokens::count(&digest.text),
+            "{}",
+            digest.text
+        );
+        assert_eq!(digest.budget, budget);
+        let last = digest.text.lines().last().unwrap_or_default();
+        assert!(
+            last.starts_with("not verified: tox env typing"),
+            "{budget}: {}",
+            digest.text
+        );
+        for line in digest.text.lines() {
+            if let Some((used, rest)) = line.split_once('/')
+                && rest.starts_with(&format!("{budget} tokens"))
+            {
+                assert_eq!(
+                    used.parse::<usize>().ok(),
+                    Some(digest.tokens),
+                    "{}",
+                    digest.text
+                );
+            }
+        }
+    }
+}
