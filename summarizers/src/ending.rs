@@ -24,7 +24,7 @@ use std::sync::LazyLock;
 
 use regex::RegexSet;
 use verdict_model::lines::{self, Stats};
-use verdict_model::{Kind, LineParser, Outcome, Report, Summarizer};
+use verdict_model::{Evidence, Kind, LineParser, Outcome, Report, Summarizer};
 
 use crate::text::clip;
 
@@ -61,7 +61,13 @@ impl<S: Summarizer> Summarizer for Checked<S> {
         Box::new(CheckedParser {
             inner: self.0.parser(),
             ending: Ending::default(),
+            tool: self.0.name(),
+            silent: self.0.silent_on_success(),
         })
+    }
+
+    fn silent_on_success(&self) -> bool {
+        self.0.silent_on_success()
     }
 
     // Some summarizers read their input whole (a JSON report) rather than line by line, so the
@@ -74,6 +80,7 @@ impl<S: Summarizer> Summarizer for Checked<S> {
         ending.scan(log);
         ending.read_tail(log, false);
         ending.apply(&mut report);
+        ending.require_own_output(&mut report, self.0.name(), self.0.silent_on_success());
         report
     }
 
@@ -87,7 +94,9 @@ impl<S: Summarizer> Summarizer for Checked<S> {
             tail_cut: false,
         };
         let (mut report, stats) = self.0.parse_reader(&mut observed)?;
-        observed.finish().apply(&mut report);
+        let mut ending = observed.finish();
+        ending.apply(&mut report);
+        ending.require_own_output(&mut report, self.0.name(), self.0.silent_on_success());
         Ok((report, stats))
     }
 }
@@ -151,6 +160,8 @@ impl Observed<'_> {
 struct CheckedParser {
     inner: Box<dyn LineParser>,
     ending: Ending,
+    tool: &'static str,
+    silent: bool,
 }
 
 impl LineParser for CheckedParser {
@@ -162,6 +173,8 @@ impl LineParser for CheckedParser {
     fn finish(mut self: Box<Self>) -> Report {
         let mut report = self.inner.finish();
         self.ending.apply(&mut report);
+        self.ending
+            .require_own_output(&mut report, self.tool, self.silent);
         report
     }
 }
@@ -396,6 +409,30 @@ impl Ending {
             }
             _ => reason,
         });
+    }
+}
+
+impl Ending {
+    /// Makes a passed `report` errored when nothing in the log is `tool`'s own output
+    /// ([`Evidence::Nothing`]): another tool's log read as this one's, or an empty log of a tool
+    /// that always prints something (`silent` says it does not). Call after [`Ending::apply`],
+    /// which reads the log's last lines.
+    pub fn require_own_output(&self, report: &mut Report, tool: &str, silent: bool) {
+        if report.outcome != Outcome::Passed || report.evidence() != Evidence::Nothing {
+            return;
+        }
+        let reason = if !self.tail.is_empty() {
+            format!(
+                "nothing in the log is {tool}'s output: no line shows that {tool} ran (another \
+                 tool's log?)"
+            )
+        } else if !silent {
+            format!("the log is empty: {tool} prints its results on every run")
+        } else {
+            return;
+        };
+        report.outcome = Outcome::Errored;
+        report.error = Some(reason);
     }
 }
 

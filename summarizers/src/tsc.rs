@@ -23,6 +23,10 @@
 //!   project …`). Each new compilation in watch mode starts the report over: the last one is the
 //!   state of the code.
 //!
+//! - `--diagnostics` (which the verifier passes) adds `Files:  12` and other counts at the end, and
+//!   build mode's `--verbose` a list of the projects, which is all an up-to-date build prints:
+//!   the evidence that tsc checked something ([`Evidence::Checked`]), which a pass of the verifier
+//!   needs, since a clean run prints nothing otherwise.
 //! - A clean run prints nothing: a log that holds only the package manager's script line that ran
 //!   tsc (`> tsc --noEmit`, `$ tsc`, after turbo's or pnpm's prefix too) is tsc's, and passes.
 //! - Run where no tsconfig.json is found and given no file, tsc prints `Version 5.5.4`, `tsc: The
@@ -38,7 +42,7 @@ use std::collections::HashSet;
 
 use verdict_model::model::MAX_DIAGNOSTICS;
 use verdict_model::{
-    Diagnostic, Fingerprint, Kind, LineParser, Outcome, Report, Severity, Summarizer,
+    Diagnostic, Evidence, Fingerprint, Kind, LineParser, Outcome, Report, Severity, Summarizer,
 };
 
 use crate::js_test::unprefixed_sample;
@@ -132,11 +136,20 @@ impl Summarizer for TscProjectSummarizer {
             ..Parser::default()
         })
     }
+
+    fn silent_on_success(&self) -> bool {
+        true
+    }
 }
 
 impl Summarizer for TscSummarizer {
     fn name(&self) -> &'static str {
         TOOL
+    }
+
+    // A clean run prints nothing (eslint's default formatter, tsc without `--diagnostics`).
+    fn silent_on_success(&self) -> bool {
+        true
     }
 
     fn kind(&self) -> Kind {
@@ -461,6 +474,18 @@ fn after_timestamp(line: &str) -> Option<&str> {
     Some(&line[sep + 3..])
 }
 
+/// Whether a line shows tsc checked something although it reported nothing: `--diagnostics`'s
+/// `Files:   12` (every run that reads its config, build mode's included), and build mode's
+/// `--verbose` list (`12:00:00 AM - Projects in this build:`), the one thing an up-to-date build
+/// prints.
+fn is_evidence(line: &str) -> bool {
+    if let Some(count) = line.strip_prefix("Files:") {
+        let count = count.trim_start();
+        return !count.is_empty() && count.bytes().all(|b| b.is_ascii_digit());
+    }
+    after_timestamp(line).is_some_and(|text| text.starts_with("Projects in this build:"))
+}
+
 /// Whether a package manager's script line runs tsc: npm's and pnpm's `> tsc --noEmit`, yarn's
 /// `$ tsc` or `$ "C:\p\node_modules\.bin\tsc" -noEmit`, `> rm -rf dist && tsc -p x`. A clean
 /// run prints nothing else, so this line is all a passing log shows of tsc.
@@ -638,8 +663,10 @@ impl Parser {
         self.pending = None;
         self.state = State::Idle;
         let notes = std::mem::take(&mut self.report.notes);
+        let evidence = self.report.evidence;
         self.report = Report::new(TOOL, Outcome::Passed);
         self.report.notes = notes;
+        self.report.saw(evidence.max(Evidence::Ran));
         self.totals = Totals::default();
         self.config_error = None;
         self.crash = None;
@@ -671,6 +698,10 @@ impl Parser {
 
     /// Looks for a crash of tsc itself, or a failure of the command around it.
     fn other(&mut self, line: &str) {
+        if self.report.evidence == Evidence::Nothing && runs_tsc(line) {
+            self.report.saw(Evidence::Ran);
+            return;
+        }
         if self.crash.is_some() {
             return;
         }
@@ -742,6 +773,10 @@ impl LineParser for Parser {
         if let Some(text) = after_timestamp(line)
             && self.status(text)
         {
+            return;
+        }
+        if is_evidence(line) {
+            self.report.saw(Evidence::Checked);
             return;
         }
         self.other(line);
