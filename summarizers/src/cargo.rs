@@ -40,7 +40,8 @@ use std::collections::{HashMap, HashSet};
 
 use serde::Deserialize;
 use verdict_model::{
-    Diagnostic, Evidence, Kind, LineParser, Outcome, Report, Severity, Summarizer, TestCase, TestStatus,
+    Diagnostic, Evidence, Kind, LineParser, Outcome, Report, Severity, Summarizer, TestCase,
+    TestStatus,
 };
 
 use crate::text::{clip, count_of, split_location};

@@ -117,6 +117,7 @@ impl Read for Observed<'_> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
         let data = &buf[..n];
+        self.ending.saw_content(data);
         match memchr::memrchr(b'\n', data) {
             Some(end) => {
                 if self.partial.is_empty() {
@@ -183,6 +184,8 @@ impl LineParser for CheckedParser {
 /// non-blank lines.
 #[derive(Default)]
 pub struct Ending {
+    /// Whether the log holds anything but whitespace (a line too long for the tail counts too).
+    content: bool,
     never_ran: Option<String>,
     tail: VecDeque<String>,
     /// The lines fed by [`Ending::line`] since the last block was settled, each followed by
@@ -251,6 +254,7 @@ fn is_noise(line: &str) -> bool {
 impl Ending {
     /// Feeds the next clean line. Lines are gathered and looked at a block at a time.
     pub fn line(&mut self, line: &str) {
+        self.saw_content(line.as_bytes());
         self.block.push_str(line);
         self.block.push('\n');
         if self.block.len() >= BLOCK_BYTES {
@@ -277,8 +281,16 @@ impl Ending {
         self.scanned = self.block.len();
     }
 
+    /// Notes whether `data` holds anything but whitespace, until something was seen.
+    fn saw_content(&mut self, data: &[u8]) {
+        if !self.content {
+            self.content = data.iter().any(|b| !b.is_ascii_whitespace());
+        }
+    }
+
     /// Looks for a sign that the tool never ran in `text`, whole lines of an input.
     fn scan(&mut self, text: &[u8]) {
+        self.saw_content(text);
         self.scan_with(text, lines::clean);
     }
 
@@ -415,13 +427,12 @@ impl Ending {
 impl Ending {
     /// Makes a passed `report` errored when nothing in the log is `tool`'s own output
     /// ([`Evidence::Nothing`]): another tool's log read as this one's, or an empty log of a tool
-    /// that always prints something (`silent` says it does not). Call after [`Ending::apply`],
-    /// which reads the log's last lines.
+    /// that always prints something (`silent` says it does not).
     pub fn require_own_output(&self, report: &mut Report, tool: &str, silent: bool) {
         if report.outcome != Outcome::Passed || report.evidence() != Evidence::Nothing {
             return;
         }
-        let reason = if !self.tail.is_empty() {
+        let reason = if self.content {
             format!(
                 "nothing in the log is {tool}'s output: no line shows that {tool} ran (another \
                  tool's log?)"

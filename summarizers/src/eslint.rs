@@ -1481,10 +1481,13 @@ impl LineParser for Parser {
         }
         // A file's path; its rows follow. Or the package manager's line that ran eslint, all
         // that a clean run shows of it.
-        if self.report.evidence == Evidence::Nothing
-            && crate::text::script_runs(line, &["eslint"])
+        if self.report.evidence == Evidence::Nothing && crate::text::script_runs(line, &["eslint"])
         {
             self.report.saw(Evidence::Ran);
+        }
+        // `next lint`'s clean run, said in eslint's name.
+        if line.contains("No ESLint warnings or errors") {
+            self.report.saw(Evidence::Checked);
         }
         self.end_file();
         self.file = Some(line.trim_end().to_owned());

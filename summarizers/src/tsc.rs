@@ -45,7 +45,7 @@ use verdict_model::{
     Diagnostic, Evidence, Fingerprint, Kind, LineParser, Outcome, Report, Severity, Summarizer,
 };
 
-use crate::js_test::unprefixed_sample;
+use crate::js_test::{RunnerPrefixes, unprefixed_sample};
 use crate::text::clip;
 
 const TOOL: &str = "tsc";
@@ -543,6 +543,8 @@ struct Parser {
     /// The project's configuration files, as tsc prints their paths (see
     /// [`TscSummarizer::with_config_files`]).
     config_files: HashSet<String>,
+    /// turbo's and pnpm's prefixes, for the script line that ran tsc.
+    prefixes: RunnerPrefixes,
 }
 
 impl Default for Parser {
@@ -556,6 +558,7 @@ impl Default for Parser {
             crash: None,
             unparsed: None,
             config_files: HashSet::new(),
+            prefixes: RunnerPrefixes::default(),
         }
     }
 }
@@ -698,7 +701,7 @@ impl Parser {
 
     /// Looks for a crash of tsc itself, or a failure of the command around it.
     fn other(&mut self, line: &str) {
-        if self.report.evidence == Evidence::Nothing && runs_tsc(line) {
+        if self.report.evidence == Evidence::Nothing && runs_tsc(self.prefixes.strip(line)) {
             self.report.saw(Evidence::Ran);
             return;
         }

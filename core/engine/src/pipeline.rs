@@ -882,7 +882,13 @@ mod tests {
         // A summary line is evidence by itself; a report that needs none passes on its exit code.
         let mut summarized = needing(Evidence::Nothing);
         summarized.summary = Some("Found 0 errors.".to_owned());
-        check(summarized, Exit::Code { code: 0 }, Kind::Type, Outcome::Passed, None);
+        check(
+            summarized,
+            Exit::Code { code: 0 },
+            Kind::Type,
+            Outcome::Passed,
+            None,
+        );
         check(
             Report::new("custom", Outcome::Passed),
             Exit::Code { code: 0 },

@@ -26,8 +26,7 @@ mod wrappers;
 
 pub use model::{
     Counts, Diagnostic, Evidence, Fingerprint, Kind, Outcome, Report, Severity, Status, TestCase,
-    TestStatus,
-    Verification,
+    TestStatus, Verification,
 };
 pub use summarizer::{LineParser, Summarizer};
 pub use verifier::Verifier;

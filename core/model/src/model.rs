@@ -502,12 +502,19 @@ impl Report {
     }
 
     /// How far the output shows its tool checked something: what the parser marked, and
-    /// [`Evidence::Checked`] for any summary line, diagnostic or test the tool reported.
+    /// [`Evidence::Checked`] for any summary line, diagnostic or test the tool reported or
+    /// counted.
     pub fn evidence(&self) -> Evidence {
+        let counted = |n: Option<u64>| n.is_some_and(|n| n > 0);
+        let c = &self.counts;
         if self.summary.is_some()
             || self.diagnostics_found() > 0
             || !self.tests.is_empty()
             || self.tests_dropped > 0
+            || counted(c.tests_passed)
+            || counted(c.tests_failed)
+            || counted(c.tests_skipped)
+            || counted(c.tests_xpassed)
         {
             Evidence::Checked
         } else {

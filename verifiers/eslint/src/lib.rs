@@ -388,6 +388,8 @@ fn absolute(path: &Path) -> PathBuf {
 
 /// Marks a passed report errored when the command did not end with an exit code declared a pass.
 fn fail_closed(mut report: Report, spec: &CommandSpec, captured: &Captured) -> Report {
+    // Its JSON report, one result per file, is what shows eslint linted something.
+    report.needs_evidence("eslint wrote no JSON report to show it linted any file");
     if report.outcome != Outcome::Passed {
         return report;
     }

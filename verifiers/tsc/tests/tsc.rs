@@ -104,7 +104,14 @@ async fn failing_project_reports_every_error_with_file_line_and_code() {
     let (spec, captured, report) = run(&tsc, &fixture).await;
     assert_eq!(
         args(&spec),
-        ["-p", "tsconfig.json", "--noEmit", "--pretty", "false", "--diagnostics"]
+        [
+            "-p",
+            "tsconfig.json",
+            "--noEmit",
+            "--pretty",
+            "false",
+            "--diagnostics"
+        ]
     );
     assert_eq!(
         spec.program,
@@ -198,7 +205,17 @@ async fn project_references_are_checked_in_build_mode() {
         other => panic!("tsc should apply: {other:?}"),
     }
     let (spec, captured, report) = run(&tsc, &fixture).await;
-    assert_eq!(args(&spec), ["-b", "tsconfig.json", "--pretty", "false", "--diagnostics", "--verbose"]);
+    assert_eq!(
+        args(&spec),
+        [
+            "-b",
+            "tsconfig.json",
+            "--pretty",
+            "false",
+            "--diagnostics",
+            "--verbose"
+        ]
+    );
     assert_eq!(captured.exit, Exit::Code { code: 1 });
     // Plain `tsc --noEmit` on this solution config checks nothing and exits 0; build mode finds
     // the errors of both referenced projects.
@@ -224,7 +241,14 @@ async fn project_named_by_a_script_is_used_without_tsconfig_json() {
     let (spec, _, report) = run(&tsc, &fixture).await;
     assert_eq!(
         args(&spec),
-        ["-p", "tsconfig.app.json", "--noEmit", "--pretty", "false", "--diagnostics"]
+        [
+            "-p",
+            "tsconfig.app.json",
+            "--noEmit",
+            "--pretty",
+            "false",
+            "--diagnostics"
+        ]
     );
     check(&report, Outcome::Failed, &[("src/app.ts", 1, "TS2322")]);
 }
@@ -421,7 +445,17 @@ async fn vite_style_solution_with_no_emit_references_is_checked_twice_alike() {
     ];
     for _ in 0..2 {
         let (spec, captured, report) = run(&tsc, &fixture).await;
-        assert_eq!(args(&spec), ["-b", "tsconfig.json", "--pretty", "false", "--diagnostics", "--verbose"]);
+        assert_eq!(
+            args(&spec),
+            [
+                "-b",
+                "tsconfig.json",
+                "--pretty",
+                "false",
+                "--diagnostics",
+                "--verbose"
+            ]
+        );
         assert_eq!(captured.exit, Exit::Code { code: 1 });
         check(&report, Outcome::Failed, &expected);
     }
