@@ -12,7 +12,10 @@
 //!   `npm ERR! code 1`, pnpm's `ELIFECYCLE`, yarn's `error Command failed with exit code 1.`,
 //!   make's `*** [test] Error 2`.
 //!
-//! Either makes a passed or errored report errored, with the line that says so. A failed report
+//! Either makes a passed or errored report errored, with the line that says so. And a passed
+//! report needs something of its tool's own ([`Report::evidence`]): a log with no line of it is
+//! another tool's, an empty one is no pass but for a tool that prints nothing on success
+//! ([`Summarizer::silent_on_success`]: tsc, eslint). A failed report
 //! stays failed (its failures were read from the tool's own output, and `npm ERR!` after a failing
 //! test run is how npm always ends one); the line becomes a note. [`Checked`] applies the check to
 //! any summarizer; [`crate::all`] lists every summarizer wrapped in it, so `--tool` and the

@@ -206,7 +206,10 @@ fn a_tool_that_only_exits_0_is_could_not_verify() {
         let verification: &Value = verification(&report, case.verifier);
         let outcome = verification["outcome"].as_str().unwrap_or_default();
         let error = verification["report"]["error"].as_str().unwrap_or_default();
-        println!("{}: {} {outcome}: {error}", case.verifier, verification["status"]);
+        println!(
+            "{}: {} {outcome}: {error}",
+            case.verifier, verification["status"]
+        );
         // It ran the no-op tool: not a verifier that does not apply, nor one that did not start.
         if out.code != 2 || outcome != "errored" || verification["status"] != "ran" {
             passed.push(format!(

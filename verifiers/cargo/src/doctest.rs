@@ -232,6 +232,59 @@ impl Verifier for CargoDoctest {
 mod tests {
     use super::*;
 
+    fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().expect("temp dir");
+        for (rel, text) in files {
+            let path = dir.path().join(rel);
+            std::fs::create_dir_all(path.parent().expect("a parent")).expect("create");
+            std::fs::write(path, text).expect("write");
+        }
+        dir
+    }
+
+    const PACKAGE: &str = "[package]\nname = \"a\"\nversion = \"0.1.0\"\n";
+    const EXAMPLE: &str = "/// ```\n/// assert!(true);\n/// ```\npub fn a() {}\n";
+    const NEXTEST: (&str, &str) = (".config/nextest.toml", "[profile.default]\n");
+
+    #[test]
+    fn applies_where_nextest_runs_the_tests_of_a_library_with_doc_examples() {
+        let applies = |files: &[(&str, &str)]| applicability(project(files).path());
+        let found =
+            applies(&[("Cargo.toml", PACKAGE), ("src/lib.rs", EXAMPLE), NEXTEST]).expect("applies");
+        assert!(found.contains("src/lib.rs has doc examples"), "{found}");
+        // `cargo test` runs the doc-tests itself.
+        let reason = applies(&[("Cargo.toml", PACKAGE), ("src/lib.rs", EXAMPLE)]).unwrap_err();
+        assert!(reason.contains("runs the doc-tests too"), "{reason}");
+        // No library, no example, or doc-tests turned off: nothing to run.
+        for files in [
+            &[("Cargo.toml", PACKAGE), ("src/main.rs", EXAMPLE), NEXTEST][..],
+            &[
+                ("Cargo.toml", PACKAGE),
+                ("src/lib.rs", "pub fn a() {}\n"),
+                NEXTEST,
+            ],
+            &[
+                (
+                    "Cargo.toml",
+                    "[package]\nname = \"a\"\n[lib]\ndoctest = false\n",
+                ),
+                ("src/lib.rs", EXAMPLE),
+                NEXTEST,
+            ],
+        ] {
+            assert!(applies(files).is_err(), "{files:?}");
+        }
+        // A member's library, through the workspace's `members` glob.
+        let found = applies(&[
+            ("Cargo.toml", "[workspace]\nmembers = [\"crates/*\"]\n"),
+            ("crates/b/Cargo.toml", PACKAGE),
+            ("crates/b/src/lib.rs", EXAMPLE),
+            NEXTEST,
+        ])
+        .expect("applies");
+        assert!(found.contains("crates/b/src/lib.rs"), "{found}");
+    }
+
     #[test]
     fn doc_examples_are_fences_in_doc_comments_or_docs_from_a_file() {
         assert!(has_doc_example("/// ```\n/// assert!(true);\n/// ```\n"));

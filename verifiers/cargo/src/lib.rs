@@ -1067,7 +1067,11 @@ mod tests {
         ];
         for (manifest, applies) in cases {
             let (_dir, workspace) = workspace_with(manifest);
-            for verifier in verifiers() {
+            // cargo-doctest needs nextest's config besides (its own tests say when it applies).
+            for verifier in verifiers()
+                .into_iter()
+                .filter(|v| v.name() != doctest::NAME)
+            {
                 assert_eq!(
                     matches!(verifier.applies(&workspace), Applicability::Applies(_)),
                     applies,
