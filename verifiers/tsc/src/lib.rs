@@ -563,15 +563,20 @@ fn absolute(path: &Path) -> PathBuf {
 /// Marks a passed report errored when the command did not end with an exit code declared a pass:
 /// whatever the output looked like, a tool that did not say "pass" has not passed.
 fn fail_closed(mut report: Report, spec: &CommandSpec, captured: &Captured) -> Report {
+    // The shell's or env's line alone is no output of tsc's: the exit code says why.
+    if captured.exit == (Exit::Code { code: 127 }) && report.outcome != Outcome::Failed {
+        report.outcome = Outcome::Errored;
+        report.error = Some(format!(
+            "tsc could not start (exit 127: is `node` on PATH?); see {}",
+            captured.log_path.display()
+        ));
+        return report;
+    }
     if report.outcome != Outcome::Passed {
         return report;
     }
     let reason = match &captured.exit {
         Exit::Code { code } if spec.exit_codes.pass.contains(code) => return report,
-        Exit::Code { code: 127 } => format!(
-            "tsc could not start (exit 127: is `node` on PATH?); see {}",
-            captured.log_path.display()
-        ),
         Exit::Code { code } => format!(
             "tsc exited with {code} but printed no diagnostic that could be read; see {}",
             captured.log_path.display()
