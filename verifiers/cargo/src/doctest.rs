@@ -253,7 +253,8 @@ mod tests {
             applies(&[("Cargo.toml", PACKAGE), ("src/lib.rs", EXAMPLE), NEXTEST]).expect("applies");
         assert!(found.contains("src/lib.rs has doc examples"), "{found}");
         // `cargo test` runs the doc-tests itself.
-        let reason = applies(&[("Cargo.toml", PACKAGE), ("src/lib.rs", EXAMPLE)]).unwrap_err();
+        let reason = applies(&[("Cargo.toml", PACKAGE), ("src/lib.rs", EXAMPLE)])
+            .expect_err("cargo test runs them");
         assert!(reason.contains("runs the doc-tests too"), "{reason}");
         // No library, no example, or doc-tests turned off: nothing to run.
         for files in [
