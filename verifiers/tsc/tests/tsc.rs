@@ -226,6 +226,38 @@ async fn project_references_are_checked_in_build_mode() {
     );
 }
 
+/// A build that is up to date prints no `--diagnostics` counts, only `--verbose`'s list of its
+/// projects: that list is the evidence of its pass (issue 20: a pass needs evidence that tsc
+/// checked something, and the first build's counts are gone by the second).
+#[tokio::test]
+async fn an_up_to_date_build_still_passes_on_its_list_of_projects() {
+    let fixture = fixture("references-passing", true);
+    let tsc = Tsc::default();
+    for run_number in 1..=2 {
+        let (_, captured, report) = run(&tsc, &fixture).await;
+        assert_eq!(captured.exit, Exit::Code { code: 0 }, "run {run_number}");
+        let mut report = report;
+        // As the pipeline reads it: a pass needs the evidence.
+        report = verdict_core::pipeline::reconcile(
+            report,
+            &tsc.command(&fixture.workspace).expect("the command"),
+            &captured,
+            Kind::Type,
+            false,
+        );
+        check(&report, Outcome::Passed, &[]);
+        let log = std::fs::read_to_string(&captured.log_path).expect("the log");
+        assert!(
+            log.contains("Projects in this build:"),
+            "run {run_number}: {log}"
+        );
+        if run_number == 2 {
+            assert!(log.contains("is up to date"), "{log}");
+            assert!(!log.contains("Files:"), "{log}");
+        }
+    }
+}
+
 #[tokio::test]
 async fn project_named_by_a_script_is_used_without_tsconfig_json() {
     let fixture = fixture("script-project", true);
