@@ -844,6 +844,32 @@ mod tests {
         TscSummarizer.parse(log.as_bytes())
     }
 
+    /// Lines of real runs: TypeScript 5.9 `-p … --diagnostics`, TypeScript 7 and 5.9 `-b …
+    /// --diagnostics --verbose` on a build that is up to date.
+    #[test]
+    fn diagnostics_counts_and_the_build_list_are_evidence() {
+        for line in [
+            "Files:               8",
+            "Files:                    83",
+            "5:47:06 AM - Projects in this build: ",
+            "05:47:15 AM - Projects in this build: ",
+        ] {
+            assert!(is_evidence(line), "{line:?}");
+        }
+        for line in [
+            "Files:",
+            "Files: src/a.ts",
+            "Lines:           44812",
+            "5:47:06 AM - Project 'sub/tsconfig.json' is up to date because newest input 'sub/src/c.ts' is older than output 'sub/out/tsconfig.tsbuildinfo'",
+        ] {
+            assert!(!is_evidence(line), "{line:?}");
+        }
+        let report = parse("5:47:06 AM - Projects in this build: \n    * sub/tsconfig.json\n");
+        assert_eq!(report.evidence(), Evidence::Checked);
+        assert_eq!(parse("> tsc --noEmit\n").evidence(), Evidence::Ran);
+        assert_eq!(parse("PASS src/a.test.js\n").evidence(), Evidence::Nothing);
+    }
+
     #[test]
     fn headers_in_both_formats_and_without_a_file() {
         let plain = parse_header("src/a b.ts(3,7): error TS2322: Type 'x' is bad.").expect("plain");
