@@ -865,7 +865,14 @@ pub(crate) fn render_init(detected: &[(String, String)]) -> String {
 fn is_test_verifier(name: &str) -> bool {
     matches!(
         name,
-        "jest" | "vitest" | "mocha" | "pytest" | "cargo-test" | "node-test" | "unittest"
+        "jest"
+            | "vitest"
+            | "mocha"
+            | "pytest"
+            | "cargo-test"
+            | "cargo-doctest"
+            | "node-test"
+            | "unittest"
     )
 }
 

@@ -35,8 +35,9 @@ The tool is detected from the log when --tool is not given; a log that holds sev
 (--format json then prints an object with the outcome and the reports). A log is a pass only when it shows
 that its tool ran and found nothing: a log no summarizer recognises, an empty one (name the tool:
 tsc and eslint print nothing when all is well), a crash (Segmentation fault, Killed, npm ERR!
-with a non-zero code), a runner's summary that never came, or a tool that never ran (command not
-found, a missing npm script) is could not verify (exit 2), with --tool as without.
+with a non-zero code), a runner's summary that never came, a tool that never ran (command not
+found, a missing npm script), or a log with no line of the tool --tool names (another tool's log)
+is could not verify (exit 2), with --tool as without.
 
 Exit codes: 0 pass, 1 failures in the code, 2 nothing could be verified or bad usage.";
 

@@ -72,6 +72,34 @@ fn empty_input_is_could_not_verify_unless_the_tool_is_named() {
     }
 }
 
+/// Another tool's failing log named with `--tool` was that tool's pass, exit 0: `--tool tsc` on
+/// pytest's said `tsc: no errors` (issue 20).
+#[test]
+fn another_tools_log_named_with_tool_is_could_not_verify() {
+    for (log, tool) in [
+        ("pytest/failing.log", "tsc"),
+        ("jest/failing.log", "cargo"),
+        ("mocha/failing.log", "eslint"),
+    ] {
+        let path = support::testdata_dir().join(log);
+        let path = path.to_string_lossy();
+        let run = verdict(&["summarize", "--tool", tool, &path], "");
+        assert_eq!(run.code, 2, "{log} as {tool}: {}{}", run.stdout, run.stderr);
+        assert!(
+            run.stdout.contains("could not verify")
+                && run
+                    .stdout
+                    .contains(&format!("nothing in the log is {tool}'s output")),
+            "{log} as {tool}:\n{}",
+            run.stdout
+        );
+        // Streamed from stdin, the same.
+        let bytes = std::fs::read(support::testdata_dir().join(log)).expect("the log");
+        let piped = verdict(&["summarize", "--tool", tool], bytes);
+        assert_eq!(piped.code, 2, "{log} as {tool} on stdin: {}", piped.stdout);
+    }
+}
+
 /// A log of a tool no summarizer knows was "no failure found", exit 0.
 #[test]
 fn a_log_of_an_unknown_tool_is_could_not_verify() {

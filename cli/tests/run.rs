@@ -9,6 +9,8 @@
 use crate::support::project;
 
 mod declared;
+mod doctests;
+mod evidence;
 pub(crate) mod gitlab_rdjson;
 mod repo_paths;
 

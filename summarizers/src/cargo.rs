@@ -40,7 +40,8 @@ use std::collections::{HashMap, HashSet};
 
 use serde::Deserialize;
 use verdict_model::{
-    Diagnostic, Kind, LineParser, Outcome, Report, Severity, Summarizer, TestCase, TestStatus,
+    Diagnostic, Evidence, Kind, LineParser, Outcome, Report, Severity, Summarizer, TestCase,
+    TestStatus,
 };
 
 use crate::text::{clip, count_of, split_location};
@@ -365,6 +366,9 @@ struct Report0 {
     /// Why rustc itself did not finish: `(signal: 9, SIGKILL: kill)`.
     compiler_killed: Option<String>,
     build_failed_json: bool,
+    /// Whether cargo's JSON `build-finished` message came: the evidence of a build without a
+    /// `Finished` line in the log (its standard error not captured).
+    build_finished_json: bool,
     /// A manifest or cargo-level error that has a location (`--> Cargo.toml:8:14`).
     manifest_error: Option<String>,
     ice: Option<String>,
@@ -992,6 +996,7 @@ impl Parser {
             if line.contains("\"success\":false") {
                 self.report.build_failed_json = true;
             }
+            self.report.build_finished_json = true;
             return;
         }
         if !line.starts_with("{\"reason\":\"compiler-message\"") {
@@ -1700,6 +1705,9 @@ impl LineParser for Parser {
         }
 
         let mut report = Report::new(TOOL, Outcome::Passed);
+        if r.build_finished_json {
+            report.saw(Evidence::Checked);
+        }
         report.tests = std::mem::take(&mut self.tests);
         report.tests_dropped = self.tests_dropped;
         report.counts.errors = r.errors.or(r.rustc_errors);

@@ -13,7 +13,7 @@
 use std::io::{self, Read};
 
 use verdict_model::lines::{self, Stats};
-use verdict_model::{LineParser, Report};
+use verdict_model::{Evidence, LineParser, Report};
 
 /// The largest JSON report read whole; a larger one is an errored report, not unbounded memory.
 pub(crate) const MAX_DOCUMENT: usize = 128 * 1024 * 1024;
@@ -88,7 +88,11 @@ pub(crate) fn parse(
     };
     let mut report = match leading_object(input) {
         Start::Object(object) => match document(object) {
-            Some(report) => report,
+            // The tool's whole machine-readable report: the evidence a pass needs.
+            Some(mut report) => {
+                report.saw(Evidence::Checked);
+                report
+            }
             None => by_lines(parser),
         },
         Start::Broken(error) => Report::errored(

@@ -12,7 +12,10 @@
 //!   `npm ERR! code 1`, pnpm's `ELIFECYCLE`, yarn's `error Command failed with exit code 1.`,
 //!   make's `*** [test] Error 2`.
 //!
-//! Either makes a passed or errored report errored, with the line that says so. A failed report
+//! Either makes a passed or errored report errored, with the line that says so. And a passed
+//! report needs something of its tool's own ([`Report::evidence`]): a log with no line of it is
+//! another tool's, an empty one is no pass but for a tool that prints nothing on success
+//! ([`Summarizer::silent_on_success`]: tsc, eslint). A failed report
 //! stays failed (its failures were read from the tool's own output, and `npm ERR!` after a failing
 //! test run is how npm always ends one); the line becomes a note. [`Checked`] applies the check to
 //! any summarizer; [`crate::all`] lists every summarizer wrapped in it, so `--tool` and the
@@ -24,7 +27,7 @@ use std::sync::LazyLock;
 
 use regex::RegexSet;
 use verdict_model::lines::{self, Stats};
-use verdict_model::{Kind, LineParser, Outcome, Report, Summarizer};
+use verdict_model::{Evidence, Kind, LineParser, Outcome, Report, Summarizer};
 
 use crate::text::clip;
 
@@ -61,7 +64,13 @@ impl<S: Summarizer> Summarizer for Checked<S> {
         Box::new(CheckedParser {
             inner: self.0.parser(),
             ending: Ending::default(),
+            tool: self.0.name(),
+            silent: self.0.silent_on_success(),
         })
+    }
+
+    fn silent_on_success(&self) -> bool {
+        self.0.silent_on_success()
     }
 
     // Some summarizers read their input whole (a JSON report) rather than line by line, so the
@@ -74,6 +83,7 @@ impl<S: Summarizer> Summarizer for Checked<S> {
         ending.scan(log);
         ending.read_tail(log, false);
         ending.apply(&mut report);
+        ending.require_own_output(&mut report, self.0.name(), self.0.silent_on_success());
         report
     }
 
@@ -87,7 +97,9 @@ impl<S: Summarizer> Summarizer for Checked<S> {
             tail_cut: false,
         };
         let (mut report, stats) = self.0.parse_reader(&mut observed)?;
-        observed.finish().apply(&mut report);
+        let mut ending = observed.finish();
+        ending.apply(&mut report);
+        ending.require_own_output(&mut report, self.0.name(), self.0.silent_on_success());
         Ok((report, stats))
     }
 }
@@ -108,6 +120,7 @@ impl Read for Observed<'_> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
         let data = &buf[..n];
+        self.ending.saw_content(data);
         match memchr::memrchr(b'\n', data) {
             Some(end) => {
                 if self.partial.is_empty() {
@@ -151,6 +164,8 @@ impl Observed<'_> {
 struct CheckedParser {
     inner: Box<dyn LineParser>,
     ending: Ending,
+    tool: &'static str,
+    silent: bool,
 }
 
 impl LineParser for CheckedParser {
@@ -162,6 +177,8 @@ impl LineParser for CheckedParser {
     fn finish(mut self: Box<Self>) -> Report {
         let mut report = self.inner.finish();
         self.ending.apply(&mut report);
+        self.ending
+            .require_own_output(&mut report, self.tool, self.silent);
         report
     }
 }
@@ -170,6 +187,8 @@ impl LineParser for CheckedParser {
 /// non-blank lines.
 #[derive(Default)]
 pub struct Ending {
+    /// Whether the log holds anything but whitespace (a line too long for the tail counts too).
+    content: bool,
     never_ran: Option<String>,
     tail: VecDeque<String>,
     /// The lines fed by [`Ending::line`] since the last block was settled, each followed by
@@ -238,6 +257,7 @@ fn is_noise(line: &str) -> bool {
 impl Ending {
     /// Feeds the next clean line. Lines are gathered and looked at a block at a time.
     pub fn line(&mut self, line: &str) {
+        self.saw_content(line.as_bytes());
         self.block.push_str(line);
         self.block.push('\n');
         if self.block.len() >= BLOCK_BYTES {
@@ -264,8 +284,16 @@ impl Ending {
         self.scanned = self.block.len();
     }
 
+    /// Notes whether `data` holds anything but whitespace, until something was seen.
+    fn saw_content(&mut self, data: &[u8]) {
+        if !self.content {
+            self.content = data.iter().any(|b| !b.is_ascii_whitespace());
+        }
+    }
+
     /// Looks for a sign that the tool never ran in `text`, whole lines of an input.
     fn scan(&mut self, text: &[u8]) {
+        self.saw_content(text);
         self.scan_with(text, lines::clean);
     }
 
@@ -396,6 +424,29 @@ impl Ending {
             }
             _ => reason,
         });
+    }
+}
+
+impl Ending {
+    /// Makes a passed `report` errored when nothing in the log is `tool`'s own output
+    /// ([`Evidence::Nothing`]): another tool's log read as this one's, or an empty log of a tool
+    /// that always prints something (`silent` says it does not).
+    pub fn require_own_output(&self, report: &mut Report, tool: &str, silent: bool) {
+        if report.outcome != Outcome::Passed || report.evidence() != Evidence::Nothing {
+            return;
+        }
+        let reason = if self.content {
+            format!(
+                "nothing in the log is {tool}'s output: no line shows that {tool} ran (another \
+                 tool's log?)"
+            )
+        } else if !silent {
+            format!("the log is empty: {tool} prints its results on every run")
+        } else {
+            return;
+        };
+        report.outcome = Outcome::Errored;
+        report.error = Some(reason);
     }
 }
 

@@ -50,7 +50,7 @@ use serde::Deserialize;
 use verdict_model::lines::{MAX_LINE, Splitter, Stats};
 use verdict_model::model::MAX_DIAGNOSTICS;
 use verdict_model::{
-    Diagnostic, Fingerprint, Kind, LineParser, Outcome, Report, Severity, Summarizer,
+    Diagnostic, Evidence, Fingerprint, Kind, LineParser, Outcome, Report, Severity, Summarizer,
 };
 
 use crate::js_test::{RunnerPrefixes, unprefixed_sample};
@@ -88,6 +88,11 @@ pub struct EslintSummarizer;
 impl Summarizer for EslintSummarizer {
     fn name(&self) -> &'static str {
         TOOL
+    }
+
+    // A clean run prints nothing (eslint's default formatter, tsc without `--diagnostics`).
+    fn silent_on_success(&self) -> bool {
+        true
     }
 
     fn kind(&self) -> Kind {
@@ -1239,6 +1244,8 @@ impl Parser {
 
     fn end_json_report(&mut self) {
         self.json_totals.reports += 1;
+        // A whole report, one result per file linted: the evidence a pass needs.
+        self.report.saw(Evidence::Checked);
         if let Some((scanner, _)) = &self.json {
             self.json_totals.unreadable += scanner.oversized;
             if scanner.too_deep {
@@ -1472,7 +1479,16 @@ impl LineParser for Parser {
             self.report.summary = Some(line.trim().to_owned());
             return;
         }
-        // A file's path; its rows follow.
+        // A file's path; its rows follow. Or the package manager's line that ran eslint, all
+        // that a clean run shows of it.
+        if self.report.evidence == Evidence::Nothing && crate::text::script_runs(line, &["eslint"])
+        {
+            self.report.saw(Evidence::Ran);
+        }
+        // `next lint`'s clean run, said in eslint's name.
+        if line.contains("No ESLint warnings or errors") {
+            self.report.saw(Evidence::Checked);
+        }
         self.end_file();
         self.file = Some(line.trim_end().to_owned());
     }

@@ -25,7 +25,9 @@
 //! tool is "could not verify", never "no failure found". [`GenericSummarizer::sniff`] always says 0: it is chosen
 //! only when no other summarizer claims a log.
 
-use verdict_model::{Diagnostic, Kind, LineParser, Outcome, Report, Severity, Summarizer};
+use verdict_model::{
+    Diagnostic, Evidence, Kind, LineParser, Outcome, Report, Severity, Summarizer,
+};
 
 use crate::tap::Tap;
 use crate::text::{clip, count_of};
@@ -698,6 +700,7 @@ impl LineParser for Parser {
         report.counts.files = self.files;
         report.summary = self.summary.take();
         if self.tap.seen {
+            report.saw(Evidence::Checked);
             report.counts.tests_passed = self.tap.pass;
             report.counts.tests_failed = self.tap.fail;
             report.counts.tests_skipped = self.tap.skipped;

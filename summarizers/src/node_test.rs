@@ -17,7 +17,9 @@
 //! test is reported by node as the file failing with `'test failed'`: its error and place are the
 //! ones node printed above it. A spec log without its footer (the run was cut off) is errored.
 
-use verdict_model::{Diagnostic, Kind, LineParser, Outcome, Report, Severity, Summarizer};
+use verdict_model::{
+    Diagnostic, Evidence, Kind, LineParser, Outcome, Report, Severity, Summarizer,
+};
 
 use crate::tap::Tap;
 use crate::text::{clip, split_location};
@@ -414,6 +416,8 @@ impl LineParser for Parser {
             self.human = true;
             let failed = line.contains('X');
             self.dots = Some(self.dots.unwrap_or(false) || failed);
+            // One dot per test: they show it ran some.
+            self.report.saw(Evidence::Checked);
             return;
         }
         if line.starts_with("✔ ") || line.starts_with("✖ ") || line.starts_with("▶ ") {

@@ -23,6 +23,10 @@
 //!   project …`). Each new compilation in watch mode starts the report over: the last one is the
 //!   state of the code.
 //!
+//! - `--diagnostics` (which the verifier passes) adds `Files:  12` and other counts at the end, and
+//!   build mode's `--verbose` a list of the projects, which is all an up-to-date build prints:
+//!   the evidence that tsc checked something ([`Evidence::Checked`]), which a pass of the verifier
+//!   needs, since a clean run prints nothing otherwise.
 //! - A clean run prints nothing: a log that holds only the package manager's script line that ran
 //!   tsc (`> tsc --noEmit`, `$ tsc`, after turbo's or pnpm's prefix too) is tsc's, and passes.
 //! - Run where no tsconfig.json is found and given no file, tsc prints `Version 5.5.4`, `tsc: The
@@ -38,10 +42,10 @@ use std::collections::HashSet;
 
 use verdict_model::model::MAX_DIAGNOSTICS;
 use verdict_model::{
-    Diagnostic, Fingerprint, Kind, LineParser, Outcome, Report, Severity, Summarizer,
+    Diagnostic, Evidence, Fingerprint, Kind, LineParser, Outcome, Report, Severity, Summarizer,
 };
 
-use crate::js_test::unprefixed_sample;
+use crate::js_test::{RunnerPrefixes, unprefixed_sample};
 use crate::text::clip;
 
 const TOOL: &str = "tsc";
@@ -132,11 +136,20 @@ impl Summarizer for TscProjectSummarizer {
             ..Parser::default()
         })
     }
+
+    fn silent_on_success(&self) -> bool {
+        true
+    }
 }
 
 impl Summarizer for TscSummarizer {
     fn name(&self) -> &'static str {
         TOOL
+    }
+
+    // A clean run prints nothing (eslint's default formatter, tsc without `--diagnostics`).
+    fn silent_on_success(&self) -> bool {
+        true
     }
 
     fn kind(&self) -> Kind {
@@ -461,6 +474,18 @@ fn after_timestamp(line: &str) -> Option<&str> {
     Some(&line[sep + 3..])
 }
 
+/// Whether a line shows tsc checked something although it reported nothing: `--diagnostics`'s
+/// `Files:   12` (every run that reads its config, build mode's included), and build mode's
+/// `--verbose` list (`12:00:00 AM - Projects in this build:`), the one thing an up-to-date build
+/// prints.
+fn is_evidence(line: &str) -> bool {
+    if let Some(count) = line.strip_prefix("Files:") {
+        let count = count.trim_start();
+        return !count.is_empty() && count.bytes().all(|b| b.is_ascii_digit());
+    }
+    after_timestamp(line).is_some_and(|text| text.starts_with("Projects in this build:"))
+}
+
 /// Whether a package manager's script line runs tsc: npm's and pnpm's `> tsc --noEmit`, yarn's
 /// `$ tsc` or `$ "C:\p\node_modules\.bin\tsc" -noEmit`, `> rm -rf dist && tsc -p x`. A clean
 /// run prints nothing else, so this line is all a passing log shows of tsc.
@@ -518,6 +543,8 @@ struct Parser {
     /// The project's configuration files, as tsc prints their paths (see
     /// [`TscSummarizer::with_config_files`]).
     config_files: HashSet<String>,
+    /// turbo's and pnpm's prefixes, for the script line that ran tsc.
+    prefixes: RunnerPrefixes,
 }
 
 impl Default for Parser {
@@ -531,6 +558,7 @@ impl Default for Parser {
             crash: None,
             unparsed: None,
             config_files: HashSet::new(),
+            prefixes: RunnerPrefixes::default(),
         }
     }
 }
@@ -638,8 +666,10 @@ impl Parser {
         self.pending = None;
         self.state = State::Idle;
         let notes = std::mem::take(&mut self.report.notes);
+        let evidence = self.report.evidence;
         self.report = Report::new(TOOL, Outcome::Passed);
         self.report.notes = notes;
+        self.report.saw(evidence.max(Evidence::Ran));
         self.totals = Totals::default();
         self.config_error = None;
         self.crash = None;
@@ -671,6 +701,10 @@ impl Parser {
 
     /// Looks for a crash of tsc itself, or a failure of the command around it.
     fn other(&mut self, line: &str) {
+        if self.report.evidence == Evidence::Nothing && runs_tsc(self.prefixes.strip(line)) {
+            self.report.saw(Evidence::Ran);
+            return;
+        }
         if self.crash.is_some() {
             return;
         }
@@ -744,6 +778,10 @@ impl LineParser for Parser {
         {
             return;
         }
+        if is_evidence(line) {
+            self.report.saw(Evidence::Checked);
+            return;
+        }
         self.other(line);
     }
 
@@ -804,6 +842,32 @@ mod tests {
 
     fn parse(log: &str) -> Report {
         TscSummarizer.parse(log.as_bytes())
+    }
+
+    /// Lines of real runs: TypeScript 5.9 `-p … --diagnostics`, TypeScript 7 and 5.9 `-b …
+    /// --diagnostics --verbose` on a build that is up to date.
+    #[test]
+    fn diagnostics_counts_and_the_build_list_are_evidence() {
+        for line in [
+            "Files:               8",
+            "Files:                    83",
+            "5:47:06 AM - Projects in this build: ",
+            "05:47:15 AM - Projects in this build: ",
+        ] {
+            assert!(is_evidence(line), "{line:?}");
+        }
+        for line in [
+            "Files:",
+            "Files: src/a.ts",
+            "Lines:           44812",
+            "5:47:06 AM - Project 'sub/tsconfig.json' is up to date because newest input 'sub/src/c.ts' is older than output 'sub/out/tsconfig.tsbuildinfo'",
+        ] {
+            assert!(!is_evidence(line), "{line:?}");
+        }
+        let report = parse("5:47:06 AM - Projects in this build: \n    * sub/tsconfig.json\n");
+        assert_eq!(report.evidence(), Evidence::Checked);
+        assert_eq!(parse("> tsc --noEmit\n").evidence(), Evidence::Ran);
+        assert_eq!(parse("PASS src/a.test.js\n").evidence(), Evidence::Nothing);
     }
 
     #[test]

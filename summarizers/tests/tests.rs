@@ -20,3 +20,4 @@ mod tsc;
 mod unittest;
 mod vitest;
 mod wild;
+mod wrong_tool;

@@ -34,7 +34,7 @@ pub mod snapshot;
 pub mod state;
 
 pub use verdict_model::{
-    Counts, Diagnostic, Fingerprint, Kind, LineParser, Outcome, Report, Severity, Status,
+    Counts, Diagnostic, Evidence, Fingerprint, Kind, LineParser, Outcome, Report, Severity, Status,
     Summarizer, TestCase, TestStatus, Verification, Verifier,
 };
 pub use verdict_model::{ansi, encoding, lines, model, split, summarizer, verifier};

@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 use tokio::task::JoinSet;
 
 use crate::cache::{Cache, Key};
-use crate::model::{Kind, Outcome, Report, Status, Verification};
+use crate::model::{Evidence, Kind, Outcome, Report, Status, Verification};
 use crate::verifier::{
     Captured, CommandSpec, Exit, Runner, Shard, Sharding, Verifier, VerifierError, Workspace,
 };
@@ -679,7 +679,9 @@ fn relative(workspace: &Workspace, path: &Path) -> String {
 /// - an exit code the verifier declares a pass, with failures parsed: errored (the two disagree);
 /// - an exit code declared a failure, with nothing understood as one: errored;
 /// - an exit code declared neither: errored, unless the report already explains it (errored);
-/// - a test verifier that ran no test, or skipped every test: errored, unless `allow_no_tests`.
+/// - a test verifier that ran no test, or skipped every test: errored, unless `allow_no_tests`;
+/// - a pass of a verifier that needs evidence (its tool always shows what it checked, see
+///   [`Report::evidence_needed`]) whose output shows none: errored — a tool replaced by `exit 0`.
 ///
 /// What the verifier found is kept (a timed-out test run's failures are still shown); only the
 /// outcome and the reason change.
@@ -757,6 +759,15 @@ pub fn reconcile(
                 Outcome::Passed | Outcome::Failed => {}
             }
         }
+    }
+    if report.outcome == Outcome::Passed
+        && report.evidence() < Evidence::Checked
+        && let Some(missing) = report.evidence_needed.clone()
+    {
+        errored(
+            &mut report,
+            format!("{missing}; a run that shows nothing was checked is not a pass"),
+        );
     }
     if kind == Kind::Test && report.outcome == Outcome::Passed && !allow_no_tests {
         // An unexpected pass ran and passed too.
@@ -837,6 +848,54 @@ mod tests {
             }
             None => assert_eq!(reconciled.error, None),
         }
+    }
+
+    #[test]
+    fn a_pass_without_the_evidence_it_needs_is_errored() {
+        let needing = |evidence| {
+            let mut report = Report::new("tsc", Outcome::Passed);
+            report.saw(evidence);
+            report.needs_evidence("tsc printed nothing to show it checked any file");
+            report
+        };
+        check(
+            needing(Evidence::Nothing),
+            Exit::Code { code: 0 },
+            Kind::Type,
+            Outcome::Errored,
+            Some("tsc printed nothing to show it checked any file"),
+        );
+        check(
+            needing(Evidence::Ran),
+            Exit::Code { code: 0 },
+            Kind::Type,
+            Outcome::Errored,
+            Some("is not a pass"),
+        );
+        check(
+            needing(Evidence::Checked),
+            Exit::Code { code: 0 },
+            Kind::Type,
+            Outcome::Passed,
+            None,
+        );
+        // A summary line is evidence by itself; a report that needs none passes on its exit code.
+        let mut summarized = needing(Evidence::Nothing);
+        summarized.summary = Some("Found 0 errors.".to_owned());
+        check(
+            summarized,
+            Exit::Code { code: 0 },
+            Kind::Type,
+            Outcome::Passed,
+            None,
+        );
+        check(
+            Report::new("custom", Outcome::Passed),
+            Exit::Code { code: 0 },
+            Kind::Lint,
+            Outcome::Passed,
+            None,
+        );
     }
 
     #[test]

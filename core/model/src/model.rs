@@ -414,6 +414,34 @@ pub struct Report {
     /// Tests reported beyond [`MAX_TESTS`]: counted, not kept.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub tests_dropped: u64,
+    /// What the parser saw of its tool beyond a summary, a diagnostic or a test (which count by
+    /// themselves, see [`Report::evidence`]). Read where the report is interpreted, never
+    /// written out.
+    #[serde(skip)]
+    pub evidence: Evidence,
+    /// Set by a verifier whose tool always shows what it checked (tsc with `--diagnostics`, a
+    /// runner's summary): what the pass needs, said as what is missing without it. The pipeline
+    /// errors a pass whose [`Report::evidence`] is short of [`Evidence::Checked`]. Never written
+    /// out.
+    #[serde(skip)]
+    pub evidence_needed: Option<String>,
+}
+
+/// How far a tool's output shows that the tool ran and checked something.
+///
+/// A tool replaced by `exit 0` prints nothing, and tsc and eslint print nothing on success either:
+/// the exit code alone cannot tell the two apart. Ordered from the least to the most.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Evidence {
+    /// No line of the tool's own was read.
+    #[default]
+    Nothing,
+    /// Lines of the tool's own, or the package manager's line that ran it, but none that shows
+    /// what it checked.
+    Ran,
+    /// The tool showed that it checked something: its counts or summary, a diagnostic, a test,
+    /// its machine-readable report.
+    Checked,
 }
 
 /// One test as its tool reported it.
@@ -463,7 +491,42 @@ impl Report {
             notes: Vec::new(),
             tests: Vec::new(),
             tests_dropped: 0,
+            evidence: Evidence::Nothing,
+            evidence_needed: None,
         }
+    }
+
+    /// Records what the parser saw of its tool; the strongest evidence seen is kept.
+    pub fn saw(&mut self, evidence: Evidence) {
+        self.evidence = self.evidence.max(evidence);
+    }
+
+    /// How far the output shows its tool checked something: what the parser marked, and
+    /// [`Evidence::Checked`] for any summary line, diagnostic or test the tool reported or
+    /// counted.
+    pub fn evidence(&self) -> Evidence {
+        let counted = |n: Option<u64>| n.is_some_and(|n| n > 0);
+        let c = &self.counts;
+        if self.summary.is_some()
+            || self.diagnostics_found() > 0
+            || !self.tests.is_empty()
+            || self.tests_dropped > 0
+            || counted(c.tests_passed)
+            || counted(c.tests_failed)
+            || counted(c.tests_skipped)
+            || counted(c.tests_xpassed)
+        {
+            Evidence::Checked
+        } else {
+            self.evidence
+        }
+    }
+
+    /// Makes a pass need [`Evidence::Checked`] (see [`Report::evidence_needed`]); `missing` says
+    /// what is missing without it, as the error of the run (`tsc printed nothing to show it
+    /// checked any file`).
+    pub fn needs_evidence(&mut self, missing: impl Into<String>) {
+        self.evidence_needed = Some(missing.into());
     }
 
     /// Records a test the tool reported, or only counts it once [`MAX_TESTS`] are kept.

@@ -36,6 +36,13 @@ pub trait Summarizer: Send + Sync {
     /// A fresh streaming parser.
     fn parser(&self) -> Box<dyn LineParser>;
 
+    /// Whether the tool prints nothing at all when it finds nothing (tsc, eslint's default
+    /// formatter), so that an empty log of it is a pass. Any other tool's passing log shows that
+    /// it ran ([`Report::evidence`]).
+    fn silent_on_success(&self) -> bool {
+        false
+    }
+
     /// Parses a whole log held in memory.
     fn parse(&self, log: &[u8]) -> Report {
         let mut parser = self.parser();

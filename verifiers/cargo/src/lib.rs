@@ -1,5 +1,6 @@
-//! The cargo verifiers: `cargo-check` ([`CargoCheck`]), `clippy` ([`Clippy`]) and `cargo-test`
-//! ([`CargoTest`]) on a Rust project, a package or a workspace.
+//! The cargo verifiers: `cargo-check` ([`CargoCheck`]), `clippy` ([`Clippy`]), `cargo-test`
+//! ([`CargoTest`]) and, where nextest runs the tests, `cargo-doctest` ([`CargoDoctest`]: the
+//! doc-tests nextest cannot run) on a Rust project, a package or a workspace.
 //!
 //! They apply to a workspace whose root holds a `Cargo.toml` with a `[package]` or a
 //! `[workspace]` table, and they run the `cargo` on `PATH` (the rustup proxy, so that the
@@ -61,8 +62,10 @@ use verdict_model::{Kind, Outcome, Report, Severity, Verifier};
 use verdict_verifier_support::declared::Declared;
 use verdict_verifier_support::summarize_log_as;
 
+pub mod doctest;
 pub mod nextest;
 
+pub use doctest::CargoDoctest;
 pub use nextest::{NEXTEST_HINT, NextestConfig, nextest_config};
 
 /// How long a cargo command may run by default: a cold build of a large workspace is slow.
@@ -79,12 +82,14 @@ pub const CLIPPY_HINT: &str = "rustup component add clippy";
 /// whole suite is run again.
 pub const MAX_RERUN_TESTS: usize = 500;
 
-/// All the verifiers of this crate: [`CargoCheck`], [`Clippy`] and [`CargoTest`].
+/// All the verifiers of this crate: [`CargoCheck`], [`Clippy`], [`CargoTest`] and
+/// [`CargoDoctest`].
 pub fn verifiers() -> Vec<Box<dyn Verifier>> {
     vec![
         Box::new(CargoCheck::default()),
         Box::new(Clippy::default()),
         Box::new(CargoTest::default()),
+        Box::new(CargoDoctest::default()),
     ]
 }
 
@@ -679,6 +684,12 @@ fn fail_closed(
     captured: &Captured,
 ) -> Report {
     let name = command.name();
+    // cargo ends every build it finishes with `Finished` (and, with JSON messages, a
+    // `build-finished` message); libtest's `test result:` lines come after it.
+    report.needs_evidence(format!(
+        "{name} printed no `Finished` line or `build-finished` message to show cargo built \
+         anything"
+    ));
     let stopped = match &captured.exit {
         Exit::Signal { signal } => Some(format!("{name} was killed by signal {signal}")),
         Exit::TimedOut => Some(format!("{name} timed out and was stopped")),
@@ -862,7 +873,9 @@ impl CargoTest {
         if spec.args.iter().any(|arg| arg == "--partition") {
             report = partition_counts(report, captured);
         }
-        fail_closed(Command::Test, report, spec, captured)
+        let mut report = fail_closed(Command::Test, report, spec, captured);
+        report.needs_evidence("cargo nextest printed no summary to show it ran any test");
+        report
     }
 }
 
@@ -902,11 +915,19 @@ impl Verifier for CargoTest {
 
     fn applies(&self, workspace: &Workspace) -> Applicability {
         match (applicability(workspace), nextest_config(&workspace.root)) {
-            (Applicability::Applies(found), Some(config)) => Applicability::Applies(format!(
-                "{found}; tests run with cargo nextest ({}, profile {})",
-                nextest::CONFIG_FILE,
-                config.profile
-            )),
+            (Applicability::Applies(found), Some(config)) => {
+                // nextest runs no doc-test: say who does, or that there are none.
+                let doctests = match doctest::applicability(&workspace.root) {
+                    Ok(_) => format!("doc-tests run by {}", doctest::NAME),
+                    Err(_) => "no doc-tests to run".to_owned(),
+                };
+                Applicability::Applies(format!(
+                    "{found}; tests run with cargo nextest ({}, profile {}), which cannot run \
+                     doc-tests: {doctests}",
+                    nextest::CONFIG_FILE,
+                    config.profile
+                ))
+            }
             (applicability, _) => applicability,
         }
     }
@@ -1046,7 +1067,11 @@ mod tests {
         ];
         for (manifest, applies) in cases {
             let (_dir, workspace) = workspace_with(manifest);
-            for verifier in verifiers() {
+            // cargo-doctest needs nextest's config besides (its own tests say when it applies).
+            for verifier in verifiers()
+                .into_iter()
+                .filter(|v| v.name() != doctest::NAME)
+            {
                 assert_eq!(
                     matches!(verifier.applies(&workspace), Applicability::Applies(_)),
                     applies,

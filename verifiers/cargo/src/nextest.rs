@@ -14,8 +14,8 @@
 //!   root whatever the target directory), any failing test it names that the log does not is
 //!   added, so the log cannot drop a failure the report has.
 //!
-//! nextest does not run doc-tests (rustdoc has no per-test binaries); a project that runs them
-//! beside nextest runs `cargo test --doc` itself.
+//! nextest does not run doc-tests (rustdoc has no per-test binaries): the `cargo-doctest`
+//! verifier runs `cargo test --doc` beside it (see [`crate::doctest`]).
 //!
 //! A project that configures nextest is never tested with `cargo test` instead: with no
 //! `cargo-nextest` on `PATH` or in `$CARGO_HOME/bin` (where cargo looks for subcommands), the

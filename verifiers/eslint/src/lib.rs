@@ -388,6 +388,17 @@ fn absolute(path: &Path) -> PathBuf {
 
 /// Marks a passed report errored when the command did not end with an exit code declared a pass.
 fn fail_closed(mut report: Report, spec: &CommandSpec, captured: &Captured) -> Report {
+    // Its JSON report, one result per file, is what shows eslint linted something.
+    report.needs_evidence("eslint wrote no JSON report to show it linted any file");
+    // The shell's or env's line alone is no output of eslint's: the exit code says why.
+    if captured.exit == (Exit::Code { code: 127 }) && report.outcome != Outcome::Failed {
+        report.outcome = Outcome::Errored;
+        report.error = Some(format!(
+            "eslint could not start (exit 127: is `node` on PATH?); see {}",
+            captured.log_path.display()
+        ));
+        return report;
+    }
     if report.outcome != Outcome::Passed {
         return report;
     }
@@ -396,10 +407,6 @@ fn fail_closed(mut report: Report, spec: &CommandSpec, captured: &Captured) -> R
         Exit::Code { code } if spec.exit_codes.fail.contains(code) => format!(
             "eslint exited with {code}, which means lint errors, but none could be read from its \
              report; see {}",
-            captured.log_path.display()
-        ),
-        Exit::Code { code: 127 } => format!(
-            "eslint could not start (exit 127: is `node` on PATH?); see {}",
             captured.log_path.display()
         ),
         Exit::Code { code } => format!(

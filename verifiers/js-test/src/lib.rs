@@ -531,6 +531,9 @@ pub(crate) fn fail_closed(
     spec: &CommandSpec,
     captured: &Captured,
 ) -> Report {
+    report.needs_evidence(format!(
+        "{tool} printed no summary and wrote no report to show it ran any test"
+    ));
     let why = match &captured.exit {
         Exit::Code { code } if spec.exit_codes.pass.contains(code) => return report,
         Exit::Code { code } => {

@@ -527,6 +527,9 @@ fn function_name(test: &str) -> &str {
 
 /// Marks a report errored when pytest's exit says nothing was verified, whatever was parsed.
 fn fail_closed(mut report: Report, spec: &CommandSpec, captured: &Captured) -> Report {
+    report.needs_evidence(
+        "pytest printed no summary and wrote no JUnit report to show it ran any test",
+    );
     let reason = match &captured.exit {
         Exit::Code { code } if spec.exit_codes.pass.contains(code) => return report,
         Exit::Code { code: 5 } if report.outcome == Outcome::Errored => return report,

@@ -366,6 +366,7 @@ fn relative_files(report: &mut Report, root: &Path) {
 /// Marks a report errored when unittest's exit says nothing was verified, whatever was parsed.
 fn fail_closed(mut report: Report, spec: &CommandSpec, captured: &Captured) -> Report {
     use verdict_model::verifier::Exit;
+    report.needs_evidence("unittest printed no `Ran N tests` line to show it ran any test");
     let reason = match &captured.exit {
         Exit::Code { code } if spec.exit_codes.pass.contains(code) => return report,
         Exit::Code { code: 5 } if report.outcome == Outcome::Errored => return report,

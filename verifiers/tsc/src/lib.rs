@@ -2,12 +2,16 @@
 //! (`node_modules/.bin/tsc`, TypeScript 5 or the native TypeScript 7).
 //!
 //! What it runs, and why:
-//! - A project with a `tsconfig.json`: `tsc -p tsconfig.json --noEmit --pretty false`. `--noEmit`
-//!   checks without writing anything into the project; `--pretty false` gives one line per
-//!   diagnostic (`src/a.ts(3,7): error TS2322: …`), which is also what tsc prints when its output
-//!   is not a terminal, and what the `tsc` summarizer reads.
+//! - A project with a `tsconfig.json`: `tsc -p tsconfig.json --noEmit --pretty false
+//!   --diagnostics`. `--noEmit` checks without writing anything into the project; `--pretty false`
+//!   gives one line per diagnostic (`src/a.ts(3,7): error TS2322: …`), which is also what tsc
+//!   prints when its output is not a terminal, and what the `tsc` summarizer reads.
+//!   `--diagnostics` prints how many files tsc read (`Files:  12`): a clean run prints nothing
+//!   else, and a pass needs that evidence — a `tsc` that only exits 0 prints nothing at all.
 //! - A project whose `tsconfig.json` has `references` (a "solution" config, often with `"files":
-//!   []`), or whose own scripts run `tsc -b`: build mode, `tsc -b tsconfig.json --pretty false`.
+//!   []`), or whose own scripts run `tsc -b`: build mode, `tsc -b tsconfig.json --pretty false
+//!   --diagnostics --verbose` (a build that is up to date prints no counts, only `--verbose`'s
+//!   list of projects).
 //!   Plain `tsc --noEmit` on a solution config checks no file at all and exits 0 — a pass that
 //!   verified nothing — so it is never used there. `tsc -b --noEmit` cannot be used either: tsc
 //!   rejects it as soon as one project references another (`TS6310: Referenced project … may not
@@ -211,6 +215,8 @@ const DROPPED: &[(&str, bool)] = &[
     ("--noEmit", false),
     ("--emitDeclarationOnly", false),
     ("--listFiles", false),
+    ("--diagnostics", false),
+    ("--extendedDiagnostics", false),
     ("--listEmittedFiles", false),
     ("--showConfig", false),
     ("--generateTrace", true),
@@ -557,15 +563,20 @@ fn absolute(path: &Path) -> PathBuf {
 /// Marks a passed report errored when the command did not end with an exit code declared a pass:
 /// whatever the output looked like, a tool that did not say "pass" has not passed.
 fn fail_closed(mut report: Report, spec: &CommandSpec, captured: &Captured) -> Report {
+    // The shell's or env's line alone is no output of tsc's: the exit code says why.
+    if captured.exit == (Exit::Code { code: 127 }) && report.outcome != Outcome::Failed {
+        report.outcome = Outcome::Errored;
+        report.error = Some(format!(
+            "tsc could not start (exit 127: is `node` on PATH?); see {}",
+            captured.log_path.display()
+        ));
+        return report;
+    }
     if report.outcome != Outcome::Passed {
         return report;
     }
     let reason = match &captured.exit {
         Exit::Code { code } if spec.exit_codes.pass.contains(code) => return report,
-        Exit::Code { code: 127 } => format!(
-            "tsc could not start (exit 127: is `node` on PATH?); see {}",
-            captured.log_path.display()
-        ),
         Exit::Code { code } => format!(
             "tsc exited with {code} but printed no diagnostic that could be read; see {}",
             captured.log_path.display()
@@ -614,9 +625,19 @@ impl Verifier for Tsc {
             tool: NAME.to_owned(),
             hint: INSTALL_HINT.to_owned(),
         })?;
+        // `--diagnostics` prints the files read, the evidence a pass needs (a clean run prints
+        // nothing else); an up-to-date build prints nothing even then, but `--verbose` lists its
+        // projects.
         let mut args: Vec<String> = if project.build {
             // `-b` must come first.
-            vec!["-b", project.config.as_str(), "--pretty", "false"]
+            vec![
+                "-b",
+                project.config.as_str(),
+                "--pretty",
+                "false",
+                "--diagnostics",
+                "--verbose",
+            ]
         } else {
             vec![
                 "-p",
@@ -624,6 +645,7 @@ impl Verifier for Tsc {
                 "--noEmit",
                 "--pretty",
                 "false",
+                "--diagnostics",
             ]
         }
         .into_iter()
@@ -666,7 +688,12 @@ impl Verifier for Tsc {
             }
             None => summarize_log_as(NAME, captured),
         };
-        fail_closed(report, spec, captured)
+        let mut report = fail_closed(report, spec, captured);
+        report.needs_evidence(
+            "tsc printed nothing to show it checked any file (no `Files:` count from \
+             --diagnostics)",
+        );
+        report
     }
 
     fn inputs(&self, workspace: &Workspace) -> Option<Inputs> {

@@ -104,7 +104,14 @@ async fn failing_project_reports_every_error_with_file_line_and_code() {
     let (spec, captured, report) = run(&tsc, &fixture).await;
     assert_eq!(
         args(&spec),
-        ["-p", "tsconfig.json", "--noEmit", "--pretty", "false"]
+        [
+            "-p",
+            "tsconfig.json",
+            "--noEmit",
+            "--pretty",
+            "false",
+            "--diagnostics"
+        ]
     );
     assert_eq!(
         spec.program,
@@ -198,7 +205,17 @@ async fn project_references_are_checked_in_build_mode() {
         other => panic!("tsc should apply: {other:?}"),
     }
     let (spec, captured, report) = run(&tsc, &fixture).await;
-    assert_eq!(args(&spec), ["-b", "tsconfig.json", "--pretty", "false"]);
+    assert_eq!(
+        args(&spec),
+        [
+            "-b",
+            "tsconfig.json",
+            "--pretty",
+            "false",
+            "--diagnostics",
+            "--verbose"
+        ]
+    );
     assert_eq!(captured.exit, Exit::Code { code: 1 });
     // Plain `tsc --noEmit` on this solution config checks nothing and exits 0; build mode finds
     // the errors of both referenced projects.
@@ -207,6 +224,38 @@ async fn project_references_are_checked_in_build_mode() {
         Outcome::Failed,
         &[("core/index.ts", 5, "TS2322"), ("app/main.ts", 3, "TS2322")],
     );
+}
+
+/// A build that is up to date prints no `--diagnostics` counts, only `--verbose`'s list of its
+/// projects: that list is the evidence of its pass (issue 20: a pass needs evidence that tsc
+/// checked something, and the first build's counts are gone by the second).
+#[tokio::test]
+async fn an_up_to_date_build_still_passes_on_its_list_of_projects() {
+    let fixture = fixture("references-passing", true);
+    let tsc = Tsc::default();
+    for run_number in 1..=2 {
+        let (_, captured, report) = run(&tsc, &fixture).await;
+        assert_eq!(captured.exit, Exit::Code { code: 0 }, "run {run_number}");
+        let mut report = report;
+        // As the pipeline reads it: a pass needs the evidence.
+        report = verdict_core::pipeline::reconcile(
+            report,
+            &tsc.command(&fixture.workspace).expect("the command"),
+            &captured,
+            Kind::Type,
+            false,
+        );
+        check(&report, Outcome::Passed, &[]);
+        let log = std::fs::read_to_string(&captured.log_path).expect("the log");
+        assert!(
+            log.contains("Projects in this build:"),
+            "run {run_number}: {log}"
+        );
+        if run_number == 2 {
+            assert!(log.contains("is up to date"), "{log}");
+            assert!(!log.contains("Files:"), "{log}");
+        }
+    }
 }
 
 #[tokio::test]
@@ -224,7 +273,14 @@ async fn project_named_by_a_script_is_used_without_tsconfig_json() {
     let (spec, _, report) = run(&tsc, &fixture).await;
     assert_eq!(
         args(&spec),
-        ["-p", "tsconfig.app.json", "--noEmit", "--pretty", "false"]
+        [
+            "-p",
+            "tsconfig.app.json",
+            "--noEmit",
+            "--pretty",
+            "false",
+            "--diagnostics"
+        ]
     );
     check(&report, Outcome::Failed, &[("src/app.ts", 1, "TS2322")]);
 }
@@ -421,7 +477,17 @@ async fn vite_style_solution_with_no_emit_references_is_checked_twice_alike() {
     ];
     for _ in 0..2 {
         let (spec, captured, report) = run(&tsc, &fixture).await;
-        assert_eq!(args(&spec), ["-b", "tsconfig.json", "--pretty", "false"]);
+        assert_eq!(
+            args(&spec),
+            [
+                "-b",
+                "tsconfig.json",
+                "--pretty",
+                "false",
+                "--diagnostics",
+                "--verbose"
+            ]
+        );
         assert_eq!(captured.exit, Exit::Code { code: 1 });
         check(&report, Outcome::Failed, &expected);
     }
