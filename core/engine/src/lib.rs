@@ -32,6 +32,7 @@ pub mod process;
 pub mod render;
 pub mod snapshot;
 pub mod state;
+pub mod worktree;
 
 pub use verdict_model::{
     Counts, Diagnostic, Fingerprint, Kind, LineParser, Outcome, Report, Severity, Status,
