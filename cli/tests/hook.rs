@@ -121,6 +121,7 @@ impl Project {
         // Tests run from inside an agent's session too: its variables must not leak in.
         command
             .args(args)
+            .env("VERDICT_STATE_DIR", ".verdict")
             .current_dir(self.root())
             .env_remove("CODEX_HOME")
             .env_remove("CLAUDE_PROJECT_DIR")
@@ -809,6 +810,7 @@ fn a_locked_state_database_fails_open() {
 fn stdin_left_open_is_cut_at_the_deadline() {
     let project = Project::new(CONFIG);
     let mut child = Command::new(env!("CARGO_BIN_EXE_verdict"))
+        .env("VERDICT_STATE_DIR", ".verdict")
         .args(["hook", "claude", "--deadline", "1"])
         .current_dir(project.root())
         .stdin(Stdio::piped())
@@ -843,6 +845,7 @@ fn gone(pid: &str) -> bool {
 fn sigterm_from_the_harness_stops_the_verifiers() {
     let project = Project::new(SLOW_CONFIG);
     let mut child = Command::new(env!("CARGO_BIN_EXE_verdict"))
+        .env("VERDICT_STATE_DIR", ".verdict")
         .args(["hook", "codex"])
         .current_dir(project.root())
         .stdin(Stdio::piped())
@@ -1240,6 +1243,7 @@ fn install_leaves_invalid_settings_alone() {
     let project = Project::new(CONFIG);
     project.write(".cursor/hooks.json", "{ not json");
     let output = Command::new(env!("CARGO_BIN_EXE_verdict"))
+        .env("VERDICT_STATE_DIR", ".verdict")
         .args(["hook", "install", "cursor"])
         .current_dir(project.root())
         .output()
@@ -1599,6 +1603,7 @@ regex = '^(?P<file>[^:\s]+):(?P<line>\d+):(?P<col>\d+): (?P<severity>error|warni
     project.state("broken");
     let (run, _) = {
         let output = Command::new(env!("CARGO_BIN_EXE_verdict"))
+            .env("VERDICT_STATE_DIR", ".verdict")
             .args(["run", "--budget", "5000"])
             .current_dir(project.root())
             .output()
@@ -1703,6 +1708,7 @@ echo ok > state.txt
         outside.path().display()
     );
     let output = Command::new(env!("CARGO_BIN_EXE_verdict"))
+        .env("VERDICT_STATE_DIR", ".verdict")
         .args(["loop", "--task", "fix the build", "--agent", &agent])
         .current_dir(project.root())
         .env_remove("VERDICT_LOOP_SESSION")
@@ -1752,6 +1758,7 @@ fn install_goes_to_the_repository_root_and_says_the_trust_step() {
     let deep = project.root().join("src/deep");
     let run = |args: &[&str]| {
         let output = Command::new(env!("CARGO_BIN_EXE_verdict"))
+            .env("VERDICT_STATE_DIR", ".verdict")
             .args(args)
             .current_dir(&deep)
             .env_remove("CODEX_HOME")

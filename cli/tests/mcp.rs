@@ -79,6 +79,7 @@ fn client(project: &Project, steps: &Value) -> Vec<Value> {
         .arg(&script)
         .arg(steps.to_string())
         .env("VERDICT_BIN", env!("CARGO_BIN_EXE_verdict"))
+        .env("VERDICT_STATE_DIR", ".verdict")
         .env("VERDICT_PROJECT", project.root())
         .env("PATH", support::path_with_node())
         .stdin(Stdio::null())
@@ -403,6 +404,7 @@ fn is_zombie(pid: i32) -> bool {
 /// Runs `verdict mcp install ARGS` in `cwd` with `HOME` set to `home`.
 fn install(cwd: &Path, home: &Path, args: &[&str]) -> String {
     let output = Command::new(env!("CARGO_BIN_EXE_verdict"))
+        .env("VERDICT_STATE_DIR", ".verdict")
         .args(["mcp", "install"])
         .args(args)
         .current_dir(cwd)
