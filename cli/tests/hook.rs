@@ -933,6 +933,7 @@ fn a_two_minute_suite_is_verified_under_the_installed_limits() {
     let started = Instant::now();
     let mut child = Command::new("/bin/sh")
         .args(["-c", command])
+        .env("VERDICT_STATE_DIR", ".verdict")
         .env("PATH", path)
         .current_dir(project.root())
         .env_remove("CLAUDE_PROJECT_DIR")
@@ -1098,6 +1099,7 @@ fn run_hook_command(
     let mut child = Command::new("/bin/sh")
         .args(["-c", command])
         .current_dir(project.root())
+        .env("VERDICT_STATE_DIR", ".verdict")
         .env("PATH", path)
         .env_remove("CLAUDE_PROJECT_DIR")
         .env_remove("GEMINI_PROJECT_DIR")

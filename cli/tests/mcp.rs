@@ -560,6 +560,7 @@ fn a_projects_entry_starts_verdict_from_the_path() {
     let mut child = Command::new(&found)
         .args(&args)
         .current_dir(project.root())
+        .env("VERDICT_STATE_DIR", ".verdict")
         .env("PATH", bin.path())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

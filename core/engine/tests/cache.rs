@@ -666,7 +666,11 @@ fn the_pipeline_key_uses_the_workspace_stat_cache() {
         &project.salt,
     )
     .expect("key");
-    assert!(verdict_core::paths::cache(project.root()).join("files").is_dir());
+    assert!(
+        verdict_core::paths::cache(project.root())
+            .join("files")
+            .is_dir()
+    );
     let (again, stats) = project.key_with_stats();
     assert_eq!(again, key);
     assert_eq!((stats.hashed, stats.from_stat_cache), (0, 4));
