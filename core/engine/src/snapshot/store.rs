@@ -1,5 +1,5 @@
-//! The store: a private bare repository in verdict's directory ([`paths::dir`]), its own index, and the git commands
-//! run on it with nothing of the caller's git environment.
+//! The store: a private bare repository in verdict's directory ([`paths::dir`]), its own index,
+//! and the git commands run on it with nothing of the caller's git environment.
 
 use std::ffi::OsString;
 use std::fs;
