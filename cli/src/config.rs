@@ -307,6 +307,17 @@ fn with_paths(line: &str, paths: &[String]) -> String {
 /// A file named by `--config` or `VERDICT_CONFIG` is read instead of looking for one: it must
 /// exist, and its [`Config::project`] is the repository root of `start` (or `start`).
 pub(crate) fn discover(start: &Path) -> Result<Config, ConfigError> {
+    let config = find(start)?;
+    // verdict's files left in the tree by an older verdict go where the project's tools do not
+    // look, once, said on stderr (stdout may carry a protocol).
+    if let Some(note) = verdict_core::paths::migrate(config.project_dir()) {
+        eprintln!("{note}");
+    }
+    Ok(config)
+}
+
+/// [`discover`] without moving anything.
+fn find(start: &Path) -> Result<Config, ConfigError> {
     let start = if start.is_absolute() {
         start.to_path_buf()
     } else {

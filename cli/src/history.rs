@@ -93,7 +93,7 @@ enum FormatArg {
 /// when it does not.
 fn open(dir: Option<&Path>) -> Result<Result<StateDb, PathBuf>> {
     let (root, _config) = load_config(dir)?;
-    let path = root.join(state::DEFAULT_PATH);
+    let path = verdict_core::paths::state_db(&root);
     if !path.exists() {
         return Ok(Err(path));
     }

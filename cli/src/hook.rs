@@ -45,7 +45,7 @@ mod verify;
 
 use std::io::{Read, Write};
 use std::panic::AssertUnwindSafe;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow, bail};
@@ -437,6 +437,34 @@ fn input_object(harness: Harness, text: &str) -> Result<serde_json::Map<String, 
     }
 }
 
+/// The input's `cwd`: `None` when it is absent, `null` or empty. Any other value that is not a
+/// string is an error: taking the hook's own directory instead would verify another tree.
+fn cwd_of(harness: Harness, object: &serde_json::Map<String, Value>) -> Result<Option<PathBuf>> {
+    match object.get("cwd") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(cwd)) if cwd.is_empty() => Ok(None),
+        Some(Value::String(cwd)) => Ok(Some(PathBuf::from(cwd))),
+        Some(other) => bail!(
+            "the hook input from {} has a `cwd` that is not a string ({}), so the directory the \
+             agent works in is unknown",
+            harness.title(),
+            json_type(other)
+        ),
+    }
+}
+
+/// The name of a JSON value's type, for messages.
+fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
 /// Reads the harness's JSON for `event`. Unknown fields are ignored (harnesses add fields); the id
 /// is required.
 fn parse_input(harness: Harness, event_kind: Event, text: &str) -> Result<StopInput> {
@@ -488,7 +516,7 @@ fn parse_input(harness: Harness, event_kind: Event, text: &str) -> Result<StopIn
             .map(PathBuf::from),
         Harness::Claude | Harness::Codex | Harness::Gemini => None,
     };
-    let cwd = string("cwd").map(PathBuf::from);
+    let cwd = cwd_of(harness, object)?;
     let not_completed = match harness {
         Harness::Cursor => string("status")
             .filter(|s| *s != "completed")
@@ -849,7 +877,35 @@ fn start_dir(harness: Harness, args: &StopArgs, input: &StopInput) -> Result<Sta
     // harness sets to the project.
     let dir = std::path::absolute(&dir)
         .with_context(|| format!("failed to resolve {}", dir.display()))?;
+    if named_by != "--dir"
+        && let Some(cwd) = &input.cwd
+        && let Ok(cwd) = std::path::absolute(cwd)
+        && let Some(dir) = same_place_in_work_tree(&dir, &cwd)
+    {
+        return Ok(Start {
+            dir,
+            named_by: "the hook input's `cwd`, a work tree of the project's repository",
+        });
+    }
     Ok(Start { dir, named_by })
+}
+
+/// When the session works in another work tree of the project's repository than the one the
+/// harness names (Claude Code's worktree sessions set `CLAUDE_PROJECT_DIR` to the main checkout
+/// and `cwd` to the worktree), the project's place in that work tree: its edits are there, and
+/// verifying the named checkout would pass on a tree the agent never touched. `None` when `cwd`
+/// is in the project's own work tree, or outside its repository (the agent `cd`'d elsewhere).
+fn same_place_in_work_tree(project: &Path, cwd: &Path) -> Option<PathBuf> {
+    use verdict_core::worktree::WorkTree;
+    let named = WorkTree::find(project)?;
+    let working = WorkTree::find(cwd)?;
+    if !working.is_sibling_of(&named) {
+        return None;
+    }
+    // A project below its work tree's top (a package of a monorepo) is the same package there.
+    let within = project.strip_prefix(&named.top).ok()?;
+    let there = working.top.join(within);
+    Some(if there.is_dir() { there } else { working.top })
 }
 
 /// The identity of a set of failures: which verifiers did not pass, how, and the fingerprints

@@ -38,6 +38,15 @@ pub(crate) fn get<'a>(object: &'a [(String, Json)], key: &str) -> Option<&'a Jso
     object.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v)
 }
 
+/// The value of `key` to change (the last one, as [`get`] reads it).
+pub(crate) fn get_mut<'a>(object: &'a mut [(String, Json)], key: &str) -> Option<&'a mut Json> {
+    object
+        .iter_mut()
+        .rev()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v)
+}
+
 /// The value of `key`, appended as `make()` when missing.
 pub(crate) fn entry<'a>(
     object: &'a mut Vec<(String, Json)>,

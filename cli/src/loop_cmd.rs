@@ -254,7 +254,7 @@ fn task(args: &Args, root: &Path) -> Result<String> {
         (None, Some(file)) => std::fs::read_to_string(file)
             .with_context(|| format!("failed to read the task file {}", file.display()))?,
         (None, None) if args.resume => {
-            let path = root.join(verdict_core::state::DEFAULT_PATH);
+            let path = verdict_core::paths::state_db(root);
             let db = StateDb::open(&path)
                 .with_context(|| format!("failed to open the state database {}", path.display()))?;
             let runs = db.runs()?;
@@ -276,7 +276,7 @@ fn task(args: &Args, root: &Path) -> Result<String> {
         bail!(usage("the task is empty"));
     }
     if args.resume && (args.task.is_some() || args.task_file.is_some()) {
-        let path = root.join(verdict_core::state::DEFAULT_PATH);
+        let path = verdict_core::paths::state_db(root);
         let db = StateDb::open(&path)
             .with_context(|| format!("failed to open the state database {}", path.display()))?;
         let hash = verdict_core::state::task_hash(&task);
@@ -471,7 +471,7 @@ fn overrides(now: &RunSettings, was: &RunSettings) -> Vec<String> {
 
 /// The unfinished run of `task` in `root`, which this invocation continues.
 fn unfinished_run(root: &Path, task: &str) -> Result<Option<RunRecord>> {
-    let path = root.join(verdict_core::state::DEFAULT_PATH);
+    let path = verdict_core::paths::state_db(root);
     if !path.exists() {
         return Ok(None);
     }
@@ -587,7 +587,7 @@ fn events_outside_the_tree(events: Option<&Path>, root: &Path) -> Result<()> {
         bail!(usage(format!(
             "--events {}: the file is inside the workspace, which --reset restores before every \
              attempt, so the events written until then would be lost; write it outside {} or \
-             under its .verdict/",
+             under verdict's directory",
             path.display(),
             root.display()
         )));

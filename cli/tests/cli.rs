@@ -396,6 +396,7 @@ fn closed_stdout_is_not_an_error() {
     let failing = support::one_failing_log_per_tool();
     for input in [&b""[..], &failing[0].bytes] {
         let mut child = Command::new(assert_cmd::cargo::cargo_bin!("verdict"))
+            .env("VERDICT_STATE_DIR", ".verdict")
             .arg("summarize")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

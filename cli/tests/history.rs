@@ -45,6 +45,7 @@ impl Out {
 /// Runs `verdict ARGS -C DIR`.
 fn verdict(dir: &Path, args: &[&str]) -> Out {
     let output = assert_cmd::cargo::cargo_bin_cmd!("verdict")
+        .env("VERDICT_STATE_DIR", ".verdict")
         .args(args)
         .arg("-C")
         .arg(dir)

@@ -121,6 +121,7 @@ impl Project {
         // Tests run from inside an agent's session too: its variables must not leak in.
         command
             .args(args)
+            .env("VERDICT_STATE_DIR", ".verdict")
             .current_dir(self.root())
             .env_remove("CODEX_HOME")
             .env_remove("CLAUDE_PROJECT_DIR")
@@ -537,6 +538,111 @@ fn claude_project_dir_is_verified_when_the_agent_cds_into_a_subdirectory() {
     assert!(!cwd.join(".verdict").exists(), "sub/.verdict was created");
 }
 
+/// Runs `git` in `dir`, as a test user; panics with its output when it fails.
+fn git(dir: &Path, args: &[&str]) {
+    let output = Command::new("git")
+        .args([
+            "-c",
+            "user.name=verdict",
+            "-c",
+            "user.email=verdict@example.com",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("git starts");
+    assert!(output.status.success(), "git {args:?}: {output:?}");
+}
+
+/// Claude Code's worktree sessions set `CLAUDE_PROJECT_DIR` to the main checkout and `cwd` to the
+/// worktree the agent edits (Gemini CLI's `GEMINI_PROJECT_DIR` likewise): verdict verified the
+/// main checkout, and a failure made only in the worktree was answered `{}`. The session's start
+/// is recorded, and the baseline taken, in the worktree too; the main checkout is never run.
+#[test]
+fn a_session_in_a_git_worktree_is_verified_in_its_worktree() {
+    let project = Project::new(CONFIG);
+    project.write(".gitignore", ".verdict/\nruns.txt\n.claude/worktrees/\n");
+    git(project.root(), &["init", "-q"]);
+    git(project.root(), &["add", "-A"]);
+    git(project.root(), &["commit", "-q", "-m", "init"]);
+    let worktree = project.root().join(".claude/worktrees/w1");
+    let worktree_arg = worktree.to_str().expect("a UTF-8 temp path");
+    git(
+        project.root(),
+        &["worktree", "add", "-q", "-b", "w1", worktree_arg],
+    );
+    let cases = [
+        ("claude", "CLAUDE_PROJECT_DIR", "Stop"),
+        ("gemini", "GEMINI_PROJECT_DIR", "AfterAgent"),
+        ("codex", "", "Stop"),
+    ];
+    for (harness, variable, stop_event) in cases {
+        let session = format!("{harness}-in-worktree");
+        let input = |event: &str| {
+            json!({"session_id": session, "cwd": worktree, "hook_event_name": event}).to_string()
+        };
+        let env: Vec<(&str, &Path)> = if variable.is_empty() {
+            Vec::new()
+        } else {
+            vec![(variable, project.root())]
+        };
+        std::fs::write(worktree.join("state.txt"), "ok\n").expect("write");
+        let (answer, stderr) = project.hook_env(
+            harness,
+            &input("SessionStart"),
+            &["--event", "session-start"],
+            &env,
+        );
+        assert_eq!(answer, json!({}), "{stderr}");
+        // The agent breaks the worktree only; the main checkout still passes.
+        std::fs::write(worktree.join("state.txt"), "unknown type name foo\n").expect("write");
+        let (answer, stderr) = project.hook_env(harness, &input(stop_event), &[], &env);
+        let decision = answer["decision"].as_str().unwrap_or_default();
+        assert!(
+            decision == "block" || decision == "deny",
+            "{harness}: {answer:#}\n{stderr}"
+        );
+        let reason = answer["reason"].as_str().unwrap_or_default();
+        assert!(reason.contains("unknown type name"), "{harness}: {reason}");
+        assert!(
+            !stderr.contains("set aside"),
+            "{harness}: the start was the worktree's passing tree: {stderr}"
+        );
+    }
+    assert!(
+        !project.root().join("runs.txt").exists(),
+        "the main checkout was verified instead of the worktree"
+    );
+    assert!(worktree.join("runs.txt").is_file());
+}
+
+/// A `cwd` that is not a string was taken for no `cwd`, and the hook's own directory verified
+/// instead: an error, said so, and the agent let go (verdict's own errors never block).
+#[test]
+fn a_cwd_of_the_wrong_type_is_an_error_said_so() {
+    let project = Project::new(CONFIG);
+    project.state("unknown type name foo");
+    for cwd in [json!(42), json!({"path": "."}), json!(["."])] {
+        let input = json!({"session_id": "s1", "cwd": cwd, "hook_event_name": "Stop"});
+        let (answer, stderr) = project.hook("claude", &input.to_string(), &[]);
+        assert!(!is_block(&answer), "{answer:#}");
+        assert!(
+            message(&answer).contains("`cwd` that is not a string"),
+            "{answer:#}\n{stderr}"
+        );
+        let input = json!({
+            "session_id": "s1", "cwd": cwd, "hook_event_name": "PostToolUse",
+            "tool_name": "Edit", "tool_input": {"file_path": "src/app.c"},
+        });
+        let (_, stderr) = project.hook("claude", &input.to_string(), &["--event", "post-edit"]);
+        assert!(stderr.contains("`cwd` that is not a string"), "{stderr}");
+    }
+    assert!(
+        !project.root().join("runs.txt").exists(),
+        "something was verified"
+    );
+}
+
 #[test]
 fn sessions_and_harnesses_are_counted_apart() {
     let project = Project::new(CONFIG);
@@ -704,6 +810,7 @@ fn a_locked_state_database_fails_open() {
 fn stdin_left_open_is_cut_at_the_deadline() {
     let project = Project::new(CONFIG);
     let mut child = Command::new(env!("CARGO_BIN_EXE_verdict"))
+        .env("VERDICT_STATE_DIR", ".verdict")
         .args(["hook", "claude", "--deadline", "1"])
         .current_dir(project.root())
         .stdin(Stdio::piped())
@@ -738,6 +845,7 @@ fn gone(pid: &str) -> bool {
 fn sigterm_from_the_harness_stops_the_verifiers() {
     let project = Project::new(SLOW_CONFIG);
     let mut child = Command::new(env!("CARGO_BIN_EXE_verdict"))
+        .env("VERDICT_STATE_DIR", ".verdict")
         .args(["hook", "codex"])
         .current_dir(project.root())
         .stdin(Stdio::piped())
@@ -812,15 +920,21 @@ fn a_two_minute_suite_is_verified_under_the_installed_limits() {
     project.verdict(&["hook", "install", "claude"], "", &[]);
     let doc: Value = serde_json::from_str(&project.read(".claude/settings.json")).expect("JSON");
     let stop = &doc["hooks"]["Stop"][0]["hooks"][0];
-    let argv: Vec<&str> = stop["command"]
-        .as_str()
-        .expect("a command")
-        .split_whitespace()
-        .collect();
+    let command = stop["command"].as_str().expect("a command");
     let limit = Duration::from_secs(stop["timeout"].as_u64().expect("a timeout"));
+    // As the harness runs it: through a shell, with verdict on the `PATH`.
+    let bin = tempfile::tempdir().expect("a bin dir");
+    std::os::unix::fs::symlink(exe(), bin.path().join("verdict")).expect("link verdict");
+    let path = format!(
+        "{}:{}",
+        bin.path().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
     let started = Instant::now();
-    let mut child = Command::new(argv[0])
-        .args(&argv[1..])
+    let mut child = Command::new("/bin/sh")
+        .args(["-c", command])
+        .env("VERDICT_STATE_DIR", ".verdict")
+        .env("PATH", path)
         .current_dir(project.root())
         .env_remove("CLAUDE_PROJECT_DIR")
         .stdin(Stdio::piped())
@@ -958,6 +1072,151 @@ fn install_claude_keeps_other_settings_and_is_idempotent() {
     snapshot!("install_claude_settings", hide_exe(&text));
 }
 
+/// Every `command` string in a settings document.
+fn commands_in(value: &Value, out: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            for (key, value) in map {
+                match (key.as_str(), value) {
+                    ("command", Value::String(command)) => out.push(command.clone()),
+                    _ => commands_in(value, out),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|item| commands_in(item, out)),
+        _ => {}
+    }
+}
+
+/// Runs a hook's `command` as the harnesses do, through `sh -c`, with `PATH` and `input` on
+/// stdin; returns (exit code, stdout, stderr).
+fn run_hook_command(
+    project: &Project,
+    command: &str,
+    path: &str,
+    input: &str,
+) -> (Option<i32>, String, String) {
+    let mut child = Command::new("/bin/sh")
+        .args(["-c", command])
+        .current_dir(project.root())
+        .env("VERDICT_STATE_DIR", ".verdict")
+        .env("PATH", path)
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .env_remove("GEMINI_PROJECT_DIR")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("sh starts");
+    // A hook that exits before reading its input closes the pipe: that is no error here.
+    let _ = child
+        .stdin
+        .take()
+        .expect("a stdin")
+        .write_all(input.as_bytes());
+    let output = child.wait_with_output().expect("sh ends");
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// A project's settings travel with its repository, and the absolute path of the installing
+/// binary exits 127 on a teammate's machine, which the harnesses take for a quiet non-blocking
+/// error: the gate vanished without a word. Each harness's shared settings run `verdict` from the
+/// `PATH`: without it, an install hint on stderr and exit 2 (the code the harnesses show and
+/// block on); with it, the hook itself.
+#[test]
+fn shared_hooks_run_verdict_from_the_path_and_hint_when_it_is_missing() {
+    let project = Project::new(CONFIG);
+    let bin = tempfile::tempdir().expect("a bin dir");
+    std::os::unix::fs::symlink(exe(), bin.path().join("verdict")).expect("link verdict");
+    // The system's tools, without verdict.
+    let system = "/usr/bin:/bin";
+    assert!(!Path::new("/usr/bin/verdict").exists() && !Path::new("/bin/verdict").exists());
+    let with_verdict = format!("{}:{system}", bin.path().display());
+    let cases = [
+        (
+            "claude",
+            ".claude/settings.json",
+            project.claude_input("s1", false),
+        ),
+        ("codex", ".codex/hooks.json", project.codex_input("s2")),
+        (
+            "cursor",
+            ".cursor/hooks.json",
+            project.cursor_input("c3", "completed", 0),
+        ),
+        (
+            "gemini",
+            ".gemini/settings.json",
+            gemini_input(&project, "s4"),
+        ),
+    ];
+    for (harness, file, stop_input) in cases {
+        project.verdict(&["hook", "install", harness], "", &[]);
+        let text = project.read(file);
+        let doc: Value = serde_json::from_str(&text).expect("JSON");
+        let mut commands = Vec::new();
+        commands_in(&doc, &mut commands);
+        assert_eq!(commands.len(), 2, "{harness}: {text}");
+        assert!(
+            !text.contains(&exe()),
+            "{harness}: an absolute path: {text}"
+        );
+        for command in &commands {
+            let (code, stdout, stderr) = run_hook_command(&project, command, system, &stop_input);
+            assert_eq!(code, Some(2), "{harness}: {command}: {stdout}{stderr}");
+            assert!(
+                stderr.contains("verdict is not installed here") && stderr.contains(file),
+                "{harness}: {stderr}"
+            );
+        }
+        let stop = commands
+            .iter()
+            .find(|c| !c.contains("--event"))
+            .expect("the stop hook");
+        let (code, stdout, stderr) = run_hook_command(&project, stop, &with_verdict, &stop_input);
+        assert_eq!(code, Some(0), "{harness}: {stdout}{stderr}");
+        assert_eq!(stdout.trim(), "{}", "{harness}: {stderr}");
+    }
+    // The project passes, so each stop was verified and let go.
+    assert!(project.read("runs.txt").lines().count() >= 1);
+}
+
+/// Shared settings an older install wrote with its absolute path get the command from the `PATH`
+/// in its place at the next install; the user's settings keep the absolute path.
+#[test]
+fn install_replaces_an_absolute_path_in_shared_settings() {
+    let project = Project::new(CONFIG);
+    project.write(
+        ".claude/settings.json",
+        r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "/home/someone/bin/verdict hook claude", "timeout": 600}]}], "SessionStart": [{"hooks": [{"type": "command", "command": "/home/someone/bin/verdict hook claude --event session-start --deadline 5", "timeout": 60}]}]}}"#,
+    );
+    let (said, _) = project.verdict(&["hook", "install", "claude"], "", &[]);
+    assert!(said.contains("added"), "{said}");
+    let doc: Value = serde_json::from_str(&project.read(".claude/settings.json")).expect("JSON");
+    let stop = doc["hooks"]["Stop"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(stop.ends_with("exec verdict hook claude"), "{doc:#}");
+    assert_eq!(doc["hooks"]["Stop"].as_array().map(Vec::len), Some(1));
+    // A command the user changed (its own options) is theirs: it is left as it is.
+    assert_eq!(
+        doc["hooks"]["SessionStart"][0]["hooks"][0]["command"],
+        "/home/someone/bin/verdict hook claude --event session-start --deadline 5"
+    );
+    let home = tempfile::tempdir().expect("a temp home");
+    project.verdict(
+        &["hook", "install", "claude", "--scope", "user"],
+        "",
+        &[("HOME", home.path())],
+    );
+    let user = std::fs::read_to_string(home.path().join(".claude/settings.json")).expect("read");
+    assert!(user.contains(&format!("{} hook claude", exe())), "{user}");
+}
+
 #[test]
 fn install_codex_in_the_user_scope() {
     let project = Project::new(CONFIG);
@@ -986,6 +1245,7 @@ fn install_leaves_invalid_settings_alone() {
     let project = Project::new(CONFIG);
     project.write(".cursor/hooks.json", "{ not json");
     let output = Command::new(env!("CARGO_BIN_EXE_verdict"))
+        .env("VERDICT_STATE_DIR", ".verdict")
         .args(["hook", "install", "cursor"])
         .current_dir(project.root())
         .output()
@@ -1011,12 +1271,11 @@ fn install_does_not_take_a_command_that_mentions_verdict_for_the_hook() {
         .iter()
         .filter_map(|group| group["hooks"][0]["command"].as_str())
         .collect();
-    assert_eq!(
-        commands,
-        [
-            "echo verdict hook claude".to_owned(),
-            format!("{} hook claude", exe())
-        ]
+    assert_eq!(commands.len(), 2, "{commands:?}");
+    assert_eq!(commands[0], "echo verdict hook claude");
+    assert!(
+        commands[1].ends_with("; exec verdict hook claude"),
+        "{commands:?}"
     );
 }
 
@@ -1032,7 +1291,9 @@ fn install_recognises_a_quoted_path_to_verdict() {
 }
 
 /// A settings file written by an older install has the stop hook alone: installing again adds
-/// the session-start hook beside it and leaves the stop hook as it was (not a second one).
+/// the session-start hook beside it and leaves the stop hook as it was (not a second one). In the
+/// project's shared settings, the older stop hook's absolute path gives way to `verdict` from the
+/// `PATH`, in its place.
 #[test]
 fn install_adds_the_session_start_hook_to_an_older_install() {
     let project = Project::new(CONFIG);
@@ -1040,16 +1301,29 @@ fn install_adds_the_session_start_hook_to_an_older_install() {
         r#"{{"hooks":{{"Stop":[{{"hooks":[{{"type":"command","command":"{} hook claude","timeout":600}}]}}]}}}}"#,
         exe()
     );
-    project.write(".claude/settings.json", &old);
-    let (out, _) = project.verdict(&["hook", "install", "claude"], "", &[]);
+    project.write(".claude/settings.local.json", &old);
+    let (out, _) = project.verdict(&["hook", "install", "claude", "--scope", "local"], "", &[]);
     assert!(out.contains("as the SessionStart hook"), "{out}");
     assert!(!out.contains("as the Stop hook"), "{out}");
-    let doc: Value = serde_json::from_str(&project.read(".claude/settings.json")).expect("JSON");
+    let doc: Value =
+        serde_json::from_str(&project.read(".claude/settings.local.json")).expect("JSON");
     let stops = doc["hooks"]["Stop"].as_array().expect("Stop");
     assert_eq!(stops.len(), 1, "{doc:#}");
     assert_eq!(
         doc["hooks"]["SessionStart"][0]["hooks"][0]["command"],
         format!("{} hook claude --event session-start", exe())
+    );
+    project.write(".claude/settings.json", &old);
+    let (out, _) = project.verdict(&["hook", "install", "claude"], "", &[]);
+    assert!(out.contains("as the SessionStart hook"), "{out}");
+    let doc: Value = serde_json::from_str(&project.read(".claude/settings.json")).expect("JSON");
+    let stops = doc["hooks"]["Stop"].as_array().expect("Stop");
+    assert_eq!(stops.len(), 1, "{doc:#}");
+    assert!(
+        stops[0]["hooks"][0]["command"]
+            .as_str()
+            .is_some_and(|c| c.ends_with("; exec verdict hook claude")),
+        "{doc:#}"
     );
     let (again, _) = project.verdict(&["hook", "install", "claude"], "", &[]);
     assert!(again.contains("nothing changed"), "{again}");
@@ -1083,9 +1357,11 @@ fn install_writes_through_a_symlinked_settings_file() {
     assert_eq!(project.read("dotfiles/claude.json"), text);
     let doc: Value = serde_json::from_str(&text).expect("JSON");
     assert_eq!(doc["model"], "opus");
-    assert_eq!(
-        doc["hooks"]["Stop"][0]["hooks"][0]["command"],
-        format!("{} hook claude", exe())
+    assert!(
+        doc["hooks"]["Stop"][0]["hooks"][0]["command"]
+            .as_str()
+            .is_some_and(|c| c.ends_with("; exec verdict hook claude")),
+        "{doc:#}"
     );
     let mut left: Vec<String> = std::fs::read_dir(project.root().join("dotfiles"))
         .expect("read dotfiles")
@@ -1107,6 +1383,15 @@ fn the_installed_command_is_the_hook() {
     project.verdict(&["hook", "install", "claude"], "", &[]);
     let doc: Value = serde_json::from_str(&project.read(".claude/settings.json")).expect("JSON");
     let command = doc["hooks"]["Stop"][0]["hooks"][0]["command"]
+        .as_str()
+        .expect("a command");
+    assert!(command.starts_with("command -v verdict "), "{command}");
+    assert!(command.ends_with("; exec verdict hook claude"), "{command}");
+    // Settings that stay on this machine name this binary.
+    project.verdict(&["hook", "install", "claude", "--scope", "local"], "", &[]);
+    let local: Value =
+        serde_json::from_str(&project.read(".claude/settings.local.json")).expect("JSON");
+    let command = local["hooks"]["Stop"][0]["hooks"][0]["command"]
         .as_str()
         .expect("a command");
     let words: Vec<&str> = command.split_whitespace().collect();
@@ -1320,6 +1605,7 @@ regex = '^(?P<file>[^:\s]+):(?P<line>\d+):(?P<col>\d+): (?P<severity>error|warni
     project.state("broken");
     let (run, _) = {
         let output = Command::new(env!("CARGO_BIN_EXE_verdict"))
+            .env("VERDICT_STATE_DIR", ".verdict")
             .args(["run", "--budget", "5000"])
             .current_dir(project.root())
             .output()
@@ -1424,6 +1710,7 @@ echo ok > state.txt
         outside.path().display()
     );
     let output = Command::new(env!("CARGO_BIN_EXE_verdict"))
+        .env("VERDICT_STATE_DIR", ".verdict")
         .args(["loop", "--task", "fix the build", "--agent", &agent])
         .current_dir(project.root())
         .env_remove("VERDICT_LOOP_SESSION")
@@ -1473,6 +1760,7 @@ fn install_goes_to_the_repository_root_and_says_the_trust_step() {
     let deep = project.root().join("src/deep");
     let run = |args: &[&str]| {
         let output = Command::new(env!("CARGO_BIN_EXE_verdict"))
+            .env("VERDICT_STATE_DIR", ".verdict")
             .args(args)
             .current_dir(&deep)
             .env_remove("CODEX_HOME")

@@ -151,6 +151,7 @@ impl Scenario {
     fn command(&self, args: &[&str]) -> Command {
         let mut command = Command::new(env!("CARGO_BIN_EXE_verdict"));
         command
+            .env("VERDICT_STATE_DIR", ".verdict")
             .arg("loop")
             .args(args)
             .arg("--events")
@@ -218,6 +219,7 @@ impl Scenario {
     /// What `verdict history ARGS` prints for the project (it must succeed).
     fn history(&self, args: &[&str]) -> String {
         let out = Command::new(env!("CARGO_BIN_EXE_verdict"))
+            .env("VERDICT_STATE_DIR", ".verdict")
             .arg("history")
             .args(args)
             .current_dir(self.root())
@@ -1705,6 +1707,7 @@ fn reset_refuses_an_events_file_inside_the_tree_it_restores() {
     let agent = scenario.agent("fix", "a");
     let inside = scenario.project.path("events.ndjson");
     let output = Command::new(env!("CARGO_BIN_EXE_verdict"))
+        .env("VERDICT_STATE_DIR", ".verdict")
         .args([
             "loop", "--task", TASK, "--agent", &agent, "--reset", "--events",
         ])

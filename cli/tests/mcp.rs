@@ -8,6 +8,7 @@
 
 use crate::support::project as support;
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -78,6 +79,7 @@ fn client(project: &Project, steps: &Value) -> Vec<Value> {
         .arg(&script)
         .arg(steps.to_string())
         .env("VERDICT_BIN", env!("CARGO_BIN_EXE_verdict"))
+        .env("VERDICT_STATE_DIR", ".verdict")
         .env("VERDICT_PROJECT", project.root())
         .env("PATH", support::path_with_node())
         .stdin(Stdio::null())
@@ -402,6 +404,7 @@ fn is_zombie(pid: i32) -> bool {
 /// Runs `verdict mcp install ARGS` in `cwd` with `HOME` set to `home`.
 fn install(cwd: &Path, home: &Path, args: &[&str]) -> String {
     let output = Command::new(env!("CARGO_BIN_EXE_verdict"))
+        .env("VERDICT_STATE_DIR", ".verdict")
         .args(["mcp", "install"])
         .args(args)
         .current_dir(cwd)
@@ -473,7 +476,12 @@ fn install_writes_each_json_clients_entry_and_keeps_the_rest() {
                 before["mcpServers"]["other"]
             );
             let entry = &written["mcpServers"]["verdict"];
-            assert!(same_binary(&entry["command"]), "{client} {scope}: {text}");
+            // A project's config is shared with the team: an absolute path of this machine
+            // would start nothing on another.
+            match scope {
+                "project" => assert_eq!(entry["command"], "verdict", "{client}: {text}"),
+                _ => assert!(same_binary(&entry["command"]), "{client} {scope}: {text}"),
+            }
             assert_eq!(entry["args"], json!(["mcp"]), "{client} {scope}");
             match client {
                 "gemini" => assert_eq!(entry["timeout"], 600_000),
@@ -521,7 +529,54 @@ fn install_writes_codexs_toml_and_keeps_its_comments() {
     project.git_init();
     install(project.root(), home.path(), &["codex"]);
     let parsed: toml::Table = project.read(".codex/config.toml").parse().expect("TOML");
-    assert!(parsed["mcp_servers"]["verdict"]["command"].is_str());
+    assert_eq!(
+        parsed["mcp_servers"]["verdict"]["command"].as_str(),
+        Some("verdict")
+    );
+}
+
+/// The project's entry, `verdict mcp` from the `PATH` as a client starts it (no shell), answers
+/// `initialize` on a machine where verdict is installed anywhere on the `PATH`.
+#[test]
+fn a_projects_entry_starts_verdict_from_the_path() {
+    let home = tempfile::tempdir().expect("a home");
+    let project = Project::empty();
+    project.git_init();
+    install(project.root(), home.path(), &["claude"]);
+    let written: Value = serde_json::from_str(&project.read(".mcp.json")).expect("JSON");
+    let entry = &written["mcpServers"]["verdict"];
+    let bin = tempfile::tempdir().expect("a bin dir");
+    std::os::unix::fs::symlink(binary(), bin.path().join("verdict")).expect("link verdict");
+    let args: Vec<&str> = entry["args"]
+        .as_array()
+        .expect("args")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    let command = entry["command"].as_str().expect("a command");
+    // The lookup a client makes: the command's name in the `PATH` it starts servers with.
+    let found = bin.path().join(command);
+    assert!(found.is_file(), "{command} is not found in the PATH");
+    let mut child = Command::new(&found)
+        .args(&args)
+        .current_dir(project.root())
+        .env("VERDICT_STATE_DIR", ".verdict")
+        .env("PATH", bin.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the server starts");
+    let request = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"}}});
+    writeln!(child.stdin.take().expect("stdin"), "{request}").expect("write");
+    let output = child.wait_with_output().expect("the server ends");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let answer: Value = serde_json::from_str(stdout.lines().next().unwrap_or_default())
+        .unwrap_or_else(|e| panic!("no JSON answer ({e}): {stdout}{output:?}"));
+    assert_eq!(answer["id"], 1, "{answer:#}");
+    assert!(answer["result"]["serverInfo"].is_object(), "{answer:#}");
 }
 
 /// At a monorepo's root, `list_verifiers` names the packages a run there leaves out, and

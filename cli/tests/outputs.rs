@@ -300,6 +300,7 @@ fn colour_never_holds_on_a_terminal() {
     let quoted = format!("'{}'", binary.display().to_string().replace('\'', r"'\''"));
     let on_a_terminal = |flags: &str| {
         let output = Command::new("script")
+            .env("VERDICT_STATE_DIR", ".verdict")
             .args(["-qec", &format!("{quoted} run {flags}"), "/dev/null"])
             .current_dir(project.root())
             .env("TERM", "xterm-256color")
@@ -700,6 +701,7 @@ fn verdict_accepts(text: &str) -> bool {
     let file = dir.path().join("verdict.toml");
     std::fs::write(&file, text).expect("write the example");
     let out = Command::new(env!("CARGO_BIN_EXE_verdict"))
+        .env("VERDICT_STATE_DIR", ".verdict")
         .arg("--config")
         .arg(&file)
         .args(["list", "-C"])

@@ -60,6 +60,7 @@ fn claude_edit(project: &Project, file: &str) -> String {
 /// after checking that the hook exited 0 with exactly one JSON object on stdout.
 fn hook(project: &Project, args: &[&str], stdin: &str) -> (Value, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_verdict"))
+        .env("VERDICT_STATE_DIR", ".verdict")
         .arg("hook")
         .args(args)
         .current_dir(project.root())

@@ -80,6 +80,7 @@ impl Bench {
     /// `verdict loop --agent <preset>` to its end, one attempt.
     fn run_loop(&self, preset: &str) -> Output {
         Command::new(env!("CARGO_BIN_EXE_verdict"))
+            .env("VERDICT_STATE_DIR", ".verdict")
             .args([
                 "loop",
                 "--task",

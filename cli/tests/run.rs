@@ -334,6 +334,7 @@ fn colour_only_on_a_terminal_and_never_with_no_color() {
     let on_a_terminal = |no_color: Option<&str>| {
         let mut command = Command::new("script");
         command
+            .env("VERDICT_STATE_DIR", ".verdict")
             .args(["-qec", &format!("{quoted} run --only eslint"), "/dev/null"])
             .current_dir(project.root())
             .env("PATH", project::path_with_node())
@@ -1081,6 +1082,7 @@ fn stop_with(signal: &str) {
     let project = Project::empty();
     project.write("verdict.toml", INTERRUPT_CONFIG);
     let child = Command::new(assert_cmd::cargo::cargo_bin!("verdict"))
+        .env("VERDICT_STATE_DIR", ".verdict")
         .args(["run", "--format", "json"])
         .current_dir(project.root())
         .env_remove("GITHUB_ACTIONS")

@@ -14,3 +14,4 @@ mod post_edit;
 mod presets;
 mod run;
 mod shard;
+mod state_dir;

@@ -4,10 +4,14 @@
 //! that already runs them is left byte for byte as it is; otherwise what is missing is appended
 //! (a file written by an older install, with the stop hook alone, gets the session-start hook)
 //! and every other setting kept, in its order. A settings file that is a symlink (kept with the
-//! user's dotfiles) is written through, to its target. The command names the verdict binary by
-//! its absolute path (the harness runs hooks with its own `PATH`), and a project's settings go to
-//! the repository root, wherever the command runs from. docs/hooks.md shows what each harness
-//! gets.
+//! user's dotfiles) is written through, to its target. A project's settings go to the repository
+//! root, wherever the command runs from, and are shared with the team through git: their command
+//! runs `verdict` from the `PATH`, and where verdict is not installed it says so and exits 2, the
+//! code each harness shows (an absolute path, fine on the machine that installed it, exits 127 on
+//! a teammate's, which the harnesses take for a quiet non-blocking error: the gate would vanish
+//! without a word). The user's and Claude Code's local settings stay on one machine, so they name
+//! the binary that ran the install by its absolute path (the harness runs hooks with its own
+//! `PATH`). docs/hooks.md shows what each harness gets.
 
 use std::path::{Path, PathBuf};
 
@@ -71,7 +75,12 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
         );
     }
     let path = settings_path(args.harness, args.scope, args.dir.as_deref())?;
-    let exe = exe_for()?;
+    let exe = match args.scope {
+        Scope::Project => Program::OnPath {
+            settings: shared_settings_name(args.harness),
+        },
+        Scope::Local | Scope::User => Program::Absolute(exe_for()?),
+    };
     let mut events = vec![Event::Stop, Event::SessionStart];
     if args.post_edit {
         events.push(Event::PostEdit);
@@ -124,15 +133,83 @@ fn trust_step(harness: Harness) -> &'static str {
     }
 }
 
-/// The command the hook of `event` runs: `exe`, `hook <harness>`, and the event unless it is
-/// the stop.
-fn command_for(exe: &str, harness: Harness, event: Event) -> String {
-    match event {
-        Event::Stop => format!("{exe} hook {}", harness.key()),
-        Event::SessionStart | Event::PostEdit => {
-            format!("{exe} hook {} --event {}", harness.key(), event.key())
-        }
+/// How a hook's command names verdict.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Program {
+    /// By its absolute path (quoted for the shell when it needs to be): settings that stay on the
+    /// machine that installed it.
+    Absolute(String),
+    /// As `verdict` from the `PATH`, with an install hint and exit code 2 when there is none:
+    /// settings shared with a team, `settings` being the file's path in the repository.
+    OnPath { settings: &'static str },
+}
+
+/// The project's shared settings file of `harness`, as its path in the repository.
+fn shared_settings_name(harness: Harness) -> &'static str {
+    match harness {
+        Harness::Claude => ".claude/settings.json",
+        Harness::Codex => ".codex/hooks.json",
+        Harness::Cursor => ".cursor/hooks.json",
+        Harness::Gemini => ".gemini/settings.json",
     }
+}
+
+/// The command the hook of `event` runs: verdict, `hook <harness>`, and the event unless it is
+/// the stop. Every harness runs a hook's command through a shell. From the `PATH`, the command
+/// first checks that there is a verdict to run; without one it prints an install hint on stderr
+/// and exits 2, which Claude Code, Codex and Gemini CLI read as a block with stderr as the reason
+/// (a stop is held with the hint as the agent's instruction; at the session start the hint is
+/// shown to the user), and which Cursor shows in its hooks output. `exec` leaves no shell between
+/// the harness and verdict, so the harness's signals reach verdict.
+fn command_for(exe: &Program, harness: Harness, event: Event) -> String {
+    let arguments = match event {
+        Event::Stop => format!("hook {}", harness.key()),
+        Event::SessionStart | Event::PostEdit => {
+            format!("hook {} --event {}", harness.key(), event.key())
+        }
+    };
+    match exe {
+        Program::Absolute(path) => format!("{path} {arguments}"),
+        Program::OnPath { settings } => format!(
+            "command -v verdict >/dev/null 2>&1 || {{ echo '{}' >&2; exit 2; }}; exec verdict \
+             {arguments}",
+            missing_hint(settings)
+        ),
+    }
+}
+
+/// What a hook from the `PATH` says when verdict is not installed (no single quote in it: it is
+/// quoted with them).
+fn missing_hint(settings: &str) -> String {
+    format!(
+        "verdict is not installed here (no verdict on the PATH), so the hooks of this project \
+         cannot verify the work of the agent: install verdict (cargo install --path cli, in the \
+         verdict repository) so that the PATH of the hooks has it, or remove the verdict hooks \
+         from {settings}"
+    )
+}
+
+/// The command an older install wrote into shared settings for `event`: the installing binary by
+/// its absolute path, and verdict's arguments, nothing else. Such a command runs on no other
+/// machine, so a project install replaces it.
+fn is_absolute_install(command: &str, harness: Harness, event: Event) -> bool {
+    let words = shell_words(command);
+    let Some(words) = words.into_iter().collect::<Option<Vec<Word>>>() else {
+        return false;
+    };
+    let Some((program, rest)) = words.split_first() else {
+        return false;
+    };
+    let program = Path::new(&program.text);
+    let expected = command_for(&Program::Absolute(String::new()), harness, event);
+    let expected: Vec<&str> = expected.split_whitespace().collect();
+    program.is_absolute()
+        && program.file_name().and_then(|n| n.to_str()) == Some("verdict")
+        && rest.iter().all(|w| !w.assignment)
+        && rest
+            .iter()
+            .map(|w| w.text.as_str())
+            .eq(expected.iter().copied())
 }
 
 /// This verdict binary, by its absolute path (quoted for the shell when it needs to be).
@@ -202,7 +279,7 @@ fn settings_path(harness: Harness, scope: Scope, dir: Option<&Path>) -> Result<P
 pub(crate) fn install(
     harness: Harness,
     path: &Path,
-    exe: &str,
+    exe: &Program,
     events: &[Event],
 ) -> Result<Vec<Event>> {
     let path = &config_file::follow_links(path)?;
@@ -210,7 +287,8 @@ pub(crate) fn install(
     let mut added = Vec::new();
     for &event in events {
         let command = command_for(exe, harness, event);
-        if add_hook(harness, event, &mut document, &command)
+        let replace_absolute = matches!(exe, Program::OnPath { .. });
+        if add_hook(harness, event, &mut document, &command, replace_absolute)
             .with_context(|| format!("in {}", path.display()))?
         {
             added.push(event);
@@ -236,7 +314,8 @@ fn runs_verdict(command: &str, harness: Harness, event: Event) -> bool {
                 .iter()
                 .flatten()
                 .skip_while(|word| word.assignment)
-                .map(|word| word.text.as_str());
+                .map(|word| word.text.as_str())
+                .skip_while(|word| *word == "exec");
             let program = words.next().map(Path::new);
             if program.and_then(Path::file_name).and_then(|n| n.to_str()) != Some("verdict")
                 || words.next() != Some("hook")
@@ -358,12 +437,15 @@ fn shell_words(line: &str) -> Vec<Option<Word>> {
 }
 
 /// Adds verdict's hook of `event` running `command` to a settings document; `false` when a hook
-/// running verdict's of that event for `harness` is already there.
+/// running verdict's of that event for `harness` is already there. With `replace_absolute`, a
+/// command an older install wrote with its absolute path ([`is_absolute_install`]) is replaced by
+/// `command` in place (and `true` returned).
 fn add_hook(
     harness: Harness,
     event_kind: Event,
     document: &mut Json,
     command: &str,
+    replace_absolute: bool,
 ) -> Result<bool> {
     let Json::Object(root) = document else {
         bail!("the settings are not a JSON object");
@@ -448,6 +530,23 @@ fn add_hook(
         }
         found
     };
+    if replace_absolute {
+        let mut replaced = false;
+        for item in list.iter_mut() {
+            let Json::Object(item) = item else { continue };
+            replaced |= replace_command(item, harness, event_kind, command);
+            if let Some(Json::Array(inner)) = json::get_mut(item, "hooks") {
+                for handler in inner {
+                    if let Json::Object(handler) = handler {
+                        replaced |= replace_command(handler, harness, event_kind, command);
+                    }
+                }
+            }
+        }
+        if replaced {
+            return Ok(true);
+        }
+    }
     if list
         .iter()
         .flat_map(commands)
@@ -457,6 +556,23 @@ fn add_hook(
     }
     list.push(entry);
     Ok(true)
+}
+
+/// Sets the `command` of a hook object to `command` when it is one an older install wrote with
+/// its absolute path; whether it did.
+fn replace_command(
+    object: &mut [(String, Json)],
+    harness: Harness,
+    event: Event,
+    command: &str,
+) -> bool {
+    match json::get_mut(object, "command") {
+        Some(Json::String(old)) if is_absolute_install(old, harness, event) => {
+            *old = command.to_owned();
+            true
+        }
+        _ => false,
+    }
 }
 
 #[cfg(test)]
@@ -494,6 +610,38 @@ mod tests {
     }
 
     #[test]
+    fn a_shared_command_runs_verdict_from_the_path_and_is_recognised() {
+        let shared = Program::OnPath {
+            settings: ".claude/settings.json",
+        };
+        for event in [Event::Stop, Event::SessionStart, Event::PostEdit] {
+            let command = command_for(&shared, Harness::Claude, event);
+            assert!(!command.contains("/verdict"), "{command}");
+            assert!(runs_verdict(&command, Harness::Claude, event), "{command}");
+            assert!(!is_absolute_install(&command, Harness::Claude, event));
+            let old = command_for(
+                &Program::Absolute("/opt/bin/verdict".into()),
+                Harness::Claude,
+                event,
+            );
+            assert!(is_absolute_install(&old, Harness::Claude, event), "{old}");
+        }
+        assert!(!missing_hint(".claude/settings.json").contains('\''));
+        let stop = command_for(&shared, Harness::Claude, Event::Stop);
+        assert!(!runs_verdict(&stop, Harness::Claude, Event::SessionStart));
+        assert!(!is_absolute_install(
+            "/opt/bin/verdict hook claude --deadline 40",
+            Harness::Claude,
+            Event::Stop
+        ));
+        assert!(!is_absolute_install(
+            "verdict hook claude",
+            Harness::Claude,
+            Event::Stop
+        ));
+    }
+
+    #[test]
     fn command_lines_split_like_sh_splits_them() {
         let words = |line: &str| -> Vec<Option<(String, bool)>> {
             shell_words(line)
@@ -528,13 +676,13 @@ mod tests {
     fn settings_of_the_wrong_shape_are_not_touched() {
         let command = "verdict hook claude";
         let mut doc = parse(r#"{"hooks": []}"#);
-        assert!(add_hook(Harness::Claude, Event::Stop, &mut doc, command).is_err());
+        assert!(add_hook(Harness::Claude, Event::Stop, &mut doc, command, true).is_err());
         let mut doc = parse(r#"{"hooks": {"stop": {}}}"#);
-        assert!(add_hook(Harness::Cursor, Event::Stop, &mut doc, command).is_err());
+        assert!(add_hook(Harness::Cursor, Event::Stop, &mut doc, command, true).is_err());
         let mut doc = parse("[1]");
-        assert!(add_hook(Harness::Codex, Event::Stop, &mut doc, command).is_err());
+        assert!(add_hook(Harness::Codex, Event::Stop, &mut doc, command, true).is_err());
         let mut doc = parse(r#"{"hooks": {"AfterAgent": 3}}"#);
-        assert!(add_hook(Harness::Gemini, Event::Stop, &mut doc, command).is_err());
+        assert!(add_hook(Harness::Gemini, Event::Stop, &mut doc, command, true).is_err());
     }
 
     #[test]

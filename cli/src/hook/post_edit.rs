@@ -141,11 +141,7 @@ fn parse_input(harness: Harness, text: &str) -> Result<EditInput> {
             names.join(" and ")
         );
     }
-    let cwd = object
-        .get("cwd")
-        .and_then(Value::as_str)
-        .filter(|c| !c.is_empty())
-        .map(PathBuf::from);
+    let cwd = super::cwd_of(harness, object)?;
     let input = object.get("tool_input").and_then(Value::as_object);
     let field = |key: &str| input.and_then(|i| i.get(key)).and_then(Value::as_str);
     let mut files: Vec<PathBuf> = ["file_path", "path"]

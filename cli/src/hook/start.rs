@@ -170,9 +170,9 @@ fn spawn_verification(harness: Harness, root: &Path, tree: &str, wait: Duration)
     }
 }
 
-/// `.verdict/hook/`, where the start verifications keep their log and lock.
+/// verdict's `hook/` directory, where the start verifications keep their log and lock.
 fn hook_dir(root: &Path) -> std::path::PathBuf {
-    verdict_core::paths::dir(root).join("hook")
+    verdict_core::paths::hook_dir(root)
 }
 
 /// The background verification of a session's start tree (`--verify-start TREE`): says on

@@ -1,7 +1,9 @@
 //! `verdict mcp install <client>`: writes verdict's server entry into an MCP client's config, in
-//! the client's own format, keeping every other key of the file. The entry starts the verdict
-//! binary that runs the install, by its absolute path, as `verdict mcp`; an entry already equal
-//! leaves the file byte for byte as it was. docs/mcp.md shows what each client gets.
+//! the client's own format, keeping every other key of the file. The entry starts `verdict mcp`:
+//! in a project's config, shared with the team through git, `verdict` from the `PATH` (an
+//! absolute path of this machine would start nothing on a teammate's); in the user's config, the
+//! binary that runs the install, by its absolute path. An entry already equal leaves the file
+//! byte for byte as it was. docs/mcp.md shows what each client gets.
 
 use std::path::{Path, PathBuf};
 
@@ -57,10 +59,14 @@ enum Scope {
 /// Runs the command.
 pub(crate) fn run(args: &Args) -> Result<ExitCode> {
     let path = config_path(args.client, args.scope, args.dir.as_deref())?;
-    let binary = std::env::current_exe()
-        .context("failed to find the verdict binary's own path")?
-        .to_string_lossy()
-        .into_owned();
+    let binary = match args.scope {
+        // A client starts a server's command without a shell, looking it up in its `PATH`.
+        Scope::Project => "verdict".to_owned(),
+        Scope::User => std::env::current_exe()
+            .context("failed to find the verdict binary's own path")?
+            .to_string_lossy()
+            .into_owned(),
+    };
     let changed = match args.client {
         Client::Codex => install_toml(&path, &binary)?,
         Client::Claude | Client::Cursor | Client::Gemini => {

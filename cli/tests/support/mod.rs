@@ -1,5 +1,9 @@
 //! Helpers of the CLI tests: running the real `verdict` binary, the captured logs it is run on,
 //! input generated on the fly, the peak memory of a run, and projects to run it on.
+//!
+//! The tests run verdict with `VERDICT_STATE_DIR=.verdict`, which keeps its files in the
+//! project's tree, where they read its logs, state and cache, and nothing is left in the user's
+//! cache directory by projects outside a repository. `state_dir.rs` tests the default place.
 
 pub(crate) mod project;
 pub(crate) mod rusage;
@@ -37,6 +41,7 @@ impl Run {
 /// its documented exit codes, without a panic.
 pub(crate) fn verdict(args: &[&str], stdin: impl Into<Vec<u8>>) -> Run {
     let output = assert_cmd::cargo::cargo_bin_cmd!("verdict")
+        .env("VERDICT_STATE_DIR", ".verdict")
         .args(args)
         .write_stdin(stdin)
         .timeout(Duration::from_secs(120))

@@ -188,6 +188,7 @@ impl Project {
     fn verdict_at(&self, cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> Out {
         let mut command = assert_cmd::cargo::cargo_bin_cmd!("verdict");
         command
+            .env("VERDICT_STATE_DIR", ".verdict")
             .args(args)
             .current_dir(cwd)
             .env("PATH", path_with_node())

@@ -107,6 +107,7 @@ fn launch(args: &[&str], unit: fn() -> Vec<u8>, len: u64) -> ! {
     let inherited_kib = own_peak_rss_kib();
     let start = Instant::now();
     let mut child = Command::new(assert_cmd::cargo::cargo_bin!("verdict"))
+        .env("VERDICT_STATE_DIR", ".verdict")
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

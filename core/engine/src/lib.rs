@@ -13,6 +13,9 @@
 //!   passed, and the last report of each verifier for `--failed-first`.
 //! - [`digest`]: Reports → the short, token-budgeted, redacted text a coding agent receives.
 //! - [`render`]: a run → text in each output format (human, JSON, SARIF, GitHub, JUnit, Markdown).
+//! - [`paths`]: where verdict keeps its own files for a workspace (out of its tree: the work
+//!   tree's git directory, else the user's cache directory), and [`worktree`], which reads a
+//!   work tree's git directories from its `.git` without spawning git.
 //! - [`state`]: the retry loop's durable state (runs, attempts, verifications, transitions) in an
 //!   embedded SQLite database, with the one state machine every run follows.
 //!
@@ -32,6 +35,7 @@ pub mod process;
 pub mod render;
 pub mod snapshot;
 pub mod state;
+pub mod worktree;
 
 pub use verdict_model::{
     Counts, Diagnostic, Evidence, Fingerprint, Kind, LineParser, Outcome, Report, Severity, Status,

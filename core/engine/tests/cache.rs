@@ -89,7 +89,7 @@ impl Project {
     }
 
     fn key_with_stats(&self) -> (Key, KeyStats) {
-        let stat_dir = self.path(".verdict/cache/files");
+        let stat_dir = verdict_core::paths::cache(self.root()).join("files");
         Cache::key_with_stats(
             &self.workspace,
             &self.inputs,
@@ -453,7 +453,7 @@ fn a_damaged_stat_cache_is_ignored() {
     let project = Project::new();
     project.age_all();
     let key = project.key();
-    let stat_dir = project.path(".verdict/cache/files");
+    let stat_dir = verdict_core::paths::cache(project.root()).join("files");
     let mut damaged = 0;
     for entry in fs::read_dir(&stat_dir).expect("stat dir") {
         let path = entry.expect("entry").path();
@@ -666,7 +666,11 @@ fn the_pipeline_key_uses_the_workspace_stat_cache() {
         &project.salt,
     )
     .expect("key");
-    assert!(project.path(".verdict/cache/files").is_dir());
+    assert!(
+        verdict_core::paths::cache(project.root())
+            .join("files")
+            .is_dir()
+    );
     let (again, stats) = project.key_with_stats();
     assert_eq!(again, key);
     assert_eq!((stats.hashed, stats.from_stat_cache), (0, 4));

@@ -252,7 +252,7 @@ fn a_resumed_run_writes_the_prompts_the_uninterrupted_run_wrote() {
     let renumbered = uninterrupted[2].replace("This is attempt 3 of 4.", "This is attempt 4 of 5.");
     assert_eq!(after, vec![renumbered]);
 
-    let db = StateDb::open(&cut.path().join(".verdict/state.db")).expect("open");
+    let db = StateDb::open(&verdict_core::paths::state_db(cut.path())).expect("open");
     let history = db.history(second.run).expect("history");
     let numbers: Vec<(u32, bool)> = history
         .attempts
@@ -429,7 +429,7 @@ fn after_an_interrupted_attempt_the_prompt_the_events_and_the_history_number_att
     });
     assert_eq!(finished, Some(Some(2)));
 
-    let db = StateDb::open(&dir.path().join(".verdict/state.db")).expect("open");
+    let db = StateDb::open(&verdict_core::paths::state_db(dir.path())).expect("open");
     assert_eq!(db.attempt_counts(second.run).expect("counts"), (2, 1));
     let stats = db.stats().expect("stats");
     assert_eq!((stats.attempts, stats.interrupted), (2, 1));
@@ -447,7 +447,7 @@ const BEFORE_TYPED_EVENTS: &str = "tests/data/loop-state-before-typed-events.db"
 #[test]
 fn a_state_database_written_before_typed_events_resumes() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let db_path = dir.path().join(".verdict/state.db");
+    let db_path = verdict_core::paths::state_db(dir.path());
     std::fs::create_dir_all(db_path.parent().expect("a parent")).expect("mkdir");
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join(BEFORE_TYPED_EVENTS);
     std::fs::copy(&data, &db_path).expect("copy the database");

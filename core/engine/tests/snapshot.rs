@@ -579,7 +579,7 @@ fn a_pinned_tree_survives_gc_and_an_unpinned_one_does_not() {
         .expect("set its modification time");
     let _current = snapshots.take().expect("take");
 
-    let git_dir = root.join(".verdict/snapshots.git");
+    let git_dir = verdict_core::paths::snapshots(&root.canonicalize().expect("root"), "git");
     let git_dir = git_dir.to_str().expect("utf-8 temp path");
     user_git(root, &["--git-dir", git_dir, "gc", "-q", "--prune=now"]);
     assert!(
@@ -609,7 +609,7 @@ fn locks_left_by_a_killed_process_are_taken_over() {
     let mut child = Command::new("true").spawn().expect("spawn true");
     let dead = child.id();
     child.wait().expect("wait");
-    let state = dir.path().join(".verdict");
+    let state = verdict_core::paths::dir(&dir.path().canonicalize().expect("root"));
     fs::write(state.join("snapshots.lock"), format!("{dead} 1\n")).expect("write");
     fs::write(state.join("snapshots.index.lock"), "").expect("write");
     put(dir.path(), "a.txt", "b\n");
@@ -625,7 +625,7 @@ fn a_live_lock_is_waited_for() {
     put(dir.path(), "a.txt", "a\n");
     let snapshots = open(dir.path());
     // This very process holds it, as another verdict would, for a moment.
-    let lock = dir.path().join(".verdict/snapshots.lock");
+    let lock = verdict_core::paths::snapshots(&dir.path().canonicalize().expect("root"), "lock");
     fs::write(&lock, format!("{} 0\n", std::process::id())).expect("write");
     let release = {
         let lock = lock.clone();

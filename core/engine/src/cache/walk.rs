@@ -48,6 +48,7 @@ pub(super) fn walk(
     let small = !table.entries.is_empty() && table.entries.len() < SMALL_TREE;
     let pruner = build_pruner(root, globs);
     let pruner_root = root.to_path_buf();
+    let state_names = paths::in_tree_names();
     let mut builder = WalkBuilder::new(root);
     builder
         .threads(if small { 1 } else { 0 })
@@ -61,7 +62,7 @@ pub(super) fn walk(
                 return true;
             }
             let name = entry.file_name();
-            if name == ".git" || name == paths::DIR {
+            if name == ".git" || state_names.iter().any(|n| n == name) {
                 return false;
             }
             if entry.file_type().is_some_and(|t| t.is_dir())

@@ -21,7 +21,7 @@ use crate::agent::AgentPool;
 use crate::agent_loop::classify::FailureSet;
 use crate::model::overall;
 use crate::snapshot::Snapshots;
-use crate::state::{DEFAULT_PATH, NewRun, NewVerification, RunId, RunState, StateDb, task_hash};
+use crate::state::{NewRun, NewVerification, RunId, RunState, StateDb, task_hash};
 
 /// Runs the loop for `spec` to its end (or to an interruption). See the module docs.
 pub async fn run(spec: LoopSpec, parts: LoopParts) -> Result<LoopEnd, LoopError> {
@@ -81,7 +81,7 @@ pub async fn run_with_settings(
 
 /// The state database of the workspace at `root`, with the sink, behind one lock.
 fn open_recorder(root: &Path, sink: EventSink) -> Result<Shared, LoopError> {
-    let path = root.join(DEFAULT_PATH);
+    let path = crate::paths::state_db(root);
     let db = StateDb::open(&path).map_err(|source| LoopError::StateFile {
         path: path.clone(),
         source,

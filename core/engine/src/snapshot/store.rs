@@ -1,5 +1,5 @@
-//! The store: a private bare repository under `.verdict/`, its own index, and the git commands
-//! run on it with nothing of the caller's git environment.
+//! The store: a private bare repository in verdict's directory ([`paths::dir`]), its own index,
+//! and the git commands run on it with nothing of the caller's git environment.
 
 use std::ffi::OsString;
 use std::fs;
@@ -114,7 +114,13 @@ impl Snapshots {
         // Written every time, so that a newer verdict's lists replace an older one's.
         let info = self.git_dir.join("info");
         create_dir_all(&info)?;
-        write(&info.join("exclude"), EXCLUDES)?;
+        // verdict's own directory, when `VERDICT_STATE_DIR` puts it in the tree under another
+        // name than `.verdict/`.
+        let mut excludes = EXCLUDES.to_owned();
+        for name in paths::in_tree_names().iter().skip(1) {
+            excludes.push_str(&format!("{}/\n", name.to_string_lossy()));
+        }
+        write(&info.join("exclude"), &excludes)?;
         write(&info.join("attributes"), ATTRIBUTES)?;
         // An index written by an older verdict may hold nested repositories as submodule
         // commits, which `add -A` would keep as they are; it is rebuilt instead (a cache only).

@@ -60,9 +60,6 @@ pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 /// The schema version this build reads and writes (SQLite's `user_version`).
 pub const SCHEMA_VERSION: i64 = schema::VERSION;
 
-/// The conventional place of the database, relative to the workspace root.
-pub const DEFAULT_PATH: &str = ".verdict/state.db";
-
 /// What went wrong with the state database.
 #[derive(Debug, thiserror::Error)]
 pub enum StateError {
