@@ -8,6 +8,7 @@ use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+use super::dependencies::dependency_files;
 use super::environment;
 use super::normalize::Normalizer;
 use super::stat::{RACY_WINDOW, StatTable, table_name};
@@ -159,13 +160,19 @@ pub(super) fn compute_key(
 
     // The verifier's tool files, then the program and its interpreter: the tool's version where
     // no tool file names it (a `node`, a `python`, a script's `#!` line).
+    // Then what is installed for the project (see `dependencies`).
     let programs = program_files(spec);
+    let dependencies = dependency_files(root);
     let tool_files = inputs
         .tool_files
         .iter()
         .map(|file| (b't', file.as_path()))
-        .chain(programs.iter().map(|file| (b'q', file.as_path())));
-    hasher.count(b'T', inputs.tool_files.len() + programs.len());
+        .chain(programs.iter().map(|file| (b'q', file.as_path())))
+        .chain(dependencies.iter().map(|file| (b'd', file.as_path())));
+    hasher.count(
+        b'T',
+        inputs.tool_files.len() + programs.len() + dependencies.len(),
+    );
     for (tag, tool_file) in tool_files {
         let path = root.join(tool_file);
         let mut table_key = b"\0tool\0".to_vec();

@@ -33,6 +33,7 @@
 //! old modification time back (`touch -d`, `cp -p` into an existing file).
 
 mod decision;
+mod dependencies;
 mod environment;
 mod key;
 mod normalize;
