@@ -83,6 +83,11 @@ impl Ignores {
     /// Whether the project ignores `path` (a directory when `is_dir`). The nearest folder whose
     /// rules decide wins, as in git; a negation (`!keep/`) un-ignores.
     pub(super) fn ignores(&self, path: &Path, is_dir: bool) -> bool {
+        // A tool cache that ignores itself: pytest, mypy and ruff write a `.gitignore` of `*`
+        // into their caches.
+        if is_dir && ignores_itself(path) {
+            return true;
+        }
         for folder in path.ancestors().skip(1) {
             if let Some(matcher) = self.folder(folder)
                 && let Ok(relative) = path.strip_prefix(folder)
@@ -130,4 +135,10 @@ impl Ignores {
             })
             .clone()
     }
+}
+
+/// Whether the directory's own `.gitignore` ignores everything in it (a line `*`).
+fn ignores_itself(dir: &Path) -> bool {
+    std::fs::read_to_string(dir.join(".gitignore"))
+        .is_ok_and(|text| text.lines().any(|line| line.trim() == "*"))
 }
