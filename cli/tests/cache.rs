@@ -53,16 +53,15 @@ fn a_pass_that_raced_an_edit_is_never_replayed() {
     project.write("src/a.txt", "ok\n");
     let raced = racing.wait_with_output().expect("verdict ends");
     assert_eq!(raced.status.code(), Some(0), "the tool read `ok`");
+    project.write("src/a.txt", "bad\n");
+    let after = project.verdict_env(&["run", "--format", "json"], &[("DELAY", "1")]);
+    assert_eq!(after.code, 1, "{}", after.all());
+    assert_eq!(status(&after), "ran");
     let stderr = String::from_utf8_lossy(&raced.stderr);
     assert!(
         stderr.contains("okcheck: not from the cache: no pass stored; pass not stored: its inputs changed while it ran"),
         "{stderr}"
     );
-
-    project.write("src/a.txt", "bad\n");
-    let after = project.verdict_env(&["run", "--format", "json"], &[("DELAY", "1")]);
-    assert_eq!(after.code, 1, "{}", after.all());
-    assert_eq!(status(&after), "ran");
 }
 
 /// A failing run removes the stored pass whatever its key, `--no-cache` included: here a
@@ -90,6 +89,9 @@ fn a_failing_no_cache_run_removes_the_stored_pass() {
 
     let no_cache = project.verdict(&["run", "--no-cache", "-v"]);
     assert_eq!(no_cache.code, 1, "{}", no_cache.all());
+    let next = project.verdict(&["run", "--format", "json"]);
+    assert_eq!(next.code, 1, "{}", next.all());
+    assert_eq!(status(&next), "ran");
     assert!(
         no_cache.stderr.contains(
             "okcheck: not from the cache: --no-cache; did not pass: its stored pass removed"
@@ -97,9 +99,6 @@ fn a_failing_no_cache_run_removes_the_stored_pass() {
         "{}",
         no_cache.all()
     );
-    let next = project.verdict(&["run", "--format", "json"]);
-    assert_eq!(next.code, 1, "{}", next.all());
-    assert_eq!(status(&next), "ran");
 }
 
 /// A small cargo package with something clippy warns about.
