@@ -36,7 +36,7 @@ fn a_pass_that_raced_an_edit_is_never_replayed() {
     project.write("verdict.toml", CHECKER);
     project.write("src/a.txt", "bad\n");
     // The environment of `Project::verdict`, so that only the race can tell the runs apart.
-    let mut racing = Command::new(env!("CARGO_BIN_EXE_verdict"))
+    let racing = Command::new(env!("CARGO_BIN_EXE_verdict"))
         .args(["run", "-v"])
         .current_dir(project.root())
         .env("PATH", path_with_node())

@@ -433,7 +433,7 @@ async fn verify(
                     verifier: name,
                     kind: verifier.kind(),
                     status: Status::Cached,
-                    report,
+                    report: *report,
                     command: Some(argv(&spec)),
                     log: None,
                     duration: started.elapsed(),

@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
@@ -60,7 +60,8 @@ pub(super) struct Ignores {
     folders: Mutex<HashMap<PathBuf, Option<Arc<Gitignore>>>>,
     /// `.git/info/exclude` of the repository holding the walk's root, with its root.
     exclude: Option<Gitignore>,
-    global: Gitignore,
+    /// Git's global excludes file, read the first time it is needed.
+    global: OnceLock<Gitignore>,
 }
 
 impl Ignores {
@@ -76,7 +77,7 @@ impl Ignores {
         Ignores {
             folders: Mutex::new(HashMap::new()),
             exclude,
-            global: Gitignore::global().0,
+            global: OnceLock::new(),
         }
     }
 
@@ -113,7 +114,8 @@ impl Ignores {
         }
         // The global excludes file has no root of its own: its patterns are matched by name.
         if let Some(name) = path.file_name() {
-            return self.global.matched(Path::new(name), is_dir).is_ignore();
+            let global = self.global.get_or_init(|| Gitignore::global().0);
+            return global.matched(Path::new(name), is_dir).is_ignore();
         }
         false
     }

@@ -30,7 +30,7 @@ pub struct Cache {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Found {
     /// A pass stored with exactly this key.
-    Pass(Report),
+    Pass(Box<Report>),
     /// A pass stored with another key: something it depends on changed since.
     OtherKey,
     /// No pass stored (never passed, its last run did not pass, or the entry is unreadable).
@@ -135,7 +135,7 @@ impl Cache {
     /// unreadable or stored with another key is a miss.
     pub fn lookup(&self, verifier: &str, key: &Key) -> Option<Report> {
         match self.find(verifier, key) {
-            Found::Pass(report) => Some(report),
+            Found::Pass(report) => Some(*report),
             Found::OtherKey | Found::Nothing => None,
         }
     }
@@ -156,7 +156,7 @@ impl Cache {
             return Found::Nothing;
         }
         if entry.key == key.to_string() {
-            Found::Pass(entry.report)
+            Found::Pass(Box::new(entry.report))
         } else {
             Found::OtherKey
         }
