@@ -88,6 +88,8 @@ impl Progress {
                     bar.finish_with_message(what);
                 }
             }
+            // `-v` tells it after the run.
+            Event::Cache { .. } => {}
         }
     }
 

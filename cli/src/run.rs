@@ -5,6 +5,7 @@
 //! could not verify (tool missing, its config invalid, it crashed, timed out, ran no test) or
 //! verdict's own configuration or command line is wrong.
 
+use std::collections::BTreeMap;
 use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -389,10 +390,17 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
     }
     let progress = Progress::new(&prepared.names(), global::live_view());
     let runtime = verify::runtime()?;
+    // What the cache did for each verifier, for `-v`.
+    let mut cache_decisions: BTreeMap<String, String> = BTreeMap::new();
     let verifications = runtime.block_on(async {
         let runner = ProcessRunner::new();
         verify::forward_signals(&runner, prepared.plan.interrupted());
-        let mut on_event = |event: Event<'_>| progress.event(&event);
+        let mut on_event = |event: Event<'_>| {
+            if let Event::Cache { verifier, decision } = &event {
+                cache_decisions.insert((*verifier).to_owned(), decision.to_string());
+            }
+            progress.event(&event);
+        };
         prepared
             .pipeline(&runner, &mut on_event, Cut::never())
             .await
@@ -411,6 +419,9 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
     if verbosity == Verbosity::Verbose {
         for verification in &verifications {
             eprintln!("verdict: {}", verbose_line(verification));
+            if let Some(decision) = cache_decisions.get(&verification.verifier) {
+                eprintln!("verdict: {}: {decision}", verification.verifier);
+            }
         }
     }
     let input = RenderInput {

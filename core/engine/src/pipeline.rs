@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 
 use tokio::task::JoinSet;
 
-use crate::cache::{Cache, Key};
+use crate::cache::{Cache, Decision, Fingerprint, Found, Lookup, Stored};
 use crate::model::{Evidence, Kind, Outcome, Report, Status, Verification};
 use crate::verifier::{
     Captured, CommandSpec, Exit, Runner, Shard, Sharding, Verifier, VerifierError, Workspace,
@@ -95,6 +95,13 @@ pub enum Event<'a> {
     Started {
         /// The verifier.
         verifier: &'a str,
+    },
+    /// What the cache did for a verifier that reached it (told just before it finishes).
+    Cache {
+        /// The verifier.
+        verifier: &'a str,
+        /// Whether it was served from the cache, why not, and what its run stored.
+        decision: &'a Decision,
     },
     /// A verifier finished (ran, came from the cache, was skipped or cancelled).
     Finished {
@@ -199,7 +206,7 @@ pub async fn run(
         started: BTreeSet::new(),
         stop_starting: false,
     };
-    let mut running: JoinSet<(usize, Verification)> = JoinSet::new();
+    let mut running: JoinSet<(usize, Verification, Option<Decision>)> = JoinSet::new();
     let mut tasks: std::collections::HashMap<tokio::task::Id, usize> = Default::default();
     loop {
         schedule.settle(interrupted(options), on_event);
@@ -220,8 +227,9 @@ pub async fn run(
             let runner = Arc::clone(&runner);
             let options = options.clone();
             let task = running.spawn(async move {
-                let verification = verify(&entry, &workspace, runner.as_ref(), &options).await;
-                (index, verification)
+                let (verification, decision) =
+                    verify(&entry, &workspace, runner.as_ref(), &options).await;
+                (index, verification, decision)
             });
             tasks.insert(task.id(), index);
         }
@@ -229,9 +237,15 @@ pub async fn run(
             break;
         };
         match joined {
-            Ok((_, (index, verification))) => {
+            Ok((_, (index, verification, decision))) => {
                 if options.fail_fast && !shard::satisfies_needs(&verification) {
                     schedule.stop_starting = true;
+                }
+                if let Some(decision) = &decision {
+                    on_event(Event::Cache {
+                        verifier: entries[index].name(),
+                        decision,
+                    });
                 }
                 schedule.finish(index, verification, on_event);
             }
@@ -374,54 +388,75 @@ fn not_run(entry: &Entry, status: Status, reason: String) -> Verification {
     }
 }
 
-/// Runs one entry: the cache, the failed-first re-run, the full run.
+/// Runs one entry: the cache, the failed-first re-run, the full run. Also what the cache did,
+/// for an entry that got as far as its command.
 async fn verify(
     entry: &Entry,
     workspace: &Workspace,
     runner: &dyn Runner,
     options: &Options,
-) -> Verification {
+) -> (Verification, Option<Decision>) {
     let name = entry.name().to_owned();
     let verifier = Arc::clone(&entry.verifier);
     let started = Instant::now();
     let sharding = verifier.sharding(workspace);
     let shard_notes = match shard::place(entry, workspace, sharding) {
         shard::Place::Here(notes) => notes,
-        shard::Place::Elsewhere(reason) => return not_run(entry, Status::NotInShard, reason),
+        shard::Place::Elsewhere(reason) => {
+            return (not_run(entry, Status::NotInShard, reason), None);
+        }
     };
     let mut spec = match verifier.command(workspace) {
         Ok(spec) => spec,
         Err(error @ VerifierError::EmptyShard { .. }) => {
-            return not_run(entry, Status::NotInShard, format!("not run: {error}"));
+            let reason = format!("not run: {error}");
+            return (not_run(entry, Status::NotInShard, reason), None);
         }
         Err(error) => {
             let mut verification = not_run(entry, Status::Ran, error.to_string());
             verification.duration = started.elapsed();
-            return verification;
+            // A verifier that cannot even describe its command has not passed.
+            forget(options, &name);
+            return (verification, None);
         }
     };
     apply_settings(entry, &mut spec);
 
-    let key = cache_key(entry, workspace, &spec, options).await;
-    if !options.run_all
-        && let (Some(cache), Some(key)) = (&options.cache, &key)
-        && let Some(report) = cache.lookup(&name, key)
-    {
-        return Verification {
-            verifier: name,
-            kind: verifier.kind(),
-            status: Status::Cached,
-            report,
-            command: Some(argv(&spec)),
-            log: None,
-            duration: started.elapsed(),
-            // The status says it; every report format shows the status.
-            notes: Vec::new(),
-        };
-    }
+    let before = fingerprint(entry, workspace, &spec, options).await;
+    let lookup = match (&options.cache, &before) {
+        (None, _) => Lookup::NoCache,
+        (_, Err(why)) => why.clone(),
+        (Some(_), Ok(_)) if options.run_all => Lookup::Disabled,
+        (Some(cache), Ok(before)) => match cache.find(&name, &before.key) {
+            Found::Pass(report) => {
+                let verification = Verification {
+                    verifier: name,
+                    kind: verifier.kind(),
+                    status: Status::Cached,
+                    report: *report,
+                    command: Some(argv(&spec)),
+                    log: None,
+                    duration: started.elapsed(),
+                    // The status says it; every report format shows the status.
+                    notes: Vec::new(),
+                };
+                let decision = Decision {
+                    lookup: Lookup::Served,
+                    stored: None,
+                };
+                return (verification, Some(decision));
+            }
+            Found::OtherKey => Lookup::KeyChanged,
+            Found::Nothing => Lookup::NoEntry,
+        },
+    };
 
     let mut notes = match failed_first(entry, workspace, runner, options, started).await {
-        FailedFirst::Decided(verification) => return *verification,
+        FailedFirst::Decided(verification) => {
+            // The failures still fail: nothing passed, and no earlier pass stands.
+            let stored = Some(forget(options, &name));
+            return (*verification, Some(Decision { lookup, stored }));
+        }
         FailedFirst::RunInFull(notes) => notes,
     };
     notes.extend(shard_notes);
@@ -430,7 +465,7 @@ async fn verify(
     let split = workspace.shard.filter(|_| sharding == Sharding::Split);
     let (report, empty_shard) = run_one(entry, &spec, runner, &log, split).await;
     if empty_shard {
-        return Verification {
+        let verification = Verification {
             verifier: name,
             kind: verifier.kind(),
             status: Status::NotInShard,
@@ -440,15 +475,19 @@ async fn verify(
             duration: started.elapsed(),
             notes,
         };
+        let decision = Decision {
+            lookup,
+            stored: Some(Stored::Nothing),
+        };
+        return (verification, Some(decision));
     }
     store_last(options, &name, &report);
-    if report.outcome == Outcome::Passed
-        && let (Some(cache), Some(key)) = (&options.cache, &key)
-        && let Err(error) = cache.store_pass(&name, key, &report)
-    {
-        tracing::warn!("failed to store the result of {name} in the cache: {error}");
-    }
-    Verification {
+    let stored = if report.outcome == Outcome::Passed {
+        store_pass(entry, workspace, &spec, options, &report, before).await
+    } else {
+        forget(options, &name)
+    };
+    let verification = Verification {
         verifier: name,
         kind: verifier.kind(),
         status: Status::Ran,
@@ -457,6 +496,59 @@ async fn verify(
         log: Some(relative(workspace, &log)),
         duration: started.elapsed(),
         notes,
+    };
+    (
+        verification,
+        Some(Decision {
+            lookup,
+            stored: Some(stored),
+        }),
+    )
+}
+
+/// Stores a pass under the key taken before the run, if the inputs are the same after it: a
+/// file edited while the tool ran may have been read in either state, so a pass is only kept
+/// for inputs that stayed as the key names them from before the run to after it.
+async fn store_pass(
+    entry: &Entry,
+    workspace: &Workspace,
+    spec: &CommandSpec,
+    options: &Options,
+    report: &Report,
+    before: Result<Fingerprint, Lookup>,
+) -> Stored {
+    let (Some(cache), Ok(before)) = (&options.cache, before) else {
+        return Stored::Nothing;
+    };
+    let after = fingerprint(entry, workspace, spec, options).await;
+    if !after.is_ok_and(|after| before.unchanged_at(&after)) {
+        return Stored::InputsChanged;
+    }
+    match cache.store_pass(entry.name(), &before.key, report) {
+        Ok(()) => Stored::Stored,
+        Err(error) => {
+            tracing::warn!(
+                "failed to store the result of {} in the cache: {error}",
+                entry.name()
+            );
+            Stored::Failed(error.to_string())
+        }
+    }
+}
+
+/// Removes a verifier's stored pass after a run that did not pass, whatever key it ran with
+/// (`--no-cache` too): no later run may be answered by a pass that this one contradicts.
+fn forget(options: &Options, name: &str) -> Stored {
+    let Some(cache) = &options.cache else {
+        return Stored::Nothing;
+    };
+    match cache.forget(name) {
+        Ok(true) => Stored::Removed,
+        Ok(false) => Stored::NotPassed,
+        Err(error) => {
+            tracing::warn!("failed to remove the cached pass of {name}: {error}");
+            Stored::Failed(error.to_string())
+        }
     }
 }
 
@@ -614,21 +706,34 @@ fn store_last(options: &Options, name: &str, report: &Report) {
     }
 }
 
-async fn cache_key(
+/// The key of an entry's run and what its inputs look like now, or why there is none.
+async fn fingerprint(
     entry: &Entry,
     workspace: &Workspace,
     spec: &CommandSpec,
     options: &Options,
-) -> Option<Key> {
-    options.cache.as_ref()?;
-    let inputs = entry.verifier.inputs(workspace)?;
+) -> Result<Fingerprint, Lookup> {
+    if options.cache.is_none() {
+        return Err(Lookup::NoCache);
+    }
+    let Some(inputs) = entry.verifier.inputs(workspace) else {
+        return Err(Lookup::NotCacheable(
+            "it does not say which files it reads: a declared script, a custom verifier without \
+             `inputs`, or a plugin that names none"
+                .to_owned(),
+        ));
+    };
     let workspace = workspace.clone();
     let spec = spec.clone();
     let salt = format!("{}\n{}", entry.name(), entry.cache_salt);
-    tokio::task::spawn_blocking(move || Cache::key(&workspace, &inputs, &spec, &salt).ok())
-        .await
-        .ok()
-        .flatten()
+    let keyed =
+        tokio::task::spawn_blocking(move || Cache::fingerprint(&workspace, &inputs, &spec, &salt))
+            .await;
+    match keyed {
+        Ok(Ok(fingerprint)) => Ok(fingerprint),
+        Ok(Err(error)) => Err(Lookup::NoKey(error.to_string())),
+        Err(error) => Err(Lookup::NoKey(error.to_string())),
+    }
 }
 
 fn apply_settings(entry: &Entry, spec: &mut CommandSpec) {

@@ -163,10 +163,20 @@ fn an_edit_to_a_tracked_input_misses() {
     });
 }
 
+/// A file the project ignores is an input like any other (a gitignored fixture, a generated file
+/// the tests read), but for what lies in an ignored dependency, build or tool-cache directory.
 #[test]
-fn an_edit_to_an_ignored_or_untracked_file_hits() {
-    // Ignored by .gitignore, though matched by a glob.
-    check(false, |p| p.write("dist/index.ts", "export {};\n"));
+fn an_edit_to_an_ignored_file_misses_outside_dependency_directories() {
+    // Ignored by .gitignore and matched by a glob: `dist/` is not a dependency directory.
+    check(true, |p| p.write("dist/index.ts", "export {};\n"));
+    check(true, |p| {
+        p.write(".gitignore", "dist/\nnode_modules/\nfixtures/\n");
+        p.write("fixtures/data.ts", "export const x = 1;\n");
+    });
+}
+
+#[test]
+fn an_edit_in_an_ignored_dependency_directory_or_outside_the_globs_hits() {
     // Outside every glob.
     check(false, |p| p.write("README.md", "# changed\n"));
     // Under node_modules (ignored), except the tool file itself.
@@ -176,6 +186,13 @@ fn an_edit_to_an_ignored_or_untracked_file_hits() {
             "declare const x: 1;\n",
         )
     });
+    // Every directory of the list, ignored, at any depth.
+    for dir in verdict_core::cache::SKIPPED_WHEN_IGNORED {
+        check(false, |p| {
+            p.write(".gitignore", &format!("{dir}\n"));
+            p.write(&format!("pkg/{dir}/x.ts"), "x\n");
+        });
+    }
     // verdict's own directory and git's are never inputs.
     check(false, |p| p.write(".verdict/runs/run-1/tsc.ts", "x\n"));
     check(false, |p| {
@@ -184,12 +201,84 @@ fn an_edit_to_an_ignored_or_untracked_file_hits() {
     check(false, |p| p.write(".git/info/x.ts", "x\n"));
 }
 
+/// A dependency directory the project does not ignore (a committed `node_modules`, a `target/`
+/// that holds sources) counts as any other, and so does one the project un-ignores.
+#[test]
+fn a_dependency_directory_the_project_does_not_ignore_counts() {
+    check(true, |p| p.write("target/gen.ts", "export {};\n"));
+    check(true, |p| {
+        p.write(".gitignore", "coverage/\n");
+        p.write("src/.gitignore", "!coverage/\n");
+        p.write("src/coverage/x.ts", "export {};\n");
+    });
+}
+
 #[test]
 fn git_info_exclude_is_honoured() {
+    // An excluded dependency directory is left out…
     check(false, |p| {
+        p.write(".git/info/exclude", "target/\n");
+        p.write("target/api.ts", "export {};\n");
+    });
+    // …and any other excluded file counts.
+    check(true, |p| {
         p.write(".git/info/exclude", "generated/\n");
         p.write("generated/api.ts", "export {};\n");
     });
+}
+
+/// The program the command runs, and the interpreter its `#!` line names, are the tool's version
+/// where no tool file says it: a new one misses.
+#[test]
+fn a_changed_program_or_interpreter_misses() {
+    let mut project = Project::new();
+    project.write("bin/interp", "#!/bin/sh\necho one\n");
+    project.write("bin/tool", "#!/usr/bin/env -S interp --flag\nrun\n");
+    for file in ["bin/interp", "bin/tool"] {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(project.path(file), fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+    project.spec.program = PathBuf::from("tool");
+    let path = project.path("bin").display().to_string();
+    project.spec.env.insert("PATH".to_owned(), path);
+    let before = project.key();
+    project.write("bin/interp", "#!/bin/sh\necho two\n");
+    let interpreter = project.key();
+    assert_ne!(interpreter, before, "a new interpreter misses");
+    project.write("bin/tool", "#!/usr/bin/env -S interp --flag\nrun again\n");
+    assert_ne!(project.key(), interpreter, "a new program misses");
+}
+
+/// A file rewritten while a verifier runs changes the fingerprint, even when it ends with the
+/// content it had: the tool may have read it in between.
+#[test]
+fn a_rewrite_changes_the_fingerprint_but_not_the_key() {
+    let project = Project::new();
+    project.age_all();
+    let fingerprint = || {
+        Cache::fingerprint(
+            &project.workspace,
+            &project.inputs,
+            &project.spec,
+            &project.salt,
+        )
+        .expect("fingerprint")
+    };
+    let before = fingerprint();
+    assert!(before.unchanged_at(&fingerprint()), "nothing was written");
+    let text = fs::read_to_string(project.path("src/index.ts")).expect("reads");
+    project.write("src/index.ts", "export const answer: number = 43;\n");
+    project.write("src/index.ts", &text);
+    let after = fingerprint();
+    assert_eq!(after.key, before.key, "the same content has the same key");
+    assert!(!before.unchanged_at(&after), "the rewrite is seen");
+    // A tool file too.
+    let before = fingerprint();
+    project.write(
+        "node_modules/typescript/package.json",
+        "{ \"version\": \"5.9.3\" }\n",
+    );
+    assert!(!before.unchanged_at(&fingerprint()));
 }
 
 #[test]

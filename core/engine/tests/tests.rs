@@ -5,6 +5,7 @@ mod support;
 mod agent;
 mod agent_loop_parts;
 mod cache;
+mod cache_runs;
 mod digest_groups;
 mod digests;
 mod driver;

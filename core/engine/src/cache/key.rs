@@ -1,12 +1,15 @@
 //! The key: everything a verifier's result depends on, hashed as tagged, length-prefixed
 //! fields.
 
+use std::ffi::OsString;
 use std::fmt;
 use std::fs;
-use std::io;
-use std::path::Path;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+use super::dependencies::dependency_files;
+use super::environment;
 use super::normalize::Normalizer;
 use super::stat::{RACY_WINDOW, StatTable, table_name};
 use super::store::FORMAT;
@@ -36,6 +39,27 @@ impl fmt::Display for Key {
 impl fmt::Debug for Key {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Key({self})")
+    }
+}
+
+/// A key, and what its inputs looked like on disk when it was taken.
+///
+/// Two fingerprints taken before and after a run are equal only when no input was written in
+/// between: the `lstat` of every file (size, modification and change times, inode) is part of
+/// it, so a file edited during the run and then restored to the content it had still differs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fingerprint {
+    /// The key: the content of the inputs, the environment, the tools and the command.
+    pub key: Key,
+    /// The hash of every input's path and `lstat`.
+    seen: [u8; 32],
+}
+
+impl Fingerprint {
+    /// Whether nothing was written to an input between `self` and `later`, and the key is the
+    /// same: only then did the run between them see the inputs `self.key` names.
+    pub fn unchanged_at(&self, later: &Fingerprint) -> bool {
+        self == later
     }
 }
 
@@ -100,7 +124,7 @@ pub(super) fn compute_key(
     spec: &CommandSpec,
     salt: &str,
     stat_dir: Option<&Path>,
-) -> io::Result<(Key, KeyStats)> {
+) -> io::Result<(Fingerprint, KeyStats)> {
     let root = workspace.root.as_path();
     // The globs' own root (a monorepo's, above the workspace) when the verifier names one.
     let glob_root = inputs.root.as_ref().map(|dir| root.join(dir));
@@ -119,10 +143,12 @@ pub(super) fn compute_key(
     let mut recorded = walked.recorded;
 
     let mut hasher = KeyHasher(blake3::Hasher::new());
+    let mut seen = KeyHasher(blake3::Hasher::new());
     hasher.field(b'V', format!("verdict-cache {FORMAT}").as_bytes());
     hasher.field(b'v', env!("CARGO_PKG_VERSION").as_bytes());
     hasher.field(b's', salt.as_bytes());
     hash_spec(&mut hasher, workspace, spec);
+    environment::feed(&mut hasher);
 
     if glob_root != root {
         hasher.field(b'R', glob_root.as_os_str().as_encoded_bytes());
@@ -132,8 +158,22 @@ pub(super) fn compute_key(
         hasher.field(b'g', glob.as_bytes());
     }
 
-    hasher.count(b'T', inputs.tool_files.len());
-    for tool_file in &inputs.tool_files {
+    // The verifier's tool files, then the program and its interpreter: the tool's version where
+    // no tool file names it (a `node`, a `python`, a script's `#!` line).
+    // Then what is installed for the project (see `dependencies`).
+    let programs = program_files(spec);
+    let dependencies = dependency_files(root);
+    let tool_files = inputs
+        .tool_files
+        .iter()
+        .map(|file| (b't', file.as_path()))
+        .chain(programs.iter().map(|file| (b'q', file.as_path())))
+        .chain(dependencies.iter().map(|file| (b'd', file.as_path())));
+    hasher.count(
+        b'T',
+        inputs.tool_files.len() + programs.len() + dependencies.len(),
+    );
+    for (tag, tool_file) in tool_files {
         let path = root.join(tool_file);
         let mut table_key = b"\0tool\0".to_vec();
         table_key.extend_from_slice(path.as_os_str().as_encoded_bytes());
@@ -141,7 +181,7 @@ pub(super) fn compute_key(
             Err(error) if error.kind() == io::ErrorKind::NotFound => Content::Absent,
             Err(error) => return Err(error),
             Ok(metadata) => {
-                let (content, new) = file_content(
+                let (content, new, stat) = file_content(
                     &path,
                     &metadata,
                     &table_key,
@@ -155,10 +195,12 @@ pub(super) fn compute_key(
                 {
                     recorded.push((table_key.clone(), entry));
                 }
+                seen.field(b't', &table_key);
+                stat.feed(&mut seen);
                 content
             }
         };
-        hasher.field(b't', tool_file.as_os_str().as_encoded_bytes());
+        hasher.field(tag, tool_file.as_os_str().as_encoded_bytes());
         content.feed(&mut hasher);
     }
 
@@ -166,9 +208,11 @@ pub(super) fn compute_key(
     files.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     stats.files = files.len();
     hasher.count(b'F', files.len());
-    for (path, content) in &files {
+    for (path, content, stat) in &files {
         hasher.field(b'p', path);
         content.feed(&mut hasher);
+        seen.field(b'p', path);
+        stat.feed(&mut seen);
     }
 
     if let Some(table_path) = table_path
@@ -177,7 +221,70 @@ pub(super) fn compute_key(
         // A stat cache that cannot be written only makes the next run slower.
         stats.stat_cache_written = StatTable::save(&table_path, &recorded).is_ok();
     }
-    Ok((Key(*hasher.0.finalize().as_bytes()), stats))
+    let key = Key(*hasher.0.finalize().as_bytes());
+    seen.field(b'K', key.as_bytes());
+    Ok((
+        Fingerprint {
+            key,
+            seen: *seen.0.finalize().as_bytes(),
+        },
+        stats,
+    ))
+}
+
+/// The program `spec` runs, found as the runner finds it (on the command's `PATH`), and the
+/// interpreter its `#!` line names, each with links resolved. Nothing when it is not found: the
+/// run then fails to start and is never stored.
+fn program_files(spec: &CommandSpec) -> Vec<PathBuf> {
+    let path_var = spec
+        .env
+        .get("PATH")
+        .map(OsString::from)
+        .or_else(|| std::env::var_os("PATH"));
+    let find = |program: &Path| {
+        crate::process::resolve_program(program, &spec.cwd, path_var.as_deref())
+            .ok()
+            .map(|found| fs::canonicalize(&found).unwrap_or(found))
+    };
+    let Some(program) = find(&spec.program) else {
+        return Vec::new();
+    };
+    let mut files = Vec::new();
+    if let Some(interpreter) = interpreter(&program) {
+        files.extend(find(&interpreter));
+    }
+    files.insert(0, program);
+    files
+}
+
+/// The interpreter a script's `#!` line runs: its path, or for `#!/usr/bin/env [-S] name` the
+/// name, to be found on `PATH`.
+fn interpreter(program: &Path) -> Option<PathBuf> {
+    let mut head = [0u8; 256];
+    let mut file = fs::File::open(program).ok()?;
+    let mut read = 0;
+    while read < head.len() {
+        match file.read(&mut head[read..]) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => read += n,
+        }
+    }
+    let line = head[..read].strip_prefix(b"#!")?;
+    let line = line.split(|&b| b == b'\n').next()?;
+    let line = std::str::from_utf8(line).ok()?;
+    let mut words = line.split_whitespace();
+    let first = words.next()?;
+    if Path::new(first)
+        .file_name()
+        .is_some_and(|name| name == "env")
+    {
+        // `env -S node --flag`, `env NODE_ENV=test node`: the first word that is neither.
+        words
+            .find(|word| !word.starts_with('-') && !word.contains('='))
+            .map(PathBuf::from)
+    } else {
+        Some(PathBuf::from(first))
+    }
 }
 
 /// Hashes the command, with the run-specific paths written as placeholders.

@@ -32,12 +32,19 @@
 //! until it has aged. The change time, part of the comparison, also catches an edit that sets the
 //! old modification time back (`touch -d`, `cp -p` into an existing file).
 
+mod decision;
+mod dependencies;
+mod environment;
 mod key;
 mod normalize;
+mod skip;
 mod stat;
 mod store;
 mod walk;
 
-pub use key::{Key, KeyStats};
+pub use decision::{Decision, Lookup, Stored};
+pub use environment::IGNORED_VARIABLES;
+pub use key::{Fingerprint, Key, KeyStats};
+pub use skip::SKIPPED_WHEN_IGNORED;
 pub use stat::RACY_WINDOW;
-pub use store::Cache;
+pub use store::{Cache, Found};

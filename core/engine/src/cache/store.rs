@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::{Deserialize, Serialize};
 
-use super::key::{Key, KeyStats, compute_key};
+use super::key::{Fingerprint, Key, KeyStats, compute_key};
 use crate::model::{Outcome, Report};
 use crate::paths;
 use crate::verifier::{CommandSpec, Inputs, Workspace};
@@ -24,6 +24,17 @@ pub(super) const MAX_ENCODED_NAME: usize = 120;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Cache {
     pub(super) dir: PathBuf,
+}
+
+/// What the cache holds for a verifier and a key.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Found {
+    /// A pass stored with exactly this key.
+    Pass(Box<Report>),
+    /// A pass stored with another key: something it depends on changed since.
+    OtherKey,
+    /// No pass stored (never passed, its last run did not pass, or the entry is unreadable).
+    Nothing,
 }
 
 /// One verifier's last pass, as stored.
@@ -63,12 +74,16 @@ impl Cache {
 
     /// Hashes what a verifier's result depends on:
     ///
-    /// - every file under `workspace.root` (or `inputs.root`) matched by `inputs.globs` (gitignore syntax: a glob
-    ///   without a slash matches at any depth, `!` excludes), path and content — leaving out files
-    ///   the project ignores (`.gitignore`, `.git/info/exclude`, `.ignore`, also outside a git
-    ///   repository) and never looking into `.git/` or `.verdict/`; hidden files count;
+    /// - every file under `workspace.root` (or `inputs.root`) matched by `inputs.globs` (gitignore
+    ///   syntax: a glob without a slash matches at any depth, `!` excludes), path and content —
+    ///   files the project ignores included, but never looking into `.git/` or `.verdict/`, nor
+    ///   into an ignored dependency, build or tool-cache directory ([`SKIPPED_WHEN_IGNORED`]:
+    ///   `node_modules`, `target`, `.venv` …); hidden files count;
     /// - every file of `inputs.tool_files` (relative ones resolved against the root), with a
-    ///   missing one counted as absent;
+    ///   missing one counted as absent; and the program the command runs, found on its `PATH`,
+    ///   with the interpreter its `#!` line names;
+    /// - the environment verdict runs in, but for [`IGNORED_VARIABLES`] (the terminal's, the
+    ///   shell's and the harnesses' session variables);
     /// - the command: program, arguments, environment, exit codes, and the working directory
     ///   relative to the root — with this run's directory, the output files and the root written
     ///   as placeholders, so that the run id in `--outputFile=.verdict/runs/<id>/jest.json` does not
@@ -78,14 +93,29 @@ impl Cache {
     ///
     /// It uses the stat cache in `<root>/.verdict/cache/files/`. An error (an unreadable input,
     /// a directory that cannot be listed) means the key cannot be trusted: run the verifier.
+    ///
+    /// [`SKIPPED_WHEN_IGNORED`]: super::SKIPPED_WHEN_IGNORED
+    /// [`IGNORED_VARIABLES`]: super::IGNORED_VARIABLES
     pub fn key(
         workspace: &Workspace,
         inputs: &Inputs,
         spec: &CommandSpec,
         salt: &str,
     ) -> io::Result<Key> {
+        Cache::fingerprint(workspace, inputs, spec, salt).map(|fingerprint| fingerprint.key)
+    }
+
+    /// [`Cache::key`] with what the inputs looked like on disk, to tell whether one was written
+    /// while the verifier ran (see [`Fingerprint`]).
+    pub fn fingerprint(
+        workspace: &Workspace,
+        inputs: &Inputs,
+        spec: &CommandSpec,
+        salt: &str,
+    ) -> io::Result<Fingerprint> {
         let stat_dir = paths::cache(&workspace.root).join("files");
-        Cache::key_with_stats(workspace, inputs, spec, salt, Some(&stat_dir)).map(|(key, _)| key)
+        compute_key(workspace, inputs, spec, salt, Some(&stat_dir))
+            .map(|(fingerprint, _)| fingerprint)
     }
 
     /// [`Cache::key`] with the stat cache kept in `stat_dir` (`None`: no stat cache, every file is
@@ -98,18 +128,38 @@ impl Cache {
         stat_dir: Option<&Path>,
     ) -> io::Result<(Key, KeyStats)> {
         compute_key(workspace, inputs, spec, salt, stat_dir)
+            .map(|(fingerprint, stats)| (fingerprint.key, stats))
     }
 
     /// The passed report stored for `verifier` with exactly this key, if any. Anything missing,
     /// unreadable or stored with another key is a miss.
     pub fn lookup(&self, verifier: &str, key: &Key) -> Option<Report> {
-        let bytes = fs::read(self.entry_path(verifier, "pass")).ok()?;
-        let entry: PassEntry = serde_json::from_slice(&bytes).ok()?;
-        let valid = entry.format == FORMAT
-            && entry.verifier == verifier
-            && entry.key == key.to_string()
-            && entry.report.outcome == Outcome::Passed;
-        valid.then_some(entry.report)
+        match self.find(verifier, key) {
+            Found::Pass(report) => Some(*report),
+            Found::OtherKey | Found::Nothing => None,
+        }
+    }
+
+    /// What is stored for `verifier` and this key, telling a pass stored for another key from
+    /// none at all.
+    pub fn find(&self, verifier: &str, key: &Key) -> Found {
+        let Ok(bytes) = fs::read(self.entry_path(verifier, "pass")) else {
+            return Found::Nothing;
+        };
+        let Ok(entry) = serde_json::from_slice::<PassEntry>(&bytes) else {
+            return Found::Nothing;
+        };
+        if entry.format != FORMAT
+            || entry.verifier != verifier
+            || entry.report.outcome != Outcome::Passed
+        {
+            return Found::Nothing;
+        }
+        if entry.key == key.to_string() {
+            Found::Pass(Box::new(entry.report))
+        } else {
+            Found::OtherKey
+        }
     }
 
     /// Stores `report`, which must have passed, as `verifier`'s result for `key`, replacing the
@@ -135,12 +185,15 @@ impl Cache {
         write_atomic(&self.entry_path(verifier, "pass"), &json)
     }
 
-    /// Forgets `verifier`'s stored pass, so that it runs next time whatever its inputs. Its last
-    /// report (for `--failed-first`) is kept. Forgetting what was never stored is not an error.
-    pub fn forget(&self, verifier: &str) -> io::Result<()> {
+    /// Forgets `verifier`'s stored pass, so that it runs next time whatever its inputs: what a
+    /// run that did not pass does, whatever key it ran with. Its last report (for
+    /// `--failed-first`) is kept. Forgetting what was never stored is not an error.
+    /// Says whether there was one.
+    pub fn forget(&self, verifier: &str) -> io::Result<bool> {
         match fs::remove_file(self.entry_path(verifier, "pass")) {
-            Err(error) if error.kind() != io::ErrorKind::NotFound => Err(error),
-            _ => Ok(()),
+            Ok(()) => Ok(true),
+            Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(false),
+            Err(error) => Err(error),
         }
     }
 

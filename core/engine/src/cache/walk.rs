@@ -1,5 +1,6 @@
-//! The walk over a verifier's inputs: one parallel pass that honours `.gitignore`, each file's
-//! content from the stat cache when its `stat` is unchanged, else hashed.
+//! The walk over a verifier's inputs: one parallel pass over the project's files, ignored ones
+//! included but for the directories [`super::skip`] names, each file's content from the stat
+//! cache when its `stat` is unchanged, else hashed.
 
 use std::fs::{self, File, Metadata};
 use std::io;
@@ -11,22 +12,26 @@ use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use ignore::{WalkBuilder, WalkState};
 
 use super::key::{Content, KeyStats};
-use super::stat::{Stat, StatEntry, StatTable};
 use crate::paths;
+use super::skip::{Ignores, always_skipped, skipped_when_ignored};
+use super::stat::{Stat, StatEntry, StatTable};
 
 /// Below this many files known to the stat cache, the walk uses one thread.
 pub(super) const SMALL_TREE: usize = 2_000;
 
 /// What the walk found.
 pub(super) struct Walked {
-    /// Matched files: path relative to the root (encoded bytes, `/`-separated) and content.
-    pub(super) files: Vec<(Vec<u8>, Content)>,
+    /// Matched files: path relative to the root (encoded bytes, `/`-separated), content, and
+    /// the `lstat` seen (which tells a file rewritten during a run, even with the same content).
+    pub(super) files: Vec<(Vec<u8>, Content, Stat)>,
     /// Stat cache entries to keep: valid ones reused and new ones old enough to trust.
     pub(super) recorded: Vec<(Vec<u8>, StatEntry)>,
     pub(super) stats: KeyStats,
 }
 
-/// Walks `root` once, in parallel, hashing every file matched by `globs`.
+/// Walks `root` once, in parallel, hashing every file matched by `globs`: the files the project
+/// ignores too, but never inside `.git/` or verdict's directory, nor inside an ignored
+/// dependency, build or tool-cache directory (see [`super::skip`]).
 pub(super) fn walk(
     root: &Path,
     globs: &[String],
@@ -49,23 +54,28 @@ pub(super) fn walk(
     let pruner = build_pruner(root, globs);
     let pruner_root = root.to_path_buf();
     let state_names = paths::in_tree_names();
+    let ignores = Ignores::new(root);
     let mut builder = WalkBuilder::new(root);
     builder
         .threads(if small { 1 } else { 0 })
+        // Ignored files are inputs too (a gitignored fixture the tests read); what is left out
+        // is decided here.
+        .standard_filters(false)
         .hidden(false)
-        .require_git(false)
         .follow_links(false)
-        // verdict's own state changes on every run (logs, this cache), in the root and in any
-        // sub-project verdict was run in; git's is not project content.
         .filter_entry(move |entry| {
             if entry.depth() == 0 {
                 return true;
             }
             let name = entry.file_name();
-            if name == ".git" || state_names.iter().any(|n| n == name) {
+            if always_skipped(name, &state_names) {
                 return false;
             }
-            if entry.file_type().is_some_and(|t| t.is_dir())
+            let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+            if skipped_when_ignored(name) && ignores.ignores(entry.path(), is_dir) {
+                return false;
+            }
+            if is_dir
                 && let Some(pruner) = &pruner
                 && let Ok(relative) = entry.path().strip_prefix(&pruner_root)
                 && pruner.matched(relative, true).is_ignore()
@@ -152,7 +162,9 @@ impl ignore::ParallelVisitor for Visitor<'_> {
                 if let Some(entry) = visited.recorded {
                     local.recorded.push((visited.path.clone(), entry));
                 }
-                local.files.push((visited.path, visited.content));
+                local
+                    .files
+                    .push((visited.path, visited.content, visited.stat));
                 WalkState::Continue
             }
             Err(error) => {
@@ -228,6 +240,7 @@ fn build_pruner(root: &Path, globs: &[String]) -> Option<Gitignore> {
 pub(super) struct Visited {
     pub(super) path: Vec<u8>,
     pub(super) content: Content,
+    pub(super) stat: Stat,
     pub(super) recorded: Option<StatEntry>,
     pub(super) stats: KeyStats,
 }
@@ -258,7 +271,7 @@ fn visit(
     let path = relative_bytes(relative);
     let metadata = entry.metadata().map_err(io::Error::other)?;
     let mut stats = KeyStats::default();
-    let (content, recorded) = file_content(
+    let (content, recorded, stat) = file_content(
         entry.path(),
         &metadata,
         &path,
@@ -269,6 +282,7 @@ fn visit(
     Ok(Some(Visited {
         path,
         content,
+        stat,
         recorded,
         stats,
     }))
@@ -287,7 +301,7 @@ fn relative_bytes(relative: &Path) -> Vec<u8> {
 }
 
 /// The content of one file (given its `lstat`), from the stat cache when it can be trusted, else
-/// read; and the stat cache entry to keep for it, if any.
+/// read; the stat cache entry to keep for it, if any; and the `stat` it was read with.
 pub(super) fn file_content(
     path: &Path,
     metadata: &Metadata,
@@ -295,7 +309,7 @@ pub(super) fn file_content(
     table: &StatTable,
     trust_before: Option<(i64, u32)>,
     stats: &mut KeyStats,
-) -> io::Result<(Content, Option<StatEntry>)> {
+) -> io::Result<(Content, Option<StatEntry>, Stat)> {
     if metadata.file_type().is_symlink() {
         // Links are few and cheap: hash the target path, and the target's content if it is a
         // file, every time.
@@ -309,18 +323,22 @@ pub(super) fn file_content(
             stats.hashed += 1;
             stats.bytes_hashed += target.len();
         }
-        return Ok((Content::Link(*hasher.finalize().as_bytes()), None));
+        return Ok((
+            Content::Link(*hasher.finalize().as_bytes()),
+            None,
+            Stat::of(metadata),
+        ));
     }
     if !metadata.is_file() {
         // A socket, a FIFO or a device: never read (a FIFO would block); its presence counts.
-        return Ok((Content::Special, None));
+        return Ok((Content::Special, None, Stat::of(metadata)));
     }
     let stat = Stat::of(metadata);
     if let Some(entry) = table.get(table_key)
         && entry.stat == stat
     {
         stats.from_stat_cache += 1;
-        return Ok((Content::File(entry.hash), Some(*entry)));
+        return Ok((Content::File(entry.hash), Some(*entry), stat));
     }
     // Read through one open descriptor, taking the `stat` to record from that descriptor before
     // reading: a change after it gives a newer `stat`, which the next run will not trust.
@@ -333,7 +351,7 @@ pub(super) fn file_content(
     let hash = *hasher.finalize().as_bytes();
     let entry = StatEntry { stat, hash };
     let trusted = trust_before.is_some_and(|before| stat.older_than(before));
-    Ok((Content::File(hash), trusted.then_some(entry)))
+    Ok((Content::File(hash), trusted.then_some(entry), stat))
 }
 
 /// Seconds and nanoseconds since the Unix epoch; `None` before it.

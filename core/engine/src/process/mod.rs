@@ -51,3 +51,4 @@ pub use group::{GroupEnd, ProcStat, parse_stat, proc_stat, process_start_time, s
 pub use runner::{
     DEFAULT_GRACE, DEFAULT_LEAK_TIMEOUT, DEFAULT_MAX_OUTPUT_FILE, ProcessRunner, RunExtras,
 };
+pub(crate) use supervise::resolve_program;

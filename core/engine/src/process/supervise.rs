@@ -203,7 +203,7 @@ async fn sleep_until(deadline: Option<Instant>) {
 /// Resolves the program to execute: a path with a `/` as is (relative ones against `cwd`), a bare
 /// name on `path_var`. A name found nowhere is `ENOENT`; one found only without the execute bit is
 /// handed to the OS so that it fails with `EACCES`.
-fn resolve_program(
+pub(crate) fn resolve_program(
     program: &Path,
     cwd: &Path,
     path_var: Option<&std::ffi::OsStr>,
