@@ -16,7 +16,6 @@ use std::sync::{Arc, Mutex, OnceLock};
 use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
-
 /// Directories (and a few files) left out where the project ignores them: installed
 /// dependencies, build output and tool caches. A tracked one counts as any other file.
 /// `dist/` and `build/` are not among them: tests import what a build wrote there, and a stale

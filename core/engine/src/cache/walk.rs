@@ -12,9 +12,9 @@ use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use ignore::{WalkBuilder, WalkState};
 
 use super::key::{Content, KeyStats};
-use crate::paths;
 use super::skip::{Ignores, always_skipped, skipped_when_ignored};
 use super::stat::{Stat, StatEntry, StatTable};
+use crate::paths;
 
 /// Below this many files known to the stat cache, the walk uses one thread.
 pub(super) const SMALL_TREE: usize = 2_000;
