@@ -1233,8 +1233,9 @@ fn a_second_loop_in_a_live_workspace_is_refused_and_leaves_its_agent_alone() {
     let out = scenario.run(&["--task", "Another task entirely.", "--agent", &other]);
     assert_eq!(out.code, 2, "{}", out.all());
     assert!(
-        out.stderr.contains("another `verdict loop` is running in"),
-        "{}",
+        out.stderr.contains("another `verdict loop` (run 1, pid ")
+            && out.stderr.contains(") is running in"),
+        "the refused loop names the run that holds the workspace: {}",
         out.all()
     );
     assert_eq!(scenario.calls("b"), 0, "the third loop ran no agent");

@@ -127,8 +127,13 @@ fn a_worktree_gets_its_own_state() {
 fn an_older_verdict_directory_is_moved_out_of_the_tree() {
     let project = project();
     let cache = tempfile::tempdir().expect("a cache dir");
-    // An older verdict's run: its files in the tree.
-    let out = project.verdict(&["run"]);
+    // An older verdict's run: its files in the tree. (Where verdict keeps its files is not part of
+    // a cache key; every other variable is, so the runs share the rest of their environment.)
+    let xdg = cache.path().to_str().expect("a UTF-8 temp path");
+    let out = project.verdict_env(
+        &["run"],
+        &[("VERDICT_STATE_DIR", ".verdict"), ("XDG_CACHE_HOME", xdg)],
+    );
     assert_eq!(out.code, 0, "{}", out.all());
     assert!(project.path(".verdict/cache").is_dir());
     let out = run(&project, cache.path());

@@ -75,6 +75,7 @@ impl Summarizer for NodeTestSummarizer {
             human: false,
             footer: Footer::default(),
             dots: None,
+            other_lines: false,
             failing_section: false,
             section_seen: false,
             location: None,
@@ -119,6 +120,9 @@ struct Parser {
     footer: Footer,
     /// The dot reporter's progress: whether an `X` was among the dots.
     dots: Option<bool>,
+    /// Whether a line that is neither the dot reporter's, its footer nor its failing section was
+    /// seen: dots among other lines are no evidence that node ran tests.
+    other_lines: bool,
     failing_section: bool,
     /// Whether the closing section of failures was reached (the dot reporter lists todo tests
     /// there too).
@@ -416,12 +420,13 @@ impl LineParser for Parser {
             self.human = true;
             let failed = line.contains('X');
             self.dots = Some(self.dots.unwrap_or(false) || failed);
-            // One dot per test: they show it ran some.
-            self.report.saw(Evidence::Checked);
             return;
         }
         if line.starts_with("✔ ") || line.starts_with("✖ ") || line.starts_with("▶ ") {
             self.human = true;
+        }
+        if !line.trim().is_empty() {
+            self.other_lines = true;
         }
         self.tree_line(line);
     }
@@ -431,6 +436,12 @@ impl LineParser for Parser {
         self.tap.close(&mut self.report);
         let mut report = self.report;
         let found = report.diagnostics_found();
+        // One dot per test shows it ran some, but only in a dot log: a passing one is nothing
+        // but dots, a failing one has its section. (`cargo test -q` prints dots too, among lines
+        // of its own.)
+        if self.dots.is_some() && (!self.other_lines || self.section_seen) {
+            report.saw(Evidence::Checked);
+        }
         let counts = &mut report.counts;
         let failures = report
             .diagnostics

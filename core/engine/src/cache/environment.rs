@@ -85,9 +85,11 @@ pub const IGNORED_VARIABLES: &[&str] = &[
     "CURSOR_AGENT",
     "GEMINI_CLI",
     "GEMINI_PROJECT_DIR",
-    // verdict's own: the loop's session id, and its tracing filter, which no tool reads.
+    // verdict's own: the loop's session id, its tracing filter and where it keeps its files,
+    // which no tool reads.
     "VERDICT_LOOP_SESSION",
     "VERDICT_LOG",
+    "VERDICT_STATE_DIR",
 ];
 
 /// Whether `name` is left out of the key.
