@@ -425,7 +425,8 @@ impl LineParser for Parser {
         if line.starts_with("✔ ") || line.starts_with("✖ ") || line.starts_with("▶ ") {
             self.human = true;
         }
-        if !line.trim().is_empty() {
+        // A line with bytes that were not UTF-8 is damage, not another tool's output.
+        if !line.trim().is_empty() && !line.contains('\u{FFFD}') {
             self.other_lines = true;
         }
         self.tree_line(line);
