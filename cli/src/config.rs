@@ -487,22 +487,7 @@ fn parse(text: &str, path: &Path, dir: &Path) -> Result<Config, ConfigError> {
     }
     check_agents(&file, &keys, text, &located)?;
     check_loop(&file, &keys, &located)?;
-    let line = |path: KeyPath| keys.span(&path).map_or(1, |s| line_of(text, s.start));
-    let names =
-        file.verifiers
-            .keys()
-            .map(|name| (name.clone(), line(KeyPath::keys(&["verifiers", name]))))
-            .chain(
-                file.run.only.iter().enumerate().map(|(i, name)| {
-                    (name.clone(), line(KeyPath::keys(&["run", "only"]).index(i)))
-                }),
-            )
-            .chain(
-                file.run.skip.iter().enumerate().map(|(i, name)| {
-                    (name.clone(), line(KeyPath::keys(&["run", "skip"]).index(i)))
-                }),
-            )
-            .collect();
+    let names = named_verifiers(&file, &keys, text);
     let plugins = file
         .plugins
         .into_iter()
@@ -523,6 +508,25 @@ fn parse(text: &str, path: &Path, dir: &Path) -> Result<Config, ConfigError> {
         retry_loop: file.retry_loop,
         names,
     })
+}
+
+/// Every verifier name the file gives, with its line: `[verifiers.<name>]` tables and the entries
+/// of `[run] only` and `skip` (checked by [`Config::check_names`]).
+fn named_verifiers(file: &File, keys: &KeyIndex, text: &str) -> Vec<(String, usize)> {
+    let line = |path: KeyPath| keys.span(&path).map_or(1, |s| line_of(text, s.start));
+    let listed = |list: &'static str, names: &[String]| {
+        names
+            .iter()
+            .enumerate()
+            .map(|(i, name)| (name.clone(), line(KeyPath::keys(&["run", list]).index(i))))
+            .collect::<Vec<_>>()
+    };
+    file.verifiers
+        .keys()
+        .map(|name| (name.clone(), line(KeyPath::keys(&["verifiers", name]))))
+        .chain(listed("only", &file.run.only))
+        .chain(listed("skip", &file.run.skip))
+        .collect()
 }
 
 /// Checks every `[[agent]]` table: it describes an agent ([`AgentConfig::to_spec`]), and no other
