@@ -423,32 +423,15 @@ async fn verify(
     apply_settings(entry, &mut spec);
 
     let before = fingerprint(entry, workspace, &spec, options).await;
-    let lookup = match (&options.cache, &before) {
-        (None, _) => Lookup::NoCache,
-        (_, Err(why)) => why.clone(),
-        (Some(_), Ok(_)) if options.run_all => Lookup::Disabled,
-        (Some(cache), Ok(before)) => match cache.find(&name, &before.key) {
-            Found::Pass(report) => {
-                let verification = Verification {
-                    verifier: name,
-                    kind: verifier.kind(),
-                    status: Status::Cached,
-                    report: *report,
-                    command: Some(argv(&spec)),
-                    log: None,
-                    duration: started.elapsed(),
-                    // The status says it; every report format shows the status.
-                    notes: Vec::new(),
-                };
-                let decision = Decision {
-                    lookup: Lookup::Served,
-                    stored: None,
-                };
-                return (verification, Some(decision));
-            }
-            Found::OtherKey => Lookup::KeyChanged,
-            Found::Nothing => Lookup::NoEntry,
-        },
+    let lookup = match look_up(entry, &spec, options, &before, started) {
+        Ok(lookup) => lookup,
+        Err(cached) => {
+            let decision = Decision {
+                lookup: Lookup::Served,
+                stored: None,
+            };
+            return (*cached, Some(decision));
+        }
     };
 
     let mut notes = match failed_first(entry, workspace, runner, options, started).await {
@@ -504,6 +487,40 @@ async fn verify(
             stored: Some(stored),
         }),
     )
+}
+
+/// What the cache says of an entry about to run, its key taken `before`: why it must run, or
+/// (`Err`) the stored pass for that key, to report as cached.
+fn look_up(
+    entry: &Entry,
+    spec: &CommandSpec,
+    options: &Options,
+    before: &Result<Fingerprint, Lookup>,
+    started: Instant,
+) -> Result<Lookup, Box<Verification>> {
+    let name = entry.name();
+    Ok(match (&options.cache, before) {
+        (None, _) => Lookup::NoCache,
+        (_, Err(why)) => why.clone(),
+        (Some(_), Ok(_)) if options.run_all => Lookup::Disabled,
+        (Some(cache), Ok(before)) => match cache.find(name, &before.key) {
+            Found::Pass(report) => {
+                return Err(Box::new(Verification {
+                    verifier: name.to_owned(),
+                    kind: entry.verifier.kind(),
+                    status: Status::Cached,
+                    report: *report,
+                    command: Some(argv(spec)),
+                    log: None,
+                    duration: started.elapsed(),
+                    // The status says it; every report format shows the status.
+                    notes: Vec::new(),
+                }));
+            }
+            Found::OtherKey => Lookup::KeyChanged,
+            Found::Nothing => Lookup::NoEntry,
+        },
+    })
 }
 
 /// Stores a pass under the key taken before the run, if the inputs are the same after it: a
