@@ -281,6 +281,63 @@ pub struct Inputs {
     pub root: Option<PathBuf>,
 }
 
+/// The files that decide how a verifier's tool runs and what it counts as a pass, beside the code
+/// and the tests it checks: its configuration, set-up files, plugins and reporters, the scripts that
+/// start it. The loop's cheating guard judges a change to them as it judges a change to tests: an
+/// attempt's pass counts only if it still passes with the starting tree's versions put back.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Infrastructure {
+    /// The files, each with the part of it that belongs to the tool.
+    pub files: Vec<InfraFile>,
+}
+
+impl Infrastructure {
+    /// Adds `glob` whole.
+    pub fn whole(mut self, glob: &str) -> Infrastructure {
+        self.files.push(InfraFile {
+            glob: glob.to_owned(),
+            part: Part::Whole,
+        });
+        self
+    }
+
+    /// Adds the `part` of the files `glob` matches.
+    pub fn part(mut self, glob: &str, part: Part) -> Infrastructure {
+        self.files.push(InfraFile {
+            glob: glob.to_owned(),
+            part,
+        });
+        self
+    }
+}
+
+/// One file (or set of files) of a verifier's [`Infrastructure`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InfraFile {
+    /// A gitignore-style glob, `/` separated, matched against paths relative to the workspace
+    /// root: `jest.config.*`, `**/conftest.py`, `.config/nextest.toml`.
+    pub glob: String,
+    /// The part of the file that is the tool's; the rest (a project's dependencies in
+    /// `package.json`) may change freely.
+    pub part: Part,
+}
+
+/// Which part of an [`InfraFile`] belongs to the tool.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Part {
+    /// All of it.
+    Whole,
+    /// The value at a path of keys of a JSON document: `["jest"]`, `["scripts", "test"]`. A last
+    /// key ending in `*` matches every key it starts (`["scripts", "test*"]`).
+    Json(Vec<String>),
+    /// The table or value at a path of keys of a TOML document: `["tool", "pytest"]`, `["lib"]`;
+    /// the last key may end in `*` as for [`Part::Json`].
+    Toml(Vec<String>),
+    /// The sections of an INI file (`setup.cfg`, `tox.ini`) with this name: `tool:pytest`; a name
+    /// ending in `*` matches every section it starts (`testenv*`).
+    Ini(String),
+}
+
 /// Why a verifier could not even describe its command.
 #[derive(Debug, thiserror::Error)]
 pub enum VerifierError {
@@ -379,6 +436,13 @@ pub trait Verifier: Send + Sync {
         _files: &[String],
     ) -> Option<Result<CommandSpec, VerifierError>> {
         None
+    }
+
+    /// The files that decide how its tool runs and what it counts as a pass (see
+    /// [`Infrastructure`]). The default is none: a configured or plugin verifier's command is
+    /// the project's, and the guard's own rules (files beside the tests) still apply.
+    fn infrastructure(&self, _workspace: &Workspace) -> Infrastructure {
+        Infrastructure::default()
     }
 
     /// How it takes part in a run split into shards (see [`Sharding`]). The default,
