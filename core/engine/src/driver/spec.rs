@@ -68,6 +68,13 @@ pub struct VerifyRequest {
 pub trait Verify: Send + Sync {
     /// Verifies the workspace as it is now.
     async fn verify(&self, request: VerifyRequest) -> Result<Vec<Verification>, VerifyError>;
+
+    /// The infrastructure of each verifier [`Verify::verify`] runs, by verifier name (see
+    /// [`crate::verifier::Infrastructure`]): the guard puts the starting tree's versions back when
+    /// an attempt changed them. The default is none.
+    fn infrastructure(&self) -> Vec<(String, crate::verifier::Infrastructure)> {
+        Vec::new()
+    }
 }
 
 /// Asked between attempts (`--interactive`) for a person's guidance for the next prompt; `None`
