@@ -59,6 +59,14 @@ pub enum ViolationKind {
     AssertionsGone,
     /// An assertion's expected value changed while the code it tests did not.
     ExpectedRewritten,
+    /// A test the baseline verification ran did not run (or was skipped) in the attempt's.
+    TestNotRun,
+    /// The runner left out more tests than in the baseline verification (pytest's `deselected`,
+    /// a nextest filter) or skipped more, where it does not name them.
+    MoreLeftOut,
+    /// The tests passed only with the attempt's change to a verifier's infrastructure: with the
+    /// starting tree's version put back, they did not.
+    InfraChanged,
 }
 
 /// One reason a pass does not count.
@@ -309,7 +317,10 @@ impl ViolationKind {
     pub fn changes_tests(self) -> bool {
         !matches!(
             self,
-            ViolationKind::FewerTests | ViolationKind::ProtectedChanged
+            ViolationKind::FewerTests
+                | ViolationKind::ProtectedChanged
+                | ViolationKind::TestNotRun
+                | ViolationKind::MoreLeftOut
         )
     }
 
@@ -328,6 +339,9 @@ impl ViolationKind {
             ViolationKind::SwallowedAssertion => "swallowed_assertion",
             ViolationKind::AssertionsGone => "assertions_gone",
             ViolationKind::ExpectedRewritten => "expected_rewritten",
+            ViolationKind::TestNotRun => "test_not_run",
+            ViolationKind::MoreLeftOut => "more_left_out",
+            ViolationKind::InfraChanged => "infra_changed",
         }
     }
 }
