@@ -8,6 +8,8 @@
 //!   change by the readers of each language: [`python`] (by indentation) and [`braces`]
 //!   (JavaScript, TypeScript and Rust), over the tokens of [`lex`] and the assertions of
 //!   [`assertion`], into the facts of [`body`].
+//! - [`infra`]: the files that decide how a verifier's tool runs (configurations, set-up files,
+//!   start scripts), and the text that puts the starting tree's version of them back.
 //! - [`diff`]: the attempt's unified diff, and a changed file's old text rebuilt from its new one.
 //!
 //! Nothing here reads a file: the driver hands over the diff and the new text of the files
@@ -18,6 +20,7 @@ mod body;
 mod braces;
 mod check;
 mod diff;
+pub mod infra;
 mod lex;
 mod neutered;
 mod python;
