@@ -639,3 +639,36 @@ fn a_live_lock_is_waited_for() {
     assert!(started.elapsed() >= std::time::Duration::from_millis(250));
     release.join().expect("join");
 }
+
+#[test]
+fn read_gives_each_file_as_the_tree_holds_it() {
+    let dir = workspace();
+    let root = dir.path();
+    put(root, "conftest.py", "import pytest\n");
+    put(root, "a b/pytest.ini", "[pytest]\n");
+    let snapshots = open(root);
+    let start = snapshots.take().expect("take");
+    put(root, "conftest.py", "changed\n");
+    put(root, "new.py", "x\n");
+    let paths: Vec<String> = [
+        "conftest.py",
+        "new.py",
+        "a b/pytest.ini",
+        "a b",
+        "a b/gone x",
+    ]
+    .iter()
+    .map(|p| p.to_string())
+    .collect();
+    let read = snapshots.read(&start, &paths).expect("read");
+    assert_eq!(
+        read,
+        [
+            Some(b"import pytest\n".to_vec()),
+            None,
+            Some(b"[pytest]\n".to_vec()),
+            None,
+            None
+        ]
+    );
+}

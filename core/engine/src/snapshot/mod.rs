@@ -45,6 +45,7 @@ mod diff;
 mod error;
 mod git;
 mod lock;
+mod read;
 mod restore;
 mod store;
 mod take;
