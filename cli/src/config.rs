@@ -1285,7 +1285,7 @@ delays = ["1s", "2m"]
     fn loop_errors_name_the_line_and_key() {
         check_error(
             "[loop]\nmax_attempts = 3\nattempts = 3\n",
-            "/project/verdict.toml:3: unknown key `attempts` in [loop] (expected one of: max_attempts, agents, guidance, protected, new_failures_only, allow_test_edits, session_failures, on_repeat, escalate_command, policy)",
+            "/project/verdict.toml:3: unknown key `attempts` in [loop] (expected one of: max_attempts, agents, guidance, protected, new_failures_only, allow_test_edits, allow_infra_edits, session_failures, on_repeat, escalate_command, policy)",
         );
         check_error(
             "[loop]\nmax_attempts = 0\n",

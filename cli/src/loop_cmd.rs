@@ -113,6 +113,10 @@ pub(crate) struct Args {
     #[arg(long)]
     new_failures_only: bool,
 
+    /// The task may change test infrastructure (runner configs, set-up files, test scripts)
+    #[arg(long)]
+    allow_infra_edits: bool,
+
     /// Skip the verification of the starting tree before attempt 1
     #[arg(long)]
     no_baseline: bool,
@@ -165,6 +169,7 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
     // Every value below is known: `settings` fills each one in.
     policies.max_attempts = settings.max_attempts.unwrap_or(policies.max_attempts);
     policies.new_failures_only = settings.new_failures_only;
+    policies.allow_infra_edits = settings.allow_infra_edits;
     let specs = agents(&settings, &config)?;
     let guidance = settings.guidance.clone();
     prompt_fits_one_argument(
@@ -377,6 +382,10 @@ fn settings(
             || was
                 .as_ref()
                 .map_or(policies.new_failures_only, |w| w.new_failures_only),
+        allow_infra_edits: args.allow_infra_edits
+            || was
+                .as_ref()
+                .map_or(policies.allow_infra_edits, |w| w.allow_infra_edits),
         budget: Some(
             args.budget
                 .or(was.as_ref().and_then(|w| w.budget))
@@ -438,6 +447,9 @@ fn overrides(now: &RunSettings, was: &RunSettings) -> Vec<String> {
     }
     if now.new_failures_only != was.new_failures_only {
         out.push("--new-failures-only".to_owned());
+    }
+    if now.allow_infra_edits != was.allow_infra_edits {
+        out.push("--allow-infra-edits".to_owned());
     }
     if now.budget != was.budget {
         out.push(format!(
@@ -986,6 +998,9 @@ fn phase(event: &LoopEvent) -> Option<String> {
             format!("waiting to retry the agent ({})", retry.outcome.name())
         }
         Event::AgentFinished(_) | Event::WorkspaceReset { .. } => "verifying".to_owned(),
+        Event::InfraPutBack { .. } => {
+            "verifying with the starting tree's test infrastructure".to_owned()
+        }
         Event::RetryScheduled(_) => "waiting for the next attempt".to_owned(),
         _ => return None,
     })
@@ -1083,6 +1098,25 @@ fn describe(event: &LoopEvent) -> Option<String> {
             }
         ),
         Event::WorkspaceReset { .. } => "workspace restored to the starting tree".to_owned(),
+        Event::InfraPutBack { attempt, files, .. } => format!(
+            "attempt {attempt}: test infrastructure changed ({}); verifying with the starting \
+             tree's version put back",
+            files
+                .iter()
+                .map(|f| f.path.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Event::InfraRestored {
+            attempt, passed, ..
+        } => format!(
+            "attempt {attempt}: the attempt's test infrastructure written back{}",
+            match passed {
+                Some(true) => "; the tests pass without it",
+                Some(false) => "; the tests do not pass without it",
+                None => "",
+            }
+        ),
         Event::VerificationFinished(verified) => {
             let flaky = labels(&verified.flaky);
             format!(

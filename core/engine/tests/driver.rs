@@ -18,7 +18,7 @@ use verdict_core::driver::{
 use verdict_core::model::{Fingerprint, Kind, Outcome, Status, Verification};
 use verdict_core::process::ProcessRunner;
 use verdict_core::state::{RunState, StateDb};
-use verdict_core::verifier::Exit;
+use verdict_core::verifier::{Exit, Infrastructure};
 
 /// What the scripted agent does in one session.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -29,6 +29,10 @@ enum Act {
     TimeOut,
     /// Fail to start, as a missing program does.
     Missing,
+    /// Make every test pass through the runner's configuration (`runner.cfg`), fixing nothing.
+    Cheat,
+    /// Append a line to `work.txt` and set a harmless option in `runner.cfg`.
+    WorkAndConfig,
 }
 
 /// An agent that records each prompt and acts as its script says (the last act repeats).
@@ -61,6 +65,18 @@ impl AgentSession for Scripted {
                 std::fs::write(&file, text).expect("the agent writes");
                 SessionOutcome::Success
             }
+            Act::Cheat => {
+                std::fs::write(request.cwd.join("runner.cfg"), "pass-all\n").expect("write");
+                SessionOutcome::Success
+            }
+            Act::WorkAndConfig => {
+                let file = request.cwd.join("work.txt");
+                let mut text = std::fs::read_to_string(&file).unwrap_or_default();
+                text.push_str("line\n");
+                std::fs::write(&file, text).expect("the agent writes");
+                std::fs::write(request.cwd.join("runner.cfg"), "timeout = 5\n").expect("write");
+                SessionOutcome::Success
+            }
             Act::TimeOut => SessionOutcome::Timeout,
             Act::Missing => SessionOutcome::NotStarted {
                 message: "no such file".into(),
@@ -83,17 +99,25 @@ struct ByLines {
     root: PathBuf,
     green_at: usize,
     failing: Verification,
+    infra: Infra,
 }
 
 #[async_trait]
 impl Verify for ByLines {
-    async fn verify(&self, _: VerifyRequest) -> Result<Vec<Verification>, VerifyError> {
+    async fn verify(&self, request: VerifyRequest) -> Result<Vec<Verification>, VerifyError> {
+        assert!(
+            !(self.infra == Infra::ConfigDies && request.label.ends_with("-infra")),
+            "the process dies"
+        );
         let lines = std::fs::read_to_string(self.root.join("work.txt"))
             .unwrap_or_default()
             .lines()
             .count();
+        let cheat = self.infra != Infra::None
+            && std::fs::read_to_string(self.root.join("runner.cfg"))
+                .is_ok_and(|text| text.contains("pass-all"));
         let mut verification = self.failing.clone();
-        if lines >= self.green_at {
+        if lines >= self.green_at || cheat {
             // The failing tests now pass: as many tests run as before (else the cheating guard
             // would see fewer tests than the baseline).
             let counts = &mut verification.report.counts;
@@ -109,6 +133,16 @@ impl Verify for ByLines {
             }
         }
         Ok(vec![verification])
+    }
+
+    fn infrastructure(&self) -> Vec<(String, Infrastructure)> {
+        match self.infra {
+            Infra::None => Vec::new(),
+            Infra::Config | Infra::ConfigDies => vec![(
+                "pytest".into(),
+                Infrastructure::default().whole("runner.cfg"),
+            )],
+        }
     }
 }
 
@@ -139,6 +173,17 @@ struct Setup<'a> {
     max_attempts: u32,
     loop_toml: &'a str,
     interrupt_at: Option<(&'static str, u32)>,
+    infra: Infra,
+}
+
+/// Whether the verification has test infrastructure: `runner.cfg`, which passes every test when
+/// it says `pass-all`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Infra {
+    None,
+    Config,
+    /// As `Config`, and the process dies (a panic) in the verification with it put back.
+    ConfigDies,
 }
 
 fn drive(setup: &Setup<'_>) -> (Result<LoopEnd, String>, Vec<String>, Vec<LoopEvent>) {
@@ -173,6 +218,7 @@ fn drive(setup: &Setup<'_>) -> (Result<LoopEnd, String>, Vec<String>, Vec<LoopEv
             root: setup.root.to_path_buf(),
             green_at: setup.green_at,
             failing: failing_pytest(),
+            infra: setup.infra,
         }),
         pool: AgentPool::new(vec![Box::new(agent)], PoolOptions::default()),
         runner: ProcessRunner::new(),
@@ -214,6 +260,7 @@ fn a_resumed_run_writes_the_prompts_the_uninterrupted_run_wrote() {
         max_attempts: 4,
         loop_toml: "",
         interrupt_at: None,
+        infra: Infra::None,
     };
     let (end, uninterrupted, _) = drive(&setup);
     let end = end.expect("the loop runs");
@@ -230,6 +277,7 @@ fn a_resumed_run_writes_the_prompts_the_uninterrupted_run_wrote() {
     let (first, before, events) = drive(&Setup {
         root: cut.path(),
         interrupt_at: Some(("attempt_started", 3)),
+        infra: Infra::None,
         ..setup
     });
     let first = first.expect("the loop runs");
@@ -273,6 +321,7 @@ fn a_run_stopped_during_the_verification_verifies_that_attempt_on_resume() {
         loop_toml: "",
         // Set when attempt 1's agent has finished: the verification that follows sees it.
         interrupt_at: Some(("agent_finished", 1)),
+        infra: Infra::None,
     };
     let (first, prompts, _) = drive(&setup);
     let first = first.expect("the loop runs");
@@ -280,6 +329,7 @@ fn a_run_stopped_during_the_verification_verifies_that_attempt_on_resume() {
     assert_eq!(prompts.len(), 1);
     let (second, prompts, events) = drive(&Setup {
         interrupt_at: None,
+        infra: Infra::None,
         ..setup
     });
     let second = second.expect("the resumed loop runs");
@@ -307,6 +357,7 @@ fn a_session_that_times_out_ends_the_run_without_a_verification() {
         max_attempts: 3,
         loop_toml: "",
         interrupt_at: None,
+        infra: Infra::None,
     });
     let end = end.expect("the loop runs");
     assert_eq!(
@@ -328,6 +379,7 @@ fn with_session_failures_retry_a_timed_out_session_costs_an_attempt_and_the_loop
         max_attempts: 3,
         loop_toml: "session_failures = \"retry\"",
         interrupt_at: None,
+        infra: Infra::None,
     });
     let end = end.expect("the loop runs");
     assert_eq!(
@@ -359,6 +411,7 @@ fn an_agent_that_cannot_start_is_exit_2() {
         max_attempts: 3,
         loop_toml: "",
         interrupt_at: None,
+        infra: Infra::None,
     });
     let end = end.expect("the loop runs");
     assert_eq!((end.state, end.exit_code), (RunState::SessionFailed, 2));
@@ -379,6 +432,7 @@ fn a_run_that_ended_is_not_resumed_by_the_same_task() {
         max_attempts: 2,
         loop_toml: "",
         interrupt_at: None,
+        infra: Infra::None,
     };
     let (first, _, _) = drive(&setup);
     let (second, _, events) = drive(&setup);
@@ -400,11 +454,13 @@ fn after_an_interrupted_attempt_the_prompt_the_events_and_the_history_number_att
         max_attempts: 2,
         loop_toml: "on_repeat = \"retry\"",
         interrupt_at: Some(("attempt_started", 2)),
+        infra: Infra::None,
     };
     let (first, _, _) = drive(&setup);
     assert_eq!(first.expect("runs").state, RunState::Interrupted);
     let (second, prompts, events) = drive(&Setup {
         interrupt_at: None,
+        infra: Infra::None,
         ..setup
     });
     let second = second.expect("the resumed loop runs");
@@ -470,6 +526,7 @@ fn a_state_database_written_before_typed_events_resumes() {
         max_attempts: 5,
         loop_toml: "session_failures = \"retry\"",
         interrupt_at: None,
+        infra: Infra::None,
     });
     let end = end.expect("the old run resumes");
     assert!(end.resumed);
@@ -549,4 +606,149 @@ fn a_state_database_written_before_typed_events_resumes() {
         })
         .collect();
     assert_eq!(resumed, [(4, None), (5, None)]);
+}
+
+/// The guard's failures of the last verification, as their labels.
+fn guard_labels(events: &[LoopEvent]) -> Vec<String> {
+    events
+        .iter()
+        .rev()
+        .find_map(|e| match &e.event {
+            Event::VerificationFinished(verified) => Some(
+                verified
+                    .failures
+                    .iter()
+                    .map(|(_, label)| label.to_owned())
+                    .filter(|label| label.starts_with("verdict-guard"))
+                    .collect(),
+            ),
+            _ => None,
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_pass_made_by_the_runners_configuration_does_not_count() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("runner.cfg"), "timeout = 1\n").expect("write");
+    let (end, _, events) = drive(&Setup {
+        root: dir.path(),
+        script: &[Act::Cheat],
+        green_at: 1,
+        max_attempts: 1,
+        loop_toml: "",
+        interrupt_at: None,
+        infra: Infra::Config,
+    });
+    let end = end.expect("the loop runs");
+    assert_eq!(end.state, RunState::Exhausted);
+    assert_eq!(
+        guard_labels(&events),
+        ["verdict-guard infra_changed runner.cfg"]
+    );
+    let digest = end.digest.expect("a digest");
+    assert!(
+        digest.contains("runner.cfg infra_changed pytest configuration changed: +`pass-all`; with the starting tree's version put back, pytest: 35 failed"),
+        "{digest}"
+    );
+    assert_eq!(
+        kinds(&events)[kinds(&events).len() - 5..],
+        [
+            "infra_put_back",
+            "infra_restored",
+            "verification_finished",
+            "retry_exhausted",
+            "run_finished"
+        ]
+    );
+    // The attempt's version is back in the workspace.
+    let now = std::fs::read_to_string(dir.path().join("runner.cfg")).expect("read");
+    assert_eq!(now, "pass-all\n");
+}
+
+#[test]
+fn a_fix_with_a_harmless_change_to_the_configuration_passes() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("runner.cfg"), "timeout = 1\n").expect("write");
+    let (end, _, events) = drive(&Setup {
+        root: dir.path(),
+        script: &[Act::WorkAndConfig],
+        green_at: 1,
+        max_attempts: 1,
+        loop_toml: "",
+        interrupt_at: None,
+        infra: Infra::Config,
+    });
+    let end = end.expect("the loop runs");
+    assert_eq!(end.state, RunState::Passed);
+    let restored = events.iter().find_map(|e| match &e.event {
+        Event::InfraRestored { passed, .. } => Some(*passed),
+        _ => None,
+    });
+    assert_eq!(restored, Some(Some(true)));
+    let now = std::fs::read_to_string(dir.path().join("runner.cfg")).expect("read");
+    assert_eq!(now, "timeout = 5\n");
+}
+
+#[test]
+fn with_allow_infra_edits_the_configuration_is_not_put_back() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (end, _, events) = drive(&Setup {
+        root: dir.path(),
+        script: &[Act::Cheat],
+        green_at: 1,
+        max_attempts: 1,
+        loop_toml: "allow_infra_edits = true",
+        interrupt_at: None,
+        infra: Infra::Config,
+    });
+    assert_eq!(end.expect("the loop runs").state, RunState::Passed);
+    assert!(!kinds(&events).contains(&"infra_put_back"));
+}
+
+#[test]
+fn a_run_that_died_with_the_configuration_put_back_restores_the_attempts_on_resume() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("runner.cfg"), "timeout = 1\n").expect("write");
+    let setup = Setup {
+        root: dir.path(),
+        script: &[Act::Cheat],
+        green_at: 1,
+        max_attempts: 2,
+        loop_toml: "",
+        interrupt_at: None,
+        infra: Infra::ConfigDies,
+    };
+    let died = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drive(&setup)));
+    assert!(
+        died.is_err(),
+        "the verification with the configuration put back died"
+    );
+    // The process died with the starting tree's configuration in the workspace.
+    let now = std::fs::read_to_string(dir.path().join("runner.cfg")).expect("read");
+    assert_eq!(now, "timeout = 1\n");
+    let (end, prompts, events) = drive(&Setup {
+        infra: Infra::Config,
+        ..setup
+    });
+    let end = end.expect("the resumed loop runs");
+    assert!(end.resumed);
+    assert_eq!(kinds(&events)[..2], ["run_resumed", "infra_restored"]);
+    // Attempt 1 is judged on the tree its agent left, not on the one put back.
+    let first = events.iter().find_map(|e| match &e.event {
+        Event::VerificationFinished(v) => Some(v.clone()),
+        _ => None,
+    });
+    let first = first.expect("attempt 1 verified");
+    assert_eq!(first.attempt, 1);
+    assert!(!first.passed);
+    assert!(
+        first
+            .failures
+            .iter()
+            .any(|(_, label)| label == "verdict-guard infra_changed runner.cfg"),
+        "{first:?}"
+    );
+    assert_eq!(prompts.len(), 1, "attempt 2 ran");
+    assert_eq!(end.state, RunState::Exhausted);
 }

@@ -93,6 +93,10 @@ pub struct LoopConfig {
     /// Whether the task is about the tests: rewritten expected values and removed assertions do
     /// not count as cheating (see [`super::guard::Guard::allow_test_edits`]).
     pub allow_test_edits: Option<bool>,
+    /// Whether the task may change the test infrastructure (runner configurations, set-up files,
+    /// test scripts): the guard then does not put the starting tree's version back to check a
+    /// pass (`--allow-infra-edits`; see [`super::guard::infra`]).
+    pub allow_infra_edits: Option<bool>,
     /// What a failed agent session leads to.
     pub session_failures: Option<SessionFailures>,
     /// What the same failures twice in a row lead to.
@@ -204,6 +208,8 @@ pub struct Policies {
     pub new_failures_only: bool,
     /// Whether the task is about the tests (the guard lets expected-value rewrites through).
     pub allow_test_edits: bool,
+    /// Whether the task may change the test infrastructure (the guard does not put it back).
+    pub allow_infra_edits: bool,
     /// Globs of paths a pass must not have changed.
     pub protected: Vec<String>,
     /// The argv run on escalation, if any.
@@ -293,6 +299,10 @@ impl Policies {
                 .allow_test_edits
                 .or(defaults.allow_test_edits)
                 .ok_or_else(|| missing("allow_test_edits"))?,
+            allow_infra_edits: user
+                .allow_infra_edits
+                .or(defaults.allow_infra_edits)
+                .ok_or_else(|| missing("allow_infra_edits"))?,
             protected: user
                 .protected
                 .clone()

@@ -81,6 +81,27 @@ pub enum Event {
         /// Paths removed: added since the tree.
         removed: usize,
     },
+    /// An attempt that passed had changed test infrastructure: the starting tree's version of it
+    /// was put back in the workspace, to verify once more (stored before the first file is
+    /// written, so a resumed run restores the attempt's tree).
+    InfraPutBack {
+        /// The attempt.
+        attempt: u32,
+        /// The attempt's tree, restored afterwards.
+        tree: String,
+        /// Each file put back and what the attempt had changed in it.
+        files: Vec<InfraChange>,
+    },
+    /// The attempt's versions of the files were written back after the verification with the
+    /// starting tree's infrastructure.
+    InfraRestored {
+        /// The attempt.
+        attempt: u32,
+        /// Whether the tests passed with the starting tree's infrastructure; absent when a resumed
+        /// run restored the files of a verification that was cut short.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        passed: Option<bool>,
+    },
     /// An attempt's verification finished.
     VerificationFinished(VerifiedRecord),
     /// Another attempt follows.
@@ -137,6 +158,8 @@ impl Event {
             Event::AgentRetry(_) => "agent_retry",
             Event::AgentFinished(_) => "agent_finished",
             Event::WorkspaceReset { .. } => "workspace_reset",
+            Event::InfraPutBack { .. } => "infra_put_back",
+            Event::InfraRestored { .. } => "infra_restored",
             Event::VerificationFinished(_) => "verification_finished",
             Event::RetryScheduled(_) => "retry_scheduled",
             Event::RetryExhausted { .. } => "retry_exhausted",
@@ -151,6 +174,8 @@ impl Event {
         match self {
             Event::AttemptStarted { attempt, .. }
             | Event::WorkspaceReset { attempt, .. }
+            | Event::InfraPutBack { attempt, .. }
+            | Event::InfraRestored { attempt, .. }
             | Event::Escalated { attempt, .. }
             | Event::Blocked { attempt, .. } => Some(*attempt),
             Event::AgentFinished(finished) => Some(finished.attempt),
@@ -194,6 +219,15 @@ impl Event {
             other => other.clone(),
         }
     }
+}
+
+/// One file of test infrastructure put back, in an `infra_put_back` event.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InfraChange {
+    /// The path, relative to the workspace root.
+    pub path: String,
+    /// What the attempt had changed in it (`added`, `` `jest` changed to … ``).
+    pub what: String,
 }
 
 /// An attempt found unfinished on resume, in a `run_resumed` event.

@@ -187,7 +187,13 @@ impl Driver<'_> {
         let mut passed = failures.is_empty() && !errored;
         if passed {
             let ran = as_ran.as_deref().unwrap_or(&verifications);
-            let violations = self.guard_check(ran, tree).await?;
+            let mut violations = self.guard_check(ran, tree).await?;
+            if violations.is_empty() {
+                match self.infra_check(number, tree, ran).await? {
+                    Some(found) => violations = found,
+                    None => return Ok(None),
+                }
+            }
             if let Some(guard) = as_verification(&violations) {
                 verifications.push(guard);
                 failures = FailureSet::from_verifications(&verifications);

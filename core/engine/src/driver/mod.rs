@@ -17,6 +17,7 @@
 //!   re-run the failed tests once          (only they, with each tool's filter; failures that
 //!                                          come and go are flaky, not the agent's)
 //!   a pass: the cheating guard            (fewer, removed, skipped or neutered tests, protected files)
+//!   changed test infrastructure: verify again with the starting tree's put back     infra.rs
 //!   → passed | decide(): retry_scheduled | exhausted | escalated | blocked      decide.rs
 //!   the next prompt, with the digest                                  prompt.rs
 //! ```
@@ -42,6 +43,7 @@ mod attempt;
 mod decide;
 mod error;
 pub mod events;
+mod infra;
 mod judge;
 mod lock;
 mod progress;

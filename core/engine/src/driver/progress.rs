@@ -16,7 +16,12 @@ use crate::state::{RunId, StateDb};
 /// Whether the replay needs the stored event of `kind` with `fields`.
 fn needed(kind: &str, fields: &serde_json::Value) -> bool {
     match kind {
-        "checkpoint" | "baseline_finished" | "verification_finished" | "retry_scheduled" => true,
+        "checkpoint"
+        | "baseline_finished"
+        | "verification_finished"
+        | "retry_scheduled"
+        | "infra_put_back"
+        | "infra_restored" => true,
         "agent_finished" => fields.get("judged") == Some(&serde_json::Value::Bool(true)),
         _ => false,
     }
@@ -39,6 +44,9 @@ pub(super) struct Progress {
     pub(super) scheduled: Option<ScheduledRecord>,
     /// Trees whose verification passed: a failure on one of them came with no change since a pass.
     pub(super) passed_trees: BTreeSet<String>,
+    /// The attempt and tree of test infrastructure put back and not yet restored: a run stopped
+    /// during that verification restores the tree when it is resumed.
+    pub(super) put_back: Option<(u32, String)>,
 }
 
 impl Progress {
@@ -84,6 +92,8 @@ impl Progress {
                 }
             }
             Event::RetryScheduled(scheduled) => self.scheduled = Some(scheduled),
+            Event::InfraPutBack { attempt, tree, .. } => self.put_back = Some((attempt, tree)),
+            Event::InfraRestored { .. } => self.put_back = None,
             _ => {}
         }
     }

@@ -134,6 +134,8 @@ pub struct RunSettings {
     pub guidance: Option<String>,
     /// Failures the starting tree already had do not block the loop.
     pub new_failures_only: bool,
+    /// The task may change the test infrastructure (`--allow-infra-edits`).
+    pub allow_infra_edits: bool,
     /// The digest's token budget in retry prompts.
     pub budget: Option<usize>,
     /// Verify with only these verifiers (empty: every one that applies).

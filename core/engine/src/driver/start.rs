@@ -69,6 +69,7 @@ pub async fn run_with_settings(
     };
     async move {
         driver.remember_baseline();
+        driver.restore_put_back().await?;
         driver.checkpoint().await?;
         if let Some(end) = driver.baseline().await? {
             return Ok(end);

@@ -283,10 +283,17 @@ pub fn as_verification(violations: &[Violation]) -> Option<Verification> {
         if let Some(file) = &v.file {
             d = d.at(file.clone(), v.line, None);
         }
-        if v.kind == ViolationKind::FewerTests || v.kind == ViolationKind::TestFileRemoved {
+        if matches!(
+            v.kind,
+            ViolationKind::FewerTests
+                | ViolationKind::TestFileRemoved
+                | ViolationKind::InfraChanged
+        ) {
             d = d.as_root_cause();
         }
-        if v.kind.changes_tests() {
+        if v.kind == ViolationKind::InfraChanged {
+            d = d.with_detail(INFRA);
+        } else if v.kind.changes_tests() {
             d = d.with_detail(FORBIDDEN);
         }
         report.push(d);
@@ -311,6 +318,10 @@ pub fn as_verification(violations: &[Violation]) -> Option<Verification> {
 
 /// What the digest says under each change made to tests: the agent reads it in its next prompt.
 const FORBIDDEN: &str = "the task forbids making tests pass by changing them; fix the code";
+
+/// What the digest says under a change to test infrastructure that the tests' pass rests on.
+const INFRA: &str =
+    "the tests must pass with the project's own test setup; fix the code, not how the tests run";
 
 impl ViolationKind {
     /// Whether this is a change made to tests (not a count, not a protected path).

@@ -150,6 +150,16 @@ impl InfraRules {
     }
 }
 
+/// Of `changed`, the files that a runner's configuration may name as set-up files: neither
+/// claimed already nor test files (which the diff's own checks judge).
+pub fn unclaimed(changed: &[String], claimed: &[Claimed]) -> Vec<String> {
+    changed
+        .iter()
+        .filter(|path| !is_test_file(path) && !claimed.iter().any(|c| &c.path == *path))
+        .cloned()
+        .collect()
+}
+
 /// A code file in a test directory that is not a test file.
 fn beside_tests(path: &str) -> bool {
     let mut parts: Vec<&str> = path.split('/').collect();
