@@ -8,6 +8,12 @@
 //! for nine attempts and a pass for the tenth. The time per attempt is the iteration's time divided
 //! by ten. A second benchmark does the same with `--reset` (the starting tree restored before
 //! every attempt). The run prints, once, the retry prompt's size in tokens against its bound.
+//!
+//! The passing attempt's judgement — the snapshot, the cheating guard, and the check of test
+//! infrastructure (the verification names pytest's, as the pytest verifier does; the agent changes
+//! none of it, as an honest attempt does not) — is timed apart, from its agent's end to the run's,
+//! and again with that check off (`allow_infra_edits`): the difference is what the check costs an
+//! honest attempt.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -22,7 +28,7 @@ use verdict_core::agent_loop::policy::{Policies, RepeatAction};
 use verdict_core::driver::{self, Event, LoopParts, LoopSpec, Verify, VerifyError, VerifyRequest};
 use verdict_core::model::{Kind, Status, Verification};
 use verdict_core::process::ProcessRunner;
-use verdict_core::verifier::Exit;
+use verdict_core::verifier::{Exit, Infrastructure, Part};
 
 const ATTEMPTS: u32 = 10;
 const BUDGET: usize = 500;
@@ -72,6 +78,19 @@ impl Verify for Canned {
         }
         Ok(vec![verification])
     }
+
+    fn infrastructure(&self) -> Vec<(String, Infrastructure)> {
+        let pytest = Infrastructure::default()
+            .whole("**/conftest.py")
+            .whole("pytest.ini")
+            .part(
+                "pyproject.toml",
+                Part::Toml(vec!["tool".into(), "pytest".into()]),
+            )
+            .part("setup.cfg", Part::Ini("tool:pytest".into()))
+            .part("tox.ini", Part::Ini("pytest".into()));
+        vec![("pytest".into(), pytest)]
+    }
 }
 
 fn failing_pytest() -> Verification {
@@ -110,16 +129,23 @@ fn workspace() -> tempfile::TempDir {
         std::fs::write(&path, format!("def f{i}():\n    return {i}\n").repeat(20)).expect("write");
     }
     std::fs::write(dir.path().join("src/work.py"), "").expect("write");
+    std::fs::write(
+        dir.path().join("pyproject.toml"),
+        "[project]\nname = \"cart\"\n\n[tool.pytest.ini_options]\naddopts = \"-q\"\n",
+    )
+    .expect("write");
+    std::fs::write(dir.path().join("conftest.py"), "import sys\n").expect("write");
     dir
 }
 
-fn one_run(failing: &Verification, reset: bool) -> driver::LoopEnd {
+fn one_run(failing: &Verification, reset: bool, check_infra: bool) -> driver::LoopEnd {
     let dir = workspace();
     let mut policies = Policies::defaults();
     policies.max_attempts = ATTEMPTS;
     policies.on_repeat = RepeatAction::Retry;
     let policies = Policies::from_toml(&format!(
-        "max_attempts = {ATTEMPTS}\non_repeat = \"retry\"\n[policy.test_failure]\nmax_attempts = {ATTEMPTS}\nrefresh_after = 0\n"
+        "max_attempts = {ATTEMPTS}\non_repeat = \"retry\"\nallow_infra_edits = {}\n[policy.test_failure]\nmax_attempts = {ATTEMPTS}\nrefresh_after = 0\n",
+        !check_infra
     ))
     .unwrap_or(policies);
     let spec = LoopSpec {
@@ -137,6 +163,8 @@ fn one_run(failing: &Verification, reset: bool) -> driver::LoopEnd {
     let seen = Arc::clone(&prompts);
     let starts = Arc::new(Mutex::new(Vec::<std::time::Instant>::new()));
     let started = Arc::clone(&starts);
+    let pass = Arc::new(Mutex::new(Vec::<std::time::Instant>::new()));
+    let judged = Arc::clone(&pass);
     let parts = LoopParts {
         verify: Arc::new(Canned {
             failing: failing.clone(),
@@ -145,6 +173,15 @@ fn one_run(failing: &Verification, reset: bool) -> driver::LoopEnd {
         pool: AgentPool::new(vec![Box::new(InstantAgent)], PoolOptions::default()),
         runner: ProcessRunner::new(),
         sink: Box::new(move |event| {
+            match &event.event {
+                Event::AgentFinished(finished) if finished.attempt == ATTEMPTS => {
+                    judged.lock().expect("lock").push(std::time::Instant::now());
+                }
+                Event::RunFinished { .. } => {
+                    judged.lock().expect("lock").push(std::time::Instant::now());
+                }
+                _ => {}
+            }
             if let Event::AttemptStarted { prompt_tokens, .. } = event.event {
                 let tokens = prompt_tokens;
                 seen.lock().expect("lock").push(tokens);
@@ -169,6 +206,11 @@ fn one_run(failing: &Verification, reset: bool) -> driver::LoopEnd {
     PROMPTS.get_or_init(|| prompts.lock().expect("lock").clone());
     // The steady cost of one attempt: from attempt 2's start to attempt 10's, over 8 attempts
     // (the run's one-off costs — the database, the snapshot repository, the checkpoint — apart).
+    if let [agent_end, run_end] = pass.lock().expect("lock").as_slice() {
+        PASS.lock()
+            .expect("lock")
+            .push(run_end.duration_since(*agent_end));
+    }
     let starts = starts.lock().expect("lock");
     if let (Some(second), Some(last)) = (starts.get(1), starts.last()) {
         STEADY
@@ -181,6 +223,7 @@ fn one_run(failing: &Verification, reset: bool) -> driver::LoopEnd {
 
 static PROMPTS: std::sync::OnceLock<Vec<u64>> = std::sync::OnceLock::new();
 static STEADY: Mutex<Vec<Duration>> = Mutex::new(Vec::new());
+static PASS: Mutex<Vec<Duration>> = Mutex::new(Vec::new());
 
 fn report_steady(name: &str) {
     let mut steady = STEADY.lock().expect("lock");
@@ -192,15 +235,32 @@ fn report_steady(name: &str) {
         );
     }
     steady.clear();
+    let mut pass = PASS.lock().expect("lock");
+    pass.sort();
+    if let Some(median) = pass.get(pass.len() / 2) {
+        println!(
+            "{name}: the passing attempt's judgement (median of {}): {median:.2?}",
+            pass.len()
+        );
+    }
+    pass.clear();
 }
 
 fn bench(c: &mut Criterion) {
     let failing = failing_pytest();
     let mut group = c.benchmark_group("loop");
     group.sample_size(10);
-    group.bench_function("ten_attempts", |b| b.iter(|| one_run(&failing, false)));
+    group.bench_function("ten_attempts", |b| {
+        b.iter(|| one_run(&failing, false, true))
+    });
     report_steady("ten_attempts");
-    group.bench_function("ten_attempts_reset", |b| b.iter(|| one_run(&failing, true)));
+    group.bench_function("ten_attempts_no_infra_check", |b| {
+        b.iter(|| one_run(&failing, false, false))
+    });
+    report_steady("ten_attempts_no_infra_check");
+    group.bench_function("ten_attempts_reset", |b| {
+        b.iter(|| one_run(&failing, true, true))
+    });
     report_steady("ten_attempts_reset");
     group.finish();
     if let Some(prompts) = PROMPTS.get() {

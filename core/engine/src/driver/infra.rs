@@ -20,6 +20,7 @@ use crate::agent_loop::guard::infra::{self, Claimed, InfraRules, PutBack};
 use crate::agent_loop::guard::{Violation, ViolationKind};
 use crate::model::{Kind, Outcome, Verification};
 use crate::snapshot::{SnapshotError, Snapshots, TreeId};
+use crate::verifier::Part;
 
 /// A file as the attempt left it, to write back after the verification.
 struct Kept {
@@ -231,27 +232,17 @@ fn plan(
     let mut claimed: Vec<Claimed> = changed.iter().filter_map(|p| rules.claims(p)).collect();
     let candidates = infra::unclaimed(&changed, &claimed);
     if !candidates.is_empty() {
-        let mut naming = rules.naming_files(&root_files(root));
-        for c in claimed.iter().filter(|c| rules.names_files(&c.path)) {
-            if !naming.iter().any(|(n, _)| n == &c.path) {
-                naming.push((c.path.clone(), c.parts.clone()));
-            }
-        }
-        let paths: Vec<String> = naming.iter().map(|(n, _)| n.clone()).collect();
-        let old = snapshots.read(start, &paths)?;
-        let new = snapshots.read(now, &paths)?;
-        let mut named = BTreeSet::new();
-        for (((file, parts), old), new) in naming.iter().zip(old).zip(new) {
-            for bytes in [old, new].into_iter().flatten() {
-                let text = infra::part_text(&String::from_utf8_lossy(&bytes), parts);
-                named.extend(infra::named_in(file, &text, &candidates));
-            }
-        }
-        claimed.extend(named.into_iter().map(|path| Claimed {
-            path,
-            verifiers: Vec::new(),
-            parts: vec![crate::verifier::Part::Whole],
-        }));
+        let named = named_files(snapshots, rules, root, (start, now), &changed, &claimed)?;
+        claimed.extend(
+            named
+                .into_iter()
+                .filter(|path| candidates.contains(path))
+                .map(|path| Claimed {
+                    path,
+                    verifiers: Vec::new(),
+                    parts: vec![Part::Whole],
+                }),
+        );
     }
     if claimed.is_empty() {
         return Ok(Vec::new());
@@ -265,6 +256,50 @@ fn plan(
         .zip(new)
         .filter_map(|((c, old), new)| infra::put_back(c, old.as_deref(), new.as_deref()))
         .collect())
+}
+
+/// The files of `changed` that are not claimed and that a test runner's configuration names: the
+/// root's configuration files, and the changed ones anywhere, read as they were and as they are.
+fn named_files(
+    snapshots: &Snapshots,
+    rules: &InfraRules,
+    root: &Path,
+    (start, now): (&TreeId, &TreeId),
+    changed: &[String],
+    claimed: &[Claimed],
+) -> Result<BTreeSet<String>, SnapshotError> {
+    let candidates = infra::unclaimed(changed, claimed);
+    let mut naming = rules.naming_files(&root_files(root));
+    for c in claimed.iter().filter(|c| rules.names_files(&c.path)) {
+        if !naming.iter().any(|(n, _)| n == &c.path) {
+            naming.push((c.path.clone(), c.parts.clone()));
+        }
+    }
+    // An unchanged file is read once, from the workspace; a changed one on both sides.
+    let (changed_naming, same): (Vec<_>, Vec<_>) =
+        naming.into_iter().partition(|(n, _)| changed.contains(n));
+    let mut texts: Vec<(&str, &[Part], Vec<u8>)> = Vec::new();
+    if !changed_naming.is_empty() {
+        let paths: Vec<String> = changed_naming.iter().map(|(n, _)| n.clone()).collect();
+        let old = snapshots.read(start, &paths)?;
+        let new = snapshots.read(now, &paths)?;
+        for (((file, parts), old), new) in changed_naming.iter().zip(old).zip(new) {
+            for bytes in [old, new].into_iter().flatten() {
+                texts.push((file, parts, bytes));
+            }
+        }
+    }
+    for (file, parts) in &same {
+        if let Ok(bytes) = fs::read(root.join(file)) {
+            texts.push((file, parts, bytes));
+        }
+    }
+    let mut named = BTreeSet::new();
+    for (file, parts, bytes) in texts {
+        let text = infra::part_text(&String::from_utf8_lossy(&bytes), parts);
+        named.extend(infra::named_in(file, &text, &candidates));
+    }
+    Ok(named)
 }
 
 /// The names of the files at the workspace root.
