@@ -5,7 +5,7 @@
 //! workspace), and the attempt's versions are written back afterwards — on a resume too, from the
 //! attempt's tree, when the run was stopped in between.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 use std::fs;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
@@ -15,7 +15,6 @@ use super::events::{Event, InfraChange};
 use super::recorder::record;
 use super::run::Driver;
 use super::workspace::blocking;
-use crate::agent_loop::classify::FailureSet;
 use crate::agent_loop::guard::infra::{self, Claimed, InfraRules, PutBack};
 use crate::agent_loop::guard::{Violation, ViolationKind};
 use crate::model::{Kind, Outcome, Verification};
@@ -109,7 +108,7 @@ impl Driver<'_> {
             record(self.shared, self.run, &[event], |_| Ok(()))?;
             return Ok(None);
         }
-        let outcome = self.without_known(verifications);
+        let outcome = self.still_failing(verifications);
         let event = Event::InfraRestored {
             attempt: number,
             passed: Some(outcome.is_none()),
@@ -125,26 +124,48 @@ impl Driver<'_> {
     }
 
     /// What failed in `verifications` beyond the baseline's known failures (with
-    /// `new_failures_only`), in one line; `None` when they passed.
-    fn without_known(&self, mut verifications: Vec<Verification>) -> Option<String> {
+    /// `new_failures_only`) and beyond tests the baseline did not have, in one line; `None` when
+    /// that is nothing. A test the attempt added may need a helper it added beside the tests,
+    /// which the check took away: the bug is still there only if a test the starting tree ran
+    /// fails.
+    fn still_failing(&self, mut verifications: Vec<Verification>) -> Option<String> {
         if self.spec.policies.new_failures_only
-            && let Some(baseline) = self.progress.known()
+            && let Some(known) = self.progress.known()
         {
-            baseline.set_aside(&mut verifications);
+            known.set_aside(&mut verifications);
         }
-        let failures = FailureSet::from_verifications(&verifications);
+        let baseline = self.progress.baseline_verifications().unwrap_or_default();
+        let listed = |verifier: &str| -> Option<HashSet<&str>> {
+            let b = baseline.iter().find(|b| b.verifier == verifier)?;
+            let complete = !b.report.tests.is_empty() && b.report.tests_dropped == 0;
+            complete.then(|| b.report.tests.iter().map(|t| t.name.as_str()).collect())
+        };
         let failing: Vec<&Verification> = verifications
             .iter()
-            .filter(|v| v.outcome() != Outcome::Passed)
+            .filter(|v| match v.outcome() {
+                Outcome::Passed => false,
+                Outcome::Failed => match listed(&v.verifier) {
+                    Some(names) => {
+                        v.report.diagnostics_dropped > 0
+                            || v.report
+                                .errors()
+                                .any(|d| d.test.as_deref().is_none_or(|t| names.contains(t)))
+                    }
+                    None => true,
+                },
+                _ => true,
+            })
             .collect();
-        if failures.is_empty() && failing.is_empty() {
+        if failing.is_empty() {
             return None;
         }
-        let mut parts: Vec<String> = failing.iter().map(|v| said(v)).collect();
-        if parts.is_empty() {
-            parts.push(format!("{} failure(s)", failures.len()));
-        }
-        Some(parts.join("; "))
+        Some(
+            failing
+                .iter()
+                .map(|v| said(v))
+                .collect::<Vec<_>>()
+                .join("; "),
+        )
     }
 
     /// A run stopped while the starting tree's infrastructure was put back: the attempt's tree
