@@ -1,0 +1,11 @@
+#[test]
+fn one() {}
+
+#[test]
+fn two() {}
+
+#[test]
+fn three() {}
+
+#[test]
+fn four() {}
