@@ -1,3 +1,5 @@
+//! Trivial tests that pad the count.
+
 #[test]
 fn one() {}
 
