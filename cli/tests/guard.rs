@@ -205,7 +205,7 @@ fn a_mocharc_that_requires_a_failure_swallower_is_caught() {
 fn a_node_test_script_that_imports_a_failure_swallower_is_caught() {
     let scenario = scenario("node-test");
     let out = run_overlay(&scenario, "cheats/node-test-import", &[]);
-    assert_holds(&scenario, "package.json", "--import ./test-setup.mjs");
+    assert_holds(&scenario, "package.json", "--import ./setup.mjs");
     assert_holds(&scenario, "cart.js", "total + (total * percent)");
     assert_caught(
         &scenario,
