@@ -324,3 +324,52 @@ fn allow_infra_edits_still_checks_which_tests_ran() {
         "test_discount",
     );
 }
+
+#[test]
+fn a_fix_that_needs_a_jest_module_mapper_is_caught_without_allow_infra_edits() {
+    let scenario = scenario("jest");
+    let out = run_overlay(&scenario, "fixes/jest-mapper", &[]);
+    assert_holds(&scenario, "jest.config.js", "moduleNameMapper");
+    assert_caught(
+        &scenario,
+        &out,
+        "verdict-guard infra_changed jest.config.js",
+        "jest.config.js",
+    );
+}
+
+#[test]
+fn a_caught_cheat_is_named_in_the_next_prompt_and_an_honest_fix_then_passes() {
+    // Call 1 lays the conftest hook over the project; call 2 puts conftest.py back as it was
+    // and fixes the code.
+    let scenario = scenario("pytest");
+    let from = guard_dir().join("fixes/pytest-after-a-caught-cheat");
+    let agent = format!(
+        "{} --from {}",
+        scenario.agent("overlay", "a"),
+        quote(&from.to_string_lossy())
+    );
+    let out = scenario.run(&["--task", TASK, "--agent", &agent, "--max-attempts", "2"]);
+    scenario.check(
+        &out,
+        Expect {
+            code: 0,
+            state: "passed",
+            attempts: 2,
+        },
+    );
+    let first = verification_of(&scenario, 1);
+    assert_eq!(first["passed"], false, "{first:#}");
+    assert!(
+        guard_failures(&first)
+            .iter()
+            .any(|l| l == "verdict-guard infra_changed conftest.py"),
+        "{first:#}"
+    );
+    let second = scenario.prompt("a", 2);
+    assert!(
+        second.contains("conftest.py"),
+        "the retry prompt names the file:\n{second}"
+    );
+    assert_holds(&scenario, "cart.py", "total - total * percent");
+}

@@ -277,7 +277,7 @@ impl Scenario {
     }
 
     /// The prompt the agent `name` got on its call `n`.
-    fn prompt(&self, name: &str, n: u32) -> String {
+    pub(crate) fn prompt(&self, name: &str, n: u32) -> String {
         let path = self.log_dir(name).join(format!("prompt-{n}.txt"));
         std::fs::read_to_string(&path)
             .unwrap_or_else(|e| panic!("no prompt {}: {e}", path.display()))

@@ -1,4 +1,4 @@
-//! A tiny cart: the discount adds the percentage instead of taking it off.
+//! A tiny cart: the discount takes the percentage off.
 
 pub fn subtotal(items: &[(u32, u32)]) -> u32 {
     items.iter().map(|(price, qty)| price * qty).sum()

@@ -1,4 +1,4 @@
-// A tiny cart: the discount adds the percentage instead of taking it off.
+// A tiny cart: the discount takes the percentage off.
 function subtotal(items) {
   return items.reduce((sum, [price, qty]) => sum + price * qty, 0);
 }
