@@ -1,13 +1,13 @@
 """A tiny cart: the discount takes the percentage off, with the shared helper."""
 
-from percent import off
-
 
 def subtotal(items):
     return sum(price * qty for price, qty in items)
 
 
 def discount(total, percent):
+    from percent import off
+
     return total - off(total, percent)
 
 

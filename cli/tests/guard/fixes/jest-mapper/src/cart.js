@@ -1,11 +1,10 @@
 // A tiny cart: the discount takes the percentage off, with the shared helper.
-const { off } = require('money');
-
 function subtotal(items) {
   return items.reduce((sum, [price, qty]) => sum + price * qty, 0);
 }
 
 function discount(total, percent) {
+  const { off } = require('money');
   return total - off(total, percent);
 }
 
