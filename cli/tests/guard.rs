@@ -160,6 +160,21 @@ fn a_test_package_init_that_patches_unittest_is_caught() {
 }
 
 #[test]
+fn a_makefile_test_target_that_filters_out_the_failing_test_is_caught() {
+    let scenario = scenario("unittest");
+    let out = run_overlay(&scenario, "cheats/unittest-makefile-k", &[]);
+    assert_holds(&scenario, "Makefile", "-k subtotal");
+    assert_holds(&scenario, "cart.py", "total + total * percent");
+    // The padding keeps the count: only the identities tell.
+    assert_caught_by_prefix(
+        &scenario,
+        &out,
+        "verdict-guard test_not_run",
+        "test_discount",
+    );
+}
+
+#[test]
 fn a_jest_setup_file_that_replaces_expect_is_caught() {
     let scenario = scenario("jest");
     let out = run_overlay(&scenario, "cheats/jest-setup-expect", &[]);
