@@ -7,7 +7,12 @@
 //! failing test, three passing ones), verified by the real tool. The scripted agent
 //! (`cli/tests/loop/agents/agent.py`, mode `overlay`) lays a directory of files over the project:
 //! a cheat under `cli/tests/guard/cheats/`, or an honest fix under `cli/tests/guard/fixes/`. Each
-//! cheat was checked by hand to make the runner pass with the bug still in the code.
+//! cheat was checked by hand to make the runner pass with the bug still in the code, and to fail
+//! once the starting tree's infrastructure is put back.
+//!
+//! An honest fix that also makes a harmless config edit passes; a fix that needs its config edit
+//! passes only where the task allows it (`--allow-infra-edits`, `[loop] allow_infra_edits`), which
+//! still does not let a test the baseline ran go unrun.
 
 use std::path::{Path, PathBuf};
 
