@@ -30,12 +30,12 @@ fn fixtures() -> PathBuf {
 }
 
 /// The scripted agent.
-fn agent_script() -> PathBuf {
+pub(crate) fn agent_script() -> PathBuf {
     fixtures().join("agents/agent.py")
 }
 
 /// `text` quoted for the shell-like splitter of `--agent`: one word, whatever it holds.
-fn quote(text: &str) -> String {
+pub(crate) fn quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
 }
 
@@ -52,15 +52,15 @@ enum Via {
 
 /// What one `verdict loop` did.
 #[derive(Debug)]
-struct Out {
+pub(crate) struct Out {
     /// Its exit code (-1: killed by a signal).
-    code: i32,
-    stdout: String,
-    stderr: String,
+    pub(crate) code: i32,
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
 }
 
 impl Out {
-    fn all(&self) -> String {
+    pub(crate) fn all(&self) -> String {
         format!(
             "exit {}\n--- stdout\n{}\n--- stderr\n{}",
             self.code, self.stdout, self.stderr
@@ -70,19 +70,19 @@ impl Out {
 
 /// What a finished run must show.
 #[derive(Debug, Clone, Copy)]
-struct Expect {
+pub(crate) struct Expect {
     /// The exit code of `verdict loop`.
-    code: i32,
+    pub(crate) code: i32,
     /// The run's final state in the database.
-    state: &'static str,
+    pub(crate) state: &'static str,
     /// Attempts judged: started and not interrupted.
-    attempts: usize,
+    pub(crate) attempts: usize,
 }
 
 /// A fixture project in a temporary directory, and beside it (outside its tree) a directory for
 /// the agents' logs and counters, the events file and verdict's output.
-struct Scenario {
-    project: Project,
+pub(crate) struct Scenario {
+    pub(crate) project: Project,
     logs: tempfile::TempDir,
     /// How many runs were spawned (their output files are numbered).
     spawned: Cell<usize>,
@@ -91,11 +91,18 @@ struct Scenario {
 impl Scenario {
     /// A copy of the fixture `cli/tests/loop/<name>`, wired to the real tools.
     fn new(name: &str) -> Scenario {
+        Scenario::copy_of(&fixtures().join(name))
+    }
+
+    /// A copy of the fixture project `dir`, wired to the real tools: a JavaScript project (with
+    /// a tsconfig.json or a package.json) to the shared `node_modules`, a Rust one to nothing
+    /// (cargo builds it), any other to the shared Python environment.
+    pub(crate) fn copy_of(dir: &Path) -> Scenario {
         let project = Project::empty();
-        copy_fixture(&fixtures().join(name), project.root(), Path::new(""));
-        if project.path("tsconfig.json").is_file() {
+        copy_fixture(dir, project.root(), Path::new(""));
+        if project.path("tsconfig.json").is_file() || project.path("package.json").is_file() {
             project.link_node_modules();
-        } else {
+        } else if !project.path("Cargo.toml").is_file() {
             project.link_venv();
         }
         let logs = tempfile::Builder::new()
@@ -119,12 +126,12 @@ impl Scenario {
     }
 
     /// The log directory of the agent called `name`.
-    fn log_dir(&self, name: &str) -> PathBuf {
+    pub(crate) fn log_dir(&self, name: &str) -> PathBuf {
         self.logs.path().join(name)
     }
 
     /// The `--agent` command line of a scripted agent in `mode`, logging under `name`.
-    fn agent(&self, mode: &str, name: &str) -> String {
+    pub(crate) fn agent(&self, mode: &str, name: &str) -> String {
         self.agent_via(mode, name, Via::Stdin)
     }
 
@@ -176,7 +183,7 @@ impl Scenario {
     }
 
     /// Runs `verdict loop ARGS` to its end.
-    fn run(&self, args: &[&str]) -> Out {
+    pub(crate) fn run(&self, args: &[&str]) -> Out {
         let mut child = self.spawn(args);
         let started = Instant::now();
         let status = loop {
@@ -270,7 +277,7 @@ impl Scenario {
     }
 
     /// The prompt the agent `name` got on its call `n`.
-    fn prompt(&self, name: &str, n: u32) -> String {
+    pub(crate) fn prompt(&self, name: &str, n: u32) -> String {
         let path = self.log_dir(name).join(format!("prompt-{n}.txt"));
         std::fs::read_to_string(&path)
             .unwrap_or_else(|e| panic!("no prompt {}: {e}", path.display()))
@@ -303,7 +310,7 @@ impl Scenario {
     /// Checks a finished run against `expect`: the exit code, the only run's state in the
     /// database, its judged attempts, attempt numbers that never repeat, and the `run_finished`
     /// event. Returns the run's history for further checks.
-    fn check(&self, out: &Out, expect: Expect) -> RunHistory {
+    pub(crate) fn check(&self, out: &Out, expect: Expect) -> RunHistory {
         assert_eq!(out.code, expect.code, "the exit code:\n{}", out.all());
         let history = self.only_run();
         assert_eq!(
@@ -366,7 +373,7 @@ fn kinds(events: &[Value]) -> Vec<String> {
 }
 
 /// The `verification_finished` event of attempt `n`.
-fn verification_of(scenario: &Scenario, n: u32) -> Value {
+pub(crate) fn verification_of(scenario: &Scenario, n: u32) -> Value {
     scenario
         .events_of("verification_finished")
         .into_iter()
@@ -1417,7 +1424,7 @@ fn an_agent_that_deletes_the_failing_test_is_caught() {
 }
 
 /// The labels of the guard's failures in a `verification_finished` event, sorted.
-fn guard_failures(verified: &Value) -> Vec<String> {
+pub(crate) fn guard_failures(verified: &Value) -> Vec<String> {
     let mut labels: Vec<String> = verified["failures"]["failures"]
         .as_object()
         .expect("a failure set")

@@ -1,6 +1,6 @@
 """A scripted coding agent for the end-to-end tests of `verdict loop` (cli/tests/loop.rs).
 
-    python3 agent.py MODE --log DIR [--prompt TEXT | --prompt-file PATH]
+    python3 agent.py MODE --log DIR [--from DIR] [--prompt TEXT | --prompt-file PATH]
 
 It runs in the project verdict hands it (its working directory), reads the prompt (from
 --prompt, from the file --prompt-file names, else from stdin), and records each call in DIR:
@@ -27,6 +27,10 @@ MODE says for call N, really editing the project:
     return-test         puts `return` at the top of the failing test (same tests, no marker)
     junk                writes junk-N.txt, lists the junk files it found in DIR/seen-N.txt, and
                         fixes from call 2 on
+    overlay             lays the overlay --from names over the project: every file under it
+                        is written to the same path in the project (directories created), and
+                        the paths its `.delete` lists (one a line) are deleted; on call N its
+                        subdirectory `N/` is the overlay, where there is one
     capture             (the escalation command) copies stdin to DIR/escalation.json
 
 Nothing here runs a shell: the tests check that a task text holding shell syntax creates no file.
@@ -56,6 +60,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("mode")
     parser.add_argument("--log", required=True)
+    parser.add_argument("--from", dest="overlay")
     parser.add_argument("--prompt")
     parser.add_argument("--prompt-file")
     args = parser.parse_args()
@@ -76,6 +81,8 @@ def main():
     write(log_path(args.log, f"prompt-{call}.txt"), prompt)
     write(log_path(args.log, f"argv-{call}.json"), json.dumps(sys.argv))
     write(log_path(args.log, f"cwd-{call}.txt"), os.getcwd())
+    if args.mode == "overlay":
+        return overlay(args.overlay, call)
     return act(args.mode, call, args.log)
 
 
@@ -200,6 +207,35 @@ def break_one(call):
         text = text.replace(wrong, right)
     right, wrong = CART_FUNCTIONS[(call - 1) % len(CART_FUNCTIONS)]
     write("cart.py", text.replace(right, wrong))
+
+
+def overlay(source, call):
+    """Lays the overlay SOURCE (or SOURCE/CALL, where there is one) over the project."""
+    if source is None:
+        print("agent.py: overlay needs --from DIR", file=sys.stderr)
+        return 2
+    numbered = os.path.join(source, str(call))
+    if os.path.isdir(numbered):
+        source = numbered
+    for top, dirs, files in os.walk(source):
+        rel_top = os.path.relpath(top, source)
+        if rel_top == ".":
+            # The numbered overlays of the other calls are not files of this one.
+            dirs[:] = [d for d in dirs if not d.isdigit()]
+        for name in files:
+            rel = os.path.normpath(os.path.join(rel_top, name))
+            if rel == ".delete":
+                continue
+            os.makedirs(os.path.dirname(rel) or ".", exist_ok=True)
+            with open(os.path.join(top, name), "rb") as src, open(rel, "wb") as dst:
+                dst.write(src.read())
+    listed = os.path.join(source, ".delete")
+    if os.path.exists(listed):
+        for line in read(listed).splitlines():
+            path = line.strip()
+            if path and os.path.lexists(path):
+                os.remove(path)
+    return 0
 
 
 def ready(log):

