@@ -393,3 +393,27 @@ fn a_caught_cheat_is_named_in_the_next_prompt_and_an_honest_fix_then_passes() {
     );
     assert_holds(&scenario, "cart.py", "total - total * percent");
 }
+
+#[test]
+fn an_honest_fix_with_a_new_test_and_its_new_helper_passes() {
+    // The helper beside the tests is test infrastructure, so the pass is checked with it taken
+    // away; the new test that imports it goes with it, and the starting tree's tests pass on the
+    // fixed code.
+    let scenario = scenario("pytest");
+    let out = run_overlay(&scenario, "fixes/pytest-new-test-with-helper", &[]);
+    assert_holds(&scenario, "tests/test_cart.py", "from helpers import cents");
+    assert_green(&scenario, &out);
+    let put_back = scenario.events_of("infra_put_back");
+    assert_eq!(put_back.len(), 1, "{put_back:#?}");
+    let files: Vec<&str> = put_back[0]["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .filter_map(|f| f["path"].as_str())
+        .collect();
+    assert_eq!(files, ["tests/helpers.py", "tests/test_cart.py"]);
+    let restored = scenario.events_of("infra_restored");
+    assert_eq!(restored[0]["passed"], true, "{restored:#?}");
+    // The attempt's files are back.
+    assert_holds(&scenario, "tests/helpers.py", "def cents");
+}

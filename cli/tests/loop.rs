@@ -261,7 +261,7 @@ impl Scenario {
     }
 
     /// The events of kind `kind`.
-    fn events_of(&self, kind: &str) -> Vec<Value> {
+    pub(crate) fn events_of(&self, kind: &str) -> Vec<Value> {
         self.events()
             .into_iter()
             .filter(|e| e["event"] == kind)

@@ -57,12 +57,15 @@ impl Driver<'_> {
         let rules = InfraRules::new(&self.verify.infrastructure(), |v| tests.contains(v));
         let (s, a, b) = (Arc::clone(snapshots), start.clone(), now.clone());
         let root = self.spec.root.clone();
-        let put_backs = blocking(move || plan(&s, &rules, &root, &a, &b)).await?;
+        let with_tests = !self.spec.policies.allow_test_edits;
+        let (put_backs, tests) =
+            blocking(move || plan(&s, &rules, &root, &a, &b, with_tests)).await?;
         if put_backs.is_empty() {
             return Ok(Some(Vec::new()));
         }
         let files = put_backs
             .iter()
+            .chain(&tests)
             .map(|p| InfraChange {
                 path: p.path.clone(),
                 what: p.what.clone(),
@@ -75,7 +78,8 @@ impl Driver<'_> {
         };
         record(self.shared, self.run, &[event], |_| Ok(()))?;
         let root = self.spec.root.clone();
-        let kept = write_put_backs(&root, &put_backs);
+        let all: Vec<PutBack> = put_backs.iter().chain(&tests).cloned().collect();
+        let kept = write_put_backs(&root, &all);
         let verified = match &kept {
             Ok(_) => Some(
                 self.verify_once(None, true, format!("attempt-{number}-infra"))
@@ -241,14 +245,17 @@ fn violations(put_backs: &[PutBack], why: &str) -> Vec<Violation> {
 }
 
 /// The files to put back: the changed paths that are infrastructure, and those a test runner's
-/// configuration names, with the text each goes back to.
+/// configuration names, with the text each goes back to; and, when there are some and
+/// `with_tests`, the changed test files, so that the starting tree's tests run on the attempt's
+/// code (unless the task is about the tests, whose changes then stay).
 fn plan(
     snapshots: &Snapshots,
     rules: &InfraRules,
     root: &Path,
     start: &TreeId,
     now: &TreeId,
-) -> Result<Vec<PutBack>, SnapshotError> {
+    with_tests: bool,
+) -> Result<(Vec<PutBack>, Vec<PutBack>), SnapshotError> {
     let changed = snapshots.changed_paths(start, now)?;
     let mut claimed: Vec<Claimed> = changed.iter().filter_map(|p| rules.claims(p)).collect();
     let candidates = infra::unclaimed(&changed, &claimed);
@@ -265,6 +272,24 @@ fn plan(
                 }),
         );
     }
+    let infra = put_backs(snapshots, (start, now), &claimed)?;
+    if infra.is_empty() || !with_tests {
+        return Ok((infra, Vec::new()));
+    }
+    let tests = put_backs(
+        snapshots,
+        (start, now),
+        &infra::test_files(&changed, &claimed),
+    )?;
+    Ok((infra, tests))
+}
+
+/// What to write back for each of `claimed`, read as the two trees hold them.
+fn put_backs(
+    snapshots: &Snapshots,
+    (start, now): (&TreeId, &TreeId),
+    claimed: &[Claimed],
+) -> Result<Vec<PutBack>, SnapshotError> {
     if claimed.is_empty() {
         return Ok(Vec::new());
     }

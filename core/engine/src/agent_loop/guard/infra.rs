@@ -160,6 +160,21 @@ pub fn unclaimed(changed: &[String], claimed: &[Claimed]) -> Vec<String> {
         .collect()
 }
 
+/// Of `changed`, the test files that no verifier claims, whole: they go back with the
+/// infrastructure, so that the check runs the starting tree's tests on the attempt's code (a test
+/// the attempt added may need a helper the check takes away).
+pub fn test_files(changed: &[String], claimed: &[Claimed]) -> Vec<Claimed> {
+    changed
+        .iter()
+        .filter(|path| is_test_file(path) && !claimed.iter().any(|c| &c.path == *path))
+        .map(|path| Claimed {
+            path: path.clone(),
+            verifiers: Vec::new(),
+            parts: vec![Part::Whole],
+        })
+        .collect()
+}
+
 /// A code file in a test directory that is not a test file.
 fn beside_tests(path: &str) -> bool {
     let mut parts: Vec<&str> = path.split('/').collect();

@@ -1,0 +1,5 @@
+"""A helper the fix's new test uses: an amount in cents."""
+
+
+def cents(amount):
+    return round(amount * 100)
