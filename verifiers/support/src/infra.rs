@@ -1,0 +1,232 @@
+//! What verifiers share to name their infrastructure (`Verifier::infrastructure`): the files
+//! that declare the project's command, and the files a command line names (`--require
+//! test/setup.js`, `-c jest.unit.config.js`), as globs relative to the workspace root.
+
+use std::path::{Component, Path, PathBuf};
+
+use verdict_model::verifier::{InfraFile, Infrastructure, Part, Workspace};
+
+use crate::declared::{Command, Declared};
+
+/// `infra` with `file` added, unless it is there already.
+pub fn add(mut infra: Infrastructure, file: InfraFile) -> Infrastructure {
+    if !infra.files.contains(&file) {
+        infra.files.push(file);
+    }
+    infra
+}
+
+/// `infra` with each of `globs` added whole.
+pub fn wholes(infra: Infrastructure, globs: &[&str]) -> Infrastructure {
+    globs.iter().fold(infra, |infra, glob| {
+        add(
+            infra,
+            InfraFile {
+                glob: (*glob).to_owned(),
+                part: Part::Whole,
+            },
+        )
+    })
+}
+
+/// `infra` with the `part` of `glob` added.
+pub fn part(infra: Infrastructure, glob: &str, part: Part) -> Infrastructure {
+    add(
+        infra,
+        InfraFile {
+            glob: glob.to_owned(),
+            part,
+        },
+    )
+}
+
+/// `infra` with the project file `path` (relative to the workspace root, as [`project_path`]
+/// gives it) added whole, its glob characters escaped.
+pub fn path(infra: Infrastructure, path: &str) -> Infrastructure {
+    add(
+        infra,
+        InfraFile {
+            glob: escape(path),
+            part: Part::Whole,
+        },
+    )
+}
+
+/// The project's declared command that verifier `name` runs, if any, with `infra` and the files
+/// that declare it (see [`Command::sources`]).
+pub fn declared(
+    workspace: &Workspace,
+    name: &str,
+    infra: Infrastructure,
+) -> (Option<Command>, Infrastructure) {
+    let declared = Declared::of(workspace);
+    let Some(command) = declared.for_verifier(name).cloned() else {
+        return (None, infra);
+    };
+    let infra = command.sources.iter().cloned().fold(infra, add);
+    (Some(command), infra)
+}
+
+/// The values of `options` in `words`: `--opt value`, `--opt=value`, and for a one-letter
+/// option `-rvalue`. A value may be a list (`--setupFiles a.js,b.js`); it is split at commas
+/// when `lists` is set.
+pub fn option_values(words: &[String], options: &[&str], lists: bool) -> Vec<String> {
+    let mut values = Vec::new();
+    let mut rest = words.iter();
+    while let Some(word) = rest.next() {
+        let value = if options.contains(&word.as_str()) {
+            rest.next().cloned()
+        } else if let Some((option, value)) = word.split_once('=')
+            && options.contains(&option)
+        {
+            Some(value.to_owned())
+        } else {
+            options
+                .iter()
+                .filter(|o| o.len() == 2 && o.starts_with('-') && !o.starts_with("--"))
+                .find_map(|o| word.strip_prefix(o))
+                .filter(|value| !value.is_empty() && !value.starts_with('='))
+                .map(str::to_owned)
+        };
+        let Some(value) = value else {
+            continue;
+        };
+        if lists {
+            values.extend(
+                value
+                    .split(',')
+                    .filter(|v| !v.is_empty())
+                    .map(str::to_owned),
+            );
+        } else {
+            values.push(value);
+        }
+    }
+    values
+}
+
+/// `value` (an option's value, read from `cwd` relative to the workspace root) as a path
+/// relative to the workspace root, when it names a file or directory of the project: a path
+/// that starts with `./` or `../` (which the runners read as a file, existing or not), or one
+/// that exists with one of `extensions` added (`""` for as it is). A bare name that does not
+/// exist is a package (`ts-node/register`), not the project's, and so is a path outside the
+/// workspace.
+pub fn project_path(
+    workspace: &Workspace,
+    cwd: &str,
+    value: &str,
+    extensions: &[&str],
+) -> Option<String> {
+    let value = value.strip_prefix("file://").unwrap_or(value);
+    if value.is_empty() || value.starts_with(['{', '[']) {
+        return None;
+    }
+    let relative = value.starts_with("./") || value.starts_with("../");
+    let joined = normalize(&Path::new(cwd).join(value), &workspace.root)?;
+    let found = extensions.iter().find_map(|extension| {
+        let candidate = format!("{joined}{extension}");
+        workspace.path(&candidate).exists().then_some(candidate)
+    });
+    match found {
+        Some(found) => Some(found),
+        None if relative => Some(joined),
+        None => None,
+    }
+}
+
+/// `path` with `.` and `..` resolved, relative to `root`, `/` separated; `None` when it leaves
+/// the root. An absolute path counts when it lies under the root.
+fn normalize(path: &Path, root: &Path) -> Option<String> {
+    let path = match path.strip_prefix(root) {
+        Ok(inside) => inside.to_path_buf(),
+        Err(_) if path.is_absolute() => return None,
+        Err(_) => path.to_path_buf(),
+    };
+    let mut parts: Vec<String> = Vec::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                parts.pop()?;
+            }
+            Component::Normal(part) => parts.push(part.to_string_lossy().into_owned()),
+            Component::RootDir | Component::Prefix(_) => return None,
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join("/"))
+}
+
+/// `path` with the characters a glob reads (`*`, `?`, `[`, `]`, `{`, `}`, `\`) escaped, so
+/// that it matches that one file.
+pub fn escape(path: &str) -> String {
+    let mut escaped = String::with_capacity(path.len());
+    for c in path.chars() {
+        if matches!(c, '*' | '?' | '[' | ']' | '{' | '}' | '\\' | '!') {
+            escaped.push('\\');
+        }
+        escaped.push(c);
+    }
+    escaped
+}
+
+/// The directory `cwd` (relative to the workspace root) a command runs in, as [`project_path`]
+/// takes it: the empty string for the root.
+pub fn relative_dir(workspace: &Workspace, cwd: &Path) -> String {
+    normalize(cwd, &workspace.root).unwrap_or_default()
+}
+
+/// A Python module given by its dotted name (`-p tests.plugin`, a pytest plugin) as the project
+/// files that may hold it, when one of them exists: `tests/plugin.py`, `tests/plugin/`.
+pub fn python_module(workspace: &Workspace, module: &str) -> Vec<String> {
+    if module.is_empty()
+        || !module
+            .split('.')
+            .all(|part| !part.is_empty() && part.chars().all(|c| c.is_alphanumeric() || c == '_'))
+    {
+        return Vec::new();
+    }
+    let base: PathBuf = module.split('.').collect();
+    let base = base.to_string_lossy().replace('\\', "/");
+    let mut found = Vec::new();
+    if workspace.path(format!("{base}.py")).is_file() {
+        found.push(format!("{base}.py"));
+    }
+    if workspace.path(&base).is_dir() {
+        found.push(format!("{base}/**"));
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(text: &str) -> Vec<String> {
+        text.split_whitespace().map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn option_values_take_each_spelling() {
+        let got = option_values(
+            &words("mocha -r a.js --require=b.js -rc.js --file d.js -x e.js --setup f.js,g.js"),
+            &["-r", "--require", "--file", "--setup"],
+            true,
+        );
+        assert_eq!(got, ["a.js", "b.js", "c.js", "d.js", "f.js", "g.js"]);
+    }
+
+    #[test]
+    fn project_paths_are_files_of_the_project_only() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        std::fs::create_dir_all(dir.path().join("test")).expect("mkdir");
+        std::fs::write(dir.path().join("test/setup.js"), "").expect("write");
+        let workspace = Workspace::new(dir.path());
+        let at = |cwd: &str, value: &str| project_path(&workspace, cwd, value, &["", ".js"]);
+        assert_eq!(at("", "test/setup"), Some("test/setup.js".to_owned()));
+        assert_eq!(at("", "./test/setup.js"), Some("test/setup.js".to_owned()));
+        assert_eq!(at("test", "../spy.cjs"), Some("spy.cjs".to_owned()));
+        assert_eq!(at("", "ts-node/register"), None);
+        assert_eq!(at("", "../outside.js"), None);
+        assert_eq!(escape("src/[id].test.js"), r"src/\[id\].test.js");
+    }
+}
