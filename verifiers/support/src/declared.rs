@@ -281,7 +281,7 @@ fn node_script_tool(args: &[String]) -> Option<&'static str> {
 
 /// A program's name: the file name of a path, without a JavaScript extension
 /// (`./node_modules/.bin/jest` → `jest`, `node_modules/typescript/bin/tsc` → `tsc`).
-pub(crate) fn program_name(word: &str) -> String {
+pub fn program_name(word: &str) -> String {
     let file = word.rsplit('/').next().unwrap_or(word);
     [".js", ".mjs", ".cjs"]
         .iter()

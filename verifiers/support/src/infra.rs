@@ -67,6 +67,57 @@ pub fn declared(
     (Some(command), infra)
 }
 
+/// coverage.py's configuration, whose `fail_under` fails a run whose tests all passed:
+/// `.coveragerc` (or the `--rcfile` of `coverage run`), its sections of `setup.cfg` and
+/// `tox.ini`, `[tool.coverage]` of pyproject.toml.
+pub fn python_coverage(infra: Infrastructure, words: &[String]) -> Infrastructure {
+    let mut infra = wholes(infra, &[".coveragerc"]);
+    for rcfile in option_values(words, &["--rcfile"], false) {
+        infra = path(infra, rcfile.trim_start_matches("./"));
+    }
+    let infra = part(infra, "setup.cfg", Part::Ini("coverage:*".to_owned()));
+    let infra = part(infra, "tox.ini", Part::Ini("coverage:*".to_owned()));
+    part(
+        infra,
+        "pyproject.toml",
+        Part::Toml(vec!["tool".to_owned(), "coverage".to_owned()]),
+    )
+}
+
+/// The configuration of the coverage wrapper `command` runs its runner under, if any (`nyc
+/// --check-coverage mocha`, `c8 node --test`, `coverage run -m pytest`): a threshold there fails
+/// the command.
+pub fn coverage_wrapper(infra: Infrastructure, command: &Command) -> Infrastructure {
+    let Some(wrapper) = command.wrapper() else {
+        return infra;
+    };
+    match wrapper.first().map(|w| crate::declared::program_name(w)).as_deref() {
+        Some("nyc") => {
+            let infra = wholes(
+                infra,
+                &[
+                    ".nycrc",
+                    ".nycrc.json",
+                    ".nycrc.yml",
+                    ".nycrc.yaml",
+                    "nyc.config.js",
+                    "nyc.config.cjs",
+                    "nyc.config.mjs",
+                ],
+            );
+            part(infra, "package.json", Part::Json(vec!["nyc".to_owned()]))
+        }
+        Some("c8") => {
+            let mut infra = wholes(infra, &[".c8rc", ".c8rc.json", ".nycrc", ".nycrc.json"]);
+            for config in option_values(wrapper, &["--config"], false) {
+                infra = path(infra, config.trim_start_matches("./"));
+            }
+            part(infra, "package.json", Part::Json(vec!["c8".to_owned()]))
+        }
+        _ => python_coverage(infra, wrapper),
+    }
+}
+
 /// The values of `options` in `words`: `--opt value`, `--opt=value`, and for a one-letter
 /// option `-rvalue`. A value may be a list (`--setupFiles a.js,b.js`); it is split at commas
 /// when `lists` is set.
@@ -195,6 +246,21 @@ pub fn python_module(workspace: &Workspace, module: &str) -> Vec<String> {
         found.push(format!("{base}/**"));
     }
     found
+}
+
+/// Each file of `infra` in one line, for people and tests: `jest.config.*`, `package.json
+/// json:jest`, `pyproject.toml toml:tool.pytest`, `setup.cfg ini:tool:pytest`.
+pub fn lines(infra: &Infrastructure) -> Vec<String> {
+    infra
+        .files
+        .iter()
+        .map(|file| match &file.part {
+            Part::Whole => file.glob.clone(),
+            Part::Json(keys) => format!("{} json:{}", file.glob, keys.join(".")),
+            Part::Toml(keys) => format!("{} toml:{}", file.glob, keys.join(".")),
+            Part::Ini(section) => format!("{} ini:{section}", file.glob),
+        })
+        .collect()
 }
 
 #[cfg(test)]
