@@ -157,9 +157,9 @@ pub fn option_values(words: &[String], options: &[&str], lists: bool) -> Vec<Str
 }
 
 /// `value` (an option's value, read from `cwd` relative to the workspace root) as a path
-/// relative to the workspace root, when it names a file or directory of the project: a path
-/// that starts with `./` or `../` (which the runners read as a file, existing or not), or one
-/// that exists with one of `extensions` added (`""` for as it is). A bare name that does not
+/// relative to the workspace root, when it names a file of the project: a path that starts
+/// with `./` or `../` (which the runners read as a file, existing or not), or a file that
+/// exists with one of `extensions` added (`""` for as it is). A bare name that does not
 /// exist is a package (`ts-node/register`), not the project's, and so is a path outside the
 /// workspace.
 pub fn project_path(
@@ -176,13 +176,29 @@ pub fn project_path(
     let joined = normalize(&Path::new(cwd).join(value), &workspace.root)?;
     let found = extensions.iter().find_map(|extension| {
         let candidate = format!("{joined}{extension}");
-        workspace.path(&candidate).exists().then_some(candidate)
+        workspace.path(&candidate).is_file().then_some(candidate)
     });
     match found {
         Some(found) => Some(found),
         None if relative => Some(joined),
         None => None,
     }
+}
+
+/// `value` (read from `cwd` relative to the workspace root) as a path relative to the
+/// workspace root, when it names a directory of the project (`vitest --root packages/app`);
+/// `""` for the root itself.
+pub fn project_dir(workspace: &Workspace, cwd: &str, value: &str) -> Option<String> {
+    let joined = Path::new(cwd).join(value);
+    let path = normalize(&joined, &workspace.root).or_else(|| {
+        // The root itself (`--root .`).
+        let inside = joined.strip_prefix(&workspace.root).unwrap_or(&joined);
+        inside
+            .components()
+            .all(|c| matches!(c, Component::CurDir))
+            .then(String::new)
+    })?;
+    workspace.path(&path).is_dir().then_some(path)
 }
 
 /// `path` with `.` and `..` resolved, relative to `root`, `/` separated; `None` when it leaves
