@@ -73,7 +73,9 @@ pub fn declared(
 pub fn python_coverage(infra: Infrastructure, words: &[String]) -> Infrastructure {
     let mut infra = wholes(infra, &[".coveragerc"]);
     for rcfile in option_values(words, &["--rcfile"], false) {
-        infra = path(infra, rcfile.trim_start_matches("./"));
+        if let Some(rcfile) = inside(&rcfile) {
+            infra = path(infra, &rcfile);
+        }
     }
     let infra = part(infra, "setup.cfg", Part::Ini("coverage:*".to_owned()));
     let infra = part(infra, "tox.ini", Part::Ini("coverage:*".to_owned()));
@@ -91,7 +93,11 @@ pub fn coverage_wrapper(infra: Infrastructure, command: &Command) -> Infrastruct
     let Some(wrapper) = command.wrapper() else {
         return infra;
     };
-    match wrapper.first().map(|w| crate::declared::program_name(w)).as_deref() {
+    match wrapper
+        .first()
+        .map(|w| crate::declared::program_name(w))
+        .as_deref()
+    {
         Some("nyc") => {
             let infra = wholes(
                 infra,
@@ -110,7 +116,9 @@ pub fn coverage_wrapper(infra: Infrastructure, command: &Command) -> Infrastruct
         Some("c8") => {
             let mut infra = wholes(infra, &[".c8rc", ".c8rc.json", ".nycrc", ".nycrc.json"]);
             for config in option_values(wrapper, &["--config"], false) {
-                infra = path(infra, config.trim_start_matches("./"));
+                if let Some(config) = inside(&config) {
+                    infra = path(infra, &config);
+                }
             }
             part(infra, "package.json", Part::Json(vec!["c8".to_owned()]))
         }
@@ -199,6 +207,12 @@ pub fn project_dir(workspace: &Workspace, cwd: &str, value: &str) -> Option<Stri
             .then(String::new)
     })?;
     workspace.path(&path).is_dir().then_some(path)
+}
+
+/// A relative path with `.` and `..` resolved, when it stays inside the directory it is
+/// relative to.
+fn inside(value: &str) -> Option<String> {
+    normalize(Path::new(value), Path::new("/")).filter(|_| !value.starts_with('/'))
 }
 
 /// `path` with `.` and `..` resolved, relative to `root`, `/` separated; `None` when it leaves
