@@ -1,59 +1,24 @@
 //! The infrastructure of the cargo verifiers (see `Verifier::infrastructure`): the parts of the
 //! manifests that decide which targets build and which tests run, cargo's configuration,
-//! nextest's and clippy's, and the files that declare the project's command.
-//!
-//! Never a whole `Cargo.toml`: an honest fix often adds a dependency or a feature, which must
-//! not cost the attempt its pass. `[features]` is left out for that reason too; a test that a
-//! changed default feature compiles out no longer runs, which the guard sees by the tests'
-//! identities.
+//! nextest's and clippy's (named in `verdict_verifier_support::infra::tool_configs`, which the
+//! `script` verifier reads too), and the files that declare the project's command.
 
-use verdict_model::verifier::{Infrastructure, Part, Workspace};
+use verdict_model::verifier::{Infrastructure, Workspace};
 use verdict_verifier_support::infra;
 
-use crate::nextest;
-
-/// The keys of a manifest that decide which targets build and which of their tests run: the
-/// target tables (`test = false`, `harness = false`, `doctest = false`, `required-features`),
-/// target discovery (`autotests = false` drops `tests/`), the profiles (`overflow-checks`,
-/// `debug-assertions`, `panic`), which members a workspace has, and the lint levels (a denied
-/// lint that fails the build turned down). `[workspace.dependencies]` stays free.
-const MANIFEST_KEYS: &[&[&str]] = &[
-    &["lib"],
-    &["bin"],
-    &["test"],
-    &["bench"],
-    &["example"],
-    &["package", "auto*"],
-    &["profile"],
-    &["lints"],
-    &["workspace", "members"],
-    &["workspace", "exclude"],
-    &["workspace", "default-members"],
-    &["workspace", "lints"],
-];
-
-/// What every cargo verifier shares: the manifests' keys above and cargo's configuration
-/// (`rustflags`, a `[target] runner`, aliases), with the files that declare the command of
+/// What every cargo verifier shares: the manifests' keys that decide which targets build and
+/// which tests run (never a whole `Cargo.toml`: an honest fix often adds a dependency), cargo's
+/// configuration (`rustflags`, a `[target] runner`), with the files that declare the command of
 /// verifier `name`.
 fn common(workspace: &Workspace, name: &str) -> (Option<Vec<String>>, Infrastructure) {
-    let mut infra = Infrastructure::default();
-    for keys in MANIFEST_KEYS {
-        infra = infra::part(
-            infra,
-            "**/Cargo.toml",
-            Part::Toml(keys.iter().map(|k| (*k).to_owned()).collect()),
-        );
-    }
-    let infra = infra::wholes(infra, &[".cargo/config.toml", ".cargo/config"]);
-    let (command, infra) = infra::declared(workspace, name, infra);
+    let (command, infra) = infra::declared(workspace, name, infra::tool_configs(name));
     (command.map(|c| c.program_words().to_vec()), infra)
 }
 
 /// `cargo test`'s (and nextest's): with nextest's configuration, whose presence alone makes
 /// the tests run under nextest, and a `--config-file` or `--tool-config-file` of the command.
 pub(crate) fn test(workspace: &Workspace, name: &str) -> Infrastructure {
-    let (words, infra) = common(workspace, name);
-    let mut infra = infra::wholes(infra, &[nextest::CONFIG_FILE]);
+    let (words, mut infra) = common(workspace, name);
     let words = words.unwrap_or_default();
     let configs = infra::option_values(&words, &["--config-file"], false)
         .into_iter()
@@ -75,13 +40,9 @@ pub(crate) fn check(workspace: &Workspace, name: &str) -> Infrastructure {
     common(workspace, name).1
 }
 
-/// clippy's: with its own configuration (thresholds, disallowed names), read from each
-/// package's directory upwards.
+/// clippy's: with its own configuration (thresholds, disallowed names).
 pub(crate) fn clippy(workspace: &Workspace, name: &str) -> Infrastructure {
-    infra::wholes(
-        common(workspace, name).1,
-        &["**/clippy.toml", "**/.clippy.toml"],
-    )
+    common(workspace, name).1
 }
 
 #[cfg(test)]
@@ -100,7 +61,7 @@ mod tests {
             std::fs::write(path, text).expect("write");
         }
         let workspace = Workspace::new(dir.path());
-        let every = infra::lines(&common(&Workspace::new("/nowhere"), "none").1);
+        let every = infra::lines(&infra::tool_configs("cargo-check"));
         let got: Vec<String> = infra::lines(&verifier.infrastructure(&workspace))
             .into_iter()
             .filter(|line| !every.contains(line))
@@ -112,7 +73,7 @@ mod tests {
 
     #[test]
     fn cargo_verifiers_name_manifest_keys_and_their_configs() {
-        let every = infra::lines(&common(&Workspace::new("/nowhere"), "none").1);
+        let every = infra::lines(&infra::tool_configs("cargo-check"));
         for line in [
             "**/Cargo.toml toml:test",
             "**/Cargo.toml toml:package.auto*",
@@ -133,7 +94,7 @@ mod tests {
                 ),
                 ("ci/nextest.toml", ""),
             ],
-            &["Makefile", ".config/nextest.toml", "ci/nextest.toml"],
+            &[".config/nextest.toml", "Makefile", "ci/nextest.toml"],
         );
         check(
             &crate::CargoDoctest::default(),

@@ -39,8 +39,8 @@ use std::time::Duration;
 
 use verdict_model::split::split_command;
 use verdict_model::verifier::{
-    Applicability, Captured, CommandSpec, Exit, ExitCodes, Infrastructure, Inputs, Part,
-    VerifierError, Workspace,
+    Applicability, Captured, CommandSpec, Exit, ExitCodes, Infrastructure, Inputs, VerifierError,
+    Workspace,
 };
 use verdict_model::{Diagnostic, Kind, Outcome, Report, Severity, Summarizer, Verifier};
 use verdict_summarizers::eslint::EslintSummarizer;
@@ -622,25 +622,7 @@ impl Verifier for Eslint {
     /// directory), its ignore files, and from the declared command the files that declare it
     /// and those it names (`-c`, `--ignore-path`, a `--rulesdir` of the project's rules).
     fn infrastructure(&self, workspace: &Workspace) -> Infrastructure {
-        let infra = infra::wholes(
-            Infrastructure::default(),
-            &[
-                "**/eslint.config.*",
-                "**/.eslintrc",
-                "**/.eslintrc.*",
-                ".eslintignore",
-            ],
-        );
-        let infra = infra::part(
-            infra,
-            "**/package.json",
-            Part::Json(vec!["eslintConfig".to_owned()]),
-        );
-        let infra = infra::part(
-            infra,
-            "package.json",
-            Part::Json(vec!["eslintIgnore".to_owned()]),
-        );
+        let infra = infra::tool_configs(NAME);
         let (command, mut infra) = infra::declared(workspace, NAME, infra);
         let Some(command) = command else {
             return infra;

@@ -7,16 +7,13 @@ use verdict_verifier_support::infra;
 
 /// What a runner reads, by name.
 pub(crate) struct Names<'a> {
-    /// The verifier, whose declared command is read.
+    /// The verifier, whose declared command is read and whose tool's config files
+    /// (`infra::tool_configs`) count.
     pub tool: &'a str,
-    /// Globs of its config files and other files it reads whole.
-    pub wholes: &'a [&'a str],
-    /// Its keys of `package.json`.
-    pub package_keys: &'a [&'a str],
     /// Its options whose value is a file it loads (config, set-up files, plugins).
     pub file_options: &'a [&'a str],
-    /// Its options whose value is a directory it reads its config from (`vitest --root`), with
-    /// the config files' names there.
+    /// Its options whose value is a directory it reads its config from (`vitest --root`): its
+    /// config files there count too.
     pub dir_options: &'a [&'a str],
 }
 
@@ -37,11 +34,8 @@ const EXTENSIONS: &[&str] = &["", ".js", ".cjs", ".mjs", ".ts", ".mts", ".cts", 
 
 /// The infrastructure of the runner `names` describes in `workspace` (see the module docs).
 pub(crate) fn of(workspace: &Workspace, names: &Names<'_>) -> Infrastructure {
-    let mut infra = infra::wholes(Infrastructure::default(), names.wholes);
-    for key in names.package_keys {
-        infra = infra::part(infra, "package.json", Part::Json(vec![(*key).to_owned()]));
-    }
-    let (command, mut infra) = infra::declared(workspace, names.tool, infra);
+    let configs = infra::tool_configs(names.tool);
+    let (command, mut infra) = infra::declared(workspace, names.tool, configs.clone());
     let Some(command) = command else {
         return infra;
     };
@@ -68,8 +62,13 @@ pub(crate) fn of(workspace: &Workspace, names: &Names<'_>) -> Infrastructure {
         else {
             continue;
         };
-        for glob in names.wholes.iter().filter(|glob| !glob.contains('/')) {
-            infra = infra::wholes(infra, &[&format!("{}/{glob}", infra::escape(&dir))]);
+        let root_files = configs
+            .files
+            .iter()
+            .filter(|file| file.part == Part::Whole && !file.glob.contains('/'));
+        for file in root_files {
+            let glob = format!("{}/{}", infra::escape(&dir), file.glob);
+            infra = infra::wholes(infra, &[&glob]);
         }
     }
     infra::coverage_wrapper(infra, &command)

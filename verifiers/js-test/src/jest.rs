@@ -41,10 +41,6 @@ const CONFIGS: &[&str] = &[
     "jest.config.json",
 ];
 
-/// Babel's configuration, which jest's default transform reads: project-wide and per
-/// directory, and `package.json`'s `babel`.
-const BABEL: &[&str] = &["babel.config.*", "**/.babelrc", "**/.babelrc.*"];
-
 /// jest's options whose value is a file it loads.
 const FILE_OPTIONS: &[&str] = &[
     "--config",
@@ -214,17 +210,10 @@ impl Verifier for Jest {
     /// test compares with, and from the declared command the files that declare it and those
     /// it loads (`-c`, `--setupFiles`, node's `--require`).
     fn infrastructure(&self, workspace: &Workspace) -> Infrastructure {
-        let wholes: Vec<&str> = ["jest.config.*"]
-            .into_iter()
-            .chain(BABEL.iter().copied())
-            .chain(["**/__snapshots__/**"])
-            .collect();
         crate::infra::of(
             workspace,
             &crate::infra::Names {
                 tool: NAME,
-                wholes: &wholes,
-                package_keys: &["jest", "babel"],
                 file_options: FILE_OPTIONS,
                 dir_options: &["--projects"],
             },

@@ -171,13 +171,10 @@ impl Verifier for Mocha {
     /// `--opts`, `--package`, `--require`, `--file`, a `--ui` of the project's), with its
     /// coverage wrapper's configuration.
     fn infrastructure(&self, workspace: &Workspace) -> Infrastructure {
-        let wholes: Vec<&str> = CONFIGS.iter().copied().chain(["test/mocha.opts"]).collect();
         crate::infra::of(
             workspace,
             &crate::infra::Names {
                 tool: NAME,
-                wholes: &wholes,
-                package_keys: &["mocha"],
                 file_options: &[
                     "--config",
                     "--opts",

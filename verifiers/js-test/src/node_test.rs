@@ -312,8 +312,6 @@ impl Verifier for NodeTest {
             workspace,
             &crate::infra::Names {
                 tool: NAME,
-                wholes: &[],
-                package_keys: &[],
                 file_options: &[],
                 dir_options: &[],
             },

@@ -192,13 +192,6 @@ impl Verifier for Vitest {
             workspace,
             &crate::infra::Names {
                 tool: NAME,
-                wholes: &[
-                    "vitest.config.*",
-                    "vite.config.*",
-                    "vitest.workspace.*",
-                    "**/__snapshots__/**",
-                ],
-                package_keys: &[],
                 file_options: &["--config", "-c", "--workspace"],
                 dir_options: &["--root", "-r"],
             },

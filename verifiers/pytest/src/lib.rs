@@ -711,29 +711,7 @@ impl Verifier for Pytest {
 
 /// See [`Pytest::infrastructure`].
 fn infrastructure(workspace: &Workspace) -> Infrastructure {
-    // pytest reads its configuration from the rootdir it finds from the test paths upwards, so
-    // a file of that name in any directory may be the one it uses.
-    let infra = infra::wholes(
-        Infrastructure::default(),
-        &[
-            "**/conftest.py",
-            "**/pytest.toml",
-            "**/.pytest.toml",
-            "**/pytest.ini",
-            "**/.pytest.ini",
-            "**/sitecustomize.py",
-            "**/usercustomize.py",
-        ],
-    );
-    let infra = infra::part(
-        infra,
-        "**/pyproject.toml",
-        Part::Toml(vec!["tool".to_owned(), "pytest".to_owned()]),
-    );
-    let infra = infra::part(infra, "**/setup.cfg", Part::Ini("tool:pytest".to_owned()));
-    let infra = infra::part(infra, "**/tox.ini", Part::Ini("pytest".to_owned()));
-    // pytest-cov fails a run under its `fail_under` with coverage.py's configuration.
-    let infra = infra::python_coverage(infra, &[]);
+    let infra = infra::tool_configs(NAME);
     let (command, mut infra) = infra::declared(workspace, NAME, infra);
     let Some(command) = command else {
         return infra;

@@ -283,11 +283,7 @@ impl Verifier for Unittest {
     /// and `load_tests` the guard judges as tests): the interpreter's `sitecustomize.py`, the
     /// files that declare the command, and the configuration of its coverage wrapper.
     fn infrastructure(&self, workspace: &Workspace) -> Infrastructure {
-        let infra = infra::wholes(
-            Infrastructure::default(),
-            &["**/sitecustomize.py", "**/usercustomize.py"],
-        );
-        match infra::declared(workspace, NAME, infra) {
+        match infra::declared(workspace, NAME, infra::tool_configs(NAME)) {
             (Some(command), infra) => infra::coverage_wrapper(infra, &command),
             (None, infra) => infra,
         }

@@ -290,16 +290,21 @@ impl Verifier for ScriptVerifier {
 
     /// The files that declare the command, the project's own program or script it runs
     /// (`./scripts/test.sh`, `node test/run.js`), the modules and configs it names with the
-    /// options most runners share (`--require`, `--import`, `--config`), and its coverage
-    /// wrapper's configuration. What a runner reads by name (`jest.config.js` under a second jest
-    /// run) is its verifier's to know, not this one's.
+    /// options most runners share (`--require`, `--import`, `--config`), its coverage
+    /// wrapper's configuration, and what the tool it runs reads by name when it runs one in a
+    /// way the tool's verifier does not (`c8 jest`, a second jest run: `jest.config.*`).
     fn infrastructure(&self, workspace: &Workspace) -> Infrastructure {
+        let configs = self
+            .command
+            .tool()
+            .map(infra::tool_configs)
+            .unwrap_or_default();
         let mut infra = self
             .command
             .sources
             .iter()
             .cloned()
-            .fold(Infrastructure::default(), infra::add);
+            .fold(configs, infra::add);
         if self.command.shell {
             // What a shell line runs is not read word by word.
             return infra;
@@ -497,6 +502,27 @@ mod tests {
         check(
             &[("Makefile", "test:\n\tsh -c 'exit 0' || true\n")],
             &[&["Makefile"]],
+        );
+        // jest under c8, which its verifier does not run: jest's own files count.
+        check(
+            &[("package.json", r#"{"scripts": {"test": "c8 jest"}}"#)],
+            &[&[
+                "jest.config.*",
+                "babel.config.*",
+                "**/.babelrc",
+                "**/.babelrc.*",
+                "**/__snapshots__/**",
+                "package.json json:jest",
+                "package.json json:babel",
+                "package.json json:scripts.pretest",
+                "package.json json:scripts.test",
+                "package.json json:scripts.posttest",
+                ".c8rc",
+                ".c8rc.json",
+                ".nycrc",
+                ".nycrc.json",
+                "package.json json:c8",
+            ]],
         );
     }
 }

@@ -132,15 +132,17 @@ impl Command {
     /// then checked with the tests. Another runner under one (`istanbul cover`, `c8 jest`) is
     /// run as it is.
     pub fn verifier(&self) -> Option<&'static str> {
+        self.tool()
+            .filter(|verifier| self.wrapper().is_none() || WRAPPED_VERIFIERS.contains(verifier))
+    }
+
+    /// The name of the verifier of the tool this command runs, under any coverage wrapper
+    /// (`c8 jest` runs jest's), whether or not that verifier runs it; `None` for a shell line.
+    pub fn tool(&self) -> Option<&'static str> {
         if self.shell {
             return None;
         }
-        let words = self.runner_words();
-        let verifier = tool_verifier(&words)?;
-        if self.wrapper().is_some() && !WRAPPED_VERIFIERS.contains(&verifier) {
-            return None;
-        }
-        Some(verifier)
+        tool_verifier(&self.runner_words())
     }
 }
 

@@ -52,6 +52,140 @@ pub fn path(infra: Infrastructure, path: &str) -> Infrastructure {
     )
 }
 
+/// What the tool of verifier `tool` reads by name in every run, whatever command starts it: its
+/// config files and its parts of shared files. The one list of them, read by the tool's
+/// verifier and by the `script` verifier when a declared command runs the tool in a way its
+/// verifier does not (`c8 jest`, a second jest run). Empty for a tool it does not know.
+pub fn tool_configs(tool: &str) -> Infrastructure {
+    let none = Infrastructure::default();
+    let key = |keys: &[&str]| keys.iter().map(|k| (*k).to_owned()).collect::<Vec<_>>();
+    match tool {
+        "jest" => {
+            // Babel's configuration, which jest's default transform reads (project-wide, by
+            // directory, and `package.json`'s `babel`), and the snapshots a test compares with
+            // as with an expected value.
+            let infra = wholes(
+                none,
+                &[
+                    "jest.config.*",
+                    "babel.config.*",
+                    "**/.babelrc",
+                    "**/.babelrc.*",
+                    "**/__snapshots__/**",
+                ],
+            );
+            let infra = part(infra, "package.json", Part::Json(key(&["jest"])));
+            part(infra, "package.json", Part::Json(key(&["babel"])))
+        }
+        "vitest" => wholes(
+            none,
+            &[
+                "vitest.config.*",
+                "vite.config.*",
+                "vitest.workspace.*",
+                "**/__snapshots__/**",
+            ],
+        ),
+        "mocha" => {
+            let infra = wholes(
+                none,
+                &[
+                    ".mocharc.js",
+                    ".mocharc.cjs",
+                    ".mocharc.mjs",
+                    ".mocharc.json",
+                    ".mocharc.jsonc",
+                    ".mocharc.yaml",
+                    ".mocharc.yml",
+                    "test/mocha.opts",
+                ],
+            );
+            part(infra, "package.json", Part::Json(key(&["mocha"])))
+        }
+        "eslint" => {
+            // eslint 10 looks a flat config up from each file's directory; legacy configs
+            // cascade by directory.
+            let infra = wholes(
+                none,
+                &[
+                    "**/eslint.config.*",
+                    "**/.eslintrc",
+                    "**/.eslintrc.*",
+                    ".eslintignore",
+                ],
+            );
+            let infra = part(infra, "**/package.json", Part::Json(key(&["eslintConfig"])));
+            part(infra, "package.json", Part::Json(key(&["eslintIgnore"])))
+        }
+        // A config `extends` and `references` others, in any directory.
+        "tsc" => wholes(none, &["**/tsconfig*.json"]),
+        "pytest" => {
+            // pytest reads its configuration from the rootdir it finds from the test paths
+            // upwards, so a file of that name in any directory may be the one it uses.
+            let infra = wholes(
+                none,
+                &[
+                    "**/conftest.py",
+                    "**/pytest.toml",
+                    "**/.pytest.toml",
+                    "**/pytest.ini",
+                    "**/.pytest.ini",
+                    "**/sitecustomize.py",
+                    "**/usercustomize.py",
+                ],
+            );
+            let infra = part(
+                infra,
+                "**/pyproject.toml",
+                Part::Toml(key(&["tool", "pytest"])),
+            );
+            let infra = part(infra, "**/setup.cfg", Part::Ini("tool:pytest".to_owned()));
+            let infra = part(infra, "**/tox.ini", Part::Ini("pytest".to_owned()));
+            // pytest-cov fails a run under its `fail_under` with coverage.py's configuration.
+            python_coverage(infra, &[])
+        }
+        "unittest" => wholes(none, &["**/sitecustomize.py", "**/usercustomize.py"]),
+        "cargo-test" | "cargo-check" | "clippy" => {
+            let mut infra = none;
+            for keys in CARGO_MANIFEST_KEYS {
+                infra = part(infra, "**/Cargo.toml", Part::Toml(key(keys)));
+            }
+            let infra = wholes(infra, &[".cargo/config.toml", ".cargo/config"]);
+            match tool {
+                // nextest's configuration, whose presence alone makes the tests run under it.
+                "cargo-test" => wholes(infra, &[".config/nextest.toml"]),
+                // clippy's own, read from each package's directory upwards.
+                "clippy" => wholes(infra, &["**/clippy.toml", "**/.clippy.toml"]),
+                _ => infra,
+            }
+        }
+        _ => none,
+    }
+}
+
+/// The keys of a manifest that decide which targets build and which of their tests run: the
+/// target tables (`test = false`, `harness = false`, `doctest = false`, `required-features`),
+/// target discovery (`autotests = false` drops `tests/`), the profiles (`overflow-checks`,
+/// `debug-assertions`, `panic`), which members a workspace has, and the lint levels (a denied
+/// lint that fails the build turned down). Never a whole `Cargo.toml`: an honest fix often adds
+/// a dependency or a feature, which must not cost the attempt its pass. `[features]` is left out
+/// for that reason too; a test a changed default feature compiles out no longer runs, which the
+/// guard sees by the tests' identities.
+const CARGO_MANIFEST_KEYS: &[&[&str]] = &[
+    &["lib"],
+    &["bin"],
+    &["test"],
+    &["bench"],
+    &["example"],
+    &["package", "auto*"],
+    &["profile"],
+    &["lints"],
+    &["workspace", "members"],
+    &["workspace", "exclude"],
+    &["workspace", "default-members"],
+    &["workspace", "lints"],
+];
+
 /// The project's declared command that verifier `name` runs, if any, with `infra` and the files
 /// that declare it (see [`Command::sources`]).
 pub fn declared(

@@ -702,8 +702,7 @@ impl Verifier for Tsc {
     /// and from the declared command the files that declare it and the project it checks (`-p
     /// config/build.json`, `-b packages/app`).
     fn infrastructure(&self, workspace: &Workspace) -> Infrastructure {
-        let infra = infra::wholes(Infrastructure::default(), &["**/tsconfig*.json"]);
-        let (command, mut infra) = infra::declared(workspace, NAME, infra);
+        let (command, mut infra) = infra::declared(workspace, NAME, infra::tool_configs(NAME));
         let Some(command) = command else {
             return infra;
         };
