@@ -30,7 +30,7 @@ use verdict_core::pipeline::{self, Entry};
 use verdict_core::process::ProcessRunner;
 use verdict_core::state::{RunRecord, RunState, StateDb};
 use verdict_core::verifier::{
-    Applicability, Captured, CommandSpec, Verifier, VerifierError, Workspace,
+    Applicability, Captured, CommandSpec, Infrastructure, Verifier, VerifierError, Workspace,
 };
 
 use crate::budget;
@@ -698,6 +698,26 @@ impl Verify for PipelineVerify {
         };
         self.pipeline(&entries, &workspace, scope).await
     }
+
+    /// Each planned verifier's infrastructure, read from the plan's workspace (verdict.toml's
+    /// commands, no run directory) and from the tree as it is when the loop asks: before the
+    /// first attempt, the starting tree.
+    fn infrastructure(&self) -> Vec<(String, Infrastructure)> {
+        infrastructure(self.plan.entries(), self.plan.workspace())
+    }
+}
+
+/// The infrastructure of each of `entries`' verifiers in `workspace`, by verifier name.
+fn infrastructure(entries: &[Entry], workspace: &Workspace) -> Vec<(String, Infrastructure)> {
+    entries
+        .iter()
+        .map(|entry| {
+            (
+                entry.verifier.name().to_owned(),
+                entry.verifier.infrastructure(workspace),
+            )
+        })
+        .collect()
 }
 
 impl PipelineVerify {
@@ -1144,4 +1164,42 @@ fn describe(event: &LoopEvent) -> Option<String> {
         Event::Escalated { reason, .. } => format!("escalated: {reason}"),
         Event::Blocked { reason, .. } => format!("blocked: {reason}"),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_loop_verification_names_each_planned_verifiers_infrastructure() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        std::fs::create_dir_all(dir.path().join("test")).expect("mkdir");
+        std::fs::write(
+            dir.path().join("package.json"),
+            r#"{"scripts": {"test": "mocha -r ./test/spy.js"}, "devDependencies": {"mocha": "*"}}"#,
+        )
+        .expect("write");
+        std::fs::write(dir.path().join("test/spy.js"), "").expect("write");
+        let (root, config) = run::load_config(Some(dir.path())).expect("config");
+        let known = registry::all(&config, &root).expect("registry");
+        let only = vec!["mocha".to_owned()];
+        let plan = Plan::new(&root, &config, known, &only, &[]).expect("plan");
+        let verify = PipelineVerify {
+            plan,
+            runner: ProcessRunner::new(),
+        };
+        let infrastructure = verify.infrastructure();
+        let names: Vec<&str> = infrastructure.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["mocha"]);
+        let globs: Vec<&str> = infrastructure[0]
+            .1
+            .files
+            .iter()
+            .map(|f| f.glob.as_str())
+            .collect();
+        assert!(globs.contains(&".mocharc.json"), "{globs:?}");
+        assert!(globs.contains(&"test/spy.js"), "{globs:?}");
+        // No run directory is made to read it.
+        assert!(!root.join(".verdict/runs").exists());
+    }
 }

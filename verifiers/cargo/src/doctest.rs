@@ -17,7 +17,7 @@
 use std::path::{Path, PathBuf};
 
 use verdict_model::verifier::{
-    Applicability, Captured, CommandSpec, Inputs, VerifierError, Workspace,
+    Applicability, Captured, CommandSpec, Infrastructure, Inputs, VerifierError, Workspace,
 };
 use verdict_model::{Kind, Report, Verifier};
 
@@ -225,6 +225,12 @@ impl Verifier for CargoDoctest {
 
     fn inputs(&self, workspace: &Workspace) -> Option<Inputs> {
         Command::Test.inputs(workspace)
+    }
+
+    /// `cargo test`'s (`[lib] doctest = false` turns its tests off), read from the project's
+    /// declared `cargo test` command.
+    fn infrastructure(&self, workspace: &Workspace) -> Infrastructure {
+        crate::infra::test(workspace, Command::Test.name())
     }
 }
 

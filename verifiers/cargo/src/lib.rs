@@ -55,14 +55,15 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use verdict_model::verifier::{
-    Applicability, Captured, CommandSpec, Exit, ExitCodes, Inputs, Sharding, VerifierError,
-    Workspace,
+    Applicability, Captured, CommandSpec, Exit, ExitCodes, Infrastructure, Inputs, Sharding,
+    VerifierError, Workspace,
 };
 use verdict_model::{Kind, Outcome, Report, Severity, Verifier};
 use verdict_verifier_support::declared::Declared;
 use verdict_verifier_support::summarize_log_as;
 
 pub mod doctest;
+mod infra;
 pub mod nextest;
 
 pub use doctest::CargoDoctest;
@@ -796,6 +797,11 @@ impl Verifier for CargoCheck {
     fn inputs(&self, workspace: &Workspace) -> Option<Inputs> {
         Command::Check.inputs(workspace)
     }
+
+    /// See [`infra::check`].
+    fn infrastructure(&self, workspace: &Workspace) -> Infrastructure {
+        infra::check(workspace, self.name())
+    }
 }
 
 impl Verifier for Clippy {
@@ -825,6 +831,11 @@ impl Verifier for Clippy {
 
     fn inputs(&self, workspace: &Workspace) -> Option<Inputs> {
         Command::Clippy.inputs(workspace)
+    }
+
+    /// See [`infra::clippy`].
+    fn infrastructure(&self, workspace: &Workspace) -> Infrastructure {
+        infra::clippy(workspace, self.name())
     }
 }
 
@@ -982,6 +993,11 @@ impl Verifier for CargoTest {
             inputs.tool_files.extend(nextest::nextest_program());
         }
         Some(inputs)
+    }
+
+    /// See [`infra::test`].
+    fn infrastructure(&self, workspace: &Workspace) -> Infrastructure {
+        infra::test(workspace, self.name())
     }
 
     /// `cargo test … -- --exact <name>…` with the failing tests' full names (libtest takes

@@ -39,13 +39,14 @@ use std::time::Duration;
 
 use verdict_model::split::split_command;
 use verdict_model::verifier::{
-    Applicability, Captured, CommandSpec, Exit, ExitCodes, Inputs, VerifierError, Workspace,
+    Applicability, Captured, CommandSpec, Exit, ExitCodes, Infrastructure, Inputs, VerifierError,
+    Workspace,
 };
 use verdict_model::{Diagnostic, Kind, Outcome, Report, Severity, Summarizer, Verifier};
 use verdict_summarizers::eslint::EslintSummarizer;
 use verdict_verifier_support::declared::{self, Declared, Purpose};
 use verdict_verifier_support::{
-    PackageJson, js_monorepo_root, node_bin, node_install_markers, summarize_log_as,
+    PackageJson, infra, js_monorepo_root, node_bin, node_install_markers, summarize_log_as,
 };
 
 const NAME: &str = "eslint";
@@ -616,6 +617,30 @@ impl Verifier for Eslint {
         fail_closed(report, spec, captured)
     }
 
+    /// Its configuration in every form eslint reads (a flat config, which eslint 10 looks up
+    /// from each file's directory; the legacy `.eslintrc*` and `eslintConfig`, which cascade by
+    /// directory), its ignore files, and from the declared command the files that declare it
+    /// and those it names (`-c`, `--ignore-path`, a `--rulesdir` of the project's rules).
+    fn infrastructure(&self, workspace: &Workspace) -> Infrastructure {
+        let infra = infra::tool_configs(NAME);
+        let (command, mut infra) = infra::declared(workspace, NAME, infra);
+        let Some(command) = command else {
+            return infra;
+        };
+        let words = command.program_words();
+        for file in infra::option_values(words, &["-c", "--config", "--ignore-path"], false) {
+            if let Some(path) = infra::project_path(workspace, "", &file, &[""]) {
+                infra = infra::path(infra, &path);
+            }
+        }
+        for dir in infra::option_values(words, &["--rulesdir"], false) {
+            if let Some(dir) = infra::project_dir(workspace, "", &dir).filter(|d| !d.is_empty()) {
+                infra = infra::wholes(infra, &[&format!("{}/**", infra::escape(&dir))]);
+            }
+        }
+        infra
+    }
+
     fn inputs(&self, workspace: &Workspace) -> Option<Inputs> {
         let tool_file = Installed::find(workspace)
             .and_then(|installed| installed.package_dir)
@@ -746,6 +771,55 @@ fn applies_by_files(workspace: &Workspace) -> Applicability {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const VERIFIER: Eslint = Eslint {
+        timeout: DEFAULT_TIMEOUT,
+    };
+
+    /// The infrastructure the verifier names in a project of `files`, one line a file (see
+    /// `infra::lines`).
+    fn check_infrastructure(files: &[(&str, &str)], expect: &[&str]) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        for (path, text) in files {
+            let path = dir.path().join(path);
+            std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+            std::fs::write(path, text).expect("write");
+        }
+        let workspace = Workspace::new(dir.path());
+        assert_eq!(
+            verdict_verifier_support::infra::lines(&VERIFIER.infrastructure(&workspace)),
+            expect
+        );
+    }
+
+    #[test]
+    fn infrastructure_names_configs_and_what_the_lint_script_names() {
+        check_infrastructure(
+            &[
+                (
+                    "package.json",
+                    r#"{"scripts": {"lint": "eslint -c config/strict.mjs --rulesdir rules --ignore-path .gitignore src"}}"#,
+                ),
+                ("config/strict.mjs", "export default [];"),
+                ("rules/no-x.js", ""),
+                (".gitignore", "dist\n"),
+            ],
+            &[
+                "**/eslint.config.*",
+                "**/.eslintrc",
+                "**/.eslintrc.*",
+                ".eslintignore",
+                "**/package.json json:eslintConfig",
+                "package.json json:eslintIgnore",
+                "package.json json:scripts.prelint",
+                "package.json json:scripts.lint",
+                "package.json json:scripts.postlint",
+                "config/strict.mjs",
+                ".gitignore",
+                "rules/**",
+            ],
+        );
+    }
 
     #[test]
     fn script_options_are_read_from_the_eslint_command_only() {

@@ -17,7 +17,8 @@
 use std::time::Duration;
 
 use verdict_model::verifier::{
-    Applicability, Captured, CommandSpec, ExitCodes, Inputs, Sharding, VerifierError, Workspace,
+    Applicability, Captured, CommandSpec, ExitCodes, Infrastructure, Inputs, Sharding,
+    VerifierError, Workspace,
 };
 use verdict_model::{Kind, Report, Verifier};
 use verdict_verifier_support::{js_monorepo_root, node_bin};
@@ -38,6 +39,24 @@ const CONFIGS: &[&str] = &[
     "jest.config.mts",
     "jest.config.cts",
     "jest.config.json",
+];
+
+/// jest's options whose value is a file it loads.
+const FILE_OPTIONS: &[&str] = &[
+    "--config",
+    "-c",
+    "--setupFiles",
+    "--setupFilesAfterEnv",
+    "--globalSetup",
+    "--globalTeardown",
+    "--testEnvironment",
+    "--testRunner",
+    "--testSequencer",
+    "--testResultsProcessor",
+    "--resolver",
+    "--snapshotResolver",
+    "--runner",
+    "--preset",
 ];
 
 /// How the jest summarizer joins the describe titles and the test title (` › `, as jest prints
@@ -185,6 +204,20 @@ impl Verifier for Jest {
             tool_files: crate::tool_files(workspace, NAME),
             root: js_monorepo_root(workspace, NAME),
         })
+    }
+
+    /// Its config files (`jest.config.*`, `package.json`'s `jest`), Babel's, the snapshots a
+    /// test compares with, and from the declared command the files that declare it and those
+    /// it loads (`-c`, `--setupFiles`, node's `--require`).
+    fn infrastructure(&self, workspace: &Workspace) -> Infrastructure {
+        crate::infra::of(
+            workspace,
+            &crate::infra::Names {
+                tool: NAME,
+                file_options: FILE_OPTIONS,
+                dir_options: &["--projects"],
+            },
+        )
     }
 
     /// The failing test files, named by path (`--runTestsByPath`: exact paths, not the regular

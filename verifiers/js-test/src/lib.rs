@@ -9,6 +9,7 @@
 //! Like every verifier crate, this one never spawns a process: it describes commands and reads
 //! what they printed.
 
+mod infra;
 mod jest;
 mod mocha;
 pub mod node_test;

@@ -21,7 +21,8 @@
 use std::time::Duration;
 
 use verdict_model::verifier::{
-    Applicability, Captured, CommandSpec, ExitCodes, Inputs, VerifierError, Workspace,
+    Applicability, Captured, CommandSpec, ExitCodes, Infrastructure, Inputs, VerifierError,
+    Workspace,
 };
 use verdict_model::{Kind, Report, Verifier};
 use verdict_verifier_support::{js_monorepo_root, node_bin, summarize_log_as};
@@ -165,6 +166,30 @@ const RUNNER: Runner<'static> = Runner {
 };
 
 impl Verifier for Mocha {
+    /// Its config files (`.mocharc.*`, the legacy `test/mocha.opts`, `package.json`'s `mocha`),
+    /// and from the declared command the files that declare it and those it loads (`--config`,
+    /// `--opts`, `--package`, `--require`, `--file`, a `--ui` of the project's), with its
+    /// coverage wrapper's configuration.
+    fn infrastructure(&self, workspace: &Workspace) -> Infrastructure {
+        crate::infra::of(
+            workspace,
+            &crate::infra::Names {
+                tool: NAME,
+                file_options: &[
+                    "--config",
+                    "--opts",
+                    "--package",
+                    "--require",
+                    "-r",
+                    "--file",
+                    "--ui",
+                    "-u",
+                ],
+                dir_options: &[],
+            },
+        )
+    }
+
     fn name(&self) -> &str {
         NAME
     }

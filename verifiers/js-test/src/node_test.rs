@@ -30,7 +30,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use verdict_model::verifier::{
-    Applicability, Captured, CommandSpec, ExitCodes, Inputs, Sharding, VerifierError, Workspace,
+    Applicability, Captured, CommandSpec, ExitCodes, Infrastructure, Inputs, Sharding,
+    VerifierError, Workspace,
 };
 use verdict_model::{Kind, Outcome, Report, Severity, Verifier};
 use verdict_verifier_support::declared::{Declared, coverage_wrapper, is_variable_name};
@@ -303,6 +304,20 @@ impl NodeTest {
 }
 
 impl Verifier for NodeTest {
+    /// The files that declare its command and those node loads with it (`--import`,
+    /// `--require`, `--loader`, `--env-file`, also in `NODE_OPTIONS`), with its coverage
+    /// wrapper's configuration. Its reporters are verdict's own, never the project's.
+    fn infrastructure(&self, workspace: &Workspace) -> Infrastructure {
+        crate::infra::of(
+            workspace,
+            &crate::infra::Names {
+                tool: NAME,
+                file_options: &[],
+                dir_options: &[],
+            },
+        )
+    }
+
     fn name(&self) -> &str {
         NAME
     }

@@ -20,7 +20,8 @@
 use std::time::Duration;
 
 use verdict_model::verifier::{
-    Applicability, Captured, CommandSpec, ExitCodes, Inputs, Sharding, VerifierError, Workspace,
+    Applicability, Captured, CommandSpec, ExitCodes, Infrastructure, Inputs, Sharding,
+    VerifierError, Workspace,
 };
 use verdict_model::{Kind, Report, Verifier};
 use verdict_verifier_support::{js_monorepo_root, node_bin};
@@ -182,6 +183,21 @@ fn vite_config_with_tests(workspace: &Workspace) -> Option<&'static str> {
 }
 
 impl Verifier for Vitest {
+    /// Its config files and vite's (`vitest.config.*`, `vite.config.*`, `vitest.workspace.*`,
+    /// also in the `--root` directory), the snapshots a test compares with, and from the
+    /// declared command the files that declare it and those it loads (`-c`, node's
+    /// `--require`).
+    fn infrastructure(&self, workspace: &Workspace) -> Infrastructure {
+        crate::infra::of(
+            workspace,
+            &crate::infra::Names {
+                tool: NAME,
+                file_options: &["--config", "-c", "--workspace"],
+                dir_options: &["--root", "-r"],
+            },
+        )
+    }
+
     fn name(&self) -> &str {
         NAME
     }

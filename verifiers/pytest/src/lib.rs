@@ -43,12 +43,12 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use verdict_model::verifier::{
-    Applicability, Captured, CommandSpec, Exit, ExitCodes, Inputs, Sharding, VerifierError,
-    Workspace,
+    Applicability, Captured, CommandSpec, Exit, ExitCodes, InfraFile, Infrastructure, Inputs, Part,
+    Sharding, VerifierError, Workspace,
 };
 use verdict_model::{Kind, Outcome, Report, Severity, Verifier};
 use verdict_verifier_support::declared::{self, Declared, Purpose};
-use verdict_verifier_support::summarize_log_as;
+use verdict_verifier_support::{infra, summarize_log_as};
 
 mod shard;
 pub mod unittest;
@@ -686,6 +686,15 @@ impl Verifier for Pytest {
         })
     }
 
+    /// What decides which tests pytest collects and what it counts as a pass: every
+    /// `conftest.py` (its hooks rewrite reports), pytest's configuration wherever pytest may find
+    /// it (`addopts = --deselect …`), the interpreter's `sitecustomize.py`, coverage.py's
+    /// configuration (pytest-cov's `fail_under`); from the declared command, the files that
+    /// declare it, its `-c` file and the project's own plugins it loads with `-p`.
+    fn infrastructure(&self, workspace: &Workspace) -> Infrastructure {
+        infrastructure(workspace)
+    }
+
     /// pytest with the failing node ids as arguments (and the files that failed to collect): no
     /// dependence on pytest's cache. `None` when the previous run names no failing test, or too
     /// many.
@@ -698,6 +707,38 @@ impl Verifier for Pytest {
         args.extend(ids);
         self.spec(workspace, args).ok()
     }
+}
+
+/// See [`Pytest::infrastructure`].
+fn infrastructure(workspace: &Workspace) -> Infrastructure {
+    let infra = infra::tool_configs(NAME);
+    let (command, mut infra) = infra::declared(workspace, NAME, infra);
+    let Some(command) = command else {
+        return infra;
+    };
+    let words = command.runner_words();
+    for config in infra::option_values(&words, &["-c", "--config-file"], false) {
+        if let Some(path) = infra::project_path(workspace, "", &config, &[""]) {
+            infra = infra::path(infra, &path);
+        }
+    }
+    let mut plugins = infra::option_values(&words, &["-p"], false);
+    if let Some(list) = command.env().get("PYTEST_PLUGINS") {
+        plugins.extend(list.split(',').map(str::to_owned));
+    }
+    for plugin in plugins {
+        // `-p no:cacheprovider` turns a plugin off; a package's plugin lies outside the project.
+        for glob in infra::python_module(workspace, plugin.trim()) {
+            infra = infra::add(
+                infra,
+                InfraFile {
+                    glob,
+                    part: Part::Whole,
+                },
+            );
+        }
+    }
+    infra::coverage_wrapper(infra, &command)
 }
 
 /// The node ids of the failing tests in `report` (and the files that failed to collect), each
@@ -828,6 +869,57 @@ mod tests {
         }
         let workspace = Workspace::new(dir.path());
         (dir, workspace)
+    }
+
+    /// The infrastructure pytest names in a project of `files`, one line a file (see
+    /// `infra::lines`), but for the configuration every project has.
+    fn check_infrastructure(files: &[(&str, &str)], expect: &[&str]) {
+        let (_dir, workspace) = workspace_with(files);
+        let every = infra::lines(&infrastructure(&Workspace::new("/nowhere")));
+        let got: Vec<String> = infra::lines(&Pytest::default().infrastructure(&workspace))
+            .into_iter()
+            .filter(|line| !every.contains(line))
+            .collect();
+        assert_eq!(got, expect);
+    }
+
+    #[test]
+    fn infrastructure_names_config_plugins_and_the_declared_command() {
+        let every = infra::lines(&infrastructure(&Workspace::new("/nowhere")));
+        for line in [
+            "**/conftest.py",
+            "**/pytest.ini",
+            "**/pytest.toml",
+            "**/pyproject.toml toml:tool.pytest",
+            "**/setup.cfg ini:tool:pytest",
+            "**/tox.ini ini:pytest",
+            "**/sitecustomize.py",
+            "pyproject.toml toml:tool.coverage",
+        ] {
+            assert!(every.contains(&line.to_owned()), "{line} in {every:?}");
+        }
+        check_infrastructure(
+            &[
+                (
+                    "Makefile",
+                    "test:\n\tpytest -c ci/pytest.ini -p tests.plugin -p no:cacheprovider tests\n",
+                ),
+                ("ci/pytest.ini", "[pytest]\n"),
+                ("tests/plugin.py", ""),
+            ],
+            &["Makefile", "ci/pytest.ini", "tests/plugin.py"],
+        );
+        check_infrastructure(
+            &[
+                (
+                    "tox.ini",
+                    "[testenv]\ncommands = coverage run --rcfile=ci/cov.ini -m pytest\n",
+                ),
+                ("pkg/__init__.py", ""),
+            ],
+            &["tox.ini ini:testenv", "ci/cov.ini"],
+        );
+        check_infrastructure(&[("test_a.py", "def test_a(): pass\n")], &[]);
     }
 
     #[test]

@@ -22,11 +22,12 @@ use std::time::Duration;
 
 use verdict_model::split::split_command;
 use verdict_model::verifier::{
-    Applicability, Captured, CommandSpec, ExitCodes, Inputs, VerifierError, Workspace,
+    Applicability, Captured, CommandSpec, ExitCodes, Infrastructure, Inputs, VerifierError,
+    Workspace,
 };
 use verdict_model::{Kind, Outcome, Report, Verifier};
 use verdict_verifier_support::declared::Declared;
-use verdict_verifier_support::summarize_log;
+use verdict_verifier_support::{infra, summarize_log};
 
 const NAME: &str = "unittest";
 
@@ -278,6 +279,16 @@ impl Verifier for Unittest {
         Some(inputs)
     }
 
+    /// What decides how the tests run beside the test packages themselves (whose `__init__.py`
+    /// and `load_tests` the guard judges as tests): the interpreter's `sitecustomize.py`, the
+    /// files that declare the command, and the configuration of its coverage wrapper.
+    fn infrastructure(&self, workspace: &Workspace) -> Infrastructure {
+        match infra::declared(workspace, NAME, infra::tool_configs(NAME)) {
+            (Some(command), infra) => infra::coverage_wrapper(infra, &command),
+            (None, infra) => infra,
+        }
+    }
+
     /// The failing tests by their dotted names (`tests.test_x.TestX.test_y`), which unittest
     /// loads from the project root. `None` — the whole run — when a failure has no such name (a
     /// doctest added by `load_tests`, a module that did not import), when the declared command
@@ -397,6 +408,40 @@ mod tests {
         }
         let workspace = Workspace::new(dir.path());
         (dir, workspace)
+    }
+
+    /// The infrastructure unittest names in a project of `files` (see `infra::lines`).
+    fn check_infrastructure(files: &[(&str, &str)], expect: &[&str]) {
+        let (_dir, workspace) = project_with(files);
+        assert_eq!(
+            infra::lines(&Unittest::default().infrastructure(&workspace)),
+            expect
+        );
+    }
+
+    #[test]
+    fn infrastructure_names_the_declaration_and_the_coverage_config() {
+        check_infrastructure(
+            &[(
+                "package.json",
+                r#"{"scripts": {"test": "coverage run -m unittest discover -s tests"}}"#,
+            )],
+            &[
+                "**/sitecustomize.py",
+                "**/usercustomize.py",
+                "package.json json:scripts.pretest",
+                "package.json json:scripts.test",
+                "package.json json:scripts.posttest",
+                ".coveragerc",
+                "setup.cfg ini:coverage:*",
+                "tox.ini ini:coverage:*",
+                "pyproject.toml toml:tool.coverage",
+            ],
+        );
+        check_infrastructure(
+            &[("Makefile", "test:\n\tpython -m unittest -v\n")],
+            &["**/sitecustomize.py", "**/usercustomize.py", "Makefile"],
+        );
     }
 
     fn unittest_args(files: &[(&str, &str)]) -> Option<Vec<String>> {

@@ -26,11 +26,12 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use verdict_model::verifier::{
-    Applicability, Captured, CommandSpec, Exit, ExitCodes, Inputs, VerifierError, Workspace,
+    Applicability, Captured, CommandSpec, Exit, ExitCodes, Infrastructure, Inputs, VerifierError,
+    Workspace,
 };
 use verdict_model::{Diagnostic, Kind, Outcome, Report, Severity, Verifier};
 use verdict_verifier_support::declared::{Command, Purpose};
-use verdict_verifier_support::{node_bin, summarize_log};
+use verdict_verifier_support::{infra, node_bin, summarize_log};
 
 /// How long a script may run by default.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10 * 60);
@@ -286,6 +287,67 @@ impl Verifier for ScriptVerifier {
         // A script may read anything, network included; it is never replayed from the cache.
         None
     }
+
+    /// The files that declare the command, the project's own program or script it runs
+    /// (`./scripts/test.sh`, `node test/run.js`), the modules and configs it names with the
+    /// options most runners share (`--require`, `--import`, `--config`), its coverage
+    /// wrapper's configuration, and what the tool it runs reads by name when it runs one in a
+    /// way the tool's verifier does not (`c8 jest`, a second jest run: `jest.config.*`).
+    fn infrastructure(&self, workspace: &Workspace) -> Infrastructure {
+        let configs = self
+            .command
+            .tool()
+            .map(infra::tool_configs)
+            .unwrap_or_default();
+        let mut infra = self
+            .command
+            .sources
+            .iter()
+            .cloned()
+            .fold(configs, infra::add);
+        if self.command.shell {
+            // What a shell line runs is not read word by word.
+            return infra;
+        }
+        let words = self.command.runner_words();
+        let mut files: Vec<String> = Vec::new();
+        if let Some((program, args)) = words.split_first() {
+            files.push(program.clone());
+            let name = program.rsplit('/').next().unwrap_or(program);
+            // An interpreter's script: the first word that is no option (`node test/run.js`).
+            if matches!(
+                name,
+                "node" | "sh" | "bash" | "python" | "python3" | "tsx" | "ts-node"
+            ) && let Some(script) = first_operand(args)
+            {
+                files.push(script.to_owned());
+            }
+        }
+        files.extend(infra::option_values(
+            &words,
+            &[
+                "-r",
+                "--require",
+                "--import",
+                "--loader",
+                "--experimental-loader",
+                "--config",
+                "--file",
+            ],
+            false,
+        ));
+        for file in files {
+            if let Some(path) = infra::project_path(
+                workspace,
+                "",
+                &file,
+                &["", ".js", ".cjs", ".mjs", ".ts", ".py", ".sh"],
+            ) {
+                infra = infra::path(infra, &path);
+            }
+        }
+        infra::coverage_wrapper(infra, &self.command)
+    }
 }
 
 impl ScriptVerifier {
@@ -330,6 +392,32 @@ impl ScriptVerifier {
     }
 }
 
+/// The first word of an interpreter's arguments that is neither an option nor an option's value
+/// (`node -r ./spy.cjs test/run.js` → `test/run.js`); `None` for `python -m module`.
+fn first_operand(args: &[String]) -> Option<&str> {
+    let mut words = args.iter();
+    while let Some(word) = words.next() {
+        if !word.starts_with('-') {
+            return Some(word);
+        }
+        match word.as_str() {
+            "-m" | "-c" => return None,
+            "-r"
+            | "--require"
+            | "--import"
+            | "--loader"
+            | "--experimental-loader"
+            | "--env-file"
+            | "-C"
+            | "--conditions" => {
+                words.next();
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 /// The log's first [`SAMPLE_BYTES`], cleaned as the summarizers see lines.
 fn read_head(captured: &Captured) -> String {
     let mut bytes = Vec::new();
@@ -354,4 +442,87 @@ fn read_tail(captured: &Captured) -> String {
         }
     }
     verdict_model::lines::clean(&bytes).trim_end().to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use verdict_verifier_support::declared::Declared;
+
+    use super::*;
+
+    /// The infrastructure of the script verifier of each declared command of a project of
+    /// `files` that no verifier covers, one line a file (see `infra::lines`).
+    fn check(files: &[(&str, &str)], expect: &[&[&str]]) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        for (path, text) in files {
+            let path = dir.path().join(path);
+            std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+            std::fs::write(path, text).expect("write");
+        }
+        let workspace = Workspace::new(dir.path());
+        let got: Vec<Vec<String>> = Declared::of(&workspace)
+            .commands
+            .into_iter()
+            .filter(|command| command.verifier().is_none())
+            .map(|command| {
+                let verifier = ScriptVerifier::new(base_name(&command), command);
+                infra::lines(&verifier.infrastructure(&workspace))
+            })
+            .collect();
+        assert_eq!(got, expect);
+    }
+
+    #[test]
+    fn infrastructure_names_the_declaration_and_the_scripts_it_runs() {
+        check(
+            &[
+                (
+                    "package.json",
+                    r#"{"scripts": {"test": "node --require ./test/spy.cjs test/run.js && ./scripts/e2e.sh --fast"}}"#,
+                ),
+                ("test/run.js", ""),
+                ("scripts/e2e.sh", ""),
+            ],
+            &[
+                &[
+                    "package.json json:scripts.pretest",
+                    "package.json json:scripts.test",
+                    "package.json json:scripts.posttest",
+                    "test/run.js",
+                    "test/spy.cjs",
+                ],
+                &[
+                    "package.json json:scripts.pretest",
+                    "package.json json:scripts.test",
+                    "package.json json:scripts.posttest",
+                    "scripts/e2e.sh",
+                ],
+            ],
+        );
+        check(
+            &[("Makefile", "test:\n\tsh -c 'exit 0' || true\n")],
+            &[&["Makefile"]],
+        );
+        // jest under c8, which its verifier does not run: jest's own files count.
+        check(
+            &[("package.json", r#"{"scripts": {"test": "c8 jest"}}"#)],
+            &[&[
+                "jest.config.*",
+                "babel.config.*",
+                "**/.babelrc",
+                "**/.babelrc.*",
+                "**/__snapshots__/**",
+                "package.json json:jest",
+                "package.json json:babel",
+                "package.json json:scripts.pretest",
+                "package.json json:scripts.test",
+                "package.json json:scripts.posttest",
+                ".c8rc",
+                ".c8rc.json",
+                ".nycrc",
+                ".nycrc.json",
+                "package.json json:c8",
+            ]],
+        );
+    }
 }

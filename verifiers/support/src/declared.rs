@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use verdict_model::split::split_command;
-use verdict_model::verifier::{Applicability, Workspace};
+use verdict_model::verifier::{Applicability, InfraFile, Part as InfraPart, Workspace};
 
 use crate::PackageJson;
 
@@ -77,6 +77,11 @@ pub struct Command {
     /// Whether it is the workspace root's command scoped to this package (see [`scoped`]): a run
     /// at the root runs it for this package too.
     pub from_workspace_root: bool,
+    /// The files, and the parts of them, that declare it: every `package.json` script on the
+    /// way to it with npm's `pre`/`post` scripts beside each, the Makefile, tox's `[testenv]`,
+    /// noxfile.py, a pyproject task. A change to them changes what the check runs, so they are
+    /// part of the infrastructure of the verifier that runs it.
+    pub sources: Vec<InfraFile>,
 }
 
 impl Command {
@@ -127,15 +132,17 @@ impl Command {
     /// then checked with the tests. Another runner under one (`istanbul cover`, `c8 jest`) is
     /// run as it is.
     pub fn verifier(&self) -> Option<&'static str> {
+        self.tool()
+            .filter(|verifier| self.wrapper().is_none() || WRAPPED_VERIFIERS.contains(verifier))
+    }
+
+    /// The name of the verifier of the tool this command runs, under any coverage wrapper
+    /// (`c8 jest` runs jest's), whether or not that verifier runs it; `None` for a shell line.
+    pub fn tool(&self) -> Option<&'static str> {
         if self.shell {
             return None;
         }
-        let words = self.runner_words();
-        let verifier = tool_verifier(&words)?;
-        if self.wrapper().is_some() && !WRAPPED_VERIFIERS.contains(&verifier) {
-            return None;
-        }
-        Some(verifier)
+        tool_verifier(&self.runner_words())
     }
 }
 
@@ -276,7 +283,7 @@ fn node_script_tool(args: &[String]) -> Option<&'static str> {
 
 /// A program's name: the file name of a path, without a JavaScript extension
 /// (`./node_modules/.bin/jest` → `jest`, `node_modules/typescript/bin/tsc` → `tsc`).
-pub(crate) fn program_name(word: &str) -> String {
+pub fn program_name(word: &str) -> String {
     let file = word.rsplit('/').next().unwrap_or(word);
     [".js", ".mjs", ".cjs"]
         .iter()
@@ -595,6 +602,8 @@ struct Builder {
     commands: Vec<Command>,
     /// Scripts being expanded, to stop at a loop.
     active: Vec<String>,
+    /// The files declaring what is being expanded (see [`Command::sources`]).
+    sources: Vec<InfraFile>,
 }
 
 impl Builder {
@@ -622,6 +631,15 @@ impl Builder {
             return Vec::new();
         }
         self.active.push(name.to_owned());
+        let outer = self.sources.len();
+        // npm runs `pre<name>` and `post<name>` whenever it runs `<name>`: one added later
+        // changes the check as much as an edit to the script does.
+        for part in [format!("pre{name}"), name.to_owned(), format!("post{name}")] {
+            self.source(InfraFile {
+                glob: "package.json".to_owned(),
+                part: InfraPart::Json(vec!["scripts".to_owned(), part]),
+            });
+        }
         let mut added = Vec::new();
         for (part, args) in [
             (format!("pre{name}"), &[][..]),
@@ -647,8 +665,16 @@ impl Builder {
             let done = self.line(root, scripts, &line, purpose, &origin, &added, depth + 1);
             added.extend(done);
         }
+        self.sources.truncate(outer);
         self.active.pop();
         added
+    }
+
+    /// Adds `file` to the sources of the commands added from now on, once.
+    fn source(&mut self, file: InfraFile) {
+        if !self.sources.contains(&file) {
+            self.sources.push(file);
+        }
     }
 
     /// Adds the commands of a script's text; `before` are the commands that must pass first.
@@ -749,7 +775,9 @@ impl Builder {
 
     /// Adds a Python project's test commands, each run after those before it: tox runs its
     /// commands in order and stops at the first that fails, as nox's `session.run` raises.
-    fn python_sequence(&mut self, root: &Path, lines: &[String], origin: &str) {
+    fn python_sequence(&mut self, root: &Path, lines: &[String], origin: &str, source: InfraFile) {
+        let outer = self.sources.len();
+        self.source(source);
         let mut before: Vec<usize> = Vec::new();
         for line in lines {
             let first = self.commands.len();
@@ -767,6 +795,7 @@ impl Builder {
             }
             before.extend(done);
         }
+        self.sources.truncate(outer);
     }
 
     fn push(
@@ -789,6 +818,7 @@ impl Builder {
             after: before.to_vec(),
             python,
             from_workspace_root: false,
+            sources: self.sources.clone(),
         });
         self.commands.len() - 1
     }
@@ -1094,6 +1124,8 @@ fn quote(word: &str) -> String {
 
 /// A Makefile's rules, as far as plain ones can be read: target, prerequisites, recipe lines.
 struct Makefile {
+    /// Its file name (`GNUmakefile`, `makefile`, `Makefile`: the first make reads).
+    name: &'static str,
     rules: BTreeMap<String, (Vec<String>, Vec<String>)>,
     /// Variables set in the file (`NAME = value`, `:=`, `?=`), for recipes that use them.
     variables: BTreeMap<String, String>,
@@ -1101,9 +1133,9 @@ struct Makefile {
 
 impl Makefile {
     fn read(root: &Path) -> Option<Makefile> {
-        let text = ["GNUmakefile", "makefile", "Makefile"]
-            .iter()
-            .find_map(|name| std::fs::read_to_string(root.join(name)).ok())?;
+        let (name, text) = ["GNUmakefile", "makefile", "Makefile"]
+            .into_iter()
+            .find_map(|name| Some((name, std::fs::read_to_string(root.join(name)).ok()?)))?;
         let mut rules: BTreeMap<String, (Vec<String>, Vec<String>)> = BTreeMap::new();
         let mut variables: BTreeMap<String, String> = BTreeMap::new();
         let mut current: Vec<String> = Vec::new();
@@ -1156,7 +1188,11 @@ impl Makefile {
                     .extend(prerequisites.iter().cloned());
             }
         }
-        Some(Makefile { rules, variables })
+        Some(Makefile {
+            name,
+            rules,
+            variables,
+        })
     }
 
     /// A recipe line with make's variable references expanded as make would: a variable the
@@ -1238,6 +1274,8 @@ impl Makefile {
             return added;
         }
         builder.active.push(key);
+        let outer = builder.sources.len();
+        builder.source(self.source());
         for prerequisite in prerequisites {
             if self.rules.contains_key(prerequisite) {
                 let mut needed = before.to_vec();
@@ -1263,8 +1301,17 @@ impl Makefile {
             }
             added.extend(done);
         }
+        builder.sources.truncate(outer);
         builder.active.pop();
         added
+    }
+
+    /// The Makefile, whole: a recipe line, a variable or a prerequisite changes what runs.
+    fn source(&self) -> InfraFile {
+        InfraFile {
+            glob: self.name.to_owned(),
+            part: InfraPart::Whole,
+        }
     }
 }
 
@@ -1290,43 +1337,70 @@ fn python_entries(root: &Path, builder: &mut Builder) {
             makefile.expand(builder, root, "test", Purpose::Test, origin, &[]);
         } else {
             // Not plain: make itself runs it, as the project would.
+            builder.source(makefile.source());
             builder.push("make test", Purpose::Test, origin, &[], false, true);
+            builder.sources.clear();
         }
         return;
     }
-    if let Some((commands, origin)) = tox_commands(root) {
-        builder.python_sequence(root, &commands, origin);
+    if let Some((commands, origin, source)) = tox_commands(root) {
+        builder.python_sequence(root, &commands, origin, source);
     } else if let Some((commands, session)) = nox_commands(root) {
         let origin = format!("noxfile.py's `{session}` session");
-        builder.python_sequence(root, &commands, &origin);
-    } else if let Some((line, origin)) = pyproject_test(root) {
-        builder.python_sequence(root, &[line], &origin);
+        let source = InfraFile {
+            glob: "noxfile.py".to_owned(),
+            part: InfraPart::Whole,
+        };
+        builder.python_sequence(root, &commands, &origin, source);
+    } else if let Some((line, origin, source)) = pyproject_test(root) {
+        builder.python_sequence(root, &[line], &origin, source);
     }
 }
 
 /// The commands of tox.ini's `[testenv]` section (`{posargs}` and tox's substitutions removed),
-/// or `None` without one.
-fn tox_commands(root: &Path) -> Option<(Vec<String>, &'static str)> {
+/// with where they come from, or `None` without one.
+fn tox_commands(root: &Path) -> Option<(Vec<String>, &'static str, InfraFile)> {
     match std::fs::read_to_string(root.join("tox.ini")) {
-        Ok(text) => tox_ini_commands(&text).map(|c| (c, "tox.ini's [testenv] commands")),
-        Err(_) => tox_toml_commands(root).map(|c| (c, "tox's env_run_base commands")),
+        Ok(text) => tox_ini_commands(&text).map(|c| {
+            let source = InfraFile {
+                glob: "tox.ini".to_owned(),
+                part: InfraPart::Ini("testenv".to_owned()),
+            };
+            (c, "tox.ini's [testenv] commands", source)
+        }),
+        Err(_) => {
+            tox_toml_commands(root).map(|(c, source)| (c, "tox's env_run_base commands", source))
+        }
     }
 }
 
 /// tox 4's TOML configuration: `env_run_base.commands` of `tox.toml`, else of `[tool.tox]` in
 /// pyproject.toml (or its `legacy_tox_ini`, read as tox.ini). Each command is an array of words;
 /// `{ replace = "posargs", default = […] }` gives its default.
-fn tox_toml_commands(root: &Path) -> Option<Vec<String>> {
-    let tox = match std::fs::read_to_string(root.join("tox.toml")) {
-        Ok(text) => toml::from_str::<toml::Table>(&text).ok()?,
+fn tox_toml_commands(root: &Path) -> Option<(Vec<String>, InfraFile)> {
+    let (tox, source) = match std::fs::read_to_string(root.join("tox.toml")) {
+        Ok(text) => {
+            let source = InfraFile {
+                glob: "tox.toml".to_owned(),
+                part: InfraPart::Toml(vec!["env_run_base".to_owned()]),
+            };
+            (toml::from_str::<toml::Table>(&text).ok()?, source)
+        }
         Err(_) => {
             let text = std::fs::read_to_string(root.join("pyproject.toml")).ok()?;
             let pyproject: toml::Table = toml::from_str(&text).ok()?;
-            pyproject.get("tool")?.get("tox")?.as_table()?.clone()
+            let source = InfraFile {
+                glob: "pyproject.toml".to_owned(),
+                part: InfraPart::Toml(vec!["tool".to_owned(), "tox".to_owned()]),
+            };
+            (
+                pyproject.get("tool")?.get("tox")?.as_table()?.clone(),
+                source,
+            )
         }
     };
     if let Some(legacy) = tox.get("legacy_tox_ini").and_then(toml::Value::as_str) {
-        return tox_ini_commands(legacy);
+        return tox_ini_commands(legacy).map(|c| (c, source));
     }
     let commands = tox.get("env_run_base")?.get("commands")?.as_array()?;
     let mut lines = Vec::new();
@@ -1356,7 +1430,7 @@ fn tox_toml_commands(root: &Path) -> Option<Vec<String>> {
             lines.push(line);
         }
     }
-    (!lines.is_empty()).then_some(lines)
+    (!lines.is_empty()).then_some((lines, source))
 }
 
 /// The commands of a tox.ini's `[testenv]` section, substituted (see [`tox_substitute`]).
@@ -1620,7 +1694,7 @@ fn python_args(args: &str) -> Option<Vec<String>> {
 }
 
 /// The `test` script of pyproject.toml's task runner, with where it comes from.
-fn pyproject_test(root: &Path) -> Option<(String, String)> {
+fn pyproject_test(root: &Path) -> Option<(String, String, InfraFile)> {
     let text = std::fs::read_to_string(root.join("pyproject.toml")).ok()?;
     let value: toml::Table = toml::from_str(&text).ok()?;
     let tool = value.get("tool")?.as_table()?;
@@ -1648,7 +1722,16 @@ fn pyproject_test(root: &Path) -> Option<(String, String)> {
             _ => continue,
         };
         let line = line.replace("{args}", "").trim().to_owned();
-        return Some((line, format!("pyproject.toml's {origin}")));
+        let source = InfraFile {
+            glob: "pyproject.toml".to_owned(),
+            part: InfraPart::Toml(
+                std::iter::once("tool")
+                    .chain(path.iter().copied())
+                    .map(str::to_owned)
+                    .collect(),
+            ),
+        };
+        return Some((line, format!("pyproject.toml's {origin}"), source));
     }
     None
 }
@@ -1890,6 +1973,59 @@ mod tests {
         );
     }
 
+    /// The sources of each command, as `glob part`.
+    fn sources(files: &[(&str, &str)]) -> Vec<Vec<String>> {
+        let dir = project(files);
+        Declared::from_files(dir.path())
+            .commands
+            .iter()
+            .map(|c| {
+                c.sources
+                    .iter()
+                    .map(|s| format!("{} {:?}", s.glob, s.part))
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn each_command_names_the_files_that_declare_it() {
+        let scripts = |name: &str| format!("package.json Json([\"scripts\", \"{name}\"])");
+        assert_eq!(
+            sources(&[(
+                "package.json",
+                r#"{"scripts": {"test": "npm run test:unit", "test:unit": "jest"}}"#,
+            )]),
+            [[
+                scripts("pretest"),
+                scripts("test"),
+                scripts("posttest"),
+                scripts("pretest:unit"),
+                scripts("test:unit"),
+                scripts("posttest:unit"),
+            ]]
+        );
+        assert_eq!(
+            sources(&[("Makefile", "test:\n\tpytest -q\n")]),
+            [["Makefile Whole"]]
+        );
+        assert_eq!(
+            sources(&[("tox.ini", "[testenv]\ncommands = pytest {posargs}\n")]),
+            [["tox.ini Ini(\"testenv\")"]]
+        );
+        assert_eq!(
+            sources(&[("pyproject.toml", "[tool.poe.tasks]\ntest = \"pytest -x\"\n")]),
+            [["pyproject.toml Toml([\"tool\", \"poe\", \"tasks\", \"test\"])"]]
+        );
+        assert_eq!(
+            sources(&[(
+                "noxfile.py",
+                "import nox\n@nox.session\ndef tests(session):\n    session.run(\"pytest\")\n"
+            )]),
+            [["noxfile.py Whole"]]
+        );
+    }
+
     #[test]
     fn program_words_skip_the_environment_wrappers() {
         let command = |text: &str| Command {
@@ -1902,6 +2038,7 @@ mod tests {
             after: Vec::new(),
             python: false,
             from_workspace_root: false,
+            sources: Vec::new(),
         };
         let c = command("NODE_ENV=test cross-env TZ=UTC npx --yes vitest run");
         assert_eq!(c.program_words(), ["vitest", "run"]);

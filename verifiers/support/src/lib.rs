@@ -3,11 +3,13 @@
 //! summarizers.
 //!
 //! Everything here only reads files; nothing spawns a process (see `verdict_model::verifier`).
-//! [`declared`] reads the commands the project declares it runs to check itself.
+//! [`declared`] reads the commands the project declares it runs to check itself; [`infra`] names
+//! the files that decide how a verifier's tool runs (its infrastructure).
 
 pub mod coverage;
 pub mod declared;
 pub mod glob;
+pub mod infra;
 
 use std::collections::BTreeMap;
 use std::io::BufReader;

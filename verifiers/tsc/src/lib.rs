@@ -37,13 +37,15 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use verdict_model::verifier::{
-    Applicability, Captured, CommandSpec, Exit, ExitCodes, Inputs, VerifierError, Workspace,
+    Applicability, Captured, CommandSpec, Exit, ExitCodes, Infrastructure, Inputs, VerifierError,
+    Workspace,
 };
 use verdict_model::{Kind, Outcome, Report, Verifier};
 use verdict_summarizers::tsc::TscSummarizer;
 use verdict_verifier_support::declared::{self, Declared, Purpose};
 use verdict_verifier_support::{
-    PackageJson, js_monorepo_root, node_bin, node_install_markers, summarize_log, summarize_log_as,
+    PackageJson, infra, js_monorepo_root, node_bin, node_install_markers, summarize_log,
+    summarize_log_as,
 };
 
 const NAME: &str = "tsc";
@@ -696,6 +698,37 @@ impl Verifier for Tsc {
         report
     }
 
+    /// Every `tsconfig*.json` (a config `extends` and `references` others, in any directory),
+    /// and from the declared command the files that declare it and the project it checks (`-p
+    /// config/build.json`, `-b packages/app`).
+    fn infrastructure(&self, workspace: &Workspace) -> Infrastructure {
+        let (command, mut infra) = infra::declared(workspace, NAME, infra::tool_configs(NAME));
+        let Some(command) = command else {
+            return infra;
+        };
+        let words = command.program_words();
+        let mut projects = infra::option_values(words, &["-p", "--project"], false);
+        // `tsc -b a b`: the projects follow the option.
+        if let Some(at) = words.iter().position(|w| w == "-b" || w == "--build") {
+            projects.extend(
+                words[at + 1..]
+                    .iter()
+                    .take_while(|w| !w.starts_with('-'))
+                    .cloned(),
+            );
+        }
+        for project in projects {
+            if let Some(path) = infra::project_path(workspace, "", &project, &[""]) {
+                infra = infra::path(infra, &path);
+            } else if let Some(dir) =
+                infra::project_dir(workspace, "", &project).filter(|d| !d.is_empty())
+            {
+                infra = infra::path(infra, &format!("{dir}/tsconfig.json"));
+            }
+        }
+        infra
+    }
+
     fn inputs(&self, workspace: &Workspace) -> Option<Inputs> {
         // A package of a monorepo, or a config reaching above the workspace: the files above
         // count too — from the monorepo's or the repository's root, and when there is neither,
@@ -765,6 +798,47 @@ fn repository_root(workspace: &Workspace) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const VERIFIER: Tsc = Tsc {
+        timeout: DEFAULT_TIMEOUT,
+    };
+
+    /// The infrastructure the verifier names in a project of `files`, one line a file (see
+    /// `infra::lines`).
+    fn check_infrastructure(files: &[(&str, &str)], expect: &[&str]) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        for (path, text) in files {
+            let path = dir.path().join(path);
+            std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+            std::fs::write(path, text).expect("write");
+        }
+        let workspace = Workspace::new(dir.path());
+        assert_eq!(
+            verdict_verifier_support::infra::lines(&VERIFIER.infrastructure(&workspace)),
+            expect
+        );
+    }
+
+    #[test]
+    fn infrastructure_names_tsconfigs_and_the_checked_project() {
+        check_infrastructure(
+            &[
+                (
+                    "package.json",
+                    r#"{"scripts": {"typecheck": "tsc -p config/build.json --noEmit && tsc -b packages/app"}}"#,
+                ),
+                ("config/build.json", "{}"),
+                ("packages/app/tsconfig.json", "{}"),
+            ],
+            &[
+                "**/tsconfig*.json",
+                "package.json json:scripts.pretypecheck",
+                "package.json json:scripts.typecheck",
+                "package.json json:scripts.posttypecheck",
+                "config/build.json",
+            ],
+        );
+    }
 
     #[test]
     fn strip_jsonc_drops_comments_and_trailing_commas_but_not_strings() {

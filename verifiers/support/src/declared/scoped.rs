@@ -139,6 +139,9 @@ fn scope(command: &Command, rel: &[String]) -> Option<Command> {
         after: Vec::new(),
         python: false,
         from_workspace_root: true,
+        // The root's files lie outside this package's workspace, where the loop's guard
+        // does not look.
+        sources: Vec::new(),
     })
 }
 
