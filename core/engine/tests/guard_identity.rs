@@ -172,6 +172,23 @@ fn a_baseline_test_newly_skipped_by_a_conftest_is_named() {
 }
 
 #[test]
+fn a_skip_marker_the_diff_checks_report_is_not_reported_again() {
+    let skipped = TEST_CART.replace(
+        "def test_total_counts_quantity",
+        "@pytest.mark.skip(reason='later')\ndef test_total_counts_quantity",
+    );
+    let (found, _) = pytest_attempt(
+        &[],
+        &[],
+        &[
+            (TESTS, Some(&format!("import pytest\n{skipped}"))),
+            ("tests/test_more.py", Some(PADDING)),
+        ],
+    );
+    assert_eq!(kinds(&found), [ViolationKind::SkipAdded], "{found:#?}");
+}
+
+#[test]
 fn an_honest_fix_passes() {
     let (found, current) = pytest_attempt(&[], &[], &[("cart.py", Some(CART_FIXED))]);
     assert_eq!(current.report.counts.tests_passed, Some(3));

@@ -235,7 +235,7 @@ impl Guard {
         from_diff.sort_by(|a, b| (&a.file, a.line, a.kind).cmp(&(&b.file, b.line, b.kind)));
         let mut violations = match baseline {
             Some(baseline) => {
-                let changes = Changes::new(&files, &judged.renames, &from_diff);
+                let changes = Changes::new(&files, &judged.renames, &from_diff, sources);
                 identity::compare(baseline, current, &changes)
             }
             None => Vec::new(),

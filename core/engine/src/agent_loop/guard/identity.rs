@@ -8,8 +8,8 @@
 //! [`ViolationKind::TestNotRun`], those that failed in the baseline named first. New tests stand
 //! in for nothing, with three exceptions that the diff explains:
 //!
-//! - a test whose definition the diff removed and the diff checks reported (`test_removed`,
-//!   `test_file_removed`) is not reported twice;
+//! - a test whose definition the diff removed, or marked skipped, and the diff checks reported
+//!   (`test_removed`, `test_file_removed`, `skip_added`) is not reported twice;
 //! - a test the diff renamed (the same body under another name, as [`super::neutered`] pairs
 //!   them) counts as run when a new test of its new name ran;
 //! - a test the diff moved (its definition removed from its file and a new test of the same name
@@ -28,7 +28,7 @@ use std::collections::{BTreeMap, HashSet};
 
 use super::check::{Violation, ViolationKind, at, test_name};
 use super::diff::FileDiff;
-use super::neutered::Rename;
+use super::neutered::{Rename, Sources};
 use crate::model::{Kind, Report, TestCase, TestStatus, Verification};
 
 /// How many missing tests are named for one verifier; the rest are counted.
@@ -40,8 +40,8 @@ pub(super) struct Changes<'a> {
     renames: &'a [Rename],
     /// (old path, name) of definitions the diff removed, as leaves (`totals`, `adds items`).
     removed: Vec<(&'a str, String)>,
-    /// (old path, name) of removed definitions the diff checks reported; `None` for the name:
-    /// the whole file was reported.
+    /// (path, name) of definitions the diff checks reported removed or skipped; `None` for the
+    /// name: the whole file was reported.
     reported: Vec<(&'a str, Option<String>)>,
 }
 
@@ -52,27 +52,24 @@ impl<'a> Changes<'a> {
         files: &'a [FileDiff],
         renames: &'a [Rename],
         from_diff: &[Violation],
+        sources: &'a Sources,
     ) -> Changes<'a> {
         let mut removed: Vec<(&str, String, u32)> = Vec::new();
         for file in files {
             let Some(old) = file.old.as_deref() else {
                 continue;
             };
-            let lines: Vec<_> = file.lines.iter().filter(|l| !l.added).collect();
-            for (i, line) in lines.iter().enumerate() {
-                let Some(name) = test_name(&line.text) else {
-                    continue;
-                };
-                let leaf = match name.strip_prefix("test ") {
-                    Some(quoted) if quoted.starts_with('"') => quoted.trim_matches('"').to_owned(),
-                    Some(function) => function.to_owned(),
-                    // Rust's attribute: the function is on one of the next removed lines.
-                    None => match lines[i + 1..].iter().take(4).find_map(|l| rust_fn(&l.text)) {
-                        Some(function) => function.to_owned(),
-                        None => continue,
-                    },
-                };
-                removed.push((old, leaf, line.line));
+            let lines: Vec<&str> = file
+                .lines
+                .iter()
+                .filter(|l| !l.added)
+                .map(|l| l.text.as_str())
+                .collect();
+            let numbers = file.lines.iter().filter(|l| !l.added).map(|l| l.line);
+            for (i, number) in numbers.enumerate() {
+                if let Some(leaf) = defined_at(&lines, i) {
+                    removed.push((old, leaf, number));
+                }
             }
         }
         let mut reported = Vec::new();
@@ -96,6 +93,28 @@ impl<'a> Changes<'a> {
                         }
                     }
                 }
+                // A skip marker added: the test it marks, the first defined from its line on.
+                ViolationKind::SkipAdded => {
+                    let (Some(path), Some(line)) = (
+                        files
+                            .iter()
+                            .find_map(|f| f.new.as_deref().filter(|n| *n == file)),
+                        v.line,
+                    ) else {
+                        continue;
+                    };
+                    let Some(text) = sources.get(path) else {
+                        continue;
+                    };
+                    let lines: Vec<&str> = text
+                        .lines()
+                        .skip(line.saturating_sub(1) as usize)
+                        .take(8)
+                        .collect();
+                    if let Some(leaf) = (0..lines.len()).find_map(|i| defined_at(&lines, i)) {
+                        reported.push((path, Some(leaf)));
+                    }
+                }
                 _ => {}
             }
         }
@@ -107,7 +126,7 @@ impl<'a> Changes<'a> {
         }
     }
 
-    /// Whether the diff checks reported the removal of `test`'s definition already.
+    /// Whether the diff checks reported `test`'s definition removed or skipped already.
     fn reported(&self, test: &Id<'_>) -> bool {
         self.reported.iter().any(|(path, leaf)| {
             test.in_file(path) && leaf.as_deref().is_none_or(|leaf| leaf == test.leaf)
@@ -165,6 +184,21 @@ impl<'a> Changes<'a> {
                     && then.leaf == r.old_short
                     && now.leaf == r.new_short
             })
+    }
+}
+
+/// The name of the test that `lines[i]` defines, as a runner names it last: a JavaScript title,
+/// a Python function, or for Rust's `#[test]` the function on one of the next lines.
+fn defined_at(lines: &[&str], i: usize) -> Option<String> {
+    let name = test_name(lines.get(i)?)?;
+    match name.strip_prefix("test ") {
+        Some(quoted) if quoted.starts_with('"') => Some(quoted.trim_matches('"').to_owned()),
+        Some(function) => Some(function.to_owned()),
+        None => lines[i + 1..]
+            .iter()
+            .take(4)
+            .find_map(|l| rust_fn(l))
+            .map(str::to_owned),
     }
 }
 
