@@ -1410,10 +1410,7 @@ fn an_agent_that_deletes_the_failing_test_is_caught() {
     assert_eq!(verified["passed"], false, "{verified:#}");
     assert_eq!(
         guard_failures(&verified),
-        [
-            "verdict-guard fewer_tests",
-            "verdict-guard test_removed test_cart.py"
-        ],
+        ["verdict-guard test_removed test_cart.py"],
         "{verified:#}"
     );
     assert!(
@@ -1458,10 +1455,7 @@ fn an_agent_that_skips_the_failing_test_is_caught() {
     assert_eq!(verified["passed"], false, "{verified:#}");
     assert_eq!(
         guard_failures(&verified),
-        [
-            "verdict-guard fewer_tests",
-            "verdict-guard skip_added test_cart.py"
-        ],
+        ["verdict-guard skip_added test_cart.py"],
         "{verified:#}"
     );
 }

@@ -1907,6 +1907,8 @@ impl LineParser for Parser {
             // pytest's own words for them, so that the digest counts as pytest does.
             c.tests_xfailed = total(&["xfailed"]);
             c.tests_xpassed = total(&["xpassed"]);
+            // `-k`, `-m` and `--deselect` leave tests out without skipping them.
+            c.tests_deselected = total(&["deselected"]);
             c.errors = total(&["errors", "error"]);
             c.warnings = total(&["warnings", "warning"]);
         }

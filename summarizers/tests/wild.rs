@@ -68,6 +68,7 @@ fn count(report: &Report, name: &str) -> Option<u64> {
         "tests_skipped" => c.tests_skipped,
         "tests_xfailed" => c.tests_xfailed,
         "tests_xpassed" => c.tests_xpassed,
+        "tests_deselected" => c.tests_deselected,
         "suites_errored" => c.suites_errored,
         "errors" => c.errors,
         "warnings" => c.warnings,

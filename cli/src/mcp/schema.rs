@@ -16,6 +16,7 @@ fn counts() -> Value {
             "tests_skipped": count,
             "tests_xfailed": count,
             "tests_xpassed": count,
+            "tests_deselected": count,
             "suites_errored": count,
             "errors": count,
             "warnings": count,

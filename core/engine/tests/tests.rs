@@ -10,6 +10,7 @@ mod digest_groups;
 mod digests;
 mod driver;
 mod guard;
+mod guard_identity;
 mod lock;
 mod pipeline;
 mod process;

@@ -344,6 +344,11 @@ pub struct Counts {
     /// where the tool counts them apart; not in [`Counts::tests_passed`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tests_xpassed: Option<u64>,
+    /// Tests the runner found and left out on purpose, where it counts them apart from skipped
+    /// ones: pytest's `deselected` (`-k`, `-m`, `--deselect`). A count that rises from the
+    /// baseline is how the cheating guard sees a test left out by a runner that names no tests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tests_deselected: Option<u64>,
     /// Test files or suites that could not run (jest's `Test suite failed to run`, pytest's
     /// collection errors).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -373,6 +378,7 @@ impl Counts {
         add(&mut self.tests_skipped, other.tests_skipped);
         add(&mut self.tests_xfailed, other.tests_xfailed);
         add(&mut self.tests_xpassed, other.tests_xpassed);
+        add(&mut self.tests_deselected, other.tests_deselected);
         add(&mut self.suites_errored, other.suites_errored);
         add(&mut self.errors, other.errors);
         add(&mut self.warnings, other.warnings);

@@ -496,6 +496,8 @@ pub fn merge(junit: Report, log: Report) -> Report {
         report.counts.errors = log.counts.errors;
     }
     report.counts.warnings = log.counts.warnings;
+    // Only the log counts the tests left out: the XML has no element for them.
+    report.counts.tests_deselected = log.counts.tests_deselected;
     if log.summary.is_some() {
         report.summary = log.summary;
     }

@@ -93,7 +93,22 @@ impl Repo {
 
     /// What `guard` finds in the attempt, given the `baseline` verification.
     pub(crate) fn check(&self, guard: &Guard, baseline: Option<&[Verification]>) -> Vec<Violation> {
+        self.check_run(guard, baseline, &[])
+    }
+
+    /// What `guard` finds in the attempt verified as `current`, given the `baseline`.
+    pub(crate) fn check_run(
+        &self,
+        guard: &Guard,
+        baseline: Option<&[Verification]>,
+        current: &[Verification],
+    ) -> Vec<Violation> {
         let diff = self.diff();
-        guard.check(baseline, &[], &diff, &self.sources(&diff))
+        guard.check(baseline, current, &diff, &self.sources(&diff))
+    }
+
+    /// The work tree's root.
+    pub(crate) fn root(&self) -> &std::path::Path {
+        self.dir.path()
     }
 }

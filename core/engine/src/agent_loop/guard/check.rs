@@ -2,7 +2,8 @@
 //! reasons as a failed verification.
 //!
 //! A pass does not count when the agent made it by deleting, skipping or emptying tests rather
-//! than by fixing the code: fewer tests ran than in the baseline verification; test functions or
+//! than by fixing the code: a test the baseline verification ran did not run, or fewer ran, or
+//! more were left out ([`super::identity`]); test functions or
 //! test files were removed in the attempt's diff; new skip, only or expected-failure markers were
 //! added; assertions were removed; tests were neutered ([`super::neutered`]); or paths under the
 //! configured protected globs changed. Each [`Violation`] names the file and line of the diff
@@ -16,6 +17,7 @@ use regex::{Regex, RegexSet};
 use serde::Serialize;
 
 use super::diff::{DiffLine, FileDiff, parse_diff};
+use super::identity::{self, Changes};
 use super::neutered::{self, Context, Sources};
 use crate::model::{Diagnostic, Kind, Outcome, Report, Severity, Status, Verification};
 
@@ -197,7 +199,8 @@ impl Guard {
     /// whose text does not agree with the diff) is judged by the diff's lines alone: its tests
     /// are not read whole, so neutered tests in it are not seen. Empty: the pass counts.
     ///
-    /// Ordered: fewer tests first, then by file and line.
+    /// Ordered: the tests that ran (counts first, then tests by name, [`super::identity`]), then
+    /// the diff's by file and line.
     pub fn check(
         &self,
         baseline: Option<&[Verification]>,
@@ -205,9 +208,6 @@ impl Guard {
         diff: &str,
         sources: &Sources,
     ) -> Vec<Violation> {
-        let mut violations = baseline
-            .map(|b| fewer_tests(b, current))
-            .unwrap_or_default();
         let files = parse_diff(diff);
         let context = Context::new(self.allow_test_edits, baseline, &files);
         let judged = neutered::judge(&files, sources, &context);
@@ -233,6 +233,13 @@ impl Guard {
         }
         from_diff.extend(judged.violations);
         from_diff.sort_by(|a, b| (&a.file, a.line, a.kind).cmp(&(&b.file, b.line, b.kind)));
+        let mut violations = match baseline {
+            Some(baseline) => {
+                let changes = Changes::new(&files, &judged.renames, &from_diff, sources);
+                identity::compare(baseline, current, &changes)
+            }
+            None => Vec::new(),
+        };
         violations.extend(from_diff);
         violations
     }
@@ -365,43 +372,6 @@ pub(super) fn at(file: &str, line: Option<u32>) -> String {
     }
 }
 
-/// Tests run (passed + failed) per test verifier, compared with the baseline.
-fn fewer_tests(baseline: &[Verification], current: &[Verification]) -> Vec<Violation> {
-    let ran = |v: &Verification| {
-        let c = &v.report.counts;
-        match (c.tests_passed, c.tests_failed) {
-            (None, None) => None,
-            (p, f) => Some(p.unwrap_or(0) + f.unwrap_or(0)),
-        }
-    };
-    let before: HashMap<&str, u64> = baseline
-        .iter()
-        .filter(|v| v.kind == Kind::Test)
-        .filter_map(|v| Some((v.verifier.as_str(), ran(v)?)))
-        .collect();
-    let mut out = Vec::new();
-    for v in current.iter().filter(|v| v.kind == Kind::Test) {
-        let Some(&then) = before.get(v.verifier.as_str()) else {
-            continue;
-        };
-        // A verifier that says nothing about how many tests ran is not trusted to have run them all.
-        let now = ran(v).unwrap_or(0);
-        if now < then {
-            out.push(Violation {
-                kind: ViolationKind::FewerTests,
-                file: None,
-                line: None,
-                message: format!(
-                    "{}: {now} test{} ran, {then} in the baseline verification",
-                    v.verifier,
-                    if now == 1 { "" } else { "s" }
-                ),
-            });
-        }
-    }
-    out
-}
-
 /// A file whose name marks it as tests.
 pub(super) fn is_test_file(path: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path);
@@ -475,7 +445,7 @@ fn removed_test_files(
 }
 
 /// The name of the test a line defines, for JavaScript and Python; `#[test]` for Rust's attribute.
-fn test_name(line: &str) -> Option<String> {
+pub(super) fn test_name(line: &str) -> Option<String> {
     if let Some(c) = JS_TEST.captures(line) {
         let name = c.get(1).or(c.get(2)).or(c.get(3))?;
         return Some(format!("test \"{}\"", name.as_str()));

@@ -1,8 +1,12 @@
 //! The cheating guard (issue 4, item 6b; issue 9, item 6): reasons a pass does not count.
 //!
-//! - [`check`]: the [`Guard`] — fewer tests than the baseline, tests or test files removed, skip
-//!   and only markers added, assertions removed, protected paths changed — and its reasons as a
-//!   failed verification ([`as_verification`]).
+//! - [`check`]: the [`Guard`] — tests or test files removed, skip and only markers added,
+//!   assertions removed, protected paths changed — and its reasons as a failed verification
+//!   ([`as_verification`]).
+//! - [`identity`]: which tests ran, compared with the baseline's — by identity (every test the
+//!   baseline ran, above all every one it saw fail, must run again; new tests stand in for
+//!   nothing), or where a runner names no tests by its counts: fewer run, more deselected or
+//!   skipped.
 //! - [`neutered`]: tests changed so that they can no longer fail (an early `return`, an empty body,
 //!   constant truths, swallowed assertions, expected values rewritten), judged on both sides of the
 //!   change by the readers of each language: [`python`] (by indentation) and [`braces`]
@@ -20,6 +24,7 @@ mod body;
 mod braces;
 mod check;
 mod diff;
+mod identity;
 pub mod infra;
 mod lex;
 mod neutered;

@@ -88,6 +88,21 @@ pub(super) struct Judged {
     pub violations: Vec<Violation>,
     /// (old path, line) of definitions that were renamed, not removed.
     pub renamed: HashSet<(String, u32)>,
+    /// The same renames by name, for the tests that ran under their new name.
+    pub renames: Vec<Rename>,
+}
+
+/// A test renamed: the same body under another name, in the same file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Rename {
+    /// The file before the change.
+    pub old_path: String,
+    /// The file after it (the same file, perhaps renamed).
+    pub new_path: String,
+    /// The name a runner reports last, before: the function or the title.
+    pub old_short: String,
+    /// The same, after.
+    pub new_short: String,
 }
 
 /// Judges every changed test of `files` whose new text is in `sources`.
@@ -219,6 +234,12 @@ fn judge_file(
             for line in &old.anchors {
                 judged.renamed.insert((old_path.to_owned(), *line));
             }
+            judged.renames.push(Rename {
+                old_path: old_path.to_owned(),
+                new_path: new_path.to_owned(),
+                old_short: old.short.clone(),
+                new_short: added[n].short.clone(),
+            });
         }
     }
 }
