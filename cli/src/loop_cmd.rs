@@ -30,7 +30,8 @@ use verdict_core::pipeline::{self, Entry};
 use verdict_core::process::ProcessRunner;
 use verdict_core::state::{RunRecord, RunState, StateDb};
 use verdict_core::verifier::{
-    Applicability, Captured, CommandSpec, Infrastructure, Verifier, VerifierError, Workspace,
+    Applicability, Captured, CommandSpec, InfraFile, Infrastructure, Verifier, VerifierError,
+    Workspace,
 };
 
 use crate::budget;
@@ -707,15 +708,37 @@ impl Verify for PipelineVerify {
     }
 }
 
-/// The infrastructure of each of `entries`' verifiers in `workspace`, by verifier name.
+/// The infrastructure of each of `entries`' verifiers in `workspace`, by verifier name. A
+/// verifier whose command verdict.toml runs in another directory (`cwd`) has its tool find its
+/// config files there: each file it names in the root alone (`jest.config.*`) counts there too.
 fn infrastructure(entries: &[Entry], workspace: &Workspace) -> Vec<(String, Infrastructure)> {
     entries
         .iter()
         .map(|entry| {
-            (
-                entry.verifier.name().to_owned(),
-                entry.verifier.infrastructure(workspace),
-            )
+            let mut infra = entry.verifier.infrastructure(workspace);
+            let dir = entry
+                .cwd
+                .as_deref()
+                .and_then(|cwd| cwd.strip_prefix(&workspace.root).ok())
+                .map(|dir| dir.to_string_lossy().replace('\\', "/"))
+                .filter(|dir| !dir.is_empty() && !dir.starts_with(".."));
+            if let Some(dir) = dir {
+                let there: Vec<InfraFile> = infra
+                    .files
+                    .iter()
+                    .filter(|file| !file.glob.contains('/'))
+                    .map(|file| InfraFile {
+                        glob: format!(
+                            "{}/{}",
+                            verdict_verifier_support::infra::escape(&dir),
+                            file.glob
+                        ),
+                        part: file.part.clone(),
+                    })
+                    .collect();
+                infra.files.extend(there);
+            }
+            (entry.verifier.name().to_owned(), infra)
         })
         .collect()
 }
@@ -1180,6 +1203,11 @@ mod tests {
         )
         .expect("write");
         std::fs::write(dir.path().join("test/spy.js"), "").expect("write");
+        std::fs::write(
+            dir.path().join("verdict.toml"),
+            "[verifiers.mocha]\ncwd = \"web\"\n",
+        )
+        .expect("write");
         let (root, config) = run::load_config(Some(dir.path())).expect("config");
         let known = registry::all(&config, &root).expect("registry");
         let only = vec!["mocha".to_owned()];
@@ -1199,6 +1227,8 @@ mod tests {
             .collect();
         assert!(globs.contains(&".mocharc.json"), "{globs:?}");
         assert!(globs.contains(&"test/spy.js"), "{globs:?}");
+        // Run in `web/` by verdict.toml, mocha finds its config there.
+        assert!(globs.contains(&"web/.mocharc.json"), "{globs:?}");
         // No run directory is made to read it.
         assert!(!root.join(".verdict/runs").exists());
     }
