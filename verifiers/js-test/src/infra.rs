@@ -128,7 +128,6 @@ mod tests {
             "babel.config.*",
             "**/.babelrc",
             "**/.babelrc.*",
-            "**/__snapshots__/**",
             "package.json json:jest",
             "package.json json:babel",
         ];
@@ -149,12 +148,7 @@ mod tests {
 
     #[test]
     fn vitest_names_the_configs_of_its_root() {
-        let mut expect = vec![
-            "vitest.config.*",
-            "vite.config.*",
-            "vitest.workspace.*",
-            "**/__snapshots__/**",
-        ];
+        let mut expect = vec!["vitest.config.*", "vite.config.*", "vitest.workspace.*"];
         expect.extend(SCRIPTS);
         expect.extend([
             "vitest.ci.config.ts",

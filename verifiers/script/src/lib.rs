@@ -511,7 +511,6 @@ mod tests {
                 "babel.config.*",
                 "**/.babelrc",
                 "**/.babelrc.*",
-                "**/__snapshots__/**",
                 "package.json json:jest",
                 "package.json json:babel",
                 "package.json json:scripts.pretest",

@@ -62,8 +62,8 @@ pub fn tool_configs(tool: &str) -> Infrastructure {
     match tool {
         "jest" => {
             // Babel's configuration, which jest's default transform reads (project-wide, by
-            // directory, and `package.json`'s `babel`), and the snapshots a test compares with
-            // as with an expected value.
+            // directory, and `package.json`'s `babel`). Snapshots are not here: they are expected
+            // values, which `allow_test_edits` governs, not how the tests run.
             let infra = wholes(
                 none,
                 &[
@@ -71,7 +71,6 @@ pub fn tool_configs(tool: &str) -> Infrastructure {
                     "babel.config.*",
                     "**/.babelrc",
                     "**/.babelrc.*",
-                    "**/__snapshots__/**",
                 ],
             );
             let infra = part(infra, "package.json", Part::Json(key(&["jest"])));
@@ -79,12 +78,7 @@ pub fn tool_configs(tool: &str) -> Infrastructure {
         }
         "vitest" => wholes(
             none,
-            &[
-                "vitest.config.*",
-                "vite.config.*",
-                "vitest.workspace.*",
-                "**/__snapshots__/**",
-            ],
+            &["vitest.config.*", "vite.config.*", "vitest.workspace.*"],
         ),
         "mocha" => {
             let infra = wholes(
