@@ -54,7 +54,9 @@ impl Driver<'_> {
             .filter(|v| v.kind == Kind::Test)
             .map(|v| v.verifier.clone())
             .collect();
-        let rules = InfraRules::new(&self.verify.infrastructure(), |v| tests.contains(v));
+        let mut infra = self.verify.infrastructure();
+        infra.extend(self.start_infra.iter().cloned());
+        let rules = InfraRules::new(&infra, |v| tests.contains(v));
         let (s, a, b) = (Arc::clone(snapshots), start.clone(), now.clone());
         let root = self.spec.root.clone();
         let with_tests = !self.spec.policies.allow_test_edits;

@@ -38,6 +38,10 @@ pub(super) struct Driver<'a> {
     pub(super) progress: Progress,
     /// Asked for guidance between attempts (`--interactive`).
     pub(super) guide: Option<Guide>,
+    /// The verifiers' test infrastructure as the loop found it when it started: the check of a
+    /// pass reads it together with what the attempt's tree names, so a file the starting tree's
+    /// configuration named counts even if the attempt dropped the name.
+    pub(super) start_infra: Vec<(String, crate::verifier::Infrastructure)>,
 }
 
 /// How a run ends: the state it moves to, the event that says why (before `run_finished`), the

@@ -66,7 +66,9 @@ pub async fn run_with_settings(
         verified: Default::default(),
         progress,
         guide,
+        start_infra: Vec::new(),
     };
+    driver.start_infra = driver.verify.infrastructure();
     async move {
         driver.remember_baseline();
         driver.restore_put_back().await?;
