@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::support::repo::Repo;
-use verdict_core::agent_loop::guard::{Guard, Violation, ViolationKind};
+use verdict_core::agent_loop::guard::{Guard, Violation, ViolationKind, as_verification};
+use verdict_core::digest;
 use verdict_core::{Kind, Report, Status, Verification};
 
 const CART: &str = "def total(items):\n    return sum(price for price, _ in items)\n\n\ndef count(items):\n    return len(items)\n";
@@ -141,9 +142,17 @@ fn a_failing_test_deselected_and_padded_is_named() {
     assert_eq!(
         v.message,
         format!(
-            "{TESTS}: pytest: test `{FAILING}` did not run; it failed in the baseline verification"
+            "{TESTS}: pytest did not run `{FAILING}`, which failed in the baseline verification"
         )
-    );
+    ); // In the digest the agent reads: the test, and that new tests make up for nothing.
+    let guard = as_verification(&found).expect("a failed verification");
+    let input = digest::Input {
+        report: &guard.report,
+        log: None,
+    };
+    let text = digest::render(&[input], &digest::Options::default()).text;
+    assert!(text.contains("test_total_counts_quantity"), "{text}");
+    assert!(text.contains("new tests make up for none"), "{text}");
 }
 
 #[test]
@@ -164,7 +173,7 @@ fn a_baseline_test_newly_skipped_by_a_conftest_is_named() {
     assert_eq!(kinds(&found), [ViolationKind::TestNotRun], "{found:#?}");
     assert!(
         found[0].message.contains(
-            "test `tests/test_cart.py::test_empty_total` was skipped; it ran in the baseline"
+            "pytest skipped `tests/test_cart.py::test_empty_total`, which ran in the baseline"
         ),
         "{}",
         found[0].message
@@ -340,6 +349,6 @@ fn a_failing_nextest_test_hidden_by_a_default_filter_and_padded_is_named() {
     assert_eq!(kinds(&found), [ViolationKind::TestNotRun], "{found:#?}");
     assert_eq!(
         found[0].message,
-        "cargo-test: test `tests::adds_two` did not run; it failed in the baseline verification"
+        "cargo-test did not run `tests::adds_two`, which failed in the baseline verification"
     );
 }

@@ -295,6 +295,11 @@ pub fn as_verification(violations: &[Violation]) -> Option<Verification> {
         }
         if v.kind.changes_tests() {
             d = d.with_detail(FORBIDDEN);
+        } else if matches!(
+            v.kind,
+            ViolationKind::TestNotRun | ViolationKind::MoreLeftOut
+        ) {
+            d = d.with_detail(LEFT_OUT);
         }
         report.push(d);
     }
@@ -318,6 +323,9 @@ pub fn as_verification(violations: &[Violation]) -> Option<Verification> {
 
 /// What the digest says under each change made to tests: the agent reads it in its next prompt.
 const FORBIDDEN: &str = "the task forbids making tests pass by changing them; fix the code";
+
+/// What the digest says under a test left out: new tests do not stand in for it.
+const LEFT_OUT: &str = "every test the baseline ran must run again; new tests make up for none";
 
 impl ViolationKind {
     /// Whether this is a change made to tests (not a count, not a protected path).
