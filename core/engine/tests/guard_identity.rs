@@ -297,32 +297,87 @@ fn a_deselected_test_is_seen_in_the_counts_where_no_test_is_named() {
     );
 }
 
+/// A crate whose `tests::adds_two` fails.
+const LIB: &str = "pub fn add(a: u32, b: u32) -> u32 {\n    a - b\n}\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn adds() {\n        assert_eq!(add(2, 0), 2);\n    }\n\n    #[test]\n    fn adds_two() {\n        assert_eq!(add(2, 2), 4);\n    }\n}\n";
+const MANIFEST: &str = "[package]\nname = \"tiny\"\nversion = \"0.1.0\"\nedition = \"2021\"\n";
+
+/// The crate of [`LIB`] in a repository, and a target directory for it.
+fn crate_repo() -> (Repo, tempfile::TempDir) {
+    let repo = Repo::new(&[
+        ("Cargo.toml", MANIFEST),
+        ("src/lib.rs", LIB),
+        (".gitignore", "/target\nCargo.lock\n"),
+    ]);
+    (repo, tempfile::tempdir().expect("target dir"))
+}
+
+/// Runs `cargo <args>` in `repo` and reads its log with the summarizer `tool`.
+fn cargo(repo: &Repo, target: &Path, args: &[&str], tool: &str) -> Verification {
+    let output = Command::new("cargo")
+        .args(args)
+        .current_dir(repo.root())
+        .env("CARGO_TARGET_DIR", target)
+        .env("CARGO_TERM_COLOR", "never")
+        .output()
+        .expect("cargo runs");
+    let mut log = output.stdout;
+    log.extend_from_slice(&output.stderr);
+    verification("cargo-test", tool, &log)
+}
+
 #[test]
-fn a_failing_nextest_test_hidden_by_a_default_filter_and_padded_is_named() {
-    let lib = "pub fn add(a: u32, b: u32) -> u32 {\n    a - b\n}\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn adds() {\n        assert_eq!(add(2, 0), 2);\n    }\n\n    #[test]\n    fn adds_two() {\n        assert_eq!(add(2, 2), 4);\n    }\n}\n";
-    let padded = lib.replace(
+fn a_failing_libtest_test_filtered_out_is_seen_in_the_counts_with_q() {
+    let (repo, target) = crate_repo();
+    let baseline = cargo(&repo, target.path(), &["test", "-q"], "cargo");
+    assert_eq!(
+        baseline.report.counts.tests_failed,
+        Some(1),
+        "{:?}",
+        baseline.report
+    );
+    assert_eq!(baseline.report.counts.tests_deselected, None);
+    let padded = LIB.replace(
         "    #[test]\n    fn adds_two()",
         "    #[test]\n    fn pads() {}\n\n    #[test]\n    fn adds_two()",
     );
-    let manifest = "[package]\nname = \"tiny\"\nversion = \"0.1.0\"\nedition = \"2021\"\n";
-    let repo = Repo::new(&[
-        ("Cargo.toml", manifest),
-        ("src/lib.rs", lib),
-        (".gitignore", "/target\nCargo.lock\n"),
-    ]);
-    let target = tempfile::tempdir().expect("target dir");
+    repo.write(&[("src/lib.rs", &padded)]);
+    let current = cargo(
+        &repo,
+        target.path(),
+        &["test", "-q", "--", "--skip", "adds_two"],
+        "cargo",
+    );
+    assert_eq!(
+        current.report.counts.tests_passed,
+        Some(2),
+        "{:?}",
+        current.report
+    );
+    assert_eq!(current.report.counts.tests_deselected, Some(1));
+    let guard = Guard::new::<&str>(&[]).expect("guard");
+    let found = repo.check_run(&guard, Some(&[baseline]), std::slice::from_ref(&current));
+    assert_eq!(
+        found.iter().map(|v| v.message.as_str()).collect::<Vec<_>>(),
+        ["cargo-test: 1 test deselected, 0 in the baseline verification"],
+        "{found:#?}"
+    );
+}
+
+#[test]
+fn a_failing_nextest_test_hidden_by_a_default_filter_and_padded_is_named() {
+    let (repo, target) = crate_repo();
     let nextest = || {
-        let output = Command::new("cargo")
-            .args(["nextest", "run", "--no-fail-fast", "--color", "never"])
-            .current_dir(repo.root())
-            .env("CARGO_TARGET_DIR", target.path())
-            .env("CARGO_TERM_COLOR", "never")
-            .output()
-            .expect("cargo nextest runs");
-        let mut log = output.stdout;
-        log.extend_from_slice(&output.stderr);
-        verification("cargo-test", "nextest", &log)
+        cargo(
+            &repo,
+            target.path(),
+            &["nextest", "run", "--no-fail-fast", "--color", "never"],
+            "nextest",
+        )
     };
+    let padded = LIB.replace(
+        "    #[test]\n    fn adds_two()",
+        "    #[test]\n    fn pads() {}\n\n    #[test]\n    fn adds_two()",
+    );
     let baseline = nextest();
     assert_eq!(
         baseline.report.counts.tests_failed,
