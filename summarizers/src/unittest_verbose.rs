@@ -34,13 +34,12 @@ pub(crate) struct Verbose {
     lost: bool,
 }
 
-/// A status word as unittest prints it; an unexpected success counts as failed, as the run's
-/// counts have it.
+/// A status word as unittest prints it. An error (the test raised) and an unexpected success count
+/// as failed, as the run's counts and its diagnostics have them.
 fn status(word: &str) -> Option<TestStatus> {
     match word.trim() {
         "ok" => Some(TestStatus::Passed),
-        "FAIL" => Some(TestStatus::Failed),
-        "ERROR" => Some(TestStatus::Errored),
+        "FAIL" | "ERROR" => Some(TestStatus::Failed),
         "expected failure" => Some(TestStatus::Skipped),
         "unexpected success" => Some(TestStatus::Failed),
         w if w.starts_with("skipped") => Some(TestStatus::Skipped),
