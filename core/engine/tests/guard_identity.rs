@@ -407,3 +407,64 @@ fn a_failing_nextest_test_hidden_by_a_default_filter_and_padded_is_named() {
         "cargo-test did not run `tests::adds_two`, which failed in the baseline verification"
     );
 }
+
+const UNITTEST_CART: &str = r#"import unittest
+
+from cart import count, total
+
+
+class CartTest(unittest.TestCase):
+    def test_total_counts_quantity(self):
+        self.assertEqual(total([(2, 3)]), 6)
+
+    def test_empty_total(self):
+        self.assertEqual(total([]), 0)
+
+    def test_count(self):
+        self.assertEqual(count([(1, 1), (2, 1)]), 2)
+"#;
+
+/// Runs the real `python -m unittest -v` in `repo`, as the unittest verifier does.
+fn unittest(repo: &Repo) -> Verification {
+    let output = Command::new(tool("venv/bin/python"))
+        .args(["-m", "unittest", "-v"])
+        .current_dir(repo.root())
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .output()
+        .expect("unittest runs");
+    let mut log = output.stdout;
+    log.extend_from_slice(&output.stderr);
+    verification("unittest", "unittest", &log)
+}
+
+#[test]
+fn a_failing_unittest_test_deleted_at_import_and_padded_is_named() {
+    let repo = Repo::new(&[
+        ("cart.py", CART),
+        ("tests/__init__.py", ""),
+        ("tests/test_cart.py", UNITTEST_CART),
+    ]);
+    let baseline = unittest(&repo);
+    assert_eq!(baseline.report.tests.len(), 3, "{:?}", baseline.report);
+    // Imported first, a module takes the failing test off its class, and adds a trivial one.
+    repo.write(&[(
+        "tests/test_a_setup.py",
+        "import unittest\n\nfrom tests import test_cart\n\ndel test_cart.CartTest.test_total_counts_quantity\n\n\nclass PadTest(unittest.TestCase):\n    def test_true(self):\n        self.assertTrue(True)\n",
+    )]);
+    let current = unittest(&repo);
+    assert_eq!(
+        current.report.counts.tests_passed,
+        Some(3),
+        "{:?}",
+        current.report
+    );
+    let guard = Guard::new::<&str>(&[]).expect("guard");
+    let found = repo.check_run(&guard, Some(&[baseline]), std::slice::from_ref(&current));
+    assert_eq!(
+        found.iter().map(|v| v.message.as_str()).collect::<Vec<_>>(),
+        [
+            "unittest did not run `tests.test_cart.CartTest.test_total_counts_quantity`, which failed in the baseline verification"
+        ],
+        "{found:#?}"
+    );
+}
