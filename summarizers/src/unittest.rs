@@ -18,6 +18,9 @@
 //! closing line's, added up over the runs of one log; a log without it did not finish, and a run
 //! of no test is errored. A header or a frame line that a console wrapped at its width
 //! (PowerShell) is joined back with the next lines.
+//!
+//! At `-v` the progress lines name every test, passing ones too: they are the report's tests
+//! ([`crate::unittest_verbose`]) when they name exactly the tests `Ran N tests` counts.
 
 use std::sync::LazyLock;
 
