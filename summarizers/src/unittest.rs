@@ -20,7 +20,7 @@
 //! (PowerShell) is joined back with the next lines.
 //!
 //! At `-v` the progress lines name every test, passing ones too: they are the report's tests
-//! ([`crate::unittest_verbose`]) when they name exactly the tests `Ran N tests` counts.
+//! (read by the `unittest_verbose` module) when they name exactly the tests `Ran N tests` counts.
 
 use std::sync::LazyLock;
 
