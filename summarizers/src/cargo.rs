@@ -257,6 +257,8 @@ struct TestResult {
     passed: u64,
     failed: u64,
     ignored: u64,
+    /// Tests a filter left out (`3 filtered out`).
+    filtered: u64,
     line: String,
 }
 
@@ -269,6 +271,7 @@ impl TestResult {
             passed: count_of(rest, "passed").unwrap_or(0),
             failed: count_of(rest, "failed").unwrap_or(0),
             ignored: count_of(rest, "ignored").unwrap_or(0),
+            filtered: count_of(rest, "filtered").unwrap_or(0),
             line: line.to_owned(),
         };
         let ran = result.passed
@@ -344,6 +347,8 @@ struct Report0 {
     passed: Option<u64>,
     failed: Option<u64>,
     ignored: Option<u64>,
+    /// Tests left out by a filter, summed over the binaries that left some out.
+    filtered: Option<u64>,
     compile_failed: bool,
     /// `error: test failed, to rerun pass …` and friends: a failure cargo saw.
     test_failed_marker: bool,
@@ -958,6 +963,9 @@ impl Parser {
         add(&mut r.passed, result.passed);
         add(&mut r.failed, result.failed);
         add(&mut r.ignored, result.ignored);
+        if result.filtered > 0 {
+            add(&mut r.filtered, result.filtered);
+        }
         if result.failed > 0 {
             r.first_failed_result
                 .get_or_insert_with(|| result.line.clone());
@@ -1147,6 +1155,9 @@ impl Parser {
                 add(&mut self.report.passed, event.passed.unwrap_or(0));
                 add(&mut self.report.failed, event.failed.unwrap_or(0));
                 add(&mut self.report.ignored, event.ignored.unwrap_or(0));
+                if let Some(n) = event.filtered_out.filter(|&n| n > 0) {
+                    add(&mut self.report.filtered, n);
+                }
             }
             _ => {}
         }
@@ -1719,6 +1730,7 @@ impl LineParser for Parser {
         report.counts.tests_passed = r.passed;
         report.counts.tests_failed = r.failed;
         report.counts.tests_skipped = r.ignored;
+        report.counts.tests_deselected = r.filtered;
         let tests_failed =
             r.failed.unwrap_or(0) > 0 || r.diagnostics.iter().any(|d| d.kind == Kind::Test);
         report.summary = r
@@ -1858,6 +1870,7 @@ struct TestEvent {
     passed: Option<u64>,
     failed: Option<u64>,
     ignored: Option<u64>,
+    filtered_out: Option<u64>,
 }
 
 /// Whether `line` is one of cargo's status lines: a capitalised verb right-aligned to twelve

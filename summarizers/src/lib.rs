@@ -27,6 +27,7 @@ mod document;
 mod js_test;
 mod tap;
 mod text;
+mod unittest_verbose;
 
 use ending::Checked;
 use verdict_model::{Report, Summarizer};

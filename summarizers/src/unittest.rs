@@ -18,13 +18,19 @@
 //! closing line's, added up over the runs of one log; a log without it did not finish, and a run
 //! of no test is errored. A header or a frame line that a console wrapped at its width
 //! (PowerShell) is joined back with the next lines.
+//!
+//! At `-v` the progress lines name every test, passing ones too: they are the report's tests
+//! (read by the `unittest_verbose` module) when they name exactly the tests `Ran N tests` counts.
 
 use std::sync::LazyLock;
 
 use regex::Regex;
-use verdict_model::{Diagnostic, Kind, LineParser, Outcome, Report, Severity, Summarizer};
+use verdict_model::{
+    Diagnostic, Kind, LineParser, Outcome, Report, Severity, Summarizer, TestCase,
+};
 
 use crate::text::clip;
+use crate::unittest_verbose::Verbose;
 
 const TOOL: &str = "unittest";
 const MAX_MESSAGE: usize = 300;
@@ -75,6 +81,8 @@ impl Summarizer for UnittestSummarizer {
             unexpected_listed: 0,
             header: None,
             frame: None,
+            verbose: Verbose::default(),
+            tests: Some(Vec::new()),
         })
     }
 }
@@ -134,6 +142,21 @@ struct Parser {
     header: Option<String>,
     /// A traceback's frame line that a console wrapped, joined with the next line.
     frame: Option<String>,
+    /// The `-v` lines of the run being read.
+    verbose: Verbose,
+    /// The tests of the runs read so far; `None` once a run's lines did not name all its tests.
+    tests: Option<Vec<TestCase>>,
+}
+
+impl Parser {
+    /// A run's `Ran N tests`: its `-v` lines are its tests when they name all `n`.
+    fn end_listing(&mut self, n: u64) {
+        let listed = std::mem::take(&mut self.verbose).finish(n);
+        match (self.tests.as_mut(), listed) {
+            (Some(tests), Some(listed)) => tests.extend(listed),
+            _ => self.tests = None,
+        }
+    }
 }
 
 /// Closing lines kept for the summary of a log with several runs.
@@ -488,6 +511,7 @@ impl LineParser for Parser {
                 self.finish_block();
                 self.in_blocks = false;
                 self.ran = Some(n);
+                self.end_listing(n);
                 return;
             }
             // A doctest report's own separator.
@@ -518,9 +542,11 @@ impl LineParser for Parser {
             // No blocks: the rule before `Ran` was a progress line's end.
             self.finish_block();
             self.ran = Some(n);
+            self.end_listing(n);
             return;
         }
         if !self.in_blocks {
+            self.verbose.line(line);
             return;
         }
         let joined;
@@ -599,6 +625,11 @@ impl LineParser for Parser {
                 );
             }
             return report;
+        }
+        if let Some(tests) = self.tests.filter(|t| !t.is_empty() && !cut) {
+            for test in tests {
+                report.push_test(test);
+            }
         }
         let ran = done.ran;
         let closing = &done.last;

@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::support::repo::Repo;
-use verdict_core::agent_loop::guard::{Guard, Violation, ViolationKind};
+use verdict_core::agent_loop::guard::{Guard, Violation, ViolationKind, as_verification};
+use verdict_core::digest;
 use verdict_core::{Kind, Report, Status, Verification};
 
 const CART: &str = "def total(items):\n    return sum(price for price, _ in items)\n\n\ndef count(items):\n    return len(items)\n";
@@ -141,9 +142,17 @@ fn a_failing_test_deselected_and_padded_is_named() {
     assert_eq!(
         v.message,
         format!(
-            "{TESTS}: pytest: test `{FAILING}` did not run; it failed in the baseline verification"
+            "{TESTS}: pytest did not run `{FAILING}`, which failed in the baseline verification"
         )
-    );
+    ); // In the digest the agent reads: the test, and that new tests make up for nothing.
+    let guard = as_verification(&found).expect("a failed verification");
+    let input = digest::Input {
+        report: &guard.report,
+        log: None,
+    };
+    let text = digest::render(&[input], &digest::Options::default()).text;
+    assert!(text.contains("test_total_counts_quantity"), "{text}");
+    assert!(text.contains("new tests make up for none"), "{text}");
 }
 
 #[test]
@@ -164,7 +173,7 @@ fn a_baseline_test_newly_skipped_by_a_conftest_is_named() {
     assert_eq!(kinds(&found), [ViolationKind::TestNotRun], "{found:#?}");
     assert!(
         found[0].message.contains(
-            "test `tests/test_cart.py::test_empty_total` was skipped; it ran in the baseline"
+            "pytest skipped `tests/test_cart.py::test_empty_total`, which ran in the baseline"
         ),
         "{}",
         found[0].message
@@ -288,32 +297,87 @@ fn a_deselected_test_is_seen_in_the_counts_where_no_test_is_named() {
     );
 }
 
+/// A crate whose `tests::adds_two` fails.
+const LIB: &str = "pub fn add(a: u32, b: u32) -> u32 {\n    a - b\n}\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn adds() {\n        assert_eq!(add(2, 0), 2);\n    }\n\n    #[test]\n    fn adds_two() {\n        assert_eq!(add(2, 2), 4);\n    }\n}\n";
+const MANIFEST: &str = "[package]\nname = \"tiny\"\nversion = \"0.1.0\"\nedition = \"2021\"\n";
+
+/// The crate of [`LIB`] in a repository, and a target directory for it.
+fn crate_repo() -> (Repo, tempfile::TempDir) {
+    let repo = Repo::new(&[
+        ("Cargo.toml", MANIFEST),
+        ("src/lib.rs", LIB),
+        (".gitignore", "/target\nCargo.lock\n"),
+    ]);
+    (repo, tempfile::tempdir().expect("target dir"))
+}
+
+/// Runs `cargo <args>` in `repo` and reads its log with the summarizer `tool`.
+fn cargo(repo: &Repo, target: &Path, args: &[&str], tool: &str) -> Verification {
+    let output = Command::new("cargo")
+        .args(args)
+        .current_dir(repo.root())
+        .env("CARGO_TARGET_DIR", target)
+        .env("CARGO_TERM_COLOR", "never")
+        .output()
+        .expect("cargo runs");
+    let mut log = output.stdout;
+    log.extend_from_slice(&output.stderr);
+    verification("cargo-test", tool, &log)
+}
+
 #[test]
-fn a_failing_nextest_test_hidden_by_a_default_filter_and_padded_is_named() {
-    let lib = "pub fn add(a: u32, b: u32) -> u32 {\n    a - b\n}\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn adds() {\n        assert_eq!(add(2, 0), 2);\n    }\n\n    #[test]\n    fn adds_two() {\n        assert_eq!(add(2, 2), 4);\n    }\n}\n";
-    let padded = lib.replace(
+fn a_failing_libtest_test_filtered_out_is_seen_in_the_counts_with_q() {
+    let (repo, target) = crate_repo();
+    let baseline = cargo(&repo, target.path(), &["test", "-q"], "cargo");
+    assert_eq!(
+        baseline.report.counts.tests_failed,
+        Some(1),
+        "{:?}",
+        baseline.report
+    );
+    assert_eq!(baseline.report.counts.tests_deselected, None);
+    let padded = LIB.replace(
         "    #[test]\n    fn adds_two()",
         "    #[test]\n    fn pads() {}\n\n    #[test]\n    fn adds_two()",
     );
-    let manifest = "[package]\nname = \"tiny\"\nversion = \"0.1.0\"\nedition = \"2021\"\n";
-    let repo = Repo::new(&[
-        ("Cargo.toml", manifest),
-        ("src/lib.rs", lib),
-        (".gitignore", "/target\nCargo.lock\n"),
-    ]);
-    let target = tempfile::tempdir().expect("target dir");
+    repo.write(&[("src/lib.rs", &padded)]);
+    let current = cargo(
+        &repo,
+        target.path(),
+        &["test", "-q", "--", "--skip", "adds_two"],
+        "cargo",
+    );
+    assert_eq!(
+        current.report.counts.tests_passed,
+        Some(2),
+        "{:?}",
+        current.report
+    );
+    assert_eq!(current.report.counts.tests_deselected, Some(1));
+    let guard = Guard::new::<&str>(&[]).expect("guard");
+    let found = repo.check_run(&guard, Some(&[baseline]), std::slice::from_ref(&current));
+    assert_eq!(
+        found.iter().map(|v| v.message.as_str()).collect::<Vec<_>>(),
+        ["cargo-test: 1 test deselected, 0 in the baseline verification"],
+        "{found:#?}"
+    );
+}
+
+#[test]
+fn a_failing_nextest_test_hidden_by_a_default_filter_and_padded_is_named() {
+    let (repo, target) = crate_repo();
     let nextest = || {
-        let output = Command::new("cargo")
-            .args(["nextest", "run", "--no-fail-fast", "--color", "never"])
-            .current_dir(repo.root())
-            .env("CARGO_TARGET_DIR", target.path())
-            .env("CARGO_TERM_COLOR", "never")
-            .output()
-            .expect("cargo nextest runs");
-        let mut log = output.stdout;
-        log.extend_from_slice(&output.stderr);
-        verification("cargo-test", "nextest", &log)
+        cargo(
+            &repo,
+            target.path(),
+            &["nextest", "run", "--no-fail-fast", "--color", "never"],
+            "nextest",
+        )
     };
+    let padded = LIB.replace(
+        "    #[test]\n    fn adds_two()",
+        "    #[test]\n    fn pads() {}\n\n    #[test]\n    fn adds_two()",
+    );
     let baseline = nextest();
     assert_eq!(
         baseline.report.counts.tests_failed,
@@ -340,6 +404,67 @@ fn a_failing_nextest_test_hidden_by_a_default_filter_and_padded_is_named() {
     assert_eq!(kinds(&found), [ViolationKind::TestNotRun], "{found:#?}");
     assert_eq!(
         found[0].message,
-        "cargo-test: test `tests::adds_two` did not run; it failed in the baseline verification"
+        "cargo-test did not run `tests::adds_two`, which failed in the baseline verification"
+    );
+}
+
+const UNITTEST_CART: &str = r#"import unittest
+
+from cart import count, total
+
+
+class CartTest(unittest.TestCase):
+    def test_total_counts_quantity(self):
+        self.assertEqual(total([(2, 3)]), 6)
+
+    def test_empty_total(self):
+        self.assertEqual(total([]), 0)
+
+    def test_count(self):
+        self.assertEqual(count([(1, 1), (2, 1)]), 2)
+"#;
+
+/// Runs the real `python -m unittest -v` in `repo`, as the unittest verifier does.
+fn unittest(repo: &Repo) -> Verification {
+    let output = Command::new(tool("venv/bin/python"))
+        .args(["-m", "unittest", "-v"])
+        .current_dir(repo.root())
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .output()
+        .expect("unittest runs");
+    let mut log = output.stdout;
+    log.extend_from_slice(&output.stderr);
+    verification("unittest", "unittest", &log)
+}
+
+#[test]
+fn a_failing_unittest_test_deleted_at_import_and_padded_is_named() {
+    let repo = Repo::new(&[
+        ("cart.py", CART),
+        ("tests/__init__.py", ""),
+        ("tests/test_cart.py", UNITTEST_CART),
+    ]);
+    let baseline = unittest(&repo);
+    assert_eq!(baseline.report.tests.len(), 3, "{:?}", baseline.report);
+    // Imported first, a module takes the failing test off its class, and adds a trivial one.
+    repo.write(&[(
+        "tests/test_a_setup.py",
+        "import unittest\n\nfrom tests import test_cart\n\ndel test_cart.CartTest.test_total_counts_quantity\n\n\nclass PadTest(unittest.TestCase):\n    def test_true(self):\n        self.assertTrue(True)\n",
+    )]);
+    let current = unittest(&repo);
+    assert_eq!(
+        current.report.counts.tests_passed,
+        Some(3),
+        "{:?}",
+        current.report
+    );
+    let guard = Guard::new::<&str>(&[]).expect("guard");
+    let found = repo.check_run(&guard, Some(&[baseline]), std::slice::from_ref(&current));
+    assert_eq!(
+        found.iter().map(|v| v.message.as_str()).collect::<Vec<_>>(),
+        [
+            "unittest did not run `tests.test_cart.CartTest.test_total_counts_quantity`, which failed in the baseline verification"
+        ],
+        "{found:#?}"
     );
 }

@@ -345,8 +345,10 @@ pub struct Counts {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tests_xpassed: Option<u64>,
     /// Tests the runner found and left out on purpose, where it counts them apart from skipped
-    /// ones: pytest's `deselected` (`-k`, `-m`, `--deselect`). A count that rises from the
-    /// baseline is how the cheating guard sees a test left out by a runner that names no tests.
+    /// ones: pytest's `deselected` (`-k`, `-m`, `--deselect`), libtest's `filtered out`; absent
+    /// when none were. A count that rises from the baseline is how the cheating guard sees a test
+    /// left out by a runner that names no tests. (nextest counts the tests its filters leave out
+    /// as skipped.)
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tests_deselected: Option<u64>,
     /// Test files or suites that could not run (jest's `Test suite failed to run`, pytest's

@@ -302,6 +302,11 @@ pub fn as_verification(violations: &[Violation]) -> Option<Verification> {
             d = d.with_detail(INFRA);
         } else if v.kind.changes_tests() {
             d = d.with_detail(FORBIDDEN);
+        } else if matches!(
+            v.kind,
+            ViolationKind::TestNotRun | ViolationKind::MoreLeftOut
+        ) {
+            d = d.with_detail(LEFT_OUT);
         }
         report.push(d);
     }
@@ -329,6 +334,9 @@ const FORBIDDEN: &str = "the task forbids making tests pass by changing them; fi
 /// What the digest says under a change to test infrastructure that the tests' pass rests on.
 const INFRA: &str =
     "the tests must pass with the project's own test setup; fix the code, not how the tests run";
+
+/// What the digest says under a test left out: new tests do not stand in for it.
+const LEFT_OUT: &str = "every test the baseline ran must run again; new tests make up for none";
 
 impl ViolationKind {
     /// Whether this is a change made to tests (not a count, not a protected path).

@@ -390,13 +390,13 @@ fn not_run(verifier: &str, then: &Report, now: &Report, changes: &Changes<'_>) -
         .take(NAMED)
         .map(|(id, failed)| {
             let what = if skipped_now.contains(id) {
-                "was skipped"
+                "skipped"
             } else {
                 "did not run"
             };
             let then = if *failed { "failed" } else { "ran" };
             let said = format!(
-                "{verifier}: test `{}` {what}; it {then} in the baseline verification",
+                "{verifier} {what} `{}`, which {then} in the baseline verification",
                 id.name
             );
             Violation {
@@ -530,6 +530,63 @@ mod tests {
         let doc = id(None, "src/lib.rs - add (line 8)");
         assert_eq!(doc.name, "src/lib.rs - add");
         assert_eq!(doc, id(None, "src/lib.rs - add (line 12)"));
+    }
+
+    /// A pytest report listing `tests` as `(function, status)` of `tests/test_a.py`.
+    fn listing(tests: &[(&str, TestStatus)]) -> Report {
+        let mut report = Report::new("pytest", crate::model::Outcome::Passed);
+        for (name, status) in tests {
+            report.push_test(TestCase {
+                name: format!("tests/test_a.py::{name}"),
+                file: Some("tests/test_a.py".to_owned()),
+                status: *status,
+                duration_ms: None,
+            });
+        }
+        report
+    }
+
+    #[test]
+    fn a_handful_are_named_failed_first_and_the_rest_counted() {
+        use TestStatus::{Failed, Passed};
+        let then = listing(&[
+            ("test_a", Passed),
+            ("test_b", Passed),
+            ("test_c", Passed),
+            ("test_d", Passed),
+            ("test_e", Passed),
+            ("test_f", Passed),
+            ("test_y", Failed),
+            ("test_z", Failed),
+        ]);
+        let now = listing(&[("test_new", Passed)]);
+        let none = Sources::new();
+        let changes = Changes::new(&[], &[], &[], &none);
+        let found = not_run("pytest", &then, &now, &changes);
+        let messages: Vec<&str> = found.iter().map(|v| v.message.as_str()).collect();
+        assert_eq!(
+            messages,
+            [
+                "tests/test_a.py: pytest did not run `tests/test_a.py::test_y`, which failed in the baseline verification",
+                "tests/test_a.py: pytest did not run `tests/test_a.py::test_z`, which failed in the baseline verification",
+                "tests/test_a.py: pytest did not run `tests/test_a.py::test_a`, which ran in the baseline verification",
+                "tests/test_a.py: pytest did not run `tests/test_a.py::test_b`, which ran in the baseline verification",
+                "tests/test_a.py: pytest did not run `tests/test_a.py::test_c`, which ran in the baseline verification",
+                "pytest: and 3 more tests of the baseline verification did not run",
+            ]
+        );
+        assert!(found.iter().all(|v| v.kind == ViolationKind::TestNotRun));
+    }
+
+    #[test]
+    fn a_test_that_ran_twice_must_run_twice() {
+        use TestStatus::Passed;
+        let then = listing(&[("test_a", Passed), ("test_a", Passed)]);
+        let now = listing(&[("test_a", Passed), ("test_b", Passed)]);
+        let none = Sources::new();
+        let changes = Changes::new(&[], &[], &[], &none);
+        assert_eq!(not_run("pytest", &then, &now, &changes).len(), 1);
+        assert!(not_run("pytest", &then, &then, &changes).is_empty());
     }
 
     #[test]
