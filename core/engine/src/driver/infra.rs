@@ -30,13 +30,15 @@ struct Kept {
 
 impl Driver<'_> {
     /// The reasons the pass of attempt `number` (whose tree is `tree`, and whose verifications
-    /// `ran`) does not count because it rests on a change to test infrastructure. `None`: the
-    /// verification was interrupted.
+    /// `ran`) does not count because it rests on a change to test infrastructure. `changed`: the
+    /// paths changed since the starting tree, when the caller has them. `None`: the verification
+    /// was interrupted.
     pub(super) async fn infra_check(
         &self,
         number: u32,
         tree: Option<&TreeId>,
         ran: &[Verification],
+        changed: Option<Vec<String>>,
     ) -> Result<Option<Vec<Violation>>, LoopError> {
         if self.spec.policies.allow_infra_edits {
             return Ok(Some(Vec::new()));
@@ -61,7 +63,7 @@ impl Driver<'_> {
         let root = self.spec.root.clone();
         let with_tests = !self.spec.policies.allow_test_edits;
         let (put_backs, tests) =
-            blocking(move || plan(&s, &rules, &root, &a, &b, with_tests)).await?;
+            blocking(move || plan(&s, &rules, &root, (&a, &b), changed, with_tests)).await?;
         if put_backs.is_empty() {
             return Ok(Some(Vec::new()));
         }
@@ -254,11 +256,14 @@ fn plan(
     snapshots: &Snapshots,
     rules: &InfraRules,
     root: &Path,
-    start: &TreeId,
-    now: &TreeId,
+    (start, now): (&TreeId, &TreeId),
+    changed: Option<Vec<String>>,
     with_tests: bool,
 ) -> Result<(Vec<PutBack>, Vec<PutBack>), SnapshotError> {
-    let changed = snapshots.changed_paths(start, now)?;
+    let changed = match changed {
+        Some(changed) => changed,
+        None => snapshots.changed_paths(start, now)?,
+    };
     let mut claimed: Vec<Claimed> = changed.iter().filter_map(|p| rules.claims(p)).collect();
     let candidates = infra::unclaimed(&changed, &claimed);
     if !candidates.is_empty() {

@@ -13,7 +13,9 @@ use super::run::Driver;
 use super::workspace::{blocking, read_sources, take};
 use super::{EXIT_PASSED, LoopEnd, LoopError, VerifyRequest};
 use crate::agent_loop::classify::{Category, Classification, FailureSet, classify, flaky_failures};
-use crate::agent_loop::guard::{Guard, Sources, Violation, as_verification, files_to_read};
+use crate::agent_loop::guard::{
+    Guard, Sources, Violation, as_verification, diff_paths, files_to_read,
+};
 use crate::digest;
 use crate::model::{Fingerprint, Kind, Outcome, Verification};
 use crate::snapshot::TreeId;
@@ -187,9 +189,9 @@ impl Driver<'_> {
         let mut passed = failures.is_empty() && !errored;
         if passed {
             let ran = as_ran.as_deref().unwrap_or(&verifications);
-            let mut violations = self.guard_check(ran, tree).await?;
+            let (mut violations, changed) = self.guard_check(ran, tree).await?;
             if violations.is_empty() {
-                match self.infra_check(number, tree, ran).await? {
+                match self.infra_check(number, tree, ran, changed).await? {
                     Some(found) => violations = found,
                     None => return Ok(None),
                 }
@@ -331,25 +333,28 @@ impl Driver<'_> {
         &self,
         verifications: &[Verification],
         tree: Option<&TreeId>,
-    ) -> Result<Vec<Violation>, LoopError> {
+    ) -> Result<(Vec<Violation>, Option<Vec<String>>), LoopError> {
         let guard = Guard::new(&self.spec.policies.protected)
             .map_err(LoopError::Guard)?
             .allow_test_edits(self.spec.policies.allow_test_edits);
-        let (diff, sources) = match (&self.snapshots, &self.progress.start_tree, tree) {
+        let (diff, sources, truncated) = match (&self.snapshots, &self.progress.start_tree, tree) {
             (Some(s), Some(start), Some(now)) if start != now => {
                 let (s, a, b) = (Arc::clone(s), start.clone(), now.clone());
                 blocking(move || {
-                    let diff = s.diff(&a, &b)?.text;
+                    let diff = s.diff(&a, &b)?;
                     // The guard reads changed tests whole; it reads no file itself.
-                    let sources = read_sources(s.root(), &files_to_read(&diff));
-                    Ok((diff, sources))
+                    let sources = read_sources(s.root(), &files_to_read(&diff.text));
+                    Ok((diff.text, sources, diff.truncated))
                 })
                 .await?
             }
-            _ => (String::new(), Sources::new()),
+            _ => (String::new(), Sources::new(), false),
         };
         let baseline = self.progress.baseline_verifications();
-        Ok(guard.check(baseline.as_deref(), verifications, &diff, &sources))
+        let violations = guard.check(baseline.as_deref(), verifications, &diff, &sources);
+        // The paths the diff names spare the infrastructure check a git process of its own.
+        let changed = (!diff.is_empty() && !truncated).then(|| diff_paths(&diff));
+        Ok((violations, changed))
     }
 
     /// The judgement of attempt `number` from its settled verifications: digest, outcome,

@@ -38,6 +38,20 @@ pub(super) struct Hunk {
     pub lines: Vec<(char, String)>,
 }
 
+/// The paths a `git diff` names, old and new, each once, in order: what changed, for a caller
+/// that has the diff already (the infrastructure check).
+pub fn diff_paths(diff: &str) -> Vec<String> {
+    let mut paths: Vec<String> = Vec::new();
+    for file in parse_diff(diff) {
+        for path in [file.old, file.new].into_iter().flatten() {
+            if !paths.contains(&path) {
+                paths.push(path);
+            }
+        }
+    }
+    paths
+}
+
 /// Reads a `git diff` (or any unified diff with `---`/`+++` headers).
 pub(super) fn parse_diff(diff: &str) -> Vec<FileDiff> {
     let mut files: Vec<FileDiff> = Vec::new();

@@ -31,4 +31,5 @@ mod neutered;
 mod python;
 
 pub use check::{Guard, GuardError, Violation, ViolationKind, as_verification};
+pub use diff::diff_paths;
 pub use neutered::{Sources, files_to_read};
