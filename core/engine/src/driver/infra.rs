@@ -197,8 +197,9 @@ impl Driver<'_> {
     }
 }
 
-/// How a verification that did not pass ended, in a few words: `pytest: 1 failed, 2 passed
-/// (test_cart.py::test_discount)`.
+/// How a verification that did not pass ended, in a few words, the failing tests first (a line
+/// cut short in the digest keeps them): `pytest: test_cart.py::test_discount failed (1 failed,
+/// 2 passed)`.
 fn said(v: &Verification) -> String {
     let report = &v.report;
     let what = match (&report.summary, &report.error) {
@@ -208,15 +209,22 @@ fn said(v: &Verification) -> String {
         (Some(summary), _) => summary.clone(),
         (None, _) => report.outcome.as_str().to_owned(),
     };
-    let tests: Vec<&str> = report
-        .errors()
-        .filter_map(|d| d.test.as_deref())
-        .take(3)
-        .collect();
-    if tests.is_empty() {
-        format!("{}: {what}", v.verifier)
-    } else {
-        format!("{}: {what} ({})", v.verifier, tests.join(", "))
+    let mut tests: Vec<&str> = Vec::new();
+    for test in report.errors().filter_map(|d| d.test.as_deref()) {
+        if !tests.contains(&test) {
+            tests.push(test);
+        }
+    }
+    let more = tests.len().saturating_sub(3);
+    tests.truncate(3);
+    match (tests.is_empty(), more) {
+        (true, _) => format!("{}: {what}", v.verifier),
+        (false, 0) => format!("{}: {} failed ({what})", v.verifier, tests.join(", ")),
+        (false, more) => format!(
+            "{}: {} and {more} more failed ({what})",
+            v.verifier,
+            tests.join(", ")
+        ),
     }
 }
 
@@ -235,7 +243,7 @@ fn violations(put_backs: &[PutBack], why: &str) -> Vec<Violation> {
         .iter()
         .map(|p| {
             let whose = match p.verifiers.as_slice() {
-                [] => "test support file".to_owned(),
+                [] => "test set-up or support file".to_owned(),
                 verifiers => format!("{} configuration", verifiers.join(" and ")),
             };
             Violation {

@@ -344,10 +344,10 @@ fn line_change(old: &str, new: &str) -> String {
     let old_set: BTreeSet<&String> = old_lines.iter().collect();
     let new_set: BTreeSet<&String> = new_lines.iter().collect();
     if let Some(added) = new_lines.iter().find(|l| !old_set.contains(l)) {
-        return format!("changed: +`{}`", shorten(added, 80));
+        return format!("changed: +`{}`", shorten(added, 60));
     }
     if let Some(removed) = old_lines.iter().find(|l| !new_set.contains(l)) {
-        return format!("changed: -`{}`", shorten(removed, 80));
+        return format!("changed: -`{}`", shorten(removed, 60));
     }
     "changed".to_owned()
 }
