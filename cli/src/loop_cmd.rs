@@ -1083,6 +1083,26 @@ fn name_of(value: &impl serde::Serialize) -> String {
     }
 }
 
+/// The line of an `infra_put_back` event: the files whose starting version went back.
+fn put_back_line(attempt: u32, files: &[verdict_core::driver::events::InfraChange]) -> String {
+    let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+    format!(
+        "attempt {attempt}: test infrastructure changed ({}); verifying with the starting tree's \
+         version put back",
+        paths.join(", ")
+    )
+}
+
+/// The line of an `infra_restored` event: the attempt's files are back, and what the check found.
+fn restored_line(attempt: u32, passed: Option<bool>) -> String {
+    let found = match passed {
+        Some(true) => "; the tests pass without it",
+        Some(false) => "; the tests do not pass without it",
+        None => "",
+    };
+    format!("attempt {attempt}: the attempt's test infrastructure written back{found}")
+}
+
 /// One line for people about `event`, or `None` for events they need not see.
 fn describe(event: &LoopEvent) -> Option<String> {
     let run = event.run;
@@ -1141,25 +1161,10 @@ fn describe(event: &LoopEvent) -> Option<String> {
             }
         ),
         Event::WorkspaceReset { .. } => "workspace restored to the starting tree".to_owned(),
-        Event::InfraPutBack { attempt, files, .. } => format!(
-            "attempt {attempt}: test infrastructure changed ({}); verifying with the starting \
-             tree's version put back",
-            files
-                .iter()
-                .map(|f| f.path.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
+        Event::InfraPutBack { attempt, files, .. } => put_back_line(*attempt, files),
         Event::InfraRestored {
             attempt, passed, ..
-        } => format!(
-            "attempt {attempt}: the attempt's test infrastructure written back{}",
-            match passed {
-                Some(true) => "; the tests pass without it",
-                Some(false) => "; the tests do not pass without it",
-                None => "",
-            }
-        ),
+        } => restored_line(*attempt, *passed),
         Event::VerificationFinished(verified) => {
             let flaky = labels(&verified.flaky);
             format!(
