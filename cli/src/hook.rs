@@ -62,7 +62,7 @@ use verify::Cut;
 
 /// How much of the harness's hook timeout verdict leaves itself to stop the verifiers' process
 /// groups and answer, in seconds.
-const ANSWER_MARGIN_SECS: u64 = 10;
+pub(crate) const ANSWER_MARGIN_SECS: u64 = 10;
 
 /// Blocks per chain by default.
 const DEFAULT_MAX_BLOCKS: u32 = 3;

@@ -1,6 +1,6 @@
 //! Tests of the `verdict` binary as users run it: the real executable, real captured logs, and the
 //! bad input the real world sends (issue 2, item 7) — empty input, binary garbage, invalid UTF-8,
-//! CRLF, the interleaved output of parallel jobs, a 1 GiB log and a single 200 MiB line, the last
+//! CRLF, the interleaved output of parallel jobs, a 256 MiB log and a single 200 MiB line, the last
 //! two generated on the fly and measured for peak memory.
 //!
 //! Logs come from `summarizers/testdata/` (written by `cargo xtask capture`); the tests pick up
@@ -425,15 +425,17 @@ fn closed_stdout_is_not_an_error() {
 }
 
 #[test]
-fn gigabyte_log_streams_in_bounded_memory() {
-    const LEN: u64 = 1024 * MIB;
+fn a_log_far_larger_than_the_memory_bound_streams_through_it() {
+    // 2.5 times the bound is enough to tell streaming from holding the log; a gigabyte in a debug
+    // build took a minute and a half of CI. BENCHMARKS.md has the release figures on larger logs.
+    const LEN: u64 = 256 * MIB;
     let streamed = stream(
-        "cli::gigabyte_log_streams_in_bounded_memory",
+        "cli::a_log_far_larger_than_the_memory_bound_streams_through_it",
         &["summarize"],
         every_failing_log,
         LEN,
     );
-    eprintln!("{}", streamed.describe("1 GiB log"));
+    eprintln!("{}", streamed.describe("256 MiB log"));
     assert_eq!(streamed.fed, LEN, "verdict stopped reading its input");
     assert!(
         matches!(streamed.run.code, 1 | 2),
@@ -445,7 +447,7 @@ fn gigabyte_log_streams_in_bounded_memory() {
     assert!(
         streamed.peak_rss_mib < PEAK_RSS_LIMIT_MIB,
         "{}",
-        streamed.describe("1 GiB log")
+        streamed.describe("256 MiB log")
     );
 }
 

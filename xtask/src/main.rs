@@ -175,7 +175,18 @@ fn run(cli: Cli) -> Result<ExitCode> {
 /// Runs a cargo subcommand in the repository, failing on a non-zero exit.
 fn cargo(args: &[&str]) -> Result<()> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    run_in_repo(Path::new(&cargo), args, &[])
+    run_in_repo(Path::new(&cargo), args, &ci_build_env())
+}
+
+/// In CI (a fresh clone, built once), incremental compilation only writes data no later build
+/// reads: it is turned off unless the caller chose otherwise.
+fn ci_build_env() -> Vec<(&'static str, &'static OsStr)> {
+    let in_ci = std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "false");
+    if in_ci && std::env::var_os("CARGO_INCREMENTAL").is_none() {
+        vec![("CARGO_INCREMENTAL", OsStr::new("0"))]
+    } else {
+        Vec::new()
+    }
 }
 
 /// Runs `program ARGS` in the repository with more environment variables, failing on a non-zero
@@ -215,10 +226,11 @@ fn test() -> Result<()> {
     // The tests that run real tools find them here (see `xtask/src/tools.rs`), and the tests of the
     // nextest verifier find the same cargo-nextest on `PATH`.
     let path = nextest::path_with(&nextest)?;
-    let env = [
+    let mut env = vec![
         ("VERDICT_TOOLS", tools.as_os_str()),
         ("PATH", path.as_os_str()),
     ];
+    env.extend(ci_build_env());
     run_in_repo(
         &nextest,
         &["nextest", "run", "--workspace", "--all-targets"],

@@ -44,6 +44,12 @@ pub(crate) struct Args {
     /// the agent's context
     #[arg(long)]
     post_edit: bool,
+
+    /// The stop hook's timeout in seconds, for a verification that takes longer than the
+    /// harness's default allows; verdict's `--deadline` is written 10 s inside it [default: 600,
+    /// Cursor's 60]
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(20..))]
+    timeout: Option<u64>,
 }
 
 /// Which settings file.
@@ -85,7 +91,7 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
     if args.post_edit {
         events.push(Event::PostEdit);
     }
-    let added = install(args.harness, &path, &exe, &events)?;
+    let added = install(args.harness, &path, &exe, &events, args.timeout)?;
     if added.is_empty() {
         println!(
             "verdict: {} already runs `verdict hook {}` at each {}; nothing changed",
@@ -98,11 +104,20 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
             }
         );
     }
-    for event in added {
+    for &event in &added {
         println!(
             "verdict: added `{}` as the {} hook in {}",
-            command_for(&exe, args.harness, event),
+            command_for(&exe, args.harness, event, deadline_for(event, args.timeout)),
             event.names(args.harness)[0],
+            path.display()
+        );
+    }
+    if let Some(timeout) = args.timeout
+        && !added.contains(&Event::Stop)
+    {
+        println!(
+            "verdict: --timeout {timeout} was not applied: the stop hook was already there, and \
+             its timeout and --deadline are yours to change in {}",
             path.display()
         );
     }
@@ -161,10 +176,11 @@ fn shared_settings_name(harness: Harness) -> &'static str {
 /// (a stop is held with the hint as the agent's instruction; at the session start the hint is
 /// shown to the user), and which Cursor shows in its hooks output. `exec` leaves no shell between
 /// the harness and verdict, so the harness's signals reach verdict.
-fn command_for(exe: &Program, harness: Harness, event: Event) -> String {
-    let arguments = match event {
-        Event::Stop => format!("hook {}", harness.key()),
-        Event::SessionStart | Event::PostEdit => {
+fn command_for(exe: &Program, harness: Harness, event: Event, deadline: Option<u64>) -> String {
+    let arguments = match (event, deadline) {
+        (Event::Stop, Some(deadline)) => format!("hook {} --deadline {deadline}", harness.key()),
+        (Event::Stop, None) => format!("hook {}", harness.key()),
+        (Event::SessionStart | Event::PostEdit, _) => {
             format!("hook {} --event {}", harness.key(), event.key())
         }
     };
@@ -201,7 +217,7 @@ fn is_absolute_install(command: &str, harness: Harness, event: Event) -> bool {
         return false;
     };
     let program = Path::new(&program.text);
-    let expected = command_for(&Program::Absolute(String::new()), harness, event);
+    let expected = command_for(&Program::Absolute(String::new()), harness, event, None);
     let expected: Vec<&str> = expected.split_whitespace().collect();
     program.is_absolute()
         && program.file_name().and_then(|n| n.to_str()) == Some("verdict")
@@ -281,15 +297,27 @@ pub(crate) fn install(
     path: &Path,
     exe: &Program,
     events: &[Event],
+    stop_timeout: Option<u64>,
 ) -> Result<Vec<Event>> {
     let path = &config_file::follow_links(path)?;
     let mut document = config_file::read_json(path)?;
     let mut added = Vec::new();
     for &event in events {
-        let command = command_for(exe, harness, event);
+        let command = command_for(exe, harness, event, deadline_for(event, stop_timeout));
+        let timeout = match (event, stop_timeout) {
+            (Event::Stop, Some(timeout)) => timeout,
+            _ => default_timeout(harness, event),
+        };
         let replace_absolute = matches!(exe, Program::OnPath { .. });
-        if add_hook(harness, event, &mut document, &command, replace_absolute)
-            .with_context(|| format!("in {}", path.display()))?
+        if add_hook(
+            harness,
+            event,
+            &mut document,
+            &command,
+            timeout,
+            replace_absolute,
+        )
+        .with_context(|| format!("in {}", path.display()))?
         {
             added.push(event);
         }
@@ -436,7 +464,26 @@ fn shell_words(line: &str) -> Vec<Option<Word>> {
     out
 }
 
-/// Adds verdict's hook of `event` running `command` to a settings document; `false` when a hook
+/// The timeout, in seconds, written for the hook of `event` when none is asked for.
+fn default_timeout(harness: Harness, event: Event) -> u64 {
+    match event {
+        Event::Stop => harness.hook_timeout_secs(),
+        Event::SessionStart => harness.start_timeout_secs(),
+        Event::PostEdit => super::post_edit::TIMEOUT_SECS,
+    }
+}
+
+/// The `--deadline` written into the stop hook's command for an asked-for `timeout`: as far
+/// inside it as the default deadline is inside the default timeout.
+fn deadline_for(event: Event, timeout: Option<u64>) -> Option<u64> {
+    match event {
+        Event::Stop => timeout.map(|t| t.saturating_sub(super::ANSWER_MARGIN_SECS).max(1)),
+        Event::SessionStart | Event::PostEdit => None,
+    }
+}
+
+/// Adds verdict's hook of `event` running `command`, with `timeout` in seconds, to a settings
+/// document; `false` when a hook
 /// running verdict's of that event for `harness` is already there. With `replace_absolute`, a
 /// command an older install wrote with its absolute path ([`is_absolute_install`]) is replaced by
 /// `command` in place (and `true` returned).
@@ -445,15 +492,11 @@ fn add_hook(
     event_kind: Event,
     document: &mut Json,
     command: &str,
+    timeout: u64,
     replace_absolute: bool,
 ) -> Result<bool> {
     let Json::Object(root) = document else {
         bail!("the settings are not a JSON object");
-    };
-    let timeout = match event_kind {
-        Event::Stop => harness.hook_timeout_secs(),
-        Event::SessionStart => harness.start_timeout_secs(),
-        Event::PostEdit => super::post_edit::TIMEOUT_SECS,
     };
     // The post-edit hook runs after the tools that edit files only.
     let matcher: Vec<(&str, Json)> = match (event_kind, super::post_edit::matcher(harness)) {
@@ -615,7 +658,7 @@ mod tests {
             settings: ".claude/settings.json",
         };
         for event in [Event::Stop, Event::SessionStart, Event::PostEdit] {
-            let command = command_for(&shared, Harness::Claude, event);
+            let command = command_for(&shared, Harness::Claude, event, None);
             assert!(!command.contains("/verdict"), "{command}");
             assert!(runs_verdict(&command, Harness::Claude, event), "{command}");
             assert!(!is_absolute_install(&command, Harness::Claude, event));
@@ -623,11 +666,26 @@ mod tests {
                 &Program::Absolute("/opt/bin/verdict".into()),
                 Harness::Claude,
                 event,
+                None,
             );
             assert!(is_absolute_install(&old, Harness::Claude, event), "{old}");
         }
         assert!(!missing_hint(".claude/settings.json").contains('\''));
-        let stop = command_for(&shared, Harness::Claude, Event::Stop);
+        let stop = command_for(&shared, Harness::Claude, Event::Stop, None);
+        let longer = command_for(
+            &shared,
+            Harness::Claude,
+            Event::Stop,
+            deadline_for(Event::Stop, Some(900)),
+        );
+        assert!(
+            longer.ends_with("exec verdict hook claude --deadline 890"),
+            "{longer}"
+        );
+        assert!(
+            runs_verdict(&longer, Harness::Claude, Event::Stop),
+            "{longer}"
+        );
         assert!(!runs_verdict(&stop, Harness::Claude, Event::SessionStart));
         assert!(!is_absolute_install(
             "/opt/bin/verdict hook claude --deadline 40",
@@ -676,13 +734,13 @@ mod tests {
     fn settings_of_the_wrong_shape_are_not_touched() {
         let command = "verdict hook claude";
         let mut doc = parse(r#"{"hooks": []}"#);
-        assert!(add_hook(Harness::Claude, Event::Stop, &mut doc, command, true).is_err());
+        assert!(add_hook(Harness::Claude, Event::Stop, &mut doc, command, 600, true).is_err());
         let mut doc = parse(r#"{"hooks": {"stop": {}}}"#);
-        assert!(add_hook(Harness::Cursor, Event::Stop, &mut doc, command, true).is_err());
+        assert!(add_hook(Harness::Cursor, Event::Stop, &mut doc, command, 600, true).is_err());
         let mut doc = parse("[1]");
-        assert!(add_hook(Harness::Codex, Event::Stop, &mut doc, command, true).is_err());
+        assert!(add_hook(Harness::Codex, Event::Stop, &mut doc, command, 600, true).is_err());
         let mut doc = parse(r#"{"hooks": {"AfterAgent": 3}}"#);
-        assert!(add_hook(Harness::Gemini, Event::Stop, &mut doc, command, true).is_err());
+        assert!(add_hook(Harness::Gemini, Event::Stop, &mut doc, command, 600, true).is_err());
     }
 
     #[test]
