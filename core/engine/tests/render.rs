@@ -1573,6 +1573,7 @@ fn every_captured_log_renders_to_sarif_the_multitool_accepts() {
         }
     }
     let errors = validate_sarif_files(&dir, &files);
+    let _ = std::fs::remove_dir_all(&dir);
     assert!(errors.is_empty(), "SARIF Multitool errors: {errors:#?}");
 }
 
