@@ -179,13 +179,15 @@ pub(super) fn accept(c: &Captures<'_>) -> bool {
         (None, None) => return false,
     };
     let end = c.name("end").map_or("", |e| e.as_str());
-    // A value cut by an opening bracket is a call or an index: code, not a literal.
-    if matches!(end, "(" | "[" | "{" | "<") {
+    // A value cut by an opening bracket is a call or an index, and one cut by a colon a path
+    // (`Argon2::default()`): code, not a literal.
+    if matches!(end, "(" | "[" | "{" | "<" | ":") {
         return false;
     }
     let value = value.as_str();
     let words = words(key.as_str());
-    if key.as_str().len() > 64 || words.iter().any(|w| OTHER_WORDS.contains(&w.as_str())) {
+    let other = |w: &String| OTHER_WORDS.contains(&w.as_str()) || w.starts_with("hash");
+    if key.as_str().len() > 64 || words.iter().any(other) {
         return false;
     }
     let password = words.iter().any(|w| {
