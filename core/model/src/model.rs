@@ -807,6 +807,59 @@ mod tests {
     }
 
     #[test]
+    fn a_secret_never_enters_a_report_and_leaves_its_fingerprint_alone() {
+        let diagnostic = |secret: &str| {
+            Diagnostic::new(
+                "pytest",
+                Kind::Test,
+                Severity::Error,
+                format!("KeyError: DATABASE_PASSWORD={secret} rejected"),
+            )
+            .with_test("tests/test_db.py::test_connect")
+            .with_detail(format!("token ghp_{secret}0123456789abcdefghijklmnop"))
+        };
+        let mut one = Report::new("pytest", Outcome::Failed);
+        one.push(diagnostic("Hunter2Zq7xPw"));
+        one.note("saw api_key=\"Zf3D0LXCM3EIMbgJpUNnkRtOfOueHznB\" in the output");
+        let mut other = Report::new("pytest", Outcome::Failed);
+        other.push(diagnostic("Tr0ub4dorQk9"));
+        let (a, b) = (&one.diagnostics[0], &other.diagnostics[0]);
+        assert_eq!(
+            a.message,
+            "KeyError: DATABASE_PASSWORD=[redacted:secret] rejected"
+        );
+        assert_eq!(a.detail.as_deref(), Some("token [redacted:github-token]"));
+        assert_eq!(a.fingerprint, b.fingerprint);
+        assert_eq!(
+            one.notes,
+            ["saw api_key=\"[redacted:secret]\" in the output"]
+        );
+        // What a parser sets directly is redacted by the sweep, which changes nothing twice.
+        one.summary = Some("export AWS_SESSION_TOKEN=FwoGZXIvYXdzEJr0123456789abcdEFGH".into());
+        one.diagnostics[0].message = "password: \"s3cr3t-Value\"".into();
+        one.redact();
+        assert_eq!(
+            one.summary.as_deref(),
+            Some("export AWS_SESSION_TOKEN=[redacted:secret]")
+        );
+        assert_eq!(
+            one.diagnostics[0].message,
+            "password: \"[redacted:secret]\""
+        );
+        let once = one.clone();
+        one.redact();
+        assert_eq!(one, once);
+        let errored = Report::errored(
+            "pytest",
+            "crashed: Authorization: Bearer abc123def456ghi789",
+        );
+        assert_eq!(
+            errored.error.as_deref(),
+            Some("crashed: Authorization: Bearer [redacted:authorization]")
+        );
+    }
+
+    #[test]
     fn report_counts_diagnostics_beyond_the_cap() {
         let mut report = Report::new("generic", Outcome::Failed);
         for i in 0..MAX_DIAGNOSTICS + 5 {
