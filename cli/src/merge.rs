@@ -408,7 +408,12 @@ impl Fold {
             verifications: self
                 .verifiers
                 .into_iter()
-                .map(|part| part.finish(total))
+                .map(|part| {
+                    // A shard's report may come from a verdict that did not redact it.
+                    let mut verification = part.finish(total);
+                    verification.report.redact();
+                    verification
+                })
                 .collect(),
             known_failures: self.known_failures,
             budget: self.budget.unwrap_or(verdict_core::digest::DEFAULT_BUDGET),

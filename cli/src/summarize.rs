@@ -222,6 +222,9 @@ fn read_up_to(reader: &mut impl Read, limit: usize) -> io::Result<Vec<u8>> {
 
 /// Adds what the reader saw to the reports, and fails closed on input that is not a log.
 fn finish(mut reports: Vec<Report>, stats: &Stats) -> Vec<Report> {
+    // What a summarizer set directly is redacted too: the JSON, the digest and MCP's answer
+    // show only redacted text.
+    reports.iter_mut().for_each(Report::redact);
     if stats.looks_binary() {
         let tool = match reports.as_slice() {
             [only] => only.tool.clone(),

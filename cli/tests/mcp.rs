@@ -73,7 +73,7 @@ fn python() -> PathBuf {
 }
 
 /// Runs the Python client on `project` with `steps`; returns what it printed for each step.
-fn client(project: &Project, steps: &Value) -> Vec<Value> {
+pub(crate) fn client(project: &Project, steps: &Value) -> Vec<Value> {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/client.py");
     let output = Command::new(python())
         .arg(&script)

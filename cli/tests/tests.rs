@@ -15,5 +15,6 @@ mod outputs;
 mod post_edit;
 mod presets;
 mod run;
+mod secrets;
 mod shard;
 mod state_dir;

@@ -106,7 +106,9 @@ pub fn detect(sample: &str) -> Detection {
 /// Parses `log` with the summarizer [`detect`] picks from its start and end. For logs held in
 /// memory; the CLI streams large inputs instead.
 pub fn summarize(log: &[u8]) -> Report {
-    detect(&sample(log)).summarizer.parse(log)
+    let mut report = detect(&sample(log)).summarizer.parse(log);
+    report.redact();
+    report
 }
 
 /// Parses `log` into one report per tool run it holds, in the order of the log. For logs held in

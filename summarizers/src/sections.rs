@@ -48,7 +48,14 @@ pub fn summarize_all(log: &[u8]) -> Vec<Report> {
     // A log held in memory can be sampled at both ends, as a file is.
     let mut sections = Sections::with_hint(detect(&crate::sample(log)).summarizer);
     lines::for_each_line_in(log, |line| sections.line(line));
-    sections.finish()
+    redacted(sections.finish())
+}
+
+/// `reports` with every text redacted: what a summarizer set directly, beside what
+/// [`Report::push`] already redacted.
+fn redacted(mut reports: Vec<Report>) -> Vec<Report> {
+    reports.iter_mut().for_each(Report::redact);
+    reports
 }
 
 /// [`summarize_all`] for a reader, in bounded memory: what the reader saw comes back beside the
@@ -73,12 +80,12 @@ pub fn summarize_all_reader_with(
             None => detect(&lines::clean(&head)).summarizer,
         };
         let (report, stats) = summarizer.parse_reader(&mut io::Cursor::new(head).chain(reader))?;
-        return Ok((vec![report], stats));
+        return Ok((redacted(vec![report]), stats));
     }
     let stats = lines::for_each_line(io::Cursor::new(head).chain(reader), |line| {
         sections.line(line)
     })?;
-    Ok((sections.finish(), stats))
+    Ok((redacted(sections.finish()), stats))
 }
 
 /// How much of what follows a run's end is held before it is first sniffed; then twice as

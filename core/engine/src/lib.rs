@@ -41,4 +41,4 @@ pub use verdict_model::{
     Counts, Diagnostic, Evidence, Fingerprint, Kind, LineParser, Outcome, Report, Severity, Status,
     Summarizer, TestCase, TestStatus, Verification, Verifier,
 };
-pub use verdict_model::{ansi, encoding, lines, model, split, summarizer, verifier};
+pub use verdict_model::{ansi, encoding, lines, model, redact, split, summarizer, verifier};

@@ -693,13 +693,16 @@ async fn run_one(
                 .push("the tool ran and found none of its tests in this shard".to_owned());
             return (report, true);
         }
-        let report = reconcile(
+        let mut report = reconcile(
             report,
             &spec_owned,
             &captured,
             verifier.kind(),
             allow_no_tests,
         );
+        // Whatever the verifier set directly, and the reasons that quote its tool, are redacted
+        // here, once for every consumer of the run: renderers, cache, baseline, loop and MCP.
+        report.redact();
         (report, false)
     })
     .await;

@@ -8,6 +8,8 @@
 //!   invalid UTF-8 replaced, endless lines cut), with what it decides once per input beside it.
 //! - [`verifier`]: the [`Verifier`] trait — describe a command ([`verifier::CommandSpec`], plain
 //!   data), interpret its captured output — and the [`verifier::Runner`] trait a runner implements.
+//! - [`redact`]: secrets in tool output replaced with `[redacted:<kind>]`, applied where text
+//!   enters a [`Report`] so that everything written from it is redacted.
 //! - [`split`]: a command line typed by a person split into words the way a shell would, without
 //!   running or expanding anything.
 //!
@@ -19,6 +21,7 @@ pub mod encoding;
 pub mod lines;
 pub mod model;
 mod mojibake;
+pub mod redact;
 pub mod split;
 pub mod summarizer;
 pub mod verifier;

@@ -11,6 +11,8 @@ use std::fmt;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::redact::redact_in_place;
+
 /// How many diagnostics a [`Report`] keeps. Beyond this the parser only counts
 /// ([`Report::diagnostics_dropped`]), which keeps memory bounded on logs of any size. No digest can
 /// show this many items within any sensible token budget.
@@ -302,6 +304,24 @@ impl Diagnostic {
         self.test.is_some() && !self.test_error
     }
 
+    /// Replaces the secrets in every text of the diagnostic (see [`crate::redact`]) and says
+    /// whether any was found. The fingerprint is left as it was: the caller refreshes it.
+    pub fn redact(&mut self) -> bool {
+        let mut changed = redact_in_place(&mut self.message);
+        for text in [
+            &mut self.file,
+            &mut self.code,
+            &mut self.test,
+            &mut self.detail,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            changed |= redact_in_place(text);
+        }
+        changed
+    }
+
     /// Recomputes [`Diagnostic::fingerprint`]; call it after changing fields directly.
     pub fn refresh_fingerprint(&mut self) {
         self.fingerprint = Fingerprint::compute(
@@ -467,6 +487,16 @@ pub struct TestCase {
     pub duration_ms: Option<u64>,
 }
 
+impl TestCase {
+    /// Replaces the secrets in the test's name and file.
+    fn redact(&mut self) {
+        redact_in_place(&mut self.name);
+        if let Some(file) = &mut self.file {
+            redact_in_place(file);
+        }
+    }
+}
+
 /// How one [`TestCase`] ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -537,26 +567,34 @@ impl Report {
         self.evidence_needed = Some(missing.into());
     }
 
-    /// Records a test the tool reported, or only counts it once [`MAX_TESTS`] are kept.
-    pub fn push_test(&mut self, test: TestCase) {
+    /// Records a test the tool reported (its name redacted), or only counts it once
+    /// [`MAX_TESTS`] are kept.
+    pub fn push_test(&mut self, mut test: TestCase) {
         if self.tests.len() < MAX_TESTS {
+            test.redact();
             self.tests.push(test);
         } else {
             self.tests_dropped += 1;
         }
     }
 
-    /// An errored report: nothing could be verified, for the given reason.
+    /// An errored report: nothing could be verified, for the given reason (redacted: it may
+    /// quote the tool).
     pub fn errored(tool: &str, reason: impl Into<String>) -> Self {
         let mut report = Report::new(tool, Outcome::Errored);
-        report.error = Some(reason.into());
+        let mut reason = reason.into();
+        redact_in_place(&mut reason);
+        report.error = Some(reason);
         report
     }
 
-    /// Adds a diagnostic (computing its fingerprint), or only counts it once [`MAX_DIAGNOSTICS`]
-    /// are kept.
+    /// Adds a diagnostic (its texts redacted, then its fingerprint computed), or only counts it
+    /// once [`MAX_DIAGNOSTICS`] are kept. Redacting here, where tool output enters a report,
+    /// means every consumer of the report sees only redacted text, and the fingerprint is the
+    /// same whatever the secret was.
     pub fn push(&mut self, mut diagnostic: Diagnostic) {
         if self.diagnostics.len() < MAX_DIAGNOSTICS {
+            diagnostic.redact();
             diagnostic.refresh_fingerprint();
             self.diagnostics.push(diagnostic);
         } else {
@@ -572,11 +610,36 @@ impl Report {
         }
     }
 
-    /// Adds a note about something the parser could not understand; keeps at most a few.
+    /// Adds a note about something the parser could not understand (redacted: it may quote the
+    /// tool); keeps at most a few.
     pub fn note(&mut self, note: impl Into<String>) {
         const MAX_NOTES: usize = 20;
         if self.notes.len() < MAX_NOTES {
-            self.notes.push(note.into());
+            let mut note = note.into();
+            redact_in_place(&mut note);
+            self.notes.push(note);
+        }
+    }
+
+    /// Replaces the secrets in every text of the report: what [`Report::push`] and
+    /// [`Report::note`] redact, and what a parser or verifier set directly (the summary, the
+    /// error, a diagnostic changed after it was pushed). Fingerprints of changed diagnostics are
+    /// refreshed. Every place that finishes a report from tool output calls it, so that nothing
+    /// written from a report holds a secret; on a report without any it only reads.
+    pub fn redact(&mut self) {
+        for text in [&mut self.summary, &mut self.error].into_iter().flatten() {
+            redact_in_place(text);
+        }
+        for note in &mut self.notes {
+            redact_in_place(note);
+        }
+        for test in &mut self.tests {
+            test.redact();
+        }
+        for diagnostic in &mut self.diagnostics {
+            if diagnostic.redact() {
+                diagnostic.refresh_fingerprint();
+            }
         }
     }
 
@@ -741,6 +804,59 @@ mod tests {
         let json = serde_json::to_string(&d).expect("serializes");
         let back: Diagnostic = serde_json::from_str(&json).expect("deserializes");
         assert_eq!(back, d);
+    }
+
+    #[test]
+    fn a_secret_never_enters_a_report_and_leaves_its_fingerprint_alone() {
+        let diagnostic = |secret: &str| {
+            Diagnostic::new(
+                "pytest",
+                Kind::Test,
+                Severity::Error,
+                format!("KeyError: DATABASE_PASSWORD={secret} rejected"),
+            )
+            .with_test("tests/test_db.py::test_connect")
+            .with_detail(format!("token ghp_{secret}0123456789abcdefghijklmnop"))
+        };
+        let mut one = Report::new("pytest", Outcome::Failed);
+        one.push(diagnostic("Hunter2Zq7xPw"));
+        one.note("saw api_key=\"Zf3D0LXCM3EIMbgJpUNnkRtOfOueHznB\" in the output");
+        let mut other = Report::new("pytest", Outcome::Failed);
+        other.push(diagnostic("Tr0ub4dorQk9"));
+        let (a, b) = (&one.diagnostics[0], &other.diagnostics[0]);
+        assert_eq!(
+            a.message,
+            "KeyError: DATABASE_PASSWORD=[redacted:secret] rejected"
+        );
+        assert_eq!(a.detail.as_deref(), Some("token [redacted:github-token]"));
+        assert_eq!(a.fingerprint, b.fingerprint);
+        assert_eq!(
+            one.notes,
+            ["saw api_key=\"[redacted:secret]\" in the output"]
+        );
+        // What a parser sets directly is redacted by the sweep, which changes nothing twice.
+        one.summary = Some("export AWS_SESSION_TOKEN=FwoGZXIvYXdzEJr0123456789abcdEFGH".into());
+        one.diagnostics[0].message = "password: \"s3cr3t-Value\"".into();
+        one.redact();
+        assert_eq!(
+            one.summary.as_deref(),
+            Some("export AWS_SESSION_TOKEN=[redacted:secret]")
+        );
+        assert_eq!(
+            one.diagnostics[0].message,
+            "password: \"[redacted:secret]\""
+        );
+        let once = one.clone();
+        one.redact();
+        assert_eq!(one, once);
+        let errored = Report::errored(
+            "pytest",
+            "crashed: Authorization: Bearer abc123def456ghi789",
+        );
+        assert_eq!(
+            errored.error.as_deref(),
+            Some("crashed: Authorization: Bearer [redacted:authorization]")
+        );
     }
 
     #[test]

@@ -48,6 +48,7 @@ pub trait Summarizer: Send + Sync {
         let mut parser = self.parser();
         lines::for_each_line_in(log, |line| parser.line(line));
         let mut report = parser.finish();
+        report.redact();
         report.refresh_fingerprints();
         report
     }
@@ -57,6 +58,7 @@ pub trait Summarizer: Send + Sync {
         let mut parser = self.parser();
         let stats = lines::for_each_line(reader, |line| parser.line(line))?;
         let mut report = parser.finish();
+        report.redact();
         report.refresh_fingerprints();
         Ok((report, stats))
     }

@@ -11,6 +11,7 @@ use async_trait::async_trait;
 use super::outcome::{SessionOutcome, classify};
 use super::{AgentSpec, PROMPT_FILE, PromptVia};
 use crate::process::{ProcessRunner, RunExtras};
+use crate::redact::redact;
 use crate::verifier::{CommandSpec, Exit, ExitCodes};
 
 /// The longest single argument Linux passes to a program (`MAX_ARG_STRLEN`, 32 pages of 4 KiB).
@@ -227,7 +228,9 @@ impl AgentSession for CommandSession {
             agent: name.clone(),
             outcome,
             exit: captured.exit,
-            output_tail: last_lines(&output_tail.text, TAIL_LINES),
+            // The tail is stored, shown in events and quoted in the next prompt: it leaves the
+            // process, so it is redacted here, where the agent's output enters the loop.
+            output_tail: redact(&last_lines(&output_tail.text, TAIL_LINES)).into_owned(),
             duration: captured.duration,
             pid: pid.get().copied(),
             log_path,

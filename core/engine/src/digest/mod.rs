@@ -56,7 +56,7 @@
 mod fit;
 mod lines;
 mod plan;
-pub mod redact;
+pub use crate::redact;
 mod text;
 pub mod tokens;
 
