@@ -39,15 +39,21 @@
 //!   [`Exit::NotStarted`](crate::verifier::Exit::NotStarted) with a message naming what failed — an errored verification, never a pass.
 
 mod cancel;
+mod contain;
 mod drain;
 pub(crate) mod group;
 mod outputs;
+mod record;
 mod runner;
 mod stop;
 mod supervise;
 
 pub use cancel::CancelHandle;
+pub use contain::{
+    CONTAINMENT_ENV, MARKER_ENV, Mechanism, describe as describe_containment, mechanism,
+};
 pub use group::{GroupEnd, ProcStat, parse_stat, proc_stat, process_start_time, stop_group};
+pub use record::stop_leftovers;
 pub use runner::{
     DEFAULT_GRACE, DEFAULT_LEAK_TIMEOUT, DEFAULT_MAX_OUTPUT_FILE, ProcessRunner, RunExtras,
 };
