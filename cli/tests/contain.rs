@@ -259,14 +259,52 @@ fn signal(child: &Child, name: &str) {
 // ---------------------------------------------------------------------------------------------
 // verdict run: its time-out, Ctrl-C, and `kill -9` then the next run
 
+/// The cgroups verdict (`pid`) made for its commands that are still there: none once it ended.
+fn cgroups_left(pid: u32) -> Vec<String> {
+    let Some(mount) = std::fs::read_to_string("/proc/self/mountinfo")
+        .ok()
+        .and_then(|m| {
+            m.lines().find_map(|l| {
+                let (fields, rest) = l.split_once(" - ")?;
+                rest.starts_with("cgroup2 ")
+                    .then(|| fields.split_whitespace().nth(4).map(str::to_owned))?
+            })
+        })
+    else {
+        return Vec::new();
+    };
+    let own = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
+    let own = own
+        .lines()
+        .find_map(|l| l.strip_prefix("0::"))
+        .unwrap_or("/")
+        .trim_start_matches('/')
+        .to_owned();
+    let prefix = format!("verdict-{pid}-");
+    std::fs::read_dir(Path::new(&mount).join(own))
+        .map(|dir| {
+            dir.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|name| name.starts_with(&prefix))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 fn run_timeout(mode: Mode) {
     let project = project("1s");
     let mut child = start(&project, mode, &["run", "-v"], Stdio::null());
     let escapees = escapees(&project, mode, Some(child.id()));
     let status = wait(&mut child, Duration::from_secs(20), "verdict run");
+    let verdict = child.id();
     let out = child.wait_with_output().expect("output");
     let stderr = String::from_utf8_lossy(&out.stderr);
     escapees.assert_gone("a run's time-out");
+    assert_eq!(
+        cgroups_left(verdict),
+        Vec::<String>::new(),
+        "cgroups removed"
+    );
     assert_eq!(status.code(), Some(2), "a time-out is errored: {stderr}");
     let expected = match mode {
         Mode::Detected if cgroups_available() => "verdict: containment: cgroup",
@@ -328,6 +366,7 @@ fn killed_then_next_run(mode: Mode, first: &[&str], stdin: Stdio, call: bool) {
     let escapees = escapees(&project, mode, Some(child.id()));
     signal(&child, "KILL");
     let _ = child.wait();
+    let killed = child.id();
     std::thread::sleep(Duration::from_millis(200));
     for &pid in &escapees.pids {
         assert!(
@@ -343,6 +382,11 @@ fn killed_then_next_run(mode: Mode, first: &[&str], stdin: Stdio, call: bool) {
     let mut next = start(&project, mode, &["run"], Stdio::null());
     let status = wait(&mut next, Duration::from_secs(20), "the next verdict run");
     escapees.assert_gone("kill -9, then the next run");
+    assert_eq!(
+        cgroups_left(killed),
+        Vec::<String>::new(),
+        "its cgroups removed"
+    );
     assert_eq!(status.code(), Some(0));
     let running = project.path(".verdict/running");
     let records = std::fs::read_dir(&running).map_or(0, |d| d.count());
