@@ -195,7 +195,7 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
     let specs = allow_verification(specs, plan.entries(), plan.workspace(), &root);
 
     let interrupted = Arc::clone(plan.interrupted());
-    let runner = ProcessRunner::new();
+    let runner = crate::verify::runner_for(&root);
     let verify = Arc::new(PipelineVerify {
         plan,
         runner: runner.clone(),

@@ -387,13 +387,17 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
             prepared.root.display(),
             prepared.names().join(", ")
         );
+        eprintln!(
+            "verdict: containment: {}",
+            verdict_core::process::describe_containment()
+        );
     }
     let progress = Progress::new(&prepared.names(), global::live_view());
     let runtime = verify::runtime()?;
     // What the cache did for each verifier, for `-v`.
     let mut cache_decisions: BTreeMap<String, String> = BTreeMap::new();
     let verifications = runtime.block_on(async {
-        let runner = ProcessRunner::new();
+        let runner = verify::runner_for(&prepared.root);
         verify::forward_signals(&runner, prepared.plan.interrupted());
         let mut on_event = |event: Event<'_>| {
             if let Event::Cache { verifier, decision } = &event {

@@ -206,6 +206,18 @@ impl Plan {
     }
 }
 
+/// The runner of a command that verifies the workspace at `root`: first what a verdict killed
+/// there (`kill -9`) left running is stopped, then every command this one starts is recorded
+/// while it runs, so that the next verdict can do the same for it.
+pub(crate) fn runner_for(root: &Path) -> ProcessRunner {
+    let running = paths::running(root);
+    verdict_core::process::stop_leftovers(&running, LEFTOVER_GRACE);
+    ProcessRunner::new().with_records(running)
+}
+
+/// How long a killed verdict's leftover process group gets between SIGTERM and SIGKILL.
+const LEFTOVER_GRACE: Duration = Duration::from_secs(1);
+
 /// Wires Ctrl-C and SIGTERM to `runner` and `interrupted`, once per process: the first signal
 /// starts nothing new and forwards SIGINT to every tool, which winds down within the grace
 /// period; a second one kills them at once. SIGTERM (sent by CI runners cancelling a job, by

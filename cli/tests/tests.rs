@@ -5,6 +5,7 @@ mod support;
 
 mod cache;
 mod cli;
+mod contain;
 mod guard;
 mod history;
 mod hook;

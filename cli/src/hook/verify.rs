@@ -15,7 +15,6 @@ use serde::{Deserialize, Serialize};
 use verdict_core::Verification;
 use verdict_core::model::{Kind, Report, Status};
 use verdict_core::pipeline::{Entry, Event};
-use verdict_core::process::ProcessRunner;
 use verdict_core::snapshot::Snapshots;
 
 use super::state::Store;
@@ -82,7 +81,7 @@ pub(super) fn run_entries(
     let workspace = plan.start()?;
     let runtime = verify::runtime()?;
     let verifications = runtime.block_on(async {
-        let runner = ProcessRunner::new().with_grace(Duration::from_millis(500));
+        let runner = verify::runner_for(root).with_grace(Duration::from_millis(500));
         let left = deadline.saturating_duration_since(Instant::now());
         // A harness that gives up on the hook kills it (SIGTERM, or SIGINT from a terminal):
         // the tools go too, rather than running on in their own process groups.

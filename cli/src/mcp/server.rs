@@ -174,22 +174,58 @@ impl ServerHandler for Server {
     }
 }
 
-/// Serves on stdin and stdout until the client closes stdin, then lets a running `verify` stop
-/// its tools.
+/// Serves on stdin and stdout until the client closes stdin, or verdict gets SIGTERM, SIGINT or
+/// SIGHUP (the end of the MCP stdio shutdown sequence, a closed terminal), then lets a running
+/// `verify` stop its tools.
 pub(crate) async fn serve(dir: Option<PathBuf>) -> Result<()> {
     // The tokenizer loads (tens of milliseconds) while the client initializes, not in the first
     // call.
     let warm = tokio::task::spawn_blocking(|| verdict_core::digest::tokens::count("verdict"));
     let server = Server::new(dir);
     let turn = Arc::clone(&server.verify_turn);
+    // Listening before the session starts: a signal that comes during the handshake is not lost
+    // (nor does it kill verdict, as its default action would).
+    let stop = stop_signals();
     let running = server
         .serve(rmcp::transport::stdio())
         .await
         .context("the MCP session did not start")?;
+    // A signal ends the session as a closed stdin does: every call in flight is cancelled, and a
+    // `verify` stops its tools (each group, its cgroup or marked processes) before it returns.
+    let session = running.cancellation_token();
+    let on_signal = tokio::spawn(async move {
+        stop.await;
+        session.cancel();
+    });
     let _ = running.waiting().await;
+    on_signal.abort();
     // Ending the session cancelled every call in flight; a `verify` holds its turn until its
     // tools are gone.
     let _ = tokio::time::timeout(STOP_WAIT, turn.lock()).await;
     let _ = warm.await;
     Ok(())
+}
+
+/// Resolves at the first SIGTERM, SIGINT or SIGHUP (each one's handler installed at once; one
+/// that cannot be installed is never awaited).
+fn stop_signals() -> impl std::future::Future<Output = ()> + Send + 'static {
+    use tokio::signal::unix::{Signal, SignalKind, signal};
+    let mut term = signal(SignalKind::terminate()).ok();
+    let mut int = signal(SignalKind::interrupt()).ok();
+    let mut hup = signal(SignalKind::hangup()).ok();
+    async fn next(stream: &mut Option<Signal>) {
+        match stream {
+            Some(stream) => {
+                stream.recv().await;
+            }
+            None => std::future::pending().await,
+        }
+    }
+    async move {
+        tokio::select! {
+            () = next(&mut term) => {}
+            () = next(&mut int) => {}
+            () = next(&mut hup) => {}
+        }
+    }
 }

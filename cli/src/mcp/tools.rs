@@ -21,7 +21,6 @@ use serde_json::{Value, json};
 use verdict_core::digest;
 use verdict_core::model::Status;
 use verdict_core::pipeline::Event;
-use verdict_core::process::ProcessRunner;
 use verdict_core::{Outcome, Report, Verification};
 
 use crate::exit::ExitCode;
@@ -152,7 +151,7 @@ pub(crate) async fn verify(
     });
 
     let verifications = {
-        let runner = ProcessRunner::new();
+        let runner = crate::verify::runner_for(&prepared.root);
         let mut on_event = move |event: Event<'_>| {
             if let Event::Finished { verification } = event {
                 let _ = sender.send(progress_message(verification));

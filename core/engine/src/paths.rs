@@ -20,6 +20,7 @@
 //! - `state.db`: the loop's and the hook's SQLite database;
 //! - `loop/`: the loop's workspace lock and each run's agent logs;
 //! - `hook/`: the session-start verifications' logs and locks;
+//! - `running/`: one record per command while it runs (`process::stop_leftovers` reads them);
 //! - `snapshots.git`, `snapshots.index`, `snapshots.restore.index`, `snapshots.lock`: the private
 //!   repository of the workspace's snapshots;
 //! - `.gitignore`: keeps all of it out of the user's repository when it is in the tree.
@@ -203,6 +204,12 @@ pub fn workspace_lock(root: &Path) -> PathBuf {
 /// `<dir>/hook`: the session-start verifications' logs and locks.
 pub fn hook_dir(root: &Path) -> PathBuf {
     dir(root).join("hook")
+}
+
+/// `<dir>/running`: a record of each command verdict runs, while it runs (its pid, start time,
+/// cgroup and marker), so that the next verdict stops what a killed one left running.
+pub fn running(root: &Path) -> PathBuf {
+    dir(root).join("running")
 }
 
 /// `<dir>/snapshots.<suffix>`: the snapshot store's repository (`git`), index (`index`),

@@ -617,6 +617,103 @@ async fn a_process_that_left_the_group_cannot_hang_the_run() {
     assert_eq!(pids.len(), 1);
 }
 
+/// What left the group (a `setsid` child, a double-forked orphan) is stopped when the tool ends,
+/// by the command's cgroup or, without one, by the walk for its marker; its record is gone after.
+#[tokio::test]
+async fn what_left_the_group_is_stopped_when_the_tool_ends() {
+    let fixture = Fixture::new();
+    let tool = fixture.script(
+        "tool.sh",
+        "setsid sleep 30 > /dev/null 2>&1 &\necho $! >> \"$PIDS\"\n\
+         sh -c '(sleep 30 > /dev/null 2>&1 & echo $! >> \"$PIDS\") &'\n\
+         while [ $(wc -l < \"$PIDS\") -lt 2 ]; do sleep 0.01; done\necho done",
+    );
+    let records = fixture.path("running");
+    let runner = runner().with_records(&records);
+    let (captured, _) = run(
+        &runner,
+        &fixture,
+        &fixture.spec(&tool, Duration::from_secs(30)),
+    )
+    .await;
+    assert_eq!(
+        captured.exit,
+        Exit::Code { code: 0 },
+        "{}",
+        fixture.log_text()
+    );
+    let pids = fixture.pids();
+    assert_eq!(pids.len(), 2, "{pids:?}");
+    assert_all_gone(&pids).await;
+    let left = std::fs::read_dir(&records).map_or(0, |dir| dir.count());
+    assert_eq!(
+        left, 0,
+        "the command's record is removed once it is stopped"
+    );
+}
+
+/// A run abandoned half-way (its future dropped) stops what left the group too.
+#[tokio::test]
+async fn an_abandoned_run_stops_what_left_the_group() {
+    let fixture = Fixture::new();
+    let tool = fixture.script(
+        "tool.sh",
+        "setsid sleep 30 > /dev/null 2>&1 &\necho $! >> \"$PIDS\"\nsleep 30",
+    );
+    let runner = runner();
+    let spec = fixture.spec(&tool, Duration::from_secs(30));
+    let log = fixture.log();
+    let mut run = Box::pin(runner.run(&spec, &log));
+    let pids = tokio::select! {
+        captured = &mut run => panic!("the tool ended early: {captured:?}"),
+        pids = fixture.wait_for_pids(1) => pids,
+    };
+    drop(run);
+    assert_all_gone(&pids).await;
+}
+
+/// The records a killed verdict left name what it left running: the next verdict stops those
+/// (here a `setsid` sleep found by its marker) and removes the record; a record whose verdict
+/// still runs is left alone.
+#[tokio::test]
+async fn the_leftovers_of_a_dead_verdict_are_stopped_and_a_live_ones_are_not() {
+    let fixture = Fixture::new();
+    let records = fixture.path("running");
+    std::fs::create_dir_all(&records).expect("a records dir");
+    let mut sleeper = std::process::Command::new("setsid")
+        .args(["sleep", "30"])
+        .env(verdict_core::process::MARKER_ENV, "dead-owner-1")
+        .spawn()
+        .expect("setsid sleep");
+    let sleeper_pid = sleeper.id() as i32;
+    // Until it has exec'd, its environment is not the marker's yet.
+    let until = Instant::now() + Duration::from_secs(5);
+    while std::fs::read_to_string(format!("/proc/{sleeper_pid}/cmdline"))
+        .map_or(true, |c| !c.starts_with("sleep"))
+    {
+        assert!(Instant::now() < until, "the sleep never started");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let me = std::process::id() as i32;
+    let my_start = verdict_core::process::process_start_time(me).expect("own start time");
+    let dead = serde_json::json!({
+        "owner_pid": i32::MAX, "owner_start": 1, "marker": "dead-owner-1",
+        "cgroup": null, "pid": null, "start": null,
+    });
+    let live = serde_json::json!({
+        "owner_pid": me, "owner_start": my_start, "marker": "live-owner-1",
+        "cgroup": null, "pid": null, "start": null,
+    });
+    std::fs::write(records.join("dead-owner-1.json"), dead.to_string()).expect("write");
+    std::fs::write(records.join("live-owner-1.json"), live.to_string()).expect("write");
+    let stopped = verdict_core::process::stop_leftovers(&records, GRACE);
+    let _ = sleeper.wait();
+    assert_eq!(stopped, 1);
+    assert!(gone(sleeper_pid), "the marked sleep was stopped");
+    assert!(!records.join("dead-owner-1.json").exists());
+    assert!(records.join("live-owner-1.json").exists());
+}
+
 #[tokio::test]
 async fn an_abandoned_run_kills_its_tree() {
     let fixture = Fixture::new();

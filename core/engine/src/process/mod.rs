@@ -24,10 +24,12 @@
 //! - **Nothing is left behind.** Once the tool exits, its pipes get a short *leak timeout* to close
 //!   (a grandchild that inherited them may keep them open); then any process still in the group is
 //!   stopped with the same grace flow, and the tool itself is always reaped. Processes that left the
-//!   group on purpose (`setsid`, a daemonizing tool) are out of reach of any process-group
-//!   approach; their hold on the pipes is cut after the leak timeout so they cannot hang verdict.
-//!   The group's other members are not our children (they are reparented when the tool exits), so
-//!   reaping them is their new parent's job; a member that is already a zombie counts as gone.
+//!   group (`setsid`, a daemonizing tool) are out of reach of the group's signals; the command's
+//!   containment (see [`Mechanism`]: its cgroup, else a walk for its marker with verdict as
+//!   subreaper) stops them on every path, and their hold on the pipes is cut after the leak
+//!   timeout so they cannot hang verdict. A member that is already a zombie counts as gone.
+//! - **Recorded while running.** With [`ProcessRunner::with_records`], each command is recorded
+//!   until it is stopped, and [`stop_leftovers`] stops what a verdict killed with `-9` left.
 //! - **Output files are fresh.** [`CommandSpec::output_files`](crate::verifier::CommandSpec::output_files) (relative ones against the working
 //!   directory) are deleted before the tool starts and read back after it ends, so a tool that
 //!   dies before writing its report is never credited with the previous run's. One that was not
@@ -39,15 +41,21 @@
 //!   [`Exit::NotStarted`](crate::verifier::Exit::NotStarted) with a message naming what failed — an errored verification, never a pass.
 
 mod cancel;
+mod contain;
 mod drain;
 pub(crate) mod group;
 mod outputs;
+mod record;
 mod runner;
 mod stop;
 mod supervise;
 
 pub use cancel::CancelHandle;
+pub use contain::{
+    CONTAINMENT_ENV, MARKER_ENV, Mechanism, describe as describe_containment, mechanism,
+};
 pub use group::{GroupEnd, ProcStat, parse_stat, proc_stat, process_start_time, stop_group};
+pub use record::stop_leftovers;
 pub use runner::{
     DEFAULT_GRACE, DEFAULT_LEAK_TIMEOUT, DEFAULT_MAX_OUTPUT_FILE, ProcessRunner, RunExtras,
 };

@@ -1,13 +1,15 @@
 //! [`ProcessRunner`]: its settings, and one command's run from the log's creation to the output
 //! files read back.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
+use tokio::process::Child;
 
 use super::cancel::CancelHandle;
+use super::contain::{self, Containment};
 use super::drain::LogSink;
 use super::outputs::{create_log, output_path, read_outputs, remove_stale_outputs};
 use crate::verifier::{Captured, CommandSpec, Exit, Runner};
@@ -59,6 +61,7 @@ pub struct ProcessRunner {
     pub(super) leak_timeout: Duration,
     max_output_file: u64,
     pub(super) cancel: CancelHandle,
+    records: Option<PathBuf>,
 }
 
 impl Default for ProcessRunner {
@@ -77,7 +80,15 @@ impl ProcessRunner {
             leak_timeout: DEFAULT_LEAK_TIMEOUT,
             max_output_file: DEFAULT_MAX_OUTPUT_FILE,
             cancel: CancelHandle::new(),
+            records: None,
         }
+    }
+
+    /// Records each command in `dir` while it runs (`paths::running`), so that the next verdict
+    /// in the workspace stops what this one leaves running if it is killed ([`super::stop_leftovers`]).
+    pub fn with_records(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.records = Some(dir.into());
+        self
     }
 
     /// Sets an environment variable for every command this runner starts. A command's own
@@ -174,8 +185,18 @@ impl ProcessRunner {
             return captured;
         }
         // The duration counts from the spawn itself: the tool may be running before `spawn` returns.
+        let mut contain = Containment::new(self.records.as_deref());
         let start = Instant::now();
-        let mut child = match self.spawn(spec, stdin.is_some()) {
+        let spawned = {
+            // Held across the spawn: the reaping of orphans never takes the command for one.
+            let mut leaders = contain::leaders();
+            let spawned = self.spawn(spec, stdin.is_some(), &contain);
+            if let Some(pid) = spawned.as_ref().ok().and_then(Child::id) {
+                leaders.get_or_insert_with(HashSet::new).insert(pid as i32);
+            }
+            spawned
+        };
+        let mut child = match spawned {
             Ok(child) => child,
             Err(error) => {
                 captured.exit = Exit::NotStarted {
@@ -184,6 +205,7 @@ impl ProcessRunner {
                 return captured;
             }
         };
+        contain.spawned(child.id());
         if let (Some(on_spawn), Some(pid)) = (on_spawn, child.id()) {
             on_spawn(pid);
         }
@@ -198,7 +220,7 @@ impl ProcessRunner {
             _ => None,
         };
         let sink = LogSink::new(file, log_limit);
-        let run = self.supervise(spec, &mut child, sink, start).await;
+        let run = self.supervise(spec, &mut child, sink, start, contain).await;
         if let Some(feeder) = feeder {
             // The whole group is gone by now, so the pipe's reader is too; this cannot wait long.
             feeder.abort();

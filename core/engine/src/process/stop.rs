@@ -9,6 +9,7 @@ use rustix::process::{Pid, Signal};
 use tokio::process::Child;
 
 use super::cancel::CancelHandle;
+use super::contain::Containment;
 use super::group::{self, KILL_WAIT};
 
 /// Sends the signals that stop a process group, remembering when `SIGTERM` went out so that the
@@ -104,9 +105,11 @@ impl Stopper {
     }
 }
 
-/// Kills the group if a run is abandoned half-way (its future dropped).
+/// Kills the group if a run is abandoned half-way (its future dropped); its containment, dropped
+/// with it, stops what left the group.
 pub(super) struct GroupGuard {
     pub(super) group: Option<Pid>,
+    pub(super) contain: Option<Containment>,
 }
 
 impl Drop for GroupGuard {

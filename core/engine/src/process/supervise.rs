@@ -13,6 +13,7 @@ use rustix::process::{Pid, Signal};
 use tokio::process::{Child, Command};
 use tokio::sync::oneshot;
 
+use super::contain::{self, Containment, MARKER_ENV};
 use super::drain::{Drained, LogSink, drain};
 use super::runner::ProcessRunner;
 use super::stop::{GroupGuard, Stopper};
@@ -36,8 +37,13 @@ enum Ending {
 impl ProcessRunner {
     /// Builds and spawns the command: resolved program, argv, environment, working directory, its
     /// own process group, stdin piped when `piped_stdin` (else `/dev/null`), stdout and stderr
-    /// piped.
-    pub(super) fn spawn(&self, spec: &CommandSpec, piped_stdin: bool) -> io::Result<Child> {
+    /// piped, and its containment: the marker in its environment, its cgroup joined before exec.
+    pub(super) fn spawn(
+        &self,
+        spec: &CommandSpec,
+        piped_stdin: bool,
+        contain: &Containment,
+    ) -> io::Result<Child> {
         std::fs::metadata(&spec.cwd)
             .and_then(|meta| {
                 if meta.is_dir() {
@@ -62,6 +68,7 @@ impl ProcessRunner {
         command
             .args(&spec.args)
             .envs(env)
+            .env(MARKER_ENV, &contain.marker)
             .current_dir(&spec.cwd)
             .stdin(if piped_stdin {
                 Stdio::piped()
@@ -78,13 +85,21 @@ impl ProcessRunner {
         // CI runner) would be ignored by every tool too, since ignored signals survive exec: the
         // SIGINT a cancellation forwards would then never reach a tool's own handler. The tool
         // gets the default dispositions a program started from a terminal has.
+        // The child moves itself into its cgroup before exec: from its first instruction, the
+        // tool and everything it starts are inside. A write that fails leaves it outside, which
+        // `Containment::spawned` finds and falls back on the subreaper for.
+        let procs_fd = contain.cgroup_procs_fd();
         #[allow(unsafe_code)]
-        // SAFETY: the closure runs in the child between fork and exec; it only calls `signal`,
-        // which is async-signal-safe, and touches no state of the parent.
+        // SAFETY: the closure runs in the child between fork and exec; it only calls `signal` and
+        // `write` on a descriptor opened before the fork, both async-signal-safe, allocates
+        // nothing and touches no state of the parent.
         unsafe {
-            command.pre_exec(|| {
+            command.pre_exec(move || {
                 for signal in [libc::SIGINT, libc::SIGQUIT, libc::SIGTERM] {
                     libc::signal(signal, libc::SIG_DFL);
+                }
+                if let Some(fd) = procs_fd {
+                    libc::write(fd, b"0".as_ptr().cast(), 1);
                 }
                 Ok(())
             });
@@ -93,19 +108,23 @@ impl ProcessRunner {
     }
 
     /// Drains the child's output into `file` while waiting for it to exit, time out or be
-    /// cancelled; then stops whatever is left of its process group.
+    /// cancelled; then stops whatever is left of its process group, and what left the group.
     pub(super) async fn supervise(
         &self,
         spec: &CommandSpec,
         child: &mut Child,
         sink: LogSink,
         start: Instant,
+        contain: Containment,
     ) -> Supervised {
         let group = child
             .id()
             .and_then(|id| i32::try_from(id).ok())
             .and_then(Pid::from_raw);
-        let mut guard = GroupGuard { group };
+        let mut guard = GroupGuard {
+            group,
+            contain: Some(contain),
+        };
         let (stop_drain, stop_drain_rx) = oneshot::channel();
         let mut drain = tokio::spawn(drain(
             child.stdout.take(),
@@ -139,6 +158,9 @@ impl ProcessRunner {
             }
         };
         let reaped = Instant::now();
+        if let (Some(group), Some(leaders)) = (group, contain::leaders().as_mut()) {
+            leaders.remove(&group.as_raw_pid());
+        }
         let exit = exit.unwrap_or_else(|| match status {
             Ok(status) => exit_of(status),
             Err(error) => Exit::NotStarted {
@@ -153,6 +175,11 @@ impl ProcessRunner {
             .await
             .ok();
         stopper.clear().await;
+        // What left the group (`setsid`, a daemon's double fork) is stopped by the containment:
+        // its cgroup killed, or its marked processes found and killed.
+        if let Some(contain) = guard.contain.take() {
+            let _ = tokio::task::spawn_blocking(move || drop(contain)).await;
+        }
         if drained.is_none() {
             drained = tokio::time::timeout(self.leak_timeout, &mut drain)
                 .await
