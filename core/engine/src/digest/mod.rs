@@ -57,6 +57,7 @@ mod fit;
 mod lines;
 mod plan;
 pub mod redact;
+mod shared;
 mod text;
 pub mod tokens;
 
@@ -177,9 +178,11 @@ impl std::ops::AddAssign for Tally {
 
 /// Builds the digest of `inputs`, in their order, within `options.budget` tokens.
 pub fn render(inputs: &[Input<'_>], options: &Options) -> Digest {
+    let reports: Vec<&Report> = inputs.iter().map(|input| input.report).collect();
     let plans: Vec<plan::Plan<'_>> = inputs
         .iter()
-        .map(|input| plan::Plan::new(input.report, input.log))
+        .zip(shared::find(&reports))
+        .map(|(input, shared)| plan::Plan::with_shared(input.report, input.log, shared))
         .collect();
     fit::fit(&plans, options.budget)
 }
