@@ -6,6 +6,10 @@
 //! that a pipeline shares the budget fairly. Items go in until the next one does not fit (the last
 //! may be clipped shorter to use the room), never skipping ahead: what is shown is always the top of
 //! the ranking. Tails and the footer are recounted after each item, since what they say changes.
+//! While items compete, a group's line is its shortest (places, no names). When every item is in,
+//! groups unfold where the room allows (a group of tests into a line per test), and the groups
+//! left list more places and name their tests; when some are left out, only the room the last
+//! item could not use goes to naming the tests of the groups shown.
 //!
 //! When the skeleton itself is too big, it degrades a level at a time: [`Level::Compact`] counts
 //! files in tails instead of naming them and puts passing reports on one line; [`Level::Minimal`]
