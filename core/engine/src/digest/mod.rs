@@ -122,7 +122,8 @@ pub struct Digest {
     pub tokens: usize,
     /// The budget it was built for.
     pub budget: usize,
-    /// The failures of failed and errored reports the text shows.
+    /// The failures of failed and errored reports the text shows. A failure several reports
+    /// hold, shown once under the first, counts as shown in each of them.
     pub shown: Tally,
     /// The failures of failed and errored reports the text leaves out (the tail and the last line
     /// say how many; this is the same number for programs).
