@@ -650,7 +650,9 @@ fn retry_prompt_after_one_failed_attempt() {
 
 #[test]
 fn retry_prompt_for_the_last_attempt_with_history_guidance_and_refresh() {
-    let digest = real_digest("jest", "failing", 500);
+    // A digest with some of its budget to spare: one that fills it leaves the prompt's overhead
+    // no room for the history, whose oldest lines go first.
+    let digest = real_digest("jest", "failing", 470);
     let earlier = [EarlierAttempt {
         number: 1,
         summary: "tsc failed: 2 errors".to_owned(),

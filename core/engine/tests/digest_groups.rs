@@ -40,14 +40,28 @@ fn groups(text: &str) -> Vec<&str> {
         .collect()
 }
 
-/// The places a group line lists, after `: ` (all of them) or `, first ` (the first ones).
+/// The places a group line lists, after `: ` (all of them) or `, first ` (the first ones); a
+/// failing test listed with its name (`test_div (tests/test_ops.py:13)`) gives its place.
 fn places(group: &str) -> Vec<&str> {
     let list = group
         .rsplit_once(", first ")
         .or_else(|| group.rsplit_once(" files: "))
         .or_else(|| group.rsplit_once(" file: "))
+        .or_else(|| {
+            group
+                .split_once(": ")
+                .and_then(|(_, rest)| rest.rsplit_once(": "))
+        })
         .map_or("", |(_, list)| list);
-    list.split(", ").filter(|place| *place != "…").collect()
+    list.split(", ")
+        .filter(|place| *place != "…")
+        .map(|place| {
+            place
+                .strip_suffix(')')
+                .and_then(|named| named.rsplit_once(" ("))
+                .map_or(place, |(_, place)| place)
+        })
+        .collect()
 }
 
 /// Each case's digest, with a title, for one snapshot.

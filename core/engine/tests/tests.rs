@@ -7,6 +7,7 @@ mod agent_loop_parts;
 mod cache;
 mod cache_runs;
 mod digest_groups;
+mod digest_once;
 mod digests;
 mod driver;
 mod guard;

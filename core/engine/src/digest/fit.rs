@@ -6,6 +6,10 @@
 //! that a pipeline shares the budget fairly. Items go in until the next one does not fit (the last
 //! may be clipped shorter to use the room), never skipping ahead: what is shown is always the top of
 //! the ranking. Tails and the footer are recounted after each item, since what they say changes.
+//! While items compete, a group's line is its shortest (places, no names). When every item is in,
+//! groups unfold where the room allows (a group of tests into a line per test), and the groups
+//! left list more places and name their tests; when some are left out, only the room the last
+//! item could not use goes to naming the tests of the groups shown.
 //!
 //! When the skeleton itself is too big, it degrades a level at a time: [`Level::Compact`] counts
 //! files in tails instead of naming them and puts passing reports on one line; [`Level::Minimal`]
@@ -19,8 +23,8 @@
 //! counted exactly, the footer's own token number settled to a fixed point, and if the exact count
 //! were ever over budget the last item would be dropped and the digest rebuilt.
 
-use super::lines::{self, ItemLine, TailInput};
-use super::plan::Plan;
+use super::lines::{self, ItemLine, Names, TailInput};
+use super::plan::{Item, Plan};
 use super::tokens::{self, clip_with};
 use super::{Digest, Tally};
 
@@ -86,13 +90,14 @@ struct State {
 impl State {
     fn new(plan: &Plan<'_>, tail_max: usize) -> State {
         let mut per_file = vec![0u32; plan.files.len()];
-        for entry in &plan.entries {
-            if let Some(file) = entry.file {
+        for (index, entry) in plan.entries.iter().enumerate() {
+            if let Some(file) = entry.file.filter(|_| !plan.shared.is_repeated(index)) {
                 per_file[file] = per_file[file].saturating_add(1);
             }
         }
         State {
-            shown: Tally::default(),
+            // What an earlier report shows counts as shown: one line says so.
+            shown: plan.elsewhere,
             per_file,
             named: vec![false; plan.files.len()],
             lines: Vec::new(),
@@ -124,7 +129,7 @@ impl State {
         self.cover(plan, index, line);
         self.lines.push(Shown {
             item: index,
-            part: None,
+            unit: Unit::Whole,
             text: String::new(),
             cost: 0,
         });
@@ -136,7 +141,7 @@ impl State {
         self.lines.pop();
         self.lines.push(Shown {
             item: index,
-            part: None,
+            unit: Unit::Whole,
             text,
             cost,
         });
@@ -181,16 +186,28 @@ impl State {
 struct Shown {
     /// Index into the plan's items.
     item: usize,
-    /// Index into that item's parts, when its group was unfolded.
-    part: Option<usize>,
+    /// What of the item the line shows.
+    unit: Unit,
     text: String,
     cost: usize,
+}
+
+/// What of an item a line shows: the whole item, or one line of a group unfolded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Unit {
+    Whole,
+    /// One of the item's parts (its distinct messages), by index.
+    Part(usize),
+    /// One failing test of a group of tests, by its index in the report.
+    Member(usize),
 }
 
 /// One attempt at a level.
 struct Run {
     level: Level,
     headlines: Vec<Option<String>>,
+    /// Per report, the line that says which of its failures an earlier report shows.
+    same: Vec<Option<String>>,
     pass: Vec<String>,
     states: Vec<State>,
     accepted: usize,
@@ -318,11 +335,26 @@ impl<'p, 'a> Fitter<'p, 'a> {
         } else {
             self.max_item
         };
-        let line = lines::item(&self.plans[p], item, max);
+        let line = self.annotated(&self.plans[p], item, max, Names::Places);
         let line_cost = cost(&line.text);
         let rendered = (line, line_cost);
         self.cache[p][i] = Some(rendered.clone());
         rendered
+    }
+
+    /// An item's line within `max` tokens, saying which later reports also failed on it.
+    fn annotated(&self, plan: &Plan<'_>, item: &Item, max: usize, names: Names) -> ItemLine {
+        let also = plan.also(item);
+        if also.is_empty() {
+            return lines::item(plan, item, max, names);
+        }
+        let note = lines::also_failed(&also);
+        let room = max.saturating_sub(tokens::count(&note) + 1);
+        let mut line = lines::item(plan, item, room, names);
+        if tokens::fits(&format!("{} {note}", line.text), max) {
+            line.text = format!("{} {note}", line.text);
+        }
+        line
     }
 
     fn omitted(&self, states: &[State]) -> Tally {
@@ -349,7 +381,9 @@ impl<'p, 'a> Fitter<'p, 'a> {
     fn run(&mut self, level: Level, cap: usize) -> Option<Run> {
         let plans = self.plans;
         let (headlines, pass) = self.skeleton(level);
+        let same = self.same_lines(level);
         let fixed: usize = headlines.iter().flatten().map(|h| cost(h)).sum::<usize>()
+            + same.iter().flatten().map(|l| cost(l)).sum::<usize>()
             + pass.iter().map(|l| cost(l)).sum::<usize>();
 
         let tail_max = (self.budget / 5).clamp(TAIL_MAX.0, TAIL_MAX.1);
@@ -382,16 +416,34 @@ impl<'p, 'a> Fitter<'p, 'a> {
         let (accepted, squeezed) = self.accept(level, cap, &mut states, &total);
         if accepted == self.order.len() {
             self.unfold_groups(level, &mut states, &total);
-            self.widen_groups(level, &mut states, &total);
+            self.widen_groups(level, &mut states, &total, false);
+        } else {
+            // What room is left names the tests of the groups shown.
+            self.widen_groups(level, &mut states, &total, true);
         }
         Some(Run {
             level,
             headlines,
+            same,
             pass,
             states,
             accepted,
             squeezed,
         })
+    }
+
+    /// Per report, at `level`, the line that says how many of its failures an earlier report
+    /// shows: none at the levels that drop tails, where the headlines speak alone.
+    fn same_lines(&self, level: Level) -> Vec<Option<String>> {
+        self.plans
+            .iter()
+            .map(|plan| {
+                let full = matches!(level, Level::Full | Level::Compact);
+                (full && plan.failing())
+                    .then(|| lines::same_as(plan, self.max_item))
+                    .flatten()
+            })
+            .collect()
     }
 
     /// The headline of each failing report and the lines of the passing ones, at `level`.
@@ -454,7 +506,7 @@ impl<'p, 'a> Fitter<'p, 'a> {
             // It does not fit as it is: clip it into the room left, if that is worth it, and stop.
             // The clipped line may name fewer files, which changes the tail: count again.
             if budget >= rest + MIN_LAST_ITEM {
-                let line = lines::item(plan, &plan.items[i], budget - rest - 1);
+                let line = self.annotated(plan, &plan.items[i], budget - rest - 1, Names::Places);
                 states[p] = before.clone();
                 states[p].reserve(plan, i, &line, level);
                 let rest = total(self, states);
@@ -471,74 +523,122 @@ impl<'p, 'a> Fitter<'p, 'a> {
         (accepted, false)
     }
 
-    /// With every item shown and room left, splits the groups of several distinct messages back
-    /// into one line per message, in the order they rank, where all of a group's lines fit: the
-    /// messages the group stood for are then shown as they are.
+    /// With every item shown and room left, splits the groups back into the lines they stand
+    /// for, in the order they rank, where all of a group's lines fit: a group of failing tests
+    /// into one line per test (name, place and reason: grouping tests hides their names, which
+    /// is worth it only when listing them does not fit), else a group of several distinct
+    /// messages into one line per message, shown as the tool worded each.
     fn unfold_groups(
         &self,
         level: Level,
         states: &mut [State],
         total: &dyn Fn(&Self, &[State]) -> usize,
     ) {
-        // The text has no final newline.
-        let budget = self.budget + 1;
         for &(p, i) in &self.order {
             let plan = &self.plans[p];
-            let parts = &plan.items[i].parts;
-            if parts.is_empty() {
-                continue;
-            }
+            let item = &plan.items[i];
             let Some(j) = states[p].lines.iter().position(|shown| shown.item == i) else {
                 continue;
             };
-            let lines: Vec<(ItemLine, usize)> = parts
-                .iter()
-                .map(|part| {
-                    let max = if part.members.len() > 1 {
-                        self.max_group
-                    } else {
-                        self.max_item
-                    };
-                    let line = lines::item(plan, part, max);
-                    let line_cost = cost(&line.text);
-                    (line, line_cost)
-                })
-                .collect();
-            let before = states[p].clone();
-            let state = &mut states[p];
-            let old = state.lines[j].cost;
-            let new: usize = lines.iter().map(|(_, c)| c).sum();
-            state.items_cost = state.items_cost - old + new;
-            let shown: Vec<Shown> = lines
-                .into_iter()
-                .enumerate()
-                .map(|(k, (line, line_cost))| {
-                    for &file in &line.files {
-                        state.named[file] = true;
-                    }
-                    Shown {
-                        item: i,
-                        part: Some(k),
-                        text: line.text,
-                        cost: line_cost,
-                    }
-                })
-                .collect();
-            state.lines.splice(j..=j, shown);
-            state.refresh_tail(plan, level);
-            if total(self, states) > budget {
-                states[p] = before;
+            let is_test = plan.diagnostic(item.first()).test.is_some();
+            let mut ways: Vec<Vec<(Unit, Item)>> = Vec::new();
+            if is_test && item.members.len() > 1 {
+                ways.push(
+                    item.members
+                        .iter()
+                        .map(|&m| (Unit::Member(m), item.single(m, plan.entries[m].file)))
+                        .collect(),
+                );
+            }
+            if !item.parts.is_empty() {
+                ways.push(
+                    (item.parts.iter().enumerate())
+                        .map(|(k, part)| (Unit::Part(k), part.clone()))
+                        .collect(),
+                );
+            }
+            for way in ways {
+                if self.unfold(level, states, total, (p, i, j), &way) {
+                    break;
+                }
             }
         }
     }
 
-    /// With every item shown and room left, lets the groups list more of their places, in the
+    /// Replaces line `j` of report `p`, item `i`'s, with one line per unit of `way`, when the
+    /// digest stays within the budget: whether it did.
+    fn unfold(
+        &self,
+        level: Level,
+        states: &mut [State],
+        total: &dyn Fn(&Self, &[State]) -> usize,
+        (p, i, j): (usize, usize, usize),
+        way: &[(Unit, Item)],
+    ) -> bool {
+        // The text has no final newline.
+        let budget = self.budget + 1;
+        let plan = &self.plans[p];
+        let lines: Vec<(Unit, ItemLine, usize)> = way
+            .iter()
+            .map(|(unit, part)| {
+                let max = if part.members.len() > 1 {
+                    self.max_group
+                } else {
+                    self.max_item
+                };
+                let line = self.annotated(plan, part, max, Names::Places);
+                let line_cost = cost(&line.text);
+                (*unit, line, line_cost)
+            })
+            .collect();
+        // Lines that read the same (one test name in two packages of a workspace whose
+        // report does not say the package) say less than the group's count of them.
+        let mut texts: Vec<&str> = lines
+            .iter()
+            .map(|(_, line, _)| line.text.as_str())
+            .collect();
+        texts.sort_unstable();
+        if texts.windows(2).any(|pair| pair[0] == pair[1]) {
+            return false;
+        }
+        let before = states[p].clone();
+        let state = &mut states[p];
+        let old = state.lines[j].cost;
+        let new: usize = lines.iter().map(|(_, _, c)| c).sum();
+        state.items_cost = state.items_cost - old + new;
+        let shown: Vec<Shown> = lines
+            .into_iter()
+            .map(|(unit, line, line_cost)| {
+                for &file in &line.files {
+                    state.named[file] = true;
+                }
+                Shown {
+                    item: i,
+                    unit,
+                    text: line.text,
+                    cost: line_cost,
+                }
+            })
+            .collect();
+        state.lines.splice(j..=j, shown);
+        state.refresh_tail(plan, level);
+        if total(self, states) > budget {
+            states[p] = before;
+            return false;
+        }
+        true
+    }
+
+    /// With room left, lets the groups list more of their places and name their tests, in the
     /// order they rank: first each up to twice its usual room, then as far as the room goes.
+    /// Only the groups of tests when `tests_only` (items were left out: the room left is what
+    /// the last of them could not use).
     fn widen_groups(
         &self,
         level: Level,
         states: &mut [State],
         total: &dyn Fn(&Self, &[State]) -> usize,
+        tests_only: bool,
     ) {
         // The text has no final newline.
         let budget = self.budget + 1;
@@ -550,11 +650,14 @@ impl<'p, 'a> Fitter<'p, 'a> {
                     if shown.item != i {
                         continue;
                     }
-                    let item = match shown.part {
-                        Some(k) => &plan.items[i].parts[k],
-                        None => &plan.items[i],
+                    let item = match shown.unit {
+                        Unit::Part(k) => &plan.items[i].parts[k],
+                        Unit::Whole => &plan.items[i],
+                        Unit::Member(_) => continue,
                     };
-                    if item.members.len() < 2 {
+                    if item.members.len() < 2
+                        || tests_only && plan.diagnostic(item.first()).test.is_none()
+                    {
                         continue;
                     }
                     let left = budget.saturating_sub(total(self, states));
@@ -567,7 +670,7 @@ impl<'p, 'a> Fitter<'p, 'a> {
                     if max < old {
                         continue;
                     }
-                    let line = lines::item(plan, item, max);
+                    let line = self.annotated(plan, item, max, Names::All);
                     let line_cost = cost(&line.text);
                     if line_cost <= old {
                         continue;
@@ -592,12 +695,16 @@ impl<'p, 'a> Fitter<'p, 'a> {
     /// The text of `run`, with the footer's token number settled.
     fn assemble(&self, run: &Run) -> Digest {
         let mut body: Vec<&str> = Vec::new();
-        for ((headline, state), plan) in run.headlines.iter().zip(&run.states).zip(self.plans) {
+        for (((headline, state), plan), same) in (run.headlines.iter().zip(&run.states))
+            .zip(self.plans)
+            .zip(&run.same)
+        {
             let Some(headline) = headline else {
                 continue;
             };
             debug_assert!(plan.failing());
             body.push(headline);
+            body.extend(same.as_deref());
             body.extend(state.lines.iter().map(|shown| shown.text.as_str()));
             body.extend(state.tail.as_deref());
         }

@@ -228,11 +228,21 @@ pub(super) struct ItemLine {
     pub(super) files: Vec<usize>,
 }
 
-/// The line of one item, indented, within `max` tokens.
-pub(super) fn item(plan: &Plan<'_>, item: &Item, max: usize) -> ItemLine {
+/// Whether a group's line names its failing tests beside their places.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Names {
+    /// Places only: the shortest line, for while items compete for room.
+    Places,
+    /// Every test's name with its place, when that lists as many places as [`Names::Places`].
+    All,
+}
+
+/// The line of one item, indented, within `max` tokens; a group of tests names them as `names`
+/// says.
+pub(super) fn item(plan: &Plan<'_>, item: &Item, max: usize, names: Names) -> ItemLine {
     let first = plan.diagnostic(item.first());
     let (text, candidates) = if item.members.len() > 1 {
-        group(plan, item, max)
+        group(plan, item, max, names)
     } else if first.test.is_some() {
         let line = failed_test(plan, item.first(), max);
         (clipped(&format!("{INDENT}{line}"), max), vec![item.first()])
@@ -352,20 +362,48 @@ fn failed_test(plan: &Plan<'_>, index: usize, max: usize) -> String {
 /// when all are listed. The message is the first member's; the variants are how many distinct
 /// messages share its shape. When the message is too long for even one place, it is clipped, but
 /// keeps at least half of the room. Returns the line and the members whose places it lists.
-fn group(plan: &Plan<'_>, item: &Item, max: usize) -> (String, Vec<usize>) {
+fn group(plan: &Plan<'_>, item: &Item, max: usize, names: Names) -> (String, Vec<usize>) {
     let first = plan.diagnostic(item.first());
     let is_test = first.test.is_some();
-    let (candidates, complete) = group_candidates(plan, item, is_test);
-    let (places, files) = order_places(plan, candidates);
-    let listing = Listing::new(
-        group_head(first, is_test),
-        item,
-        places,
-        complete,
-        files,
-        max,
-    );
-    listing.fit(plan, item, max)
+    let listed = |names: Names| {
+        let (candidates, complete) = group_candidates(plan, item, is_test, names);
+        let named_each = candidates.len() == item.members.len();
+        let (places, files) = order_places(plan, candidates);
+        // Named tests are listed as far as the room goes, not only a few beyond each file's
+        // first: each is a failure of its own.
+        let files = if names == Names::All {
+            GROUP_PLACES
+        } else {
+            files
+        };
+        let listing = Listing::new(
+            group_head(first, is_test),
+            item,
+            // Every member named, each once, says its files; otherwise the count of files
+            // stays.
+            (
+                places,
+                complete,
+                is_test && names == Names::All && named_each,
+            ),
+            files,
+            max,
+        );
+        listing.fit(plan, item, max)
+    };
+    if !is_test || names == Names::Places {
+        return listed(Names::Places);
+    }
+    // Every test named, unless that lists fewer of their places or clips more of the message:
+    // a place is where the agent opens the test, a name only says it in words.
+    let (all, named) = listed(Names::All);
+    let (text, places) = listed(Names::Places);
+    let head = group_head(first, is_test);
+    if named.len() >= places.len() && (all.contains(&head) || !text.contains(&head)) {
+        (all, named)
+    } else {
+        (text, places)
+    }
 }
 
 /// A group's message: its severity, code and message (a test's reason).
@@ -386,8 +424,15 @@ fn group_head(first: &Diagnostic, is_test: bool) -> String {
 }
 
 /// The first distinct places of a group's members, in the tool's order, and whether they are
-/// all of them. Tests are placed by file and line: the column of an assertion adds little.
-fn group_candidates(plan: &Plan<'_>, item: &Item, is_test: bool) -> (Vec<(String, usize)>, bool) {
+/// all of them. Tests are placed by file and line (the column of an assertion adds little), with
+/// their names when `names` says so; two tests at one line (a parametrized test, a failing hook)
+/// are then two places.
+fn group_candidates(
+    plan: &Plan<'_>,
+    item: &Item,
+    is_test: bool,
+    names: Names,
+) -> (Vec<(String, usize)>, bool) {
     let mut candidates: Vec<(String, usize)> = Vec::new();
     // The places already looked at, by file, line and column: members of a group often share
     // places, and comparing these numbers spares writing out each member's place. (Two of them
@@ -399,12 +444,18 @@ fn group_candidates(plan: &Plan<'_>, item: &Item, is_test: bool) -> (Vec<(String
             complete = false;
             continue;
         };
-        if !seen.insert(key) {
+        let named = is_test && names == Names::All;
+        if !named && !seen.insert(key) {
             continue;
         }
         let Some(place) = location(plan, member, !is_test) else {
             complete = false;
             continue;
+        };
+        let place = if named {
+            named_place(plan, member, &place)
+        } else {
+            place
         };
         if candidates.iter().any(|(known, _)| *known == place) {
             continue;
@@ -416,6 +467,30 @@ fn group_candidates(plan: &Plan<'_>, item: &Item, is_test: bool) -> (Vec<(String
         candidates.push((place, member));
     }
     (candidates, complete)
+}
+
+/// A failing test in a group's list: `test_div (tests/test_ops.py:13)`. A name that starts with
+/// its file (pytest's `tests/test_ops.py::test_div`) drops it, since the place says it.
+fn named_place(plan: &Plan<'_>, member: usize, place: &str) -> String {
+    let d = plan.diagnostic(member);
+    let name = d.test.as_deref().unwrap_or_default();
+    let file = d.file.as_deref().unwrap_or_default();
+    let short = name
+        .strip_prefix(file)
+        .and_then(|rest| rest.strip_prefix("::"))
+        .filter(|rest| !rest.is_empty())
+        .unwrap_or(name);
+    // A name that is only its file says nothing more.
+    if short == file {
+        return place.to_owned();
+    }
+    // The name takes at most a third of the room a group line has at the least.
+    let short = clipped(&field(short), 16);
+    if short.is_empty() {
+        place.to_owned()
+    } else {
+        format!("{short} ({place})")
+    }
 }
 
 /// Each file's first place first, in the order the files first appear, then the places among
@@ -454,6 +529,9 @@ struct Listing {
     head: String,
     count: String,
     in_files: String,
+    /// Whether the places name every failing test: a complete list of them says their files,
+    /// so the count of files is left out.
+    tests: bool,
     places: Vec<(String, usize)>,
     /// Whether the places are all of the group's.
     complete: bool,
@@ -465,8 +543,7 @@ impl Listing {
     fn new(
         head: String,
         item: &Item,
-        mut places: Vec<(String, usize)>,
-        mut complete: bool,
+        (mut places, mut complete, tests): (Vec<(String, usize)>, bool, bool),
         files: usize,
         max: usize,
     ) -> Listing {
@@ -483,6 +560,7 @@ impl Listing {
         };
         let whole = complete && places.len() <= GROUP_PLACES && {
             let listed: Vec<&str> = places.iter().map(|(p, _)| p.as_str()).collect();
+            let in_files = if tests { "" } else { in_files.as_str() };
             let text = format!("{INDENT}{head} {count}{in_files}: {}", listed.join(", "));
             tokens::fits(&text, max)
         };
@@ -495,6 +573,7 @@ impl Listing {
             head,
             count,
             in_files,
+            tests,
             places,
             complete,
         }
@@ -505,6 +584,7 @@ impl Listing {
         let (count, in_files) = (&self.count, &self.in_files);
         let listed: Vec<&str> = self.places[..k].iter().map(|(p, _)| p.as_str()).collect();
         if k == self.places.len() && self.complete {
+            let in_files = if self.tests { "" } else { in_files.as_str() };
             format!("{count}{in_files}: {}", listed.join(", "))
         } else {
             format!("{count}{in_files}, first {}, …", listed.join(", "))
@@ -565,6 +645,26 @@ impl Listing {
         }
         (clipped(&line(&self.head, count), max), Vec::new())
     }
+}
+
+/// The note after a line whose failure later reports also failed on: `(also failed clippy,
+/// cargo-test on this)`.
+pub(super) fn also_failed(tools: &[&str]) -> String {
+    field(&format!("(also failed {} on this)", tools.join(", ")))
+}
+
+/// The line under a report's headline that says how many of its failures an earlier report
+/// shows: `  the same as cargo-check: 4 errors`. `None` when there are none.
+pub(super) fn same_as(plan: &Plan<'_>, max: usize) -> Option<String> {
+    if plan.elsewhere.is_zero() {
+        return None;
+    }
+    let text = format!(
+        "the same as {}: {}",
+        plan.shared.first_in.join(", "),
+        left_out(plan.elsewhere, false)
+    );
+    Some(clipped(&format!("{INDENT}{}", field(&text)), max))
 }
 
 /// What a tail or the footer says was left out: `37 more errors, 2 failed tests, 5 warnings`

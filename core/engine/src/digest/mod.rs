@@ -33,9 +33,17 @@
 //!   alike: the first message, how many there are and how many distinct messages (`×10 (3
 //!   variants)`), how many files, and where to start: the first places in the tool's order, as
 //!   many as the budget allows (`first src/a.ts:3:5, …`), or all of them (`in 2 files: …`). When
-//!   everything is shown and room is left, such a group unfolds into one line per distinct
-//!   message, as the tool worded each. A single failing test is `name — file:line — reason`, an
-//!   error `file:line:col CODE message`.
+//!   everything is shown and room is left, such a group unfolds: a group of failing tests into
+//!   one line per test, else into one line per distinct message, as the tool worded each; a group
+//!   that stays lists its tests by name beside their places as far as the room left goes
+//!   (`ZeroDivisionError: division by zero ×2: test_div (tests/test_ops.py:13), test_mean
+//!   (tests/test_ops.py:17)`). So every failing test is named while the budget allows, and
+//!   grouping hides names only when listing does not fit. A single failing test is `name —
+//!   file:line — reason`, an error `file:line:col CODE message`.
+//! - A failure that several reports hold (a compile error from `cargo check`, clippy and `cargo
+//!   test`; a type error from tsc and from a build script running tsc) is shown once, under the
+//!   first of them, with `(also failed clippy, cargo-test on this)`; each later report keeps its
+//!   headline, the tool's counts, and says `the same as cargo-check: 2 errors` (`shared`).
 //! - An exact tail under each report for what did not fit, naming first the files no line above
 //!   names, and a last line with the tokens used, what was left out in all and where the full
 //!   log is: nothing is dropped silently. [`Digest`] carries the same numbers for programs.
@@ -57,6 +65,7 @@ mod fit;
 mod lines;
 mod plan;
 pub use crate::redact;
+mod shared;
 mod text;
 pub mod tokens;
 
@@ -113,7 +122,8 @@ pub struct Digest {
     pub tokens: usize,
     /// The budget it was built for.
     pub budget: usize,
-    /// The failures of failed and errored reports the text shows.
+    /// The failures of failed and errored reports the text shows. A failure several reports
+    /// hold, shown once under the first, counts as shown in each of them.
     pub shown: Tally,
     /// The failures of failed and errored reports the text leaves out (the tail and the last line
     /// say how many; this is the same number for programs).
@@ -177,9 +187,11 @@ impl std::ops::AddAssign for Tally {
 
 /// Builds the digest of `inputs`, in their order, within `options.budget` tokens.
 pub fn render(inputs: &[Input<'_>], options: &Options) -> Digest {
+    let reports: Vec<&Report> = inputs.iter().map(|input| input.report).collect();
     let plans: Vec<plan::Plan<'_>> = inputs
         .iter()
-        .map(|input| plan::Plan::new(input.report, input.log))
+        .zip(shared::find(&reports))
+        .map(|(input, shared)| plan::Plan::with_shared(input.report, input.log, shared))
         .collect();
     fit::fit(&plans, options.budget)
 }

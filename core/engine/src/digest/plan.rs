@@ -17,6 +17,7 @@
 //! Within a tier, items keep the tool's order.
 
 use super::Tally;
+use super::shared::Shared;
 use super::text::{Map, message_keys};
 use crate::model::{Diagnostic, Outcome, Report, Severity};
 
@@ -109,6 +110,17 @@ impl Item {
     pub(super) fn first(&self) -> usize {
         self.members.first().copied().unwrap_or(0)
     }
+
+    /// Member `member` of this item alone, as an item of its own (in `file`, when it has one).
+    pub(super) fn single(&self, member: usize, file: Option<usize>) -> Item {
+        Item {
+            members: vec![member],
+            variants: 1,
+            files: usize::from(file.is_some()),
+            parts: Vec::new(),
+            tier: self.tier,
+        }
+    }
 }
 
 /// One report, analysed.
@@ -134,10 +146,26 @@ pub(super) struct Plan<'a> {
     pub(super) opening_end: usize,
     /// Parallel to [`Plan::files`]: whether the file holds an error (not only warnings).
     pub(super) error_files: Vec<bool>,
+    /// What the report shares with the others of the digest: its diagnostics shown under an
+    /// earlier report are in no item of its own.
+    pub(super) shared: Shared<'a>,
+    /// The diagnostics shown under an earlier report, by category.
+    pub(super) elsewhere: Tally,
 }
 
 impl<'a> Plan<'a> {
+    #[cfg(test)]
     pub(super) fn new(report: &'a Report, log: Option<&'a str>) -> Plan<'a> {
+        Plan::with_shared(report, log, Shared::default())
+    }
+
+    /// The plan of `report`, leaving out of its items what `shared` says an earlier report
+    /// shows.
+    pub(super) fn with_shared(
+        report: &'a Report,
+        log: Option<&'a str>,
+        shared: Shared<'a>,
+    ) -> Plan<'a> {
         let mut files: Vec<&'a str> = Vec::new();
         let mut file_index: Map<&'a str, usize> = Map::default();
         let mut entries = Vec::with_capacity(report.diagnostics.len());
@@ -154,7 +182,13 @@ impl<'a> Plan<'a> {
             });
             entries.push(Entry { category, file });
         }
-        let items = rank(report, &entries, files.len());
+        let items = rank(report, &entries, files.len(), &shared);
+        let mut elsewhere = Tally::default();
+        for (index, entry) in entries.iter().enumerate() {
+            if shared.is_repeated(index) {
+                elsewhere.add(entry.category, 1);
+            }
+        }
         let totals = totals(report, known);
         let root = common_root(report);
         let opening_end = opening_end(&entries);
@@ -175,7 +209,25 @@ impl<'a> Plan<'a> {
             totals,
             opening_end,
             error_files,
+            shared,
+            elsewhere,
         }
+    }
+
+    /// The later reports' tools that also failed on the members of `item`, in order.
+    pub(super) fn also(&self, item: &Item) -> Vec<&'a str> {
+        let mut tools: Vec<&'a str> = Vec::new();
+        if self.shared.also.is_empty() {
+            return tools;
+        }
+        for member in &item.members {
+            for &tool in self.shared.also.get(member).into_iter().flatten() {
+                if !tools.contains(&tool) {
+                    tools.push(tool);
+                }
+            }
+        }
+        tools
     }
 
     /// Whether the report gets a section of its own (failed or errored), not a pass line.
@@ -275,15 +327,20 @@ fn anchor(shared: &str, relative: &str) -> Option<usize> {
         .last()
 }
 
-/// Groups the diagnostics into items and sorts them by tier, then by the tool's order.
-fn rank(report: &Report, entries: &[Entry], file_count: usize) -> Vec<Item> {
+/// Groups the diagnostics into items and sorts them by tier, then by the tool's order. What an
+/// earlier report shows is left out.
+fn rank(report: &Report, entries: &[Entry], file_count: usize, shared: &Shared<'_>) -> Vec<Item> {
     let mut items: Vec<Item> = Vec::new();
     let mut groups: Map<(Category, bool, Option<&str>, u64), usize> = Map::default();
-    // (item, exact message key) of every diagnostic, to count each group's variants and split it
-    // into parts; (item, file), to count its files by sorting rather than with a set per group.
-    let mut messages: Vec<(usize, u64)> = Vec::with_capacity(report.diagnostics.len());
+    // (item, exact message key, diagnostic) of every diagnostic, to count each group's variants
+    // and split it into parts; (item, file), to count its files by sorting rather than with a
+    // set per group.
+    let mut messages: Vec<(usize, u64, usize)> = Vec::with_capacity(report.diagnostics.len());
     let mut places: Vec<(usize, usize)> = Vec::with_capacity(report.diagnostics.len());
     for (index, (diagnostic, entry)) in report.diagnostics.iter().zip(entries).enumerate() {
+        if shared.is_repeated(index) {
+            continue;
+        }
         // A test's reason is its message and detail together (`expect(…).toBe(…)` and `Expected:
         // 5, Received: 4`); other diagnostics are grouped by their message, as the tool words it.
         let is_test = diagnostic.test.is_some();
@@ -314,7 +371,7 @@ fn rank(report: &Report, entries: &[Entry], file_count: usize) -> Vec<Item> {
             *groups.entry(key).or_insert_with(|| new_item(&mut items))
         };
         items[item].members.push(index);
-        messages.push((item, keys.exact));
+        messages.push((item, keys.exact, index));
         places.extend(entry.file.map(|file| (item, file)));
     }
     split_into_parts(&mut items, &messages, entries);
@@ -327,6 +384,9 @@ fn rank(report: &Report, entries: &[Entry], file_count: usize) -> Vec<Item> {
     let mut first_error = vec![None; file_count];
     let mut first_warning = vec![None; file_count];
     for (index, entry) in entries.iter().enumerate() {
+        if shared.is_repeated(index) {
+            continue;
+        }
         if let Some(file) = entry.file {
             let slot = if entry.category.is_error() {
                 &mut first_error[file]
@@ -371,14 +431,14 @@ fn rank(report: &Report, entries: &[Entry], file_count: usize) -> Vec<Item> {
 /// Counts the distinct messages of every item, and fills the [`Item::parts`] of every group with
 /// several; `messages` holds the item and exact message key of every diagnostic, in the tool's
 /// order. Parts come in the order of their first member.
-fn split_into_parts(items: &mut [Item], messages: &[(usize, u64)], entries: &[Entry]) {
+fn split_into_parts(items: &mut [Item], messages: &[(usize, u64, usize)], entries: &[Entry]) {
     // The part of every diagnostic within its item, numbered in order of first appearance.
     let mut part_of: Map<(usize, u64), usize> =
         Map::with_capacity_and_hasher(messages.len(), Default::default());
     let mut distinct = vec![0usize; items.len()];
     let parts: Vec<usize> = messages
         .iter()
-        .map(|&(item, exact)| {
+        .map(|&(item, exact, _)| {
             *part_of.entry((item, exact)).or_insert_with(|| {
                 distinct[item] += 1;
                 distinct[item] - 1
@@ -388,7 +448,7 @@ fn split_into_parts(items: &mut [Item], messages: &[(usize, u64)], entries: &[En
     for (item, &n) in items.iter_mut().zip(&distinct) {
         item.variants = n.max(1);
     }
-    for (index, (&(item, _), &part)) in messages.iter().zip(&parts).enumerate() {
+    for (&(item, _, index), &part) in messages.iter().zip(&parts) {
         if distinct[item] < 2 {
             continue;
         }
