@@ -17,6 +17,7 @@ use serde_json::Value;
 
 use super::schema;
 use super::tools::{self, STOP_WAIT, failure};
+use super::transport;
 
 /// What the client reads about the server at initialization.
 const INSTRUCTIONS: &str = "verdict runs the project's own checks (type checkers, linters, \
@@ -183,7 +184,7 @@ pub(crate) async fn serve(dir: Option<PathBuf>) -> Result<()> {
     let server = Server::new(dir);
     let turn = Arc::clone(&server.verify_turn);
     let running = server
-        .serve(rmcp::transport::stdio())
+        .serve(transport::bounded(tokio::io::stdin(), tokio::io::stdout()))
         .await
         .context("the MCP session did not start")?;
     let _ = running.waiting().await;
