@@ -80,9 +80,9 @@ pub fn create_private_file(path: &Path) -> io::Result<File> {
 }
 
 /// Writes `bytes` to `path` as [`create_private_file`] creates it.
-pub fn write_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
+pub fn write_private(path: &Path, bytes: impl AsRef<[u8]>) -> io::Result<()> {
     let mut file = create_private_file(path)?;
-    file.write_all(bytes)?;
+    file.write_all(bytes.as_ref())?;
     file.flush()
 }
 

@@ -184,7 +184,7 @@ pub async fn run(
     on_event: &mut (dyn FnMut(Event<'_>) + Send),
 ) -> Result<Vec<Verification>, PipelineError> {
     validate(entries)?;
-    if let Err(error) = std::fs::create_dir_all(&workspace.run_dir) {
+    if let Err(error) = crate::files::create_private_dir(&workspace.run_dir) {
         // Without a run directory nothing can be logged: every verifier errs, none passes.
         let reason = format!(
             "failed to create the run directory {}: {error}",

@@ -2,6 +2,7 @@
 //! files read back.
 
 use std::collections::BTreeMap;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -241,6 +242,15 @@ impl ProcessRunner {
                 .iter()
                 .map(|path| output_path(spec, path))
                 .collect();
+            // A tool's report beside its log is raw output too: the owner's only, as the log.
+            if let Some(dir) = log.parent() {
+                for path in paths.iter().filter(|path| path.starts_with(dir)) {
+                    let _ = std::fs::set_permissions(
+                        path,
+                        std::fs::Permissions::from_mode(crate::files::PRIVATE_FILE),
+                    );
+                }
+            }
             let max = self.max_output_file;
             captured.output_files =
                 match tokio::task::spawn_blocking(move || read_outputs(&paths, max)).await {
