@@ -358,15 +358,18 @@ fn stop(harness: Harness, args: &StopArgs) -> ExitCode {
     ExitCode::Success
 }
 
+/// The most bytes of hook input verdict reads. A harness sends a small JSON object (ids, paths,
+/// at most the agent's last message: kilobytes); anything larger is refused rather than held in
+/// memory whole.
+pub(crate) const MAX_INPUT: u64 = 8 * 1024 * 1024;
+
 /// All of stdin, or an error when it is not closed by `deadline` (a harness that never closes it
-/// must not make verdict outlive the hook timeout). The reading thread is left behind then; the
-/// process ends soon after.
+/// must not make verdict outlive the hook timeout) or holds more than [`MAX_INPUT`] bytes. The
+/// reading thread is left behind on a time-out; the process ends soon after.
 fn read_stdin(deadline: Instant) -> std::io::Result<String> {
     let (sender, receiver) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        let mut text = String::new();
-        let read = std::io::stdin().read_to_string(&mut text).map(|_| text);
-        let _ = sender.send(read);
+        let _ = sender.send(read_bounded(std::io::stdin().lock(), MAX_INPUT));
     });
     let left = deadline.saturating_duration_since(Instant::now());
     receiver.recv_timeout(left).unwrap_or_else(|_| {
@@ -375,6 +378,24 @@ fn read_stdin(deadline: Instant) -> std::io::Result<String> {
             "stdin was not closed before the deadline",
         ))
     })
+}
+
+/// At most `limit` bytes of `input` as text; more is an error that says so, after reading no
+/// more than one byte past the limit.
+fn read_bounded(input: impl Read, limit: u64) -> std::io::Result<String> {
+    let mut text = String::new();
+    input.take(limit + 1).read_to_string(&mut text)?;
+    if text.len() as u64 > limit {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "the input is larger than {} MiB, the most verdict reads (a harness sends a few \
+                 kilobytes of JSON)",
+                limit / (1024 * 1024)
+            ),
+        ));
+    }
+    Ok(text)
 }
 
 /// What the hook needs from the harness's input.

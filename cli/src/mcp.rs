@@ -7,12 +7,16 @@
 //! One process serves a whole agent session, so the tokenizer is loaded once, at start, and
 //! the result cache and the stat cache stay hot between calls.
 //!
-//! stdout carries the protocol alone: nothing else of verdict prints there while it serves.
+//! stdout carries the protocol alone: nothing else of verdict prints there while it serves. A
+//! message over 16 MiB is skipped without being held and answered with a JSON-RPC error
+//! (`transport`), and the server goes on serving.
 
 mod install;
 mod schema;
 mod server;
 mod tools;
+mod transport;
+mod workspace;
 
 use std::path::PathBuf;
 use std::time::Duration;

@@ -7,6 +7,9 @@
 //! `npm run ci` running eslint, tsc and jest gives three reports), each run's tool recognised from
 //! its start — and, for a file's first run whose start is not conclusive, from the file's first
 //! and last [`SAMPLE_BYTES`].
+//!
+//! A log named as a file is read only when it is a regular file: `/dev/zero`, a FIFO or a
+//! directory is refused at once (a stream is piped to stdin instead).
 
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};
@@ -163,13 +166,16 @@ pub(crate) fn worst(reports: &[Report]) -> Outcome {
         .unwrap_or(Outcome::Errored)
 }
 
-/// Summarizes a file: detection sees its start and its end. A file that cannot seek (a named
-/// pipe, `<(command)`) is read as a stream, like stdin.
+/// Summarizes a file: detection sees its start and its end. Only a regular file is read: a
+/// device (`/dev/zero`), a FIFO or a directory is refused at once, since reading it could never
+/// end or never start (a stream goes through stdin, `-`).
 pub(crate) fn summarize_file(path: &std::path::Path, tool: Option<&str>) -> Result<Vec<Report>> {
-    let mut file = File::open(path)?;
-    if !file.metadata()?.is_file() {
-        return summarize_stream(file, tool);
-    }
+    let file = verdict_core::files::open_regular(path)?;
+    summarize_open(file, tool)
+}
+
+/// Summarizes a regular file already opened (see [`summarize_file`]).
+pub(crate) fn summarize_open(mut file: File, tool: Option<&str>) -> Result<Vec<Report>> {
     if let Some(name) = tool {
         let (report, stats) = lookup(name)?.parse_reader(&mut file)?;
         return Ok(finish(vec![report], &stats));

@@ -17,16 +17,22 @@ use anyhow::{Context, Result, anyhow, bail};
 use verdict_core::Verification;
 use verdict_core::cache::Cache;
 use verdict_core::digest;
-use verdict_core::paths;
 use verdict_core::pipeline::{self, Entry, Event};
 use verdict_core::process::ProcessRunner;
 use verdict_core::verifier::{Applicability, Runner, Workspace};
+use verdict_core::{files, paths};
 
 use crate::config::Config;
 use crate::registry::Known;
 
 /// How many run directories are kept; older ones are removed when a run starts.
 const KEEP_RUNS: usize = 20;
+
+/// The most bytes the kept runs hold besides the newest: older runs beyond it are removed when a
+/// run starts, whatever their number. Each log is capped (32 MiB, see
+/// [`verdict_core::process::DEFAULT_LOG_LIMIT`]), so a run of eight verifiers that all flood keeps
+/// 256 MiB, and one such run then leaves room for nothing older.
+const KEEP_BYTES: u64 = 256 * 1024 * 1024;
 
 /// The verifiers of a project, configured and ready to run any number of times (each run in a
 /// directory of its own).
@@ -446,7 +452,8 @@ fn digest_key(inputs: &[digest::Input<'_>], budget: usize, note: Option<&str>) -
 /// `.verdict/`.
 pub(crate) fn new_run_dir(root: &Path) -> Result<PathBuf> {
     let runs = paths::runs(root);
-    std::fs::create_dir_all(&runs)
+    // The logs are raw tool output, secrets included: the owner's only.
+    files::create_private_dir(&runs)
         .with_context(|| format!("failed to create {}", runs.display()))?;
     let ignore = paths::gitignore(root);
     if !ignore.exists() {
@@ -465,26 +472,53 @@ pub(crate) fn new_run_dir(root: &Path) -> Result<PathBuf> {
         0 => runs.join(&id),
         n => runs.join(format!("{id}.{n:06}")),
     };
-    std::fs::create_dir_all(&dir).with_context(|| format!("failed to create {}", dir.display()))?;
-    prune_runs(&runs);
+    files::create_private_dir(&dir)
+        .with_context(|| format!("failed to create {}", dir.display()))?;
+    prune_runs(&runs, &dir, KEEP_RUNS, KEEP_BYTES);
     Ok(dir)
 }
 
-/// Removes the oldest run directories beyond [`KEEP_RUNS`] (the ids sort by time).
-fn prune_runs(runs: &Path) {
+/// Keeps, besides `newest`, the newest run directories that fit in `keep` runs (with `newest`)
+/// and `bytes`, and removes every older one (the ids sort by time).
+fn prune_runs(runs: &Path, newest: &Path, keep: usize, bytes: u64) {
     let Ok(read) = std::fs::read_dir(runs) else {
         return;
     };
     let mut old: Vec<PathBuf> = read
         .filter_map(|e| e.ok())
         .map(|e| e.path())
-        .filter(|p| p.is_dir())
+        .filter(|p| p.is_dir() && p != newest)
         .collect();
     old.sort();
-    let excess = old.len().saturating_sub(KEEP_RUNS);
-    for path in old.into_iter().take(excess) {
+    let mut kept = 1;
+    let mut held = 0u64;
+    let mut full = false;
+    for path in old.into_iter().rev() {
+        if !full {
+            let size = dir_size(&path);
+            if kept < keep && held.saturating_add(size) <= bytes {
+                kept += 1;
+                held += size;
+                continue;
+            }
+            full = true;
+        }
         let _ = std::fs::remove_dir_all(path);
     }
+}
+
+/// The bytes of the files under `dir` (symlinks not followed).
+fn dir_size(dir: &Path) -> u64 {
+    let Ok(read) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    read.filter_map(|e| e.ok())
+        .map(|entry| match entry.file_type() {
+            Ok(kind) if kind.is_dir() => dir_size(&entry.path()),
+            Ok(kind) if kind.is_file() => entry.metadata().map_or(0, |m| m.len()),
+            _ => 0,
+        })
+        .sum()
 }
 
 /// A run id that sorts by time: `20261122T034501Z-4242`.
@@ -540,6 +574,40 @@ mod tests {
         sorted.sort();
         assert_eq!(sorted, dirs, "made out of order");
         assert!(dirs.last().is_some_and(|d| d.is_dir()));
+    }
+
+    /// Older runs go when they are more than the count, or than the bytes, kept; the newest
+    /// stays whatever its size, and the runs directory is the owner's only.
+    #[test]
+    fn old_runs_are_pruned_by_count_and_by_bytes() {
+        use std::os::unix::fs::PermissionsExt;
+        let root = tempfile::tempdir().expect("a temp dir");
+        let runs = root.path().join("runs");
+        let make = |name: &str, bytes: usize| {
+            let dir = runs.join(name);
+            std::fs::create_dir_all(&dir).expect("mkdir");
+            std::fs::write(dir.join("a.log"), vec![b'x'; bytes]).expect("write");
+            dir
+        };
+        for (i, size) in [100, 100, 100, 100, 300, 100].iter().enumerate() {
+            make(&format!("{i}"), *size);
+        }
+        let newest = make("9", 1000);
+        prune_runs(&runs, &newest, 20, 450);
+        let mut left: Vec<String> = std::fs::read_dir(&runs)
+            .expect("read")
+            .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+            .collect();
+        left.sort();
+        // 5 (100) and 4 (300) fit in 450 bytes; 3 would not, so it and everything older go.
+        assert_eq!(left, ["4", "5", "9"]);
+        prune_runs(&runs, &newest, 2, 450);
+        assert!(!runs.join("4").exists() && runs.join("5").exists());
+
+        let dir = new_run_dir(root.path()).expect("a run directory");
+        let mode = |p: &Path| std::fs::metadata(p).expect("stat").permissions().mode() & 0o777;
+        assert_eq!(mode(&dir), 0o700);
+        assert_eq!(mode(dir.parent().expect("runs")), 0o700);
     }
 
     /// Sleeps far longer than any test waits.

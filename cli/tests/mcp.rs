@@ -307,8 +307,8 @@ fn changed_only_reports_only_the_verifiers_whose_inputs_changed() {
 }
 
 /// summarize_log on a captured log, by path and as text, and errors of verdict itself as
-/// `isError` results (an unknown verifier, both path and text), while a failing log is a
-/// normal result.
+/// `isError` results (an unknown verifier, both path and text), while a failing log (a file of
+/// the workspace) is a normal result.
 #[test]
 fn summarize_log_and_what_verdict_cannot_do() {
     let project = pytest_project();
@@ -323,7 +323,9 @@ fn summarize_log_and_what_verdict_cannot_do() {
         })
         .expect("a captured failing pytest log");
     let text = std::fs::read_to_string(&failing).expect("the log");
-    let path = failing.to_string_lossy().into_owned();
+    // summarize_log reads only inside the workspace: the log is copied into the project.
+    project.write("logs/pytest.log", &text);
+    let path = "logs/pytest.log".to_owned();
     let steps = json!([
         { "do": "call", "tool": "summarize_log", "args": { "path": path, "budget": 120 } },
         { "do": "call", "tool": "summarize_log", "args": { "text": text, "tool": "pytest" } },

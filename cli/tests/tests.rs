@@ -3,6 +3,7 @@
 
 mod support;
 
+mod bounds;
 mod cache;
 mod cli;
 mod contain;

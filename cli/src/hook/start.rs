@@ -132,9 +132,10 @@ fn spawn_verification(harness: Harness, root: &Path, tree: &str, wait: Duration)
 
     let exe = std::env::current_exe().context("failed to find verdict's own executable")?;
     let dir = hook_dir(root);
-    std::fs::create_dir_all(&dir).with_context(|| format!("failed to create {}", dir.display()))?;
+    verdict_core::files::create_private_dir(&dir)
+        .with_context(|| format!("failed to create {}", dir.display()))?;
     let log_path = dir.join("verify-start.log");
-    let log = std::fs::File::create(&log_path)
+    let log = verdict_core::files::create_private_file(&log_path)
         .with_context(|| format!("failed to create {}", log_path.display()))?;
     let mut child = Command::new(exe)
         .arg("hook")

@@ -140,7 +140,7 @@ pub(crate) fn summarize_input(tools: &[&str]) -> Value {
     json!({
         "type": "object",
         "properties": {
-            "path": { "type": "string", "description": "The log file (relative to the project). Give path or text, not both" },
+            "path": { "type": "string", "description": "The log file (relative to the project): a regular file inside the project or its runs directory. Give path or text, not both" },
             "text": { "type": "string", "description": "The log itself" },
             "tool": {
                 "type": "string",

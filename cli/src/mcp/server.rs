@@ -17,6 +17,7 @@ use serde_json::Value;
 
 use super::schema;
 use super::tools::{self, STOP_WAIT, failure};
+use super::transport;
 
 /// What the client reads about the server at initialization.
 const INSTRUCTIONS: &str = "verdict runs the project's own checks (type checkers, linters, \
@@ -187,7 +188,7 @@ pub(crate) async fn serve(dir: Option<PathBuf>) -> Result<()> {
     // (nor does it kill verdict, as its default action would).
     let stop = stop_signals();
     let running = server
-        .serve(rmcp::transport::stdio())
+        .serve(transport::bounded(tokio::io::stdin(), tokio::io::stdout()))
         .await
         .context("the MCP session did not start")?;
     // A signal ends the session as a closed stdin does: every call in flight is cancelled, and a

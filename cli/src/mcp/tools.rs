@@ -5,7 +5,8 @@
 //!
 //! A failing project is a successful call whose result says `failed`: `isError` is for verdict
 //! itself not being able to run (a bad verdict.toml, an unknown verifier, a log that cannot be
-//! read), with the reason as its text.
+//! read), with the reason as its text. `summarize_log` reads only regular files inside the
+//! workspace or its runs directory ([`Workspace`]).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -23,6 +24,7 @@ use verdict_core::model::Status;
 use verdict_core::pipeline::Event;
 use verdict_core::{Outcome, Report, Verification};
 
+use super::workspace::Workspace;
 use crate::exit::ExitCode;
 use crate::verify::Cut;
 use crate::{budget, list, run, summarize};
@@ -322,11 +324,13 @@ pub(crate) fn summarize_log(
     let tool = args.tool.as_deref();
     let (reports, log) = match (&args.path, &args.text) {
         (Some(path), None) => {
-            let path = match dir {
-                Some(dir) => dir.join(path),
-                None => path.clone(),
+            // Only a regular file of the workspace or its runs directory (see [`Workspace`]).
+            let opened = Workspace::of(dir).and_then(|workspace| workspace.open(path));
+            let (path, file) = match opened {
+                Ok(opened) => opened,
+                Err(message) => return failure(message),
             };
-            match summarize::summarize_file(&path, tool) {
+            match summarize::summarize_open(file, tool) {
                 Ok(reports) => (reports, Some(path.display().to_string())),
                 Err(error) => {
                     return failure(format!("failed to read {}: {error:#}", path.display()));

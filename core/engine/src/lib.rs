@@ -16,6 +16,8 @@
 //! - [`paths`]: where verdict keeps its own files for a workspace (out of its tree: the work
 //!   tree's git directory, else the user's cache directory), and [`worktree`], which reads a
 //!   work tree's git directories from its `.git` without spawning git.
+//! - [`files`]: opening a log only when it is a regular file, and creating the logs verdict
+//!   keeps readable by their owner only.
 //! - [`state`]: the retry loop's durable state (runs, attempts, verifications, transitions) in an
 //!   embedded SQLite database, with the one state machine every run follows.
 //!
@@ -28,6 +30,7 @@ pub mod baseline;
 pub mod cache;
 pub mod digest;
 pub mod driver;
+pub mod files;
 pub mod lock;
 pub mod paths;
 pub mod pipeline;

@@ -184,7 +184,7 @@ pub async fn run(
     on_event: &mut (dyn FnMut(Event<'_>) + Send),
 ) -> Result<Vec<Verification>, PipelineError> {
     validate(entries)?;
-    if let Err(error) = std::fs::create_dir_all(&workspace.run_dir) {
+    if let Err(error) = crate::files::create_private_dir(&workspace.run_dir) {
         // Without a run directory nothing can be logged: every verifier errs, none passes.
         let reason = format!(
             "failed to create the run directory {}: {error}",
@@ -806,7 +806,10 @@ fn relative(workspace: &Workspace, path: &Path) -> String {
 /// - an exit code declared neither: errored, unless the report already explains it (errored);
 /// - a test verifier that ran no test, or skipped every test: errored, unless `allow_no_tests`;
 /// - a pass of a verifier that needs evidence (its tool always shows what it checked, see
-///   [`Report::evidence_needed`]) whose output shows none: errored — a tool replaced by `exit 0`.
+///   [`Report::evidence_needed`]) whose output shows none: errored — a tool replaced by `exit 0`;
+/// - a log cut in its middle ([`Captured::log_cut`]): said in a note, and a pass stands only when
+///   the tool's own summary of the whole run was read (what was cut could hold a failure that
+///   only the summary would count).
 ///
 /// What the verifier found is kept (a timed-out test run's failures are still shown); only the
 /// outcome and the reason change.
@@ -885,6 +888,24 @@ pub fn reconcile(
             }
         }
     }
+    if captured.log_cut > 0 {
+        report.note(format!(
+            "the log keeps the first and last parts of {program}'s output: {} bytes in the \
+             middle were left out, and what they held is not in this report",
+            captured.log_cut
+        ));
+        if report.outcome == Outcome::Passed && report.summary.is_none() {
+            errored(
+                &mut report,
+                format!(
+                    "{program} printed more than its log keeps ({} bytes were cut from the \
+                     middle) and what was kept shows no summary of the whole run; a pass cannot \
+                     rest on part of the output",
+                    captured.log_cut
+                ),
+            );
+        }
+    }
     if report.outcome == Outcome::Passed
         && report.evidence() < Evidence::Checked
         && let Some(missing) = report.evidence_needed.clone()
@@ -946,6 +967,7 @@ mod tests {
             exit,
             log_path: PathBuf::from("x.log"),
             log_bytes: 0,
+            log_cut: 0,
             output_files: vec![],
             duration: Duration::ZERO,
         }
@@ -972,6 +994,40 @@ mod tests {
                 assert!(error.contains(reason), "{error:?} lacks {reason:?}");
             }
             None => assert_eq!(reconciled.error, None),
+        }
+    }
+
+    /// A log cut in its middle may have lost a failure: a pass stands only on the tool's own
+    /// summary of the whole run, and every report says what was cut.
+    #[test]
+    fn a_cut_log_passes_only_with_the_tools_summary() {
+        let cut = |report: Report, code: i32| {
+            let mut captured = captured(Exit::Code { code });
+            captured.log_cut = 5_000_000;
+            reconcile(report, &spec(), &captured, Kind::Test, false)
+        };
+        let without_summary = cut(passed_tests(3), 0);
+        assert_eq!(
+            without_summary.outcome,
+            Outcome::Errored,
+            "{without_summary:?}"
+        );
+        let error = without_summary.error.as_deref().unwrap_or_default();
+        assert!(error.contains("5000000 bytes were cut"), "{error}");
+        let mut summarized = passed_tests(3);
+        summarized.summary = Some("Tests: 3 passed, 3 total".to_owned());
+        let summarized = cut(summarized, 0);
+        assert_eq!(summarized.outcome, Outcome::Passed, "{summarized:?}");
+        let failing = cut(failed(), 1);
+        assert_eq!(failing.outcome, Outcome::Failed, "{failing:?}");
+        for report in [&summarized, &failing] {
+            assert!(
+                report
+                    .notes
+                    .iter()
+                    .any(|n| n.contains("5000000 bytes in the middle")),
+                "{report:?}"
+            );
         }
     }
 

@@ -419,8 +419,9 @@ async fn flooding_stderr_then_stdout_does_not_deadlock() {
         "tool.sh",
         "head -c 20971520 /dev/zero | tr '\\0' e >&2\nhead -c 20971520 /dev/zero | tr '\\0' o\nexit 0",
     );
+    // Above the default log limit: this test keeps every byte to check their order.
     let (captured, _) = run(
-        &runner(),
+        &runner().with_log_limit(None),
         &fixture,
         &fixture.spec(&tool, Duration::from_secs(60)),
     )
@@ -844,9 +845,9 @@ async fn a_name_on_path_without_the_execute_bit_is_permission_denied() {
     );
 }
 
-/// An agent's session can print without end: with a limit, the log keeps the first and the last
+/// A tool or an agent can print without end: with a limit, the log keeps the first and the last
 /// half of it and says how much it left out between them, while every byte is still read (the
-/// tool never blocks) and counted.
+/// tool never blocks) and counted in `log_cut`.
 #[tokio::test]
 async fn a_log_limit_keeps_the_head_and_the_tail() {
     let fixture = Fixture::new();
@@ -869,7 +870,7 @@ async fn a_log_limit_keeps_the_head_and_the_tail() {
         .await;
     assert_eq!(captured.exit, Exit::Code { code: 0 });
     let total = 3_145_728 + 1 + "the last line\n".len() as u64;
-    assert_eq!(captured.log_bytes, total);
+    assert_eq!(captured.log_cut, total - limit);
     let log = fixture.log_text();
     assert!(log.starts_with("1\n2\n3\n"), "{}", &log[..20]);
     assert!(log.ends_with("\nthe last line\n"));
@@ -880,6 +881,7 @@ async fn a_log_limit_keeps_the_head_and_the_tail() {
     );
     assert!(log.contains(&note), "no note {note:?}");
     assert_eq!(log.len() as u64, limit + note.len() as u64);
+    assert_eq!(captured.log_bytes, log.len() as u64);
 }
 
 /// verdict started with SIGINT ignored (a background job of a script, `nohup`, some CI runners)

@@ -250,8 +250,12 @@ pub struct Captured {
     pub exit: Exit,
     /// Where the full output was written (what a CI log would show).
     pub log_path: PathBuf,
-    /// How many bytes of output were written there.
+    /// How many bytes were written there: the file's length.
     pub log_bytes: u64,
+    /// How many bytes of output the log left out. A runner may keep only the first and the last
+    /// part of an output larger than its limit, with a line between them saying what it cut; a
+    /// report built on such a log may miss what was in the middle. 0 when the log holds it all.
+    pub log_cut: u64,
     /// The contents of [`CommandSpec::output_files`], in order; `None` for a file not written.
     pub output_files: Vec<Option<Vec<u8>>>,
     /// How long it ran.

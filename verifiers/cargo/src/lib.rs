@@ -1224,6 +1224,7 @@ mod tests {
         let captured = Captured {
             exit: Exit::Code { code: 101 },
             log_bytes: 0,
+            log_cut: 0,
             log_path: log,
             output_files: Vec::new(),
             duration: Duration::ZERO,

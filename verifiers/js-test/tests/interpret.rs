@@ -55,6 +55,7 @@ fn interpret(
         exit: Exit::Code { code },
         log_path,
         log_bytes: log.len() as u64,
+        log_cut: 0,
         output_files: vec![json],
         duration: Duration::from_secs(1),
     };

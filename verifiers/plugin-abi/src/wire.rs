@@ -257,6 +257,7 @@ impl TryFrom<Captured> for core::Captured {
             exit: captured.exit.into(),
             log_path: captured.log_path,
             log_bytes: captured.log_bytes,
+            log_cut: 0,
             output_files,
             duration: Duration::from_millis(captured.duration_ms),
         })
@@ -382,6 +383,7 @@ mod tests {
             exit: core::Exit::Code { code: 2 },
             log_path: "/p/x.log".into(),
             log_bytes: 7,
+            log_cut: 0,
             output_files: vec![Some(b"{}".to_vec()), None],
             duration: Duration::from_millis(12),
         });
@@ -407,6 +409,7 @@ mod tests {
             },
             log_path: "/p/x.log".into(),
             log_bytes: 0,
+            log_cut: 0,
             output_files: vec![None, Some(vec![0, 255, 10, 13])],
             duration: Duration::from_millis(3),
         };

@@ -408,6 +408,7 @@ mod tests {
             },
             log_path: "/nonexistent".into(),
             log_bytes: 0,
+            log_cut: 0,
             output_files: vec![],
             duration: Duration::ZERO,
         };

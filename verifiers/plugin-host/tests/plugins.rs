@@ -269,6 +269,7 @@ fn panics_in_a_plugin_are_caught_and_reported() {
         exit: verdict_core::verifier::Exit::Code { code: 0 },
         log_path: libs.path().join("none.log"),
         log_bytes: 0,
+        log_cut: 0,
         output_files: vec![],
         duration: std::time::Duration::ZERO,
     };

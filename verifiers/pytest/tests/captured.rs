@@ -44,6 +44,7 @@ fn interpret(case: &str) -> (i32, Option<Vec<u8>>, Report) {
     let captured = Captured {
         exit: Exit::Code { code },
         log_bytes: std::fs::metadata(&log_path).expect("log").len(),
+        log_cut: 0,
         log_path,
         output_files: vec![xml.clone()],
         duration: Duration::from_millis(1),

@@ -431,7 +431,9 @@ fn read_head(captured: &Captured) -> String {
 fn read_tail(captured: &Captured) -> String {
     let mut bytes = Vec::new();
     if let Ok(mut file) = captured.open_log() {
-        let start = captured.log_bytes.saturating_sub(TAIL_BYTES);
+        // The file's length: `log_bytes`, unless the log changed since.
+        let len = file.metadata().map_or(captured.log_bytes, |m| m.len());
+        let start = len.saturating_sub(TAIL_BYTES);
         if file.seek(SeekFrom::Start(start)).is_ok() {
             let _ = file.take(TAIL_BYTES).read_to_end(&mut bytes);
         }

@@ -149,7 +149,7 @@ impl AgentSession for CommandSession {
             pid: None,
             log_path: log_path.clone(),
         };
-        if let Err(error) = std::fs::create_dir_all(&request.run_dir) {
+        if let Err(error) = crate::files::create_private_dir(&request.run_dir) {
             return not_started(format!(
                 "failed to create the run directory `{}`: {error}",
                 request.run_dir.display()
@@ -159,7 +159,8 @@ impl AgentSession for CommandSession {
         let prompt_file = request.run_dir.join(format!("{}.prompt", file_stem(name)));
         // Written whenever the argv names it, even beside `{prompt}`.
         let wants_file = self.spec.argv.iter().any(|arg| arg.contains(PROMPT_FILE));
-        if wants_file && let Err(error) = std::fs::write(&prompt_file, &request.prompt) {
+        if wants_file && let Err(error) = crate::files::write_private(&prompt_file, &request.prompt)
+        {
             return not_started(format!(
                 "failed to write the prompt file `{}`: {error}",
                 prompt_file.display()

@@ -184,7 +184,7 @@ impl Driver<'_> {
             .join(format!("run-{}", self.run))
             .join("escalation.log");
         if let Some(dir) = log.parent()
-            && let Err(error) = std::fs::create_dir_all(dir)
+            && let Err(error) = crate::files::create_private_dir(dir)
         {
             return failed(format!("failed to create {}: {error}", dir.display()));
         }

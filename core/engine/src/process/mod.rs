@@ -21,6 +21,11 @@
 //! - **Pipes drained while the tool runs.** Standard output and standard error are read
 //!   concurrently and written to the log file in the order they arrive, so a tool that writes
 //!   megabytes to one of them never blocks, and memory stays bounded whatever the output size.
+//! - **Logs are bounded and private.** A log keeps the first and the last 16 MiB of an output
+//!   larger than its limit (32 MiB by default), with a line between them saying how many bytes
+//!   were left out, and [`Captured::log_cut`](crate::verifier::Captured::log_cut) says so to the
+//!   pipeline, which never passes a run whose kept output lacks the tool's summary. Logs are
+//!   created 0600 in directories created 0700: they are raw output, secrets included.
 //! - **Nothing is left behind.** Once the tool exits, its pipes get a short *leak timeout* to close
 //!   (a grandchild that inherited them may keep them open); then any process still in the group is
 //!   stopped with the same grace flow, and the tool itself is always reaped. Processes that left the
@@ -57,6 +62,7 @@ pub use contain::{
 pub use group::{GroupEnd, ProcStat, parse_stat, proc_stat, process_start_time, stop_group};
 pub use record::stop_leftovers;
 pub use runner::{
-    DEFAULT_GRACE, DEFAULT_LEAK_TIMEOUT, DEFAULT_MAX_OUTPUT_FILE, ProcessRunner, RunExtras,
+    DEFAULT_GRACE, DEFAULT_LEAK_TIMEOUT, DEFAULT_LOG_LIMIT, DEFAULT_MAX_OUTPUT_FILE, ProcessRunner,
+    RunExtras,
 };
 pub(crate) use supervise::resolve_program;

@@ -6,14 +6,10 @@ use std::path::{Path, PathBuf};
 
 use crate::verifier::CommandSpec;
 
-/// Creates the log file and its parent directories.
+/// Creates the log file and its parent directories, readable by their owner only: the log is
+/// raw output, secrets included.
 pub(super) fn create_log(log: &Path) -> io::Result<File> {
-    if let Some(parent) = log.parent()
-        && !parent.as_os_str().is_empty()
-    {
-        std::fs::create_dir_all(parent)?;
-    }
-    File::create(log)
+    crate::files::create_private_file(log)
 }
 
 /// An output file's path: relative ones are relative to the command's working directory.

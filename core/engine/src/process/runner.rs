@@ -2,6 +2,7 @@
 //! files read back.
 
 use std::collections::{BTreeMap, HashSet};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -23,6 +24,13 @@ pub const DEFAULT_LEAK_TIMEOUT: Duration = Duration::from_millis(100);
 /// The largest output file read back into [`Captured::output_files`], unless configured.
 pub const DEFAULT_MAX_OUTPUT_FILE: u64 = 256 * 1024 * 1024;
 
+/// The most bytes a command's log keeps, unless configured: its first and its last 16 MiB, with
+/// a line between them saying how much was left out. Far above what a tool prints about a
+/// project's failures (a failing run of thousands of tests prints a few MiB), so a summarizer
+/// sees all a real run says; a tool that prints without end (a test logging in a loop) fills
+/// no disk, and the last 16 MiB — held in memory until the end — hold its summary.
+pub const DEFAULT_LOG_LIMIT: u64 = 32 * 1024 * 1024;
+
 /// What [`ProcessRunner::run_with`] adds to a plain [`Runner::run`]: bytes for the command's
 /// standard input and a hook told the child's pid as soon as it exists.
 #[derive(Default)]
@@ -35,11 +43,11 @@ pub struct RunExtras {
     /// child may already have exited). The pid is also the child's process group id, since every
     /// command leads its own group. Not called when the command could not be started.
     pub on_spawn: Option<Box<dyn FnOnce(u32) + Send>>,
-    /// The most bytes the log keeps; `None` keeps everything (a tool's log is parsed whole). With a
-    /// limit, the log keeps the first half of it as the output arrives and the last half (held in
-    /// memory until the end), with one line between them saying how many bytes were left out:
-    /// for an agent's session, whose beginning and end say what it did and why it stopped, and
-    /// which may print without end.
+    /// The most bytes the log keeps; `None` keeps the runner's limit
+    /// ([`ProcessRunner::with_log_limit`]). The log keeps the first half of it as the output
+    /// arrives and the last half (held in memory until the end), with one line between them
+    /// saying how many bytes were left out ([`Captured::log_cut`]): the beginning and the end of
+    /// an output say what ran and how it ended (a runner's summary, why an agent stopped).
     pub log_limit: Option<u64>,
 }
 
@@ -60,6 +68,7 @@ pub struct ProcessRunner {
     pub(super) grace: Duration,
     pub(super) leak_timeout: Duration,
     max_output_file: u64,
+    log_limit: Option<u64>,
     pub(super) cancel: CancelHandle,
     records: Option<PathBuf>,
 }
@@ -71,14 +80,15 @@ impl Default for ProcessRunner {
 }
 
 impl ProcessRunner {
-    /// A runner with the default grace period (5 s), leak timeout (100 ms) and output-file cap
-    /// (256 MiB), adding no environment variables.
+    /// A runner with the default grace period (5 s), leak timeout (100 ms), output-file cap
+    /// (256 MiB) and log limit (32 MiB), adding no environment variables.
     pub fn new() -> Self {
         ProcessRunner {
             env: BTreeMap::new(),
             grace: DEFAULT_GRACE,
             leak_timeout: DEFAULT_LEAK_TIMEOUT,
             max_output_file: DEFAULT_MAX_OUTPUT_FILE,
+            log_limit: Some(DEFAULT_LOG_LIMIT),
             cancel: CancelHandle::new(),
             records: None,
         }
@@ -113,6 +123,12 @@ impl ProcessRunner {
     /// Sets the largest output file read back; a larger one is handed over as `None`.
     pub fn with_max_output_file(mut self, bytes: u64) -> Self {
         self.max_output_file = bytes;
+        self
+    }
+
+    /// Sets the most bytes a command's log keeps (its first and last halves); `None` keeps all.
+    pub fn with_log_limit(mut self, bytes: Option<u64>) -> Self {
+        self.log_limit = bytes;
         self
     }
 
@@ -165,6 +181,7 @@ impl ProcessRunner {
             exit: Exit::Cancelled,
             log_path: log.to_path_buf(),
             log_bytes: 0,
+            log_cut: 0,
             output_files: vec![None; spec.output_files.len()],
             duration: Duration::ZERO,
         };
@@ -219,6 +236,7 @@ impl ProcessRunner {
             })),
             _ => None,
         };
+        let log_limit = log_limit.or(self.log_limit);
         let sink = LogSink::new(file, log_limit);
         let run = self.supervise(spec, &mut child, sink, start, contain).await;
         if let Some(feeder) = feeder {
@@ -227,7 +245,12 @@ impl ProcessRunner {
             let _ = feeder.await;
         }
         captured.exit = run.exit;
-        captured.log_bytes = run.log_bytes;
+        // The sink keeps the first and last halves of the limit and drops the rest.
+        captured.log_cut = log_limit.map_or(0, |limit| run.log_bytes.saturating_sub(limit));
+        captured.log_bytes = match captured.log_cut {
+            0 => run.log_bytes,
+            _ => std::fs::metadata(log).map_or(run.log_bytes - captured.log_cut, |m| m.len()),
+        };
         captured.duration = run.reaped.saturating_duration_since(start);
         if let Some(error) = run.log_error {
             captured.exit = Exit::NotStarted {
@@ -241,6 +264,15 @@ impl ProcessRunner {
                 .iter()
                 .map(|path| output_path(spec, path))
                 .collect();
+            // A tool's report beside its log is raw output too: the owner's only, as the log.
+            if let Some(dir) = log.parent() {
+                for path in paths.iter().filter(|path| path.starts_with(dir)) {
+                    let _ = std::fs::set_permissions(
+                        path,
+                        std::fs::Permissions::from_mode(crate::files::PRIVATE_FILE),
+                    );
+                }
+            }
             let max = self.max_output_file;
             captured.output_files =
                 match tokio::task::spawn_blocking(move || read_outputs(&paths, max)).await {
