@@ -825,15 +825,6 @@ pub fn reconcile(
         .file_name()
         .map_or_else(|| spec.program.to_string_lossy(), |n| n.to_string_lossy())
         .into_owned();
-    let errored = |report: &mut Report, reason: String| {
-        report.outcome = Outcome::Errored;
-        report.error = match report.error.take() {
-            None => Some(reason),
-            // The verifier may already have said the same (a time-out, a signal).
-            Some(existing) if existing.contains(&reason) => Some(existing),
-            Some(existing) => Some(format!("{reason}; {existing}")),
-        };
-    };
     match &captured.exit {
         Exit::TimedOut => errored(
             &mut report,
@@ -889,22 +880,7 @@ pub fn reconcile(
         }
     }
     if captured.log_cut > 0 {
-        report.note(format!(
-            "the log keeps the first and last parts of {program}'s output: {} bytes in the \
-             middle were left out, and what they held is not in this report",
-            captured.log_cut
-        ));
-        if report.outcome == Outcome::Passed && report.summary.is_none() {
-            errored(
-                &mut report,
-                format!(
-                    "{program} printed more than its log keeps ({} bytes were cut from the \
-                     middle) and what was kept shows no summary of the whole run; a pass cannot \
-                     rest on part of the output",
-                    captured.log_cut
-                ),
-            );
-        }
+        judge_cut_log(&mut report, &program, captured.log_cut);
     }
     if report.outcome == Outcome::Passed
         && report.evidence() < Evidence::Checked
@@ -916,27 +892,61 @@ pub fn reconcile(
         );
     }
     if kind == Kind::Test && report.outcome == Outcome::Passed && !allow_no_tests {
-        // An unexpected pass ran and passed too.
-        let passed =
-            report.counts.tests_passed.unwrap_or(0) + report.counts.tests_xpassed.unwrap_or(0);
-        let skipped = report.counts.tests_skipped.unwrap_or(0);
-        if passed == 0 && skipped > 0 {
-            errored(
-                &mut report,
-                format!(
-                    "{program} skipped every test ({skipped}); a run that tests nothing is not a pass (set allow_no_tests to accept it)"
-                ),
-            );
-        } else if passed == 0 {
-            errored(
-                &mut report,
-                format!(
-                    "{program} ran no test; a run that tests nothing is not a pass (set allow_no_tests to accept it)"
-                ),
-            );
-        }
+        judge_no_tests(&mut report, &program);
     }
     report
+}
+
+/// Makes `report` errored for `reason`, keeping a reason it already gave.
+fn errored(report: &mut Report, reason: String) {
+    report.outcome = Outcome::Errored;
+    report.error = match report.error.take() {
+        None => Some(reason),
+        // The verifier may already have said the same (a time-out, a signal).
+        Some(existing) if existing.contains(&reason) => Some(existing),
+        Some(existing) => Some(format!("{reason}; {existing}")),
+    };
+}
+
+/// A log cut in its middle (`cut` bytes left out): said in a note, and a pass stands only on the
+/// tool's own summary of the whole run.
+fn judge_cut_log(report: &mut Report, program: &str, cut: u64) {
+    report.note(format!(
+        "the log keeps the first and last parts of {program}'s output: {cut} bytes in the \
+         middle were left out, and what they held is not in this report"
+    ));
+    if report.outcome == Outcome::Passed && report.summary.is_none() {
+        errored(
+            report,
+            format!(
+                "{program} printed more than its log keeps ({cut} bytes were cut from the \
+                 middle) and what was kept shows no summary of the whole run; a pass cannot \
+                 rest on part of the output"
+            ),
+        );
+    }
+}
+
+/// A test verifier's pass that ran no test (or skipped every one) is errored.
+fn judge_no_tests(report: &mut Report, program: &str) {
+    // An unexpected pass ran and passed too.
+    let passed = report.counts.tests_passed.unwrap_or(0) + report.counts.tests_xpassed.unwrap_or(0);
+    let skipped = report.counts.tests_skipped.unwrap_or(0);
+    if passed == 0 && skipped > 0 {
+        errored(
+            report,
+            format!(
+                "{program} skipped every test ({skipped}); a run that tests nothing is not a pass (set allow_no_tests to accept it)"
+            ),
+        );
+    } else if passed == 0 {
+        errored(
+            report,
+            format!(
+                "{program} ran no test; a run that tests nothing is not a pass (set allow_no_tests to accept it)"
+            ),
+        );
+    }
 }
 
 pub use crate::verifier::human_duration;

@@ -258,31 +258,35 @@ impl ProcessRunner {
             };
         }
         if !spec.output_files.is_empty() {
-            // Reports can be large: read them off the async threads.
-            let paths: Vec<PathBuf> = spec
-                .output_files
-                .iter()
-                .map(|path| output_path(spec, path))
-                .collect();
-            // A tool's report beside its log is raw output too: the owner's only, as the log.
-            if let Some(dir) = log.parent() {
-                for path in paths.iter().filter(|path| path.starts_with(dir)) {
-                    let _ = std::fs::set_permissions(
-                        path,
-                        std::fs::Permissions::from_mode(crate::files::PRIVATE_FILE),
-                    );
-                }
-            }
-            let max = self.max_output_file;
-            captured.output_files =
-                match tokio::task::spawn_blocking(move || read_outputs(&paths, max)).await {
-                    Ok(files) => files,
-                    Err(error) => {
-                        tracing::warn!(%error, "failed to read the output files");
-                        vec![None; spec.output_files.len()]
-                    }
-                };
+            captured.output_files = self.read_output_files(spec, log).await;
         }
         captured
+    }
+
+    /// The command's output files, made the owner's only where they lie beside its log.
+    async fn read_output_files(&self, spec: &CommandSpec, log: &Path) -> Vec<Option<Vec<u8>>> {
+        let paths: Vec<PathBuf> = spec
+            .output_files
+            .iter()
+            .map(|path| output_path(spec, path))
+            .collect();
+        // A tool's report beside its log is raw output too: the owner's only, as the log.
+        if let Some(dir) = log.parent() {
+            for path in paths.iter().filter(|path| path.starts_with(dir)) {
+                let _ = std::fs::set_permissions(
+                    path,
+                    std::fs::Permissions::from_mode(crate::files::PRIVATE_FILE),
+                );
+            }
+        }
+        let max = self.max_output_file;
+        // Reports can be large: read them off the async threads.
+        match tokio::task::spawn_blocking(move || read_outputs(&paths, max)).await {
+            Ok(files) => files,
+            Err(error) => {
+                tracing::warn!(%error, "failed to read the output files");
+                vec![None; spec.output_files.len()]
+            }
+        }
     }
 }
