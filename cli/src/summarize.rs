@@ -13,7 +13,7 @@
 
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use clap::ValueEnum;
@@ -105,9 +105,9 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
                     log: log_path.as_deref(),
                 })
                 .collect();
-            let options = digest::Options {
-                budget: args.budget,
-            };
+            // A log of this project names its files relative to where it is read; any other
+            // log's paths are shown relative to the directory they share.
+            let options = digest::Options::new(args.budget).in_project(Path::new("."));
             let digest = digest::render(&inputs, &options);
             writeln!(stdout, "{}", digest.text)?;
         }

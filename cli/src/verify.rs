@@ -395,14 +395,15 @@ pub(crate) fn digest(
     note: Option<&str>,
 ) -> digest::Digest {
     let inputs: Vec<digest::Input<'_>> = verifications.iter().map(digest::Input::of).collect();
+    let options = digest::Options::new(budget).in_project(root);
     let build = || match note {
-        Some(note) => digest::render_with_note(&inputs, &digest::Options { budget }, note),
-        None => digest::render(&inputs, &digest::Options { budget }),
+        Some(note) => digest::render_with_note(&inputs, &options, note),
+        None => digest::render(&inputs, &options),
     };
     if no_cache {
         return build();
     }
-    let Some(key) = digest_key(&inputs, budget, note) else {
+    let Some(key) = digest_key(&inputs, &options, note) else {
         return build();
     };
     let dir = paths::digests(root);
@@ -427,12 +428,20 @@ pub(crate) fn digest(
     digest
 }
 
-/// The memo's key of a digest: verdict's version, the budget, the note, each report and log
-/// path.
-fn digest_key(inputs: &[digest::Input<'_>], budget: usize, note: Option<&str>) -> Option<String> {
+/// The memo's key of a digest: verdict's version, the budget, the project's directory, the
+/// note, each report and log path.
+fn digest_key(
+    inputs: &[digest::Input<'_>],
+    options: &digest::Options,
+    note: Option<&str>,
+) -> Option<String> {
     let mut hasher = blake3::Hasher::new();
     hasher.update(env!("CARGO_PKG_VERSION").as_bytes());
-    hasher.update(&budget.to_le_bytes());
+    hasher.update(&options.budget.to_le_bytes());
+    for dir in &options.project {
+        hasher.update(b"project\0");
+        hasher.update(dir.as_bytes());
+    }
     if let Some(note) = note {
         hasher.update(b"note\0");
         hasher.update(note.as_bytes());

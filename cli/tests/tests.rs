@@ -7,6 +7,7 @@ mod bounds;
 mod cache;
 mod cli;
 mod contain;
+mod digest_paths;
 mod guard;
 mod history;
 mod hook;

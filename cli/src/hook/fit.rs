@@ -23,7 +23,7 @@ pub(super) fn answer(prefix: &str, verifications: &[Verification], budget: usize
     let fixed = tokens::count(prefix) + logs_line.as_deref().map_or(0, tokens::count) + 4;
     let mut budget = budget.min(MAX_TOKENS.saturating_sub(fixed)).max(1);
     loop {
-        let digest = digest::render(&inputs, &digest::Options { budget }).text;
+        let digest = digest::render(&inputs, &digest::Options::new(budget)).text;
         let text = compose(prefix, &digest, logs_line.as_deref());
         if fits(&text) {
             return text;

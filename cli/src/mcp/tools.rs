@@ -351,7 +351,11 @@ pub(crate) fn summarize_log(
         })
         .collect();
     let budget = budget::resolve(args.budget, None);
-    let digest = digest::render(&inputs, &digest::Options { budget });
+    let mut options = digest::Options::new(budget);
+    if let Some(dir) = dir {
+        options = options.in_project(dir);
+    }
+    let digest = digest::render(&inputs, &options);
     let outcome: Outcome = summarize::worst(&reports);
     let structured = json!({
         "outcome": outcome.as_str(),

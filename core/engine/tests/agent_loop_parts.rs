@@ -576,7 +576,7 @@ fn real_digest(tool: &str, case: &str, budget: usize) -> String {
         report: &report,
         log: Some(".verdict/logs/x.log"),
     };
-    digest::render(&[input], &digest::Options { budget }).text
+    digest::render(&[input], &digest::Options::new(budget)).text
 }
 
 #[test]

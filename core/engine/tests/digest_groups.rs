@@ -21,7 +21,7 @@ fn digest_of(tool: &str, case: &str, budget: usize) -> (Report, Digest) {
         report: &report,
         log: Some(&log),
     };
-    let digest = digest::render(&[input], &digest::Options { budget });
+    let digest = digest::render(&[input], &digest::Options::new(budget));
     (report, digest)
 }
 

@@ -69,7 +69,7 @@ fn digest_of(reports: &[&Report], budget: usize) -> Digest {
         .iter()
         .map(|report| digest::Input { report, log: None })
         .collect();
-    let digest = digest::render(&inputs, &digest::Options { budget });
+    let digest = digest::render(&inputs, &digest::Options::new(budget));
     assert!(digest.tokens <= budget, "over budget:\n{}", digest.text);
     digest
 }

@@ -139,7 +139,7 @@ fn check_log(tool: &str, name: &str) {
         report: &report,
         log: Some(&log_name),
     };
-    let digest = digest::render(&[input], &digest::Options { budget: BUDGET });
+    let digest = digest::render(&[input], &digest::Options::new(BUDGET));
     let problems = check(&case, &report, &digest);
     assert!(
         problems.is_empty(),
@@ -278,7 +278,7 @@ fn digests_of_failing_logs_name_their_files_and_first_errors() {
             report: &report,
             log: Some(&log_name),
         };
-        let digest = digest::render(&[input], &digest::Options { budget: BUDGET });
+        let digest = digest::render(&[input], &digest::Options::new(BUDGET));
         let n = named(&report, &digest.text);
         if n.files > 0 {
             files.push(n.files_named as f64 / n.files as f64);

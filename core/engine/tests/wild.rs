@@ -162,7 +162,7 @@ fn render(reports: &[Report], log: &str) -> digest::Digest {
             log: Some(log),
         })
         .collect();
-    digest::render(&inputs, &digest::Options { budget: BUDGET })
+    digest::render(&inputs, &digest::Options::new(BUDGET))
 }
 
 /// The digest's checks every case must pass (its truth is checked in `verdict-summarizers`' tests);

@@ -299,7 +299,7 @@ fn diagnostic(plan: &Plan<'_>, index: usize) -> String {
     if let Some(code) = &d.code {
         parts.push(code.clone());
     }
-    let reason = reason(d);
+    let reason = reason(plan, d);
     if !reason.is_empty() {
         parts.push(reason);
     }
@@ -320,12 +320,12 @@ fn severity_label(severity: Severity) -> Option<&'static str> {
 
 /// The message, and the detail when it adds something: `expect(received).toBe(expected):
 /// Expected: 3; Received: 4`.
-fn reason(d: &Diagnostic) -> String {
-    let message = one_line(&d.message, FIELD_BYTES);
+fn reason(plan: &Plan<'_>, d: &Diagnostic) -> String {
+    let message = one_line(&plan.in_project(&d.message), FIELD_BYTES);
     let detail = d
         .detail
         .as_deref()
-        .map(|detail| one_line(detail, FIELD_BYTES))
+        .map(|detail| one_line(&plan.in_project(detail), FIELD_BYTES))
         .unwrap_or_default();
     if detail.is_empty() || message.contains(&detail) {
         message
@@ -348,7 +348,7 @@ fn failed_test(plan: &Plan<'_>, index: usize, max: usize) -> String {
         line.push_str(" — ");
         line.push_str(&location);
     }
-    let reason = reason(d);
+    let reason = reason(plan, d);
     if !reason.is_empty() {
         line.push_str(" — ");
         line.push_str(&reason);
@@ -377,7 +377,7 @@ fn group(plan: &Plan<'_>, item: &Item, max: usize, names: Names) -> (String, Vec
             files
         };
         let listing = Listing::new(
-            group_head(first, is_test),
+            group_head(plan, first, is_test),
             item,
             // Every member named, each once, says its files; otherwise the count of files
             // stays.
@@ -398,7 +398,7 @@ fn group(plan: &Plan<'_>, item: &Item, max: usize, names: Names) -> (String, Vec
     // a place is where the agent opens the test, a name only says it in words.
     let (all, named) = listed(Names::All);
     let (text, places) = listed(Names::Places);
-    let head = group_head(first, is_test);
+    let head = group_head(plan, first, is_test);
     if named.len() >= places.len() && (all.contains(&head) || !text.contains(&head)) {
         (all, named)
     } else {
@@ -407,7 +407,7 @@ fn group(plan: &Plan<'_>, item: &Item, max: usize, names: Names) -> (String, Vec
 }
 
 /// A group's message: its severity, code and message (a test's reason).
-fn group_head(first: &Diagnostic, is_test: bool) -> String {
+fn group_head(plan: &Plan<'_>, first: &Diagnostic, is_test: bool) -> String {
     let mut head = Vec::new();
     if let Some(label) = severity_label(first.severity) {
         head.push(label.to_owned());
@@ -416,9 +416,9 @@ fn group_head(first: &Diagnostic, is_test: bool) -> String {
         head.push(code.clone());
     }
     head.push(if is_test {
-        reason(first)
+        reason(plan, first)
     } else {
-        first.message.clone()
+        plan.in_project(&first.message).into_owned()
     });
     field(&head.join(" "))
 }

@@ -23,8 +23,9 @@
 //! ```
 //!
 //! - One headline per failed or errored report, with the tool's own counts ([`crate::Counts`]);
-//!   when the tool printed none, counts of the diagnostics, said to be verdict's. Absolute paths
-//!   are shown relative to the directory they share, stated once in the headline.
+//!   when the tool printed none, counts of the diagnostics, said to be verdict's. Paths are shown
+//!   relative to the project ([`Options::project`]), in places and in messages; absolute paths
+//!   outside it are shown relative to the directory they share, stated once in the headline.
 //! - Then items, most actionable first: root causes, the report's first ten errors and the first
 //!   error of each file, the other errors, and only then warnings; across reports, tier by tier,
 //!   taking the reports in turn.
@@ -84,13 +85,45 @@ pub const DEFAULT_BUDGET: usize = 500;
 pub struct Options {
     /// Hard limit in tokens (o200k_base, see [`tokens`]); the digest never exceeds it.
     pub budget: usize,
+    /// The project verified, as the absolute directories (each ending with a separator) its
+    /// tools may name it by: the path given and the path with symbolic links resolved. Paths
+    /// under it are shown relative to it, those beside it with `../`, in places and in
+    /// messages alike. Empty when the project is not known (a log from elsewhere): absolute paths
+    /// are then shown relative to the directory they share.
+    pub project: Vec<String>,
+}
+
+impl Options {
+    /// Options for a digest of at most `budget` tokens, its project not known.
+    pub fn new(budget: usize) -> Options {
+        Options {
+            budget,
+            project: Vec::new(),
+        }
+    }
+
+    /// These options with `dir` as the project whose paths are shown relative to it, under each
+    /// spelling a tool may print it by; a relative `dir` is taken from the working directory.
+    pub fn in_project(mut self, dir: &std::path::Path) -> Options {
+        let absolute = std::path::absolute(dir).ok();
+        let canonical = std::fs::canonicalize(dir).ok();
+        for spelling in absolute.iter().chain(&canonical) {
+            let mut text = spelling.to_string_lossy().into_owned();
+            if !text.ends_with(std::path::MAIN_SEPARATOR) {
+                text.push(std::path::MAIN_SEPARATOR);
+            }
+            // The root directory itself is no project to shorten paths by.
+            if text.len() > 1 && !self.project.contains(&text) {
+                self.project.push(text);
+            }
+        }
+        self
+    }
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options {
-            budget: DEFAULT_BUDGET,
-        }
+        Options::new(DEFAULT_BUDGET)
     }
 }
 
@@ -191,7 +224,9 @@ pub fn render(inputs: &[Input<'_>], options: &Options) -> Digest {
     let plans: Vec<plan::Plan<'_>> = inputs
         .iter()
         .zip(shared::find(&reports))
-        .map(|(input, shared)| plan::Plan::with_shared(input.report, input.log, shared))
+        .map(|(input, shared)| {
+            plan::Plan::with_shared(input.report, input.log, shared, &options.project)
+        })
         .collect();
     fit::fit(&plans, options.budget)
 }
@@ -208,7 +243,11 @@ pub fn render_with_note(inputs: &[Input<'_>], options: &Options, note: &str) -> 
     let Some(rest) = options.budget.checked_sub(cost).filter(|rest| *rest > 0) else {
         return render(inputs, options);
     };
-    let mut digest = render(inputs, &Options { budget: rest });
+    let rest_options = Options {
+        budget: rest,
+        project: options.project.clone(),
+    };
+    let mut digest = render(inputs, &rest_options);
     let footer = format!("{}/{rest} tokens", digest.tokens);
     let mut text = format!("{}\n{note}", digest.text);
     if digest.text.contains(&footer) {

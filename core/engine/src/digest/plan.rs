@@ -130,9 +130,13 @@ pub(super) struct Plan<'a> {
     pub(super) log: Option<&'a str>,
     /// Distinct files, in order of first appearance, as first spelled.
     pub(super) files: Vec<&'a str>,
-    /// The directory all absolute paths share (with its final separator), when stating it once
-    /// saves repeating it: files are shown relative to it.
+    /// The directory the absolute paths outside the project share (with its final separator),
+    /// when stating it once saves repeating it: those files are shown relative to it.
     pub(super) root: Option<&'a str>,
+    /// The project's directory, in each spelling its tools may print it by ([`super::Options`]).
+    project: &'a [String],
+    /// Parallel to [`Plan::files`]: each file as the digest shows it.
+    shown: Vec<String>,
     /// Parallel to the report's diagnostics.
     pub(super) entries: Vec<Entry>,
     /// Every item, most actionable first.
@@ -156,7 +160,7 @@ pub(super) struct Plan<'a> {
 impl<'a> Plan<'a> {
     #[cfg(test)]
     pub(super) fn new(report: &'a Report, log: Option<&'a str>) -> Plan<'a> {
-        Plan::with_shared(report, log, Shared::default())
+        Plan::with_shared(report, log, Shared::default(), &[])
     }
 
     /// The plan of `report`, leaving out of its items what `shared` says an earlier report
@@ -165,6 +169,7 @@ impl<'a> Plan<'a> {
         report: &'a Report,
         log: Option<&'a str>,
         shared: Shared<'a>,
+        project: &'a [String],
     ) -> Plan<'a> {
         let mut files: Vec<&'a str> = Vec::new();
         let mut file_index: Map<&'a str, usize> = Map::default();
@@ -190,7 +195,31 @@ impl<'a> Plan<'a> {
             }
         }
         let totals = totals(report, known);
-        let root = common_root(report);
+        let in_project: Vec<Option<String>> = files
+            .iter()
+            .map(|file| project_relative(project, file))
+            .collect();
+        let root = common_root(
+            report
+                .diagnostics
+                .iter()
+                .zip(&entries)
+                .filter(|(_, entry)| entry.file.is_some_and(|file| in_project[file].is_none()))
+                .filter_map(|(d, _)| d.file.as_deref()),
+        );
+        let shown = files
+            .iter()
+            .zip(in_project)
+            .map(|(file, relative)| match (relative, root) {
+                (Some(relative), _) => relative,
+                (None, Some(root)) => file
+                    .strip_prefix(root)
+                    .filter(|rest| !rest.is_empty())
+                    .unwrap_or(file)
+                    .to_owned(),
+                (None, None) => (*file).to_owned(),
+            })
+            .collect();
         let opening_end = opening_end(&entries);
         let mut error_files = vec![false; files.len()];
         for entry in &entries {
@@ -203,6 +232,8 @@ impl<'a> Plan<'a> {
             log,
             files,
             root,
+            project,
+            shown,
             entries,
             items,
             known,
@@ -235,16 +266,24 @@ impl<'a> Plan<'a> {
         self.report.outcome != Outcome::Passed
     }
 
-    /// How file `index` is shown: relative to [`Plan::root`] when it is under it.
-    pub(super) fn display_file(&self, index: usize) -> &'a str {
-        let file = self.files[index];
-        match self.root {
-            Some(root) => file
-                .strip_prefix(root)
-                .filter(|rest| !rest.is_empty())
-                .unwrap_or(file),
-            None => file,
+    /// How file `index` is shown: relative to the project when it is under or beside it, else
+    /// relative to [`Plan::root`] when it is under that.
+    pub(super) fn display_file(&self, index: usize) -> &str {
+        &self.shown[index]
+    }
+
+    /// `text`, a message or detail of the tool's, with the project's absolute paths in it made
+    /// relative to the project: `Cannot find module '/w/app/src/db'` reads `… 'src/db'`.
+    pub(super) fn in_project<'t>(&self, text: &'t str) -> std::borrow::Cow<'t, str> {
+        let mut text = std::borrow::Cow::Borrowed(text);
+        for dir in self.project {
+            if text.contains(dir.as_str()) {
+                // A file URL loses its scheme with the directory, so that what is left is a path.
+                let url = format!("file://{dir}");
+                text = std::borrow::Cow::Owned(text.replace(&url, "").replace(dir.as_str(), ""));
+            }
         }
+        text
     }
 
     /// The diagnostic at `index`.
@@ -264,6 +303,38 @@ fn is_absolute(path: &str) -> bool {
             && (bytes[2] == b'\\' || bytes[2] == b'/')
 }
 
+/// `file` relative to the project, when it is an absolute path under it (`src/a.ts`) or beside it
+/// in a directory they share below the file system's top two levels (`../shared/src/b.ts`, from
+/// a monorepo's package). `None` for any other path, and for relative ones, which tools print
+/// relative to where they run.
+fn project_relative(project: &[String], file: &str) -> Option<String> {
+    if project.is_empty() || !is_absolute(file) {
+        return None;
+    }
+    for dir in project {
+        if let Some(rest) = file
+            .strip_prefix(dir.as_str())
+            .filter(|rest| !rest.is_empty())
+        {
+            return Some(rest.to_owned());
+        }
+    }
+    // Beside the project: only `/`-separated paths, where `..` reads the same to every tool.
+    let dir = project.first()?;
+    if !file.starts_with('/') || !dir.starts_with('/') {
+        return None;
+    }
+    let dirs: Vec<&str> = dir.split('/').filter(|part| !part.is_empty()).collect();
+    let parts: Vec<&str> = file.split('/').filter(|part| !part.is_empty()).collect();
+    let shared = dirs.iter().zip(&parts).take_while(|(a, b)| a == b).count();
+    if shared < 2 || shared >= parts.len() || parts.iter().any(|part| *part == "..") {
+        return None;
+    }
+    let mut relative = "../".repeat(dirs.len() - shared);
+    relative.push_str(&parts[shared..].join("/"));
+    Some(relative)
+}
+
 /// The directory (ending with a separator) that the report's absolute paths are shown relative to:
 /// `/home/ci/work/app/`. Relative paths are left as they are.
 ///
@@ -272,8 +343,8 @@ fn is_absolute(path: &str) -> bool {
 /// that makes the two agree: `/w/app/test/a.spec.js` beside `test/b.spec.js` is under `/w/app/`,
 /// not `/w/app/test/`. Otherwise it is the longest directory prefix that every absolute path
 /// shares, when at least two diagnostics have one.
-fn common_root(report: &Report) -> Option<&str> {
-    let files = || report.diagnostics.iter().filter_map(|d| d.file.as_deref());
+fn common_root<'a>(files: impl Iterator<Item = &'a str> + Clone) -> Option<&'a str> {
+    let files = || files.clone();
     let mut absolute = files().filter(|file| is_absolute(file));
     let first = absolute.next()?;
     let mut shared = first.len();

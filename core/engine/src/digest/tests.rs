@@ -14,7 +14,7 @@ fn check(reports: &[(&Report, Option<&str>)], budget: usize) -> Digest {
         .iter()
         .map(|(report, log)| Input { report, log: *log })
         .collect();
-    let digest = render(&inputs, &Options { budget });
+    let digest = render(&inputs, &Options::new(budget));
     assert!(
         digest.tokens <= budget,
         "{} tokens over a budget of {budget}:\n{}",
@@ -530,9 +530,9 @@ fn the_same_input_gives_the_same_digest() {
             })
             .collect();
         for budget in [40, 500] {
-            let first = render(&inputs, &Options { budget });
+            let first = render(&inputs, &Options::new(budget));
             for _ in 0..3 {
-                assert_eq!(render(&inputs, &Options { budget }), first);
+                assert_eq!(render(&inputs, &Options::new(budget)), first);
             }
         }
     }
@@ -918,6 +918,90 @@ fn absolute_paths_are_shown_relative_to_their_root_stated_once() {
     );
 }
 
+/// With the project known, its files are shown relative to it, in places and in messages, and
+/// no directory is stated: `(paths relative to …)` was an absolute directory the agent had to
+/// strip.
+#[test]
+fn paths_relative_to_the_project() {
+    let report = failed(
+        "script:test",
+        vec![
+            failed_test(
+                "node-test",
+                "adds",
+                "/w/mono/packages/alpha/test/a.test.js",
+                3,
+                "m",
+            ),
+            failed_test(
+                "node-test",
+                "subs",
+                "/w/mono/packages/beta/test/b.test.js",
+                4,
+                "n",
+            ),
+            error(
+                "tsc",
+                "/w/mono/packages/alpha/src/x.ts",
+                1,
+                "TS2307",
+                "Cannot find module '/w/mono/packages/alpha/src/db'.",
+            ),
+            error(
+                "eslint",
+                "/w/mono/packages/alpha/src/y.ts",
+                2,
+                "E",
+                "see file:///w/mono/packages/alpha/src/z.ts",
+            ),
+            // Beside the project, as a monorepo package names its sibling.
+            error("tsc", "/w/mono/shared/src/s.ts", 5, "TS1", "o"),
+            // Elsewhere on the machine: left as printed.
+            error("tsc", "/usr/lib/node/x.d.ts", 6, "TS2", "p"),
+        ],
+    );
+    let inputs = [Input {
+        report: &report,
+        log: None,
+    }];
+    let options = Options {
+        budget: 500,
+        project: vec!["/w/mono/packages/".to_owned()],
+    };
+    let text = render(&inputs, &options).text;
+    for expected in [
+        "adds — alpha/test/a.test.js:3",
+        "subs — beta/test/b.test.js:4",
+        "alpha/src/x.ts:1:5 TS2307 Cannot find module 'alpha/src/db'.",
+        "alpha/src/y.ts:2:5 E see alpha/src/z.ts",
+        "../shared/src/s.ts:5:5 TS1 o",
+        "/usr/lib/node/x.d.ts:6:5 TS2 p",
+    ] {
+        assert!(text.contains(expected), "{expected} in:\n{text}");
+    }
+    assert!(!text.contains("relative to"), "{text}");
+    assert!(!text.contains("/w/mono"), "{text}");
+
+    // A report of paths that are all elsewhere (a log from another machine) still gets the
+    // directory they share.
+    let foreign = failed(
+        "t",
+        vec![
+            error("t", "/home/ci/app/src/a.c", 1, "E", "m"),
+            error("t", "/home/ci/app/src/b.c", 1, "E", "n"),
+        ],
+    );
+    let inputs = [Input {
+        report: &foreign,
+        log: None,
+    }];
+    let text = render(&inputs, &options).text;
+    assert!(
+        text.contains("(paths relative to /home/ci/app/src/)"),
+        "{text}"
+    );
+}
+
 #[test]
 fn several_reports_when_tight() {
     let tsc = many_type_errors();
@@ -1009,7 +1093,7 @@ fn a_note_comes_last_within_the_budget_and_the_footer_counts_it() {
             report: &report,
             log: Some(".verdict/runs/1/tsc.log"),
         }];
-        let digest = super::render_with_note(&inputs, &Options { budget }, note);
+        let digest = super::render_with_note(&inputs, &Options::new(budget), note);
         assert!(digest.tokens <= budget, "{budget}: {}", digest.text);
         assert_eq!(
             digest.tokens,

@@ -375,7 +375,7 @@ impl Driver<'_> {
             passed,
             answered_from,
         } = settled;
-        let digest = digest_of(&verifications, self.spec.digest_budget);
+        let digest = digest_of(&verifications, self.spec.digest_budget, &self.spec.root);
         let outcome = match (passed, crate::model::overall(&verifications)) {
             (true, _) => Outcome::Passed,
             (false, Outcome::Passed) => Outcome::Failed,
@@ -519,8 +519,12 @@ pub(super) fn tests_run(verifications: &[Verification]) -> Option<u64> {
     (!counts.is_empty()).then(|| counts.iter().sum())
 }
 
-/// The digest of `verifications` within `budget` tokens.
-pub(super) fn digest_of(verifications: &[Verification], budget: usize) -> digest::Digest {
+/// The digest of `verifications` within `budget` tokens, its paths relative to `root`.
+pub(super) fn digest_of(
+    verifications: &[Verification],
+    budget: usize,
+    root: &std::path::Path,
+) -> digest::Digest {
     let inputs: Vec<digest::Input<'_>> = verifications.iter().map(digest::Input::of).collect();
-    digest::render(&inputs, &digest::Options { budget })
+    digest::render(&inputs, &digest::Options::new(budget).in_project(root))
 }

@@ -56,7 +56,7 @@ impl Driver<'_> {
             .as_ref()
             .filter(|b| b.outcome != Outcome::Passed)
             .and_then(|_| self.progress.baseline_verifications())
-            .map(|verifications| digest_of(&verifications, spec.digest_budget).text);
+            .map(|verifications| digest_of(&verifications, spec.digest_budget, &spec.root).text);
         let baseline = digest.as_deref().map(|digest| BaselineFound {
             digest,
             known: spec.policies.new_failures_only,

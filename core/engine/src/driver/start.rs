@@ -227,7 +227,7 @@ impl Driver<'_> {
         let failures = FailureSet::from_verifications(&verifications);
         let outcome = overall(&verifications);
         let tests_run = tests_run(&verifications);
-        let digest = digest_of(&verifications, self.spec.digest_budget);
+        let digest = digest_of(&verifications, self.spec.digest_budget, &self.spec.root);
         let refs = failure_refs(&failures);
         let baseline = BaselineRecord {
             outcome,

@@ -371,7 +371,7 @@ mod tests {
             notes: vec!["a note".to_owned()],
         }];
         let inputs: Vec<Input<'_>> = verifications.iter().map(Input::of).collect();
-        let digest = digest::render(&inputs, &digest::Options { budget: 100 });
+        let digest = digest::render(&inputs, &digest::Options::new(100));
         let package = super::super::Repo {
             root: Some("/src/repo"),
             project: "packages/a",
