@@ -327,7 +327,7 @@ fn project_relative(project: &[String], file: &str) -> Option<String> {
     let dirs: Vec<&str> = dir.split('/').filter(|part| !part.is_empty()).collect();
     let parts: Vec<&str> = file.split('/').filter(|part| !part.is_empty()).collect();
     let shared = dirs.iter().zip(&parts).take_while(|(a, b)| a == b).count();
-    if shared < 2 || shared >= parts.len() || parts.iter().any(|part| *part == "..") {
+    if shared < 2 || shared >= parts.len() || parts.contains(&"..") {
         return None;
     }
     let mut relative = "../".repeat(dirs.len() - shared);
