@@ -255,8 +255,14 @@ fn score(case: &Case, budget: usize) -> Score {
             log: Some(&log),
         })
         .collect();
-    let mut options = digest::Options::default();
-    options.budget = budget;
+    // Set after `default()` (not in the initializer), so that the file builds against the
+    // older `Options` of a single field as well.
+    #[allow(clippy::field_reassign_with_default)]
+    let options = {
+        let mut options = digest::Options::default();
+        options.budget = budget;
+        options
+    };
     let digest = digest::render(&inputs, &options);
     let text = &digest.text;
     let worst = worst(&reports);
