@@ -232,6 +232,20 @@ macro_rules! node_test {
 }
 pub(crate) use node_test;
 
+/// The captured logs of `testdata/tap/`.
+macro_rules! tap {
+    ($check:path) => {
+        $crate::support::captured_logs!("tap", $check;
+            node_tap_failing,
+            node_tap_passing,
+            tape_crash,
+            tape_failing,
+            tape_passing,
+        );
+    };
+}
+pub(crate) use tap;
+
 /// The captured logs of `testdata/pytest/`.
 macro_rules! pytest {
     ($check:path) => {
