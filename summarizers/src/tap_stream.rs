@@ -88,6 +88,9 @@ pub(crate) struct Tap {
     pub(crate) leaves: (u64, u64, u64),
     /// The reason of the first `Bail out!`.
     pub(crate) bailed: Option<String>,
+    /// Failing buffered tests whose `}` is still to come: their indentation, name, and whether a
+    /// subtest of theirs failed.
+    buffered: Vec<(usize, String, bool)>,
 }
 
 impl Tap {
@@ -110,6 +113,7 @@ impl Tap {
             top_points: 0,
             leaves: (0, 0, 0),
             bailed: None,
+            buffered: Vec::new(),
         }
     }
 }
@@ -168,6 +172,20 @@ impl Tap {
         if !self.seen {
             return false;
         }
+        if text == "}"
+            && let Some(at) = self.buffered.iter().rposition(|(at, _, _)| *at == indent)
+        {
+            let (_, test, subtest_failed) = self.buffered.remove(at);
+            if !subtest_failed {
+                // A buffered test that failed on its own: a failure of its own.
+                self.failures += 1;
+                report.push(
+                    Diagnostic::new(self.tool, Kind::Test, Severity::Error, "test failed")
+                        .with_test(clip(&test, MAX_MESSAGE)),
+                );
+            }
+            return true;
+        }
         if let Some(name) = text.strip_prefix("# Subtest:") {
             self.subtests.retain(|(at, _)| *at < indent);
             self.subtests.push((indent, name.trim().to_owned()));
@@ -201,6 +219,10 @@ impl Tap {
         let excused = directive
             .as_deref()
             .is_some_and(|d| d.starts_with("todo") || d.starts_with("skip"));
+        // Older node-tap's buffered subtests: `ok 1 - name # time=3ms {`, its subtests after
+        // it, then `}`.
+        let buffered = rest.trim_end().ends_with('{');
+        let name = name.trim_end().trim_end_matches('{').trim_end();
         // The points deeper than this one since the last at its depth are its subtests.
         let subtests = self.open_points.iter().any(|(at, _)| *at > indent);
         let subtest_failed = self
@@ -217,7 +239,12 @@ impl Tap {
         if indent == 0 {
             self.top_points += 1;
         }
-        if !subtests {
+        if !passed && !excused {
+            for parent in &mut self.buffered {
+                parent.2 |= parent.0 < indent;
+            }
+        }
+        if !subtests && !buffered {
             match (passed, excused) {
                 (_, true) => self.leaves.2 += 1,
                 (true, false) => self.leaves.0 += 1,
@@ -233,13 +260,13 @@ impl Tap {
         if passed || excused {
             return;
         }
+        if buffered {
+            // Its subtests follow: whether it failed only through them is known at its `}`.
+            self.buffered.push((indent, test_name(around, name), false));
+            return;
+        }
         let parent = self.names == Names::Nested && subtest_failed;
-        // node-tap's own names: the subtests and the assertion, `discount > takes a percentage`.
-        let test = match around {
-            Some(around) if !name.is_empty() => format!("{around} > {name}"),
-            Some(around) => around,
-            None => name.to_owned(),
-        };
+        let test = test_name(around, name);
         let diagnostic = Diagnostic::new(self.tool, Kind::Test, Severity::Error, "test failed")
             .with_test(clip(&test, MAX_MESSAGE));
         self.open = Some(TapFailure {
@@ -424,6 +451,15 @@ impl Tap {
         // A named failing test is a failure of the code, placed or not.
         self.failures += 1;
         report.push(diagnostic);
+    }
+}
+
+/// node-tap's own names: the subtests and the assertion, `discount > takes a percentage`.
+fn test_name(around: Option<String>, name: &str) -> String {
+    match around {
+        Some(around) if !name.is_empty() => format!("{around} > {name}"),
+        Some(around) => around,
+        None => name.to_owned(),
     }
 }
 

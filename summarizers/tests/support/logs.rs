@@ -580,6 +580,17 @@ macro_rules! wild_node_test {
 }
 pub(crate) use wild_node_test;
 
+/// The captured logs of `testdata/wild/tap/`.
+macro_rules! wild_tap {
+    ($check:path) => {
+        $crate::support::captured_logs!("wild/tap", $check;
+            codsen_ranges_sort_passing,
+            codsen_tokenizer_buffered_passing,
+        );
+    };
+}
+pub(crate) use wild_tap;
+
 /// The captured logs of `testdata/wild/pytest/`.
 macro_rules! wild_pytest {
     ($check:path) => {
