@@ -401,6 +401,7 @@ macro_rules! vitest {
     ($check:path) => {
         $crate::support::captured_logs!("vitest", $check;
             bad_config,
+            each_typecheck,
             failing,
             failing_dot,
             failing_no_color,
