@@ -416,11 +416,14 @@ impl Tap {
         }
         // node-tap's diff of one value is `-` what was expected, `+` what was found.
         let (mut expected, mut actual) = (open.expected, open.actual);
-        if let [wanted, found] = &open.diff[..]
+        let mut diff = open.diff;
+        if let [wanted, found] = &diff[..]
             && let (Some(wanted), Some(found)) = (wanted.strip_prefix('-'), found.strip_prefix('+'))
         {
             expected.get_or_insert_with(|| wanted.trim().to_owned());
             actual.get_or_insert_with(|| found.trim().to_owned());
+            // The message says all the diff does.
+            diff.clear();
         }
         if diagnostic.message == "test failed"
             && let (Some(expected), Some(actual)) = (expected, actual)
@@ -440,13 +443,13 @@ impl Tap {
             diagnostic.message = clip(&format!("{caught}: {error}"), MAX_MESSAGE);
             diagnostic.refresh_fingerprint();
         }
-        if !open.diff.is_empty() {
+        if !diff.is_empty() {
             if diagnostic.message == "test failed" {
-                let diff = format!("diff: {}", open.diff.join(" / "));
-                diagnostic.message = clip(&diff, MAX_MESSAGE);
+                let message = format!("diff: {}", diff.join(" / "));
+                diagnostic.message = clip(&message, MAX_MESSAGE);
                 diagnostic.refresh_fingerprint();
             }
-            diagnostic = diagnostic.with_detail(open.diff.join("\n"));
+            diagnostic = diagnostic.with_detail(diff.join("\n"));
         }
         // A named failing test is a failure of the code, placed or not.
         self.failures += 1;
