@@ -207,6 +207,7 @@ fn every_wild_folder_has_its_tests() {
         "nextest",
         "node-test",
         "pytest",
+        "tap",
         "tsc",
         "unittest",
         "vitest",
