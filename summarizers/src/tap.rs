@@ -257,6 +257,23 @@ mod tests {
         assert_eq!(report.counts.tests_failed, Some(0));
     }
 
+    /// Older node-tap's buffered subtests come after their parent's point, between `{` and `}`.
+    #[test]
+    fn a_buffered_parent_is_counted_only_for_a_failure_of_its_own() {
+        let report = parse(
+            "TAP version 13\nnot ok 1 - test/a.js # time=3ms {\n    not ok 1 - sums\n    1..1\n}\n\nnot ok 2 - test/b.js # time=2ms {\n    ok 1 - fine\n    1..1\n}\n\n1..2\n",
+        );
+        assert_eq!(report.outcome, Outcome::Failed);
+        let tests: Vec<&str> = report
+            .diagnostics
+            .iter()
+            .filter_map(|d| d.test.as_deref())
+            .collect();
+        assert_eq!(tests, ["sums", "test/b.js"]);
+        assert_eq!(report.counts.tests_failed, Some(1));
+        assert_eq!(report.counts.tests_passed, Some(1));
+    }
+
     #[test]
     fn an_unfinished_stream_is_no_pass() {
         assert_eq!(
