@@ -29,7 +29,7 @@ use verdict_model::{
     Diagnostic, Evidence, Kind, LineParser, Outcome, Report, Severity, Summarizer,
 };
 
-use crate::tap::Tap;
+use crate::tap_stream::{Names, Tap};
 use crate::text::{clip, count_of};
 
 const TOOL: &str = "generic";
@@ -57,7 +57,7 @@ impl Summarizer for GenericSummarizer {
 
     fn parser(&self) -> Box<dyn LineParser> {
         Box::new(Parser {
-            tap: Tap::new(TOOL),
+            tap: Tap::new(TOOL, Names::Nested),
             report: Report::new(TOOL, Outcome::Passed),
             traceback: None,
             held: None,

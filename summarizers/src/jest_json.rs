@@ -217,7 +217,7 @@ fn parse_inner(tool: &str, json: &[u8], root: Option<&str>) -> Report {
             counted.count(&test.status);
             if let Some(status) = test_status(&test.status) {
                 report.push_test(TestCase {
-                    name: test_name(tool, test),
+                    name: test_name(tool, test, &file.name),
                     file: Some(path.clone()),
                     status,
                     duration_ms: test
@@ -411,20 +411,24 @@ fn test_diagnostic(
         diagnostic.line = Some(line);
         diagnostic.column = column;
     }
-    diagnostic.test = Some(test_name(tool, test));
+    diagnostic.test = Some(test_name(tool, test, absolute));
     diagnostic.detail = failure_text.detail.map(|d| relativize_text(&d, root));
     diagnostic
 }
 
-/// A test's name: its describe titles and title joined the way `tool` prints them.
-fn test_name(tool: &str, test: &TestResult) -> String {
+/// A test's name: its describe titles and title joined the way `tool` prints them. vitest's
+/// report of a `--typecheck` type test starts its titles with its file's path (`file`, the
+/// report's absolute one), which its human output does not.
+fn test_name(tool: &str, test: &TestResult, file: &str) -> String {
     if test.title.is_empty() {
         return test.full_name.clone().unwrap_or_default();
     }
     let separator = separator(tool);
     let mut name = String::new();
     // vitest 1 starts every test's titles with an empty one (the file's own suite).
-    for title in test.ancestor_titles.iter().skip_while(|t| t.is_empty()) {
+    let titles = test.ancestor_titles.iter().skip_while(|t| t.is_empty());
+    let own_file = |title: &String| !title.is_empty() && file.ends_with(&format!("/{title}"));
+    for title in titles.skip_while(|t| own_file(t)) {
         name.push_str(title);
         name.push_str(separator);
     }

@@ -19,13 +19,14 @@ pub mod nextest;
 pub mod node_test;
 pub mod pytest;
 pub mod sections;
+pub mod tap;
 pub mod tsc;
 pub mod unittest;
 pub mod vitest;
 
 mod document;
 mod js_test;
-mod tap;
+mod tap_stream;
 mod text;
 mod unittest_verbose;
 
@@ -35,7 +36,7 @@ use verdict_model::{Report, Summarizer};
 /// Every summarizer, the generic fallback last, each behind the check of how the log ended
 /// ([`ending::Checked`]).
 pub fn all() -> &'static [&'static dyn Summarizer] {
-    static ALL: [&dyn Summarizer; 12] = [
+    static ALL: [&dyn Summarizer; 13] = [
         &Checked(junit::JunitSummarizer),
         &Checked(tsc::TscSummarizer),
         &Checked(eslint::EslintSummarizer),
@@ -46,6 +47,7 @@ pub fn all() -> &'static [&'static dyn Summarizer] {
         &Checked(cargo::CargoSummarizer),
         &Checked(pytest::PytestSummarizer),
         &Checked(node_test::NodeTestSummarizer),
+        &Checked(tap::TapSummarizer),
         &Checked(unittest::UnittestSummarizer),
         GENERIC,
     ];

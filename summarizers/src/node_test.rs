@@ -8,7 +8,7 @@
 //! - **dot**: a line of `.` and `X`, then `Failed tests:` with each failure as spec shows it, but
 //!   without its `test at` location, and no footer.
 //! - **tap** (the default of Node.js 20 when the output is not a terminal): read by
-//!   [`crate::tap`], which the generic reader shares.
+//!   [`crate::tap_stream`], which the generic reader shares.
 //!
 //! Counts are the footer's (TAP's `# pass`/`# fail` totals); skipped and todo tests count as
 //! skipped. Each failure is placed at the first stack frame in the test's own file (the line that
@@ -21,7 +21,7 @@ use verdict_model::{
     Diagnostic, Evidence, Kind, LineParser, Outcome, Report, Severity, Summarizer,
 };
 
-use crate::tap::Tap;
+use crate::tap_stream::{Names, Tap};
 use crate::text::{clip, split_location};
 
 const TOOL: &str = "node-test";
@@ -50,8 +50,16 @@ impl Summarizer for NodeTestSummarizer {
         if (has_line("ℹ tests ") && has_line("ℹ pass ")) || has_line("✖ failing tests:") {
             return 95;
         }
-        // Node's TAP: subtests announced by `# Subtest:`, totals with `# suites`.
-        if has_line("TAP version 13") && (has_line("# Subtest: ") || has_line("# suites ")) {
+        // Node's TAP: totals with `# suites`, or subtests announced by `# Subtest:` with their
+        // `duration_ms` (node-tap announces its subtests so too, and times them with `# time=`).
+        let durations = || {
+            sample
+                .lines()
+                .any(|l| l.trim_start().starts_with("duration_ms: "))
+        };
+        if has_line("TAP version 13")
+            && (has_line("# suites ") || (has_line("# Subtest: ") && durations()))
+        {
             return 90;
         }
         if has_line("Failed tests:") && has_line("✖ ") && sample.lines().any(is_dots) {
@@ -71,7 +79,7 @@ impl Summarizer for NodeTestSummarizer {
     fn parser(&self) -> Box<dyn LineParser> {
         Box::new(Parser {
             report: Report::new(TOOL, Outcome::Passed),
-            tap: Tap::new(TOOL),
+            tap: Tap::new(TOOL, Names::Node),
             human: false,
             footer: Footer::default(),
             dots: None,

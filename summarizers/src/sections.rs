@@ -755,6 +755,7 @@ fn command_tool(command: &str) -> Option<&'static str> {
             _ => return None,
         },
         "node" if next == Some("--test") => "node-test",
+        "tap" | "tape" => "tap",
         _ => return None,
     };
     Some(tool)
@@ -1090,6 +1091,8 @@ mod tests {
             ("cargo clippy --all-targets -- -D warnings", Some("cargo")),
             ("cargo nextest run", Some("nextest")),
             ("node --test", Some("node-test")),
+            ("tap --disable-coverage", Some("tap")),
+            ("tape test/*.js", Some("tap")),
             // A script first: its own header names its tool.
             ("npm run lint && tsc -p ./", None),
             ("next build", None),

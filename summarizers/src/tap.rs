@@ -1,239 +1,332 @@
-//! TAP, as Node.js's own test runner (`node --test --test-reporter=tap`) and other TAP producers
-//! write it, read for the `node-test` and `generic` summarizers.
+//! The `tap` summarizer: any TAP stream (TAP 13 and 14) of a test runner that has no summarizer
+//! of its own — node-tap (`tap`), tape, and any other TAP producer.
 //!
-//! Each `not ok N - name` is a failing test (but for `# TODO` and `# SKIP`), placed and explained
-//! by its YAML block (`location: '/app/a.test.js:8:1'`, `error: …`); a suite that failed only
-//! because its subtests did (`failureType: 'subtestsFailed'`) is not counted again; the `# pass N`
-//! / `# fail N` / `# skipped N` / `# todo N` / `# cancelled N` totals are the counts.
+//! The stream is read by [`crate::tap_stream`]: each failing test point named by the subtests
+//! or the `# name` comment around it and placed by its YAML block, a parent whose subtests failed
+//! not counted again. The counts are the tool's totals (node-tap's `# { total: 9, pass: 4, fail:
+//! 3, todo: 1, skip: 1 }`, tape's `# pass 7` / `# fail 3`); a producer that prints none is counted
+//! from its test points, those with no subtests, and a note says so. A stream is complete with
+//! its top-level plan (`1..N`) and that many top-level test points: one that bailed out (`Bail
+//! out!`), ended before its plan, or reported fewer points than planned is no pass. An error
+//! thrown out of the runner after the stream began (tape stops at a test's uncaught exception:
+//! `TypeError: …` and its stack) is a failure of that test, placed at its first frame outside
+//! `node_modules`.
 
-use verdict_model::{Diagnostic, Kind, Report, Severity};
+use verdict_model::{
+    Diagnostic, Evidence, Kind, LineParser, Outcome, Report, Severity, Summarizer,
+};
 
+use crate::tap_stream::{Names, Tap};
 use crate::text::clip;
 
+const TOOL: &str = "tap";
 const MAX_MESSAGE: usize = 300;
+/// The lines after an uncaught error in which its stack is looked for.
+const MAX_STACK_LINES: u32 = 30;
 
-/// A TAP `not ok` whose YAML block is being read.
-struct TapFailure {
-    diagnostic: Diagnostic,
-    /// The indentation of its `not ok` line; the block is indented further.
-    indent: usize,
-    /// A suite that failed because its subtests did.
-    parent: bool,
-    /// The key whose indented block continues (`error: |-`, `stack: |-`, `at:`).
-    block: Option<&'static str>,
-    place: (Option<String>, Option<u32>, Option<u32>),
-}
+/// The summarizer for TAP streams.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct TapSummarizer;
 
-/// A TAP reader: what TAP said so far.
-pub(crate) struct Tap {
-    /// The tool its diagnostics are reported for.
-    tool: &'static str,
-    /// Whether a TAP line was seen.
-    pub(crate) seen: bool,
-    open: Option<TapFailure>,
-    /// The `# pass N` total.
-    pub(crate) pass: Option<u64>,
-    /// The `# fail N` total.
-    pub(crate) fail: Option<u64>,
-    /// The `# skipped N` and `# todo N` totals.
-    pub(crate) skipped: Option<u64>,
-    /// The `# cancelled N` total (Node.js).
-    pub(crate) cancelled: Option<u64>,
-    /// The failing tests reported so far.
-    pub(crate) failures: u64,
-}
-
-impl Tap {
-    /// A reader whose diagnostics are `tool`'s.
-    pub(crate) fn new(tool: &'static str) -> Tap {
-        Tap {
-            tool,
-            seen: false,
-            open: None,
-            pass: None,
-            fail: None,
-            skipped: None,
-            cancelled: None,
-            failures: 0,
-        }
+impl Summarizer for TapSummarizer {
+    fn name(&self) -> &'static str {
+        TOOL
     }
-}
 
-impl Tap {
-    /// Reads `line` as TAP when it is: a test line, a line of an open failure's YAML block, or a
-    /// total. Returns whether it was.
-    pub(crate) fn line(&mut self, line: &str, report: &mut Report) -> bool {
-        let text = line.trim_start();
-        let indent = line.len() - text.len();
-        if let Some(open) = self.open.as_mut() {
-            if text.is_empty() {
-                return true;
-            }
-            if indent > open.indent {
-                // The YAML block ends with `...` at its own indentation; deeper, a `...` is a
-                // line of a value (an assertion diff's elided lines).
-                if text == "..." && indent <= open.indent + 2 {
-                    self.close(report);
-                } else {
-                    tap_yaml(open, text, indent);
+    fn kind(&self) -> Kind {
+        Kind::Test
+    }
+
+    fn sniff(&self, sample: &str) -> u8 {
+        let mut version = false;
+        let mut plan = false;
+        let mut points = 0u32;
+        for line in sample.lines() {
+            if line.starts_with("TAP version 13") || line.starts_with("TAP version 14") {
+                version = true;
+            } else if line.starts_with("1..") && line[3..].starts_with(|c: char| c.is_ascii_digit())
+            {
+                plan = true;
+            } else {
+                // A top-level test point, or a subtest's.
+                let point = line.strip_prefix("    ").unwrap_or(line);
+                if point.starts_with("ok ") || point.starts_with("not ok ") {
+                    points += 1;
                 }
-                return true;
-            }
-            self.close(report);
-        }
-        if let Some(rest) = text.strip_prefix("not ok ") {
-            self.seen = true;
-            let (name, directive) = match rest.split_once(" # ") {
-                Some((name, directive)) => (name, Some(directive.trim().to_ascii_lowercase())),
-                None => (rest, None),
-            };
-            if directive.is_some_and(|d| d.starts_with("todo") || d.starts_with("skip")) {
-                return true;
-            }
-            // `not ok 2 - name`: the number, then an optional dash.
-            let name = name.trim_start_matches(|c: char| c.is_ascii_digit()).trim();
-            let name = name.strip_prefix("- ").unwrap_or(name).trim();
-            let diagnostic = Diagnostic::new(self.tool, Kind::Test, Severity::Error, "test failed")
-                .with_test(clip(name, MAX_MESSAGE));
-            self.open = Some(TapFailure {
-                diagnostic,
-                indent,
-                parent: false,
-                block: None,
-                place: (None, None, None),
-            });
-            return true;
-        }
-        if text.starts_with("ok ") || text.starts_with("TAP version ") {
-            self.seen = true;
-            return true;
-        }
-        if self.seen && indent == 0 {
-            let total = |key: &str| {
-                text.strip_prefix(key)
-                    .and_then(|n| n.trim().parse::<u64>().ok())
-            };
-            if let Some(n) = total("# pass ") {
-                self.pass = Some(n);
-                return true;
-            }
-            if let Some(n) = total("# fail ") {
-                self.fail = Some(n);
-                return true;
-            }
-            if let Some(n) = total("# skipped ").or_else(|| total("# skip ")) {
-                self.skipped = Some(self.skipped.unwrap_or(0) + n);
-                return true;
-            }
-            if let Some(n) = total("# cancelled ") {
-                self.cancelled = Some(n);
-                return true;
-            }
-            if let Some(n) = total("# todo ") {
-                self.skipped = Some(self.skipped.unwrap_or(0) + n);
-                return true;
             }
         }
-        false
+        match (version, plan, points) {
+            (true, _, 1..) => 80,
+            (true, _, 0) => 50,
+            (false, true, 2..) => 50,
+            _ => 0,
+        }
     }
 
-    /// Reports the open TAP failure, unless it is a suite whose subtests failed.
-    pub(crate) fn close(&mut self, report: &mut Report) {
-        let Some(open) = self.open.take() else {
+    fn parser(&self) -> Box<dyn LineParser> {
+        Box::new(Parser {
+            report: Report::new(TOOL, Outcome::Passed),
+            tap: Tap::new(TOOL, Names::Nested),
+            crash: None,
+            crashed: false,
+        })
+    }
+}
+
+/// An error thrown out of the runner whose stack is being read.
+struct Crash {
+    message: String,
+    /// The test running when it was thrown.
+    test: Option<String>,
+    lines: u32,
+}
+
+struct Parser {
+    report: Report,
+    tap: Tap,
+    crash: Option<Crash>,
+    /// Whether an error was thrown out of the runner.
+    crashed: bool,
+}
+
+impl Parser {
+    /// Reports the error thrown out of the runner, at `place` when its stack gave one.
+    fn finish_crash(&mut self, place: Option<(String, u32, Option<u32>)>) {
+        let Some(crash) = self.crash.take() else {
             return;
         };
-        if open.parent {
-            return;
+        let mut diagnostic = Diagnostic::new(
+            TOOL,
+            Kind::Test,
+            Severity::Error,
+            clip(&crash.message, MAX_MESSAGE),
+        )
+        .with_detail("thrown out of the test runner, which stopped");
+        if let Some(test) = crash.test {
+            diagnostic = diagnostic.with_test(test);
         }
-        let mut diagnostic = open.diagnostic;
-        let (file, line, column) = open.place;
-        if let Some(file) = file {
-            diagnostic = diagnostic.at(file, line, column);
+        if let Some((file, line, column)) = place {
+            diagnostic = diagnostic.at(file, Some(line), column);
         }
-        // A named failing test is a failure of the code, placed or not.
-        self.failures += 1;
-        report.push(diagnostic);
+        self.crashed = true;
+        self.report.push(diagnostic);
     }
 }
 
-/// One line of a TAP failure's YAML block (Node.js: `location: '/a/b.test.js:8:1'`, `error: |-`
-/// with the message on the lines below, `failureType: 'subtestsFailed'`; node-tap: `at:` with
-/// `file:` and `line:` below it).
-fn tap_yaml(open: &mut TapFailure, text: &str, indent: usize) {
-    let unquote = |value: &str| {
-        let value = value.trim();
-        value
-            .strip_prefix('\'')
-            .and_then(|v| v.strip_suffix('\''))
-            .or_else(|| value.strip_prefix('"').and_then(|v| v.strip_suffix('"')))
-            .unwrap_or(value)
-            .replace("''", "'")
+/// `TypeError: x`, `Error: x`, `AssertionError [ERR_ASSERTION]: x`: an error as Node.js prints
+/// one it was not given to catch.
+fn is_uncaught(line: &str) -> bool {
+    let Some((name, _)) = line.split_once(':') else {
+        return false;
     };
-    // The block of a key at the YAML's own indentation (two past the `not ok`) is more indented.
-    let top = indent <= open.indent + 2;
-    if !top {
-        match open.block {
-            Some("error") => {
-                if open.diagnostic.message == "test failed" {
-                    open.diagnostic.message = clip(text, MAX_MESSAGE);
-                } else if open.diagnostic.message.len() < MAX_MESSAGE {
-                    let separator = if open.diagnostic.message.ends_with(':') {
-                        " "
-                    } else {
-                        ": "
-                    };
-                    let joined = format!("{}{separator}{text}", open.diagnostic.message);
-                    open.diagnostic.message = clip(&joined, MAX_MESSAGE);
-                }
+    let name = name.split(" [").next().unwrap_or(name);
+    name.ends_with("Error") && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '.')
+}
+
+impl LineParser for Parser {
+    fn line(&mut self, line: &str) {
+        if let Some(crash) = self.crash.as_mut() {
+            crash.lines += 1;
+            if let Some(frame) = line.trim_start().strip_prefix("at ")
+                && !frame.contains("node_modules")
+                && let Some(place) = frame_place(frame)
+            {
+                self.finish_crash(Some(place));
+                return;
             }
-            // The first frame in the test's own file is the line that threw (the location is
-            // where the test was declared).
-            Some("stack") => {
-                if let Some(file) = open.place.0.clone()
-                    && let Some(at) = text.find(&format!("{file}:"))
-                {
-                    let rest = &text[at..];
-                    let rest = rest.split(')').next().unwrap_or(rest);
-                    if let Some((_, line, column)) = crate::text::split_location(rest) {
-                        open.place = (Some(file), Some(line), column);
-                        open.block = Some("stack-done");
-                    }
-                }
+            if crash.lines > MAX_STACK_LINES {
+                self.finish_crash(None);
             }
-            Some("at") => {
-                if let Some(file) = text.strip_prefix("file:") {
-                    open.place.0 = Some(unquote(file));
-                } else if let Some(line) = text.strip_prefix("line:") {
-                    open.place.1 = line.trim().parse().ok();
-                } else if let Some(column) = text.strip_prefix("column:") {
-                    open.place.2 = column.trim().parse().ok();
-                }
-            }
-            _ => {}
+            return;
         }
-        return;
+        if self.tap.line(line, &mut self.report) {
+            return;
+        }
+        if self.tap.seen && is_uncaught(line) {
+            self.crash = Some(Crash {
+                message: line.trim().to_owned(),
+                test: self.tap.current_test(),
+                lines: 0,
+            });
+        }
     }
-    open.block = None;
-    let Some((key, value)) = text.split_once(':') else {
-        return;
-    };
-    let value = value.trim();
-    match key {
-        "location" => {
-            let location = unquote(value);
-            if let Some((file, line, column)) = crate::text::split_location(&location) {
-                open.place = (Some(file.to_owned()), Some(line), column);
+
+    fn finish(mut self: Box<Self>) -> Report {
+        self.tap.close(&mut self.report);
+        self.finish_crash(None);
+        let tap = &self.tap;
+        let mut report = std::mem::replace(&mut self.report, Report::new(TOOL, Outcome::Passed));
+        let (passed, failed, skipped) = tap.leaves;
+        if tap.pass.is_some() || tap.fail.is_some() {
+            report.counts.tests_passed = tap.pass;
+            report.counts.tests_failed = tap.fail;
+            report.counts.tests_skipped = tap.skipped;
+        } else if passed + failed + skipped > 0 {
+            report.counts.tests_passed = Some(passed);
+            report.counts.tests_failed = Some(failed + u64::from(self.crashed));
+            report.counts.tests_skipped = Some(skipped);
+            report.note(
+                "the TAP producer printed no totals: the counts are its test points that have \
+                 no subtests (and the test an uncaught error stopped)",
+            );
+        }
+        if tap.top_points > 0 {
+            report.saw(Evidence::Checked);
+        }
+        let unfinished = if let Some(reason) = &tap.bailed {
+            Some(if reason.is_empty() {
+                "the TAP stream bailed out (`Bail out!`)".to_owned()
+            } else {
+                format!("the TAP stream bailed out: {reason}")
+            })
+        } else if self.crashed {
+            Some("the test runner stopped at an uncaught error".to_owned())
+        } else {
+            match tap.plan {
+                None => Some(
+                    "the TAP stream ended before its plan (`1..N`): the run did not finish"
+                        .to_owned(),
+                ),
+                Some(plan) if plan > tap.top_points => Some(format!(
+                    "the TAP plan promised {plan} tests and {} were reported",
+                    tap.top_points
+                )),
+                Some(_) => None,
             }
+        };
+        let named = tap.failures > 0 || self.crashed;
+        report.outcome = if named {
+            if let Some(unfinished) = unfinished {
+                report.note(unfinished);
+            }
+            Outcome::Failed
+        } else if !tap.seen {
+            report.error =
+                Some("the log holds no TAP stream (`TAP version`, `ok`, `1..N`)".to_owned());
+            Outcome::Errored
+        } else if let Some(unfinished) = unfinished {
+            report.error = Some(unfinished);
+            Outcome::Errored
+        } else if let Some(n) = tap.fail.filter(|n| *n > 0) {
+            report.error = Some(format!(
+                "the TAP totals count {n} failing tests, and the stream names none"
+            ));
+            Outcome::Errored
+        } else {
+            Outcome::Passed
+        };
+        report
+    }
+}
+
+/// The place of a stack frame: `Test.<anonymous> (/app/test/a.js:11:5)` or `/app/test/a.js:11:5`.
+fn frame_place(frame: &str) -> Option<(String, u32, Option<u32>)> {
+    crate::tap_stream::frame_place(frame)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(log: &str) -> Report {
+        TapSummarizer.parse(log.as_bytes())
+    }
+
+    #[test]
+    fn a_parent_whose_subtests_failed_is_not_counted_again() {
+        let report = parse(
+            "TAP version 14\n1..1\n# Subtest: outer\n    # Subtest: inner\n        not ok 1 - sums\n          ---\n          at:\n            fileName: test/a.test.js\n            lineNumber: 5\n          ...\n        1..1\n    not ok 1 - inner\n    1..1\nnot ok 1 - outer\n# { total: 1, pass: 0, fail: 1 }\n",
+        );
+        assert_eq!(report.outcome, Outcome::Failed);
+        assert_eq!(report.diagnostics.len(), 1);
+        let d = &report.diagnostics[0];
+        assert_eq!(d.test.as_deref(), Some("outer > inner > sums"));
+        assert_eq!(d.message, "test failed");
+        assert_eq!(d.location().as_deref(), Some("test/a.test.js:5"));
+        assert_eq!(report.counts.tests_failed, Some(1));
+        assert_eq!(report.counts.tests_passed, Some(0));
+    }
+
+    #[test]
+    fn a_failing_parent_with_passing_subtests_is_a_failure() {
+        let report = parse(
+            "TAP version 14\n# Subtest: a.js\n    ok 1 - fine\n    1..1\nnot ok 1 - a.js\n1..1\n",
+        );
+        assert_eq!(report.outcome, Outcome::Failed);
+        assert_eq!(report.diagnostics.len(), 1);
+        assert_eq!(report.counts.tests_failed, Some(0));
+    }
+
+    /// Older node-tap's buffered subtests come after their parent's point, between `{` and `}`.
+    #[test]
+    fn a_buffered_parent_is_counted_only_for_a_failure_of_its_own() {
+        let report = parse(
+            "TAP version 13\nnot ok 1 - test/a.js # time=3ms {\n    not ok 1 - sums\n    1..1\n}\n\nnot ok 2 - test/b.js # time=2ms {\n    ok 1 - fine\n    1..1\n}\n\n1..2\n",
+        );
+        assert_eq!(report.outcome, Outcome::Failed);
+        let tests: Vec<&str> = report
+            .diagnostics
+            .iter()
+            .filter_map(|d| d.test.as_deref())
+            .collect();
+        assert_eq!(tests, ["sums", "test/b.js"]);
+        assert_eq!(report.counts.tests_failed, Some(1));
+        assert_eq!(report.counts.tests_passed, Some(1));
+    }
+
+    #[test]
+    fn an_unfinished_stream_is_no_pass() {
+        assert_eq!(
+            parse("TAP version 13\nok 1 - a\n").outcome,
+            Outcome::Errored
+        );
+        assert_eq!(
+            parse("TAP version 13\n1..3\nok 1 - a\n").outcome,
+            Outcome::Errored
+        );
+        let report = parse("TAP version 13\n1..2\nok 1 - a\nBail out! database is down\n");
+        assert_eq!(report.outcome, Outcome::Errored);
+        assert!(report.error.is_some_and(|e| e.contains("database is down")));
+        assert_eq!(
+            parse("TAP version 13\n1..1\nok 1 - a\n").outcome,
+            Outcome::Passed
+        );
+        assert_eq!(parse("").outcome, Outcome::Errored);
+    }
+
+    #[test]
+    fn totals_in_every_shape() {
+        let report = parse(
+            "TAP version 13\n# a\nok 1 x\nnot ok 2 y # TODO later\n\n1..2\n# tests 2\n# pass  2\n\n# ok\n",
+        );
+        assert_eq!(report.outcome, Outcome::Passed);
+        assert_eq!(report.counts.tests_passed, Some(2));
+        let report = parse("TAP version 13\nok 1 x\n1..1\n# total 191, pass 187, fail 0\n");
+        assert_eq!(report.counts.tests_passed, Some(187));
+        assert_eq!(report.counts.tests_failed, Some(0));
+        // A tape test named like a total, before the plan, is a test's name.
+        let report = parse(
+            "TAP version 13\n# fail 2\nnot ok 1 should be equal\n1..1\n# tests 1\n# pass  0\n# fail  1\n",
+        );
+        assert_eq!(report.counts.tests_failed, Some(1));
+        assert_eq!(
+            report.diagnostics[0].test.as_deref(),
+            Some("fail 2 > should be equal")
+        );
+    }
+
+    #[test]
+    fn garbage_does_not_panic() {
+        for log in [
+            "TAP version 13\nnot ok",
+            "ok",
+            "1..",
+            "# {",
+            "Error:",
+            "TAP version 14\nnot ok 1 -\n  ---\n  at:\n",
+            "TAP version 13\nTypeError: x\n    at (",
+        ] {
+            let _ = parse(log);
         }
-        "failureType" => open.parent = unquote(value) == "subtestsFailed",
-        "error" | "message" if value.starts_with('|') || value.starts_with('>') => {
-            open.block = Some("error");
-        }
-        "error" | "message" if !value.is_empty() && open.diagnostic.message == "test failed" => {
-            open.diagnostic.message = clip(&unquote(value), MAX_MESSAGE);
-        }
-        "at" if value.is_empty() => open.block = Some("at"),
-        "stack" if value.starts_with('|') || value.starts_with('>') => open.block = Some("stack"),
-        _ => {}
     }
 }

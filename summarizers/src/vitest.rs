@@ -478,12 +478,30 @@ impl Parser {
         {
             rest = after.trim_start();
         }
-        let header = if let Some((file, _)) = rest.split_once(" [ ") {
+        // A test's title may hold ` [ ` (`test.each`'s `$input`: `> [ 'a', '/c' ] -> a/c`):
+        // the header is a file's (` FAIL  a.test.ts [ a.test.ts ]`) only when its ` [ ` comes
+        // before any ` > `.
+        let test_title = rest.split_once(" > ");
+        let suite = rest
+            .split_once(" [ ")
+            .filter(|(file, _)| test_title.is_none_or(|(before, _)| file.len() < before.len()));
+        let header = if let Some((file, _)) = suite {
             Header {
                 file: file.to_owned(),
                 test: None,
             }
-        } else if let Some((file, test)) = rest.split_once(" > ") {
+        } else if let Some((file, test)) = test_title {
+            // `--typecheck` names a type test's file with the line of its `test`
+            // (` FAIL  test/types.test-d.ts:6 > join > takes strings`); its frame gives the line
+            // of the error.
+            let file = match file.rsplit_once(':') {
+                Some((path, line))
+                    if !line.is_empty() && line.bytes().all(|b| b.is_ascii_digit()) =>
+                {
+                    path
+                }
+                _ => file,
+            };
             Header {
                 file: file.to_owned(),
                 test: Some(test.to_owned()),

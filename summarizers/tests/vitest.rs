@@ -260,3 +260,23 @@ fn check_log(tool: &str, case: &str) {
 mod logs {
     crate::support::logs::vitest!(super::check_log);
 }
+
+/// A `test.each` title made from an array (`[ 'a', '/c' ] -> a/c`) holds ` [ `, which made its
+/// header read as a file's (` FAIL  a.test.ts [ a.test.ts ]`): a phantom failure placed in the
+/// file `test/resolve.test.ts > resolveURL >` with no line, and the test itself unexplained.
+#[test]
+fn a_title_with_brackets_is_a_tests_not_a_files() {
+    let report = VitestSummarizer.parse(&support::log("vitest", "each-typecheck"));
+    for d in &report.diagnostics {
+        assert!(
+            d.file.as_deref().is_some_and(|f| !f.contains(" > ")) && d.line.is_some(),
+            "a phantom: {d:?}"
+        );
+    }
+    let d = report
+        .diagnostics
+        .iter()
+        .find(|d| d.test.as_deref() == Some("resolveURL > [ 'a', '/c' ] -> a/c"))
+        .expect("the failing test.each case");
+    assert_eq!(d.location().as_deref(), Some("test/resolve.test.ts:12:48"));
+}

@@ -230,6 +230,9 @@ mod logs {
     mod pytest {
         crate::support::logs::wild_pytest!(super::super::check_log);
     }
+    mod tap {
+        crate::support::logs::wild_tap!(super::super::check_log);
+    }
     mod tsc {
         crate::support::logs::wild_tsc!(super::super::check_log);
     }

@@ -615,3 +615,60 @@ fn a_workspace_package_runs_the_roots_tests_scoped_to_it() {
         list.all()
     );
 }
+
+#[test]
+fn node_tap_runs_as_the_projects_script() {
+    check(&Case {
+        fixture: "node-tap",
+        bug: ("lib.js", ".toLowerCase()", ""),
+        own: &[&["npm", "test"]],
+    });
+}
+
+#[test]
+fn tape_runs_as_the_projects_script() {
+    check(&Case {
+        fixture: "tape",
+        bug: ("lib.js", ".toLowerCase()", ""),
+        own: &[&["npm", "test"]],
+    });
+}
+
+/// A `test` script that runs a TAP producer with no verifier of its own (node-tap, tape): its
+/// digest named no failing test and said "the tool printed no totals", as the script's log was
+/// read by no summarizer. Now it names the failing test and gives the tool's counts.
+#[test]
+fn a_tap_runners_digest_names_its_failing_tests_with_its_counts() {
+    for (fixture, test, counts) in [
+        (
+            "node-tap",
+            "slug > lowercases > joins lowercase words",
+            "2 failed, 1 passed",
+        ),
+        ("tape", "slug > joins lowercase words", "2 failed, 1 passed"),
+    ] {
+        let project = project(fixture);
+        let text = project.read("lib.js");
+        project.write("lib.js", &text.replacen(".toLowerCase()", "", 1));
+        let run = project.verdict(&["run", "--no-cache", "--format", "json"]);
+        assert_eq!(run.code, 1, "{fixture}: {}", run.all());
+        let report = run.json();
+        let script = report["verifications"]
+            .as_array()
+            .and_then(|v| v.iter().find(|v| v["verifier"] == "script:test"))
+            .unwrap_or_else(|| panic!("{fixture}: no script:test: {}", run.all()));
+        let counts_json = &script["report"]["counts"];
+        // Both `slug` assertions fail without the lowercasing; `initials` passes.
+        assert_eq!(counts_json["tests_failed"], 2, "{fixture}: {}", run.all());
+        assert_eq!(counts_json["tests_passed"], 1, "{fixture}: {}", run.all());
+        let digest = report["digest"]["text"].as_str().unwrap_or_default();
+        assert!(
+            digest.contains(test) && digest.contains(counts),
+            "{fixture}: the digest names `{test}` with `{counts}`:\n{digest}"
+        );
+        assert!(
+            !digest.contains("printed no totals"),
+            "{fixture}:\n{digest}"
+        );
+    }
+}

@@ -150,7 +150,7 @@ fn check_log(tool: &str, name: &str) {
 }
 
 /// The tools with captured logs, each a module of [`logs`].
-const TOOLS: [&str; 11] = [
+const TOOLS: [&str; 12] = [
     "cargo",
     "eslint",
     "generic",
@@ -159,6 +159,7 @@ const TOOLS: [&str; 11] = [
     "nextest",
     "node-test",
     "pytest",
+    "tap",
     "tsc",
     "unittest",
     "vitest",
@@ -201,6 +202,9 @@ mod logs {
     }
     mod pytest {
         crate::support::logs::pytest!(crate::digests::check_log);
+    }
+    mod tap {
+        crate::support::logs::tap!(crate::digests::check_log);
     }
     mod tsc {
         crate::support::logs::tsc!(crate::digests::check_log);

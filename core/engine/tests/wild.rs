@@ -207,6 +207,7 @@ fn every_wild_folder_has_its_tests() {
         "nextest",
         "node-test",
         "pytest",
+        "tap",
         "tsc",
         "unittest",
         "vitest",
@@ -245,6 +246,9 @@ mod logs {
     }
     mod pytest {
         crate::support::logs::wild_pytest!(crate::wild::check_log);
+    }
+    mod tap {
+        crate::support::logs::wild_tap!(crate::wild::check_log);
     }
     mod tsc {
         crate::support::logs::wild_tsc!(crate::wild::check_log);

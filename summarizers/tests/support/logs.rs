@@ -232,6 +232,20 @@ macro_rules! node_test {
 }
 pub(crate) use node_test;
 
+/// The captured logs of `testdata/tap/`.
+macro_rules! tap {
+    ($check:path) => {
+        $crate::support::captured_logs!("tap", $check;
+            node_tap_failing,
+            node_tap_passing,
+            tape_crash,
+            tape_failing,
+            tape_passing,
+        );
+    };
+}
+pub(crate) use tap;
+
 /// The captured logs of `testdata/pytest/`.
 macro_rules! pytest {
     ($check:path) => {
@@ -387,6 +401,7 @@ macro_rules! vitest {
     ($check:path) => {
         $crate::support::captured_logs!("vitest", $check;
             bad_config,
+            each_typecheck,
             failing,
             failing_dot,
             failing_no_color,
@@ -565,6 +580,17 @@ macro_rules! wild_node_test {
     };
 }
 pub(crate) use wild_node_test;
+
+/// The captured logs of `testdata/wild/tap/`.
+macro_rules! wild_tap {
+    ($check:path) => {
+        $crate::support::captured_logs!("wild/tap", $check;
+            codsen_ranges_sort_passing,
+            codsen_tokenizer_buffered_passing,
+        );
+    };
+}
+pub(crate) use wild_tap;
 
 /// The captured logs of `testdata/wild/pytest/`.
 macro_rules! wild_pytest {

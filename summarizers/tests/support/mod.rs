@@ -148,6 +148,14 @@ pub(crate) fn check_jest_format_tests(
                 .iter()
                 .map(|t| t.as_str().expect("a title"))
                 .collect();
+            // vitest's report of a `--typecheck` type test names its file as its first
+            // ancestor, which its log does not.
+            if titles
+                .first()
+                .is_some_and(|first| path.ends_with(&format!("/{first}")))
+            {
+                titles.remove(0);
+            }
             titles.push(test["title"].as_str().expect("title"));
             let name = titles.join(separator);
             let diagnostic = report

@@ -51,6 +51,7 @@ const TEST_RUNNERS: &[&str] = &[
     "nextest",
     "node-test",
     "unittest",
+    "tap",
 ];
 
 /// A declared command run as it is (see the crate docs).

@@ -25,6 +25,7 @@ mod mocha;
 mod nextest;
 mod node_test;
 mod pytest;
+mod tap;
 mod tsc;
 mod unittest;
 mod vitest;
@@ -57,6 +58,9 @@ pub(crate) enum Truth {
     Stdout(Vec<String>),
     /// A second run writes it to this file, relative to the project directory.
     RunFile(Vec<String>, &'static str),
+    /// The log run's output read by another pinned npm program on its stdin, which writes the
+    /// truth to its stdout (`tap-parser --json` reading the TAP stream the tool printed).
+    Parse(&'static str, Vec<String>),
     /// There is no structured output (a crash); the meta file says so.
     None,
 }
@@ -143,6 +147,7 @@ fn all_cases() -> Vec<Case> {
     cases.extend(node_test::cases());
     cases.extend(crash::cases());
     cases.extend(unittest::cases());
+    cases.extend(tap::cases());
     cases
 }
 
@@ -370,6 +375,7 @@ fn capture(case: &Case, options: &Options) -> Result<()> {
     let version = String::from_utf8_lossy(&scrub(version)).trim().to_owned();
 
     let (log, exit_code) = run_program(&program, &case.args, &dir, &case.env, &options.root)?;
+    let raw_log = log.clone();
     let out = options.out.join(case.tool);
     fs::create_dir_all(&out)?;
     fs::write(out.join(format!("{}.log", case.name)), scrub(log))?;
@@ -393,6 +399,28 @@ fn capture(case: &Case, options: &Options) -> Result<()> {
                 fs::read(dir.join(file)).with_context(|| format!("{file} was not written"))?;
             fs::write(&truth_path, scrub(bytes))?;
             Some(args.clone())
+        }
+        Truth::Parse(reader, args) => {
+            let reader = program_path(&Program::Node(reader), &options.root);
+            let output = duct::cmd(&reader, args)
+                .dir(&dir)
+                .stdin_bytes(raw_log)
+                .stdout_capture()
+                // tap-parser exits 1 when the stream it read failed.
+                .unchecked()
+                .env("PATH", search_path(&options.root))
+                .run()
+                .with_context(|| format!("{} failed", reader.to_string_lossy()))?;
+            fs::write(&truth_path, scrub(output.stdout))?;
+            let mut argv = vec![
+                (*reader.to_string_lossy())
+                    .rsplit('/')
+                    .next()
+                    .unwrap_or_default()
+                    .to_owned(),
+            ];
+            argv.extend(args.iter().cloned());
+            Some(argv)
         }
         Truth::None => None,
     };

@@ -9,6 +9,8 @@
 //! - `failing`: 11 files, 40 failing tests — the same fixtures as jest's, in ESM — with a missing
 //!   module two files import (the root cause) and a file with a syntax error ("Failed Suites");
 //! - `unhandled`: errors thrown outside any test ("Unhandled Errors", `Errors  2 errors`);
+//! - `each-typecheck`: run with `--typecheck`, nested describes, `test.each` titles made from
+//!   arrays (`[ 'a', '/c' ] -> a/c`) and a failing type test;
 //! - `passing`; `no-tests` ("No test files found, exiting with code 1"); `bad-config` (the config
 //!   file does not parse: "Startup Error").
 //!
@@ -81,6 +83,13 @@ pub(crate) fn cases() -> Vec<Case> {
             &["--no-color"],
         ),
         vitest("unhandled", "unhandled", "--reporter=default", &[]),
+        // `--typecheck` with nested describes and `test.each` titles that hold ` [ `.
+        vitest(
+            "each-typecheck",
+            "each-typecheck",
+            "--reporter=default",
+            &["--typecheck"],
+        ),
         vitest("passing", "passing", "--reporter=default", &[]),
         vitest("no-tests", "no-tests", "--reporter=default", &[]),
         // The config does not load: vitest writes no report.

@@ -1,0 +1,8 @@
+const test = require('tape')
+const { total } = require('../src/cart.js')
+
+test('totals of several items', t => {
+  t.equal(total([{ price: 1, qty: 1 }, { price: 2, qty: 3 }]), 7)
+  t.ok(total([]) === 0, 'empty is zero')
+  t.end()
+})
