@@ -22,7 +22,8 @@ use std::time::{Duration, Instant};
 use tokio::task::JoinSet;
 
 use crate::cache::{Cache, Decision, Fingerprint, Found, Lookup, Stored};
-use crate::model::{Evidence, Kind, Outcome, Report, Status, Verification};
+use crate::exit_reason;
+use crate::model::{Diagnostic, Evidence, Kind, Outcome, Report, Severity, Status, Verification};
 use crate::verifier::{
     Captured, CommandSpec, Exit, Runner, Shard, Sharding, Verifier, VerifierError, Workspace,
 };
@@ -446,7 +447,7 @@ async fn verify(
 
     let log = workspace.run_dir.join(format!("{}.log", file_name(&name)));
     let split = workspace.shard.filter(|_| sharding == Sharding::Split);
-    let (report, empty_shard) = run_one(entry, &spec, runner, &log, split).await;
+    let (report, empty_shard, log) = run_one(entry, &spec, runner, &log, split).await;
     if empty_shard {
         let verification = Verification {
             verifier: name,
@@ -610,7 +611,7 @@ async fn failed_first(
     let log = workspace
         .run_dir
         .join(format!("{}.failed-first.log", file_name(&name)));
-    let (report, _) = run_one(entry, &rerun, runner, &log, None).await;
+    let (report, _, log) = run_one(entry, &rerun, runner, &log, None).await;
     let plural = if failures == 1 { "" } else { "s" };
     let what = if verifier.kind() == Kind::Test {
         format!("re-ran {failures} failed test{plural} first")
@@ -663,15 +664,17 @@ fn failures_of(entry: &Entry, previous: &Report) -> usize {
 /// Runs one command and interprets it, off the async threads (parsing a large log takes time).
 /// With `split` (the shard of a verifier that splits its tests), a run that passed with no test
 /// at all is this shard having none of them: the answer is `true`, with the report errored and
-/// saying so, and the caller lists it as not run in this shard.
+/// saying so, and the caller lists it as not run in this shard. The path answered last is the
+/// file that holds the tool's output ([`full_output`]), to name as its full log.
 async fn run_one(
     entry: &Entry,
     spec: &CommandSpec,
     runner: &dyn Runner,
     log: &Path,
     split: Option<Shard>,
-) -> (Report, bool) {
+) -> (Report, bool, PathBuf) {
     let captured = runner.run(spec, log).await;
+    let full = full_output(spec, &captured);
     let verifier = Arc::clone(&entry.verifier);
     let spec_owned = spec.clone();
     let allow_no_tests = entry.allow_no_tests;
@@ -707,15 +710,34 @@ async fn run_one(
     })
     .await;
     match interpreted {
-        Ok(answer) => answer,
+        Ok((report, empty_shard)) => (report, empty_shard, full),
         Err(error) => (
             Report::errored(
                 entry.name(),
                 format!("the verifier failed while reading its output: {error}"),
             ),
             false,
+            full,
         ),
     }
+}
+
+/// The file that holds what a command's tool printed, to name as its full log: the captured log,
+/// unless the tool printed nothing there and wrote its output to a file of the command's
+/// (`eslint -f json -o`), which the link then names — an empty log is no full log.
+fn full_output(spec: &CommandSpec, captured: &Captured) -> PathBuf {
+    let log_empty = std::fs::metadata(&captured.log_path).map_or(true, |m| m.len() == 0);
+    if log_empty
+        && let Some(path) = spec
+            .output_files
+            .iter()
+            .zip(&captured.output_files)
+            .find(|(_, bytes)| bytes.as_ref().is_some_and(|b| !b.is_empty()))
+            .map(|(path, _)| path)
+    {
+        return path.clone();
+    }
+    captured.log_path.clone()
 }
 
 fn store_last(options: &Options, name: &str, report: &Report) {
@@ -861,13 +883,9 @@ pub fn reconcile(
                         ),
                     );
                 }
-                Outcome::Passed if fail => errored(
-                    &mut report,
-                    format!(
-                        "{program} exited with {code}, which means failures, but none could be \
-                         read from its output; see the log"
-                    ),
-                ),
+                Outcome::Passed if fail => {
+                    explain_failing_exit(&mut report, &program, code, captured, kind)
+                }
                 Outcome::Passed | Outcome::Failed if !pass && !fail => errored(
                     &mut report,
                     format!(
@@ -895,6 +913,41 @@ pub fn reconcile(
         judge_no_tests(&mut report, &program);
     }
     report
+}
+
+/// A failing exit code whose output itemized no failure, explained by the lines of the log that
+/// say why ([`exit_reason`]): a threshold not met (coverage, a leak check) is a failure in the
+/// code, one diagnostic per line; otherwise the run is errored, quoting the last error lines
+/// the tool printed, so that the reason is in the digest and not only in the log.
+fn explain_failing_exit(
+    report: &mut Report,
+    program: &str,
+    code: i32,
+    captured: &Captured,
+    kind: Kind,
+) {
+    let reason = captured
+        .open_log()
+        .map(exit_reason::read)
+        .unwrap_or_default();
+    if !reason.thresholds.is_empty() {
+        for line in &reason.thresholds {
+            let mut diagnostic = Diagnostic::new(&report.tool, kind, Severity::Error, line);
+            diagnostic.code = Some("threshold".to_owned());
+            report.push(diagnostic);
+        }
+        report.outcome = Outcome::Failed;
+        return;
+    }
+    let mut message = format!(
+        "{program} exited with {code}, which means failures, but none could be read from its \
+         output"
+    );
+    match reason.one_line() {
+        Some(errors) => message.push_str(&format!("; it printed last: {errors}")),
+        None => message.push_str("; see the log"),
+    }
+    errored(report, message);
 }
 
 /// Makes `report` errored for `reason`, keeping a reason it already gave.
