@@ -23,7 +23,7 @@ use tokio::task::JoinSet;
 
 use crate::cache::{Cache, Decision, Fingerprint, Found, Lookup, Stored};
 use crate::exit_reason;
-use crate::model::{Diagnostic, Evidence, Kind, Outcome, Report, Severity, Status, Verification};
+use crate::model::{Evidence, Kind, Outcome, Report, Status, Verification};
 use crate::verifier::{
     Captured, CommandSpec, Exit, Runner, Shard, Sharding, Verifier, VerifierError, Workspace,
 };
@@ -883,8 +883,9 @@ pub fn reconcile(
                         ),
                     );
                 }
+                // What made it fail is said: a threshold not met, else the last errors printed.
                 Outcome::Passed if fail => {
-                    explain_failing_exit(&mut report, &program, code, captured, kind)
+                    exit_reason::explain(&mut report, &program, code, captured, kind);
                 }
                 Outcome::Passed | Outcome::Failed if !pass && !fail => errored(
                     &mut report,
@@ -913,41 +914,6 @@ pub fn reconcile(
         judge_no_tests(&mut report, &program);
     }
     report
-}
-
-/// A failing exit code whose output itemized no failure, explained by the lines of the log that
-/// say why ([`exit_reason`]): a threshold not met (coverage, a leak check) is a failure in the
-/// code, one diagnostic per line; otherwise the run is errored, quoting the last error lines
-/// the tool printed, so that the reason is in the digest and not only in the log.
-fn explain_failing_exit(
-    report: &mut Report,
-    program: &str,
-    code: i32,
-    captured: &Captured,
-    kind: Kind,
-) {
-    let reason = captured
-        .open_log()
-        .map(exit_reason::read)
-        .unwrap_or_default();
-    if !reason.thresholds.is_empty() {
-        for line in &reason.thresholds {
-            let mut diagnostic = Diagnostic::new(&report.tool, kind, Severity::Error, line);
-            diagnostic.code = Some("threshold".to_owned());
-            report.push(diagnostic);
-        }
-        report.outcome = Outcome::Failed;
-        return;
-    }
-    let mut message = format!(
-        "{program} exited with {code}, which means failures, but none could be read from its \
-         output"
-    );
-    match reason.one_line() {
-        Some(errors) => message.push_str(&format!("; it printed last: {errors}")),
-        None => message.push_str("; see the log"),
-    }
-    errored(report, message);
 }
 
 /// Makes `report` errored for `reason`, keeping a reason it already gave.
@@ -1160,6 +1126,34 @@ mod tests {
         );
     }
 
+    /// A failing exit after every test passed: the log's line that says why is in the report —
+    /// a threshold as a failure, anything else quoted in the reason it could not verify.
+    #[test]
+    fn a_failing_exit_with_every_test_passed_says_why() {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let reconciled = |log: &str| {
+            let path = dir.path().join("x.log");
+            std::fs::write(&path, log).expect("write the log");
+            let mut captured = captured(Exit::Code { code: 1 });
+            captured.log_path = path;
+            reconcile(passed_tests(511), &spec(), &captured, Kind::Test, false)
+        };
+        let threshold = reconciled(
+            "  511 passing (3s)\n\nERROR: Coverage for functions (96%) does not meet global \
+             threshold (100%)\n",
+        );
+        assert_eq!(threshold.outcome, Outcome::Failed, "{threshold:?}");
+        assert_eq!(threshold.diagnostics.len(), 1, "{threshold:?}");
+        assert_eq!(
+            threshold.diagnostics[0].message,
+            "ERROR: Coverage for functions (96%) does not meet global threshold (100%)"
+        );
+        let other = reconciled("  511 passing (3s)\n\nError: 2 handles are still open\n");
+        assert_eq!(other.outcome, Outcome::Errored, "{other:?}");
+        let error = other.error.as_deref().unwrap_or_default();
+        assert!(error.contains("Error: 2 handles are still open"), "{error}");
+    }
+
     #[test]
     fn disagreeing_exit_codes_are_errored() {
         check(
@@ -1174,7 +1168,7 @@ mod tests {
             Exit::Code { code: 1 },
             Kind::Test,
             Outcome::Errored,
-            Some("none could be read"),
+            Some("no failure could be read"),
         );
         check(
             failed(),

@@ -23,6 +23,8 @@ use std::sync::LazyLock;
 use regex::RegexSet;
 
 use crate::lines;
+use crate::model::{Diagnostic, Kind, Outcome, Report, Severity};
+use crate::verifier::Captured;
 
 /// The lines of a log that say why its command failed.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -49,6 +51,35 @@ impl ExitReason {
         };
         (!lines.is_empty()).then(|| lines.join(" · "))
     }
+}
+
+/// Explains `report` (which itemized no failure) of a command whose tool `program` exited with
+/// `code`, a failure, from the lines of its log ([`read`]): each threshold not met becomes a
+/// diagnostic of `kind` (code `threshold`) and the report fails, as a failing test would;
+/// otherwise the report is errored (nothing shows what failed in the code) with a reason that
+/// quotes the last error lines, so that whatever made the command fail is said.
+pub fn explain(report: &mut Report, program: &str, code: i32, captured: &Captured, kind: Kind) {
+    let reason = captured.open_log().map(read).unwrap_or_default();
+    if !reason.thresholds.is_empty() {
+        for line in &reason.thresholds {
+            let mut diagnostic = Diagnostic::new(&report.tool, kind, Severity::Error, line);
+            diagnostic.code = Some("threshold".to_owned());
+            report.push(diagnostic);
+        }
+        report.outcome = Outcome::Failed;
+        return;
+    }
+    let mut message =
+        format!("{program} exited with {code}, but no failure could be read from its output");
+    match reason.one_line() {
+        Some(errors) => message.push_str(&format!("; it printed last: {errors}")),
+        None => message.push_str("; see the log"),
+    }
+    report.outcome = Outcome::Errored;
+    report.error = Some(match report.error.take() {
+        Some(existing) => format!("{message}; {existing}"),
+        None => message,
+    });
 }
 
 /// How many threshold lines are kept: one per metric and file is plenty to act on.
