@@ -695,7 +695,7 @@ fn a_run_whose_tests_all_pass_but_that_fails_says_why() {
         "leak-check.js",
         "process.on('exit', () => {\n\
          \x20 console.error('Error: leak check: 1 timer is still scheduled');\n\
-         \x20 process.exitCode = 1;\n});\n",
+         \x20 process.exit(1);\n});\n",
     );
     project.write(
         "test/add.test.js",
