@@ -163,6 +163,24 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_file_over_the_limit_is_read_as_its_first_and_last_parts() {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let path = dir.path().join("big.log");
+        let len = MAX_READ + 1000;
+        let mut bytes = vec![b'a'; usize::try_from(len).expect("fits")];
+        bytes[0] = b'<';
+        *bytes.last_mut().expect("not empty") = b'>';
+        std::fs::write(&path, &bytes).expect("write");
+        let text = read_bounded(std::fs::File::open(&path).expect("open")).expect("read");
+        assert!(text.starts_with('<') && text.ends_with('>'));
+        assert!(text.contains("[verdict: 1000 bytes of this file are left out here"));
+        assert!(text.len() < usize::try_from(MAX_READ).expect("fits") + 200);
+        std::fs::write(&path, "whole\n").expect("write");
+        let text = read_bounded(std::fs::File::open(&path).expect("open")).expect("read");
+        assert_eq!(text, "whole\n");
+    }
+
+    #[test]
     fn file_uris_read_back_as_the_paths_they_encode() {
         for path in ["/p/.git/verdict/runs/1/tsc.log", "/my project/#1/ü.log"] {
             let path = Path::new(path);
