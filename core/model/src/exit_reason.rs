@@ -118,6 +118,8 @@ static WRAPPER_NOISE: LazyLock<RegexSet> = LazyLock::new(|| {
         r"^ERR_PNPM_",
         r"^error Command failed with exit code",
         r"^make(\[\d+\])?: \*\*\*",
+        r"^error: test failed, to rerun pass",
+        r"^error: \d+ targets? failed:",
     ])
     .expect("valid patterns")
 });
@@ -213,7 +215,8 @@ mod tests {
     fn otherwise_the_last_error_lines_without_the_wrappers_echo() {
         check(
             "ok 1 - a\nError: first\nTypeError: second\nerror: third\nFailed to tear down: fourth\n\
-             npm ERR! code 1\nnpm error Lifecycle script `test` failed\nmake: *** [test] Error 1\n",
+             npm ERR! code 1\nnpm error Lifecycle script `test` failed\nmake: *** [test] Error 1\n\
+             error: test failed, to rerun pass `--lib`\n",
             &[],
             &[
                 "TypeError: second",
