@@ -4,6 +4,8 @@
 //! The server offers three tools (docs/mcp.md has their schemas): `verify` runs the project's
 //! verification exactly as `verdict run` does (the same preparation, pipeline and digest, from
 //! `run.rs`), `summarize_log` is `verdict summarize`, and `list_verifiers` is `verdict list`.
+//! The logs `verify` links to are its resources: `resources/read` serves them (redacted), so a
+//! client without the server's file system can follow the links.
 //! One process serves a whole agent session, so the tokenizer is loaded once, at start, and
 //! the result cache and the stat cache stay hot between calls.
 //!
@@ -12,6 +14,7 @@
 //! (`transport`), and the server goes on serving.
 
 mod install;
+mod resources;
 mod schema;
 mod server;
 mod tools;

@@ -667,3 +667,143 @@ fn failed_first_reruns_the_failed_test_before_the_suite() {
         "{pytest:#}"
     );
 }
+
+/// A verifier whose output holds a secret, beside eslint.
+const LEAKY: &str = r#"
+[[verifier]]
+name = "leaky"
+kind = "lint"
+command = ["sh", "-c", "echo 'DATABASE_PASSWORD=hunter2MkdW9o'; echo 'error: leaked'; exit 1"]
+
+[[verifier.pattern]]
+regex = '^error: (?P<message>.*)$'
+"#;
+
+/// eslint's log was an empty file (its findings go to `eslint.json`), and `verify` linked it
+/// with `size: 0`; a client could not read a link over the protocol (`resources/read` was
+/// -32601). Now every link names a file that holds the tool's output, the server offers
+/// `resources`, lists the newest run's files and serves them redacted, and nothing outside the
+/// runs directory.
+#[test]
+fn every_log_link_holds_the_output_and_reads_over_the_protocol() {
+    let project = Project::empty();
+    project.write("package.json", r#"{"name": "links", "private": true}"#);
+    project.write(
+        "eslint.config.mjs",
+        "export default [{ files: ['**/*.js'], rules: { 'no-unused-vars': 'error' } }];\n",
+    );
+    project.write("src/a.js", "const unused = 1;\n");
+    project.write("verdict.toml", LEAKY);
+    project.write("secret.txt", "DATABASE_PASSWORD=hunter2MkdW9o\n");
+    project.link_node_modules();
+    project.git_init();
+    let outside = format!("file://{}/secret.txt", project.root().display());
+    let steps = json!([
+        { "do": "initialize" },
+        { "do": "call", "tool": "verify", "args": { "only": ["eslint", "leaky"] } },
+        { "do": "read_links" },
+        { "do": "list_resources" },
+        { "do": "read_resource", "uri": outside },
+        { "do": "read_resource", "uri": "file:///etc/passwd" },
+        { "do": "read_resource", "uri": "https://example.com/x.log" },
+    ]);
+    let out = client(&project, &steps);
+    assert!(
+        out[0]["result"]["capabilities"]["resources"].is_object(),
+        "{:#}",
+        out[0]
+    );
+
+    let result = &out[1]["result"];
+    assert_ne!(result["isError"], true, "{result:#}");
+    let structured = &result["structuredContent"];
+    assert_eq!(
+        verifier(structured, "eslint")["outcome"],
+        "failed",
+        "{structured:#}"
+    );
+    let links: Vec<&Value> = result["content"]
+        .as_array()
+        .expect("content")
+        .iter()
+        .filter(|c| c["type"] == "resource_link")
+        .collect();
+    assert_eq!(links.len(), 2, "{result:#}");
+    for link in &links {
+        let uri = link["uri"].as_str().expect("a uri");
+        let path = uri.strip_prefix("file://").expect("a file:// URI");
+        let size = std::fs::metadata(path).map_or(0, |m| m.len());
+        assert!(size > 0, "{uri} is empty: {link:#}");
+        assert_eq!(link["size"], size, "{link:#}");
+    }
+    let eslint_link = verifier(structured, "eslint")["log"]
+        .as_str()
+        .expect("eslint's log");
+    let eslint_path = eslint_link.strip_prefix("file://").expect("a file:// URI");
+    assert!(
+        std::fs::read_to_string(eslint_path)
+            .expect("eslint's log")
+            .contains("no-unused-vars"),
+        "{eslint_link} does not hold eslint's findings"
+    );
+    // The digest's footer names the same file.
+    let digest = result["content"][0]["text"].as_str().expect("the digest");
+    let file = Path::new(eslint_path)
+        .file_name()
+        .expect("a file name")
+        .to_string_lossy()
+        .into_owned();
+    assert!(
+        digest.contains(&file),
+        "the digest does not name {file}:\n{digest}"
+    );
+
+    // Each link reads over the protocol: the whole file, redacted.
+    let reads = out[2]["reads"].as_array().expect("reads");
+    assert_eq!(reads.len(), 2, "{:#}", out[2]);
+    for read in reads {
+        let contents = read["result"]["contents"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no contents: {read:#}"));
+        let text = contents[0]["text"].as_str().expect("text");
+        assert_eq!(contents[0]["uri"], read["uri"], "{read:#}");
+        assert!(
+            !text.contains("hunter2MkdW9o"),
+            "a secret was served: {text}"
+        );
+    }
+    let texts: Vec<&str> = reads
+        .iter()
+        .filter_map(|r| r["result"]["contents"][0]["text"].as_str())
+        .collect();
+    assert!(
+        texts.iter().any(|t| t.contains("no-unused-vars")),
+        "{texts:#?}"
+    );
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.contains("DATABASE_PASSWORD=[redacted")),
+        "{texts:#?}"
+    );
+
+    // The newest run's files are listed, the linked ones among them.
+    let listed: Vec<&str> = out[3]["result"]["resources"]
+        .as_array()
+        .expect("resources")
+        .iter()
+        .filter_map(|r| r["uri"].as_str())
+        .collect();
+    for link in &links {
+        assert!(
+            listed.contains(&link["uri"].as_str().expect("uri")),
+            "{listed:#?}"
+        );
+    }
+
+    // Nothing outside the runs directory, not even the project's own files.
+    for refused in &out[4..] {
+        assert!(refused["error"]["code"].is_i64(), "{refused:#}");
+        assert!(refused.get("result").is_none(), "{refused:#}");
+    }
+}

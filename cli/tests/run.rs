@@ -1257,3 +1257,38 @@ fn a_monorepo_root_names_the_packages_it_does_not_verify() {
         insta::assert_snapshot!("monorepo_root_run_stderr", run.stderr);
     });
 }
+
+/// eslint prints nothing with `-o`: its log was an empty file, and every report named it as the
+/// full log. The JSON report, JUnit's `verdict.log` property and the human summary now name the
+/// file that holds eslint's findings.
+#[test]
+fn eslints_full_log_is_the_file_with_its_findings() {
+    let project = Project::empty();
+    project.write("package.json", r#"{"name": "links", "private": true}"#);
+    project.write(
+        "eslint.config.mjs",
+        "export default [{ files: ['**/*.js'], rules: { 'no-unused-vars': 'error' } }];\n",
+    );
+    project.write("src/a.js", "const unused = 1;\n");
+    project.link_node_modules();
+    project.git_init();
+    let junit = project.path("junit.xml");
+    let junit_arg = format!("junit={}", junit.display());
+    let out = project.verdict(&["run", "--format", "json", "--format", &junit_arg]);
+    assert_eq!(out.code, 1, "{}", out.all());
+    let report = out.json();
+    let log = verification(&report, "eslint")["log"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no log: {}", out.all()))
+        .to_owned();
+    let text = std::fs::read_to_string(project.root().join(&log)).expect("eslint's full log");
+    assert!(
+        text.contains("no-unused-vars"),
+        "{log} lacks the finding: {text:?}"
+    );
+    let xml = std::fs::read_to_string(&junit).expect("the JUnit report");
+    assert!(
+        xml.contains(&format!("name=\"verdict.log\" value=\"{log}\"")),
+        "{xml}"
+    );
+}

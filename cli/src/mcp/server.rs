@@ -1,5 +1,5 @@
-//! The MCP server: its identity, its tool list, and the dispatch of `tools/call` to
-//! [`super::tools`]. Calls of `verify` take turns (two runs of the same tools on one project at
+//! The MCP server: its identity, its tool list, the dispatch of `tools/call` to
+//! [`super::tools`], and the runs' logs as resources ([`super::resources`]). Calls of `verify` take turns (two runs of the same tools on one project at
 //! once would only slow each other down); the others run at once.
 
 use std::path::PathBuf;
@@ -8,13 +8,14 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, JsonObject,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
-    ToolAnnotations,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
+    ReadResourceResponse, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 
+use super::resources;
 use super::schema;
 use super::tools::{self, STOP_WAIT, failure};
 use super::transport;
@@ -24,7 +25,8 @@ const INSTRUCTIONS: &str = "verdict runs the project's own checks (type checkers
 test runners) and returns a short, exact digest of what failed. Call `verify` after changing \
 code and before saying a task is done; a result whose outcome is `failed` lists what to fix, \
 `errored` means the checks could not run (never a pass). `summarize_log` digests a log you \
-already have; `list_verifiers` shows which checks apply and why.";
+already have; `list_verifiers` shows which checks apply and why. Each verifier's full log, \
+linked from `verify`'s result, can be read with `resources/read` (redacted).";
 
 /// The server: the project it works on, and the turn `verify` calls take.
 #[derive(Clone)]
@@ -147,11 +149,16 @@ fn tool_list() -> Vec<Tool> {
 
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(
-                Implementation::new("verdict", env!("CARGO_PKG_VERSION")).with_title("verdict"),
-            )
-            .with_instructions(INSTRUCTIONS)
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .build(),
+        )
+        .with_server_info(
+            Implementation::new("verdict", env!("CARGO_PKG_VERSION")).with_title("verdict"),
+        )
+        .with_instructions(INSTRUCTIONS)
     }
 
     async fn list_tools(
@@ -172,6 +179,31 @@ impl ServerHandler for Server {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         self.call(request, context).await.map(Into::into)
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let dir = self.dir.clone();
+        let listed = tokio::task::spawn_blocking(move || resources::list(dir.as_deref()))
+            .await
+            .map_err(|error| ErrorData::internal_error(format!("verdict failed: {error}"), None))?;
+        Ok(ListResourcesResult::with_all_items(listed?))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let dir = self.dir.clone();
+        let uri = request.uri;
+        let read = tokio::task::spawn_blocking(move || resources::read(dir.as_deref(), &uri))
+            .await
+            .map_err(|error| ErrorData::internal_error(format!("verdict failed: {error}"), None))?;
+        read.map(Into::into)
     }
 }
 

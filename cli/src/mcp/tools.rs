@@ -236,10 +236,14 @@ fn verify_result(
             let uri = log.as_deref().map(file_uri);
             if let (Some(path), Some(uri)) = (&log, &uri) {
                 let size = std::fs::metadata(path).map_or(0, |m| m.len());
+                let name = path.file_name().map_or_else(
+                    || format!("{}.log", v.verifier),
+                    |n| n.to_string_lossy().into_owned(),
+                );
                 links.push(ContentBlock::resource_link(
-                    Resource::new(uri.clone(), format!("{}.log", v.verifier))
+                    Resource::new(uri.clone(), name)
                         .with_title(format!("Full output of {}", v.verifier))
-                        .with_mime_type("text/plain")
+                        .with_mime_type(super::resources::mime_type(path))
                         .with_size(size),
                 ));
             }

@@ -1,5 +1,6 @@
 //! Where `summarize_log` may read: the files of the server's workspace and of its runs directory
-//! (the logs `verify` links to), nothing else. A client is not the user: it gets no file the user
+//! (the logs `verify` links to), nothing else; where `resources/read` may read: the runs
+//! directory alone ([`Workspace::runs`]). A client is not the user: it gets no file the user
 //! can read elsewhere (`../secret`, `/home/me/.ssh/id_ed25519`, a symlink pointing out).
 //!
 //! A path resolves against the workspace, symlinks included, and must land inside one of the two
@@ -55,6 +56,39 @@ impl Workspace {
         Ok(Workspace { start, allowed })
     }
 
+    /// The runs directories of a server started with `dir` (its own and the project's that
+    /// verdict.toml names above it): the logs `verify` links to, and nothing else.
+    pub(super) fn runs(dir: Option<&Path>) -> Result<Workspace, String> {
+        let workspace = Workspace::of(dir)?;
+        let mut roots = vec![workspace.start.clone()];
+        if let Ok(found) = config::discover(&workspace.start) {
+            roots.push(found.project_dir().to_path_buf());
+        }
+        let mut allowed = Vec::new();
+        for root in roots {
+            if let Ok(canonical) = paths::runs(&root).canonicalize()
+                && !allowed.contains(&canonical)
+            {
+                allowed.push(canonical);
+            }
+        }
+        if allowed.is_empty() {
+            return Err(format!(
+                "no run of verdict in {} yet: call `verify` first",
+                workspace.start.display()
+            ));
+        }
+        Ok(Workspace {
+            start: workspace.start,
+            allowed,
+        })
+    }
+
+    /// The runs directories this workspace allows, canonical.
+    pub(super) fn places(&self) -> &[PathBuf] {
+        &self.allowed
+    }
+
     /// Opens the log at `path` (relative to the workspace) when it is a regular file inside the
     /// workspace or its runs directory; otherwise says why not.
     pub(super) fn open(&self, path: &Path) -> Result<(PathBuf, File), String> {
@@ -87,8 +121,8 @@ impl Workspace {
             .map(|dir| dir.display().to_string())
             .collect();
         format!(
-            "refused to read {}: it resolves to {}, outside the workspace; summarize_log reads \
-             only files inside {} (give the log's text as `text` instead)",
+            "refused to read {}: it resolves to {}, outside the workspace; verdict reads only \
+             files inside {} (summarize_log also takes the log's text as `text`)",
             path.display(),
             canonical.display(),
             places.join(" or ")

@@ -10,6 +10,11 @@ as JSON in argv[1] and prints one JSON object per step on stdout, for the Rust t
   {"do": "call", "tool": T, "args": {...}}  -> the result (content, structuredContent, isError)
                                                and the progress notifications received
   {"do": "write", "file": F, "text": X}     -> writes X to the project's file F (an agent's edit)
+  {"do": "list_resources"}                  -> every resource the server lists
+  {"do": "read_resource", "uri": U}         -> the contents of resource U, or the JSON-RPC error
+                                               (code and message) the server answered with
+  {"do": "read_links"}                      -> the same for each resource_link of the last call's
+                                               result, as {"reads": [{"uri", "result"|"error"}]}
   {"do": "cancel", "tool": T, "args": {...}, "when_file": F, "group_file": G}
       -> starts the call, waits until the file F (relative to the project) exists, cancels the
          call (the SDK sends notifications/cancelled), then watches the process group whose id
@@ -29,6 +34,11 @@ import time
 import anyio
 
 from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp.shared.exceptions import MCPError
+
+
+# The resource links of the last call's result, for `read_links`.
+LAST_LINKS = []
 
 
 def emit(step, **fields):
@@ -52,6 +62,14 @@ def group_members(pgid):
     return members
 
 
+async def read_resource(session, uri):
+    try:
+        read = await session.read_resource(uri)
+    except MCPError as error:
+        return {"uri": uri, "error": {"code": error.error.code, "message": error.error.message}}
+    return {"uri": uri, "result": read.model_dump(by_alias=True, mode="json", exclude_none=True)}
+
+
 async def call(session, step):
     progress = []
 
@@ -62,6 +80,7 @@ async def call(session, step):
     result = await session.call_tool(
         step["tool"], step.get("args", {}), progress_callback=on_progress
     )
+    LAST_LINKS[:] = [c.uri for c in result.content if getattr(c, "type", None) == "resource_link"]
     emit(
         "call",
         tool=step["tool"],
@@ -144,6 +163,13 @@ async def main():
                     if before is not None and int(os.stat(path).st_mtime) <= int(before):
                         os.utime(path, (before + 2, before + 2))
                     emit("write", file=step["file"])
+                elif kind == "list_resources":
+                    listed = await session.list_resources()
+                    emit("list_resources", result=listed.model_dump(by_alias=True, mode="json", exclude_none=True))
+                elif kind == "read_resource":
+                    emit("read_resource", **await read_resource(session, step["uri"]))
+                elif kind == "read_links":
+                    emit("read_links", reads=[await read_resource(session, str(uri)) for uri in LAST_LINKS])
                 elif kind == "cancel":
                     await cancel(session, step, project)
                 else:

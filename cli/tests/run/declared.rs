@@ -672,3 +672,103 @@ fn a_tap_runners_digest_names_its_failing_tests_with_its_counts() {
         );
     }
 }
+
+/// The text of a JSON report's digest.
+fn digest_of(run: &crate::support::project::Out) -> String {
+    run.json()["digest"]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no digest: {}", run.all()))
+        .to_owned()
+}
+
+/// Every test passed and the command failed on something else: a coverage threshold of
+/// `node --test`, coverage.py's `report --fail-under`, a leak check at mocha's exit. The digest
+/// said "1 passed" or "could not verify … see the log", without the one line that says what
+/// failed; now that line is in it.
+#[test]
+fn a_run_whose_tests_all_pass_but_that_fails_says_why() {
+    // node --test's own threshold: the node-test verifier, through reconcile.
+    let project = Project::empty();
+    project.write(
+        "package.json",
+        r#"{"name": "fixture-node-threshold", "private": true,
+        "scripts": {"test": "node --test --experimental-test-coverage --test-coverage-functions=100"}}"#,
+    );
+    project.write(
+        "lib.js",
+        "exports.add = (a, b) => a + b;\nexports.double = (n) => n * 2;\n",
+    );
+    project.write(
+        "test/lib.test.js",
+        "const test = require('node:test');\nconst assert = require('node:assert');\n\
+         const { add } = require('../lib');\n\
+         test('adds', () => assert.strictEqual(add(1, 1), 2));\n",
+    );
+    project.link_node_modules();
+    project.git_init();
+    let (own, _) = own_commands_pass(&project, &[&["npm", "test"]]);
+    assert!(!own, "npm test passes below the threshold");
+    let run = project.verdict(&["run", "--no-cache", "--format", "json"]);
+    assert_eq!(run.code, 1, "{}", run.all());
+    assert_eq!(status_of(&run, "node-test"), "failed");
+    let digest = digest_of(&run);
+    assert!(
+        digest.contains("66.67% function coverage does not meet threshold of 100%"),
+        "{digest}"
+    );
+
+    // coverage.py's report under its threshold: a script verifier.
+    let project = Project::empty();
+    project.write(
+        "Makefile",
+        ".PHONY: test\ntest:\n\tcoverage run --source=mathx -m pytest -q tests\n\
+         \tcoverage report --fail-under=100\n",
+    );
+    project.write(
+        "mathx.py",
+        "def add(a, b):\n    return a + b\n\n\ndef double(n):\n    return n * 2\n",
+    );
+    project.write(
+        "tests/test_mathx.py",
+        "from mathx import add\n\n\ndef test_add():\n    assert add(1, 1) == 2\n",
+    );
+    project.write("pytest.ini", "[pytest]\npythonpath = .\n");
+    project.link_venv();
+    project.git_init();
+    let run = project.verdict(&["run", "--no-cache", "--format", "json"]);
+    assert_eq!(run.code, 1, "{}", run.all());
+    assert_eq!(status_of(&run, "pytest"), "passed");
+    let digest = digest_of(&run);
+    assert!(digest.contains("is less than fail-under=100"), "{digest}");
+
+    // A leak check that fails mocha's run after every test passed: what it printed last.
+    let project = Project::empty();
+    project.write(
+        "package.json",
+        r#"{"name": "fixture-leak-check", "private": true,
+        "scripts": {"test": "mocha --require ./leak-check.js"}}"#,
+    );
+    project.write(
+        "leak-check.js",
+        "process.on('exit', () => {\n\
+         \x20 console.error('Error: leak check: 1 timer is still scheduled');\n\
+         \x20 process.exit(1);\n});\n",
+    );
+    project.write(
+        "test/add.test.js",
+        "const assert = require('node:assert');\n\
+         it('adds', () => assert.strictEqual(1 + 1, 2));\n",
+    );
+    project.link_node_modules();
+    project.git_init();
+    let (own, _) = own_commands_pass(&project, &[&["npm", "test"]]);
+    assert!(!own, "npm test passes with the leak check failing");
+    let run = project.verdict(&["run", "--no-cache", "--format", "json"]);
+    assert_ne!(run.code, 0, "{}", run.all());
+    assert_ne!(status_of(&run, "mocha"), "passed");
+    let digest = digest_of(&run);
+    assert!(
+        digest.contains("leak check: 1 timer is still scheduled"),
+        "{digest}"
+    );
+}

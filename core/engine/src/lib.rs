@@ -44,4 +44,6 @@ pub use verdict_model::{
     Counts, Diagnostic, Evidence, Fingerprint, Kind, LineParser, Outcome, Report, Severity, Status,
     Summarizer, TestCase, TestStatus, Verification, Verifier,
 };
-pub use verdict_model::{ansi, encoding, lines, model, redact, split, summarizer, verifier};
+pub use verdict_model::{
+    ansi, encoding, exit_reason, lines, model, redact, split, summarizer, verifier,
+};

@@ -22,6 +22,7 @@ use std::time::{Duration, Instant};
 use tokio::task::JoinSet;
 
 use crate::cache::{Cache, Decision, Fingerprint, Found, Lookup, Stored};
+use crate::exit_reason;
 use crate::model::{Evidence, Kind, Outcome, Report, Status, Verification};
 use crate::verifier::{
     Captured, CommandSpec, Exit, Runner, Shard, Sharding, Verifier, VerifierError, Workspace,
@@ -446,7 +447,7 @@ async fn verify(
 
     let log = workspace.run_dir.join(format!("{}.log", file_name(&name)));
     let split = workspace.shard.filter(|_| sharding == Sharding::Split);
-    let (report, empty_shard) = run_one(entry, &spec, runner, &log, split).await;
+    let (report, empty_shard, log) = run_one(entry, &spec, runner, &log, split).await;
     if empty_shard {
         let verification = Verification {
             verifier: name,
@@ -610,7 +611,7 @@ async fn failed_first(
     let log = workspace
         .run_dir
         .join(format!("{}.failed-first.log", file_name(&name)));
-    let (report, _) = run_one(entry, &rerun, runner, &log, None).await;
+    let (report, _, log) = run_one(entry, &rerun, runner, &log, None).await;
     let plural = if failures == 1 { "" } else { "s" };
     let what = if verifier.kind() == Kind::Test {
         format!("re-ran {failures} failed test{plural} first")
@@ -663,15 +664,17 @@ fn failures_of(entry: &Entry, previous: &Report) -> usize {
 /// Runs one command and interprets it, off the async threads (parsing a large log takes time).
 /// With `split` (the shard of a verifier that splits its tests), a run that passed with no test
 /// at all is this shard having none of them: the answer is `true`, with the report errored and
-/// saying so, and the caller lists it as not run in this shard.
+/// saying so, and the caller lists it as not run in this shard. The path answered last is the
+/// file that holds the tool's output ([`full_output`]), to name as its full log.
 async fn run_one(
     entry: &Entry,
     spec: &CommandSpec,
     runner: &dyn Runner,
     log: &Path,
     split: Option<Shard>,
-) -> (Report, bool) {
+) -> (Report, bool, PathBuf) {
     let captured = runner.run(spec, log).await;
+    let full = full_output(spec, &captured);
     let verifier = Arc::clone(&entry.verifier);
     let spec_owned = spec.clone();
     let allow_no_tests = entry.allow_no_tests;
@@ -707,15 +710,34 @@ async fn run_one(
     })
     .await;
     match interpreted {
-        Ok(answer) => answer,
+        Ok((report, empty_shard)) => (report, empty_shard, full),
         Err(error) => (
             Report::errored(
                 entry.name(),
                 format!("the verifier failed while reading its output: {error}"),
             ),
             false,
+            full,
         ),
     }
+}
+
+/// The file that holds what a command's tool printed, to name as its full log: the captured log,
+/// unless the tool printed nothing there and wrote its output to a file of the command's
+/// (`eslint -f json -o`), which the link then names — an empty log is no full log.
+fn full_output(spec: &CommandSpec, captured: &Captured) -> PathBuf {
+    let log_empty = std::fs::metadata(&captured.log_path).map_or(true, |m| m.len() == 0);
+    if log_empty
+        && let Some(path) = spec
+            .output_files
+            .iter()
+            .zip(&captured.output_files)
+            .find(|(_, bytes)| bytes.as_ref().is_some_and(|b| !b.is_empty()))
+            .map(|(path, _)| path)
+    {
+        return path.clone();
+    }
+    captured.log_path.clone()
 }
 
 fn store_last(options: &Options, name: &str, report: &Report) {
@@ -861,13 +883,10 @@ pub fn reconcile(
                         ),
                     );
                 }
-                Outcome::Passed if fail => errored(
-                    &mut report,
-                    format!(
-                        "{program} exited with {code}, which means failures, but none could be \
-                         read from its output; see the log"
-                    ),
-                ),
+                // What made it fail is said: a threshold not met, else the last errors printed.
+                Outcome::Passed if fail => {
+                    exit_reason::explain(&mut report, &program, code, captured, kind);
+                }
                 Outcome::Passed | Outcome::Failed if !pass && !fail => errored(
                     &mut report,
                     format!(
@@ -1107,6 +1126,34 @@ mod tests {
         );
     }
 
+    /// A failing exit after every test passed: the log's line that says why is in the report —
+    /// a threshold as a failure, anything else quoted in the reason it could not verify.
+    #[test]
+    fn a_failing_exit_with_every_test_passed_says_why() {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let reconciled = |log: &str| {
+            let path = dir.path().join("x.log");
+            std::fs::write(&path, log).expect("write the log");
+            let mut captured = captured(Exit::Code { code: 1 });
+            captured.log_path = path;
+            reconcile(passed_tests(511), &spec(), &captured, Kind::Test, false)
+        };
+        let threshold = reconciled(
+            "  511 passing (3s)\n\nERROR: Coverage for functions (96%) does not meet global \
+             threshold (100%)\n",
+        );
+        assert_eq!(threshold.outcome, Outcome::Failed, "{threshold:?}");
+        assert_eq!(threshold.diagnostics.len(), 1, "{threshold:?}");
+        assert_eq!(
+            threshold.diagnostics[0].message,
+            "ERROR: Coverage for functions (96%) does not meet global threshold (100%)"
+        );
+        let other = reconciled("  511 passing (3s)\n\nError: 2 handles are still open\n");
+        assert_eq!(other.outcome, Outcome::Errored, "{other:?}");
+        let error = other.error.as_deref().unwrap_or_default();
+        assert!(error.contains("Error: 2 handles are still open"), "{error}");
+    }
+
     #[test]
     fn disagreeing_exit_codes_are_errored() {
         check(
@@ -1121,7 +1168,7 @@ mod tests {
             Exit::Code { code: 1 },
             Kind::Test,
             Outcome::Errored,
-            Some("none could be read"),
+            Some("no failure could be read"),
         );
         check(
             failed(),

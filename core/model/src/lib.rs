@@ -10,6 +10,8 @@
 //!   data), interpret its captured output — and the [`verifier::Runner`] trait a runner implements.
 //! - [`redact`]: secrets in tool output replaced with `[redacted:<kind>]`, applied where text
 //!   enters a [`Report`] so that everything written from it is redacted.
+//! - [`exit_reason`]: the lines of a log that say why its command failed when no failure was
+//!   itemized (a coverage threshold, a leak check, a wrapper's own error), by their phrasing.
 //! - [`split`]: a command line typed by a person split into words the way a shell would, without
 //!   running or expanding anything.
 //!
@@ -18,6 +20,7 @@
 
 pub mod ansi;
 pub mod encoding;
+pub mod exit_reason;
 pub mod lines;
 pub mod model;
 mod mojibake;

@@ -713,11 +713,12 @@ fn fail_closed(
     }
     let reason = match &captured.exit {
         Exit::Code { code } if spec.exit_codes.pass.contains(code) => return report,
-        Exit::Code { code } => format!(
-            "{name} exited with {code} but printed no error or failing test that could be read; \
-             see {}",
-            captured.log_path.display()
-        ),
+        Exit::Code { code } => {
+            // Nothing itemized and the run failed (a coverage tool's `--fail-under`, a build
+            // script's error): the lines that say why are the report's.
+            verdict_model::exit_reason::explain(&mut report, name, *code, captured, command.kind());
+            return report;
+        }
         Exit::Signal { signal } => format!("{name} was killed by signal {signal}"),
         Exit::TimedOut => format!("{name} timed out and was stopped"),
         Exit::Cancelled => format!("{name} was stopped: the run was interrupted"),

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use verdict_model::verifier::{Applicability, Captured, CommandSpec, Exit, Workspace};
-use verdict_model::{Counts, Diagnostic, Outcome, Report, Verifier};
+use verdict_model::{Counts, Diagnostic, Kind, Outcome, Report, Verifier};
 use verdict_verifier_support::declared::Purpose;
 use verdict_verifier_support::{
     PackageJson, first_file, node_bin, node_install_markers, summarize_log_as,
@@ -538,13 +538,12 @@ pub(crate) fn fail_closed(
     let why = match &captured.exit {
         Exit::Code { code } if spec.exit_codes.pass.contains(code) => return report,
         Exit::Code { code } => {
-            return never_a_pass(
-                report,
-                format!(
-                    "{tool} exited with {code} but no failure could be read from its output; \
-                     see the log"
-                ),
-            );
+            // Every test passed and the run failed: a threshold, a leak check, a wrapper's
+            // error — the lines that say which are the report's.
+            if report.outcome == Outcome::Passed {
+                verdict_model::exit_reason::explain(&mut report, tool, *code, captured, Kind::Test);
+            }
+            return report;
         }
         Exit::Signal { signal } => format!("{tool} was killed by signal {signal}"),
         // In the pipeline's own words, which then does not say it twice.

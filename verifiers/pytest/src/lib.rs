@@ -537,10 +537,11 @@ fn fail_closed(mut report: Report, spec: &CommandSpec, captured: &Captured) -> R
         Exit::Code { code: 5 } if report.outcome == Outcome::Errored => return report,
         Exit::Code { code: 5 } => "pytest collected no tests (exit code 5)".to_owned(),
         Exit::Code { .. } if report.outcome != Outcome::Passed => return report,
-        Exit::Code { code } => format!(
-            "pytest exited with {code} but printed no failure that could be read; see {}",
-            captured.log_path.display()
-        ),
+        Exit::Code { code } => {
+            // Every test passed and the run failed: the lines that say why are the report's.
+            verdict_model::exit_reason::explain(&mut report, NAME, *code, captured, Kind::Test);
+            return report;
+        }
         Exit::Signal { signal } => format!("pytest was killed by signal {signal}"),
         Exit::TimedOut => "pytest timed out and was stopped".to_owned(),
         Exit::Cancelled => "pytest was stopped: the run was interrupted".to_owned(),

@@ -383,10 +383,18 @@ fn fail_closed(mut report: Report, spec: &CommandSpec, captured: &Captured) -> R
         Exit::Code { code: 5 } if report.outcome == Outcome::Errored => return report,
         Exit::Code { code: 5 } => "unittest ran no tests (NO TESTS RAN, exit code 5)".to_owned(),
         Exit::Code { .. } if report.outcome != Outcome::Passed => return report,
-        Exit::Code { code } => format!(
-            "unittest exited with {code} but printed no failure that could be read; see {}",
-            captured.log_path.display()
-        ),
+        Exit::Code { code } => {
+            // Every test passed and the run failed (`coverage run` under its `fail_under`):
+            // the lines that say why are the report's.
+            verdict_model::exit_reason::explain(
+                &mut report,
+                "unittest",
+                *code,
+                captured,
+                Kind::Test,
+            );
+            return report;
+        }
         Exit::Signal { signal } => format!("python was killed by signal {signal}"),
         Exit::TimedOut => "unittest timed out and was stopped".to_owned(),
         Exit::Cancelled => "unittest was stopped: the run was interrupted".to_owned(),

@@ -29,7 +29,7 @@ use verdict_model::verifier::{
     Applicability, Captured, CommandSpec, Exit, ExitCodes, Infrastructure, Inputs, VerifierError,
     Workspace,
 };
-use verdict_model::{Diagnostic, Kind, Outcome, Report, Severity, Verifier};
+use verdict_model::{Diagnostic, Kind, Outcome, Report, Severity, Verifier, exit_reason};
 use verdict_verifier_support::declared::{Command, Purpose};
 use verdict_verifier_support::{infra, node_bin, summarize_log};
 
@@ -249,17 +249,30 @@ impl Verifier for ScriptVerifier {
             _ => return report,
         };
         if spec.exit_codes.fail.contains(&code) && report.outcome == Outcome::Passed {
-            // The project's own check failed; what it printed is not understood beyond that.
+            // The project's own check failed; what it printed is not understood beyond the
+            // lines that say why (a coverage threshold, an error it printed last).
             report.outcome = Outcome::Failed;
-            let mut diagnostic = Diagnostic::new(
-                &self.name,
-                self.kind(),
-                Severity::Error,
-                format!(
-                    "`{}` ({}) failed with exit code {code}",
-                    self.command.text, self.command.origin
-                ),
+            let reason = captured
+                .open_log()
+                .map(exit_reason::read)
+                .unwrap_or_default();
+            if !reason.thresholds.is_empty() {
+                for line in &reason.thresholds {
+                    let mut diagnostic =
+                        Diagnostic::new(&self.name, self.kind(), Severity::Error, line);
+                    diagnostic.code = Some("threshold".to_owned());
+                    report.push(diagnostic);
+                }
+                return report;
+            }
+            let mut message = format!(
+                "`{}` ({}) failed with exit code {code}",
+                self.command.text, self.command.origin
             );
+            if let Some(errors) = reason.one_line() {
+                message.push_str(&format!(": {errors}"));
+            }
+            let mut diagnostic = Diagnostic::new(&self.name, self.kind(), Severity::Error, message);
             let tail = read_tail(captured);
             if !tail.trim().is_empty() {
                 diagnostic = diagnostic.with_detail(tail);
