@@ -33,3 +33,4 @@ pub use model::{
 };
 pub use summarizer::{LineParser, Summarizer};
 pub use verifier::Verifier;
+pub use wrappers::JOB_MARKER;

@@ -532,6 +532,7 @@ macro_rules! wild_multi {
             mdtable_actions_mocha_cut_off,
             motion5_gh_log_failed_pasted_in_markdown,
             motion5_gh_log_failed_tsc_vitest,
+            orgtree_gh_run_view_four_jobs,
             spaceos_just_ruff_pytest,
             youlya_verify_interleaved_passing,
             youlya_verify_passing,
