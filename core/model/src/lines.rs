@@ -701,6 +701,7 @@ mod tests {
         assert_eq!(
             lines,
             [
+                "##[group]Job: ci",
                 "npm test",
                 " Test Files  1 failed",
                 "grep '^[[:alpha:]]' ^[[A-Z] ^[[",

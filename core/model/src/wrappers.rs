@@ -721,9 +721,39 @@ mod tests {
                 ]
             ),
             [
+                "##[group]Job: test",
                 "  ● a › b",
                 "##[group]Run npm test",
                 "Process completed with exit code 1."
+            ]
+        );
+    }
+
+    /// Each job of a `gh run view --log` is announced where it begins, once.
+    #[test]
+    fn each_gh_job_is_announced_where_it_begins() {
+        let head = b"lint	Run npm run lint	2024-05-01T12:34:56.1234567Z ok
+";
+        let features = Features::of(head);
+        assert_eq!(
+            run(
+                features,
+                &[
+                    "lint	Run npm run lint	2024-05-01T12:34:56.1234567Z ok",
+                    "lint	Run npm run lint	2024-05-01T12:34:56.2234567Z done",
+                    "test (20.x)	Run npm test	2024-05-01T12:34:57.1234567Z Tests: 1 passed",
+                    "continued without a prefix",
+                    "test (20.x)	Run npm test	2024-05-01T12:34:57.2234567Z end",
+                ]
+            ),
+            [
+                "##[group]Job: lint",
+                "ok",
+                "done",
+                "##[group]Job: test (20.x)",
+                "Tests: 1 passed",
+                "continued without a prefix",
+                "end"
             ]
         );
     }
