@@ -430,7 +430,10 @@ impl Sections {
                         report.note(format!("{runs} runs of {} in one log", report.tool));
                     }
                     if let Some(job) = job.filter(|_| several_jobs) {
-                        report.note(format!("in the CI job `{job}`"));
+                        // First, so that the digest finds it however many notes the parser left.
+                        report
+                            .notes
+                            .insert(0, format!("{}`{job}`", verdict_model::JOB_NOTE));
                     }
                     report
                 },

@@ -58,7 +58,16 @@ pub(super) fn headline(plan: &Plan<'_>, max: usize) -> String {
         .root
         .map(|root| format!(" (paths relative to {root})"))
         .unwrap_or_default();
-    clipped(&field(&format!("{}: {body}{root}", report.tool)), max)
+    clipped(&field(&format!("{}: {body}{root}", tool(report))), max)
+}
+
+/// The name a report goes by: its tool, and the CI job it ran in when the log held several
+/// (`tsc (build)`), so that two jobs' runs of one tool are told apart.
+fn tool(report: &Report) -> String {
+    match report.job() {
+        Some(job) => format!("{} ({job})", report.tool),
+        None => report.tool.clone(),
+    }
 }
 
 /// A failing report in a few words, for when the budget has no room for its headline: `tsc: 41
@@ -76,7 +85,7 @@ pub(super) fn short_headline(plan: &Plan<'_>) -> String {
     } else {
         "failed".to_owned()
     };
-    field(&format!("{}: {what}", plan.report.tool))
+    field(&format!("{}: {what}", tool(plan.report)))
 }
 
 /// The counts of a failed report: the tool's own where it gave them, otherwise counted from the
@@ -172,7 +181,7 @@ fn tool_counts(report: &Report) -> Vec<String> {
 /// found`.
 pub(super) fn pass_line(report: &Report, max: usize) -> String {
     clipped(
-        &field(&format!("{}: {}", report.tool, pass_body(report))),
+        &field(&format!("{}: {}", tool(report), pass_body(report))),
         max,
     )
 }
