@@ -52,6 +52,7 @@ macro_rules! eslint {
         $crate::support::captured_logs!("eslint", $check;
             bad_rule,
             config_syntax,
+            many_parse_errors,
             many_problems,
             many_problems_color,
             many_problems_json,
