@@ -260,3 +260,24 @@ fn check_log(tool: &str, case: &str) {
 mod logs {
     crate::support::logs::vitest!(super::check_log);
 }
+
+/// The failing tests of a log as `summarize` reads it: name, file and line.
+fn failing_tests(log: &[u8]) -> Vec<(Option<String>, Option<String>, Option<u32>)> {
+    verdict_summarizers::summarize_all(log)
+        .iter()
+        .flat_map(|report| &report.diagnostics)
+        .map(|d| (d.test.clone(), d.file.clone(), d.line))
+        .collect()
+}
+
+#[test]
+fn a_log_garbled_by_a_baltic_code_page_names_its_failures() {
+    // The captured log's bytes decoded as cp1257: `⎯ Failed Tests 40 ⎯` and `❯ file:line` come
+    // through as `āˇÆ` and `ā¯Æ`.
+    let clean = failing_tests(&support::log("vitest", "failing-no-color"));
+    let garbled = failing_tests(&support::log("wild/vitest", "derived-failing-cp1257"));
+    assert!(clean.len() >= 40, "{clean:?}");
+    let located = garbled.iter().filter(|(_, _, line)| line.is_some()).count();
+    assert!(located >= 30, "{located} of {} located", garbled.len());
+    assert_eq!(garbled, clean);
+}

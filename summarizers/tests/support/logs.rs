@@ -649,6 +649,7 @@ macro_rules! wild_vitest {
             audit_tools_v3_passing_custom_tail,
             bescout_v4_colors_windows,
             cineranda_v1_verbose_passing,
+            derived_failing_cp1257,
             enc_beelink_triage_cp437_failed_suites,
             enc_medrec_utf16_watch_pass,
             enc_qbil_utf16_cp437_pass,
