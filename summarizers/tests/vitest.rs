@@ -281,3 +281,23 @@ fn a_log_garbled_by_a_baltic_code_page_names_its_failures() {
     assert!(located >= 30, "{located} of {} located", garbled.len());
     assert_eq!(garbled, clean);
 }
+
+#[test]
+fn a_title_a_terminal_wrapped_at_80_columns_is_read_whole() {
+    // The captured log cut at 80 columns: each ` FAIL  file > describe > test` header goes on
+    // in the next line.
+    let clean = failing_tests(&support::log("vitest", "long-titles"));
+    let wrapped = failing_tests(&support::log(
+        "wild/vitest",
+        "derived-long-titles-wrapped-80",
+    ));
+    assert_eq!(clean.len(), 2, "{clean:?}");
+    assert!(
+        clean.iter().all(|(name, _, line)| name
+            .as_deref()
+            .is_some_and(|name| name.ends_with(" date") || name.ends_with(" total"))
+            && line.is_some()),
+        "{clean:?}"
+    );
+    assert_eq!(wrapped, clean);
+}
