@@ -285,6 +285,9 @@ impl TestResult {
 #[derive(Default)]
 struct Parser {
     report: Report0,
+    /// cargo's `could not compile` summary cut at a terminal's width before its counts ended:
+    /// the next line is the rest of it.
+    cut_summary: Option<String>,
     /// The test binary's run being read.
     run: Option<Run>,
     /// The last lines that nothing else took: a `harness = false` target's output.
@@ -1424,6 +1427,65 @@ fn is_boilerplate(note: &str) -> bool {
 
 impl LineParser for Parser {
     fn line(&mut self, line: &str) {
+        if let Some(cut) = self.cut_summary.take() {
+            if continues_cut(line) {
+                let whole = format!("{cut}{line}");
+                return self.line(&whole);
+            }
+            self.read_line(&cut);
+        }
+        if is_cut_summary(line) {
+            self.cut_summary = Some(line.to_owned());
+            return;
+        }
+        self.read_line(line);
+    }
+
+    fn finish(mut self: Box<Self>) -> Report {
+        if let Some(cut) = self.cut_summary.take() {
+            self.read_line(&cut);
+        }
+        self.finish_report()
+    }
+}
+
+/// The longest summary line whose rest is looked for on the next line.
+const MAX_CUT_SUMMARY: usize = 512;
+
+/// Whether `line` is cargo's `could not compile` summary cut short by a terminal that wrapped
+/// it: `error: could not compile `app` (lib) due to 106 previous` before `errors; 2 warnings
+/// emitted`. Its count, or the warnings after it, would be read wrong or not at all.
+fn is_cut_summary(line: &str) -> bool {
+    if line.len() > MAX_CUT_SUMMARY {
+        return false;
+    }
+    let Some(rest) = line
+        .strip_prefix("error: could not compile `")
+        .or_else(|| line.strip_prefix("error: Could not compile `"))
+    else {
+        return false;
+    };
+    // cargo's forms end in `previous error(s)`, `N warning(s) emitted`, or (cargo before
+    // 1.36) the name and a period.
+    let ended = rest.ends_with("previous error")
+        || rest.ends_with("previous errors")
+        || rest.ends_with(" emitted")
+        || rest.ends_with("`.")
+        || rest.ends_with("`");
+    !ended
+}
+
+/// Whether `line` can be the rest of a cut summary: not blank and not a line of its own.
+fn continues_cut(line: &str) -> bool {
+    !line.trim().is_empty()
+        && line.len() <= MAX_CUT_SUMMARY
+        && !line.starts_with("error")
+        && !line.starts_with("warning")
+        && !line.starts_with("  ")
+}
+
+impl Parser {
+    fn read_line(&mut self, line: &str) {
         if line.starts_with("  process didn't exit successfully: `")
             && let Some((command, status)) = line.rsplit_once("` (")
             && status.starts_with("signal")
@@ -1654,7 +1716,7 @@ impl LineParser for Parser {
         }
     }
 
-    fn finish(mut self: Box<Self>) -> Report {
+    fn finish_report(mut self: Box<Self>) -> Report {
         self.finish_pending();
         self.finish_block();
         self.finish_loose();
@@ -2006,6 +2068,29 @@ mod tests {
         ] {
             let _ = parse(log);
         }
+    }
+
+    /// A terminal 80 columns wide cuts cargo's summary inside its count; copied from there, the
+    /// log holds it on two lines. The count is read whole, and the warnings after it too.
+    #[test]
+    fn a_summary_cut_at_the_terminals_width_is_read_whole() {
+        let summary = "error: could not compile `verdict-core` (lib) due to 106 previous errors; 2 warnings emitted";
+        let (cut, rest) = summary.split_at(80);
+        let report = parse(&format!(
+            "src\\main.rs:12:9: error[E0308]: mismatched types\n{cut}\n{rest}\n"
+        ));
+        assert_eq!(report.outcome, Outcome::Failed);
+        assert_eq!(report.counts.errors, Some(106));
+        assert_eq!(report.counts.warnings, Some(2));
+        // Cut inside the count (a narrower terminal, or a longer package name).
+        let (cut, rest) = summary.split_at(summary.find("6 previous").unwrap_or(0));
+        let report = parse(&format!("{cut}\n{rest}\n\n"));
+        assert_eq!(report.counts.errors, Some(106));
+        // A summary that ends where its line does is read as it is.
+        let report = parse(
+            "error: could not compile `x` (lib) due to 3 previous errors\nerror: could not compile `y` (lib) due to 1 previous error\n",
+        );
+        assert_eq!(report.counts.errors, Some(4));
     }
 
     #[test]

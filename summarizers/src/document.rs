@@ -30,9 +30,32 @@ pub(crate) fn starts_as_object(sample: &str) -> bool {
 }
 
 /// Whether an input is a document rather than a log: it starts, after white space and a
-/// byte-order mark, as JSON (`{`, `[`) or XML (`<`) does.
+/// byte-order mark, as JSON (`{`, `[`) or XML (`<`) does. A log line may start with `[` too
+/// (Maven's `[INFO]`, Jenkins' `[Pipeline]` and the time its Timestamper writes before each
+/// line, `[2024-05-01T12:34:56.789Z]`): `[` is a document only when JSON starts there.
 pub(crate) fn starts_as_document(input: &[u8]) -> bool {
-    matches!(input.get(skip_space(input)), Some(b'{' | b'[' | b'<'))
+    let start = skip_space(input);
+    match input.get(start) {
+        Some(b'{' | b'<') => true,
+        Some(b'[') => starts_as_json(&input[start..]),
+        _ => false,
+    }
+}
+
+/// How much of an input that starts with `[` is read to tell JSON from a log line.
+const JSON_PROBE: usize = 4096;
+
+/// Whether `input` starts with a JSON value, complete or cut short within [`JSON_PROBE`] bytes.
+fn starts_as_json(input: &[u8]) -> bool {
+    let probe = &input[..input.len().min(JSON_PROBE)];
+    let mut values =
+        serde_json::Deserializer::from_slice(probe).into_iter::<serde::de::IgnoredAny>();
+    match values.next() {
+        Some(Ok(_)) => true,
+        // An array longer than the probe ends too soon; a log line is not JSON at all.
+        Some(Err(error)) => error.is_eof(),
+        None => false,
+    }
 }
 
 /// What an input starts with.
@@ -151,6 +174,23 @@ pub(crate) fn parse_reader(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A log whose lines start with a bracket (Jenkins' Timestamper, Maven) is no JSON array;
+    /// an array, whole or longer than what is probed, is.
+    #[test]
+    fn a_bracket_starts_a_document_only_as_json() {
+        assert!(!starts_as_document(
+            b"[2022-01-12T19:00:00.613Z] Started by timer\n"
+        ));
+        assert!(!starts_as_document(b"[INFO] Scanning for projects...\n"));
+        assert!(!starts_as_document(b"[Pipeline] Start of Pipeline\n"));
+        assert!(starts_as_document(
+            b"  [{\"filePath\": \"/a.js\", \"messages\": []}]\n"
+        ));
+        let long = format!("[{}", "{\"messages\": []},".repeat(1000));
+        assert!(starts_as_document(long.as_bytes()));
+        assert!(starts_as_document(b"[]"));
+    }
 
     #[test]
     fn the_leading_object_ends_where_json_does() {

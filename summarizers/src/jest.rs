@@ -17,8 +17,10 @@
 //! - a coverage threshold not met (jest 29's `Jest: "global" coverage threshold for lines (80%)
 //!   not met: 50%`, jest 30's `Jest: Coverage for lines (50%) does not meet "global" threshold
 //!   (80%)`) fails a run whose tests passed;
-//! - `  ● Console` blocks and verbose `console.log` blocks are output, not failures; nor are the
-//!   `●  TCPSERVERWRAP` blocks `--detectOpenHandles` prints after the summary (a note names them);
+//! - `  ● Console` blocks and verbose `console.log` blocks are output, not failures, and so is any
+//!   `  ● ` line under a `PASS` header (what a test printed; jest lists failures under `FAIL`);
+//!   nor are the `●  TCPSERVERWRAP` blocks `--detectOpenHandles` prints after the summary (a note
+//!   names them);
 //!   a `●  Cannot log after tests are done.` block is a failure (jest exits 1 for it);
 //! - with more than 20 test files jest repeats every failure after `Summary of all failing tests`:
 //!   the repeats are not counted twice;
@@ -410,6 +412,9 @@ struct Parser {
     report: Report,
     /// The test file of the last `FAIL`/`PASS` header.
     file: Option<String>,
+    /// The last header was `PASS`: jest prints no failure under it, so a `  ● ` line there is
+    /// what the tests printed (a list, a status line), not a failing test.
+    file_passed: bool,
     block: Option<Block>,
     top: Option<TopBlock>,
     /// The first configuration or command-line error.
@@ -453,6 +458,7 @@ impl Parser {
         Parser {
             report: Report::new(TOOL, Outcome::Passed),
             file: None,
+            file_passed: false,
             block: None,
             top: None,
             config_error: None,
@@ -573,6 +579,7 @@ impl Parser {
                 self.finish_block();
                 self.finish_top();
                 self.file = Some(file.trim().to_owned());
+                self.file_passed = false;
                 self.repeat = true;
                 return;
             }
@@ -586,6 +593,7 @@ impl Parser {
                     "Console" => BlockKind::Console,
                     name if name.starts_with(' ') && self.in_open_handles => BlockKind::OpenHandle,
                     name if name.starts_with(' ') => BlockKind::Outside,
+                    _ if self.file_passed && !self.repeat => BlockKind::Console,
                     name => BlockKind::Test(name.to_owned()),
                 };
                 let outside = matches!(kind, BlockKind::Outside | BlockKind::OpenHandle);
@@ -624,6 +632,7 @@ impl Parser {
             if text.starts_with('F') {
                 self.saw_fail = true;
             }
+            self.file_passed = text.starts_with('P');
             self.file = Some(header_file(rest).to_owned());
             return;
         }

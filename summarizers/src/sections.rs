@@ -104,9 +104,11 @@ const SWITCH_CONFIDENCE: u8 = 60;
 /// The streaming splitter: feed it lines, then take the reports.
 #[derive(Default)]
 pub struct Sections {
-    /// One report per tool of the finished sections, in the order the tools first appeared,
-    /// with how many runs each merges.
-    done: Vec<(Report, usize)>,
+    /// One report per tool and CI job of the finished sections, in the order they first
+    /// appeared, with how many runs each merges.
+    done: Vec<Done>,
+    /// The CI job the current section belongs to (`gh run view --log` names it on every line).
+    job: Option<String>,
     /// The first section that said nothing ([`says_nothing`]), kept for a log of only such.
     noise: Option<Report>,
     /// A run a `$ command` echo cut before its last line: unless the next section is surely
@@ -123,6 +125,13 @@ pub struct Sections {
     command: Option<String>,
     /// The last line was npm's or pnpm's script header: the next `> …` line is its command.
     command_next: bool,
+}
+
+/// A finished tool's report, how many runs it merges, and the CI job they ran in.
+struct Done {
+    report: Report,
+    runs: usize,
+    job: Option<String>,
 }
 
 /// The longest announced command kept; the program that runs comes first.
@@ -319,6 +328,7 @@ impl Sections {
             self.echo_cut = false;
             self.command = None;
             match announced {
+                Announced::Job(job) => self.job = Some(job.to_owned()),
                 Announced::Header => self.command_next = true,
                 Announced::Command(command) => {
                     self.command = Some(crate::text::clip(command.trim(), MAX_COMMAND));
@@ -405,14 +415,29 @@ impl Sections {
                     .unwrap_or_else(|| Report::errored("generic", generic::EMPTY)),
             ];
         }
+        // Each job ran on its own machine: its reports say which it is once there are several.
+        let first_job = self.done[0].job.clone();
+        let several_jobs = self.done.iter().any(|d| d.job != first_job);
         self.done
             .into_iter()
-            .map(|(mut report, runs)| {
-                if runs > 1 {
-                    report.note(format!("{runs} runs of {} in one log", report.tool));
-                }
-                report
-            })
+            .map(
+                |Done {
+                     mut report,
+                     runs,
+                     job,
+                 }| {
+                    if runs > 1 {
+                        report.note(format!("{runs} runs of {} in one log", report.tool));
+                    }
+                    if let Some(job) = job.filter(|_| several_jobs) {
+                        // First, so that the digest finds it however many notes the parser left.
+                        report
+                            .notes
+                            .insert(0, format!("{}`{job}`", verdict_model::JOB_NOTE));
+                    }
+                    report
+                },
+            )
             .collect()
     }
 
@@ -595,12 +620,23 @@ impl Sections {
             }
             return;
         }
-        match self.done.iter_mut().find(|(r, _)| r.tool == report.tool) {
-            Some((merged, runs)) => {
-                absorb(merged, report);
-                *runs += 1;
+        // Runs of one tool in one job are one report; another job's run is another machine's,
+        // whose crash or pass says nothing of this one.
+        let job = self.job.clone();
+        match self
+            .done
+            .iter_mut()
+            .find(|d| d.report.tool == report.tool && d.job == job)
+        {
+            Some(done) => {
+                absorb(&mut done.report, report);
+                done.runs += 1;
             }
-            None => self.done.push((report, 1)),
+            None => self.done.push(Done {
+                report,
+                runs: 1,
+                job,
+            }),
         }
     }
 }
@@ -614,6 +650,8 @@ enum Announced<'a> {
     Command(&'a str),
     /// A new section whose command the line does not give.
     Nothing,
+    /// Another CI job begins ([`verdict_model::JOB_MARKER`]), named.
+    Job(&'a str),
 }
 
 /// The announcement `line` makes of a new command, when it is a runner's: npm's and pnpm's
@@ -648,6 +686,9 @@ fn announcement_of(line: &str) -> Option<Announced<'_>> {
         // package's task); only a step names its command.
         b'#' => match line.strip_prefix("##[group]")? {
             rest if rest.starts_with("Run ") => Some(Announced::Command(&rest[4..])),
+            _ if line.starts_with(verdict_model::JOB_MARKER) => {
+                Some(Announced::Job(&line[verdict_model::JOB_MARKER.len()..]))
+            }
             _ => Some(Announced::Nothing),
         },
         // GitHub Actions' post steps; what they print is no tool's.

@@ -357,6 +357,28 @@ struct Parser {
     tap: Option<Tap>,
     /// The failures the file tree lists as the tests run, for a log without the error blocks.
     tree: Tree,
+    /// A ` FAIL ` header a terminal wrapped at [`WRAP_WIDTH`] columns, read so far: the lines
+    /// after it are its rest until one is not.
+    wrapped_header: Option<String>,
+}
+
+/// The width at which a terminal copied from, or a CI console, wraps lines.
+const WRAP_WIDTH: usize = 80;
+
+/// Whether `line` is the rest of a ` FAIL ` header cut at [`WRAP_WIDTH`]: not blank, not a
+/// rule, another header or the block's error (`AssertionError: …`, `Error: …`).
+fn continues_header(line: &str) -> bool {
+    let text = line.trim_ascii();
+    if text.is_empty() || text.starts_with('⎯') || text.starts_with("FAIL ") {
+        return false;
+    }
+    let name = text.split_once(": ").map_or("", |(name, _)| name);
+    let is_error = !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'.'))
+        && (name.ends_with("Error") || name.ends_with("Exception") || name == "Error");
+    !is_error
 }
 
 impl Parser {
@@ -375,6 +397,7 @@ impl Parser {
             missing_dependency: None,
             tap: None,
             tree: Tree::default(),
+            wrapped_header: None,
         }
     }
 
@@ -561,6 +584,18 @@ impl LineParser for Parser {
             self.tap = Some(Tap::new());
             return;
         }
+        if let Some(mut header) = self.wrapped_header.take() {
+            if continues_header(line) {
+                header.push_str(line.trim_ascii_end());
+                if line.chars().count() == WRAP_WIDTH {
+                    self.wrapped_header = Some(header);
+                } else {
+                    self.header(&header);
+                }
+                return;
+            }
+            self.header(&header);
+        }
         let text = line.trim_ascii_start();
         let Some(&first) = text.as_bytes().first() else {
             if self.block.is_open() {
@@ -577,7 +612,12 @@ impl LineParser for Parser {
             && let Some(rest) = text.strip_prefix("FAIL ")
             && matches!(self.section, Section::FailedSuites | Section::FailedTests)
         {
-            self.header(rest);
+            // A title cut at the terminal's width goes on in the next line.
+            if line.chars().count() == WRAP_WIDTH {
+                self.wrapped_header = Some(rest.to_owned());
+            } else {
+                self.header(rest);
+            }
             return;
         }
         if self.block.is_open() {
@@ -645,6 +685,9 @@ impl LineParser for Parser {
     fn finish(mut self: Box<Self>) -> Report {
         if let Some(tap) = self.tap.take() {
             return tap.finish();
+        }
+        if let Some(header) = self.wrapped_header.take() {
+            self.header(&header);
         }
         self.finish_block();
         let mut report = self.report;

@@ -280,3 +280,44 @@ fn a_title_with_brackets_is_a_tests_not_a_files() {
         .expect("the failing test.each case");
     assert_eq!(d.location().as_deref(), Some("test/resolve.test.ts:12:48"));
 }
+
+/// The failing tests of a log as `summarize` reads it: name, file and line.
+fn failing_tests(log: &[u8]) -> Vec<(Option<String>, Option<String>, Option<u32>)> {
+    verdict_summarizers::summarize_all(log)
+        .iter()
+        .flat_map(|report| &report.diagnostics)
+        .map(|d| (d.test.clone(), d.file.clone(), d.line))
+        .collect()
+}
+
+#[test]
+fn a_log_garbled_by_a_baltic_code_page_names_its_failures() {
+    // The captured log's bytes decoded as cp1257: `⎯ Failed Tests 40 ⎯` and `❯ file:line` come
+    // through as `āˇÆ` and `ā¯Æ`.
+    let clean = failing_tests(&support::log("vitest", "failing-no-color"));
+    let garbled = failing_tests(&support::log("wild/vitest", "derived-failing-cp1257"));
+    assert!(clean.len() >= 40, "{clean:?}");
+    let located = garbled.iter().filter(|(_, _, line)| line.is_some()).count();
+    assert!(located >= 30, "{located} of {} located", garbled.len());
+    assert_eq!(garbled, clean);
+}
+
+#[test]
+fn a_title_a_terminal_wrapped_at_80_columns_is_read_whole() {
+    // The captured log cut at 80 columns: each ` FAIL  file > describe > test` header goes on
+    // in the next line.
+    let clean = failing_tests(&support::log("vitest", "long-titles"));
+    let wrapped = failing_tests(&support::log(
+        "wild/vitest",
+        "derived-long-titles-wrapped-80",
+    ));
+    assert_eq!(clean.len(), 2, "{clean:?}");
+    assert!(
+        clean.iter().all(|(name, _, line)| name
+            .as_deref()
+            .is_some_and(|name| name.ends_with(" date") || name.ends_with(" total"))
+            && line.is_some()),
+        "{clean:?}"
+    );
+    assert_eq!(wrapped, clean);
+}

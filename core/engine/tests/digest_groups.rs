@@ -288,3 +288,37 @@ fn the_tail_names_the_files_no_line_names_first() {
     }
     insta::assert_snapshot!(shown(&cases));
 }
+
+#[test]
+fn a_group_names_its_other_files_before_more_places_of_one() {
+    // Two legacy files break `no-undef` eighty times each before thirty widgets break it once:
+    // the group's line names widgets, not the legacy files' later lines.
+    let cases = [
+        ("eslint", "many-parse-errors", 500),
+        ("eslint", "many-parse-errors", 300),
+    ];
+    for &(tool, case, budget) in &cases {
+        let (_, digest) = digest_of(tool, case, budget);
+        let text = &digest.text;
+        let groups = groups(text);
+        assert!(groups.len() >= 2, "{case}: fewer groups than two\n{text}");
+        for group in groups {
+            let files: Vec<&str> = places(group)
+                .into_iter()
+                .filter_map(|place| place.split(':').next())
+                .collect();
+            let distinct: BTreeSet<&str> = files.iter().copied().collect();
+            let in_files: usize = group
+                .split_once(" in ")
+                .and_then(|(_, rest)| rest.split_once(" file"))
+                .and_then(|(n, _)| n.parse().ok())
+                .unwrap_or_else(|| panic!("{case}: no count of files in {group}"));
+            assert!(
+                distinct.len() == files.len() || distinct.len() == in_files,
+                "{case}: a file listed twice while {} of {in_files} files are named: {group}\n{text}",
+                distinct.len()
+            );
+        }
+    }
+    insta::assert_snapshot!(shown(&cases));
+}

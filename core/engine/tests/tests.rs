@@ -4,6 +4,7 @@ mod support;
 
 mod agent;
 mod agent_loop_parts;
+mod budgets;
 mod cache;
 mod cache_runs;
 mod digest_groups;

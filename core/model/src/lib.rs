@@ -31,8 +31,9 @@ pub mod verifier;
 mod wrappers;
 
 pub use model::{
-    Counts, Diagnostic, Evidence, Fingerprint, Kind, Outcome, Report, Severity, Status, TestCase,
-    TestStatus, Verification,
+    Counts, Diagnostic, Evidence, Fingerprint, JOB_NOTE, Kind, Outcome, Report, Severity, Status,
+    TestCase, TestStatus, Verification,
 };
 pub use summarizer::{LineParser, Summarizer};
 pub use verifier::Verifier;
+pub use wrappers::JOB_MARKER;

@@ -7,7 +7,8 @@
 //! - `\r\n` becomes `\n`; a `\r` inside a line (a progress bar redrawing itself) keeps only the
 //!   text after the last one, as a terminal would show it;
 //! - the timestamp GitHub Actions' raw logs put before every line (`2024-05-01T12:34:56.7890123Z `)
-//!   is removed, so that parsers see the tool's own indentation;
+//!   is removed, so that parsers see the tool's own indentation, and so is the one Jenkins'
+//!   Timestamper writes (`[2024-05-01T12:34:56.789Z] `);
 //! - terminal escape sequences are removed ([`crate::ansi`]), and so are colours in the caret form
 //!   `gh run view --log` prints them in (`^[[31m`);
 //! - invalid UTF-8 is replaced with U+FFFD;
@@ -381,7 +382,7 @@ impl Splitter {
         // A CI timestamp starts with a digit; a BOM (GitHub Actions starts each step's log with
         // one) with a byte above ASCII. Both end right before the tool's text, on a char boundary.
         let text = match text.as_bytes().first() {
-            Some(&first) if first.is_ascii_digit() || first >= 0x80 => {
+            Some(&first) if first.is_ascii_digit() || first >= 0x80 || first == b'[' => {
                 &text[ci_prefix_len(text.as_bytes())..]
             }
             _ => text,
@@ -446,8 +447,11 @@ fn strip_caret_escapes_into(text: &str, out: &mut String) {
 }
 
 /// The length of what a CI runner put before a line: a BOM, a timestamp and GitLab's stream
-/// marker, each when present.
+/// marker, each when present; or the bracketed time Jenkins' Timestamper writes.
 fn ci_prefix_len(line: &[u8]) -> usize {
+    if line.first() == Some(&b'[') {
+        return jenkins_timestamp_len(line);
+    }
     let bom = bom_len(line);
     match ci_timestamp_len(&line[bom..]) {
         0 => bom,
@@ -527,6 +531,18 @@ pub(crate) fn ci_timestamp_len(line: &[u8]) -> usize {
         end += 1;
     }
     end
+}
+
+/// The length of the time Jenkins' Timestamper writes before each line of a Pipeline's console
+/// (`[2024-05-01T12:34:56.789Z] `), with its one space, or 0.
+fn jenkins_timestamp_len(line: &[u8]) -> usize {
+    let time = ci_timestamp_len(&line[1..]);
+    // The time ends in `Z`, right before the bracket.
+    if time == 0 || line[time] != b'Z' || line.get(1 + time) != Some(&b']') {
+        return 0;
+    }
+    let end = 2 + time;
+    end + usize::from(line.get(end) == Some(&b' '))
 }
 
 /// The length of the stream marker GitLab's runner writes after its timestamp (`00O `, `01E `,
@@ -674,6 +690,24 @@ mod tests {
         );
     }
 
+    /// Jenkins' Timestamper (`timestamps()` in a Pipeline) writes the time in brackets; a line
+    /// that only starts with a bracket keeps it.
+    #[test]
+    fn jenkins_timestamps_are_removed_keeping_indentation() {
+        let (lines, _) = lines_of(
+            b"[2022-01-12T19:00:00.927Z] [Pipeline] Start of Pipeline\n[2022-01-12T19:00:01.000Z]   40 passing (2s)\n[INFO] BUILD SUCCESS\n[2022-01-12] a date\n",
+        );
+        assert_eq!(
+            lines,
+            [
+                "[Pipeline] Start of Pipeline",
+                "  40 passing (2s)",
+                "[INFO] BUILD SUCCESS",
+                "[2022-01-12] a date"
+            ]
+        );
+    }
+
     /// GitLab's runner (17 and later, `FF_TIMESTAMPS`) writes a timestamp and a stream marker.
     #[test]
     fn gitlab_timestamps_and_stream_markers_are_removed() {
@@ -701,6 +735,7 @@ mod tests {
         assert_eq!(
             lines,
             [
+                "##[group]Job: ci",
                 "npm test",
                 " Test Files  1 failed",
                 "grep '^[[:alpha:]]' ^[[A-Z] ^[[",

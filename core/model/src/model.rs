@@ -408,6 +408,9 @@ impl Counts {
     }
 }
 
+/// How the note naming a report's CI job begins: `in the CI job `test (20.x)``.
+pub const JOB_NOTE: &str = "in the CI job ";
+
 /// The result of one tool run, as understood from its output.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Report {
@@ -608,6 +611,16 @@ impl Report {
         for diagnostic in &mut self.diagnostics {
             diagnostic.refresh_fingerprint();
         }
+    }
+
+    /// The CI job this report's runs were read from, when the log held several jobs (a `gh run
+    /// view --log`): the note [`JOB_NOTE`] begins.
+    pub fn job(&self) -> Option<&str> {
+        self.notes.iter().find_map(|note| {
+            note.strip_prefix(JOB_NOTE)?
+                .strip_prefix('`')?
+                .strip_suffix('`')
+        })
     }
 
     /// Adds a note about something the parser could not understand (redacted: it may quote the

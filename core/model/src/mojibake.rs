@@ -3,9 +3,11 @@
 //! A tool writes `✖` as the UTF-8 bytes `E2 9C 96`; a Windows console whose code page is cp850
 //! reads those as `Ô£û`, and a log saved from it keeps the three wrong characters (as UTF-8). The
 //! glyphs the parsers look for (`✖ ✓ ✔ ✗ ✕ × ● → ❯ ⎯ › ·`, the box and arrow glyphs) are listed
-//! here as each code page shows them: cp437, cp850, cp852, cp1252 (undefined bytes kept as their
-//! C1 control or shown as `?`) and Shift-JIS. Shift-JIS merges the last byte of `✖ ✓ ✔ ✗ ✕ ● →`
-//! with the next character, so those cannot be told apart and are left alone.
+//! here as each code page shows them: cp437, cp850, cp852, cp1250, cp1251, cp1252, cp1257
+//! (undefined bytes kept as their C1 control or shown as `?`) and Shift-JIS; vitest's `⎯` also as
+//! cp437 text written back through a Windows code page's best fit and read as UTF-8 again (`GĻ`).
+//! Shift-JIS merges the last byte of `✖ ✓ ✔ ✗ ✕ ● →` with the next character, so those cannot be
+//! told apart and are left alone.
 //!
 //! Whether an input holds such text is decided once, from its start ([`Mojibake::found_in`]); only
 //! then are its lines rewritten, so a clean log costs nothing per line.
@@ -186,6 +188,124 @@ const TABLE: &[(&str, &str)] = &[
     ("笊ｰ", "╰"),
     ("笆ｸ", "▸"),
     ("笶ｮ", "❮"),
+    // cp1257, cp1250 and cp1251 (undefined bytes kept as their C1 control or shown as `?`),
+    // and cp437 written back through a Windows code page's best fit (`Γ` as `G`) and read as
+    // UTF-8 again: vitest's `⎯` rule becomes `GĻ`.
+    ("ā\u{9c}–", "✖"),
+    ("ā?–", "✖"),
+    ("âś–", "✖"),
+    ("вњ–", "✖"),
+    ("ā\u{9c}“", "✓"),
+    ("ā?“", "✓"),
+    ("âś“", "✓"),
+    ("вњ“", "✓"),
+    ("ā\u{9c}”", "✔"),
+    ("ā?”", "✔"),
+    ("âś”", "✔"),
+    ("вњ”", "✔"),
+    ("ā\u{9c}—", "✗"),
+    ("ā?—", "✗"),
+    ("âś—", "✗"),
+    ("вњ—", "✗"),
+    ("ā\u{9c}•", "✕"),
+    ("ā?•", "✕"),
+    ("âś•", "✕"),
+    ("вњ•", "✕"),
+    ("Ć—", "×"),
+    ("Ă—", "×"),
+    ("Г—", "×"),
+    ("ā—¸", "●"),
+    ("â—Ź", "●"),
+    ("в—Џ", "●"),
+    ("ā†’", "→"),
+    ("в†’", "→"),
+    ("ā¯Æ", "❯"),
+    ("âťŻ", "❯"),
+    ("вќЇ", "❯"),
+    ("āˇÆ", "⎯"),
+    ("âŽŻ", "⎯"),
+    ("вЋЇ", "⎯"),
+    ("GĻ", "⎯"),
+    ("ā€ŗ", "›"),
+    ("â€ş", "›"),
+    ("вЂє", "›"),
+    ("Ā·", "·"),
+    ("В·", "·"),
+    ("ā—‹", "○"),
+    ("в—‹", "○"),
+    ("ā†“", "↓"),
+    ("в†“", "↓"),
+    ("ā\u{9c}ˇ", "✎"),
+    ("ā?ˇ", "✎"),
+    ("âśŽ", "✎"),
+    ("вњЋ", "✎"),
+    ("ļ¹£", "﹣"),
+    ("ďąŁ", "﹣"),
+    ("п№Ј", "﹣"),
+    ("ā„¹", "ℹ"),
+    ("â„ą", "ℹ"),
+    ("в„№", "ℹ"),
+    ("ā–¶", "▶"),
+    ("в–¶", "▶"),
+    ("ā\u{88}\u{9a}", "√"),
+    ("ā??", "√"),
+    ("â\u{88}š", "√"),
+    ("â?š", "√"),
+    ("в€љ", "√"),
+    ("ā\u{9a} ", "⚠"),
+    ("ā? ", "⚠"),
+    ("âš ", "⚠"),
+    ("вљ ", "⚠"),
+    ("ā”€", "─"),
+    ("в”Ђ", "─"),
+    ("ā”‚", "│"),
+    ("в”‚", "│"),
+    ("ā”\u{9c}", "├"),
+    ("â”ś", "├"),
+    ("в”њ", "├"),
+    ("ā””", "└"),
+    ("в””", "└"),
+    ("ā”\u{8c}", "┌"),
+    ("â”Ś", "┌"),
+    ("в”Њ", "┌"),
+    ("ā”\u{90}", "┐"),
+    ("в”ђ", "┐"),
+    ("ā”\u{98}", "┘"),
+    ("â”\u{98}", "┘"),
+    ("в”\u{98}", "┘"),
+    ("в”?", "┘"),
+    ("ā”¤", "┤"),
+    ("в”¤", "┤"),
+    ("ā”¬", "┬"),
+    ("в”¬", "┬"),
+    ("ā”´", "┴"),
+    ("в”ґ", "┴"),
+    ("ā”¼", "┼"),
+    ("â”Ľ", "┼"),
+    ("в”ј", "┼"),
+    ("ā•\u{90}", "═"),
+    ("ā•?", "═"),
+    ("в•ђ", "═"),
+    ("ā•‘", "║"),
+    ("в•‘", "║"),
+    ("ā•\u{ad}", "╭"),
+    ("в•\u{ad}", "╭"),
+    ("ā•®", "╮"),
+    ("в•®", "╮"),
+    ("ā•Æ", "╯"),
+    ("â•Ż", "╯"),
+    ("в•Ї", "╯"),
+    ("ā•°", "╰"),
+    ("в•°", "╰"),
+    ("ā–ø", "▸"),
+    ("в–ё", "▸"),
+    ("ā¯®", "❮"),
+    ("âť®", "❮"),
+    ("вќ®", "❮"),
+    ("ā˛\u{9c}", "➜"),
+    ("ā˛?", "➜"),
+    ("âžś", "➜"),
+    ("вћњ", "➜"),
 ];
 
 static MATCHER: LazyLock<AhoCorasick> = LazyLock::new(|| {
@@ -202,9 +322,11 @@ impl Mojibake {
     /// Whether `text` holds a glyph garbled by a code page.
     pub(crate) fn found_in(text: &[u8]) -> bool {
         // Every garbled form holds one of these bytes (the UTF-8 lead bytes of `Ô Γ â Ã Â ├ ┬ ∩
-        // ´ ï` and of the Shift-JIS kanji); a log without them needs no automaton.
+        // ´ ï`, of the Shift-JIS kanji, of `ā Ā Ć Ă Ļ ď ļ` and of Cyrillic `в Г п`); a log
+        // without them needs no automaton.
         if memchr::memchr3(0xc3, 0xce, 0xc2, text).is_none()
             && memchr::memchr3(0xe7, 0xe9, 0xe2, text).is_none()
+            && memchr::memchr2(0xc4, 0xd0, text).is_none()
         {
             return false;
         }
@@ -255,6 +377,11 @@ mod tests {
             ("FAIL ÔåÆ expected", "FAIL → expected"),
             ("´╣ú skipped test", "﹣ skipped test"),
             ("笶ｯ src/a.test.ts", "❯ src/a.test.ts"),
+            ("āˇÆāˇÆ Failed Tests 13 āˇÆāˇÆ", "⎯⎯ Failed Tests 13 ⎯⎯"),
+            ("  ā¯Æ test/a.test.ts:5:10", "  ❯ test/a.test.ts:5:10"),
+            ("GĻGĻ Failed Tests 13 GĻGĻ", "⎯⎯ Failed Tests 13 ⎯⎯"),
+            ("вњ“ adds", "✓ adds"),
+            ("âťŻ src/a.test.ts", "❯ src/a.test.ts"),
             ("plain ✓ text é", "plain ✓ text é"),
         ];
         for (garbled, clean) in cases {

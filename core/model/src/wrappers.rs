@@ -17,6 +17,8 @@
 //!
 //! Others are recognised once per input from its start ([`Features::of`]):
 //! - `gh run view --log`'s `job<TAB>step<TAB>2024-05-01T12:34:56.1234567Z ` before every line;
+//!   where the job changes, a line `##[group]Job: <job>` ([`JOB_MARKER`]) is written first, so
+//!   that the jobs' runs (other machines, often the same tools) are read apart;
 //! - the marker glyphs a console code page garbled ([`crate::mojibake`]);
 //! - PowerShell's `NativeCommandError` records: when a native command writes to stderr under
 //!   PowerShell 5, its first stderr line comes out as `npx : FAIL src/x.test.ts`, followed by a
@@ -110,7 +112,13 @@ pub(crate) struct Stage {
     carry: Option<(String, usize)>,
     scratch: String,
     repaired: String,
+    /// The job of the last line of a `gh run view --log`.
+    job: Option<String>,
 }
+
+/// The line the stage writes where a job of a `gh run view --log` begins, before the job's
+/// name. GitHub writes `##[group]` before each step's name; no parser reads such lines.
+pub const JOB_MARKER: &str = "##[group]Job: ";
 
 /// A line as the stage holds it: its text, and the width of its raw form (escape sequences
 /// included, as PowerShell counted them when it cut lines) with that of its first word.
@@ -175,7 +183,11 @@ impl Stage {
         }
         let line = if self.features.gh_prefix {
             // The prefix is ASCII up to the timestamp's space: a char boundary.
-            &line[gh_prefix_len(line.as_bytes())..]
+            let prefix = gh_prefix_len(line.as_bytes());
+            if prefix > 0 {
+                self.job(line, out);
+            }
+            &line[prefix..]
         } else {
             line
         };
@@ -189,6 +201,28 @@ impl Stage {
         } else {
             self.unwrapped(line, out);
         }
+    }
+
+    /// Marks where another job of a `gh run view --log` begins: its lines are another
+    /// machine's run, which the splitter must not merge with the job before. The job's name is
+    /// the line's first column.
+    fn job(&mut self, line: &str, out: &mut impl FnMut(&str)) {
+        let Some((name, _)) = line.split_once('\t') else {
+            return;
+        };
+        if self.job.as_deref() == Some(name) {
+            return;
+        }
+        // What is held belongs to the job before.
+        self.release_held(out);
+        if let Some((carry, _)) = self.carry.take() {
+            self.cleaned(&carry, out);
+        }
+        self.job = Some(name.to_owned());
+        self.scratch.clear();
+        self.scratch.push_str(JOB_MARKER);
+        self.scratch.push_str(name);
+        out(&self.scratch);
     }
 
     /// Ends the input, handing on what is still held.
@@ -687,9 +721,39 @@ mod tests {
                 ]
             ),
             [
+                "##[group]Job: test",
                 "  ● a › b",
                 "##[group]Run npm test",
                 "Process completed with exit code 1."
+            ]
+        );
+    }
+
+    /// Each job of a `gh run view --log` is announced where it begins, once.
+    #[test]
+    fn each_gh_job_is_announced_where_it_begins() {
+        let head = b"lint	Run npm run lint	2024-05-01T12:34:56.1234567Z ok
+";
+        let features = Features::of(head);
+        assert_eq!(
+            run(
+                features,
+                &[
+                    "lint	Run npm run lint	2024-05-01T12:34:56.1234567Z ok",
+                    "lint	Run npm run lint	2024-05-01T12:34:56.2234567Z done",
+                    "test (20.x)	Run npm test	2024-05-01T12:34:57.1234567Z Tests: 1 passed",
+                    "continued without a prefix",
+                    "test (20.x)	Run npm test	2024-05-01T12:34:57.2234567Z end",
+                ]
+            ),
+            [
+                "##[group]Job: lint",
+                "ok",
+                "done",
+                "##[group]Job: test (20.x)",
+                "Tests: 1 passed",
+                "continued without a prefix",
+                "end"
             ]
         );
     }

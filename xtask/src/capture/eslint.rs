@@ -53,6 +53,18 @@ pub(crate) fn cases() -> Vec<Case> {
             crash("no-files", "passing", &["lib/"]),
         ]);
     }
+    // A syntax error in 150 files and one rule broken many times in a few files and once in
+    // many others: what a group line lists of many files.
+    cases.push(
+        Case::new(
+            "eslint",
+            "many-parse-errors",
+            "many-parse-errors",
+            Program::Node(ESLINT9),
+            &[],
+        )
+        .truth(json_truth(&[]), "json"),
+    );
     cases.push(
         Case::new(
             "eslint",

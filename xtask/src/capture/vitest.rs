@@ -82,6 +82,13 @@ pub(crate) fn cases() -> Vec<Case> {
             "--reporter=default",
             &["--no-color"],
         ),
+        // Test titles longer than a terminal's width, for the header a terminal wraps.
+        vitest(
+            "long-titles",
+            "long-titles",
+            "--reporter=default",
+            &["--no-color"],
+        ),
         vitest("unhandled", "unhandled", "--reporter=default", &[]),
         // `--typecheck` with nested describes and `test.each` titles that hold ` [ `.
         vitest(

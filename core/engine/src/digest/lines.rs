@@ -58,7 +58,16 @@ pub(super) fn headline(plan: &Plan<'_>, max: usize) -> String {
         .root
         .map(|root| format!(" (paths relative to {root})"))
         .unwrap_or_default();
-    clipped(&field(&format!("{}: {body}{root}", report.tool)), max)
+    clipped(&field(&format!("{}: {body}{root}", tool(report))), max)
+}
+
+/// The name a report goes by: its tool, and the CI job it ran in when the log held several
+/// (`tsc (build)`), so that two jobs' runs of one tool are told apart.
+fn tool(report: &Report) -> String {
+    match report.job() {
+        Some(job) => format!("{} ({job})", report.tool),
+        None => report.tool.clone(),
+    }
 }
 
 /// A failing report in a few words, for when the budget has no room for its headline: `tsc: 41
@@ -76,7 +85,7 @@ pub(super) fn short_headline(plan: &Plan<'_>) -> String {
     } else {
         "failed".to_owned()
     };
-    field(&format!("{}: {what}", plan.report.tool))
+    field(&format!("{}: {what}", tool(plan.report)))
 }
 
 /// The counts of a failed report: the tool's own where it gave them, otherwise counted from the
@@ -172,7 +181,7 @@ fn tool_counts(report: &Report) -> Vec<String> {
 /// found`.
 pub(super) fn pass_line(report: &Report, max: usize) -> String {
     clipped(
-        &field(&format!("{}: {}", report.tool, pass_body(report))),
+        &field(&format!("{}: {}", tool(report), pass_body(report))),
         max,
     )
 }
@@ -423,10 +432,12 @@ fn group_head(plan: &Plan<'_>, first: &Diagnostic, is_test: bool) -> String {
     field(&head.join(" "))
 }
 
-/// The first distinct places of a group's members, in the tool's order, and whether they are
-/// all of them. Tests are placed by file and line (the column of an assertion adds little), with
-/// their names when `names` says so; two tests at one line (a parametrized test, a failing hook)
-/// are then two places.
+/// The first distinct places of a group's members, and whether they are all of them: each
+/// file's first place in the tool's order, then the others in the tool's order. A group whose
+/// first files hold many of its places (a legacy file breaking one rule on every line) still
+/// offers its other files to the listing. Tests are placed by file and line (the column of an
+/// assertion adds little), with their names when `names` says so; two tests at one line (a
+/// parametrized test, a failing hook) are then two places.
 fn group_candidates(
     plan: &Plan<'_>,
     item: &Item,
@@ -439,32 +450,43 @@ fn group_candidates(
     // may still read the same, as `a.ts:1` from two spellings of a file: the text decides.)
     let mut seen: Set<Place> = Set::default();
     let mut complete = true;
-    for &member in &item.members {
-        let Some(key) = place_key(plan, member, !is_test) else {
-            complete = false;
-            continue;
-        };
-        let named = is_test && names == Names::All;
-        if !named && !seen.insert(key) {
-            continue;
+    let mut files: Set<usize> = Set::default();
+    let first_of_file: Vec<bool> = item
+        .members
+        .iter()
+        .map(|&member| plan.entries[member].file.is_some_and(|f| files.insert(f)))
+        .collect();
+    'passes: for pass in [true, false] {
+        for (&member, &first) in item.members.iter().zip(&first_of_file) {
+            if first != pass {
+                continue;
+            }
+            let Some(key) = place_key(plan, member, !is_test) else {
+                complete = false;
+                continue;
+            };
+            let named = is_test && names == Names::All;
+            if !named && !seen.insert(key) {
+                continue;
+            }
+            let Some(place) = location(plan, member, !is_test) else {
+                complete = false;
+                continue;
+            };
+            let place = if named {
+                named_place(plan, member, &place)
+            } else {
+                place
+            };
+            if candidates.iter().any(|(known, _)| *known == place) {
+                continue;
+            }
+            if candidates.len() == GROUP_CANDIDATES {
+                complete = false;
+                break 'passes;
+            }
+            candidates.push((place, member));
         }
-        let Some(place) = location(plan, member, !is_test) else {
-            complete = false;
-            continue;
-        };
-        let place = if named {
-            named_place(plan, member, &place)
-        } else {
-            place
-        };
-        if candidates.iter().any(|(known, _)| *known == place) {
-            continue;
-        }
-        if candidates.len() == GROUP_CANDIDATES {
-            complete = false;
-            break;
-        }
-        candidates.push((place, member));
     }
     (candidates, complete)
 }

@@ -1,0 +1,9 @@
+import { widget7 } from "../widgets/widget-07.js";
+
+export function render(root) {
+<<<<<<< HEAD
+  return widget7(root);
+=======
+  return widget7(root, true);
+>>>>>>> feature
+}
