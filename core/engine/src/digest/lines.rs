@@ -433,7 +433,8 @@ fn group_head(plan: &Plan<'_>, first: &Diagnostic, is_test: bool) -> String {
 }
 
 /// The first distinct places of a group's members, and whether they are all of them: each
-/// file's first place in the tool's order, then the others in the tool's order. A group whose
+/// file's first place and those among the report's first errors, in the tool's order, then the
+/// others in the tool's order. A group whose
 /// first files hold many of its places (a legacy file breaking one rule on every line) still
 /// offers its other files to the listing. Tests are placed by file and line (the column of an
 /// assertion adds little), with their names when `names` says so; two tests at one line (a
@@ -451,10 +452,15 @@ fn group_candidates(
     let mut seen: Set<Place> = Set::default();
     let mut complete = true;
     let mut files: Set<usize> = Set::default();
+    // The first pass takes each file's first place and the places among the report's first
+    // errors, where a reader of the log starts; the second, the rest.
     let first_of_file: Vec<bool> = item
         .members
         .iter()
-        .map(|&member| plan.entries[member].file.is_some_and(|f| files.insert(f)))
+        .map(|&member| {
+            let first = plan.entries[member].file.is_some_and(|f| files.insert(f));
+            first || member < plan.opening_end
+        })
         .collect();
     'passes: for pass in [true, false] {
         for (&member, &first) in item.members.iter().zip(&first_of_file) {
