@@ -41,7 +41,7 @@ pub mod state;
 pub mod worktree;
 
 pub use verdict_model::{
-    Counts, Diagnostic, Evidence, Fingerprint, Kind, LineParser, Outcome, Report, Severity, Status,
-    Summarizer, TestCase, TestStatus, Verification, Verifier,
+    Counts, Diagnostic, Evidence, Fingerprint, Kind, KnownFrom, LineParser, Outcome, Report,
+    SetAside, Severity, Status, Summarizer, TestCase, TestStatus, Verification, Verifier,
 };
 pub use verdict_model::{ansi, encoding, lines, model, redact, split, summarizer, verifier};

@@ -28,8 +28,8 @@ pub mod verifier;
 mod wrappers;
 
 pub use model::{
-    Counts, Diagnostic, Evidence, Fingerprint, Kind, Outcome, Report, Severity, Status, TestCase,
-    TestStatus, Verification,
+    Counts, Diagnostic, Evidence, Fingerprint, Kind, KnownFrom, Outcome, Report, SetAside,
+    Severity, Status, TestCase, TestStatus, Verification,
 };
 pub use summarizer::{LineParser, Summarizer};
 pub use verifier::Verifier;
