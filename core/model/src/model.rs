@@ -495,6 +495,14 @@ impl SetAside {
         }
     }
 
+    /// Adds what another run of the same tool set aside (a shard of one split run).
+    pub fn add(&mut self, other: &SetAside) {
+        self.tests_failed = self.tests_failed.saturating_add(other.tests_failed);
+        self.errors = self.errors.saturating_add(other.errors);
+        self.suites_errored = self.suites_errored.saturating_add(other.suites_errored);
+        self.warnings = self.warnings.saturating_add(other.warnings);
+    }
+
     /// The failures set aside: failing tests and errors.
     pub fn failures(&self) -> u64 {
         self.tests_failed.saturating_add(self.errors)
