@@ -294,14 +294,18 @@ fn the_post_edit_hook_adds_only_what_is_new_since_the_session_began() {
     );
 }
 
-/// `verdict loop --new-failures-only` on the cart, whose discount test fails before the loop; the
-/// agent breaks another function. The next attempt's prompt counts pytest's two failures and says
-/// one predates the loop (it said `pytest: 1 failed`).
+/// `verdict loop --new-failures-only` on the cart with a test that fails before the loop and
+/// after; the agent breaks a function. The next attempt's prompt counts pytest's two failures and
+/// says one predates the loop (it said `pytest: 1 failed`).
 #[test]
 fn the_loops_prompt_says_which_failures_predate_the_loop() {
     use crate::r#loop::Scenario;
     let cart = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/loop/cart");
     let scenario = Scenario::copy_of(&cart);
+    scenario.project.write(
+        "test_legacy.py",
+        "def test_legacy():\n    assert 1 + 1 == 3\n",
+    );
     let agent = scenario.agent("break-another", "a");
     let out = scenario.run(&[
         "--task",
@@ -316,7 +320,7 @@ fn the_loops_prompt_says_which_failures_predate_the_loop() {
     let prompt = scenario.prompt("a", 2);
     assert!(
         prompt
-            .contains("pytest: 2 failed, 1 passed (1 of the failures predates the loop, 1 is new)"),
+            .contains("pytest: 2 failed, 2 passed (1 of the failures predates the loop, 1 is new)"),
         "{prompt}"
     );
     assert!(
