@@ -35,6 +35,7 @@
 //! `--event post-edit` is another kind of hook, run after each edit rather than at the stop: see
 //! [`post_edit`].
 
+mod baseline;
 mod fit;
 mod install;
 mod post_edit;
@@ -49,15 +50,13 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow, bail};
-use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use verdict_core::agent::LOOP_SESSION_ENV;
-use verdict_core::baseline::Baseline;
-use verdict_core::model::Fingerprint;
 use verdict_core::{Outcome, Verification};
 
 use crate::config;
 use crate::exit::ExitCode;
+use baseline::SessionBaseline;
 use verify::Cut;
 
 /// How much of the harness's hook timeout verdict leaves itself to stop the verifiers' process
@@ -557,66 +556,6 @@ fn parse_input(harness: Harness, event_kind: Event, text: &str) -> Result<StopIn
     })
 }
 
-/// The failures a session began with, as kept in the state database: each failing diagnostic's
-/// fingerprint, and each verifier that could not verify with its error.
-#[derive(Debug, Default, Serialize, Deserialize)]
-struct SessionBaseline {
-    failures: Vec<(String, Fingerprint)>,
-    errored: Vec<(String, String)>,
-}
-
-impl SessionBaseline {
-    fn of(verifications: &[Verification]) -> SessionBaseline {
-        let failed: Vec<Verification> = verifications
-            .iter()
-            .filter(|v| v.outcome() == Outcome::Failed)
-            .cloned()
-            .collect();
-        let failures = Baseline::from_verifications(&failed)
-            .fingerprints()
-            .map(|(verifier, fingerprint)| (verifier.to_owned(), fingerprint))
-            .collect();
-        let errored = verifications
-            .iter()
-            .filter(|v| v.outcome() == Outcome::Errored)
-            .map(|v| (v.verifier.clone(), errored_key(v)))
-            .collect();
-        SessionBaseline { failures, errored }
-    }
-
-    /// Sets aside in `verifications` what the session began with, and says how many failures
-    /// that was. A verifier that could not verify with the same error as then counts as passed
-    /// for the decision (its report is left as it is).
-    fn set_aside(&self, verifications: &mut [Verification]) -> (u64, Vec<bool>) {
-        let mut baseline = Baseline::default();
-        for (verifier, fingerprint) in &self.failures {
-            baseline.add_fingerprint(verifier, *fingerprint);
-        }
-        let mut known = baseline.set_aside(verifications);
-        let old_errors: Vec<bool> = verifications
-            .iter()
-            .map(|v| {
-                v.outcome() == Outcome::Errored
-                    && self
-                        .errored
-                        .iter()
-                        .any(|(name, key)| *name == v.verifier && *key == errored_key(v))
-            })
-            .collect();
-        known += old_errors.iter().filter(|old| **old).count() as u64;
-        (known, old_errors)
-    }
-}
-
-/// What identifies a verifier's failure to verify: its error, else its summary.
-fn errored_key(verification: &Verification) -> String {
-    verification
-        .report
-        .error
-        .clone()
-        .unwrap_or_else(|| verification.report.summary.clone().unwrap_or_default())
-}
-
 /// Reads the input, verifies, and decides.
 fn decide(
     harness: Harness,
@@ -700,68 +639,31 @@ fn decide(
     }
     let mut store = state::Store::open(&verdict_core::paths::state_db(&root))?;
     let tree = verify::tree_id(&root);
-    let remembered = match &tree {
-        Some(tree) => verify::remembered(&mut store, tree)?,
-        None => None,
+    let mut verifications = match verified(
+        &mut store,
+        tree.as_deref(),
+        started,
+        harness,
+        args,
+        |deadline| verify::run(&root, &config, &selected, deadline),
+    )? {
+        Ok(verifications) => verifications,
+        Err(answer) => return Ok(answer),
     };
-    let from_memory = remembered.is_some();
-    let mut verifications = match remembered {
-        Some(verifications) => verifications,
-        None => {
-            let deadline = started + Duration::from_secs(args.deadline_secs(harness));
-            match verify::run(&root, &config, &selected, deadline)? {
-                Ok(verifications) => {
-                    if let Some(tree) = &tree {
-                        verify::remember(&mut store, tree, &verifications)?;
-                    }
-                    verifications
-                }
-                Err(Cut::Deadline) => {
-                    return Ok(Answer::allow(format!(
-                        "verdict hook: verification did not finish within its {}s deadline \
-                         (--deadline); cancelled it and letting the agent stop without a verdict",
-                        args.deadline_secs(harness)
-                    )));
-                }
-                Err(Cut::Signal) => {
-                    return Ok(Answer::allow(
-                        "verdict hook: interrupted by a signal; stopped the verification and \
-                         letting the agent stop without a verdict",
-                    ));
-                }
-            }
-        }
-    };
-    if from_memory {
-        let _ = writeln!(
-            std::io::stderr(),
-            "verdict hook: the tree is unchanged since the last verification; answering from it"
-        );
-    }
     // The failures of the tree the session began on are its baseline; a subagent's stops share
     // their session's. Until it is known, nothing is set aside.
-    let (baseline, first_check) = match store.baseline(harness.key(), &input.session)? {
-        Some(json) => (Some(json), false),
-        None => match start_baseline(
-            &mut store,
-            harness,
-            &input.session,
-            tree.as_deref(),
-            &verifications,
-        )? {
-            Some(found) => {
-                let json = serde_json::to_string(&found).context("failed to encode a baseline")?;
-                let kept = store.keep_baseline(harness.key(), &input.session, &json)?;
-                (Some(kept), true)
-            }
-            None => (None, false),
-        },
-    };
-    let unknown = baseline.is_none();
-    // A baseline that cannot be read back sets nothing aside: every failure counts.
-    let baseline: SessionBaseline = baseline
-        .and_then(|json| serde_json::from_str(&json).ok())
-        .unwrap_or_default();
+    let found = baseline::at_stop(
+        &mut store,
+        harness,
+        &input.session,
+        tree.as_deref(),
+        &verifications,
+    )?;
+    let (unknown, first_check) = (
+        found.is_none(),
+        found.as_ref().is_some_and(|f| f.first_check),
+    );
+    let baseline = found.map(|f| f.baseline).unwrap_or_default();
     let (known, old_errors) = baseline.set_aside(&mut verifications);
     let new_failures = verifications
         .iter()
@@ -817,14 +719,20 @@ fn decide(
                 session.blocks,
                 if session.blocks == 1 { "" } else { "s" }
             );
-            return (None, Answer::allow(fit::answer(&prefix, &shown, budget)));
+            return (
+                None,
+                Answer::allow(fit::answer(&prefix, &shown, budget, &root)),
+            );
         }
         if session.last_failure.as_deref() == Some(failure.as_str()) {
             let prefix = format!(
                 "verdict: the same failures as at the last block, so another round would not \
                  help; letting the agent stop. What fails{set_aside}:"
             );
-            return (None, Answer::allow(fit::answer(&prefix, &shown, budget)));
+            return (
+                None,
+                Answer::allow(fit::answer(&prefix, &shown, budget, &root)),
+            );
         }
         let next = state::Session {
             blocks: session.blocks + 1,
@@ -834,7 +742,7 @@ fn decide(
             "verdict: the project's verification fails{set_aside}. Fix what it found, then \
              finish."
         );
-        let reason = fit::answer(&prefix, &shown, budget);
+        let reason = fit::answer(&prefix, &shown, budget, &root);
         (Some(next), Answer::Block { reason })
     })?;
     if let (Some(first), Answer::Allow { .. }) = (first_failures, &answer) {
@@ -844,24 +752,45 @@ fn decide(
     Ok(answer)
 }
 
-/// The baseline a session's first stop takes: the verification of the tree the session began on
-/// (recorded by its session-start hook), which is the one just made when the tree is unchanged
-/// since, else a remembered one. `None` when no such verification is known: no session-start
-/// record (an older install, or no snapshot), or a start tree that was never verified.
-fn start_baseline(
+/// The verifications of the tree `tree`: remembered when it was verified before, else `run`
+/// within the hook's deadline (and remembered); a cut run is the answer that lets the agent stop.
+fn verified(
     store: &mut state::Store,
-    harness: Harness,
-    session: &str,
     tree: Option<&str>,
-    verifications: &[Verification],
-) -> Result<Option<SessionBaseline>> {
-    let Some(start) = store.session_start(harness.key(), session)? else {
-        return Ok(None);
-    };
-    if tree == Some(start.as_str()) {
-        return Ok(Some(SessionBaseline::of(verifications)));
+    started: Instant,
+    harness: Harness,
+    args: &StopArgs,
+    run: impl FnOnce(Instant) -> Result<std::result::Result<Vec<Verification>, Cut>>,
+) -> Result<std::result::Result<Vec<Verification>, Answer>> {
+    if let Some(verifications) = tree
+        .map(|t| verify::remembered(store, t))
+        .transpose()?
+        .flatten()
+    {
+        let _ = writeln!(
+            std::io::stderr(),
+            "verdict hook: the tree is unchanged since the last verification; answering from it"
+        );
+        return Ok(Ok(verifications));
     }
-    Ok(verify::remembered(store, &start)?.map(|then| SessionBaseline::of(&then)))
+    let deadline = started + Duration::from_secs(args.deadline_secs(harness));
+    match run(deadline)? {
+        Ok(verifications) => {
+            if let Some(tree) = tree {
+                verify::remember(store, tree, &verifications)?;
+            }
+            Ok(Ok(verifications))
+        }
+        Err(Cut::Deadline) => Ok(Err(Answer::allow(format!(
+            "verdict hook: verification did not finish within its {}s deadline (--deadline); \
+             cancelled it and letting the agent stop without a verdict",
+            args.deadline_secs(harness)
+        )))),
+        Err(Cut::Signal) => Ok(Err(Answer::allow(
+            "verdict hook: interrupted by a signal; stopped the verification and letting the \
+             agent stop without a verdict",
+        ))),
+    }
 }
 
 /// The directory the project is looked for from, and what named it (for messages).

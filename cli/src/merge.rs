@@ -474,6 +474,14 @@ impl Part {
             return;
         };
         report.counts.add(&shard_report.counts);
+        // What each shard's baseline set aside is in its counts, so it adds up with them.
+        report.set_aside = match (report.set_aside, shard_report.set_aside) {
+            (Some(mut a), Some(b)) => {
+                a.add(&b);
+                Some(a)
+            }
+            (a, b) => a.or(b),
+        };
         report.outcome = worst(report.outcome, shard_report.outcome);
         // A diagnostic's copies: as many as the shard that has the most of them.
         let mut this_shard: HashMap<Fingerprint, u32> = HashMap::new();

@@ -18,7 +18,7 @@ use verdict_core::pipeline::Event;
 use verdict_core::process::ProcessRunner;
 use verdict_core::render::{self, RenderInput, Repo};
 use verdict_core::verifier::Workspace;
-use verdict_core::{Outcome, Verification};
+use verdict_core::{KnownFrom, Outcome, Verification};
 
 use crate::budget;
 use crate::config::{self, Config};
@@ -333,7 +333,7 @@ impl Prepared {
     /// Sets aside what the baseline already had, and builds the digest.
     pub(crate) fn finish(&self, mut verifications: Vec<Verification>) -> Finished {
         let known_failures = match &self.baseline {
-            Some(baseline) => baseline.set_aside(&mut verifications),
+            Some(baseline) => baseline.set_aside(&mut verifications, KnownFrom::Baseline),
             None => 0,
         };
         let outcome = overall(&verifications);

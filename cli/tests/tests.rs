@@ -14,6 +14,7 @@ mod hook;
 mod junit;
 mod r#loop;
 mod mcp;
+mod never_clean;
 mod outputs;
 mod post_edit;
 mod presets;

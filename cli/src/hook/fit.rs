@@ -16,14 +16,21 @@ pub(super) const MAX_TOKENS: usize = 2_500;
 
 /// `prefix`, a blank line, and the digest of `verifications` within `budget` tokens, shrunk as
 /// far as needed to stay within the caps above, and ending with the full log's path.
-pub(super) fn answer(prefix: &str, verifications: &[Verification], budget: usize) -> String {
+pub(super) fn answer(
+    prefix: &str,
+    verifications: &[Verification],
+    budget: usize,
+    root: &std::path::Path,
+) -> String {
     let inputs: Vec<digest::Input<'_>> = verifications.iter().map(digest::Input::of).collect();
     let logs_line = logs_line(verifications);
     // What the prefix and the log line take, with room for the line breaks.
     let fixed = tokens::count(prefix) + logs_line.as_deref().map_or(0, tokens::count) + 4;
-    let mut budget = budget.min(MAX_TOKENS.saturating_sub(fixed)).max(1);
+    let mut options =
+        digest::Options::new(budget.min(MAX_TOKENS.saturating_sub(fixed)).max(1)).in_project(root);
     loop {
-        let digest = digest::render(&inputs, &digest::Options::new(budget)).text;
+        let budget = options.budget;
+        let digest = digest::render(&inputs, &options).text;
         let text = compose(prefix, &digest, logs_line.as_deref());
         if fits(&text) {
             return text;
@@ -33,7 +40,7 @@ pub(super) fn answer(prefix: &str, verifications: &[Verification], budget: usize
         }
         // The digest is about as many bytes per token as it is now; aim a tenth below the cap.
         let over = text.len() as f64 / (MAX_BYTES as f64 * 0.9);
-        budget = ((budget as f64 / over) as usize)
+        options.budget = ((budget as f64 / over) as usize)
             .min(budget * 3 / 4)
             .max(50);
     }

@@ -123,6 +123,8 @@ struct EditInput {
     cwd: Option<PathBuf>,
     /// The files the tool wrote, as the input names them.
     files: Vec<PathBuf>,
+    /// The session the edit is of, when the input names it: its baseline is set aside.
+    session: Option<String>,
 }
 
 /// Reads the harness's post-tool input: `tool_input.file_path` (Claude Code's Edit, Write and
@@ -156,7 +158,16 @@ fn parse_input(harness: Harness, text: &str) -> Result<EditInput> {
     {
         files.extend(patch_files(patch));
     }
-    Ok(EditInput { cwd, files })
+    let session = object
+        .get("session_id")
+        .and_then(Value::as_str)
+        .filter(|id| !id.is_empty())
+        .map(str::to_owned);
+    Ok(EditInput {
+        cwd,
+        files,
+        session,
+    })
 }
 
 /// The files an `apply_patch` patch leaves written: those it adds or updates, and where it moves
@@ -262,7 +273,7 @@ fn check(
     let mut config = config.clone();
     // Every fast verifier says what it found, whatever another found.
     config.run.fail_fast = false;
-    let verifications = match verify::run_entries(&root, &config, entries, deadline)? {
+    let mut verifications = match verify::run_entries(&root, &config, entries, deadline)? {
         Ok(verifications) => verifications,
         Err(Cut::Deadline) => {
             return Ok(Some(format!(
@@ -283,7 +294,29 @@ fn check(
         .budget
         .and_then(|b| usize::try_from(b).ok())
         .unwrap_or(DEFAULT_BUDGET);
-    Ok(context(&verifications, &files, &canonical_root, budget))
+    let before = edited_items(&verifications, &files, &canonical_root).len();
+    if let Some(session) = &input.session {
+        set_aside(harness, session, &root, &mut verifications)?;
+    }
+    let items = edited_items(&verifications, &files, &canonical_root);
+    let old = before.saturating_sub(items.len());
+    Ok(context(&verifications, items, old, budget))
+}
+
+/// Sets aside in `verifications` the failures `session` began with, when they are known (its
+/// start tree was verified): the agent is told, after each edit, only what is new since the
+/// session began, as its stop hook blocks only on that.
+fn set_aside(
+    harness: Harness,
+    session: &str,
+    root: &Path,
+    verifications: &mut [Verification],
+) -> Result<()> {
+    let mut store = super::state::Store::open(&verdict_core::paths::state_db(root))?;
+    if let Some(baseline) = super::baseline::known(&mut store, harness, session)? {
+        baseline.set_aside(verifications);
+    }
+    Ok(())
 }
 
 /// The edited files that exist inside the project, relative to its root, each once.
@@ -397,31 +430,16 @@ struct Item {
     text: String,
 }
 
-/// The context for the agent: the diagnostics of `files` (errors first), and one line per
-/// verifier that could not check, within `budget` tokens; `None` when there is neither.
-fn context(
+/// The diagnostics of `files`, the edited files, that `verifications` hold.
+fn edited_items(
     verifications: &[Verification],
     files: &[String],
     canonical_root: &Path,
-    budget: usize,
-) -> Option<String> {
+) -> Vec<Item> {
     let edited: BTreeSet<&str> = files.iter().map(String::as_str).collect();
     let mut items = Vec::new();
-    let mut notes = Vec::new();
     for v in verifications {
         if v.outcome() == Outcome::Errored {
-            let why = v
-                .report
-                .error
-                .as_deref()
-                .or(v.report.summary.as_deref())
-                .and_then(|e| e.lines().next())
-                .unwrap_or("it did not say why");
-            notes.push(format!(
-                "verdict: {} could not check this edit: {}",
-                v.verifier,
-                tokens::clip(why, 30)
-            ));
             continue;
         }
         for d in &v.report.diagnostics {
@@ -458,6 +476,35 @@ fn context(
             });
         }
     }
+    items
+}
+
+/// The context for the agent: `items`, the edited files' diagnostics new since the session
+/// began (errors first; `old` more predate it and are not repeated), and one line per verifier
+/// that could not check, within `budget` tokens; `None` when there is neither.
+fn context(
+    verifications: &[Verification],
+    mut items: Vec<Item>,
+    old: usize,
+    budget: usize,
+) -> Option<String> {
+    let mut notes = Vec::new();
+    for v in verifications {
+        if v.outcome() == Outcome::Errored {
+            let why = v
+                .report
+                .error
+                .as_deref()
+                .or(v.report.summary.as_deref())
+                .and_then(|e| e.lines().next())
+                .unwrap_or("it did not say why");
+            notes.push(format!(
+                "verdict: {} could not check this edit: {}",
+                v.verifier,
+                tokens::clip(why, 30)
+            ));
+        }
+    }
     if items.is_empty() && notes.is_empty() {
         return None;
     }
@@ -468,10 +515,13 @@ fn context(
             b.line,
         ))
     });
-    let header = if items.is_empty() {
-        None
-    } else {
-        Some("verdict found problems in the files just edited:".to_owned())
+    let header = match (items.is_empty(), old) {
+        (true, _) => None,
+        (false, 0) => Some("verdict found problems in the files just edited:".to_owned()),
+        (false, old) => Some(format!(
+            "verdict found new problems in the files just edited ({old} more, from before this \
+             session, not repeated):"
+        )),
     };
     // What could not be checked comes first: it is short, and must not be cut for the rest.
     let lines: Vec<String> = notes

@@ -8,7 +8,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::model::{Fingerprint, Kind, Outcome, Report, Severity, Verification};
+use crate::model::{
+    Fingerprint, Kind, KnownFrom, Outcome, Report, SetAside, Severity, Verification,
+};
 
 /// The fingerprints of earlier verifications, by verifier, with their multiplicity.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -61,10 +63,12 @@ impl Baseline {
     }
 
     /// Removes from each failed report the failures the baseline already had (by fingerprint, with
-    /// multiplicity: three of a kind against a baseline of two leaves one), adjusting its counts; a
-    /// report left with no failure passes. Returns how many were set aside. Errored reports are left
-    /// alone: a verifier that could not verify has not shown that only old failures remain.
-    pub fn set_aside(&self, verifications: &mut [Verification]) -> u64 {
+    /// multiplicity: three of a kind against a baseline of two leaves one) and records how many in
+    /// [`Report::set_aside`], known `from` where it says; the report's counts stay the tool's, so
+    /// that no text ever calls a verifier with failures clean. A report left with no new failure
+    /// passes. Returns how many were set aside. Errored reports are left alone: a verifier that
+    /// could not verify has not shown that only old failures remain.
+    pub fn set_aside(&self, verifications: &mut [Verification], from: KnownFrom) -> u64 {
         let mut total = 0;
         for verification in verifications {
             let report = &mut verification.report;
@@ -75,10 +79,7 @@ impl Baseline {
                 continue;
             };
             let mut budget = known.clone();
-            let mut removed_tests = 0u64;
-            let mut removed_errors = 0u64;
-            let mut removed_suites = 0u64;
-            let mut removed_warnings = 0u64;
+            let mut aside = SetAside::new(from);
             report.diagnostics.retain(|d| {
                 let Some(left) = budget.get_mut(&d.fingerprint).filter(|n| **n > 0) else {
                     return true;
@@ -88,57 +89,40 @@ impl Baseline {
                 // did not load is an errored suite and (for pytest) an error; a fixture that
                 // raised around a test is an error.
                 if d.kind == Kind::Test && d.is_failed_test() {
-                    removed_tests += 1;
+                    aside.tests_failed += 1;
                 } else if d.severity == Severity::Error {
-                    removed_errors += 1;
+                    aside.errors += 1;
                     if d.kind == Kind::Test && d.test.is_none() {
-                        removed_suites += 1;
+                        aside.suites_errored += 1;
                     }
                 } else {
-                    removed_warnings += 1;
+                    aside.warnings += 1;
                 }
                 false
             });
-            let removed = removed_tests + removed_errors + removed_warnings;
+            let removed = aside.failures() + aside.warnings;
             if removed == 0 {
                 continue;
             }
             total += removed;
-            let counts = &mut report.counts;
-            let sub = |n: &mut Option<u64>, by: u64| {
-                if let Some(n) = n {
-                    *n = n.saturating_sub(by);
-                }
-            };
-            sub(&mut counts.tests_failed, removed_tests);
-            sub(&mut counts.errors, removed_errors);
-            sub(&mut counts.suites_errored, removed_suites);
-            if counts.files.is_some() {
-                // The files still holding a finding; the tool's own count included the known
-                // ones. (Findings beyond the kept diagnostics are not placed, so this is exact
-                // only when nothing was dropped; it never counts a file that has none left.)
-                let left: std::collections::BTreeSet<&str> = report
-                    .diagnostics
-                    .iter()
-                    .filter_map(|d| d.file.as_deref())
-                    .collect();
-                counts.files = Some(left.len() as u64);
-            }
-            sub(&mut counts.warnings, removed_warnings);
+            let counts = &report.counts;
+            let left = |n: Option<u64>, by: u64| n.is_some_and(|n| n > by);
             let failures_left = report
                 .diagnostics
                 .iter()
                 .any(|d| d.severity == Severity::Error)
                 || report.diagnostics_dropped > 0
-                || counts.tests_failed.is_some_and(|n| n > 0)
-                || counts.suites_errored.is_some_and(|n| n > 0)
-                || counts.errors.is_some_and(|n| n > 0);
+                || left(counts.tests_failed, aside.tests_failed)
+                || left(counts.suites_errored, aside.suites_errored)
+                || left(counts.errors, aside.errors);
             if !failures_left {
                 report.outcome = Outcome::Passed;
             }
+            report.set_aside = Some(aside);
             verification.notes.push(format!(
-                "{removed} known failure{} set aside (in the baseline)",
-                if removed == 1 { "" } else { "s" }
+                "{removed} known failure{} set aside ({})",
+                if removed == 1 { "" } else { "s" },
+                from.before()
             ));
         }
         total
@@ -186,7 +170,7 @@ mod tests {
     fn check(before: &Verification, now: Verification) -> (Report, u64) {
         let baseline = Baseline::from_verifications(std::slice::from_ref(before));
         let mut now = [now];
-        let n = baseline.set_aside(&mut now);
+        let n = baseline.set_aside(&mut now, KnownFrom::Baseline);
         let [now] = now;
         (now.report, n)
     }
@@ -214,8 +198,13 @@ mod tests {
         let (report, n) = check(&before, verification(&[fixture, collect], 0, 2, 1));
         assert_eq!(n, 2);
         assert_eq!(report.outcome, Outcome::Passed, "{report:?}");
-        assert_eq!(report.counts.errors, Some(0));
-        assert_eq!(report.counts.suites_errored, Some(0));
+        // The tool's counts, and how many of them predate.
+        assert_eq!(report.counts.errors, Some(2));
+        assert_eq!(report.counts.suites_errored, Some(1));
+        let aside = report.set_aside.expect("set aside");
+        assert_eq!((aside.errors, aside.suites_errored), (2, 1));
+        assert_eq!(aside.new_failures(&report), 0);
+        assert_eq!(aside.words(0), "all 2 in the baseline");
     }
 
     #[test]
@@ -227,11 +216,18 @@ mod tests {
         assert_eq!(n, 1);
         assert_eq!(report.outcome, Outcome::Failed);
         assert_eq!(report.counts.tests_failed, Some(1));
-        assert_eq!(report.counts.errors, Some(0));
+        assert_eq!(report.counts.errors, Some(1));
+        let aside = report.set_aside.expect("set aside");
+        assert_eq!((aside.tests_failed, aside.errors), (0, 1));
+        assert_eq!(aside.new_failures(&report), 1);
+        assert_eq!(
+            aside.words(1),
+            "1 of the failures is in the baseline, 1 is new"
+        );
     }
 
     #[test]
-    fn the_files_count_is_of_the_files_still_holding_a_finding() {
+    fn the_counts_stay_the_tools_own() {
         let lint = |file: &str, rule: &str| {
             Diagnostic::new("eslint", Kind::Lint, Severity::Error, "bad")
                 .at(file, Some(1), Some(1))
@@ -246,7 +242,14 @@ mod tests {
         now.report.counts.files = Some(4);
         let (report, n) = check(&before, now);
         assert_eq!(n, 3);
-        assert_eq!(report.counts.errors, Some(1));
-        assert_eq!(report.counts.files, Some(1));
+        assert_eq!(report.counts.errors, Some(4));
+        assert_eq!(report.counts.files, Some(4));
+        assert_eq!(report.diagnostics.len(), 1);
+        let aside = report.set_aside.expect("set aside");
+        assert_eq!(aside.errors, 3);
+        assert_eq!(
+            aside.words(aside.new_failures(&report)),
+            "3 of the failures are in the baseline, 1 is new"
+        );
     }
 }

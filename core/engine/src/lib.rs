@@ -41,8 +41,8 @@ pub mod state;
 pub mod worktree;
 
 pub use verdict_model::{
-    Counts, Diagnostic, Evidence, Fingerprint, Kind, LineParser, Outcome, Report, Severity, Status,
-    Summarizer, TestCase, TestStatus, Verification, Verifier,
+    Counts, Diagnostic, Evidence, Fingerprint, Kind, KnownFrom, LineParser, Outcome, Report,
+    SetAside, Severity, Status, Summarizer, TestCase, TestStatus, Verification, Verifier,
 };
 pub use verdict_model::{
     ansi, encoding, exit_reason, lines, model, redact, split, summarizer, verifier,

@@ -31,8 +31,8 @@ pub mod verifier;
 mod wrappers;
 
 pub use model::{
-    Counts, Diagnostic, Evidence, Fingerprint, JOB_NOTE, Kind, Outcome, Report, Severity, Status,
-    TestCase, TestStatus, Verification,
+    Counts, Diagnostic, Evidence, Fingerprint, JOB_NOTE, Kind, KnownFrom, Outcome, Report,
+    SetAside, Severity, Status, TestCase, TestStatus, Verification,
 };
 pub use summarizer::{LineParser, Summarizer};
 pub use verifier::Verifier;

@@ -445,6 +445,11 @@ pub struct Report {
     /// Tests reported beyond [`MAX_TESTS`]: counted, not kept.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub tests_dropped: u64,
+    /// Failures an earlier verification already had, taken out of [`Report::diagnostics`] so
+    /// that only new ones decide the outcome (a `--baseline`, the tree a hook's session or the
+    /// loop began on). [`Report::counts`] stay the tool's own, these included.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub set_aside: Option<SetAside>,
     /// What the parser saw of its tool beyond a summary, a diagnostic or a test (which count by
     /// themselves, see [`Report::evidence`]). Read where the report is interpreted, never
     /// written out.
@@ -456,6 +461,180 @@ pub struct Report {
     /// out.
     #[serde(skip)]
     pub evidence_needed: Option<String>,
+}
+
+/// The failures of a report that an earlier verification already had, set aside by fingerprint:
+/// how many of each of the tool's counts they are, and what they were known from. The tool's
+/// counts minus these are the new failures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SetAside {
+    /// What the failures were known from.
+    pub from: KnownFrom,
+    /// Failing tests set aside (of [`Counts::tests_failed`]).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub tests_failed: u64,
+    /// Errors set aside (of [`Counts::errors`]), errors around tests and suites that did not run
+    /// included.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub errors: u64,
+    /// Of [`SetAside::errors`], test files or suites that could not run (of
+    /// [`Counts::suites_errored`]).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub suites_errored: u64,
+    /// Warnings and notes set aside (of [`Counts::warnings`]).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub warnings: u64,
+}
+
+impl SetAside {
+    /// Nothing set aside yet, known from `from`.
+    pub fn new(from: KnownFrom) -> SetAside {
+        SetAside {
+            from,
+            tests_failed: 0,
+            errors: 0,
+            suites_errored: 0,
+            warnings: 0,
+        }
+    }
+
+    /// Adds what another run of the same tool set aside (a shard of one split run).
+    pub fn add(&mut self, other: &SetAside) {
+        self.tests_failed = self.tests_failed.saturating_add(other.tests_failed);
+        self.errors = self.errors.saturating_add(other.errors);
+        self.suites_errored = self.suites_errored.saturating_add(other.suites_errored);
+        self.warnings = self.warnings.saturating_add(other.warnings);
+    }
+
+    /// The failures set aside: failing tests and errors.
+    pub fn failures(&self) -> u64 {
+        self.tests_failed.saturating_add(self.errors)
+    }
+
+    /// The failures of `report` that are not set aside: the tool's failing tests and errors less
+    /// these, or, where the tool counted neither, the errors its diagnostics (the new ones) hold.
+    pub fn new_failures(&self, report: &Report) -> u64 {
+        let c = &report.counts;
+        if c.tests_failed.is_some() || c.errors.is_some() || c.suites_errored.is_some() {
+            let errors = c.errors.unwrap_or(0).max(c.suites_errored.unwrap_or(0));
+            return c
+                .tests_failed
+                .unwrap_or(0)
+                .saturating_add(errors)
+                .saturating_sub(self.failures());
+        }
+        (report.errors().count() as u64).saturating_add(report.diagnostics_dropped)
+    }
+
+    /// `counts` (a report's counts in words, the tool's own) followed by what of them was set
+    /// aside, so that they are never read as new: `4 failed, 2 passed (3 of the failures predate
+    /// this session, 1 is new)`; where the tool printed no totals (`counts` are then of the new
+    /// diagnostics), `1 error (and 2 more from before this session)`; with no counts at all,
+    /// those set aside: `1 error, from before this session`.
+    pub fn after_counts(&self, report: &Report, counts: &str) -> String {
+        let new = self.new_failures(report);
+        if counts.is_empty() {
+            return format!("{}, {}", self.counted(), self.words(new));
+        }
+        let c = &report.counts;
+        if c.tests_failed.is_some() || c.errors.is_some() || c.suites_errored.is_some() {
+            return format!("{counts} ({})", self.words(new));
+        }
+        let old = match self.failures() {
+            0 => self.warnings,
+            n => n,
+        };
+        format!("{counts} (and {old} more {})", self.from.before())
+    }
+
+    /// What was set aside in words: `3 failed tests, 1 error`, `2 warnings`.
+    fn counted(&self) -> String {
+        let plural = |n: u64, one: &str, many: &str| {
+            if n == 1 {
+                format!("1 {one}")
+            } else {
+                format!("{n} {many}")
+            }
+        };
+        let mut parts = Vec::new();
+        if self.tests_failed > 0 {
+            parts.push(plural(self.tests_failed, "failed test", "failed tests"));
+        }
+        if self.errors > 0 {
+            parts.push(plural(self.errors, "error", "errors"));
+        }
+        if self.warnings > 0 || parts.is_empty() {
+            parts.push(plural(self.warnings, "warning", "warnings"));
+        }
+        parts.join(", ")
+    }
+
+    /// What a report's counts are followed by, so that they are never read as new: `3 of the
+    /// failures predate this session, 1 is new` where `new` failures are left, else `from before
+    /// this session` (`all 3 from before this session`). Warnings count where nothing else was
+    /// set aside.
+    pub fn words(&self, new: u64) -> String {
+        let (old, noun) = match self.failures() {
+            0 => (self.warnings, "warnings"),
+            n => (n, "failures"),
+        };
+        if new > 0 {
+            let is = if new == 1 { "is" } else { "are" };
+            return if old == 1 {
+                format!("1 of the {noun} {}, {new} {is} new", self.from.predates())
+            } else {
+                format!(
+                    "{old} of the {noun} {}, {new} {is} new",
+                    self.from.predate()
+                )
+            };
+        }
+        match old {
+            0 | 1 => self.from.before().to_owned(),
+            n => format!("all {n} {}", self.from.before()),
+        }
+    }
+}
+
+/// What the failures of a [`SetAside`] were known from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum KnownFrom {
+    /// A report given to `verdict run --baseline`.
+    Baseline,
+    /// The tree an agent's session began on (`verdict hook`).
+    Session,
+    /// The tree `verdict loop` began on (`new_failures_only`).
+    Loop,
+}
+
+impl KnownFrom {
+    /// `from before this session`, `in the baseline`.
+    pub fn before(self) -> &'static str {
+        match self {
+            KnownFrom::Baseline => "in the baseline",
+            KnownFrom::Session => "from before this session",
+            KnownFrom::Loop => "from before the loop began",
+        }
+    }
+
+    /// `predate this session`, `are in the baseline`: said of several failures.
+    pub fn predate(self) -> &'static str {
+        match self {
+            KnownFrom::Baseline => "are in the baseline",
+            KnownFrom::Session => "predate this session",
+            KnownFrom::Loop => "predate the loop",
+        }
+    }
+
+    /// `predates this session`, `is in the baseline`: said of one failure.
+    pub fn predates(self) -> &'static str {
+        match self {
+            KnownFrom::Baseline => "is in the baseline",
+            KnownFrom::Session => "predates this session",
+            KnownFrom::Loop => "predates the loop",
+        }
+    }
 }
 
 /// How far a tool's output shows that the tool ran and checked something.
@@ -532,6 +711,7 @@ impl Report {
             notes: Vec::new(),
             tests: Vec::new(),
             tests_dropped: 0,
+            set_aside: None,
             evidence: Evidence::Nothing,
             evidence_needed: None,
         }

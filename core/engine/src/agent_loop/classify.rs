@@ -363,8 +363,18 @@ fn summary(failing: &[Failing<'_>]) -> String {
 
 /// The failures in the tool's own units, labelled (`2 tests failed`, `3 errors`), or the tool's
 /// own summary line: what the tool counts, which is not the number of distinct failures by
-/// fingerprint (a test can fail twice, an error can repeat).
+/// fingerprint (a test can fail twice, an error can repeat). Where known failures were set aside,
+/// says how many of them predate the loop.
 fn count_phrase(v: &Verification) -> String {
+    let phrase = tool_count_phrase(v);
+    match &v.report.set_aside {
+        Some(aside) => aside.after_counts(&v.report, &phrase),
+        None => phrase,
+    }
+}
+
+/// [`count_phrase`] without what was set aside.
+fn tool_count_phrase(v: &Verification) -> String {
     let counts = &v.report.counts;
     if let Some(failed) = counts.tests_failed.filter(|n| *n > 0) {
         let mut phrase = format!("{failed} test{} failed", if failed == 1 { "" } else { "s" });

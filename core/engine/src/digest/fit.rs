@@ -27,6 +27,7 @@ use super::lines::{self, ItemLine, Names, TailInput};
 use super::plan::{Item, Plan};
 use super::tokens::{self, clip_with};
 use super::{Digest, Tally};
+use crate::model::Report;
 
 /// The least room worth clipping a last item into; below this it would be a location and `…`.
 const MIN_LAST_ITEM: usize = 14;
@@ -467,7 +468,19 @@ impl<'p, 'a> Fitter<'p, 'a> {
                 .map(|report| lines::pass_line(report, PASS_MAX))
                 .collect(),
             Level::Compact if !passing.is_empty() => {
-                vec![lines::passed_names(&passing, PASS_MAX)]
+                // A report with failures set aside keeps its line: its name alone under
+                // `passed:` would call it clean.
+                let (aside, clean): (Vec<&Report>, Vec<&Report>) = passing
+                    .iter()
+                    .partition(|report| report.set_aside.is_some());
+                let mut pass: Vec<String> = aside
+                    .iter()
+                    .map(|report| lines::pass_line(report, PASS_MAX))
+                    .collect();
+                if !clean.is_empty() {
+                    pass.push(lines::passed_names(&clean, PASS_MAX));
+                }
+                pass
             }
             Level::Compact | Level::Minimal | Level::Bare => Vec::new(),
         };
@@ -794,6 +807,10 @@ fn tool_files_unnamed(plan: &Plan<'_>, state: &State, headline: Option<&str>) ->
     let (Some(files), Some(headline)) = (plan.report.counts.files, headline) else {
         return 0;
     };
+    // The tool's count holds the files of failures set aside, which no line is meant to name.
+    if plan.report.set_aside.is_some() {
+        return 0;
+    }
     let stated = [" file", " files"]
         .iter()
         .any(|noun| headline.contains(&format!(" in {files}{noun}")));

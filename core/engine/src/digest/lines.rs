@@ -52,7 +52,7 @@ pub(super) fn headline(plan: &Plan<'_>, max: usize) -> String {
                 .unwrap_or("no reason given");
             format!("could not verify — {reason}")
         }
-        Outcome::Failed | Outcome::Passed => failure_counts(plan),
+        Outcome::Failed | Outcome::Passed => with_set_aside(report, failure_counts(plan)),
     };
     let root = plan
         .root
@@ -86,6 +86,17 @@ pub(super) fn short_headline(plan: &Plan<'_>) -> String {
         "failed".to_owned()
     };
     field(&format!("{}: {what}", tool(plan.report)))
+}
+
+/// `counts`, followed by how many of them were set aside against a baseline and what they
+/// predate, when some were: `4 failed, 2 passed (3 of the failures predate this session, 1 is
+/// new)`. The counts are the tool's, old failures included, so without this they would read as
+/// new.
+fn with_set_aside(report: &Report, counts: String) -> String {
+    match &report.set_aside {
+        Some(aside) => aside.after_counts(report, &counts),
+        None => counts,
+    }
 }
 
 /// The counts of a failed report: the tool's own where it gave them, otherwise counted from the
@@ -178,12 +189,16 @@ fn tool_counts(report: &Report) -> Vec<String> {
 }
 
 /// The line of a passing report: `pytest: 128 passed`, `tsc: no errors`, `generic: no failure
-/// found`.
+/// found`; of one that passes only because its failures were set aside, the tool's counts and
+/// that: `eslint: 1 error (from before this session)`.
 pub(super) fn pass_line(report: &Report, max: usize) -> String {
-    clipped(
-        &field(&format!("{}: {}", tool(report), pass_body(report))),
-        max,
-    )
+    let body = if report.set_aside.is_some() {
+        let counts = tool_counts(report).join("; ");
+        with_set_aside(report, counts)
+    } else {
+        pass_body(report)
+    };
+    clipped(&field(&format!("{}: {body}", tool(report))), max)
 }
 
 /// Skipped tests, and the expected failures and unexpected passes where the tool counts them
@@ -223,7 +238,8 @@ fn pass_body(report: &Report) -> String {
     }
 }
 
-/// All passing reports on one line, names only: `passed: eslint, pytest`.
+/// All passing reports on one line, names only: `passed: eslint, pytest`. A report that passes
+/// only because its failures were set aside is never among them (see [`pass_line`]).
 pub(super) fn passed_names(reports: &[&Report], max: usize) -> String {
     let names: Vec<&str> = reports.iter().map(|r| r.tool.as_str()).collect();
     clipped(&field(&format!("passed: {}", names.join(", "))), max)

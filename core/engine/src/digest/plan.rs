@@ -19,7 +19,7 @@
 use super::Tally;
 use super::shared::Shared;
 use super::text::{Map, message_keys};
-use crate::model::{Diagnostic, Outcome, Report, Severity};
+use crate::model::{Diagnostic, KnownFrom, Outcome, Report, SetAside, Severity};
 
 /// How a diagnostic is counted and shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -547,21 +547,30 @@ fn split_into_parts(items: &mut [Item], messages: &[(usize, u64, usize)], entrie
 
 /// What a report holds in all. The tool's own numbers win where they are larger than what the
 /// parser kept; the parser's overflow counts only when the tool gave no numbers at all (otherwise
-/// the tool's numbers already include it).
+/// the tool's numbers already include it). Failures set aside against a baseline are in the
+/// tool's numbers and not in the report's diagnostics: they are not counted here, since the
+/// headline says them and no item or tail is meant to show them.
 fn totals(report: &Report, known: Tally) -> Tally {
     let counts = &report.counts;
-    let tool_errors = counts
-        .errors
+    let aside = report
+        .set_aside
+        .unwrap_or(SetAside::new(KnownFrom::Baseline));
+    let less = |n: Option<u64>, by: u64| n.map(|n| n.saturating_sub(by));
+    let tool_errors = less(counts.errors, aside.errors)
         .unwrap_or(0)
-        .max(counts.suites_errored.unwrap_or(0));
+        .max(less(counts.suites_errored, aside.suites_errored).unwrap_or(0));
     let has_tool_counts = counts.errors.is_some()
         || counts.warnings.is_some()
         || counts.tests_failed.is_some()
         || counts.suites_errored.is_some();
     Tally {
         errors: known.errors.max(tool_errors),
-        failed_tests: known.failed_tests.max(counts.tests_failed.unwrap_or(0)),
-        warnings: known.warnings.max(counts.warnings.unwrap_or(0)),
+        failed_tests: known
+            .failed_tests
+            .max(less(counts.tests_failed, aside.tests_failed).unwrap_or(0)),
+        warnings: known
+            .warnings
+            .max(less(counts.warnings, aside.warnings).unwrap_or(0)),
         other: if has_tool_counts {
             0
         } else {

@@ -1122,3 +1122,58 @@ fn a_note_comes_last_within_the_budget_and_the_footer_counts_it() {
         }
     }
 }
+
+/// A report whose failures were set aside against a baseline keeps the tool's counts and says so,
+/// at every budget that shows passing reports: it is never `no errors`, nor a name under
+/// `passed:`. A failing one with some set aside says how many are new, and its tail does not count
+/// the old ones as left out.
+#[test]
+fn failures_set_aside_are_said_beside_the_tools_counts() {
+    use crate::model::{KnownFrom, SetAside};
+    let mut old = Report::new("tsc", Outcome::Passed);
+    old.counts.errors = Some(2);
+    old.counts.files = Some(1);
+    let mut aside = SetAside::new(KnownFrom::Session);
+    aside.errors = 2;
+    old.set_aside = Some(aside);
+    let mut mixed = Report::new("pytest", Outcome::Failed);
+    mixed.push(
+        Diagnostic::new("pytest", Kind::Test, Severity::Error, "assert 0 == -2")
+            .at("tests/test_more.py", Some(4), None)
+            .with_test("tests/test_more.py::test_negative"),
+    );
+    mixed.counts.tests_failed = Some(4);
+    mixed.counts.tests_passed = Some(2);
+    let mut aside = SetAside::new(KnownFrom::Session);
+    aside.tests_failed = 3;
+    mixed.set_aside = Some(aside);
+    let clean = passed_tests("jest", 5);
+    let reports = [(&mixed, None), (&old, None), (&clean, None)];
+    let full = check(&reports, 500);
+    assert!(
+        full.text.contains(
+            "pytest: 4 failed, 2 passed (3 of the failures predate this session, 1 is new)"
+        ),
+        "{}",
+        full.text
+    );
+    assert!(
+        full.text
+            .contains("tsc: 2 errors in 1 file (all 2 from before this session)"),
+        "{}",
+        full.text
+    );
+    assert_eq!(full.omitted.failed_tests, 0, "{}", full.text);
+    for budget in (40..500).step_by(20) {
+        let digest = check(&reports, budget);
+        assert!(!digest.text.contains("no errors"), "{}", digest.text);
+        assert!(
+            !digest
+                .text
+                .lines()
+                .any(|l| l.starts_with("passed:") && l.contains("tsc")),
+            "{}",
+            digest.text
+        );
+    }
+}

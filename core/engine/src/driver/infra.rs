@@ -17,7 +17,7 @@ use super::run::Driver;
 use super::workspace::blocking;
 use crate::agent_loop::guard::infra::{self, Claimed, InfraRules, PutBack};
 use crate::agent_loop::guard::{Violation, ViolationKind};
-use crate::model::{Kind, Outcome, Verification};
+use crate::model::{Kind, KnownFrom, Outcome, Verification};
 use crate::snapshot::{SnapshotError, Snapshots, TreeId};
 use crate::verifier::Part;
 
@@ -140,7 +140,7 @@ impl Driver<'_> {
         if self.spec.policies.new_failures_only
             && let Some(known) = self.progress.known()
         {
-            known.set_aside(&mut verifications);
+            known.set_aside(&mut verifications, KnownFrom::Loop);
         }
         let baseline = self.progress.baseline_verifications().unwrap_or_default();
         let listed = |verifier: &str| -> Option<HashSet<&str>> {

@@ -17,7 +17,7 @@ use crate::agent_loop::guard::{
     Guard, Sources, Violation, as_verification, diff_paths, files_to_read,
 };
 use crate::digest;
-use crate::model::{Fingerprint, Kind, Outcome, Verification};
+use crate::model::{Fingerprint, Kind, KnownFrom, Outcome, Verification};
 use crate::snapshot::TreeId;
 use crate::state::{AttemptId, FailureRef, NewVerification, RunState};
 
@@ -311,8 +311,8 @@ impl Driver<'_> {
 
     /// With `new_failures_only`, sets the baseline's failures aside in `verifications`; returns
     /// how many, and the verifications as they ran. The guard compares the tests that ran with the
-    /// baseline's, so it is shown the verifications as they ran: setting known failures aside also
-    /// takes them out of the counts, and a pass would look like fewer tests ran.
+    /// baseline's, so it is shown the verifications as they ran: setting known failures aside
+    /// takes them out of the diagnostics, and a pass would look like fewer tests were named.
     fn set_aside_known(
         &self,
         verifications: &mut [Verification],
@@ -324,7 +324,7 @@ impl Driver<'_> {
             return (0, None);
         };
         let as_ran = verifications.to_vec();
-        let known = baseline.set_aside(verifications) as usize;
+        let known = baseline.set_aside(verifications, KnownFrom::Loop) as usize;
         (known, Some(as_ran))
     }
 

@@ -232,11 +232,15 @@ impl<'a> Suite<'a> {
             cases.push(test_case(input, verification, diagnostic, could_not_run));
         }
         let counts = &report.counts;
-        let failures = counts.tests_failed.unwrap_or(0).max(listed_failures);
-        let mut errors = counts
-            .errors
-            .unwrap_or(0)
-            .max(counts.suites_errored.unwrap_or(0))
+        // The failures a baseline already had are in the tool's counts but are no cases here:
+        // the suite counts the new ones, and its `verdict.set_aside` property the others.
+        let aside = report.set_aside;
+        let less = |n: Option<u64>, by: fn(&crate::model::SetAside) -> u64| {
+            n.unwrap_or(0).saturating_sub(aside.as_ref().map_or(0, by))
+        };
+        let failures = less(counts.tests_failed, |a| a.tests_failed).max(listed_failures);
+        let mut errors = less(counts.errors, |a| a.errors)
+            .max(less(counts.suites_errored, |a| a.suites_errored))
             .max(listed_errors);
         let skipped = counts.tests_skipped.unwrap_or(0);
         // Errors that are not failing tests (code that does not compile, so no test ran) are one
@@ -565,6 +569,14 @@ fn write_suite(writer: &mut Writer<Vec<u8>>, suite: &Suite<'_>) -> io::Result<()
                 property("verdict.outcome", verification.outcome().as_str())?;
                 if let Some(log) = &verification.log {
                     property("verdict.log", log)?;
+                }
+                if let Some(aside) = &verification.report.set_aside {
+                    // The failures a baseline already had are not cases of their own.
+                    let old = aside.failures() + aside.warnings;
+                    property(
+                        "verdict.set_aside",
+                        &format!("{old} {}", aside.from.before()),
+                    )?;
                 }
                 if suite.tests_dropped > 0 {
                     // More tests than a report keeps: counted by the tool, not listed here.

@@ -223,8 +223,19 @@ fn plural(n: u64, one: &str, many: &str) -> String {
 
 /// The numbers of a report in a few words: `2 failed, 5 passed, 1 skipped` for a test report,
 /// `3 errors, 7 warnings in 2 files` for the others. The tool's own counts where it printed
-/// them, else counts of the diagnostics kept. Empty when there is nothing to count.
+/// them, else counts of the diagnostics kept. Empty when there is nothing to count. Failures set
+/// aside against a baseline are said after them (`1 error (in the baseline)`), so that a
+/// verifier that passes only against a baseline is never shown as clean.
 fn counts_phrase(kind: Kind, report: &Report) -> String {
+    let phrase = tool_counts_phrase(kind, report);
+    match &report.set_aside {
+        Some(aside) => aside.after_counts(report, &phrase),
+        None => phrase,
+    }
+}
+
+/// [`counts_phrase`] without what was set aside.
+fn tool_counts_phrase(kind: Kind, report: &Report) -> String {
     let counts = &report.counts;
     let mut parts = Vec::new();
     let is_test = kind == Kind::Test

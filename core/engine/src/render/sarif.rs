@@ -226,6 +226,9 @@ fn properties(verification: &Verification, input: &RenderInput<'_>, unlocated: u
     properties.insert("outcome".to_owned(), json!(report.outcome.as_str()));
     properties.insert("status".to_owned(), json!(verification.status.as_str()));
     properties.insert("counts".to_owned(), json!(report.counts));
+    if let Some(aside) = &report.set_aside {
+        properties.insert("set_aside".to_owned(), json!(aside));
+    }
     if let Some(summary) = &report.summary {
         properties.insert("summary".to_owned(), json!(summary));
     }
