@@ -72,22 +72,22 @@ fn assert_example_counts(report: &Value, root: &Path) {
         let v = verification(report, name);
         assert_eq!(v["status"], "ran", "{name}: {v:#}");
         assert_eq!(v["outcome"], "failed", "{name}: {v:#}");
-        // The raw log is kept on disk at .verdict/runs/<id>/<name>.log.
+        // The full output is kept on disk at .verdict/runs/<id>/<name>.log; eslint prints
+        // nothing and writes its findings to its JSON report, which is then the file named.
         let log = v["log"].as_str().expect("a log path");
+        let file = if name == "eslint" {
+            "eslint.json".to_owned()
+        } else {
+            format!("{name}.log")
+        };
         let parts: Vec<&str> = log.split('/').collect();
         assert!(
-            parts.len() == 4
-                && parts[0] == ".verdict"
-                && parts[1] == "runs"
-                && parts[3] == format!("{name}.log"),
-            "{name}'s log is not at .verdict/runs/<id>/{name}.log: {log}"
+            parts.len() == 4 && parts[0] == ".verdict" && parts[1] == "runs" && parts[3] == file,
+            "{name}'s log is not at .verdict/runs/<id>/{file}: {log}"
         );
         let text = std::fs::read_to_string(root.join(log))
             .unwrap_or_else(|e| panic!("{name}'s log {log} cannot be read: {e}"));
-        // eslint writes its JSON report to a file and prints nothing itself.
-        if name != "eslint" {
-            assert!(!text.trim().is_empty(), "{name}'s log is empty");
-        }
+        assert!(!text.trim().is_empty(), "{name}'s log is empty");
     }
     let counts = |name: &str| verification(report, name)["report"]["counts"].clone();
     assert_eq!(counts("tsc")["errors"], 2, "{:#}", counts("tsc"));
