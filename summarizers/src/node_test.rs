@@ -90,8 +90,44 @@ impl Summarizer for NodeTestSummarizer {
             entry: None,
             file_errors: Vec::new(),
             error: None,
+            load_errors: Vec::new(),
         })
     }
+}
+
+/// The most test files whose load error is kept: each is a file node could not run.
+const MAX_LOAD_ERRORS: usize = 1000;
+
+/// A test file node could not load, as its process printed it before node reported the file
+/// as failed (`/w/test/a.test.js:7`, the source line and caret, `SyntaxError: Unexpected token
+/// ';'`): node itself places that failure at the file's line 1 with the reason `test failed`.
+struct LoadError {
+    file: String,
+    line: u32,
+    message: Option<String>,
+}
+
+/// `/w/test/a.test.js:7`, a whole line: the place a process that died while loading a file
+/// printed first. Also with TAP's `# ` before it.
+fn load_place(text: &str) -> Option<(&str, u32)> {
+    let (file, line) = text.rsplit_once(':')?;
+    let absolute = file.starts_with('/')
+        || file.starts_with("file://")
+        || file.as_bytes().get(1..3) == Some(b":\\");
+    if !absolute || line.is_empty() || !line.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some((file, line.parse().ok()?))
+}
+
+/// `SyntaxError: Unexpected token ';'`, `Error [ERR_MODULE_NOT_FOUND]: Cannot find …`, `Error:
+/// …`: the line naming the error a file's load died of.
+fn is_error_line(text: &str) -> bool {
+    let Some((name, _)) = text.split_once(": ") else {
+        return false;
+    };
+    let name = name.split_once(" [").map_or(name, |(name, _)| name);
+    name.ends_with("Error") && name.bytes().all(|b| b.is_ascii_alphanumeric())
 }
 
 /// The spec reporter's footer.
@@ -142,6 +178,8 @@ struct Parser {
     file_errors: Vec<(String, FileError)>,
     /// The error outside tests whose stack is being read.
     error: Option<FileError>,
+    /// Test files that died while loading, with where and why, the last one first filled in.
+    load_errors: Vec<LoadError>,
 }
 
 /// Whether a line is the dot reporter's progress: `.` per passing test, `X` per failing one (up
@@ -401,8 +439,72 @@ impl Parser {
     }
 }
 
+impl Parser {
+    /// Notes a test file's load error from the lines its process printed (in TAP, as comments).
+    fn load_error_line(&mut self, line: &str) {
+        let text = line.strip_prefix("# ").unwrap_or(line);
+        if let Some((file, line)) = load_place(text) {
+            if self.load_errors.len() < MAX_LOAD_ERRORS {
+                self.load_errors.push(LoadError {
+                    file: file.to_owned(),
+                    line,
+                    message: None,
+                });
+            }
+        } else if let Some(last) = self.load_errors.last_mut()
+            && last.message.is_none()
+            && is_error_line(text)
+        {
+            last.message = Some(clip(text.trim(), MAX_LOAD_MESSAGE));
+        }
+    }
+
+    /// Places and explains each failure node named by a test file and reported only as `test
+    /// failed`, from the load error that file's process printed.
+    fn explain_load_errors(&mut self) {
+        if self.load_errors.is_empty() {
+            return;
+        }
+        for d in &mut self.report.diagnostics {
+            if d.message.trim_matches('\'') != "test failed" {
+                continue;
+            }
+            // Node 20 names the file absolute, Node 22 relative to where it ran.
+            let names = |e: &LoadError, name: Option<&str>| {
+                name.is_some_and(|name| {
+                    name == e.file
+                        || e.file.strip_suffix(name).is_some_and(|dir| {
+                            !name.starts_with('/') && (dir.ends_with('/') || dir.ends_with('\\'))
+                        })
+                })
+            };
+            let Some(error) = self.load_errors.iter().find(|e| {
+                e.message.is_some() && (names(e, d.test.as_deref()) || names(e, d.file.as_deref()))
+            }) else {
+                continue;
+            };
+            if let Some(message) = &error.message {
+                d.message = message.clone();
+            }
+            // The file as node named it in its report stays: relative, it is the project's.
+            if !names(error, d.file.as_deref()) {
+                d.file = Some(error.file.clone());
+            }
+            d.line = Some(error.line);
+            d.column = None;
+            d.refresh_fingerprint();
+        }
+    }
+}
+
+/// The longest load error kept.
+const MAX_LOAD_MESSAGE: usize = 300;
+
 impl LineParser for Parser {
     fn line(&mut self, line: &str) {
+        if line.len() < 4096 {
+            self.load_error_line(line);
+        }
         if !self.human && self.tap.line(line, &mut self.report) {
             return;
         }
@@ -443,6 +545,7 @@ impl LineParser for Parser {
     fn finish(mut self: Box<Self>) -> Report {
         self.finish_entry();
         self.tap.close(&mut self.report);
+        self.explain_load_errors();
         let mut report = self.report;
         let found = report.diagnostics_found();
         // One dot per test shows it ran some, but only in a dot log: a passing one is nothing

@@ -200,6 +200,47 @@ fn check(case: &str) -> Report {
 
 /// A spec log cut off before its footer, and one whose footer says 7 failed but whose failures
 /// are gone, are never a pass.
+/// A test file node cannot load is reported as `test failed` at the file's line 1; its
+/// process printed the place and the error first, and they are the failure's.
+#[test]
+fn a_file_node_could_not_load_is_placed_and_explained_by_its_load_error() {
+    for case in ["node20-syntax-errors-tap", "node22-syntax-errors-spec"] {
+        let report = NodeTestSummarizer.parse(&support::log("node-test", case));
+        let failures: Vec<(String, u32, String)> = report
+            .diagnostics
+            .iter()
+            .map(|d| {
+                let file = d.file.as_deref().unwrap_or_default();
+                let file = file.rsplit('/').next().unwrap_or(file).to_owned();
+                (file, d.line.unwrap_or(0), d.message.clone())
+            })
+            .collect();
+        assert_eq!(
+            failures,
+            [
+                (
+                    "cart.test.js".to_owned(),
+                    7,
+                    "SyntaxError: Unexpected token ';'".to_owned()
+                ),
+                (
+                    "esm.test.js".to_owned(),
+                    1,
+                    "SyntaxError: Cannot use import statement outside a module".to_owned()
+                ),
+                (
+                    "format.test.js".to_owned(),
+                    6,
+                    "SyntaxError: Unexpected end of input".to_owned()
+                ),
+            ],
+            "{case}"
+        );
+        assert_eq!(report.counts.tests_failed, Some(3), "{case}");
+        assert_eq!(report.counts.tests_passed, Some(1), "{case}");
+    }
+}
+
 #[test]
 fn a_cut_spec_log_never_passes() {
     let log = String::from_utf8(support::log(TOOL, "node22-failing-spec")).expect("UTF-8");

@@ -223,12 +223,14 @@ macro_rules! node_test {
             node20_failing_tap,
             node20_passing_spec,
             node20_suites_spec,
+            node20_syntax_errors_tap,
             node22_failing_dot,
             node22_failing_spec,
             node22_failing_tap,
             node22_passing_dot,
             node22_passing_spec,
             node22_suites_spec,
+            node22_syntax_errors_spec,
         );
     };
 }

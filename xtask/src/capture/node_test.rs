@@ -12,7 +12,9 @@
 //!   error in the code under test), nested `describe`/`it`, `t.test` subtests, a `before` hook
 //!   that throws (its test cancelled), skip and todo (one failing todo), and a file that throws
 //!   outside any test;
-//! - `passing`: the same shapes, all passing.
+//! - `passing`: the same shapes, all passing;
+//! - `syntax-errors`: three test files node cannot load (a syntax error, an unfinished template,
+//!   an `import` in a CommonJS package) beside one passing test.
 
 use super::{Case, Program, Truth, strings};
 
@@ -62,5 +64,12 @@ pub(crate) fn cases() -> Vec<Case> {
         node_test("node22-passing-dot", "passing", node22(), "dot"),
         node_test("node20-suites-spec", "suites", node20(), "spec"),
         node_test("node22-suites-spec", "suites", node22(), "spec"),
+        node_test("node20-syntax-errors-tap", "syntax-errors", node20(), "tap"),
+        node_test(
+            "node22-syntax-errors-spec",
+            "syntax-errors",
+            node22(),
+            "spec",
+        ),
     ]
 }

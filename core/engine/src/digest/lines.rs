@@ -364,7 +364,7 @@ fn reason(plan: &Plan<'_>, d: &Diagnostic) -> String {
 /// `name — file:line — reason`; the name may take at most half the line.
 fn failed_test(plan: &Plan<'_>, index: usize, max: usize) -> String {
     let d = plan.diagnostic(index);
-    let mut name = field(d.test.as_deref().unwrap_or_default());
+    let mut name = field(&plan.in_project(d.test.as_deref().unwrap_or_default()));
     if name.is_empty() {
         name = "(unnamed test)".to_owned();
     }
@@ -529,7 +529,7 @@ fn named_place(plan: &Plan<'_>, member: usize, place: &str) -> String {
         return place.to_owned();
     }
     // The name takes at most a third of the room a group line has at the least.
-    let short = clipped(&field(short), 16);
+    let short = clipped(&field(&plan.in_project(short)), 16);
     if short.is_empty() {
         place.to_owned()
     } else {

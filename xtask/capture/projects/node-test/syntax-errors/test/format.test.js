@@ -1,0 +1,5 @@
+const test = require('node:test');
+
+test('formats', () => {
+  const text = `${1 + 1`;
+});
