@@ -443,6 +443,21 @@ impl Parser {
     /// Notes a test file's load error from the lines its process printed (in TAP, as comments).
     fn load_error_line(&mut self, line: &str) {
         let text = line.strip_prefix("# ").unwrap_or(line);
+        // Most lines are settled by their first byte: a place starts with `/`, `f` (a file URL)
+        // or a drive letter, an error's name with a capital.
+        let Some(&first) = text.as_bytes().first() else {
+            return;
+        };
+        if !(first == b'/' || first == b'f' || first.is_ascii_uppercase()) {
+            return;
+        }
+        if first != b'/' && self.load_errors.last().is_none_or(|e| e.message.is_some()) {
+            // Not a path of Unix, and no load error waiting for its message: only a URL or a
+            // Windows path can still be a place.
+            if !(text.starts_with("file://") || text.as_bytes().get(1) == Some(&b':')) {
+                return;
+            }
+        }
         if let Some((file, line)) = load_place(text) {
             if self.load_errors.len() < MAX_LOAD_ERRORS {
                 self.load_errors.push(LoadError {
