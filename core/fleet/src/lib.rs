@@ -1,0 +1,34 @@
+//! A fleet of loop tasks: a queue on an embedded SQLite database (one machine, nothing to start)
+//! or on PostgreSQL (several machines), and the workers that take due tasks and run one attempt
+//! of each at a time through the same driver as `verdict loop`.
+//!
+//! The pieces, one file each:
+//!
+//! ```text
+//! task.rs      what a task is (NewTask from a JSONL line, its key, TaskRecord, TaskState)
+//! store.rs     the Store contract both backends keep: add, claim, heartbeat, finish, rescue,
+//!              control, status, prune — every transition one transaction, time from the database
+//! sqlite.rs    the embedded backend (WAL, BEGIN IMMEDIATE, refused on a network filesystem)
+//! postgres.rs  the server backend (FOR UPDATE SKIP LOCKED, LISTEN/NOTIFY)
+//! schema.rs    the one schema, migrated by verdict on both
+//! workdir.rs   a task's work directory: a git worktree or clone at its revision, its setup
+//!              command, and the branch and diff that keep what its agent changed
+//! worker.rs    `verdict fleet work`: claims, leases and heartbeats, drain, rescue
+//! stats.rs     fleet analytics, computed from the stored attempts of either backend
+//! ```
+//!
+//! **Invariant:** every write of an attempt after its claim carries the claim's lease token and
+//! changes nothing once the lease is lost; the database fences late writes, and a worker that
+//! cannot renew its lease stops its agent before the lease expires.
+
+pub mod error;
+mod schema;
+pub mod store;
+pub mod task;
+
+pub use error::FleetError;
+pub use store::{
+    AgentLimit, AttemptEnd, AttemptRecord, Claim, Control, Counts, LeaseState, Pruned, Rescued,
+    Selector, Store, WorkerId,
+};
+pub use task::{NewTask, TaskId, TaskRecord, TaskState};

@@ -1,0 +1,1 @@
+//! The fleet's integration tests: one binary, one module per file.
