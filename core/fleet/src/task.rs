@@ -294,10 +294,10 @@ mod tests {
     #[test]
     fn a_line_without_a_key_gets_the_same_key_each_time() {
         let text = r#"{"workspace": "repo", "task": "fix it", "agent": "claude"}"#;
-        let (a, b) = (line(text).unwrap(), line(text).unwrap());
+        let (a, b) = (line(text).expect("a task"), line(text).expect("a task"));
         assert_eq!(a.key, b.key);
         let other = line(r#"{"workspace": "repo", "task": "fix that", "agent": "claude"}"#);
-        assert_ne!(a.key, other.unwrap().key);
+        assert_ne!(a.key, other.expect("a task").key);
     }
 
     #[test]
@@ -305,7 +305,7 @@ mod tests {
         let task = line(
             r#"{"key": "k1", "workspace": "repo", "task_file": "t.md", "agent": ["claude -p", "codex"], "priority": 5}"#,
         )
-        .unwrap();
+        .expect("a task");
         assert_eq!(task.key, "k1");
         assert_eq!(task.task, "from t.md");
         assert_eq!(task.agents, ["claude -p", "codex"]);
