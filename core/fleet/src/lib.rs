@@ -9,7 +9,7 @@
 //! store.rs     the Store contract both backends keep: add, claim, heartbeat, finish, rescue,
 //!              control, status, prune — every transition one transaction, time from the database
 //! sqlite.rs    the embedded backend (WAL, BEGIN IMMEDIATE, refused on a network filesystem)
-//! postgres.rs  the server backend (FOR UPDATE SKIP LOCKED, LISTEN/NOTIFY)
+//! postgres/    the server backend (FOR UPDATE SKIP LOCKED, NOTIFY on every transition)
 //! schema.rs    the one schema, migrated by verdict on both
 //! workdir.rs   a task's work directory: a git worktree or clone at its revision, its setup
 //!              command, and the branch and diff that keep what its agent changed
@@ -22,12 +22,14 @@
 //! cannot renew its lease stops its agent before the lease expires.
 
 pub mod error;
+pub mod postgres;
 #[cfg_attr(not(test), expect(dead_code, reason = "the backends that read it come next"))]
 mod schema;
 pub mod store;
 pub mod task;
 
 pub use error::FleetError;
+pub use postgres::PgStore;
 pub use store::{
     AgentLimit, AttemptEnd, AttemptRecord, Claim, Control, Counts, LeaseState, Pruned, Rescued,
     Selector, Store, WorkerId,

@@ -6,6 +6,7 @@
 //! Only tests depend on this crate. The summarizers' tests do not: that crate's tree stays free of
 //! the engine.
 
+pub mod postgres;
 mod snapshot;
 
 use std::ffi::OsString;

@@ -1,0 +1,273 @@
+//! Claims, leases and agent slots: `claim` takes a due task and a free slot in one transaction,
+//! `heartbeat` renews both fenced by the lease token, `rescue` takes back expired leases.
+
+use std::time::Duration;
+
+use deadpool_postgres::GenericClient;
+
+use super::PgStore;
+use super::rows::{get, task_record};
+use super::sql::{error, millis, notify, now, past_cap, query, task_columns};
+use crate::error::Result;
+use crate::store::{Claim, LeaseState, Rescued, WorkerId};
+
+/// Ends the waiting tasks past their deadline or cost cap, skipping rows another transaction
+/// holds (a claimer never waits on another); returns their ids.
+const EXPIRE: &str = concat!(
+    "WITH due AS (
+        SELECT t.id,
+               CASE WHEN t.deadline_at IS NOT NULL AND t.deadline_at <= ",
+    now!(),
+    " THEN 'past its deadline' ELSE 'past its cost cap' END AS why
+        FROM tasks t
+        WHERE t.state IN ('pending', 'retry_scheduled') AND ",
+    past_cap!(),
+    " FOR UPDATE OF t SKIP LOCKED
+    ), ended AS (
+        UPDATE tasks SET state = 'expired', reason = due.why, next_retry_at = NULL,
+               updated_at = ",
+    now!(),
+    ", finished_at = ",
+    now!(),
+    " FROM due WHERE tasks.id = due.id
+        RETURNING tasks.id, due.why
+    ), history AS (
+        INSERT INTO task_history (task_id, at, action, detail)
+        SELECT id, ",
+    now!(),
+    ", 'expired', why FROM ended
+    )
+    SELECT id FROM ended"
+);
+
+/// The due task to take for a worker on host `$1`, its provider not among `$2`: pending, or
+/// retry scheduled and due; not paused; its work directory nowhere or here; its provider not
+/// held and, when limited, with a free slot. Highest priority first, then the longest due.
+const PICK: &str = concat!(
+    "SELECT t.id, t.provider,
+            EXISTS (SELECT 1 FROM agent_slots s WHERE s.agent = t.provider) AS limited
+    FROM tasks t
+    WHERE (t.state = 'pending' OR (t.state = 'retry_scheduled' AND t.next_retry_at <= ",
+    now!(),
+    "))
+      AND NOT t.paused
+      AND (t.workdir_host IS NULL OR t.workdir_host = $1)
+      AND t.provider <> ALL ($2::text[])
+      AND NOT EXISTS (SELECT 1 FROM agent_holds h WHERE h.agent = t.provider AND h.until > ",
+    now!(),
+    ")
+      AND (NOT EXISTS (SELECT 1 FROM agent_slots s WHERE s.agent = t.provider)
+           OR EXISTS (SELECT 1 FROM agent_slots s WHERE s.agent = t.provider
+                      AND (s.token IS NULL OR s.lease_until <= ",
+    now!(),
+    ")))
+    ORDER BY t.priority DESC, coalesce(t.next_retry_at, t.created_at), t.id
+    LIMIT 1
+    FOR UPDATE OF t SKIP LOCKED"
+);
+
+/// A free slot of the provider `$1` (never leased, or its lease expired), locked.
+const TAKE_SLOT: &str = concat!(
+    "SELECT slot FROM agent_slots
+    WHERE agent = $1 AND (token IS NULL OR lease_until <= ",
+    now!(),
+    ")
+    ORDER BY slot LIMIT 1
+    FOR UPDATE SKIP LOCKED"
+);
+
+/// Moves task `$1` to running for worker `$3` on host `$4` (pid `$5`) with a new random lease
+/// token and a lease of `$2` ms; inserts the claim's row and leases slot `$7` of provider `$6`.
+const START: &str = concat!(
+    "WITH t AS (
+        UPDATE tasks SET state = 'running', claims = claims + 1, next_retry_at = NULL,
+               lease_token = ('x' || substr(md5(gen_random_uuid()::text), 1, 16))::bit(64)::bigint,
+               lease_until = ",
+    now!(),
+    " + $2, worker = $3, updated_at = ",
+    now!(),
+    " WHERE id = $1
+        RETURNING *
+    ), claimed AS (
+        INSERT INTO attempts (task_id, number, worker, host, pid, token, claimed_at)
+        SELECT id, claims, $3::text, $4::text, $5::integer, lease_token, ",
+    now!(),
+    " FROM t
+    ), slot AS (
+        UPDATE agent_slots SET token = t.lease_token, lease_until = t.lease_until
+        FROM t WHERE agent_slots.agent = $6 AND agent_slots.slot = $7::integer
+    )
+    SELECT ",
+    task_columns!(),
+    ", claims, lease_token, lease_until FROM t"
+);
+
+/// Renews task `$1`'s lease held with token `$2` by `$3` ms, and its slot `$5` of provider
+/// `$4`; says whether a person asked to cancel and whether the task is past a cap.
+const HEARTBEAT: &str = concat!(
+    "WITH t AS (
+        UPDATE tasks t SET lease_until = ",
+    now!(),
+    " + $3
+        WHERE t.id = $1 AND t.lease_token = $2 AND t.state = 'running'
+        RETURNING t.lease_until, t.cancel_requested, ",
+    past_cap!(),
+    " AS expired
+    ), slot AS (
+        UPDATE agent_slots SET lease_until = t.lease_until
+        FROM t WHERE agent_slots.agent = $4 AND agent_slots.slot = $5::integer
+               AND agent_slots.token = $2
+    )
+    SELECT lease_until, cancel_requested, expired FROM t"
+);
+
+/// Takes back every running task whose lease expired: due again (or cancelled, when a person
+/// asked), its claim interrupted, its slot freed.
+const RESCUE: &str = concat!(
+    "WITH lost AS (
+        SELECT id, lease_token, claims FROM tasks
+        WHERE state = 'running' AND lease_until <= ",
+    now!(),
+    " FOR UPDATE SKIP LOCKED
+    ), back AS (
+        UPDATE tasks SET
+            state = CASE WHEN tasks.cancel_requested THEN 'cancelled' ELSE 'pending' END,
+            finished_at = CASE WHEN tasks.cancel_requested THEN ",
+    now!(),
+    " END,
+            reason = CASE WHEN tasks.cancel_requested THEN 'cancelled by a person'
+                     ELSE 'its worker lost the lease; the attempt was interrupted' END,
+            cancel_requested = FALSE, lease_token = NULL, lease_until = NULL, worker = NULL,
+            next_retry_at = NULL, updated_at = ",
+    now!(),
+    " FROM lost WHERE tasks.id = lost.id
+        RETURNING tasks.id, lost.lease_token, lost.claims, tasks.workdir
+    ), freed AS (
+        UPDATE agent_slots SET token = NULL, lease_until = NULL
+        FROM back WHERE agent_slots.token = back.lease_token
+    ), ended AS (
+        UPDATE attempts SET finished_at = ",
+    now!(),
+    ", outcome = 'interrupted', counted = FALSE,
+               reason = 'the lease expired: its worker died or was cut off'
+        FROM back WHERE attempts.task_id = back.id AND attempts.number = back.claims
+        RETURNING attempts.task_id, attempts.number, attempts.worker, attempts.host,
+                  attempts.pid, back.workdir
+    ), history AS (
+        INSERT INTO task_history (task_id, at, action, detail)
+        SELECT task_id, ",
+    now!(),
+    ", 'rescued', 'attempt ' || number || ' of worker ' || worker FROM ended
+    )
+    SELECT task_id, number, worker, host, pid, workdir FROM ended"
+);
+
+impl PgStore {
+    pub(super) async fn claim_task(
+        &self,
+        worker: &WorkerId,
+        lease: Duration,
+    ) -> Result<Option<Claim>> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(error)?;
+        let expired: Vec<i64> = query(&tx, EXPIRE, &[]).await?.iter().map(|r| r.get(0)).collect();
+        notify(&tx, &expired).await?;
+        let Some((id, provider, slot)) = pick(&tx, &worker.host).await? else {
+            tx.commit().await.map_err(error)?;
+            return Ok(None);
+        };
+        let pid = i32::try_from(worker.pid).unwrap_or(i32::MAX);
+        let rows = query(
+            &tx,
+            START,
+            &[&id, &millis(lease), &worker.id, &worker.host, &pid, &provider, &slot],
+        )
+        .await?;
+        let row = rows
+            .first()
+            .ok_or_else(|| crate::FleetError::Postgres(format!("task {id} vanished")))?;
+        let claim = Claim {
+            task: task_record(row)?,
+            number: u32::try_from(get::<i32>(row, "claims")?).unwrap_or(0),
+            token: get(row, "lease_token")?,
+            lease_until: get(row, "lease_until")?,
+            slot: slot.map(|n| (provider, u32::try_from(n).unwrap_or(0))),
+        };
+        notify(&tx, &[id]).await?;
+        tx.commit().await.map_err(error)?;
+        Ok(Some(claim))
+    }
+
+    pub(super) async fn renew(&self, claim: &Claim, lease: Duration) -> Result<LeaseState> {
+        let client = self.client().await?;
+        let (agent, slot) = slot_params(claim);
+        let rows = query(
+            &client,
+            HEARTBEAT,
+            &[&claim.task.id, &claim.token, &millis(lease), &agent, &slot],
+        )
+        .await?;
+        let Some(row) = rows.first() else {
+            return Ok(LeaseState::Lost);
+        };
+        Ok(LeaseState::Held {
+            until: get(row, "lease_until")?,
+            cancel: get(row, "cancel_requested")?,
+            expired: get(row, "expired")?,
+        })
+    }
+
+    pub(super) async fn rescue_expired(&self) -> Result<Vec<Rescued>> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(error)?;
+        let rows = query(&tx, RESCUE, &[]).await?;
+        let mut rescued = Vec::with_capacity(rows.len());
+        for row in &rows {
+            rescued.push(Rescued {
+                task: get(row, "task_id")?,
+                number: u32::try_from(get::<i32>(row, "number")?).unwrap_or(0),
+                worker: get(row, "worker")?,
+                host: get(row, "host")?,
+                pid: u32::try_from(get::<i32>(row, "pid")?).unwrap_or(0),
+                workdir: get(row, "workdir")?,
+            });
+        }
+        let ids: Vec<i64> = rescued.iter().map(|r| r.task).collect();
+        notify(&tx, &ids).await?;
+        tx.commit().await.map_err(error)?;
+        Ok(rescued)
+    }
+}
+
+/// The claim's slot as statement parameters (none: parameters that match no row).
+pub(super) fn slot_params(claim: &Claim) -> (String, Option<i32>) {
+    match &claim.slot {
+        Some((agent, slot)) => (agent.clone(), i32::try_from(*slot).ok()),
+        None => (String::new(), None),
+    }
+}
+
+/// The due task to take, its provider, and the slot taken for it when its provider is
+/// limited. A task whose provider's free slots were all taken by a concurrent claimer since
+/// the pick is passed over, with its provider, and the next one picked.
+async fn pick(
+    tx: &impl GenericClient,
+    host: &str,
+) -> Result<Option<(i64, String, Option<i32>)>> {
+    let mut passed_over: Vec<String> = Vec::new();
+    loop {
+        let rows = query(tx, PICK, &[&host, &passed_over]).await?;
+        let Some(row) = rows.first() else {
+            return Ok(None);
+        };
+        let id: i64 = get(row, "id")?;
+        let provider: String = get(row, "provider")?;
+        if !get::<bool>(row, "limited")? {
+            return Ok(Some((id, provider, None)));
+        }
+        match query(tx, TAKE_SLOT, &[&provider]).await?.first() {
+            Some(slot) => return Ok(Some((id, provider, Some(get(slot, "slot")?)))),
+            None => passed_over.push(provider),
+        }
+    }
+}

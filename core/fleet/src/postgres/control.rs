@@ -1,0 +1,267 @@
+//! What people and scripts ask of the fleet: adding tasks, agent limits, cancel, pause and
+//! resume, sending an ended task back, and pruning what has ended.
+
+use std::time::Duration;
+
+use deadpool_postgres::GenericClient;
+
+use super::PgStore;
+use super::rows::get;
+use super::sql::{error, execute, millis, notify, now, query, selected, selector, task_named};
+use crate::error::{FleetError, Result};
+use crate::store::{AgentLimit, Control, Pruned, Selector};
+use crate::task::{NewTask, TaskId};
+
+/// Inserts a task unless its key exists; returns its id when inserted.
+const INSERT_TASK: &str = concat!(
+    "INSERT INTO tasks (key, workspace, rev, setup, task, agents_json, provider, max_attempts,
+                        only_json, campaign, priority, deadline_at, cost_cap_usd, state,
+                        created_at, updated_at)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,
+            ",
+    now!(),
+    " + $12::bigint * 1000, $13, 'pending', ",
+    now!(),
+    ", ",
+    now!(),
+    ")
+    ON CONFLICT (key) DO NOTHING
+    RETURNING id"
+);
+
+/// Records `$2` (with `$3`) in the history of the tasks `$1`.
+const HISTORY: &str = concat!(
+    "INSERT INTO task_history (task_id, at, action, detail)
+    SELECT id, ",
+    now!(),
+    ", $2, $3 FROM unnest($1::bigint[]) AS id"
+);
+
+/// The statement of each control, on the tasks [`selected!`] names; each returns the ids it
+/// changed.
+const CANCEL_WAITING: &str = concat!(
+    "UPDATE tasks t SET state = 'cancelled', reason = 'cancelled by a person',
+        next_retry_at = NULL, updated_at = ",
+    now!(),
+    ", finished_at = ",
+    now!(),
+    " WHERE t.state IN ('pending', 'retry_scheduled') AND ",
+    selected!(),
+    " RETURNING t.id"
+);
+const CANCEL_RUNNING: &str = concat!(
+    "UPDATE tasks t SET cancel_requested = TRUE, updated_at = ",
+    now!(),
+    " WHERE t.state = 'running' AND NOT t.cancel_requested AND ",
+    selected!(),
+    " RETURNING t.id"
+);
+const PAUSE: &str = concat!(
+    "UPDATE tasks t SET paused = TRUE, updated_at = ",
+    now!(),
+    " WHERE NOT t.paused AND t.state IN ('pending', 'retry_scheduled', 'running') AND ",
+    selected!(),
+    " RETURNING t.id"
+);
+const RESUME: &str = concat!(
+    "UPDATE tasks t SET paused = FALSE, updated_at = ",
+    now!(),
+    " WHERE t.paused AND ",
+    selected!(),
+    " RETURNING t.id"
+);
+
+/// Sends task `$1` back with guidance `$2` when it has ended (not passed): due at once, its
+/// attempts granted anew, and a deadline that has passed granted anew from now.
+const RETRY: &str = concat!(
+    "UPDATE tasks SET state = 'pending', attempts = 0, guidance = $2, next_retry_at = NULL,
+        cancel_requested = FALSE, finished_at = NULL, reason = 'sent back by a person',
+        deadline_at = CASE WHEN deadline_at <= ",
+    now!(),
+    " THEN ",
+    now!(),
+    " + (deadline_at - created_at) ELSE deadline_at END,
+        updated_at = ",
+    now!(),
+    " WHERE id = $1 AND state IN ('escalated', 'failed', 'expired', 'cancelled')
+    RETURNING id"
+);
+
+/// Removes the tasks that ended `$1` ms ago or longer; returns their work directories.
+const PRUNE: &str = concat!(
+    "DELETE FROM tasks WHERE finished_at IS NOT NULL AND finished_at <= ",
+    now!(),
+    " - $1
+        AND state IN ('passed', 'escalated', 'failed', 'expired', 'cancelled')
+    RETURNING workdir"
+);
+
+/// Clears the work directory of every passed task; returns what was cleared.
+const CLEAR_PASSED: &str = "WITH old AS (
+        SELECT id, workdir FROM tasks WHERE state = 'passed' AND workdir IS NOT NULL FOR UPDATE
+    ), cleared AS (
+        UPDATE tasks SET workdir = NULL, workdir_host = NULL FROM old WHERE tasks.id = old.id
+    )
+    SELECT workdir FROM old";
+
+impl PgStore {
+    pub(super) async fn add_tasks(&self, tasks: &[NewTask]) -> Result<Vec<(TaskId, bool)>> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(error)?;
+        let mut added = Vec::with_capacity(tasks.len());
+        for task in tasks {
+            added.push(add_one(&tx, task).await?);
+        }
+        let new: Vec<i64> = added.iter().filter(|(_, new)| *new).map(|(id, _)| *id).collect();
+        execute(&tx, HISTORY, &[&new, &"added", &None::<String>]).await?;
+        notify(&tx, &new).await?;
+        tx.commit().await.map_err(error)?;
+        Ok(added)
+    }
+
+    pub(super) async fn limits(&self, limits: &[AgentLimit]) -> Result<()> {
+        if let Some(limit) = limits.iter().find(|l| l.slots == 0) {
+            return Err(FleetError::Invalid(format!(
+                "the limit of {} is at least one session (pause its tasks to stop it)",
+                limit.agent
+            )));
+        }
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(error)?;
+        for limit in limits {
+            let slots = i32::try_from(limit.slots).unwrap_or(i32::MAX);
+            execute(
+                &tx,
+                "INSERT INTO agent_slots (agent, slot)
+                SELECT $1, n FROM generate_series(1, $2::integer) AS n
+                ON CONFLICT (agent, slot) DO NOTHING",
+                &[&limit.agent, &slots],
+            )
+            .await?;
+            execute(
+                &tx,
+                "DELETE FROM agent_slots WHERE agent = $1 AND slot > $2::integer",
+                &[&limit.agent, &slots],
+            )
+            .await?;
+        }
+        tx.commit().await.map_err(error)
+    }
+
+    pub(super) async fn control_tasks(&self, which: &Selector, control: Control) -> Result<u64> {
+        let (name, id, kind) = selector(which);
+        let (statements, action): (&[&str], &str) = match control {
+            Control::Cancel => (&[CANCEL_WAITING, CANCEL_RUNNING], "cancel"),
+            Control::Pause => (&[PAUSE], "pause"),
+            Control::Resume => (&[RESUME], "resume"),
+        };
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(error)?;
+        let mut changed: Vec<i64> = Vec::new();
+        for statement in statements {
+            for row in query(&tx, statement, &[&name, &id, &kind]).await? {
+                changed.push(get(&row, "id")?);
+            }
+        }
+        execute(&tx, HISTORY, &[&changed, &action, &None::<String>]).await?;
+        notify(&tx, &changed).await?;
+        tx.commit().await.map_err(error)?;
+        Ok(changed.len() as u64)
+    }
+
+    pub(super) async fn send_back(&self, task: &str, guidance: &str) -> Result<bool> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(error)?;
+        let id: Option<i64> = task.trim().parse().ok();
+        let rows = query(
+            &tx,
+            concat!("SELECT ", task_named!(), " AS id"),
+            &[&task, &id],
+        )
+        .await?;
+        let Some(id) = rows.first().and_then(|row| row.get::<_, Option<i64>>(0)) else {
+            return Err(FleetError::NoSuchTask(task.to_owned()));
+        };
+        let back = query(&tx, RETRY, &[&id, &guidance]).await?;
+        if back.is_empty() {
+            tx.rollback().await.map_err(error)?;
+            return Ok(false);
+        }
+        execute(&tx, HISTORY, &[&vec![id], &"retry", &Some(guidance)]).await?;
+        notify(&tx, &[id]).await?;
+        tx.commit().await.map_err(error)?;
+        Ok(true)
+    }
+
+    pub(super) async fn prune_ended(&self, age: Duration, passed_workdirs: bool) -> Result<Pruned> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(error)?;
+        let removed = query(&tx, PRUNE, &[&millis(age)]).await?;
+        let mut pruned = Pruned {
+            tasks: removed.len() as u64,
+            workdirs: Vec::new(),
+        };
+        let mut rows = removed;
+        if passed_workdirs {
+            rows.extend(query(&tx, CLEAR_PASSED, &[]).await?);
+        }
+        for row in &rows {
+            if let Some(dir) = get::<Option<String>>(row, "workdir")?
+                && !pruned.workdirs.contains(&dir)
+            {
+                pruned.workdirs.push(dir);
+            }
+        }
+        tx.commit().await.map_err(error)?;
+        Ok(pruned)
+    }
+}
+
+/// Adds one task unless its key exists: its id, and whether it was added now.
+async fn add_one(tx: &impl GenericClient, task: &NewTask) -> Result<(TaskId, bool)> {
+    let json = |list: &[String]| {
+        serde_json::to_string(list).map_err(|e| FleetError::Invalid(format!("a task's list: {e}")))
+    };
+    let max_attempts = task
+        .max_attempts
+        .map(|n| i32::try_from(n).unwrap_or(i32::MAX));
+    let deadline = task
+        .deadline_secs
+        .map(|secs| i64::try_from(secs).unwrap_or(i64::MAX).min(1 << 40));
+    let inserted = query(
+        tx,
+        INSERT_TASK,
+        &[
+            &task.key,
+            &task.workspace,
+            &task.rev,
+            &task.setup,
+            &task.task,
+            &json(&task.agents)?,
+            &task.provider(),
+            &max_attempts,
+            &json(&task.only)?,
+            &task.campaign,
+            &task.priority,
+            &deadline,
+            &task.cost_cap_usd,
+        ],
+    )
+    .await?;
+    if let Some(row) = inserted.first() {
+        if let Some(campaign) = &task.campaign {
+            execute(
+                tx,
+                "INSERT INTO campaigns (name) VALUES ($1) ON CONFLICT (name) DO NOTHING",
+                &[campaign],
+            )
+            .await?;
+        }
+        return Ok((get(row, "id")?, true));
+    }
+    let existing = query(tx, "SELECT id FROM tasks WHERE key = $1", &[&task.key]).await?;
+    let row = existing
+        .first()
+        .ok_or_else(|| FleetError::Postgres(format!("task {} vanished", task.key)))?;
+    Ok((get(row, "id")?, false))
+}

@@ -1,0 +1,26 @@
+//! The PostgreSQL backend: several machines on one server. Due tasks and free agent slots are
+//! taken with `SELECT … FOR UPDATE SKIP LOCKED`, so claimers never wait on each other; each
+//! transition is one transaction, timed by the server's `now()`; every committed transition
+//! sends `pg_notify('verdict_fleet', <task id>)`.
+//!
+//! ```text
+//! connect.rs   PgStore: the pool, the URL without its password, migrations
+//! sql.rs       the statements, and the helpers that run them
+//! claim.rs     claim, heartbeat, rescue: leases and agent slots
+//! finish.rs    how an attempt ended
+//! control.rs   add, limits, cancel/pause/resume, retry, prune
+//! read.rs      tasks, attempts, events, counts
+//! rows.rs      rows into records
+//! store.rs     the Store contract, each method handed to one of the above
+//! ```
+
+mod claim;
+mod connect;
+mod control;
+mod finish;
+mod read;
+mod rows;
+mod sql;
+mod store;
+
+pub use connect::PgStore;
