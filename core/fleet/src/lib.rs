@@ -23,7 +23,10 @@
 
 pub mod error;
 pub mod postgres;
-#[cfg_attr(not(test), expect(dead_code, reason = "the backends that read it come next"))]
+#[cfg_attr(
+    not(test),
+    expect(dead_code, reason = "the backends that read it come next")
+)]
 mod schema;
 pub mod store;
 pub mod task;

@@ -106,7 +106,16 @@ impl Cluster {
     /// tuples only).
     pub fn psql(&self, database: &str, sql: &str) -> String {
         let out = Command::new(&self.psql)
-            .args(["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-U", "postgres"])
+            .args([
+                "-X",
+                "-q",
+                "-A",
+                "-t",
+                "-v",
+                "ON_ERROR_STOP=1",
+                "-U",
+                "postgres",
+            ])
             .arg("-h")
             .arg(&self.dir)
             .arg("-p")
@@ -130,8 +139,7 @@ impl Cluster {
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.subsec_nanos());
-        let dir =
-            std::env::temp_dir().join(format!("verdict-pg-{}-{nanos}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!("verdict-pg-{}-{nanos}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         make_dir(&dir, as_postgres);
         copy_dir(&template.data, &dir.join("data"));
@@ -203,7 +211,9 @@ fn postgres_user() -> (u32, u32) {
                 .flatten()
         })
         .unwrap_or_else(|| {
-            panic!("running as root, PostgreSQL needs the `postgres` user, which is missing: {INSTALL}")
+            panic!(
+                "running as root, PostgreSQL needs the `postgres` user, which is missing: {INSTALL}"
+            )
         })
 }
 
@@ -256,13 +266,22 @@ fn template(bin: &Path, as_postgres: Option<(u32, u32)>) -> Template {
         .unwrap_or_else(|e| panic!("failed to run postgres --version: {e}"));
     let version: String = version
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '.' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     let uid = std::fs::metadata("/proc/self").map_or(0, |m| m.uid());
     let root = std::env::temp_dir().join(format!("verdict-pg-template-{uid}-{version}"));
     let data = root.join("data");
     if data.join("PG_VERSION").is_file() {
-        return Template { data, made_in: None };
+        return Template {
+            data,
+            made_in: None,
+        };
     }
     // Made under a name of its own, then renamed in one step: a process racing this one either
     // sees no template or a whole one.
@@ -277,7 +296,12 @@ fn template(bin: &Path, as_postgres: Option<(u32, u32)>) -> Template {
         .current_dir(&partial)
         .arg("-D")
         .arg(partial.join("data"))
-        .args(["--auth=trust", "--username=postgres", "--encoding=UTF8", "--locale=C"])
+        .args([
+            "--auth=trust",
+            "--username=postgres",
+            "--encoding=UTF8",
+            "--locale=C",
+        ])
         .args(["--no-sync", "--no-instructions"])
         .output()
         .unwrap_or_else(|e| panic!("failed to start initdb: {e}"));
@@ -289,7 +313,10 @@ fn template(bin: &Path, as_postgres: Option<(u32, u32)>) -> Template {
     if std::fs::rename(&partial, &root).is_err() {
         let _ = std::fs::remove_dir_all(&partial);
     }
-    Template { data, made_in: Some(begun.elapsed()) }
+    Template {
+        data,
+        made_in: Some(begun.elapsed()),
+    }
 }
 
 /// A loopback port free now (the server binds it a moment later).
@@ -341,7 +368,11 @@ fn wait_ready(dir: &Path, guard: &mut Child) {
     let pid_file = dir.join("data/postmaster.pid");
     loop {
         let status = std::fs::read_to_string(&pid_file).unwrap_or_default();
-        if status.lines().nth(7).is_some_and(|line| line.trim() == "ready") {
+        if status
+            .lines()
+            .nth(7)
+            .is_some_and(|line| line.trim() == "ready")
+        {
             return;
         }
         let mut log = String::new();

@@ -170,7 +170,11 @@ impl PgStore {
     ) -> Result<Option<Claim>> {
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(error)?;
-        let expired: Vec<i64> = query(&tx, EXPIRE, &[]).await?.iter().map(|r| r.get(0)).collect();
+        let expired: Vec<i64> = query(&tx, EXPIRE, &[])
+            .await?
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
         notify(&tx, &expired).await?;
         let Some((id, provider, slot)) = pick(&tx, &worker.host).await? else {
             tx.commit().await.map_err(error)?;
@@ -180,7 +184,15 @@ impl PgStore {
         let rows = query(
             &tx,
             START,
-            &[&id, &millis(lease), &worker.id, &worker.host, &pid, &provider, &slot],
+            &[
+                &id,
+                &millis(lease),
+                &worker.id,
+                &worker.host,
+                &pid,
+                &provider,
+                &slot,
+            ],
         )
         .await?;
         let row = rows
@@ -250,10 +262,7 @@ pub(super) fn slot_params(claim: &Claim) -> (String, Option<i32>) {
 /// The due task to take, its provider, and the slot taken for it when its provider is
 /// limited. A task whose provider's free slots were all taken by a concurrent claimer since
 /// the pick is passed over, with its provider, and the next one picked.
-async fn pick(
-    tx: &impl GenericClient,
-    host: &str,
-) -> Result<Option<(i64, String, Option<i32>)>> {
+async fn pick(tx: &impl GenericClient, host: &str) -> Result<Option<(i64, String, Option<i32>)>> {
     let mut passed_over: Vec<String> = Vec::new();
     loop {
         let rows = query(tx, PICK, &[&host, &passed_over]).await?;

@@ -112,7 +112,11 @@ impl PgStore {
         for task in tasks {
             added.push(add_one(&tx, task).await?);
         }
-        let new: Vec<i64> = added.iter().filter(|(_, new)| *new).map(|(id, _)| *id).collect();
+        let new: Vec<i64> = added
+            .iter()
+            .filter(|(_, new)| *new)
+            .map(|(id, _)| *id)
+            .collect();
         execute(&tx, HISTORY, &[&new, &"added", &None::<String>]).await?;
         notify(&tx, &new).await?;
         tx.commit().await.map_err(error)?;

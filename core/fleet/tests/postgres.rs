@@ -1,0 +1,369 @@
+//! The PostgreSQL backend against a real server: idempotent adds, claims by priority, many
+//! claimers at once, fencing after a rescue, a shared agent limit, migrations, and the
+//! transactions an attempt costs.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Duration;
+
+use verdict_fleet::{
+    AgentLimit, AttemptEnd, Claim, FleetError, LeaseState, NewTask, PgStore, Selector, Store,
+    TaskState, WorkerId,
+};
+
+use crate::pg_backend::{database, pg_connect, pg_store, postgres};
+
+const LEASE: Duration = Duration::from_secs(30);
+
+fn task(key: &str, priority: i32, agent: &str) -> NewTask {
+    NewTask {
+        key: key.to_owned(),
+        workspace: "repo".to_owned(),
+        rev: None,
+        setup: None,
+        task: format!("do {key}"),
+        agents: vec![agent.to_owned()],
+        max_attempts: Some(3),
+        only: Vec::new(),
+        campaign: Some("c".to_owned()),
+        priority,
+        deadline_secs: None,
+        cost_cap_usd: None,
+    }
+}
+
+fn worker(n: usize) -> WorkerId {
+    WorkerId {
+        id: format!("host-a/{n}"),
+        host: "host-a".to_owned(),
+        pid: 1000 + u32::try_from(n).expect("a small number"),
+    }
+}
+
+fn end(state: TaskState, outcome: &str) -> AttemptEnd {
+    AttemptEnd {
+        state,
+        counted: true,
+        retry_after: None,
+        outcome: outcome.to_owned(),
+        reason: format!("it {outcome}"),
+        category: None,
+        fingerprints: Vec::new(),
+        digest: None,
+        agent: Some("script".to_owned()),
+        agent_ms: 5,
+        verify_ms: 7,
+        tokens: None,
+        cost_usd: None,
+        events: vec![format!("{{\"event\":\"{outcome}\"}}")],
+        workdir: None,
+        branch: None,
+        diff: None,
+        hold_provider: None,
+    }
+}
+
+/// A SQL query's one value, on the database `url` names, through `psql`.
+fn sql(url: &str, query: &str) -> String {
+    let database = url.rsplit('/').next().expect("a database name").to_owned();
+    verdict_test_support::postgres::cluster().psql(&database, query)
+}
+
+#[tokio::test]
+async fn adding_a_key_that_exists_changes_nothing() {
+    let store = postgres().await;
+    let first = store
+        .add(&[task("a", 0, "claude"), task("b", 0, "claude")])
+        .await
+        .expect("added");
+    assert!(first.iter().all(|(_, added)| *added));
+    let mut changed = task("a", 9, "codex");
+    changed.task = "something else".to_owned();
+    let again = store
+        .add(&[changed, task("c", 0, "claude")])
+        .await
+        .expect("added");
+    assert_eq!(again[0], (first[0].0, false));
+    assert!(again[1].1);
+    let a = store.task("a").await.expect("read").expect("task a");
+    assert_eq!((a.spec.task.as_str(), a.spec.priority), ("do a", 0));
+    assert_eq!(store.tasks(&Selector::All).await.expect("read").len(), 3);
+}
+
+#[tokio::test]
+async fn claims_take_the_highest_priority_first() {
+    let store = pg_store().await;
+    store
+        .add(&[
+            task("low", 0, "claude"),
+            task("high", 5, "claude"),
+            task("mid", 2, "claude"),
+        ])
+        .await
+        .expect("added");
+    let mut order = Vec::new();
+    while let Some(claim) = store.claim(&worker(0), LEASE).await.expect("claim") {
+        assert_eq!(claim.task.state, TaskState::Running);
+        assert_eq!(claim.number, 1);
+        order.push(claim.task.spec.key.clone());
+    }
+    assert_eq!(order, ["high", "mid", "low"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_claimers_take_each_task_exactly_once() {
+    let url = database().await;
+    let first = pg_connect(&url).await;
+    let tasks: Vec<NewTask> = (0..50)
+        .map(|n| task(&format!("t{n}"), 0, "claude"))
+        .collect();
+    first.add(&tasks).await.expect("added");
+    let mut claimers = Vec::new();
+    for n in 0..8 {
+        let store = pg_connect(&url).await;
+        claimers.push(tokio::spawn(async move {
+            let mut taken = Vec::new();
+            while let Some(claim) = store.claim(&worker(n), LEASE).await.expect("claim") {
+                taken.push(claim.task.id);
+                let done = store
+                    .finish(&claim, &end(TaskState::Passed, "passed"))
+                    .await;
+                assert!(done.expect("finish"), "the lease is still held");
+            }
+            taken
+        }));
+    }
+    let mut times: HashMap<i64, u32> = HashMap::new();
+    for claimer in claimers {
+        for id in claimer.await.expect("a claimer") {
+            *times.entry(id).or_default() += 1;
+        }
+    }
+    assert_eq!(times.len(), 50, "every task was claimed");
+    assert!(times.values().all(|n| *n == 1), "claimed twice: {times:?}");
+    let counts = first.counts().await.expect("counts");
+    assert_eq!(counts.get(TaskState::Passed), 50);
+    let attempts = first.attempts(None).await.expect("attempts");
+    assert_eq!(attempts.len(), 50);
+    assert!(
+        attempts
+            .iter()
+            .all(|a| a.number == 1 && a.outcome.as_deref() == Some("passed"))
+    );
+}
+
+#[tokio::test]
+async fn a_rescued_lease_fences_the_late_writes_of_its_worker() {
+    let store = pg_store().await;
+    store.add(&[task("a", 0, "claude")]).await.expect("added");
+    let late = store
+        .claim(&worker(0), Duration::from_millis(200))
+        .await
+        .expect("claim")
+        .expect("a due task");
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let rescued = store.rescue().await.expect("rescue");
+    assert_eq!(rescued.len(), 1);
+    assert_eq!((rescued[0].task, rescued[0].number), (late.task.id, 1));
+    assert_eq!((rescued[0].host.as_str(), rescued[0].pid), ("host-a", 1000));
+
+    assert_eq!(
+        store.heartbeat(&late, LEASE).await.expect("heartbeat"),
+        LeaseState::Lost
+    );
+    let next = store
+        .claim(&worker(1), LEASE)
+        .await
+        .expect("claim")
+        .expect("the task is due again");
+    assert_eq!(next.number, 2);
+    assert_ne!(next.token, late.token);
+    let written = store
+        .finish(&late, &end(TaskState::Passed, "passed"))
+        .await
+        .expect("finish");
+    assert!(!written, "a stale token writes nothing");
+
+    let task = store.task("a").await.expect("read").expect("task a");
+    assert_eq!((task.state, task.attempts), (TaskState::Running, 0));
+    let attempts = store.attempts(Some(task.id)).await.expect("attempts");
+    assert_eq!(attempts[0].outcome.as_deref(), Some("interrupted"));
+    assert!(!attempts[0].counted);
+    assert_eq!(attempts[1].outcome, None);
+    assert!(store.events(task.id).await.expect("events").is_empty());
+    assert!(
+        store
+            .finish(&next, &end(TaskState::Passed, "passed"))
+            .await
+            .expect("finish")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_agent_limit_of_two_holds_under_concurrent_claimers() {
+    let url = database().await;
+    let first = pg_connect(&url).await;
+    first
+        .set_limits(&[AgentLimit {
+            agent: "claude".to_owned(),
+            slots: 2,
+        }])
+        .await
+        .expect("limits");
+    let tasks: Vec<NewTask> = (0..12)
+        .map(|n| task(&format!("t{n}"), 0, "claude -p"))
+        .collect();
+    first.add(&tasks).await.expect("added");
+    let running = Arc::new(AtomicU32::new(0));
+    let most = Arc::new(AtomicU32::new(0));
+    let mut claimers = Vec::new();
+    for n in 0..6 {
+        let store = pg_connect(&url).await;
+        let (running, most) = (Arc::clone(&running), Arc::clone(&most));
+        claimers.push(tokio::spawn(async move {
+            loop {
+                let Some(claim) = store.claim(&worker(n), LEASE).await.expect("claim") else {
+                    if store.counts().await.expect("counts").idle() {
+                        return;
+                    }
+                    tokio::time::sleep(Duration::from_millis(5)).await;
+                    continue;
+                };
+                assert!(
+                    claim.slot.is_some(),
+                    "a limited provider's claim holds a slot"
+                );
+                // Counted after the claim commits and uncounted before the finish does: never
+                // more than the slots the database has leased.
+                let now = running.fetch_add(1, Ordering::SeqCst) + 1;
+                most.fetch_max(now, Ordering::SeqCst);
+                tokio::time::sleep(Duration::from_millis(30)).await;
+                running.fetch_sub(1, Ordering::SeqCst);
+                let done = store
+                    .finish(&claim, &end(TaskState::Passed, "passed"))
+                    .await;
+                assert!(done.expect("finish"));
+            }
+        }));
+    }
+    for claimer in claimers {
+        claimer.await.expect("a claimer");
+    }
+    assert_eq!(
+        first.counts().await.expect("counts").get(TaskState::Passed),
+        12
+    );
+    assert_eq!(
+        most.load(Ordering::SeqCst),
+        2,
+        "two sessions at once, never three"
+    );
+}
+
+#[tokio::test]
+async fn a_database_migrated_by_a_newer_verdict_is_refused() {
+    let url = database().await;
+    // Two workers starting at once on a new database both migrate it, one after the other.
+    let (a, b) = tokio::join!(PgStore::connect(&url), PgStore::connect(&url));
+    a.expect("the first connects");
+    b.expect("the second connects");
+    assert_eq!(
+        sql(&url, "SELECT max(version) FROM verdict_fleet_schema"),
+        "1"
+    );
+    sql(
+        &url,
+        "INSERT INTO verdict_fleet_schema (version, applied_at) VALUES (99, 0)",
+    );
+    match PgStore::connect(&url).await {
+        Err(FleetError::Unusable { message, .. }) => assert!(message.contains("99"), "{message}"),
+        Err(other) => panic!("refused for another reason: {other}"),
+        Ok(_) => panic!("a newer schema was accepted"),
+    }
+}
+
+#[tokio::test]
+async fn the_password_appears_in_no_description_or_error() {
+    let url = database().await;
+    let secret = url.replacen("postgres@", "postgres:hunter2@", 1);
+    let store = pg_connect(&secret).await;
+    assert!(
+        !store.describe().contains("hunter2"),
+        "{}",
+        store.describe()
+    );
+    let missing = secret.replace("verdict_test_", "no_such_database_");
+    let error = PgStore::connect(&missing)
+        .await
+        .err()
+        .expect("no such database");
+    assert!(!error.to_string().contains("hunter2"), "{error}");
+    assert!(error.to_string().contains("no_such_database"), "{error}");
+}
+
+/// Commits on the database `url` names, once every connection to it has closed (a server
+/// process hands its counts over when it exits).
+async fn commits(url: &str) -> i64 {
+    let name = url.rsplit('/').next().expect("a database name").to_owned();
+    for _ in 0..500 {
+        let open = sql(
+            url,
+            &format!(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = '{name}' AND pid <> pg_backend_pid()"
+            ),
+        );
+        if open == "0" {
+            let query =
+                format!("SELECT xact_commit FROM pg_stat_database WHERE datname = '{name}'");
+            // psql's own transactions are on the `postgres` database.
+            return verdict_test_support::postgres::cluster()
+                .psql("postgres", &query)
+                .parse()
+                .expect("a count");
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("connections to {name} stay open");
+}
+
+#[tokio::test]
+async fn a_claim_and_its_finish_take_at_most_three_transactions() {
+    const ATTEMPTS: i64 = 10;
+    let url = database().await;
+    let store = pg_connect(&url).await;
+    let tasks: Vec<NewTask> = (0..ATTEMPTS)
+        .map(|n| task(&format!("t{n}"), 0, "claude"))
+        .collect();
+    store.add(&tasks).await.expect("added");
+    drop(store);
+    // What connecting costs (the migration check), measured alone.
+    let before = commits(&url).await;
+    drop(pg_connect(&url).await);
+    let connected = commits(&url).await;
+    let store = pg_connect(&url).await;
+    for _ in 0..ATTEMPTS {
+        let claim: Claim = store
+            .claim(&worker(0), LEASE)
+            .await
+            .expect("claim")
+            .expect("a due task");
+        let failed = AttemptEnd {
+            retry_after: Some(Duration::from_secs(60)),
+            ..end(TaskState::RetryScheduled, "failed")
+        };
+        assert!(store.finish(&claim, &failed).await.expect("finish"));
+    }
+    drop(store);
+    let after = commits(&url).await;
+    let connect = connected - before;
+    let per_attempt = (after - connected - connect) as f64 / ATTEMPTS as f64;
+    eprintln!("transactions per attempt (claim + finish): {per_attempt}; connecting: {connect}");
+    assert!(per_attempt <= 3.0, "{per_attempt} transactions per attempt");
+    let cluster = verdict_test_support::postgres::cluster();
+    eprintln!(
+        "cluster: copy and start {:?}, initdb of the template {:?}",
+        cluster.started_in(),
+        cluster.initdb_in()
+    );
+}
