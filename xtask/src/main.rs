@@ -47,7 +47,7 @@ enum Command {
     /// Run everything CI runs: formatting, clippy, and the whole test suite.
     Test,
     /// Install the real tools the tests run (npm tools with their Node.js, a venv with pytest)
-    /// into `target/verdict-tools/`.
+    /// into `target/verdict-tools/`, and the distribution's PostgreSQL when it is missing.
     Tools,
     /// Install what the example project needs and run `verdict run` on it (the README's main job).
     Example {

@@ -3,7 +3,9 @@
 //! read verdict's reports back in the render tests), and Microsoft's SARIF Multitool with GitHub's
 //! `@actions/core` (the render tests' references for SARIF and workflow commands), and the
 //! official MCP Python SDK in a venv of its own (the client of `verdict mcp`'s tests) — into
-//! `target/verdict-tools/`, outside the tracked tree. `cargo xtask test` calls it first and hands
+//! `target/verdict-tools/`, outside the tracked tree; and the distribution's PostgreSQL (Debian's
+//! `postgresql` package) when `initdb` is missing, whose throw-away clusters the fleet's tests
+//! start. `cargo xtask test` calls it first and hands
 //! the path to the tests in `VERDICT_TOOLS`.
 //!
 //! The versions are the ones `cargo xtask capture` pins (`xtask/capture/package.json`, its lock
@@ -34,7 +36,42 @@ pub(crate) fn install() -> Result<PathBuf> {
         &capture::repo_root().join("xtask/tools/mcp/requirements.txt"),
         &root.join(MCP_VENV),
     )?;
+    install_postgres()?;
     Ok(root)
+}
+
+/// Installs Debian's `postgresql` package unless an `initdb` is on `PATH` or in
+/// `/usr/lib/postgresql/*/bin`, where the test support looks for one.
+fn install_postgres() -> Result<()> {
+    let on_path = std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join("initdb").is_file()));
+    let installed = fs::read_dir("/usr/lib/postgresql")
+        .into_iter()
+        .flatten()
+        .filter_map(|entry| entry.ok())
+        .any(|entry| entry.path().join("bin/initdb").is_file());
+    if on_path || installed {
+        return Ok(());
+    }
+    let is_root = duct::cmd!("id", "-u")
+        .read()
+        .is_ok_and(|uid| uid.trim() == "0");
+    let apt = |args: &[&str]| {
+        let mut argv: Vec<&str> = if is_root { vec![] } else { vec!["sudo"] };
+        argv.push("apt-get");
+        argv.extend_from_slice(args);
+        eprintln!("$ {}", argv.join(" "));
+        duct::cmd(argv[0], &argv[1..])
+            .env("DEBIAN_FRONTEND", "noninteractive")
+            .stdout_to_stderr()
+            .run()
+    };
+    if apt(&["install", "-y", "postgresql"]).is_err() {
+        // A fresh container has no package lists yet.
+        apt(&["update"]).context("apt-get update failed")?;
+        apt(&["install", "-y", "postgresql"]).context("installing postgresql failed")?;
+    }
+    Ok(())
 }
 
 /// The venv under the tools' root with the official MCP Python SDK, whose client the tests of
