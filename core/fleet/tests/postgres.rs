@@ -367,3 +367,313 @@ async fn a_claim_and_its_finish_take_at_most_three_transactions() {
         cluster.initdb_in()
     );
 }
+
+#[tokio::test]
+async fn a_held_provider_is_passed_over_until_its_hold_ends() {
+    let store = pg_store().await;
+    store
+        .add(&[
+            task("a", 0, "claude"),
+            task("b", 5, "claude"),
+            task("c", 0, "codex"),
+        ])
+        .await
+        .expect("added");
+    let claim = store
+        .claim(&worker(0), LEASE)
+        .await
+        .expect("claim")
+        .expect("b");
+    let limited = AttemptEnd {
+        counted: false,
+        retry_after: Some(Duration::ZERO),
+        hold_provider: Some(Duration::from_secs(60)),
+        ..end(TaskState::RetryScheduled, "rate_limited")
+    };
+    assert!(store.finish(&claim, &limited).await.expect("finish"));
+    let held = store.held().await.expect("held");
+    assert_eq!(held.len(), 1);
+    assert_eq!(held[0].0, "claude");
+    let next = store
+        .claim(&worker(0), LEASE)
+        .await
+        .expect("claim")
+        .expect("codex's task");
+    assert_eq!(next.task.spec.key, "c");
+    assert!(
+        store
+            .claim(&worker(0), LEASE)
+            .await
+            .expect("claim")
+            .is_none()
+    );
+    let b = store.task("b").await.expect("read").expect("b");
+    assert_eq!((b.state, b.attempts), (TaskState::RetryScheduled, 0));
+}
+
+#[tokio::test]
+async fn a_waiting_task_past_its_deadline_or_cost_cap_ends_expired() {
+    let store = pg_store().await;
+    let late = NewTask {
+        deadline_secs: Some(0),
+        ..task("late", 9, "claude")
+    };
+    let dear = NewTask {
+        cost_cap_usd: Some(1.0),
+        ..task("dear", 5, "claude")
+    };
+    store.add(&[late, dear]).await.expect("added");
+    let claim = store
+        .claim(&worker(0), LEASE)
+        .await
+        .expect("claim")
+        .expect("dear; late has expired");
+    assert_eq!(claim.task.spec.key, "dear");
+    assert_eq!(
+        store.task("late").await.expect("read").expect("late").state,
+        TaskState::Expired
+    );
+    let spent = AttemptEnd {
+        cost_usd: Some(1.5),
+        retry_after: Some(Duration::ZERO),
+        ..end(TaskState::RetryScheduled, "failed")
+    };
+    assert!(matches!(
+        store.heartbeat(&claim, LEASE).await.expect("heartbeat"),
+        LeaseState::Held { expired: false, .. }
+    ));
+    assert!(store.finish(&claim, &spent).await.expect("finish"));
+    assert!(
+        store
+            .claim(&worker(0), LEASE)
+            .await
+            .expect("claim")
+            .is_none()
+    );
+    let dear = store.task("dear").await.expect("read").expect("dear");
+    assert_eq!(dear.state, TaskState::Expired);
+    assert!((dear.cost_usd - 1.5).abs() < 1e-9);
+    assert!(dear.finished_at.is_some());
+}
+
+#[tokio::test]
+async fn a_task_with_a_work_directory_is_claimed_only_on_its_host() {
+    let store = pg_store().await;
+    store.add(&[task("a", 0, "claude")]).await.expect("added");
+    let claim = store
+        .claim(&worker(0), LEASE)
+        .await
+        .expect("claim")
+        .expect("a");
+    let failed = AttemptEnd {
+        workdir: Some("/work/a".to_owned()),
+        branch: Some("verdict/a".to_owned()),
+        diff: Some("+fixed".to_owned()),
+        retry_after: Some(Duration::ZERO),
+        category: Some("test".to_owned()),
+        ..end(TaskState::RetryScheduled, "failed")
+    };
+    assert!(store.finish(&claim, &failed).await.expect("finish"));
+    let elsewhere = WorkerId {
+        id: "host-b/1".to_owned(),
+        host: "host-b".to_owned(),
+        pid: 7,
+    };
+    assert!(
+        store
+            .claim(&elsewhere, LEASE)
+            .await
+            .expect("claim")
+            .is_none()
+    );
+    let again = store
+        .claim(&worker(1), LEASE)
+        .await
+        .expect("claim")
+        .expect("due on host-a");
+    assert_eq!(again.number, 2);
+    assert_eq!(again.task.attempts, 1);
+    assert_eq!(again.task.host.as_deref(), Some("host-a"));
+    assert_eq!(again.task.branch.as_deref(), Some("verdict/a"));
+    assert_eq!(again.task.last_category.as_deref(), Some("test"));
+    let id = again.task.id;
+    assert_eq!(
+        store.diff(id).await.expect("diff").as_deref(),
+        Some("+fixed")
+    );
+    assert_eq!(
+        store.events(id).await.expect("events"),
+        ["{\"event\":\"failed\"}"]
+    );
+}
+
+#[tokio::test]
+async fn cancel_pause_resume_and_retry_with_guidance() {
+    let store = pg_store().await;
+    store
+        .add(&[
+            task("run", 9, "claude"),
+            task("wait", 0, "claude"),
+            task("other", 0, "codex"),
+        ])
+        .await
+        .expect("added");
+    let running = store
+        .claim(&worker(0), LEASE)
+        .await
+        .expect("claim")
+        .expect("run");
+    let paused = store
+        .control(
+            &Selector::Agent("codex".to_owned()),
+            verdict_fleet::Control::Pause,
+        )
+        .await
+        .expect("pause");
+    assert_eq!(paused, 1);
+    let cancelled = store
+        .control(
+            &Selector::Campaign("c".to_owned()),
+            verdict_fleet::Control::Cancel,
+        )
+        .await
+        .expect("cancel");
+    // The waiting two end at once; the running one is flagged for its worker.
+    assert_eq!(cancelled, 3);
+    assert!(matches!(
+        store.heartbeat(&running, LEASE).await.expect("heartbeat"),
+        LeaseState::Held { cancel: true, .. }
+    ));
+    assert!(
+        store
+            .finish(&running, &end(TaskState::Cancelled, "cancelled"))
+            .await
+            .expect("finish")
+    );
+    let wait = store.task("wait").await.expect("read").expect("wait");
+    assert_eq!(wait.state, TaskState::Cancelled);
+    assert!(matches!(
+        store.retry("nope", "x").await,
+        Err(FleetError::NoSuchTask(_))
+    ));
+    assert!(
+        store
+            .retry("wait", "try the other file")
+            .await
+            .expect("retry")
+    );
+    assert!(
+        !store.retry("wait", "again").await.expect("retry"),
+        "not ended"
+    );
+    let resumed = store
+        .control(&Selector::All, verdict_fleet::Control::Resume)
+        .await
+        .expect("resume");
+    assert_eq!(resumed, 1);
+    let claim = store
+        .claim(&worker(0), LEASE)
+        .await
+        .expect("claim")
+        .expect("wait, sent back");
+    assert_eq!(claim.task.spec.key, "wait");
+    assert_eq!(claim.task.guidance.as_deref(), Some("try the other file"));
+    assert!(
+        store
+            .finish(&claim, &end(TaskState::Passed, "passed"))
+            .await
+            .expect("finish")
+    );
+    let wait = store.task("wait").await.expect("read").expect("wait");
+    assert_eq!((wait.state, wait.guidance), (TaskState::Passed, None));
+}
+
+#[tokio::test]
+async fn prune_removes_ended_tasks_and_clears_passed_work_directories() {
+    let store = pg_store().await;
+    store
+        .add(&[
+            task("done", 0, "claude"),
+            task("stuck", 0, "claude"),
+            task("new", -1, "claude"),
+        ])
+        .await
+        .expect("added");
+    for (state, outcome) in [
+        (TaskState::Passed, "passed"),
+        (TaskState::Escalated, "escalated"),
+    ] {
+        let claim = store
+            .claim(&worker(0), LEASE)
+            .await
+            .expect("claim")
+            .expect("a task");
+        let ended = AttemptEnd {
+            workdir: Some(format!("/work/{}", claim.task.spec.key)),
+            ..end(state, outcome)
+        };
+        assert!(store.finish(&claim, &ended).await.expect("finish"));
+    }
+    let pruned = store
+        .prune(Duration::from_secs(3600), true)
+        .await
+        .expect("prune");
+    assert_eq!(
+        (pruned.tasks, pruned.workdirs.as_slice()),
+        (0, &["/work/done".to_owned()][..])
+    );
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    let pruned = store.prune(Duration::ZERO, false).await.expect("prune");
+    assert_eq!(
+        (pruned.tasks, pruned.workdirs.as_slice()),
+        (2, &["/work/stuck".to_owned()][..])
+    );
+    let left = store.tasks(&Selector::All).await.expect("tasks");
+    assert_eq!(left.len(), 1);
+    assert_eq!(left[0].spec.key, "new");
+    assert_eq!(store.attempts(None).await.expect("attempts").len(), 0);
+}
+
+#[tokio::test]
+async fn every_transition_notifies_its_task() {
+    let url = database().await;
+    let store = pg_connect(&url).await;
+    let (client, mut connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+        .await
+        .expect("a listener");
+    let (sender, mut notes) = tokio::sync::mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        while let Some(message) = std::future::poll_fn(|cx| connection.poll_message(cx)).await {
+            if let Ok(tokio_postgres::AsyncMessage::Notification(note)) = message {
+                let _ = sender.send((note.channel().to_owned(), note.payload().to_owned()));
+            }
+        }
+    });
+    client
+        .batch_execute("LISTEN verdict_fleet")
+        .await
+        .expect("listen");
+    let added = store.add(&[task("a", 0, "claude")]).await.expect("added");
+    let id = added[0].0.to_string();
+    let claim = store
+        .claim(&worker(0), LEASE)
+        .await
+        .expect("claim")
+        .expect("a");
+    assert!(
+        store
+            .finish(&claim, &end(TaskState::Passed, "passed"))
+            .await
+            .expect("finish")
+    );
+    for what in ["add", "claim", "finish"] {
+        let note = tokio::time::timeout(Duration::from_secs(10), notes.recv())
+            .await
+            .unwrap_or_else(|_| panic!("no notification of the {what}"));
+        assert_eq!(
+            note,
+            Some(("verdict_fleet".to_owned(), id.clone())),
+            "{what}"
+        );
+    }
+}
