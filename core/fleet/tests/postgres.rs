@@ -466,7 +466,7 @@ async fn a_task_with_a_work_directory_is_claimed_only_on_its_host() {
         .expect("claim")
         .expect("a");
     let failed = AttemptEnd {
-        workdir: Some("/work/a".to_owned()),
+        workdir: Some("/srv/fleet/a".to_owned()),
         branch: Some("verdict/a".to_owned()),
         diff: Some("+fixed".to_owned()),
         retry_after: Some(Duration::ZERO),
@@ -609,7 +609,7 @@ async fn prune_removes_ended_tasks_and_clears_passed_work_directories() {
             .expect("claim")
             .expect("a task");
         let ended = AttemptEnd {
-            workdir: Some(format!("/work/{}", claim.task.spec.key)),
+            workdir: Some(format!("/srv/fleet/{}", claim.task.spec.key)),
             ..end(state, outcome)
         };
         assert!(store.finish(&claim, &ended).await.expect("finish"));
@@ -620,13 +620,13 @@ async fn prune_removes_ended_tasks_and_clears_passed_work_directories() {
         .expect("prune");
     assert_eq!(
         (pruned.tasks, pruned.workdirs.as_slice()),
-        (0, &["/work/done".to_owned()][..])
+        (0, &["/srv/fleet/done".to_owned()][..])
     );
     tokio::time::sleep(Duration::from_millis(20)).await;
     let pruned = store.prune(Duration::ZERO, false).await.expect("prune");
     assert_eq!(
         (pruned.tasks, pruned.workdirs.as_slice()),
-        (2, &["/work/stuck".to_owned()][..])
+        (2, &["/srv/fleet/stuck".to_owned()][..])
     );
     let left = store.tasks(&Selector::All).await.expect("tasks");
     assert_eq!(left.len(), 1);
@@ -676,4 +676,40 @@ async fn every_transition_notifies_its_task() {
             "{what}"
         );
     }
+}
+
+#[tokio::test]
+async fn a_cancel_asked_during_an_attempt_wins_over_its_retry() {
+    let store = pg_store().await;
+    store.add(&[task("a", 0, "claude")]).await.expect("added");
+    let claim = store
+        .claim(&worker(0), LEASE)
+        .await
+        .expect("claim")
+        .expect("a");
+    let cancelled = store
+        .control(
+            &Selector::Task("a".to_owned()),
+            verdict_fleet::Control::Cancel,
+        )
+        .await
+        .expect("cancel");
+    assert_eq!(cancelled, 1);
+    // The worker finishes before a heartbeat has brought it the request.
+    let failed = AttemptEnd {
+        retry_after: Some(Duration::ZERO),
+        ..end(TaskState::RetryScheduled, "failed")
+    };
+    assert!(store.finish(&claim, &failed).await.expect("finish"));
+    let task = store.task("a").await.expect("read").expect("a");
+    assert_eq!(task.state, TaskState::Cancelled);
+    assert_eq!(task.next_retry_at, None);
+    assert!(!task.cancel_requested);
+    assert!(
+        store
+            .claim(&worker(0), LEASE)
+            .await
+            .expect("claim")
+            .is_none()
+    );
 }

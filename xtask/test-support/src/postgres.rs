@@ -322,15 +322,18 @@ fn template(bin: &Path, as_postgres: Option<(u32, u32)>) -> Template {
     }
 }
 
-/// Where clusters and their template go: `/dev/shm` when it is a memory file system this
-/// process can write, else the temporary directory.
+/// Where clusters and their template go: `/dev/shm` when this process can write there and it
+/// has a gigabyte free, else the temporary directory.
 fn scratch() -> PathBuf {
     static SCRATCH: OnceLock<PathBuf> = OnceLock::new();
     SCRATCH
         .get_or_init(|| {
             let shm = Path::new("/dev/shm");
+            // A container's /dev/shm may hold 64 MB: too little for a few clusters at once.
+            let roomy = rustix::fs::statvfs(shm)
+                .is_ok_and(|fs| fs.f_bavail.saturating_mul(fs.f_frsize) >= 1 << 30);
             let probe = shm.join(format!("verdict-pg-probe-{}", std::process::id()));
-            if std::fs::create_dir(&probe).is_ok() {
+            if roomy && std::fs::create_dir(&probe).is_ok() {
                 let _ = std::fs::remove_dir(&probe);
                 shm.to_path_buf()
             } else {

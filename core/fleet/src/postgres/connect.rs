@@ -35,6 +35,14 @@ impl PgStore {
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(Duration::from_secs(10));
         }
+        // A worker cut off from the server learns it from a failed statement within half a
+        // minute, not after the system's TCP retries (a quarter of an hour).
+        if config.get_tcp_user_timeout().is_none() {
+            config.tcp_user_timeout(Duration::from_secs(30));
+        }
+        if config.get_keepalives_idle() == Duration::from_secs(2 * 60 * 60) {
+            config.keepalives_idle(Duration::from_secs(30));
+        }
         if config.get_application_name().is_none() {
             config.application_name("verdict-fleet");
         }

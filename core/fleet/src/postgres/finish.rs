@@ -13,13 +13,15 @@ use crate::task::TaskState;
 
 /// Moves task `$1` held with token `$2` to state `$3`: the attempt counted when `$4`, due again
 /// in `$5` ms when retry scheduled, `$6` dollars more spent, work directory `$7` (on the host of
-/// claim `$8`), branch `$9`, diff `$10`, reason `$11`, category `$12`, final when `$13`. The
-/// lease, the cancel request and the guidance are consumed. No row: the lease was lost.
+/// claim `$8`), branch `$9`, diff `$10`, reason `$11`, category `$12`, final when `$13`. A
+/// cancel a person asked for while the attempt ran wins over a state that is not final (the
+/// worker may finish before its heartbeat brings the request). The lease, the cancel request and
+/// the guidance are consumed. No row: the lease was lost.
 const MOVE_TASK: &str = concat!(
     "UPDATE tasks SET
-        state = $3::text,
+        state = CASE WHEN cancel_requested AND NOT $13::boolean THEN 'cancelled' ELSE $3::text END,
         attempts = attempts + CASE WHEN $4::boolean THEN 1 ELSE 0 END,
-        next_retry_at = CASE WHEN $3::text = 'retry_scheduled' THEN ",
+        next_retry_at = CASE WHEN $3::text = 'retry_scheduled' AND NOT cancel_requested THEN ",
     now!(),
     " + coalesce($5::bigint, 0) END,
         cost_usd = cost_usd + coalesce($6::float8, 0),
@@ -28,13 +30,14 @@ const MOVE_TASK: &str = concat!(
             ELSE (SELECT host FROM attempts WHERE task_id = $1 AND number = $8::integer) END,
         branch = coalesce($9::text, branch),
         diff = coalesce($10::text, diff),
-        reason = $11::text,
+        reason = CASE WHEN cancel_requested AND NOT $13::boolean THEN 'cancelled by a person'
+            ELSE $11::text END,
         last_category = coalesce($12::text, last_category),
         lease_token = NULL, lease_until = NULL, worker = NULL,
         cancel_requested = FALSE, guidance = NULL,
         updated_at = ",
     now!(),
-    ", finished_at = CASE WHEN $13::boolean THEN ",
+    ", finished_at = CASE WHEN $13::boolean OR cancel_requested THEN ",
     now!(),
     " END
     WHERE id = $1 AND lease_token = $2 AND state = 'running'
