@@ -103,13 +103,17 @@ const START: &str = concat!(
 );
 
 /// Renews task `$1`'s lease held with token `$2` by `$3` ms, and its slot `$5` of provider
-/// `$4`; says whether a person asked to cancel and whether the task is past a cap.
+/// `$4`; says whether a person asked to cancel and whether the task is past a cap. Nothing is
+/// renewed when the slot went to another claim after its lease ran out: the limit is never
+/// exceeded by a late renewal. A slot removed by a lower limit does not stop the attempt.
 const HEARTBEAT: &str = concat!(
     "WITH t AS (
         UPDATE tasks t SET lease_until = ",
     now!(),
     " + $3
         WHERE t.id = $1 AND t.lease_token = $2 AND t.state = 'running'
+          AND NOT EXISTS (SELECT 1 FROM agent_slots s WHERE s.agent = $4
+                          AND s.slot = $5::integer AND s.token IS DISTINCT FROM $2)
         RETURNING t.lease_until, t.cancel_requested, ",
     past_cap!(),
     " AS expired

@@ -123,13 +123,10 @@ impl PgStore {
         Ok(added)
     }
 
+    /// Creates or removes slot rows to match each limit, numbered from 0 (0 slots: no rows, no
+    /// limit). A running
+    /// attempt whose slot row is removed runs on; its finish frees nothing.
     pub(super) async fn limits(&self, limits: &[AgentLimit]) -> Result<()> {
-        if let Some(limit) = limits.iter().find(|l| l.slots == 0) {
-            return Err(FleetError::Invalid(format!(
-                "the limit of {} is at least one session (pause its tasks to stop it)",
-                limit.agent
-            )));
-        }
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(error)?;
         for limit in limits {
@@ -137,14 +134,14 @@ impl PgStore {
             execute(
                 &tx,
                 "INSERT INTO agent_slots (agent, slot)
-                SELECT $1, n FROM generate_series(1, $2::integer) AS n
+                SELECT $1, n FROM generate_series(0, $2::integer - 1) AS n
                 ON CONFLICT (agent, slot) DO NOTHING",
                 &[&limit.agent, &slots],
             )
             .await?;
             execute(
                 &tx,
-                "DELETE FROM agent_slots WHERE agent = $1 AND slot > $2::integer",
+                "DELETE FROM agent_slots WHERE agent = $1 AND slot >= $2::integer",
                 &[&limit.agent, &slots],
             )
             .await?;
@@ -161,6 +158,21 @@ impl PgStore {
         };
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(error)?;
+        if let Selector::Task(task) = which {
+            let rows = query(
+                &tx,
+                concat!("SELECT ", task_named!(), " AS id"),
+                &[&name, &id],
+            )
+            .await?;
+            if rows
+                .first()
+                .and_then(|row| row.get::<_, Option<i64>>(0))
+                .is_none()
+            {
+                return Err(FleetError::NoSuchTask(task.clone()));
+            }
+        }
         let mut changed: Vec<i64> = Vec::new();
         for statement in statements {
             for row in query(&tx, statement, &[&name, &id, &kind]).await? {
