@@ -713,3 +713,48 @@ async fn a_cancel_asked_during_an_attempt_wins_over_its_retry() {
             .is_none()
     );
 }
+
+#[tokio::test]
+async fn a_tasks_history_records_what_happened_to_it_and_when() {
+    let url = database().await;
+    let store = pg_connect(&url).await;
+    let id = store.add(&[task("a", 0, "claude")]).await.expect("added")[0].0;
+    let selector = Selector::Task("a".to_owned());
+    store
+        .control(&selector, verdict_fleet::Control::Pause)
+        .await
+        .expect("pause");
+    store
+        .control(&selector, verdict_fleet::Control::Resume)
+        .await
+        .expect("resume");
+    let claim = store
+        .claim(&worker(0), Duration::from_millis(100))
+        .await
+        .expect("claim")
+        .expect("a");
+    store
+        .control(&selector, verdict_fleet::Control::Cancel)
+        .await
+        .expect("cancel");
+    tokio::time::sleep(Duration::from_millis(250)).await;
+    assert_eq!(store.rescue().await.expect("rescue").len(), 1);
+    assert!(store.retry("a", "look at b.rs").await.expect("retry"));
+    drop(claim);
+    let history = sql(
+        &url,
+        &format!(
+            "SELECT string_agg(action || ':' || coalesce(detail, ''), ',' ORDER BY id) \
+             FROM task_history WHERE task_id = {id} AND at > 0"
+        ),
+    );
+    assert_eq!(
+        history,
+        "added:,paused:,resumed:,cancel requested:,rescued:claim 1 of host-a/0,retry:look at b.rs"
+    );
+    let task = store.task("a").await.expect("read").expect("a");
+    assert_eq!(
+        (task.state, task.guidance.as_deref()),
+        (TaskState::Pending, Some("look at b.rs"))
+    );
+}

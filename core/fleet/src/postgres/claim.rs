@@ -18,7 +18,10 @@ const EXPIRE: &str = concat!(
         SELECT t.id,
                CASE WHEN t.deadline_at IS NOT NULL AND t.deadline_at <= ",
     now!(),
-    " THEN 'past its deadline' ELSE 'past its cost cap' END AS why
+    " THEN 'past its deadline'
+                    WHEN t.cost_cap_usd IS NOT NULL AND t.cost_usd >= t.cost_cap_usd
+                    THEN 'past its cost cap'
+                    ELSE 'past its campaign''s cost cap' END AS why
         FROM tasks t
         WHERE t.state IN ('pending', 'retry_scheduled') AND ",
     past_cap!(),
@@ -140,7 +143,7 @@ const RESCUE: &str = concat!(
     now!(),
     " END,
             reason = CASE WHEN tasks.cancel_requested THEN 'cancelled by a person'
-                     ELSE 'its worker lost the lease; the attempt was interrupted' END,
+                     ELSE 'its worker''s lease expired' END,
             cancel_requested = FALSE, lease_token = NULL, lease_until = NULL, worker = NULL,
             next_retry_at = NULL, updated_at = ",
     now!(),
@@ -153,7 +156,7 @@ const RESCUE: &str = concat!(
         UPDATE attempts SET finished_at = ",
     now!(),
     ", outcome = 'interrupted', counted = FALSE,
-               reason = 'the lease expired: its worker died or was cut off'
+               reason = 'its lease expired'
         FROM back WHERE attempts.task_id = back.id AND attempts.number = back.claims
         RETURNING attempts.task_id, attempts.number, attempts.worker, attempts.host,
                   attempts.pid, back.workdir
@@ -161,7 +164,7 @@ const RESCUE: &str = concat!(
         INSERT INTO task_history (task_id, at, action, detail)
         SELECT task_id, ",
     now!(),
-    ", 'rescued', 'attempt ' || number || ' of worker ' || worker FROM ended
+    ", 'rescued', 'claim ' || number || ' of ' || worker FROM ended
     )
     SELECT task_id, number, worker, host, pid, workdir FROM ended"
 );

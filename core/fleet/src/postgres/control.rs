@@ -151,10 +151,13 @@ impl PgStore {
 
     pub(super) async fn control_tasks(&self, which: &Selector, control: Control) -> Result<u64> {
         let (name, id, kind) = selector(which);
-        let (statements, action): (&[&str], &str) = match control {
-            Control::Cancel => (&[CANCEL_WAITING, CANCEL_RUNNING], "cancel"),
-            Control::Pause => (&[PAUSE], "pause"),
-            Control::Resume => (&[RESUME], "resume"),
+        let statements: &[(&str, &str)] = match control {
+            Control::Cancel => &[
+                (CANCEL_WAITING, "cancelled"),
+                (CANCEL_RUNNING, "cancel requested"),
+            ],
+            Control::Pause => &[(PAUSE, "paused")],
+            Control::Resume => &[(RESUME, "resumed")],
         };
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(error)?;
@@ -174,12 +177,14 @@ impl PgStore {
             }
         }
         let mut changed: Vec<i64> = Vec::new();
-        for statement in statements {
+        for (statement, action) in statements {
+            let mut ids = Vec::new();
             for row in query(&tx, statement, &[&name, &id, &kind]).await? {
-                changed.push(get(&row, "id")?);
+                ids.push(get::<i64>(&row, "id")?);
             }
+            execute(&tx, HISTORY, &[&ids, action, &None::<String>]).await?;
+            changed.extend(ids);
         }
-        execute(&tx, HISTORY, &[&changed, &action, &None::<String>]).await?;
         notify(&tx, &changed).await?;
         tx.commit().await.map_err(error)?;
         Ok(changed.len() as u64)
