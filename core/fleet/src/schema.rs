@@ -150,7 +150,9 @@ pub(crate) const POSTGRES: &[&str] = &[
         updated_at       BIGINT  NOT NULL,
         finished_at      BIGINT
     );
-    CREATE INDEX tasks_due ON tasks (state, paused, priority DESC, next_retry_at);
+    -- SQLite's indexes end with the rowid (the id) unnamed; PostgreSQL's names it, so a
+    -- claim walks this index in its order (priority, due time, id) and stops at the first.
+    CREATE INDEX tasks_due ON tasks (state, paused, priority DESC, next_retry_at, id);
     CREATE INDEX tasks_by_campaign ON tasks (campaign);
     CREATE INDEX tasks_by_provider ON tasks (provider);
     CREATE INDEX tasks_lease ON tasks (state, lease_until);

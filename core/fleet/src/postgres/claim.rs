@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use deadpool_postgres::GenericClient;
+use tokio_postgres::types::ToSql;
 
 use super::PgStore;
 use super::rows::{get, task_record};
@@ -11,62 +12,101 @@ use super::sql::{error, millis, notify, now, past_cap, query, task_columns};
 use crate::error::Result;
 use crate::store::{Claim, LeaseState, Rescued, WorkerId};
 
-/// Ends the waiting tasks past their deadline or cost cap, skipping rows another transaction
-/// holds (a claimer never waits on another); returns their ids.
-const EXPIRE: &str = concat!(
-    "WITH due AS (
-        SELECT t.id,
-               CASE WHEN t.deadline_at IS NOT NULL AND t.deadline_at <= ",
-    now!(),
-    " THEN 'past its deadline'
-                    WHEN t.cost_cap_usd IS NOT NULL AND t.cost_usd >= t.cost_cap_usd
-                    THEN 'past its cost cap'
-                    ELSE 'past its campaign''s cost cap' END AS why
-        FROM tasks t
-        WHERE t.state IN ('pending', 'retry_scheduled') AND ",
-    past_cap!(),
-    " FOR UPDATE OF t SKIP LOCKED
-    ), ended AS (
-        UPDATE tasks SET state = 'expired', reason = due.why, next_retry_at = NULL,
-               updated_at = ",
-    now!(),
-    ", finished_at = ",
-    now!(),
-    " FROM due WHERE tasks.id = due.id
-        RETURNING tasks.id, due.why
-    ), history AS (
-        INSERT INTO task_history (task_id, at, action, detail)
-        SELECT id, ",
-    now!(),
-    ", 'expired', why FROM ended
-    )
-    SELECT id FROM ended"
+/// Ends the waiting tasks `$scope` names that are past their deadline or cost cap (or their
+/// campaign's), skipping rows another transaction holds (a claimer never waits on another);
+/// returns their ids.
+macro_rules! expire {
+    ($scope:literal) => {
+        concat!(
+            "WITH due AS (
+                SELECT t.id,
+                       CASE WHEN t.deadline_at IS NOT NULL AND t.deadline_at <= ",
+            now!(),
+            " THEN 'past its deadline'
+                            WHEN t.cost_cap_usd IS NOT NULL AND t.cost_usd >= t.cost_cap_usd
+                            THEN 'past its cost cap'
+                            ELSE 'past its campaign''s cost cap' END AS why
+                FROM tasks t
+                WHERE t.state IN ('pending', 'retry_scheduled') AND ",
+            $scope,
+            " AND ",
+            past_cap!(),
+            " FOR UPDATE OF t SKIP LOCKED
+            ), ended AS (
+                UPDATE tasks SET state = 'expired', reason = due.why, next_retry_at = NULL,
+                       updated_at = ",
+            now!(),
+            ", finished_at = ",
+            now!(),
+            " FROM due WHERE tasks.id = due.id
+                RETURNING tasks.id, due.why
+            ), history AS (
+                INSERT INTO task_history (task_id, at, action, detail)
+                SELECT id, ",
+            now!(),
+            ", 'expired', why FROM ended
+            )
+            SELECT id FROM ended"
+        )
+    };
+}
+
+/// Every waiting task past a cap (see [`PgStore::sweep_due`]).
+const EXPIRE_ALL: &str = expire!("TRUE");
+
+/// Task `$1`, picked, when it is past a cap.
+const EXPIRE_ONE: &str = expire!("t.id = $1");
+
+/// The best due task in one waiting state: not paused, its work directory nowhere or on host
+/// `$1`, its provider not among `$2` (held, out of free slots, or passed over). The order is
+/// `tasks_due`'s, so the server walks that index and stops at the first task that qualifies
+/// instead of sorting every waiting task.
+macro_rules! best_in_state {
+    ($state:literal, $due:expr) => {
+        concat!(
+            "(SELECT t.id, t.provider, t.priority, coalesce(t.next_retry_at, t.created_at) AS due, ",
+            past_cap!(),
+            " AS past
+            FROM tasks t
+            WHERE t.state = '",
+            $state,
+            "' AND NOT t.paused AND ",
+            $due,
+            "
+              AND (t.workdir_host IS NULL OR t.workdir_host = $1)
+              AND t.provider <> ALL ($2::text[])
+            ORDER BY t.priority DESC, t.next_retry_at, t.id
+            LIMIT 1
+            FOR UPDATE OF t SKIP LOCKED)"
+        )
+    };
+}
+
+/// The due task to take: the better of the best pending and the best due retry, highest
+/// priority first, then the longest due; with whether its provider is limited. It may be past
+/// a cap the last sweep did not see: [`pick`] ends it and picks again.
+const PICK: &str = concat!(
+    "WITH pending AS ",
+    best_in_state!("pending", "TRUE"),
+    ", retry AS ",
+    best_in_state!("retry_scheduled", concat!("t.next_retry_at <= ", now!())),
+    " SELECT c.id, c.provider,
+            EXISTS (SELECT 1 FROM agent_slots s WHERE s.agent = c.provider) AS limited, c.past
+    FROM (SELECT * FROM pending UNION ALL SELECT * FROM retry) AS c
+    ORDER BY c.priority DESC, c.due, c.id
+    LIMIT 1"
 );
 
-/// The due task to take for a worker on host `$1`, its provider not among `$2`: pending, or
-/// retry scheduled and due; not paused; its work directory nowhere or here; its provider not
-/// held and, when limited, with a free slot. Highest priority first, then the longest due.
-const PICK: &str = concat!(
-    "SELECT t.id, t.provider,
-            EXISTS (SELECT 1 FROM agent_slots s WHERE s.agent = t.provider) AS limited
-    FROM tasks t
-    WHERE (t.state = 'pending' OR (t.state = 'retry_scheduled' AND t.next_retry_at <= ",
+/// The providers no task can be claimed for now: held after a rate limit, or limited with
+/// every slot leased.
+const BLOCKED: &str = concat!(
+    "SELECT agent FROM agent_holds WHERE until > ",
     now!(),
-    "))
-      AND NOT t.paused
-      AND (t.workdir_host IS NULL OR t.workdir_host = $1)
-      AND t.provider <> ALL ($2::text[])
-      AND NOT EXISTS (SELECT 1 FROM agent_holds h WHERE h.agent = t.provider AND h.until > ",
+    " UNION
+    SELECT agent FROM agent_slots GROUP BY agent
+    HAVING bool_and(token IS NOT NULL AND lease_until > ",
     now!(),
-    ")
-      AND (NOT EXISTS (SELECT 1 FROM agent_slots s WHERE s.agent = t.provider)
-           OR EXISTS (SELECT 1 FROM agent_slots s WHERE s.agent = t.provider
-                      AND (s.token IS NULL OR s.lease_until <= ",
-    now!(),
-    ")))
-    ORDER BY t.priority DESC, coalesce(t.next_retry_at, t.created_at), t.id
-    LIMIT 1
-    FOR UPDATE OF t SKIP LOCKED"
+    ")"
 );
 
 /// A free slot of the provider `$1` (never leased, or its lease expired), locked.
@@ -177,31 +217,43 @@ impl PgStore {
     ) -> Result<Option<Claim>> {
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(error)?;
-        let expired: Vec<i64> = query(&tx, EXPIRE, &[])
-            .await?
-            .iter()
-            .map(|r| r.get(0))
-            .collect();
-        notify(&tx, &expired).await?;
-        let Some((id, provider, slot)) = pick(&tx, &worker.host).await? else {
+        // Independent statements are sent together: one round trip instead of two.
+        let sweep = async {
+            if !self.sweep_due() {
+                return Ok(Vec::new());
+            }
+            let rows = query(&tx, EXPIRE_ALL, &[]).await?;
+            rows.iter()
+                .map(|row| get::<i64>(row, "id"))
+                .collect::<Result<Vec<_>>>()
+        };
+        let blocked = async {
+            let rows = query(&tx, BLOCKED, &[]).await?;
+            rows.iter()
+                .map(|row| get::<String>(row, "agent"))
+                .collect::<Result<Vec<_>>>()
+        };
+        let (mut expired, blocked) = tokio::try_join!(sweep, blocked)?;
+        let picked = pick(&tx, &worker.host, blocked, &mut expired).await?;
+        let Some((id, provider, slot)) = picked else {
+            notify(&tx, &expired).await?;
             tx.commit().await.map_err(error)?;
             return Ok(None);
         };
+        expired.push(id);
         let pid = i32::try_from(worker.pid).unwrap_or(i32::MAX);
-        let rows = query(
-            &tx,
-            START,
-            &[
-                &id,
-                &millis(lease),
-                &worker.id,
-                &worker.host,
-                &pid,
-                &provider,
-                &slot,
-            ],
-        )
-        .await?;
+        let lease = millis(lease);
+        let params: [&(dyn ToSql + Sync); 7] = [
+            &id,
+            &lease,
+            &worker.id,
+            &worker.host,
+            &pid,
+            &provider,
+            &slot,
+        ];
+        let start = query(&tx, START, &params);
+        let (rows, ()) = tokio::try_join!(start, notify(&tx, &expired))?;
         let row = rows
             .first()
             .ok_or_else(|| crate::FleetError::Postgres(format!("task {id} vanished")))?;
@@ -212,7 +264,6 @@ impl PgStore {
             lease_until: get(row, "lease_until")?,
             slot: slot.map(|n| (provider, u32::try_from(n).unwrap_or(0))),
         };
-        notify(&tx, &[id]).await?;
         tx.commit().await.map_err(error)?;
         Ok(Some(claim))
     }
@@ -267,16 +318,27 @@ pub(super) fn slot_params(claim: &Claim) -> (String, Option<i32>) {
 }
 
 /// The due task to take, its provider, and the slot taken for it when its provider is
-/// limited. A task whose provider's free slots were all taken by a concurrent claimer since
-/// the pick is passed over, with its provider, and the next one picked.
-async fn pick(tx: &impl GenericClient, host: &str) -> Result<Option<(i64, String, Option<i32>)>> {
-    let mut passed_over: Vec<String> = Vec::new();
+/// limited; `blocked` lists the providers held or out of slots. A task whose provider's free slots were all taken by a concurrent claimer since
+/// the blocked providers were read is passed over, with its provider, and the next one picked;
+/// a task past a cap is ended (into `expired`) and the next one picked.
+async fn pick(
+    tx: &impl GenericClient,
+    host: &str,
+    blocked: Vec<String>,
+    expired: &mut Vec<i64>,
+) -> Result<Option<(i64, String, Option<i32>)>> {
+    let mut passed_over = blocked;
     loop {
         let rows = query(tx, PICK, &[&host, &passed_over]).await?;
         let Some(row) = rows.first() else {
             return Ok(None);
         };
         let id: i64 = get(row, "id")?;
+        // Locked by the pick: ended here when past a cap, it cannot be picked again.
+        if get::<bool>(row, "past")? && !query(tx, EXPIRE_ONE, &[&id]).await?.is_empty() {
+            expired.push(id);
+            continue;
+        }
         let provider: String = get(row, "provider")?;
         if !get::<bool>(row, "limited")? {
             return Ok(Some((id, provider, None)));

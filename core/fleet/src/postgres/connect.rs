@@ -1,7 +1,8 @@
 //! Connecting: the pool of connections, what the store calls itself in messages (never the
 //! password), and the migrations.
 
-use std::time::Duration;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use deadpool_postgres::{GenericClient, Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use tokio_postgres::config::Host;
@@ -19,6 +20,8 @@ const MIGRATION_LOCK: i64 = 0x7665_7264_6963_7466;
 pub struct PgStore {
     pub(super) pool: Pool,
     pub(super) describe: String,
+    /// When this handle last ended the waiting tasks past a cap (see [`PgStore::sweep_due`]).
+    swept: Mutex<Option<Instant>>,
 }
 
 impl PgStore {
@@ -43,6 +46,14 @@ impl PgStore {
         if config.get_keepalives_idle() == Duration::from_secs(2 * 60 * 60) {
             config.keepalives_idle(Duration::from_secs(30));
         }
+        // The queue's statements touch a row or a few: compiling them (which the server does
+        // when an estimate looks costly, as one over a table never analyzed can) costs tens of
+        // milliseconds and saves nothing.
+        let options = match config.get_options() {
+            Some(given) => format!("{given} -c jit=off"),
+            None => "-c jit=off".to_owned(),
+        };
+        config.options(options);
         if config.get_application_name().is_none() {
             config.application_name("verdict-fleet");
         }
@@ -62,9 +73,28 @@ impl PgStore {
             .wait_timeout(Some(Duration::from_secs(60)))
             .build()
             .map_err(|e| FleetError::Postgres(format!("{describe}: {e}")))?;
-        let store = PgStore { pool, describe };
+        let store = PgStore {
+            pool,
+            describe,
+            swept: Mutex::new(None),
+        };
         store.migrate().await?;
         Ok(store)
+    }
+
+    /// Whether this claim sweeps the waiting tasks for those past a cap: the sweep reads every
+    /// waiting task, so a handle runs it at most once a second (its first claim included). A
+    /// task past a cap is never claimed meanwhile; it is only marked a moment later.
+    pub(super) fn sweep_due(&self) -> bool {
+        let mut swept = self
+            .swept
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let due = swept.is_none_or(|at| at.elapsed() >= Duration::from_secs(1));
+        if due {
+            *swept = Some(Instant::now());
+        }
+        due
     }
 
     /// A connection from the pool.

@@ -12,6 +12,9 @@ use crate::error::{FleetError, Result};
 use crate::store::{AgentLimit, Control, Pruned, Selector};
 use crate::task::{NewTask, TaskId};
 
+/// How many tasks one `add` inserts before it has the server analyze the table.
+const ANALYZE_AFTER: usize = 500;
+
 /// Inserts a task unless its key exists; returns its id when inserted.
 const INSERT_TASK: &str = concat!(
     "INSERT INTO tasks (key, workspace, rev, setup, task, agents_json, provider, max_attempts,
@@ -120,6 +123,11 @@ impl PgStore {
         execute(&tx, HISTORY, &[&new, &"added", &None::<String>]).await?;
         notify(&tx, &new).await?;
         tx.commit().await.map_err(error)?;
+        // A claim walks the due index only once the planner knows the table is large; after a
+        // big import it should not wait for autovacuum's next analysis to know.
+        if new.len() >= ANALYZE_AFTER {
+            execute(&client, "ANALYZE tasks", &[]).await?;
+        }
         Ok(added)
     }
 

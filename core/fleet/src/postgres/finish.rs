@@ -109,16 +109,28 @@ impl PgStore {
             return Ok(false);
         };
         let provider: String = get(row, "provider")?;
-        end_claim(&tx, id, number, end, retry_ms).await?;
-        if !end.events.is_empty() {
-            execute(&tx, EVENTS, &[&id, &number, &end.events]).await?;
-        }
+        // The rest depends only on the fence having held: sent together, one round trip.
+        let events = async {
+            if end.events.is_empty() {
+                return Ok(0);
+            }
+            execute(&tx, EVENTS, &[&id, &number, &end.events]).await
+        };
         let (agent, slot) = slot_params(claim);
-        execute(&tx, FREE_SLOT, &[&agent, &slot, &claim.token]).await?;
-        if let Some(hold) = end.hold_provider {
-            execute(&tx, HOLD, &[&provider, &millis(hold)]).await?;
-        }
-        notify(&tx, &[id]).await?;
+        let free = async { execute(&tx, FREE_SLOT, &[&agent, &slot, &claim.token]).await };
+        let hold = async {
+            match end.hold_provider {
+                Some(hold) => execute(&tx, HOLD, &[&provider, &millis(hold)]).await,
+                None => Ok(0),
+            }
+        };
+        tokio::try_join!(
+            end_claim(&tx, id, number, end, retry_ms),
+            events,
+            free,
+            hold,
+            notify(&tx, std::slice::from_ref(&id))
+        )?;
         tx.commit().await.map_err(error)?;
         Ok(true)
     }

@@ -30,15 +30,17 @@ macro_rules! task_columns {
 pub(super) use task_columns;
 
 /// Whether the task `t` is past its deadline or its cost cap, or its campaign past its cap.
+/// The campaigns past their caps are an array computed once per statement, not a subquery
+/// the planner weighs for every task (which made it sort every waiting task).
 macro_rules! past_cap {
     () => {
         concat!(
             "((t.deadline_at IS NOT NULL AND t.deadline_at <= ",
             now!(),
             ") OR (t.cost_cap_usd IS NOT NULL AND t.cost_usd >= t.cost_cap_usd) \
-             OR t.campaign IN (SELECT c.name FROM campaigns c WHERE c.cost_cap_usd IS NOT NULL \
-               AND c.cost_cap_usd <= (SELECT coalesce(sum(u.cost_usd), 0) FROM tasks u \
-               WHERE u.campaign = c.name)))"
+             OR t.campaign = ANY (ARRAY (SELECT c.name FROM campaigns c \
+               WHERE c.cost_cap_usd IS NOT NULL AND c.cost_cap_usd <= \
+               (SELECT coalesce(sum(u.cost_usd), 0) FROM tasks u WHERE u.campaign = c.name))))"
         )
     };
 }
@@ -80,9 +82,19 @@ pub(super) fn selector(selector: &Selector) -> (String, Option<i64>, &'static st
     }
 }
 
-/// A failed statement.
+/// A failed statement, with the server's message: the error's own text is only "db error",
+/// and what the server said is its source.
 pub(super) fn error(error: tokio_postgres::Error) -> FleetError {
-    FleetError::Postgres(error.to_string())
+    let mut text = error.to_string();
+    let mut source = std::error::Error::source(&error);
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text = format!("{text}: {cause_text}");
+        }
+        source = cause.source();
+    }
+    FleetError::Postgres(text)
 }
 
 /// Runs `sql` (prepared once per connection) and returns its rows.
