@@ -218,6 +218,7 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
         guidance,
         flaky_rerun: true,
         grace: Duration::from_secs(2),
+        yield_retries: false,
     };
     if settings.reset {
         events_outside_the_tree(args.events.as_deref(), &root)?;

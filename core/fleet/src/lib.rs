@@ -22,7 +22,10 @@
 //! cannot renew its lease stops its agent before the lease expires.
 
 pub mod error;
-#[cfg_attr(not(test), expect(dead_code, reason = "the backends that read it come next"))]
+#[cfg_attr(
+    not(test),
+    expect(dead_code, reason = "the backends that read it come next")
+)]
 mod schema;
 pub mod store;
 pub mod task;
