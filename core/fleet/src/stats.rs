@@ -1,0 +1,1 @@
+//! Fleet analytics (stub).
