@@ -11,7 +11,7 @@
 //! sqlite.rs    the embedded backend (WAL, BEGIN IMMEDIATE, refused on a network filesystem)
 //! postgres.rs  the server backend (FOR UPDATE SKIP LOCKED, LISTEN/NOTIFY)
 //! schema.rs    the one schema, migrated by verdict on both
-//! workdir.rs   a task's work directory: a git worktree or clone at its revision, its setup
+//! workdir/     a task's work directory: a git worktree or clone at its revision, its setup
 //!              command, and the branch and diff that keep what its agent changed
 //! worker.rs    `verdict fleet work`: claims, leases and heartbeats, drain, rescue
 //! stats.rs     fleet analytics, computed from the stored attempts of either backend

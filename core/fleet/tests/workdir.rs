@@ -550,3 +550,87 @@ fn free_bytes_reads_the_filesystem() {
     assert!(free > 0);
     assert!(workdir::free_bytes(&temp.path().join("missing")).is_err());
 }
+
+#[test]
+fn a_bare_repository_is_cloned() {
+    let temp = tempfile::tempdir().expect("temp dir");
+    let repo = repo(&temp.path().join("repo"));
+    let bare = temp.path().join("shared.git");
+    git(
+        temp.path(),
+        &[
+            "clone",
+            "-q",
+            "--bare",
+            repo.to_str().expect("utf-8"),
+            bare.to_str().expect("utf-8"),
+        ],
+    );
+    let base = temp.path().join("work");
+    let prepared = runtime()
+        .block_on(workdir::prepare(
+            &task(16, bare.to_str().expect("utf-8"), Some("first")),
+            &base,
+        ))
+        .expect("cloned");
+    assert_eq!(prepared.kind, Kind::Clone);
+    assert_eq!(
+        std::fs::read_to_string(prepared.root.join("a.txt")).expect("a.txt"),
+        "one\n"
+    );
+}
+
+#[test]
+fn another_host_continues_from_a_pushed_branch() {
+    let temp = tempfile::tempdir().expect("temp dir");
+    let repo = repo(&temp.path().join("repo"));
+    let url = format!("file://{}", repo.display());
+    let rt = runtime();
+    let mut task = task(17, &url, Some("first"));
+
+    // The first host clones, the agent works, the work is kept and pushed.
+    let first_base = temp.path().join("host-a");
+    let first = rt
+        .block_on(workdir::prepare(&task, &first_base))
+        .expect("cloned");
+    write(&first.root, &[("work.txt", "from host a\n")]);
+    let kept = rt
+        .block_on(workdir::keep_changes(
+            &first.root,
+            first.start.as_deref(),
+            first.branch.as_deref(),
+        ))
+        .expect("kept");
+    let branch = kept.branch.clone().expect("a branch");
+    git(&first.root, &["push", "-q", "origin", &branch]);
+    task.branch = Some(branch.clone());
+
+    // Another host has no work directory of the task: it clones and checks out the branch.
+    let second = rt
+        .block_on(workdir::prepare(&task, &temp.path().join("host-b")))
+        .expect("cloned");
+    assert_eq!(second.start, first.start);
+    assert_eq!(
+        std::fs::read_to_string(second.root.join("work.txt")).expect("work.txt"),
+        "from host a\n"
+    );
+    write(&second.root, &[("more.txt", "from host b\n")]);
+    let kept = rt
+        .block_on(workdir::keep_changes(
+            &second.root,
+            second.start.as_deref(),
+            second.branch.as_deref(),
+        ))
+        .expect("kept");
+    let tip = kept.commit.expect("a commit");
+    assert_eq!(
+        git(&second.root, &["rev-parse", &format!("{tip}^")]),
+        git(&repo, &["rev-parse", &branch]),
+        "the second host's work follows the first's"
+    );
+    let diff = kept.diff.expect("a diff");
+    assert!(
+        diff.contains("work.txt") && diff.contains("more.txt"),
+        "{diff}"
+    );
+}
