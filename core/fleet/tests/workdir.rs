@@ -634,3 +634,72 @@ fn another_host_continues_from_a_pushed_branch() {
         "{diff}"
     );
 }
+
+#[test]
+fn a_package_of_a_repository_gets_its_own_directory_in_the_work_tree() {
+    let temp = tempfile::tempdir().expect("temp dir");
+    let repo = repo(&temp.path().join("repo"));
+    write(&repo, &[("packages/app/index.js", "1;\n")]);
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-q", "-m", "app"]);
+    let base = temp.path().join("work");
+    let rt = runtime();
+    let workspace = repo.join("packages/app");
+    let prepared = rt
+        .block_on(workdir::prepare(
+            &task(18, workspace.to_str().expect("utf-8"), Some("main")),
+            &base,
+        ))
+        .expect("prepared");
+    assert_eq!(prepared.root, base.join("task-18").join("packages/app"));
+    assert!(prepared.root.join("index.js").is_file());
+    write(&prepared.root, &[("index.js", "2;\n")]);
+    let kept = rt
+        .block_on(workdir::keep_changes(
+            &prepared.root,
+            prepared.start.as_deref(),
+            prepared.branch.as_deref(),
+        ))
+        .expect("kept");
+    assert!(kept.diff.expect("a diff").contains("packages/app/index.js"));
+    let removed = rt
+        .block_on(workdir::remove(&prepared.root, &base))
+        .expect("removed");
+    assert_eq!(removed, Removed::Worktree);
+    assert!(!base.join("task-18").exists());
+}
+
+#[test]
+fn a_repository_used_in_place_keeps_its_start_when_the_agent_commits() {
+    let temp = tempfile::tempdir().expect("temp dir");
+    let repo = repo(&temp.path().join("repo"));
+    let base = temp.path().join("work");
+    let rt = runtime();
+    let mut task = task(19, repo.to_str().expect("utf-8"), None);
+    let prepared = rt
+        .block_on(workdir::prepare(&task, &base))
+        .expect("in place");
+    assert_eq!(prepared.kind, Kind::InPlace);
+    assert_eq!(prepared.root, repo.canonicalize().expect("canonical"));
+    let start = git(&repo, &["rev-parse", "HEAD"]);
+    assert_eq!(prepared.start.as_deref(), Some(start.as_str()));
+
+    // The agent commits on its own; the task's start stays where it began.
+    write(&repo, &[("b.txt", "b\n")]);
+    git(&repo, &["add", "b.txt"]);
+    git(&repo, &["commit", "-q", "-m", "the agent's commit"]);
+    task.workdir = Some(prepared.root.to_string_lossy().into_owned());
+    let again = rt.block_on(workdir::prepare(&task, &base)).expect("reused");
+    assert!(!again.fresh);
+    assert_eq!(again.start.as_deref(), Some(start.as_str()));
+    let kept = rt
+        .block_on(workdir::keep_changes(
+            &again.root,
+            again.start.as_deref(),
+            again.branch.as_deref(),
+        ))
+        .expect("kept");
+    assert!(kept.diff.expect("a diff").contains("b.txt"));
+    assert_eq!(git(&repo, &["branch", "--show-current"]), "main");
+    assert!(!base.exists(), "nothing is made under the base");
+}

@@ -258,7 +258,8 @@ async fn classify(workspace: &str) -> std::result::Result<Source, String> {
         .run()
         .await
         .map(|out| out.line() == "true");
-    if workspace.ends_with(".git") && matches!(bare, Ok(true)) {
+    // A bare repository (`shared.git`) has no work tree to use in place: it is cloned.
+    if matches!(bare, Ok(true)) {
         return Ok(Source::Remote(dir.to_string_lossy().into_owned()));
     }
     if bare.is_err() {
@@ -271,9 +272,15 @@ async fn classify(workspace: &str) -> std::result::Result<Source, String> {
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     let mut lines = text.lines();
     let top = PathBuf::from(lines.next().unwrap_or_default().trim());
-    let prefix = PathBuf::from(lines.next().unwrap_or_default().trim());
+    let prefix = PathBuf::from(
+        lines
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .trim_end_matches('/'),
+    );
     if top.as_os_str().is_empty() {
-        // Inside a bare repository that does not end in `.git`, or a git directory itself.
+        // Inside a git directory itself (`repo/.git`).
         return Err(format!("{workspace} is a git directory, not a work tree"));
     }
     Ok(Source::Repo { top, prefix })
@@ -313,9 +320,15 @@ async fn resolve(dir: &Path, rev: &str) -> Result<String> {
     )
     .run()
     .await
-    .map_err(|_| FleetError::Git {
-        command: "git rev-parse".into(),
-        message: format!("no commit `{rev}` in {}", dir.display()),
+    .map_err(|error| match error {
+        // `--verify --quiet` says only this, by its exit status, when nothing matches.
+        FleetError::Git { command, message } if message.starts_with("exit status: 1:") => {
+            FleetError::Git {
+                command,
+                message: format!("no commit `{rev}` in {}", dir.display()),
+            }
+        }
+        other => other,
     })?;
     Ok(out.line())
 }
