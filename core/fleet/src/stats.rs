@@ -258,8 +258,12 @@ pub fn compute(tasks: &[TaskRecord], attempts: &[AttemptRecord]) -> FleetStats {
             );
             to_success.push(needed);
         }
-        let campaign = by_id.get(&task).and_then(|t| t.spec.campaign.clone());
         for (attempt, _) in list {
+            // The task's campaign; the one joined into the attempt when the task is gone.
+            let campaign = match by_id.get(&task) {
+                Some(t) => t.spec.campaign.clone(),
+                None => attempt.campaign.clone(),
+            };
             let ended = attempt.finished_at.is_some() || attempt.outcome.is_some();
             match attempt.outcome.as_deref() {
                 Some(INTERRUPTED) => stats.interrupted += 1,

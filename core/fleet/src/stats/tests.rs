@@ -1,3 +1,6 @@
+//! The fleet's figures from constructed tasks and attempts: each group, the fixing attempt,
+//! delays, time and usage, and the rendered tables as a person reads them.
+
 use super::*;
 use crate::task::NewTask;
 
