@@ -326,3 +326,24 @@ fn the_figures_serialize_for_json() {
     );
     assert_eq!(value["time"]["agent_share"], serde_json::json!(0.75));
 }
+
+#[test]
+fn attempts_of_a_pruned_task_count_but_never_as_passed() {
+    let (mut tasks, mut attempts) = fleet();
+    tasks.retain(|t| t.id != 1);
+    for a in attempts.iter_mut().filter(|a| a.task == 1) {
+        a.campaign = Some("m".into());
+    }
+    let stats = compute(&tasks, &attempts);
+    assert_eq!(stats.attempts, 5, "its attempts still count");
+    let m = &stats.by_campaign[0];
+    assert_eq!(
+        (m.name.as_str(), m.attempts, m.tasks, m.passed),
+        ("m", 4, 1, 0)
+    );
+    assert_eq!(
+        stats.by_category[0].passed, 0,
+        "task 1 is no longer known to have passed"
+    );
+    assert_eq!(stats.attempts_to_success.map(|a| a.tasks), Some(1));
+}
