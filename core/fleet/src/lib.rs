@@ -22,10 +22,7 @@
 //! cannot renew its lease stops its agent before the lease expires.
 
 pub mod error;
-#[cfg_attr(
-    not(test),
-    expect(dead_code, reason = "the backends that read it come next")
-)]
+#[cfg_attr(not(test), expect(dead_code, reason = "the backends that read it come next"))]
 mod schema;
 pub mod stats;
 pub mod store;
