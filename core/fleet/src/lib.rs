@@ -11,7 +11,7 @@
 //! sqlite.rs    the embedded backend (WAL, BEGIN IMMEDIATE, refused on a network filesystem)
 //! postgres.rs  the server backend (FOR UPDATE SKIP LOCKED, LISTEN/NOTIFY)
 //! schema.rs    the one schema, migrated by verdict on both
-//! workdir.rs   a task's work directory: a git worktree or clone at its revision, its setup
+//! workdir/     a task's work directory: a git worktree or clone at its revision, its setup
 //!              command, and the branch and diff that keep what its agent changed
 //! worker.rs    `verdict fleet work`: claims, leases and heartbeats, drain, rescue
 //! stats.rs     fleet analytics, computed from the stored attempts of either backend
@@ -27,8 +27,10 @@ pub mod error;
     expect(dead_code, reason = "the backends that read it come next")
 )]
 mod schema;
+pub mod stats;
 pub mod store;
 pub mod task;
+pub mod workdir;
 
 pub use error::FleetError;
 pub use store::{
