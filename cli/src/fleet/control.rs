@@ -130,10 +130,19 @@ pub(crate) struct PruneArgs {
     /// Keep the work directories of passed tasks (by default they go at once)
     #[arg(long)]
     keep_passed: bool,
+
+    /// Where the workers made the work directories (as `fleet work --work-dir`); only what lies
+    /// under it is deleted
+    #[arg(long, value_name = "DIR")]
+    work_dir: Option<std::path::PathBuf>,
 }
 
 /// Runs `verdict fleet prune`.
 pub(crate) fn prune(args: &PruneArgs) -> Result<ExitCode> {
+    let base = match &args.work_dir {
+        Some(dir) => super::open::absolute(dir)?,
+        None => verdict_core::paths::fleet_work(&super::open::current_dir()?),
+    };
     let runtime = runtime()?;
     let age = Duration::from_secs(args.older_than.saturating_mul(86_400));
     let pruned = runtime.block_on(async {
@@ -142,7 +151,8 @@ pub(crate) fn prune(args: &PruneArgs) -> Result<ExitCode> {
     })?;
     let mut removed = 0;
     for dir in &pruned.workdirs {
-        if runtime.block_on(verdict_fleet::workdir::remove(std::path::Path::new(dir))).is_ok() {
+        let removal = verdict_fleet::workdir::remove(std::path::Path::new(dir), &base);
+        if runtime.block_on(removal).is_ok() {
             removed += 1;
         }
     }

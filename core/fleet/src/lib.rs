@@ -30,6 +30,7 @@ mod schema;
 pub mod stats;
 pub mod store;
 pub mod task;
+pub mod worker;
 pub mod workdir;
 
 pub use error::FleetError;

@@ -162,10 +162,10 @@ pub struct WorkSummary {
 const PRUNE_EVERY: Duration = Duration::from_secs(600);
 
 /// Removes ended tasks older than `age`, and the work directories the store gives up.
-async fn prune(store: &Arc<dyn Store>, age: Duration) -> Result<()> {
+async fn prune(store: &Arc<dyn Store>, age: Duration, base: &Path) -> Result<()> {
     let pruned = store.prune(age, true).await?;
     for dir in &pruned.workdirs {
-        if let Err(error) = workdir::remove(Path::new(dir)).await {
+        if let Err(error) = workdir::remove(Path::new(dir), base).await {
             warn!(target: "verdict::fleet", dir, %error, "could not remove a work directory");
         }
     }
@@ -229,7 +229,7 @@ pub async fn work(
         if let Some(age) = options.retain
             && last_prune.is_none_or(|at| at.elapsed() >= PRUNE_EVERY)
         {
-            prune(&store, age).await?;
+            prune(&store, age, &options.work_base).await?;
             last_prune = Some(Instant::now());
         }
         let took = fill(&store, &attempts, &me, &options, &mut running, &mut low_disk_said).await?;
@@ -399,7 +399,8 @@ async fn prepared(
     if prepared.fresh
         && let Some(setup) = &task.spec.setup
     {
-        workdir::run_setup(&prepared.root, setup, options.setup_timeout)
+        let runner = verdict_core::process::ProcessRunner::new();
+        workdir::run_setup(&runner, &prepared.root, setup, options.setup_timeout)
             .await
             .map_err(|error| {
                 let mut end = fail(format!("its setup command failed: {error}"));
@@ -422,8 +423,8 @@ async fn run_in(
         .run(&claim.task, claim.number, root, Arc::clone(stop))
         .await;
     end.workdir = Some(root.to_string_lossy().into_owned());
-    let branch = format!("verdict/fleet/{}", branch_safe(&claim.task.spec.key));
-    match workdir::keep_changes(root, prepared.start.as_deref(), &branch).await {
+    let kept = workdir::keep_changes(root, prepared.start.as_deref(), prepared.branch.as_deref());
+    match kept.await {
         Ok(kept) => {
             end.branch = kept.branch;
             end.diff = kept.diff;
@@ -433,21 +434,6 @@ async fn run_in(
         }
     }
     end
-}
-
-/// A key as a branch name's last part: letters, digits, `-`, `_` and `.` kept, the rest `-`.
-fn branch_safe(key: &str) -> String {
-    let name: String = key
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_') {
-                c
-            } else {
-                '-'
-            }
-        })
-        .collect();
-    name.trim_matches('-').chars().take(80).collect()
 }
 
 /// Turns a stop's reason into the task's state; whether a drain handed the attempt back.
@@ -555,13 +541,6 @@ impl AttemptEnd {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_key_becomes_a_branch_name_git_accepts() {
-        assert_eq!(branch_safe("sha-1234abcd"), "sha-1234abcd");
-        assert_eq!(branch_safe("fix/issue #12..x"), "fix-issue--12--x");
-        assert_eq!(branch_safe("-x-"), "x");
-    }
 
     #[test]
     fn a_drain_hands_the_attempt_back_uncounted_and_a_pass_stands() {
