@@ -23,7 +23,8 @@ pub(super) fn new_token() -> TxResult<i64> {
             "no randomness for a lease token: {error}"
         )))
     })?;
-    Ok(i64::from_ne_bytes(token.to_ne_bytes()).max(1))
+    // 63 random bits: the token is a positive i64 in both databases.
+    Ok(i64::try_from(token >> 1).unwrap_or(i64::MAX).max(1))
 }
 
 /// The condition on a task row (`t`) that its campaign has spent its cost cap.
@@ -47,7 +48,7 @@ pub(super) fn expire(tx: &Transaction<'_>, now: i64) -> TxResult<u64> {
            AND ((t.deadline_at IS NOT NULL AND t.deadline_at <= ?1)
                 OR (t.cost_cap_usd IS NOT NULL AND t.cost_usd >= t.cost_cap_usd)
                 OR {CAMPAIGN_OVER_CAP})
-         RETURNING t.id, t.reason"
+         RETURNING id, reason"
     );
     let expired = {
         let mut statement = tx.prepare(&sql)?;

@@ -218,14 +218,20 @@ pub(super) fn prune(
         workdirs: removed.into_iter().flatten().collect(),
     };
     if passed_workdirs {
-        let mut statement = tx.prepare(
+        // RETURNING would give the cleared values: read the directories first.
+        let passed = {
+            let mut statement = tx.prepare(
+                "SELECT workdir FROM tasks WHERE state = 'passed' AND workdir IS NOT NULL",
+            )?;
+            let rows = statement.query_map([], |row| row.get::<_, String>(0))?;
+            rows.collect::<rusqlite::Result<Vec<_>>>()?
+        };
+        tx.execute(
             "UPDATE tasks SET workdir = NULL, workdir_host = NULL, updated_at = ?1
-             WHERE state = 'passed' AND workdir IS NOT NULL RETURNING workdir",
+             WHERE state = 'passed' AND workdir IS NOT NULL",
+            [now],
         )?;
-        let rows = statement.query_map([now], |row| row.get::<_, String>(0))?;
-        for workdir in rows {
-            pruned.workdirs.push(workdir?);
-        }
+        pruned.workdirs.extend(passed);
     }
     tx.execute("DELETE FROM agent_holds WHERE until <= ?1", [now])?;
     Ok(pruned)
