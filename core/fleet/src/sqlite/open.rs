@@ -189,3 +189,42 @@ fn refuse_network_fs(_dir: &Path, _path: &Path) -> Result<()> {
     // Elsewhere `statfs` names filesystems differently; the check is Linux's for now.
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn network_filesystems_are_named_local_ones_not() {
+        assert_eq!(network_fs_name(0x6969), Some("NFS"));
+        // CIFS's magic read through a signed 32-bit field, as on some targets.
+        assert_eq!(
+            network_fs_name(i64::from(0xFF53_4D42_u32 as i32)),
+            Some("CIFS")
+        );
+        assert_eq!(network_fs_name(0xFE53_4D42), Some("SMB2"));
+        for local in [0xEF53, 0x0102_1994, 0x9123_683E, 0x5846_5342, 0x794C_7630] {
+            assert_eq!(network_fs_name(local), None, "{local:#x}");
+        }
+    }
+
+    #[test]
+    fn the_bundled_sqlite_has_subsecond_unixepoch() {
+        let conn = Connection::open_in_memory().expect("a database");
+        let now: i64 = conn
+            .query_row(
+                "SELECT CAST(unixepoch('subsec') * 1000 AS INTEGER)",
+                [],
+                |row| row.get(0),
+            )
+            .expect("unixepoch('subsec')");
+        let wall = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .expect("after 1970")
+            .as_millis();
+        assert!(
+            (i128::from(now) - wall as i128).abs() < 5_000,
+            "{now} against {wall}"
+        );
+    }
+}
