@@ -27,16 +27,33 @@ pub(super) fn new_token() -> TxResult<i64> {
     Ok(i64::try_from(token >> 1).unwrap_or(i64::MAX).max(1))
 }
 
-/// The condition on a task row (`t`) that its campaign has spent its cost cap.
+/// The condition on a task row (`t`) that its campaign has spent its cost cap, for many rows:
+/// the spent campaigns are listed once.
 const CAMPAIGN_OVER_CAP: &str = "t.campaign IN (
     SELECT c.name FROM campaigns c
     WHERE c.cost_cap_usd IS NOT NULL
       AND c.cost_cap_usd <= (SELECT COALESCE(SUM(x.cost_usd), 0) FROM tasks x
                              WHERE x.campaign = c.name))";
 
-/// Ends every waiting task (paused ones too) past its deadline or its own or its campaign's
-/// cost cap as `expired`, with a history row each.
-pub(super) fn expire(tx: &Transaction<'_>, now: i64) -> TxResult<u64> {
+/// The same for one row: only its own campaign is summed.
+const OWN_CAMPAIGN_OVER_CAP: &str = "EXISTS (
+    SELECT 1 FROM campaigns c
+    WHERE c.name = t.campaign AND c.cost_cap_usd IS NOT NULL
+      AND c.cost_cap_usd <= (SELECT COALESCE(SUM(x.cost_usd), 0) FROM tasks x
+                             WHERE x.campaign = c.name))";
+
+/// How often (milliseconds, per store handle) [`claim`] sweeps every waiting task for expiry;
+/// in between it checks only the task it is about to take. Deadlines are whole seconds, so a
+/// waiting task's state lags its deadline by at most this, and no task past it ever runs.
+pub(super) const SWEEP_EVERY_MS: i64 = 1000;
+
+/// Ends waiting tasks (paused ones too) past their deadline or their own or their campaign's
+/// cost cap as `expired`, with a history row each: every waiting task, or only `task`.
+pub(super) fn expire(tx: &Transaction<'_>, now: i64, task: Option<i64>) -> TxResult<u64> {
+    let (scope, campaign) = match task {
+        Some(_) => ("t.id = ?2", OWN_CAMPAIGN_OVER_CAP),
+        None => ("?2 IS NULL", CAMPAIGN_OVER_CAP),
+    };
     let sql = format!(
         "UPDATE tasks AS t SET state = 'expired', finished_at = ?1, updated_at = ?1,
             reason = CASE WHEN t.deadline_at IS NOT NULL AND t.deadline_at <= ?1
@@ -44,15 +61,17 @@ pub(super) fn expire(tx: &Transaction<'_>, now: i64) -> TxResult<u64> {
                           WHEN t.cost_cap_usd IS NOT NULL AND t.cost_usd >= t.cost_cap_usd
                           THEN 'past its cost cap'
                           ELSE 'past its campaign''s cost cap' END
-         WHERE t.state IN ('pending', 'retry_scheduled')
+         WHERE {scope} AND t.state IN ('pending', 'retry_scheduled')
            AND ((t.deadline_at IS NOT NULL AND t.deadline_at <= ?1)
                 OR (t.cost_cap_usd IS NOT NULL AND t.cost_usd >= t.cost_cap_usd)
-                OR {CAMPAIGN_OVER_CAP})
+                OR {campaign})
          RETURNING id, reason"
     );
     let expired = {
-        let mut statement = tx.prepare(&sql)?;
-        let rows = statement.query_map([now], |row| Ok((row.get::<_, i64>(0)?, row.get(1)?)))?;
+        let mut statement = tx.prepare_cached(&sql)?;
+        let rows = statement.query_map(params![now, task], |row| {
+            Ok((row.get::<_, i64>(0)?, row.get(1)?))
+        })?;
         rows.collect::<rusqlite::Result<Vec<(i64, String)>>>()?
     };
     for (id, reason) in &expired {
@@ -76,19 +95,50 @@ pub(super) fn history(
     Ok(())
 }
 
-/// The due task `worker` may take: waiting and due, not paused, its provider neither held nor
-/// out of slots, its work directory (if any) on the worker's host; highest priority first,
-/// then the longest due.
-const PICK: &str = "SELECT t.id, t.provider FROM tasks t
-    WHERE t.state IN ('pending', 'retry_scheduled') AND t.paused = 0
+/// The best due task in one waiting state that `worker` may take: not paused, its provider
+/// neither held nor out of slots, its work directory (if any) on the worker's host; highest
+/// priority first, then the longest due. Pending tasks have no `next_retry_at` (they are due
+/// since they were added), so within each state the order is the `tasks_due` index's and
+/// SQLite walks it and stops at the first task that qualifies, instead of sorting every
+/// waiting task on each claim.
+const PICK: &str = "WITH blocked (agent) AS (
+        SELECT agent FROM agent_holds WHERE until > ?1
+        UNION
+        SELECT agent FROM agent_slots GROUP BY agent
+        HAVING SUM(token IS NULL OR lease_until <= ?1) = 0)
+    SELECT t.id, t.provider, t.priority, COALESCE(t.next_retry_at, t.created_at)
+    FROM tasks t
+    WHERE t.state = ?3 AND t.paused = 0
       AND (t.next_retry_at IS NULL OR t.next_retry_at <= ?1)
       AND (t.workdir_host IS NULL OR t.workdir_host = ?2)
-      AND NOT EXISTS (SELECT 1 FROM agent_holds h WHERE h.agent = t.provider AND h.until > ?1)
-      AND (NOT EXISTS (SELECT 1 FROM agent_slots s WHERE s.agent = t.provider)
-           OR EXISTS (SELECT 1 FROM agent_slots s WHERE s.agent = t.provider
-                      AND (s.token IS NULL OR s.lease_until <= ?1)))
-    ORDER BY t.priority DESC, COALESCE(t.next_retry_at, t.created_at), t.id
+      AND t.provider NOT IN blocked
+    ORDER BY t.priority DESC, t.next_retry_at, t.id
     LIMIT 1";
+
+/// A task [`PICK`] found: id, provider, priority, due since.
+type Candidate = (i64, String, i32, i64);
+
+/// The task to claim: the better of the best pending and the best due retry.
+fn pick(tx: &Transaction<'_>, now: i64, host: &str) -> rusqlite::Result<Option<Candidate>> {
+    let mut statement = tx.prepare_cached(PICK)?;
+    let mut best = |state: &str| {
+        statement
+            .query_row(params![now, host, state], |row| {
+                Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
+            })
+            .optional()
+    };
+    let pending: Option<Candidate> = best("pending")?;
+    let retry: Option<Candidate> = best("retry_scheduled")?;
+    Ok(match (pending, retry) {
+        (Some(p), Some(r)) => {
+            // Higher priority, then due longer, then added first.
+            let key = |c: &Candidate| (std::cmp::Reverse(c.2), c.3, c.0);
+            Some(if key(&r) < key(&p) { r } else { p })
+        }
+        (p, r) => p.or(r),
+    })
+}
 
 /// Takes one due task for `worker` (see [`crate::Store::claim`]).
 pub(super) fn claim(
@@ -96,15 +146,18 @@ pub(super) fn claim(
     now: i64,
     worker: &WorkerId,
     lease: Duration,
+    sweep: bool,
 ) -> TxResult<Option<Claim>> {
-    expire(tx, now)?;
-    let picked: Option<(i64, String)> = tx
-        .query_row(PICK, params![now, worker.host], |row| {
-            Ok((row.get(0)?, row.get(1)?))
-        })
-        .optional()?;
-    let Some((id, provider)) = picked else {
-        return Ok(None);
+    if sweep {
+        expire(tx, now, None)?;
+    }
+    let (id, provider) = loop {
+        let Some((id, provider, ..)) = pick(tx, now, &worker.host)? else {
+            return Ok(None);
+        };
+        if expire(tx, now, Some(id))? == 0 {
+            break (id, provider);
+        }
     };
     let token = new_token()?;
     let lease_until = now.saturating_add(millis(lease));

@@ -180,7 +180,7 @@ pub(super) fn retry(tx: &Transaction<'_>, now: i64, task: &str, guidance: &str) 
         return Err(TxError::Fleet(FleetError::NoSuchTask(task.to_owned())));
     };
     let changed = tx.execute(
-        "UPDATE tasks SET state = 'pending', attempts = 0, next_retry_at = ?1, guidance = ?2,
+        "UPDATE tasks SET state = 'pending', attempts = 0, next_retry_at = NULL, guidance = ?2,
             reason = 'sent back by a person', finished_at = NULL, cancel_requested = 0,
             deadline_at = CASE WHEN deadline_at IS NOT NULL AND deadline_at <= ?1
                                THEN ?1 + (deadline_at - created_at) ELSE deadline_at END,

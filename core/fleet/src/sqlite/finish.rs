@@ -26,8 +26,9 @@ pub(super) fn finish(
         )));
     }
     let delay = end.retry_after.map(millis);
+    // Only a scheduled retry has a due time: a pending task is due since it was added.
     let next_retry_at = match end.state {
-        TaskState::RetryScheduled | TaskState::Pending => Some(now + delay.unwrap_or(0)),
+        TaskState::RetryScheduled => Some(now + delay.unwrap_or(0)),
         _ => None,
     };
     let finished_at = end.state.is_final().then_some(now);
@@ -179,7 +180,7 @@ fn rescue_one(tx: &Transaction<'_>, now: i64, task: &Lapsed) -> TxResult<Rescued
         ("pending", "its worker's lease expired", None)
     };
     tx.execute(
-        "UPDATE tasks SET state = ?1, reason = ?2, finished_at = ?3, next_retry_at = ?4,
+        "UPDATE tasks SET state = ?1, reason = ?2, finished_at = ?3, next_retry_at = NULL,
             lease_token = NULL, lease_until = NULL, worker = NULL, cancel_requested = 0,
             updated_at = ?4
          WHERE id = ?5",

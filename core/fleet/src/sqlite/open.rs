@@ -2,6 +2,7 @@
 //! the migrations.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicI64;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -23,6 +24,8 @@ pub(super) const BUSY_TIMEOUT: Duration = Duration::from_secs(60);
 pub struct SqliteStore {
     pub(super) path: PathBuf,
     pub(super) conn: Arc<Mutex<Connection>>,
+    /// When this handle's last claim swept every waiting task for expiry (database time).
+    pub(super) last_sweep: Arc<AtomicI64>,
 }
 
 impl std::fmt::Debug for SqliteStore {
@@ -61,6 +64,7 @@ impl SqliteStore {
         Ok(SqliteStore {
             path: path.to_path_buf(),
             conn: Arc::new(Mutex::new(conn)),
+            last_sweep: Arc::new(AtomicI64::new(0)),
         })
     }
 }

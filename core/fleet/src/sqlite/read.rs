@@ -202,29 +202,43 @@ pub(super) fn diff(tx: &Transaction<'_>, task: TaskId) -> TxResult<Option<String
     Ok(diff.flatten())
 }
 
-/// Tasks by state, the paused waiting ones, and when the next is due.
+/// Tasks by state, the paused waiting ones, and when the next is due. Each query walks the
+/// `tasks_due` index only.
 pub(super) fn counts(tx: &Transaction<'_>, now: i64) -> TxResult<Counts> {
-    let mut statement = tx.prepare("SELECT state, COUNT(*) FROM tasks GROUP BY state")?;
+    let mut statement =
+        tx.prepare_cached("SELECT state, paused, COUNT(*) FROM tasks GROUP BY state, paused")?;
     let found = statement
-        .query_map([], |row| Ok((row.get::<_, String>(0)?, unsigned(row, 1)?)))?
+        .query_map([], |row| {
+            Ok((
+                row.get::<_, String>(0)?,
+                row.get::<_, bool>(1)?,
+                unsigned(row, 2)?,
+            ))
+        })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
+    let count = |state: TaskState, paused: Option<bool>| -> u64 {
+        found
+            .iter()
+            .filter(|(s, p, _)| s == state.as_str() && paused.is_none_or(|paused| *p == paused))
+            .map(|(_, _, n)| n)
+            .sum()
+    };
     let by_state = TaskState::ALL
         .into_iter()
-        .map(|state| {
-            let n = found
-                .iter()
-                .find(|(s, _)| s == state.as_str())
-                .map_or(0, |(_, n)| *n);
-            (state, n)
-        })
+        .map(|s| (s, count(s, None)))
         .collect();
-    let (paused, next_due): (u64, Option<i64>) = tx.query_row(
-        "SELECT COALESCE(SUM(paused), 0),
-                MIN(CASE WHEN paused = 0 THEN COALESCE(next_retry_at, created_at) END)
-         FROM tasks WHERE state IN ('pending', 'retry_scheduled')",
-        [],
-        |row| Ok((unsigned(row, 0)?, row.get(1)?)),
-    )?;
+    let paused =
+        count(TaskState::Pending, Some(true)) + count(TaskState::RetryScheduled, Some(true));
+    // A pending task is due since it was added; a scheduled retry at its time.
+    let next_due = if count(TaskState::Pending, Some(false)) > 0 {
+        Some(now)
+    } else {
+        tx.query_row(
+            "SELECT MIN(next_retry_at) FROM tasks WHERE state = 'retry_scheduled' AND paused = 0",
+            [],
+            |row| row.get::<_, Option<i64>>(0),
+        )?
+    };
     Ok(Counts {
         by_state,
         paused,

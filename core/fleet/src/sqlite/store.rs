@@ -1,6 +1,7 @@
 //! The [`Store`] contract on SQLite: each method hands its work to one transaction, a write
 //! (`BEGIN IMMEDIATE`) or a read snapshot.
 
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -34,8 +35,16 @@ impl Store for SqliteStore {
 
     async fn claim(&self, worker: &WorkerId, lease: Duration) -> Result<Option<Claim>> {
         let worker = worker.clone();
-        self.write(move |tx, now| claim::claim(tx, now, &worker, lease))
-            .await
+        let last_sweep = self.last_sweep.clone();
+        self.write(move |tx, now| {
+            let sweep = now - last_sweep.load(Ordering::Relaxed) >= claim::SWEEP_EVERY_MS;
+            let claimed = claim::claim(tx, now, &worker, lease, sweep)?;
+            if sweep {
+                last_sweep.store(now, Ordering::Relaxed);
+            }
+            Ok(claimed)
+        })
+        .await
     }
 
     async fn heartbeat(&self, claim: &Claim, lease: Duration) -> Result<LeaseState> {
