@@ -44,7 +44,7 @@ impl StateArg {
                 verdict_fleet::SqliteStore::open(&path)
                     .with_context(|| format!("failed to open the fleet database {}", path.display()))?,
             ),
-            Target::Postgres(url) => Arc::new(verdict_fleet::PgStore::connect(&url).await?),
+            Target::Postgres(url) => anyhow::bail!("PostgreSQL comes next: {url}"),
         })
     }
 }

@@ -8,7 +8,7 @@
 //! task.rs      what a task is (NewTask from a JSONL line, its key, TaskRecord, TaskState)
 //! store.rs     the Store contract both backends keep: add, claim, heartbeat, finish, rescue,
 //!              control, status, prune — every transition one transaction, time from the database
-//! sqlite.rs    the embedded backend (WAL, BEGIN IMMEDIATE, refused on a network filesystem)
+//! sqlite/      the embedded backend (WAL, BEGIN IMMEDIATE, refused on a network filesystem)
 //! postgres.rs  the server backend (FOR UPDATE SKIP LOCKED, LISTEN/NOTIFY)
 //! schema.rs    the one schema, migrated by verdict on both
 //! workdir/     a task's work directory: a git worktree or clone at its revision, its setup
@@ -22,11 +22,8 @@
 //! cannot renew its lease stops its agent before the lease expires.
 
 pub mod error;
-#[cfg_attr(
-    not(test),
-    expect(dead_code, reason = "the backends that read it come next")
-)]
 mod schema;
+pub mod sqlite;
 pub mod stats;
 pub mod store;
 pub mod task;
@@ -34,6 +31,7 @@ pub mod worker;
 pub mod workdir;
 
 pub use error::FleetError;
+pub use sqlite::SqliteStore;
 pub use store::{
     AgentLimit, AttemptEnd, AttemptRecord, Claim, Control, Counts, LeaseState, Pruned, Rescued,
     Selector, Store, WorkerId,
