@@ -209,8 +209,7 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
 
 /// The loop's policies: `[loop]` over the embedded defaults.
 pub(crate) fn policies(config: &Config) -> Result<Policies> {
-    Ok(Policies::with_config(&config.retry_loop)
-        .map_err(|e| usage(format!("verdict.toml: {e}")))?)
+    Policies::with_config(&config.retry_loop).map_err(|e| usage(format!("verdict.toml: {e}")))
 }
 
 /// What one run of the loop needs besides its sink and guide, from the workspace's

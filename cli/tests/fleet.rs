@@ -62,7 +62,10 @@ impl Fleet {
             repo.root(),
             &["__pycache__", ".pytest_cache", ".verdict"],
         );
-        repo.write(".gitignore", ".venv\n.verdict/\n__pycache__/\n.pytest_cache/\n");
+        repo.write(
+            ".gitignore",
+            ".venv\n.verdict/\n__pycache__/\n.pytest_cache/\n",
+        );
         repo.git_init();
         repo.git(&["add", "-A"]);
         repo.git(&["commit", "-q", "-m", "the cart"]);
@@ -178,12 +181,12 @@ impl Fleet {
             .collect()
     }
 
-    /// The attempts the ledger shows for `key`, in order.
-    pub(crate) fn attempts_of(&self, key: &str) -> Vec<u64> {
+    /// The agent sessions the ledger shows for `key`, by their call numbers, in order.
+    pub(crate) fn calls_of(&self, key: &str) -> Vec<u64> {
         self.ledger()
             .iter()
             .filter(|l| l["task"] == key)
-            .filter_map(|l| l["attempt"].as_u64())
+            .filter_map(|l| l["call"].as_u64())
             .collect()
     }
 
@@ -285,7 +288,11 @@ fn three_tasks_pass_each_attempt_once_and_keep_their_changes_on_a_branch() {
     ];
     let added = fleet.add(&tasks);
     assert_eq!(added.code, 0, "{}", added.all());
-    assert!(added.stdout.contains("3 added, 0 already"), "{}", added.all());
+    assert!(
+        added.stdout.contains("3 added, 0 already"),
+        "{}",
+        added.all()
+    );
 
     fleet.work(&["--concurrency", "2"]);
 
@@ -295,20 +302,31 @@ fn three_tasks_pass_each_attempt_once_and_keep_their_changes_on_a_branch() {
         assert_eq!(task["attempts"], attempts, "{task:#}");
         // Each attempt ran exactly once: the ledger is outside the database.
         let expected: Vec<u64> = (1..=attempts).collect();
-        assert_eq!(fleet.attempts_of(key), expected, "{key}");
+        assert_eq!(fleet.calls_of(key), expected, "{key}");
         // Its work is on a branch of the repository, which the worktree's HEAD never moved to.
         let branch = task["branch"].as_str().expect("a branch").to_owned();
         let cart = git(fleet.repo.root(), &["show", &format!("{branch}:cart.py")]);
         assert!(cart.contains("total - total * percent"), "{cart}");
         let workdir = PathBuf::from(task["workdir"].as_str().expect("a workdir"));
         let status = git(&workdir, &["status", "--porcelain", "--", "cart.py"]);
-        assert!(status.contains("cart.py"), "the fix stays in the work tree: {status}");
+        assert!(
+            status.contains("cart.py"),
+            "the fix stays in the work tree: {status}"
+        );
     }
     let history = fleet.history("b");
     let diff = history["diff"].as_str().expect("a diff");
-    assert!(diff.contains("+    return total - total * percent / 100"), "{diff}");
+    assert!(
+        diff.contains("+    return total - total * percent / 100"),
+        "{diff}"
+    );
     // The main checkout is untouched.
-    assert!(fleet.repo.read("cart.py").contains("total + total * percent"));
+    assert!(
+        fleet
+            .repo
+            .read("cart.py")
+            .contains("total + total * percent")
+    );
 }
 
 #[test]
@@ -318,13 +336,21 @@ fn adding_the_same_file_again_adds_nothing() {
     assert!(fleet.add(&tasks[..1]).stdout.contains("1 added, 0 already"));
     // The file cut after its first line, then added whole: only the second line is new.
     let again = fleet.add(&tasks);
-    assert!(again.stdout.contains("1 added, 1 already"), "{}", again.all());
+    assert!(
+        again.stdout.contains("1 added, 1 already"),
+        "{}",
+        again.all()
+    );
     // A line without a key gets one from its content: the same line twice is one task.
     let mut keyless = fleet.task("x", "fix");
     keyless.as_object_mut().expect("an object").remove("key");
     fleet.add(&[keyless.clone()]);
     let twice = fleet.add(&[keyless]);
-    assert!(twice.stdout.contains("0 added, 1 already"), "{}", twice.all());
+    assert!(
+        twice.stdout.contains("0 added, 1 already"),
+        "{}",
+        twice.all()
+    );
     assert_eq!(fleet.status()["tasks"].as_array().map(Vec::len), Some(3));
 }
 
@@ -364,11 +390,17 @@ fn a_one_task_fleet_gives_the_events_of_verdict_loop() {
     verdict_test_support::link_venv(&target);
     let events = clone.path().join("events.ndjson");
     let task = fleet.task("b", "fix-on-second");
+    // Its own count of sessions, so that its first session is a first call too.
+    let ready = fleet.path("ready").to_string_lossy().into_owned();
+    let loop_agent = task["agent"]
+        .as_str()
+        .expect("an agent")
+        .replace(&ready, &clone.path().to_string_lossy());
     let out = Command::new(env!("CARGO_BIN_EXE_verdict"))
         .args(["loop", "--max-attempts", "3", "--events"])
         .arg(&events)
         .args(["--task", task["task"].as_str().expect("a task")])
-        .args(["--agent", task["agent"].as_str().expect("an agent")])
+        .args(["--agent", &loop_agent])
         .current_dir(&target)
         .env("VERDICT_STATE_DIR", ".verdict")
         .env("PATH", path_with_node())
@@ -417,7 +449,7 @@ fn a_task_waiting_on_its_retry_delay_does_not_hold_up_the_next() {
     assert_eq!(slow["state"], "retry_scheduled", "{slow:#}");
     assert!(slow["next_retry_at"].as_i64().is_some(), "{slow:#}");
     // The slow one ran first (its priority), once.
-    assert_eq!(fleet.attempts_of("slow"), [1]);
+    assert_eq!(fleet.calls_of("slow"), [1]);
     let _ = worker.kill();
     let _ = worker.wait();
 }
@@ -426,17 +458,21 @@ fn a_task_waiting_on_its_retry_delay_does_not_hold_up_the_next() {
 fn cancelling_a_running_task_stops_its_agent() {
     let fleet = Fleet::sqlite();
     fleet.add(&[fleet.task("s", "sleep-then-fix")]);
-    let mut worker = fleet.spawn(
-        &["work", "--lease", "4", "--min-free-disk", "1"],
-        "w",
-    );
+    let mut worker = fleet.spawn(&["work", "--lease", "4", "--min-free-disk", "1"], "w");
     let pid = fleet.wait_ready("s", &mut worker);
     let out = fleet.run(&["cancel", "s"]);
     assert_eq!(out.code, 0, "{}", out.all());
-    assert!(gone_within(pid, Duration::from_secs(20)), "the agent {pid} still runs");
+    assert!(
+        gone_within(pid, Duration::from_secs(20)),
+        "the agent {pid} still runs"
+    );
     let start = Instant::now();
     while fleet.task_status("s")["state"] != "cancelled" {
-        assert!(start.elapsed() < Duration::from_secs(20), "{:#}", fleet.status());
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "{:#}",
+            fleet.status()
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
     assert_eq!(fleet.task_status("s")["attempts"], 0);
@@ -448,15 +484,15 @@ fn cancelling_a_running_task_stops_its_agent() {
 fn sigterm_drains_a_worker_and_hands_its_attempt_back_uncounted() {
     let fleet = Fleet::sqlite();
     fleet.add(&[fleet.task("s", "sleep-then-fix")]);
-    let mut worker = fleet.spawn(
-        &["work", "--drain", "1", "--min-free-disk", "1"],
-        "w",
-    );
+    let mut worker = fleet.spawn(&["work", "--drain", "1", "--min-free-disk", "1"], "w");
     let pid = fleet.wait_ready("s", &mut worker);
     signal(worker.id(), "TERM");
     let out = finish(worker, Duration::from_secs(60));
     assert_eq!(out.code, 0, "{}", out.all());
-    assert!(gone_within(pid, Duration::from_secs(10)), "the agent {pid} still runs");
+    assert!(
+        gone_within(pid, Duration::from_secs(10)),
+        "the agent {pid} still runs"
+    );
     let task = fleet.task_status("s");
     assert_eq!(task["state"], "pending", "{task:#}");
     assert_eq!(task["attempts"], 0, "{task:#}");
@@ -466,7 +502,7 @@ fn sigterm_drains_a_worker_and_hands_its_attempt_back_uncounted() {
     fleet.work(&[]);
     let task = fleet.task_status("s");
     assert_eq!(task["state"], "passed", "{task:#}");
-    assert_eq!(fleet.attempts_of("s"), [1, 2]);
+    assert_eq!(fleet.calls_of("s"), [1, 2]);
 }
 
 #[test]
@@ -482,9 +518,12 @@ fn a_worker_killed_mid_attempt_loses_nothing_and_runs_nothing_twice() {
     fleet.work(&["--lease", "3"]);
     let task = fleet.task_status("s");
     assert_eq!(task["state"], "passed", "{task:#}");
-    assert!(gone_within(pid, Duration::from_secs(10)), "the agent {pid} survived its task");
+    assert!(
+        gone_within(pid, Duration::from_secs(10)),
+        "the agent {pid} survived its task"
+    );
     // Attempt 1 was cut short and does not count; attempt 2 (as the loop numbers it) passed.
-    assert_eq!(fleet.attempts_of("s"), [1, 2]);
+    assert_eq!(fleet.calls_of("s"), [1, 2]);
     let history = fleet.history("s");
     let outcomes: Vec<&str> = history["attempts"]
         .as_array()

@@ -102,7 +102,10 @@ fn from_file(file: &Path) -> Result<Vec<NewTask>> {
         let file = absolute(file)?;
         let text = std::fs::read_to_string(&file)
             .with_context(|| format!("failed to read {}", file.display()))?;
-        let base = file.parent().map(Path::to_path_buf).unwrap_or(current_dir()?);
+        let base = file
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or(current_dir()?);
         (text, base)
     };
     let mut tasks = Vec::new();

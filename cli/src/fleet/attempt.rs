@@ -27,7 +27,7 @@ impl Attempts for LoopAttempts {
     async fn run(
         &self,
         task: &TaskRecord,
-        number: u32,
+        _number: u32,
         root: &Path,
         stop: Arc<Stop>,
     ) -> AttemptEnd {
@@ -38,7 +38,7 @@ impl Attempts for LoopAttempts {
         let spawned = std::thread::Builder::new()
             .name(format!("fleet-task-{}", task.id))
             .spawn(move || {
-                let end = one(&task, number, &root, stop).unwrap_or_else(|error| {
+                let end = one(&task, &root, stop).unwrap_or_else(|error| {
                     AttemptEnd::ended(TaskState::Failed, "error", format!("{error:#}"))
                 });
                 let _ = sender.send(end);
@@ -58,7 +58,7 @@ impl Attempts for LoopAttempts {
 }
 
 /// Runs attempt `number` of `task` in `root` to its end or its hand-back.
-fn one(task: &TaskRecord, number: u32, root: &Path, stop: Arc<Stop>) -> Result<AttemptEnd> {
+fn one(task: &TaskRecord, root: &Path, stop: Arc<Stop>) -> Result<AttemptEnd> {
     let (root, config) = run::load_config(Some(root))?;
     let root = std::fs::canonicalize(&root)
         .with_context(|| format!("failed to resolve {}", root.display()))?;
@@ -120,13 +120,12 @@ fn one(task: &TaskRecord, number: u32, root: &Path, stop: Arc<Stop>) -> Result<A
     runtime.shutdown_timeout(Duration::from_millis(100));
     let end = end.map_err(|e| anyhow::anyhow!("{e}"))?;
     let events = std::mem::take(&mut *events.lock().unwrap_or_else(|p| p.into_inner()));
-    Ok(attempt_end(task, number, &end, &events, started.elapsed()))
+    Ok(attempt_end(task, &end, &events, started.elapsed()))
 }
 
 /// The worker's record of the attempt: the loop's end, read with its events.
 fn attempt_end(
     task: &TaskRecord,
-    number: u32,
     end: &LoopEnd,
     events: &[LoopEvent],
     took: Duration,
@@ -183,7 +182,6 @@ fn attempt_end(
         record.cost_usd = cost;
     }
     record.events = events.iter().map(|e| e.to_json().to_string()).collect();
-    let _ = number;
     record
 }
 
@@ -203,13 +201,20 @@ fn reported_usage(log: &Path) -> Option<(Option<u64>, Option<f64>)> {
             return None;
         }
         let value: serde_json::Value = serde_json::from_str(line).ok()?;
-        let cost = value.get("total_cost_usd").and_then(serde_json::Value::as_f64);
+        let cost = value
+            .get("total_cost_usd")
+            .and_then(serde_json::Value::as_f64);
         let usage = value.get("usage");
         let tokens = usage.map(|usage| {
-            ["input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"]
-                .iter()
-                .filter_map(|k| usage.get(k).and_then(serde_json::Value::as_u64))
-                .sum()
+            [
+                "input_tokens",
+                "output_tokens",
+                "cache_creation_input_tokens",
+                "cache_read_input_tokens",
+            ]
+            .iter()
+            .filter_map(|k| usage.get(k).and_then(serde_json::Value::as_u64))
+            .sum()
         });
         Some((tokens, cost))
     })

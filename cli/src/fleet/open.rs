@@ -40,10 +40,11 @@ impl StateArg {
     /// Opens (creating and migrating) the fleet's database.
     pub(crate) async fn open(&self) -> Result<Arc<dyn Store>> {
         Ok(match self.target()? {
-            Target::File(path) => Arc::new(
-                verdict_fleet::SqliteStore::open(&path)
-                    .with_context(|| format!("failed to open the fleet database {}", path.display()))?,
-            ),
+            Target::File(path) => {
+                Arc::new(verdict_fleet::SqliteStore::open(&path).with_context(|| {
+                    format!("failed to open the fleet database {}", path.display())
+                })?)
+            }
             Target::Postgres(url) => anyhow::bail!("PostgreSQL comes next: {url}"),
         })
     }

@@ -180,7 +180,11 @@ pub(crate) fn history(args: &HistoryArgs) -> Result<ExitCode> {
         };
         let attempts = store.attempts(Some(task.id)).await?;
         let events = store.events(task.id).await?;
-        let diff = if args.diff { store.diff(task.id).await? } else { None };
+        let diff = if args.diff {
+            store.diff(task.id).await?
+        } else {
+            None
+        };
         anyhow::Ok((task, attempts, events, diff))
     })?;
     if args.format == Format::Json {
@@ -200,7 +204,10 @@ pub(crate) fn history(args: &HistoryArgs) -> Result<ExitCode> {
         task.spec.key,
         task.state,
         task.attempts,
-        task.reason.as_deref().map(|r| format!(" — {r}")).unwrap_or_default()
+        task.reason
+            .as_deref()
+            .map(|r| format!(" — {r}"))
+            .unwrap_or_default()
     );
     for a in &attempts {
         let took = a.finished_at.map(|end| duration(end - a.claimed_at));
@@ -211,7 +218,10 @@ pub(crate) fn history(args: &HistoryArgs) -> Result<ExitCode> {
             a.host,
             second(a.claimed_at),
             took.map(|t| format!(" ({t})")).unwrap_or_default(),
-            a.category.as_deref().map(|c| format!(", {c}")).unwrap_or_default(),
+            a.category
+                .as_deref()
+                .map(|c| format!(", {c}"))
+                .unwrap_or_default(),
         );
     }
     if let Some(diff) = diff {

@@ -66,7 +66,9 @@ fn parse_limit(text: &str) -> Result<AgentLimit, String> {
         .parse()
         .map_err(|_| format!("`{slots}` is not a number of sessions"))?;
     if agent.trim().is_empty() || slots == 0 {
-        return Err(format!("`{text}`: an agent's name and at least one session"));
+        return Err(format!(
+            "`{text}`: an agent's name and at least one session"
+        ));
     }
     Ok(AgentLimit {
         agent: agent.trim().to_owned(),
@@ -117,7 +119,10 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
         summary.finished, summary.drained, summary.lost, summary.rescued
     );
     if summary.lost > 0 {
-        bail!("{} attempt(s) lost their lease; their results were not written", summary.lost);
+        bail!(
+            "{} attempt(s) lost their lease; their results were not written",
+            summary.lost
+        );
     }
     Ok(ExitCode::Success)
 }

@@ -1,19 +1,19 @@
 """A scripted coding agent for the end-to-end tests of `verdict fleet` (cli/tests/fleet.rs).
 
-    python3 agent.py MODE --ledger FILE --task KEY [--ready DIR]
+    python3 agent.py MODE --ledger FILE --task KEY --ready DIR
 
-It reads the prompt on stdin, takes the attempt's number from it ("This is attempt N of M"; the
-first prompt has none: attempt 1), and appends one line to the ledger, a file outside the fleet's
-database: {"task", "attempt", "host", "pid", "cwd"}. The tests count the ledger's lines to check
-that each attempt ran exactly once: the database alone cannot show a double run. Then it really
-edits the cart project in its working directory, as MODE says:
+It reads the prompt on stdin and counts its sessions per task in DIR/<task>.calls (call N), and
+appends one line to the ledger, a file outside the fleet's database: {"task", "call", "attempt"
+(from the prompt's "This is attempt N of M", else 1), "host", "pid", "cwd"}. The tests count the
+ledger's lines to check that each attempt ran exactly once: the database alone cannot show a
+double run. Then it really edits the cart project in its working directory, as MODE says:
 
     fix             fixes the cart's discount at once
-    fix-on-second   attempt 1 edits a comment only (the test still fails), later attempts fix
+    fix-on-second   call 1 edits a comment only (the test still fails), later calls fix
     touch           edits a comment only, every time (never green)
-    sleep-then-fix  attempt 1 writes DIR/<task>.ready with its pid and sleeps until killed;
-                    later attempts fix
-    rate-limit      attempt 1 prints a 429 with a retry-after of 30 s and exits 1; later fix
+    sleep-then-fix  call 1 writes DIR/<task>.ready with its pid and sleeps until killed; later
+                    calls fix
+    rate-limit      call 1 prints a 429 with a retry-after of 30 s and exits 1; later calls fix
 
 Nothing here runs a shell.
 """
@@ -35,14 +35,16 @@ def main():
     parser.add_argument("mode")
     parser.add_argument("--ledger", required=True)
     parser.add_argument("--task", required=True)
-    parser.add_argument("--ready")
+    parser.add_argument("--ready", required=True)
     args = parser.parse_args()
     prompt = sys.stdin.read()
     found = re.search(r"This is attempt (\d+) of", prompt)
     attempt = int(found.group(1)) if found else 1
+    call = next_call(os.path.join(args.ready, args.task + ".calls"))
     line = json.dumps(
         {
             "task": args.task,
+            "call": call,
             "attempt": attempt,
             "host": socket.gethostname(),
             "pid": os.getpid(),
@@ -57,11 +59,11 @@ def main():
     if args.mode == "fix":
         fix()
     elif args.mode == "fix-on-second":
-        touch() if attempt == 1 else fix()
+        touch() if call == 1 else fix()
     elif args.mode == "touch":
         touch()
     elif args.mode == "sleep-then-fix":
-        if attempt == 1:
+        if call == 1:
             ready = os.path.join(args.ready, args.task + ".ready")
             with open(ready + ".tmp", "w", encoding="utf-8") as file:
                 file.write(str(os.getpid()))
@@ -69,9 +71,7 @@ def main():
             time.sleep(3600)
         fix()
     elif args.mode == "rate-limit":
-        if attempt == 1 and not os.path.exists(".rate-limited"):
-            with open(".rate-limited", "w", encoding="utf-8") as file:
-                file.write("1")
+        if call == 1:
             print("Error: 429 Too Many Requests: rate limit exceeded. retry-after: 30", file=sys.stderr)
             return 1
         fix()
@@ -80,6 +80,19 @@ def main():
         return 2
     print("done")
     return 0
+
+
+def next_call(path):
+    """This session's number for its task, counted in a file (sessions of a task never overlap)."""
+    try:
+        with open(path, encoding="utf-8") as file:
+            call = int(file.read().strip() or "0") + 1
+    except FileNotFoundError:
+        call = 1
+    with open(path + ".tmp", "w", encoding="utf-8") as file:
+        file.write(str(call))
+    os.replace(path + ".tmp", path)
+    return call
 
 
 def fix():

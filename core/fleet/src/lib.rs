@@ -27,8 +27,8 @@ pub mod sqlite;
 pub mod stats;
 pub mod store;
 pub mod task;
-pub mod worker;
 pub mod workdir;
+pub mod worker;
 
 pub use error::FleetError;
 pub use sqlite::SqliteStore;

@@ -215,7 +215,13 @@ pub async fn work(
                     stop.stop(StopReason::Drained);
                 }
             }
-            wait_for_one(&mut running, &mut summary, Duration::from_millis(100), &drain).await;
+            wait_for_one(
+                &mut running,
+                &mut summary,
+                Duration::from_millis(100),
+                &drain,
+            )
+            .await;
             continue;
         }
         if last_rescue.is_none_or(|at| at.elapsed() >= options.lease / 2) {
@@ -232,7 +238,15 @@ pub async fn work(
             prune(&store, age, &options.work_base).await?;
             last_prune = Some(Instant::now());
         }
-        let took = fill(&store, &attempts, &me, &options, &mut running, &mut low_disk_said).await?;
+        let took = fill(
+            &store,
+            &attempts,
+            &me,
+            &options,
+            &mut running,
+            &mut low_disk_said,
+        )
+        .await?;
         if !took && running.set.is_empty() && options.until_idle && store.counts().await?.idle() {
             break;
         }
@@ -272,11 +286,8 @@ async fn fill(
         info!(target: "verdict::fleet", task = claim.task.id, attempt = claim.number, "claimed");
         let stop = Arc::new(Stop::default());
         running.stops.insert(claim.task.id, Arc::clone(&stop));
-        let (store, attempts, options) = (
-            Arc::clone(store),
-            Arc::clone(attempts),
-            Arc::clone(options),
-        );
+        let (store, attempts, options) =
+            (Arc::clone(store), Arc::clone(attempts), Arc::clone(options));
         running.set.spawn(async move {
             let id = claim.task.id;
             (id, attempt(store, attempts, claim, options, stop).await)
@@ -399,7 +410,10 @@ async fn prepared(
     if prepared.fresh
         && let Some(setup) = &task.spec.setup
     {
-        let runner = verdict_core::process::ProcessRunner::new();
+        // Recorded where the next attempt looks: a worker that dies during the setup leaves
+        // nothing running.
+        let running = verdict_core::paths::running(&prepared.root);
+        let runner = verdict_core::process::ProcessRunner::new().with_records(running);
         workdir::run_setup(&runner, &prepared.root, setup, options.setup_timeout)
             .await
             .map_err(|error| {
@@ -485,7 +499,9 @@ async fn heartbeat(
         tokio::time::sleep(options.heartbeat).await;
         let sent = Instant::now();
         match store.heartbeat(&claim, options.lease).await {
-            Ok(LeaseState::Held { cancel, expired, .. }) => {
+            Ok(LeaseState::Held {
+                cancel, expired, ..
+            }) => {
                 renewed = sent;
                 if cancel {
                     stop.stop(StopReason::Cancelled);

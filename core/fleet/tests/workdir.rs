@@ -195,8 +195,24 @@ fn a_prepared_work_directory_is_reused_as_it_is() {
         "the agent's work is kept"
     );
 
-    // Left behind unrecorded (a worker died while preparing it): made anew.
+    // Left behind unrecorded, its checkout complete (a worker died during an attempt): the
+    // task's, with the agent's work, and not yet set up.
     task.workdir = None;
+    let found = rt
+        .block_on(workdir::prepare(&task, &base))
+        .expect("found again");
+    assert_eq!(
+        (found.root.clone(), found.fresh),
+        (first.root.clone(), true)
+    );
+    assert!(
+        found.root.join("new.txt").exists(),
+        "the agent's work is kept"
+    );
+
+    // Left half-made (a worker died while preparing it, before its start was written): anew.
+    std::fs::remove_dir_all(verdict_core::paths::loop_dir(&first.root).join("fleet"))
+        .expect("remove the fleet's record of it");
     let anew = rt
         .block_on(workdir::prepare(&task, &base))
         .expect("prepared anew");

@@ -60,8 +60,10 @@ enum Source {
 ///   run one after another, never side by side.
 ///
 /// A task whose stored work directory exists gets it back as it is (`fresh: false`). A
-/// directory left at `base/task-<id>` without being recorded (a worker died while preparing it,
-/// or during an attempt that was rescued) is removed and prepared anew. A task whose branch
+/// directory left at `base/task-<id>` without being recorded is the task's when its checkout
+/// was completed (a worker died during an attempt that was rescued): it is handed back, `fresh`
+/// while its setup has not run to its end. One left half-made (a worker died while preparing
+/// it) is removed, with what was left running in it, and prepared anew. A task whose branch
 /// holds earlier work — in the repository, or pushed to the remote a clone comes from —
 /// continues from that branch's tip, so another host can take over a task whose work was pushed.
 pub async fn prepare(task: &TaskRecord, base: &Path) -> Result<Prepared> {
@@ -133,6 +135,9 @@ pub async fn prepare(task: &TaskRecord, base: &Path) -> Result<Prepared> {
         }
         Source::Repo { top, prefix } => {
             let rev = rev.unwrap_or("HEAD");
+            if let Some(found) = left_behind(&target, &prefix, &task.spec.key, Kind::Worktree) {
+                return Ok(found);
+            }
             clear(&target, base).await?;
             let (checkout, start) = match continued(&top, &branch_name, false).await {
                 Some(found) => found,
@@ -161,6 +166,9 @@ pub async fn prepare(task: &TaskRecord, base: &Path) -> Result<Prepared> {
             })
         }
         Source::Remote(url) => {
+            if let Some(found) = left_behind(&target, Path::new(""), &task.spec.key, Kind::Clone) {
+                return Ok(found);
+            }
             clear(&target, base).await?;
             std::fs::create_dir_all(base).map_err(|source| FleetError::Io {
                 what: format!("create {}", base.display()),
@@ -194,6 +202,24 @@ pub async fn prepare(task: &TaskRecord, base: &Path) -> Result<Prepared> {
             })
         }
     }
+}
+
+/// How long a dead worker's leftover process group gets between SIGTERM and SIGKILL.
+const LEFTOVER_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// The work directory a worker prepared for the task and died before recording (its start is
+/// written once the checkout is complete): it is the task's, with whatever its agent did, and
+/// the attempt that continues there stops what the dead worker left running in it.
+fn left_behind(target: &Path, prefix: &Path, key: &str, kind: Kind) -> Option<Prepared> {
+    let root = target.join(prefix);
+    let start = state::read_start(&root, key)?;
+    Some(Prepared {
+        fresh: !state::is_setup_done(&root),
+        root,
+        start: Some(start),
+        branch: Some(branch_name(key)),
+        kind,
+    })
 }
 
 /// The branch that keeps a task's work: `verdict/fleet/<key>`, the key written with letters,
@@ -393,6 +419,11 @@ async fn known_start(root: &Path, key: &str, rev: Option<&str>) -> Result<String
 /// Removes what a worker left at `target` without recording it.
 async fn clear(target: &Path, base: &Path) -> Result<()> {
     if target.exists() || target.symlink_metadata().is_ok() {
+        // What a dead worker started there (its setup, its agent) goes with the directory.
+        verdict_core::process::stop_leftovers(
+            &verdict_core::paths::running(target),
+            LEFTOVER_GRACE,
+        );
         super::remove::remove(target, base).await?;
     }
     Ok(())

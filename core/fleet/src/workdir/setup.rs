@@ -62,6 +62,7 @@ pub async fn run_setup(
     let captured = runner.run(&spec, &log).await;
     let ended = match &captured.exit {
         Exit::Code { code: 0 } => {
+            state::mark_setup_done(root)?;
             return Ok(SetupOutcome {
                 log,
                 duration: captured.duration,

@@ -17,6 +17,26 @@ pub(super) fn setup_log(root: &Path) -> PathBuf {
     dir(root).join("setup.log")
 }
 
+/// The mark that the task's setup command ran to its end in this work directory.
+fn setup_done_file(root: &Path) -> PathBuf {
+    dir(root).join("setup.done")
+}
+
+/// Marks the setup as done: a work directory found again after a worker died is not set up
+/// twice, and one whose setup was cut short is set up again.
+pub(super) fn mark_setup_done(root: &Path) -> Result<()> {
+    let path = setup_done_file(root);
+    std::fs::write(&path, b"done\n").map_err(|source| FleetError::Io {
+        what: format!("write {}", path.display()),
+        source,
+    })
+}
+
+/// Whether the setup ran to its end here.
+pub(super) fn is_setup_done(root: &Path) -> bool {
+    setup_done_file(root).is_file()
+}
+
 /// A throw-away index for one recording of the agent's work (per process, so two never share it).
 pub(super) fn scratch_index(root: &Path) -> PathBuf {
     dir(root).join(format!("keep-{}.index", std::process::id()))
