@@ -32,6 +32,29 @@ use crate::store::{AgentLimit, AttemptEnd, Claim, LeaseState, Store, WorkerId};
 use crate::task::{TaskId, TaskRecord, TaskState};
 use crate::workdir;
 
+/// The environment variable that holds a worker at one point of an attempt, for the chaos
+/// tests: `POINT:DIR`, the point one of `claimed`, `prepared`, `ran` (the attempt ended, its
+/// result not yet written). The worker writes `DIR/POINT-<pid>` and waits there for ever, to
+/// be killed.
+pub const PAUSE_ENV: &str = "VERDICT_FLEET_PAUSE_AT";
+
+/// Holds the worker at `point` when [`PAUSE_ENV`] names it.
+async fn pause_at(point: &str) {
+    let Some(value) = std::env::var_os(PAUSE_ENV) else {
+        return;
+    };
+    let value = value.to_string_lossy();
+    let Some((named, dir)) = value.split_once(':') else {
+        return;
+    };
+    if named != point {
+        return;
+    }
+    let mark = Path::new(dir).join(format!("{point}-{}", std::process::id()));
+    let _ = std::fs::write(&mark, b"");
+    std::future::pending::<()>().await;
+}
+
 /// Why an attempt was told to stop before its end.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StopReason {
@@ -379,10 +402,15 @@ async fn attempt(
         Arc::clone(&stop),
         Arc::clone(&lost),
     ));
+    pause_at("claimed").await;
     let mut end = match prepared(&claim, &options).await {
-        Ok(prepared) => run_in(&attempts, &claim, &prepared, &stop).await,
+        Ok(prepared) => {
+            pause_at("prepared").await;
+            run_in(&attempts, &claim, &prepared, &stop).await
+        }
         Err(end) => *end,
     };
+    pause_at("ran").await;
     beat.abort();
     if lost.load(Ordering::SeqCst) || stop.reason() == Some(StopReason::LeaseLost) {
         return Ok(Ended::Lost);
@@ -498,7 +526,18 @@ async fn heartbeat(
     loop {
         tokio::time::sleep(options.heartbeat).await;
         let sent = Instant::now();
-        match store.heartbeat(&claim, options.lease).await {
+        // A database cut off mid-statement may not answer for minutes (TCP): a renewal that
+        // takes longer than a heartbeat counts as failed.
+        let renewal =
+            tokio::time::timeout(options.heartbeat, store.heartbeat(&claim, options.lease));
+        let answer = match renewal.await {
+            Ok(answer) => answer,
+            Err(_) => Err(crate::FleetError::Invalid(format!(
+                "the database did not answer a heartbeat within {:?}",
+                options.heartbeat
+            ))),
+        };
+        match answer {
             Ok(LeaseState::Held {
                 cancel, expired, ..
             }) => {
