@@ -31,6 +31,8 @@ macro_rules! suite {
             deadline_and_cost_cap_expire_waiting_tasks,
             cancel_pause_and_resume_by_selector,
             a_running_task_sees_its_cancel_in_the_heartbeat,
+            a_lost_task_a_person_cancelled_ends_cancelled,
+            a_lower_limit_lets_running_attempts_finish,
             retry_sends_an_escalated_task_back_with_guidance,
             finish_records_what_the_attempt_says,
             a_task_runs_where_its_work_directory_is,
@@ -632,6 +634,61 @@ pub(crate) async fn a_running_task_sees_its_cancel_in_the_heartbeat(db: Db) {
     let task = store.task("a").await.expect("task").expect("a");
     assert_eq!(task.state, TaskState::Cancelled);
     assert!(!task.cancel_requested);
+}
+
+pub(crate) async fn a_lost_task_a_person_cancelled_ends_cancelled(db: Db) {
+    let store = &db.store;
+    add(store, &[task("a")]).await;
+    claim(store, SHORT).await.expect("a claim");
+    let cancel = store.control(&Selector::All, Control::Cancel).await;
+    assert_eq!(cancel.expect("cancel"), 1);
+    tokio::time::sleep(PAST_SHORT).await;
+    assert_eq!(store.rescue().await.expect("rescue").len(), 1);
+    assert_eq!(state(store, "a").await, TaskState::Cancelled);
+    assert!(claim(store, LONG).await.is_none());
+}
+
+pub(crate) async fn a_lower_limit_lets_running_attempts_finish(db: Db) {
+    let store = &db.store;
+    let limit = |slots| {
+        [AgentLimit {
+            agent: "claude".into(),
+            slots,
+        }]
+    };
+    store.set_limits(&limit(3)).await.expect("limits");
+    add(store, &[task("a"), task("b"), task("c"), task("d")]).await;
+    let claims = [
+        claim(store, LONG).await.expect("a"),
+        claim(store, LONG).await.expect("b"),
+        claim(store, LONG).await.expect("c"),
+    ];
+    store.set_limits(&limit(1)).await.expect("limits");
+    for held in &claims {
+        let beat = store.heartbeat(held, LONG).await.expect("heartbeat");
+        assert!(beat != LeaseState::Lost, "{:?}", held.slot);
+    }
+    for held in &claims[1..] {
+        assert!(
+            store
+                .finish(held, &end(TaskState::Passed, true))
+                .await
+                .expect("finish")
+        );
+        assert!(claim(store, LONG).await.is_none(), "one slot, still held");
+    }
+    assert!(
+        store
+            .finish(&claims[0], &end(TaskState::Passed, true))
+            .await
+            .expect("finish")
+    );
+    let d = claim(store, LONG).await.expect("d takes the one slot");
+    assert_eq!(d.slot, Some(("claude".into(), 0)));
+    // A limit of 0 removes it.
+    store.set_limits(&limit(0)).await.expect("limits");
+    add(store, &[task("e")]).await;
+    assert!(claim(store, LONG).await.is_some());
 }
 
 pub(crate) async fn retry_sends_an_escalated_task_back_with_guidance(db: Db) {
