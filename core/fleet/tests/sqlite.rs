@@ -54,6 +54,63 @@ fn a_database_migrated_by_a_newer_verdict_is_refused() {
     }
 }
 
+#[test]
+fn processes_opening_a_new_database_at_once_migrate_it_once() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = dir.path().join("new").join("fleet.db");
+    let openers: Vec<_> = (0..6)
+        .map(|_| {
+            let path = path.clone();
+            std::thread::spawn(move || SqliteStore::open(&path).map(drop))
+        })
+        .collect();
+    for opener in openers {
+        opener.join().expect("an opener").expect("opens");
+    }
+    let conn = rusqlite::Connection::open(&path).expect("a connection");
+    let version: i64 = conn
+        .query_row("PRAGMA user_version", [], |row| row.get(0))
+        .expect("the version");
+    assert_eq!(version, 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_people_do_to_a_task_is_in_its_history() {
+    use verdict_fleet::{Control, Selector};
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = dir.path().join("fleet.db");
+    let store = open(&path);
+    store.add(&[task("a")]).await.expect("add");
+    store
+        .control(&Selector::Task("a".into()), Control::Pause)
+        .await
+        .expect("pause");
+    store
+        .control(&Selector::All, Control::Resume)
+        .await
+        .expect("resume");
+    store
+        .control(&Selector::All, Control::Cancel)
+        .await
+        .expect("cancel");
+    assert!(store.retry("a", "try the other API").await.expect("retry"));
+    let conn = rusqlite::Connection::open(&path).expect("a connection");
+    let mut statement = conn
+        .prepare("SELECT action, detail FROM task_history ORDER BY id")
+        .expect("a query");
+    let history: Vec<(String, Option<String>)> = statement
+        .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
+        .expect("rows")
+        .collect::<Result<_, _>>()
+        .expect("rows");
+    let actions: Vec<&str> = history.iter().map(|(a, _)| a.as_str()).collect();
+    assert_eq!(
+        actions,
+        ["added", "paused", "resumed", "cancelled", "retry"]
+    );
+    assert_eq!(history[4].1.as_deref(), Some("try the other API"));
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_campaign_over_its_cost_cap_expires_its_waiting_tasks() {
     let dir = tempfile::tempdir().expect("a temporary directory");
@@ -155,10 +212,13 @@ async fn claim_until_done(db: &Path, log: &Path, go: &Path) {
         match store.claim(&me, LONG).await.expect("claim") {
             Some(claim) => {
                 let (id, number) = (claim.task.id, claim.number);
-                writeln!(file, "start {id} {number} {pid} {}", micros()).expect("log");
+                // One write a line: appends of one write each never interleave.
+                let line = format!("start {id} {number} {pid} {}\n", micros());
+                file.write_all(line.as_bytes()).expect("log");
                 // The "agent" works a little, so the processes overlap.
                 tokio::time::sleep(Duration::from_millis(15)).await;
-                writeln!(file, "end {id} {number} {pid} {}", micros()).expect("log");
+                let line = format!("end {id} {number} {pid} {}\n", micros());
+                file.write_all(line.as_bytes()).expect("log");
                 assert!(
                     store
                         .finish(&claim, &end(TaskState::Passed, true))
