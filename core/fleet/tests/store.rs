@@ -32,6 +32,7 @@ macro_rules! suite {
             cancel_pause_and_resume_by_selector,
             a_running_task_sees_its_cancel_in_the_heartbeat,
             a_lost_task_a_person_cancelled_ends_cancelled,
+            a_running_task_past_its_deadline_hears_it,
             a_lower_limit_lets_running_attempts_finish,
             retry_sends_an_escalated_task_back_with_guidance,
             finish_records_what_the_attempt_says,
@@ -646,6 +647,38 @@ pub(crate) async fn a_lost_task_a_person_cancelled_ends_cancelled(db: Db) {
     assert_eq!(store.rescue().await.expect("rescue").len(), 1);
     assert_eq!(state(store, "a").await, TaskState::Cancelled);
     assert!(claim(store, LONG).await.is_none());
+}
+
+pub(crate) async fn a_running_task_past_its_deadline_hears_it(db: Db) {
+    let store = &db.store;
+    let mut t = task("a");
+    t.deadline_secs = Some(1);
+    add(store, &[t]).await;
+    let running = claim(store, LONG).await.expect("a claim");
+    let beat = store.heartbeat(&running, LONG).await.expect("heartbeat");
+    assert!(
+        matches!(beat, LeaseState::Held { expired: false, .. }),
+        "{beat:?}"
+    );
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    let beat = store.heartbeat(&running, LONG).await.expect("heartbeat");
+    assert!(
+        matches!(
+            beat,
+            LeaseState::Held {
+                expired: true,
+                cancel: false,
+                ..
+            }
+        ),
+        "{beat:?}"
+    );
+    let expired = AttemptEnd {
+        outcome: "expired".into(),
+        ..end(TaskState::Expired, false)
+    };
+    assert!(store.finish(&running, &expired).await.expect("finish"));
+    assert_eq!(state(store, "a").await, TaskState::Expired);
 }
 
 pub(crate) async fn a_lower_limit_lets_running_attempts_finish(db: Db) {
