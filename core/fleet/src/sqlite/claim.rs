@@ -19,9 +19,10 @@ pub(super) fn millis(duration: Duration) -> i64 {
 /// claim can guess or reuse, so a stale one never matches. Never 0.
 pub(super) fn new_token() -> TxResult<i64> {
     let token = getrandom::u64().map_err(|error| {
-        TxError::Fleet(FleetError::Invalid(format!(
-            "no randomness for a lease token: {error}"
-        )))
+        TxError::Fleet(FleetError::Io {
+            what: "failed to read randomness for a lease token".into(),
+            source: std::io::Error::other(error.to_string()),
+        })
     })?;
     // 63 random bits: the token is a positive i64 in both databases.
     Ok(i64::try_from(token >> 1).unwrap_or(i64::MAX).max(1))
