@@ -258,7 +258,9 @@ pub trait Store: Send + Sync {
     /// limited), highest priority first, then the longest due; a task whose work directory is on
     /// another host than `worker.host` is not taken. It moves to `running` with a new lease
     /// token and `lease` from now, its claim row `(task, number)` is inserted, and a slot row is
-    /// leased. A due task is taken by exactly one worker.
+    /// leased. A due task is taken by exactly one worker. The expiry may sweep every waiting
+    /// task at most once a second (a scan of the queue); the task about to be taken is checked
+    /// on every claim, so none past its deadline or cap ever runs.
     async fn claim(&self, worker: &WorkerId, lease: Duration) -> Result<Option<Claim>>;
 
     /// Renews the claim's lease (and its slot's) by `lease` from now, fenced by its token.
