@@ -1,7 +1,7 @@
 //! The conformance suite of the `Store` contract: every scenario is an `async fn` of a [`Db`]
 //! and talks to it through `Arc<dyn Store>` only, so each backend runs the very same tests
-//! (`suite!` in `backends.rs`). Leases are short (hundreds of milliseconds) where a scenario
-//! needs one to run out, so nothing sleeps long.
+//! (`suite!` in `backends.rs`). A scenario that needs a lease to run out renews it for a
+//! millisecond ([`lapse`]), so nothing sleeps long and a slow machine expires nothing early.
 
 use std::any::Any;
 use std::collections::BTreeSet;
@@ -31,6 +31,9 @@ macro_rules! suite {
             deadline_and_cost_cap_expire_waiting_tasks,
             cancel_pause_and_resume_by_selector,
             a_running_task_sees_its_cancel_in_the_heartbeat,
+            a_lost_task_a_person_cancelled_ends_cancelled,
+            a_running_task_past_its_deadline_hears_it,
+            a_lower_limit_lets_running_attempts_finish,
             retry_sends_an_escalated_task_back_with_guidance,
             finish_records_what_the_attempt_says,
             a_task_runs_where_its_work_directory_is,
@@ -82,10 +85,17 @@ impl Db {
 
 /// A lease that does not run out during a scenario.
 const LONG: Duration = Duration::from_secs(600);
-/// A lease a scenario lets run out.
-const SHORT: Duration = Duration::from_millis(300);
-/// Long enough for [`SHORT`] to have run out.
-const PAST_SHORT: Duration = Duration::from_millis(600);
+
+/// Lets a claim's lease (and its slot's) run out, as when its worker dies: the lease is renewed
+/// for a millisecond and left. No scenario waits for a real lease, so a slow machine cannot
+/// make one run out early.
+async fn lapse(store: &Arc<dyn Store>, claims: &[&Claim]) {
+    for claim in claims {
+        let beat = store.heartbeat(claim, Duration::from_millis(1)).await;
+        assert!(beat.expect("heartbeat") != LeaseState::Lost);
+    }
+    tokio::time::sleep(Duration::from_millis(20)).await;
+}
 
 /// A task for agent `claude`.
 pub(crate) fn task(key: &str) -> NewTask {
@@ -252,12 +262,12 @@ pub(crate) async fn a_scheduled_retry_waits_without_blocking_the_line(db: Db) {
     let c = claim(store, LONG).await.expect("c");
     assert!(
         store
-            .finish(&c, &scheduled(Duration::from_millis(200)))
+            .finish(&c, &scheduled(Duration::from_millis(800)))
             .await
             .expect("finish")
     );
     assert!(claim(store, LONG).await.is_none(), "c is not due yet");
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    tokio::time::sleep(Duration::from_millis(900)).await;
     assert_eq!(claim_all(store).await, ["c"]);
 }
 
@@ -293,9 +303,9 @@ pub(crate) async fn a_due_task_is_claimed_by_exactly_one_of_many(db: Db) {
 pub(crate) async fn a_rescued_lease_fences_the_old_claim(db: Db) {
     let store = &db.store;
     add(store, &[task("a")]).await;
-    let old = claim(store, SHORT).await.expect("a claim");
+    let old = claim(store, LONG).await.expect("a claim");
     assert!(matches!(
-        store.heartbeat(&old, SHORT).await.expect("heartbeat"),
+        store.heartbeat(&old, LONG).await.expect("heartbeat"),
         LeaseState::Held {
             cancel: false,
             expired: false,
@@ -306,7 +316,7 @@ pub(crate) async fn a_rescued_lease_fences_the_old_claim(db: Db) {
         store.rescue().await.expect("rescue").is_empty(),
         "the lease is alive"
     );
-    tokio::time::sleep(PAST_SHORT).await;
+    lapse(store, &[&old]).await;
     let rescued = store.rescue().await.expect("rescue");
     assert_eq!(rescued.len(), 1);
     assert_eq!((rescued[0].task, rescued[0].number), (old.task.id, 1));
@@ -354,8 +364,8 @@ pub(crate) async fn a_rescued_lease_fences_the_old_claim(db: Db) {
 pub(crate) async fn claim_numbers_are_unique_and_interrupted_ones_not_counted(db: Db) {
     let store = &db.store;
     add(store, &[task("a")]).await;
-    let one = claim(store, SHORT).await.expect("claim 1");
-    tokio::time::sleep(PAST_SHORT).await;
+    let one = claim(store, LONG).await.expect("claim 1");
+    lapse(store, &[&one]).await;
     assert_eq!(store.rescue().await.expect("rescue").len(), 1);
     let two = claim(store, LONG).await.expect("claim 2");
     let handed_back = AttemptEnd {
@@ -402,7 +412,7 @@ pub(crate) async fn an_agent_limit_holds_and_a_dead_claims_slot_comes_free(db: D
         let store = db.another().await;
         handles.push(tokio::spawn(async move {
             store
-                .claim(&worker(n, "host-a"), SHORT)
+                .claim(&worker(n, "host-a"), LONG)
                 .await
                 .expect("claim")
         }));
@@ -433,8 +443,12 @@ pub(crate) async fn an_agent_limit_holds_and_a_dead_claims_slot_comes_free(db: D
         claim(store, LONG).await.is_none(),
         "both claude slots are held"
     );
-    // Both claude claims die (no heartbeat): their slots come free before any rescue.
-    tokio::time::sleep(PAST_SHORT).await;
+    // Both claude claims die: their slots come free before any rescue.
+    let dead: Vec<&Claim> = claims
+        .iter()
+        .filter(|c| c.slot.as_ref().is_some_and(|s| s.0 == "claude"))
+        .collect();
+    lapse(store, &dead).await;
     let third = claim(store, LONG).await.expect("a dead claim's slot");
     let fourth = claim(store, LONG)
         .await
@@ -444,10 +458,6 @@ pub(crate) async fn an_agent_limit_holds_and_a_dead_claims_slot_comes_free(db: D
         "two live claude claims again"
     );
     // A dead claim whose slot was taken cannot come back to life.
-    let dead: Vec<&Claim> = claims
-        .iter()
-        .filter(|c| c.slot.as_ref().is_some_and(|s| s.0 == "claude"))
-        .collect();
     for claim in dead {
         assert_eq!(
             store.heartbeat(claim, LONG).await.expect("heartbeat"),
@@ -476,7 +486,7 @@ pub(crate) async fn a_held_provider_is_not_claimed_before_the_hold_ends(db: Db) 
     let a = claim(store, LONG).await.expect("a");
     let limited = AttemptEnd {
         outcome: "rate_limited".into(),
-        hold_provider: Some(Duration::from_millis(500)),
+        hold_provider: Some(Duration::from_millis(1000)),
         ..scheduled(Duration::ZERO)
     };
     let limited = AttemptEnd {
@@ -489,7 +499,7 @@ pub(crate) async fn a_held_provider_is_not_claimed_before_the_hold_ends(db: Db) 
     assert_eq!(held[0].0, "claude");
     add(store, &[other]).await;
     assert_eq!(claim_all(store).await, ["other"], "claude is held");
-    tokio::time::sleep(Duration::from_millis(700)).await;
+    tokio::time::sleep(Duration::from_millis(1100)).await;
     assert!(store.held().await.expect("held").is_empty());
     let mut keys = claim_all(store).await;
     keys.sort();
@@ -634,6 +644,93 @@ pub(crate) async fn a_running_task_sees_its_cancel_in_the_heartbeat(db: Db) {
     assert!(!task.cancel_requested);
 }
 
+pub(crate) async fn a_lost_task_a_person_cancelled_ends_cancelled(db: Db) {
+    let store = &db.store;
+    add(store, &[task("a")]).await;
+    let running = claim(store, LONG).await.expect("a claim");
+    let cancel = store.control(&Selector::All, Control::Cancel).await;
+    assert_eq!(cancel.expect("cancel"), 1);
+    lapse(store, &[&running]).await;
+    assert_eq!(store.rescue().await.expect("rescue").len(), 1);
+    assert_eq!(state(store, "a").await, TaskState::Cancelled);
+    assert!(claim(store, LONG).await.is_none());
+}
+
+pub(crate) async fn a_running_task_past_its_deadline_hears_it(db: Db) {
+    let store = &db.store;
+    let mut t = task("a");
+    t.deadline_secs = Some(1);
+    add(store, &[t]).await;
+    let running = claim(store, LONG).await.expect("a claim");
+    let beat = store.heartbeat(&running, LONG).await.expect("heartbeat");
+    assert!(
+        matches!(beat, LeaseState::Held { expired: false, .. }),
+        "{beat:?}"
+    );
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    let beat = store.heartbeat(&running, LONG).await.expect("heartbeat");
+    assert!(
+        matches!(
+            beat,
+            LeaseState::Held {
+                expired: true,
+                cancel: false,
+                ..
+            }
+        ),
+        "{beat:?}"
+    );
+    let expired = AttemptEnd {
+        outcome: "expired".into(),
+        ..end(TaskState::Expired, false)
+    };
+    assert!(store.finish(&running, &expired).await.expect("finish"));
+    assert_eq!(state(store, "a").await, TaskState::Expired);
+}
+
+pub(crate) async fn a_lower_limit_lets_running_attempts_finish(db: Db) {
+    let store = &db.store;
+    let limit = |slots| {
+        [AgentLimit {
+            agent: "claude".into(),
+            slots,
+        }]
+    };
+    store.set_limits(&limit(3)).await.expect("limits");
+    add(store, &[task("a"), task("b"), task("c"), task("d")]).await;
+    let claims = [
+        claim(store, LONG).await.expect("a"),
+        claim(store, LONG).await.expect("b"),
+        claim(store, LONG).await.expect("c"),
+    ];
+    store.set_limits(&limit(1)).await.expect("limits");
+    for held in &claims {
+        let beat = store.heartbeat(held, LONG).await.expect("heartbeat");
+        assert!(beat != LeaseState::Lost, "{:?}", held.slot);
+    }
+    for held in &claims[1..] {
+        assert!(
+            store
+                .finish(held, &end(TaskState::Passed, true))
+                .await
+                .expect("finish")
+        );
+        assert!(claim(store, LONG).await.is_none(), "one slot, still held");
+    }
+    assert!(
+        store
+            .finish(&claims[0], &end(TaskState::Passed, true))
+            .await
+            .expect("finish")
+    );
+    let d = claim(store, LONG).await.expect("d takes the one slot");
+    assert_eq!(d.slot, Some(("claude".into(), 0)));
+    // A limit of 0 removes it.
+    store.set_limits(&limit(0)).await.expect("limits");
+    add(store, &[task("e")]).await;
+    assert!(claim(store, LONG).await.is_some());
+}
+
 pub(crate) async fn retry_sends_an_escalated_task_back_with_guidance(db: Db) {
     let store = &db.store;
     add(store, &[task("a")]).await;
@@ -705,7 +802,7 @@ pub(crate) async fn finish_records_what_the_attempt_says(db: Db) {
         tokens: Some(12_000),
         cost_usd: Some(0.25),
         events: vec!["{\"event\":\"one\"}".into(), "{\"event\":\"two\"}".into()],
-        workdir: Some("/work/a".into()),
+        workdir: Some("/w/a-dir".into()),
         branch: Some("verdict/a".into()),
         diff: Some("--- a\n+++ b\n".into()),
         ..scheduled(Duration::from_secs(30))
@@ -714,7 +811,7 @@ pub(crate) async fn finish_records_what_the_attempt_says(db: Db) {
     let task = store.task("a").await.expect("task").expect("a");
     assert_eq!(task.state, TaskState::RetryScheduled);
     assert_eq!(task.attempts, 1);
-    assert_eq!(task.workdir.as_deref(), Some("/work/a"));
+    assert_eq!(task.workdir.as_deref(), Some("/w/a-dir"));
     assert_eq!(task.host.as_deref(), Some("host-b"));
     assert_eq!(task.branch.as_deref(), Some("verdict/a"));
     assert_eq!(task.reason.as_deref(), Some("2 type errors"));

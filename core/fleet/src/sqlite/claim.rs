@@ -19,9 +19,10 @@ pub(super) fn millis(duration: Duration) -> i64 {
 /// claim can guess or reuse, so a stale one never matches. Never 0.
 pub(super) fn new_token() -> TxResult<i64> {
     let token = getrandom::u64().map_err(|error| {
-        TxError::Fleet(FleetError::Invalid(format!(
-            "no randomness for a lease token: {error}"
-        )))
+        TxError::Fleet(FleetError::Io {
+            what: "failed to read randomness for a lease token".into(),
+            source: std::io::Error::other(error.to_string()),
+        })
     })?;
     // 63 random bits: the token is a positive i64 in both databases.
     Ok(i64::try_from(token >> 1).unwrap_or(i64::MAX).max(1))
@@ -204,6 +205,7 @@ pub(super) fn claim(
 /// Renews a claim's lease and its slot's (see [`crate::Store::heartbeat`]). The lease is lost
 /// when the task is no longer running under the claim's token, or when its slot was given to
 /// another claim after its lease ran out: an agent limit is never exceeded by a late renewal.
+/// Nothing is written before both checks pass.
 pub(super) fn heartbeat(
     tx: &Transaction<'_>,
     now: i64,
@@ -211,14 +213,16 @@ pub(super) fn heartbeat(
     lease: Duration,
 ) -> TxResult<LeaseState> {
     if let Some((agent, slot)) = &claim.slot {
-        let ours: Option<i64> = tx
+        // Taken by another claim, or freed: lost. Removed by a lower limit: the attempt may
+        // finish, and no new claim gets the slot.
+        let holder: Option<Option<i64>> = tx
             .query_row(
-                "SELECT 1 FROM agent_slots WHERE agent = ?1 AND slot = ?2 AND token = ?3",
-                params![agent, slot, claim.token],
+                "SELECT token FROM agent_slots WHERE agent = ?1 AND slot = ?2",
+                params![agent, slot],
                 |row| row.get(0),
             )
             .optional()?;
-        if ours.is_none() {
+        if holder.is_some_and(|token| token != Some(claim.token)) {
             return Ok(LeaseState::Lost);
         }
     }

@@ -151,3 +151,29 @@ impl SqliteStore {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn busy() -> rusqlite::Error {
+        rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY), None)
+    }
+
+    #[test]
+    fn a_busy_transaction_is_run_again_and_other_errors_are_not() {
+        let mut calls = 0;
+        let result: rusqlite::Result<u32> = retry_busy(|| {
+            calls += 1;
+            if calls < 3 { Err(busy()) } else { Ok(calls) }
+        });
+        assert_eq!(result.expect("the third call"), 3);
+        let mut calls = 0;
+        let result: std::result::Result<(), TxError> = retry_busy(|| {
+            calls += 1;
+            Err(TxError::Fleet(FleetError::NoSuchTask("x".into())))
+        });
+        assert!(result.is_err());
+        assert_eq!(calls, 1);
+    }
+}
