@@ -624,14 +624,14 @@ fn out_table(line: &mut impl FnMut(String), columns: &[(&str, Align)], rows: &[V
 }
 
 #[derive(Clone, Copy)]
-enum Align {
+pub(crate) enum Align {
     Left,
     Right,
 }
 
 /// A header line and one line per row, columns two spaces apart, each as wide as its widest cell
 /// (in characters); the last column is not padded.
-fn table(columns: &[(&str, Align)], rows: &[Vec<String>]) -> String {
+pub(crate) fn table(columns: &[(&str, Align)], rows: &[Vec<String>]) -> String {
     let width = |i: usize| {
         rows.iter()
             .filter_map(|row| row.get(i))
@@ -693,7 +693,7 @@ fn plural(n: u64, noun: &str) -> String {
 }
 
 /// The first `width` characters of `text`, with `…` when cut.
-fn clip(text: &str, width: usize) -> String {
+pub(crate) fn clip(text: &str, width: usize) -> String {
     let text = text.trim();
     if text.chars().count() <= width {
         return text.to_owned();
@@ -704,7 +704,7 @@ fn clip(text: &str, width: usize) -> String {
 }
 
 /// A span of milliseconds for people: `850ms`, `12.3s`, `4m 05s`, `2h 03m`.
-fn duration(ms: i64) -> String {
+pub(crate) fn duration(ms: i64) -> String {
     let ms = ms.max(0);
     if ms < 1_000 {
         return format!("{ms}ms");
@@ -726,7 +726,7 @@ fn minute(ms: i64) -> String {
 }
 
 /// `2026-11-22 07:30:12 UTC`.
-fn second(ms: i64) -> String {
+pub(crate) fn second(ms: i64) -> String {
     let (date, h, m, s) = civil(ms);
     format!("{date} {h:02}:{m:02}:{s:02}")
 }

@@ -163,62 +163,9 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
     let root = std::fs::canonicalize(&root)
         .with_context(|| format!("failed to resolve {}", root.display()))?;
     let task = task(args, &root)?;
-    let loop_config = &config.retry_loop;
-    let mut policies =
-        Policies::with_config(loop_config).map_err(|e| usage(format!("verdict.toml: {e}")))?;
+    let policies = policies(&config)?;
     let settings = settings(args, &root, &task, &config, &policies)?;
-    // Every value below is known: `settings` fills each one in.
-    policies.max_attempts = settings.max_attempts.unwrap_or(policies.max_attempts);
-    policies.new_failures_only = settings.new_failures_only;
-    policies.allow_infra_edits = settings.allow_infra_edits;
-    let specs = agents(&settings, &config)?;
-    let guidance = settings.guidance.clone();
-    prompt_fits_one_argument(
-        &specs,
-        &task,
-        settings.budget.unwrap_or(DEFAULT_BUDGET),
-        guidance.as_deref(),
-    )?;
-
-    // The verification: `verdict run`'s selection, built once.
-    let known = registry::all(&config, &root).map_err(|e| usage(format!("{e:#}")))?;
-    let plan = Plan::new(&root, &config, known, &settings.only, &config.run.skip)
-        .map_err(|e| usage(format!("{e:#}")))?
-        .with_fail_fast(false);
-    if plan.is_empty() {
-        bail!(usage(format!(
-            "no verifier applies to {}, so no attempt could be verified; `verdict list` shows \
-             why, and a [[verifier]] in verdict.toml adds one",
-            root.display()
-        )));
-    }
-    let specs = allow_verification(specs, plan.entries(), plan.workspace(), &root);
-
-    let interrupted = Arc::clone(plan.interrupted());
-    let runner = crate::verify::runner_for(&root);
-    let verify = Arc::new(PipelineVerify {
-        plan,
-        runner: runner.clone(),
-    });
-    let pool_options = PoolOptions {
-        max_agent_retries: settings
-            .max_agent_retries
-            .unwrap_or(PoolOptions::default().max_agent_retries),
-        ..PoolOptions::default()
-    };
-    let pool = AgentPool::from_specs(specs, &runner, pool_options);
-
-    let spec = LoopSpec {
-        task,
-        root: root.clone(),
-        policies,
-        baseline: settings.baseline,
-        reset: settings.reset,
-        digest_budget: settings.budget.unwrap_or(DEFAULT_BUDGET),
-        guidance,
-        flaky_rerun: true,
-        grace: Duration::from_secs(2),
-    };
+    let built = build(&root, &config, task, &settings, policies, false)?;
     if settings.reset {
         events_outside_the_tree(args.events.as_deref(), &root)?;
     }
@@ -231,6 +178,13 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
         })
     };
     let guide = args.interactive.then(interactive_guide).flatten();
+    let Built {
+        spec,
+        verify,
+        pool,
+        runner,
+        interrupted,
+    } = built;
     let parts = LoopParts {
         verify,
         pool,
@@ -251,6 +205,93 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
     let mut output = output.lock().unwrap_or_else(|p| p.into_inner());
     output.finish(&end)?;
     Ok(ExitCode::of_loop(&end))
+}
+
+/// The loop's policies: `[loop]` over the embedded defaults.
+pub(crate) fn policies(config: &Config) -> Result<Policies> {
+    Policies::with_config(&config.retry_loop).map_err(|e| usage(format!("verdict.toml: {e}")))
+}
+
+/// What one run of the loop needs besides its sink and guide, from the workspace's
+/// configuration and the run's settings: `verdict loop` and a fleet's attempts build it alike.
+pub(crate) struct Built {
+    pub(crate) spec: LoopSpec,
+    pub(crate) verify: Arc<dyn Verify>,
+    pub(crate) pool: AgentPool,
+    pub(crate) runner: ProcessRunner,
+    pub(crate) interrupted: Arc<std::sync::atomic::AtomicBool>,
+}
+
+/// Builds the run of `task` in `root` with `settings` (every value filled in); `yield_retries`
+/// hands scheduled retries back (a fleet's attempt).
+pub(crate) fn build(
+    root: &Path,
+    config: &Config,
+    task: String,
+    settings: &RunSettings,
+    mut policies: Policies,
+    yield_retries: bool,
+) -> Result<Built> {
+    // Every value below is known: `settings` fills each one in.
+    policies.max_attempts = settings.max_attempts.unwrap_or(policies.max_attempts);
+    policies.new_failures_only = settings.new_failures_only;
+    policies.allow_infra_edits = settings.allow_infra_edits;
+    let specs = agents(settings, config)?;
+    let guidance = settings.guidance.clone();
+    prompt_fits_one_argument(
+        &specs,
+        &task,
+        settings.budget.unwrap_or(DEFAULT_BUDGET),
+        guidance.as_deref(),
+    )?;
+
+    // The verification: `verdict run`'s selection, built once.
+    let known = registry::all(config, root).map_err(|e| usage(format!("{e:#}")))?;
+    let plan = Plan::new(root, config, known, &settings.only, &config.run.skip)
+        .map_err(|e| usage(format!("{e:#}")))?
+        .with_fail_fast(false);
+    if plan.is_empty() {
+        bail!(usage(format!(
+            "no verifier applies to {}, so no attempt could be verified; `verdict list` shows \
+             why, and a [[verifier]] in verdict.toml adds one",
+            root.display()
+        )));
+    }
+    let specs = allow_verification(specs, plan.entries(), plan.workspace(), root);
+
+    let interrupted = Arc::clone(plan.interrupted());
+    let runner = crate::verify::runner_for(root);
+    let verify = Arc::new(PipelineVerify {
+        plan,
+        runner: runner.clone(),
+    });
+    let pool_options = PoolOptions {
+        max_agent_retries: settings
+            .max_agent_retries
+            .unwrap_or(PoolOptions::default().max_agent_retries),
+        ..PoolOptions::default()
+    };
+    let pool = AgentPool::from_specs(specs, &runner, pool_options);
+
+    let spec = LoopSpec {
+        task,
+        root: root.to_path_buf(),
+        policies,
+        baseline: settings.baseline,
+        reset: settings.reset,
+        digest_budget: settings.budget.unwrap_or(DEFAULT_BUDGET),
+        guidance,
+        flaky_rerun: true,
+        grace: Duration::from_secs(2),
+        yield_retries,
+    };
+    Ok(Built {
+        spec,
+        verify,
+        pool,
+        runner,
+        interrupted,
+    })
 }
 
 /// The task: `--task`, `--task-file`, or with `--resume` alone the latest unfinished run's.

@@ -7,6 +7,7 @@ mod budget;
 mod config;
 mod config_file;
 mod exit;
+mod fleet;
 mod global;
 mod history;
 mod hook;
@@ -103,6 +104,8 @@ enum Command {
     Stats(history::StatsArgs),
     /// Drive a coding agent to a green verification, retrying with the digest of what failed.
     Loop(loop_cmd::Args),
+    /// Run many loop tasks from a queue (SQLite or PostgreSQL) with workers and scheduled retries.
+    Fleet(fleet::Args),
     /// Serve verdict's tools to coding agents over the Model Context Protocol, or install it.
     Mcp(mcp::Args),
     /// Print the completion script of a shell.
@@ -157,6 +160,7 @@ fn main() -> std::process::ExitCode {
         Command::History(args) => history::history(&args),
         Command::Stats(args) => history::stats(&args),
         Command::Loop(args) => loop_cmd::run(&args),
+        Command::Fleet(args) => fleet::run(&args),
         Command::Mcp(args) => mcp::run(&args),
         Command::Completions(args) => completions(args.shell),
         Command::Schema(args) => schema::run(&args),

@@ -8,6 +8,7 @@ mod cache;
 mod cli;
 mod contain;
 mod digest_paths;
+mod fleet;
 mod guard;
 mod history;
 mod hook;

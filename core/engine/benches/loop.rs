@@ -158,6 +158,7 @@ fn one_run(failing: &Verification, reset: bool, check_infra: bool) -> driver::Lo
         guidance: None,
         flaky_rerun: false,
         grace: Duration::from_millis(100),
+        yield_retries: false,
     };
     let prompts = Arc::new(Mutex::new(Vec::<u64>::new()));
     let seen = Arc::clone(&prompts);

@@ -18,6 +18,8 @@
 //! - `runs/<id>/`: one directory per run, with each verifier's log and output files;
 //! - `cache/`: the result cache (`cache/digests/` memoises digests);
 //! - `state.db`: the loop's and the hook's SQLite database;
+//! - `fleet.db`, `fleet-work/`: `verdict fleet`'s default database and its tasks' work
+//!   directories;
 //! - `loop/`: the loop's workspace lock and each run's agent logs;
 //! - `hook/`: the session-start verifications' logs and locks;
 //! - `running/`: one record per command while it runs (`process::stop_leftovers` reads them);
@@ -189,6 +191,16 @@ pub fn digests(root: &Path) -> PathBuf {
 /// `<dir>/state.db`: the state database.
 pub fn state_db(root: &Path) -> PathBuf {
     dir(root).join("state.db")
+}
+
+/// The default fleet database of `verdict fleet` run in `root`.
+pub fn fleet_db(root: &Path) -> PathBuf {
+    dir(root).join("fleet.db")
+}
+
+/// Where `verdict fleet work` run in `root` makes its tasks' work directories by default.
+pub fn fleet_work(root: &Path) -> PathBuf {
+    dir(root).join("fleet-work")
 }
 
 /// `<dir>/loop`: the loop's lock and logs.

@@ -187,6 +187,14 @@ enum Infra {
 }
 
 fn drive(setup: &Setup<'_>) -> (Result<LoopEnd, String>, Vec<String>, Vec<LoopEvent>) {
+    drive_with(setup, false)
+}
+
+/// [`drive`], handing scheduled retries back when `yield_retries` (as a fleet's worker does).
+fn drive_with(
+    setup: &Setup<'_>,
+    yield_retries: bool,
+) -> (Result<LoopEnd, String>, Vec<String>, Vec<LoopEvent>) {
     let prompts = Arc::new(Mutex::new(Vec::new()));
     let events = Arc::new(Mutex::new(Vec::new()));
     let interrupted = Arc::new(AtomicBool::new(false));
@@ -207,6 +215,7 @@ fn drive(setup: &Setup<'_>) -> (Result<LoopEnd, String>, Vec<String>, Vec<LoopEv
         guidance: None,
         flaky_rerun: true,
         grace: Duration::from_millis(100),
+        yield_retries,
     };
     let (seen, flag, at) = (
         Arc::clone(&events),
@@ -308,6 +317,56 @@ fn a_resumed_run_writes_the_prompts_the_uninterrupted_run_wrote() {
         .map(|a| (a.attempt.number, a.attempt.interrupted))
         .collect();
     assert_eq!(numbers, [(1, false), (2, false), (3, true), (4, false)]);
+}
+
+#[test]
+fn a_run_that_yields_its_retries_gives_the_events_and_prompts_of_one_that_waits() {
+    let whole = tempfile::tempdir().expect("temp dir");
+    let setup = Setup {
+        root: whole.path(),
+        script: &[Act::Work],
+        green_at: 3,
+        max_attempts: 4,
+        loop_toml: "",
+        interrupt_at: None,
+        infra: Infra::None,
+    };
+    let (end, waited_prompts, waited_events) = drive(&setup);
+    assert_eq!(end.expect("the loop runs").state, RunState::Passed);
+
+    // The same run handed back after each failed attempt and continued, as a fleet runs it.
+    let stepped = tempfile::tempdir().expect("temp dir");
+    let (mut prompts, mut events, mut ends) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..5 {
+        let (end, more_prompts, more_events) = drive_with(
+            &Setup {
+                root: stepped.path(),
+                ..setup
+            },
+            true,
+        );
+        let end = end.expect("the loop runs");
+        prompts.extend(more_prompts);
+        events.extend(more_events);
+        ends.push((end.state, end.attempts, end.retry_after.is_some()));
+        if end.state != RunState::RetryScheduled {
+            break;
+        }
+    }
+    assert_eq!(
+        ends,
+        [
+            (RunState::RetryScheduled, 1, true),
+            (RunState::RetryScheduled, 2, true),
+            (RunState::Passed, 3, false),
+        ]
+    );
+    assert_eq!(prompts, waited_prompts);
+    assert_eq!(kinds(&events), kinds(&waited_events));
+    let attempts = |events: &[LoopEvent]| -> Vec<Option<u32>> {
+        events.iter().map(|e| e.event.attempt()).collect()
+    };
+    assert_eq!(attempts(&events), attempts(&waited_events));
 }
 
 #[test]

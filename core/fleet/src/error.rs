@@ -39,6 +39,22 @@ pub enum FleetError {
         /// What failed.
         message: String,
     },
+    /// A git command on a task's repository or work directory failed.
+    #[error("{command}: {message}")]
+    Git {
+        /// The command, as `git <subcommand> …`.
+        command: String,
+        /// How it ended and what it said.
+        message: String,
+    },
+    /// A task's setup command failed or could not run.
+    #[error("setup `{command}`: {message}")]
+    Setup {
+        /// The setup command as given.
+        command: String,
+        /// How it ended, its last lines and where its log is.
+        message: String,
+    },
     /// Reading or writing a file failed.
     #[error("{what}: {source}")]
     Io {

@@ -8,10 +8,10 @@
 //! task.rs      what a task is (NewTask from a JSONL line, its key, TaskRecord, TaskState)
 //! store.rs     the Store contract both backends keep: add, claim, heartbeat, finish, rescue,
 //!              control, status, prune — every transition one transaction, time from the database
-//! sqlite.rs    the embedded backend (WAL, BEGIN IMMEDIATE, refused on a network filesystem)
+//! sqlite/      the embedded backend (WAL, BEGIN IMMEDIATE, refused on a network filesystem)
 //! postgres/    the server backend (FOR UPDATE SKIP LOCKED, NOTIFY on every transition)
 //! schema.rs    the one schema, migrated by verdict on both
-//! workdir.rs   a task's work directory: a git worktree or clone at its revision, its setup
+//! workdir/     a task's work directory: a git worktree or clone at its revision, its setup
 //!              command, and the branch and diff that keep what its agent changed
 //! worker.rs    `verdict fleet work`: claims, leases and heartbeats, drain, rescue
 //! stats.rs     fleet analytics, computed from the stored attempts of either backend
@@ -23,16 +23,17 @@
 
 pub mod error;
 pub mod postgres;
-#[cfg_attr(
-    not(test),
-    expect(dead_code, reason = "the backends that read it come next")
-)]
 mod schema;
+pub mod sqlite;
+pub mod stats;
 pub mod store;
 pub mod task;
+pub mod workdir;
+pub mod worker;
 
 pub use error::FleetError;
 pub use postgres::PgStore;
+pub use sqlite::SqliteStore;
 pub use store::{
     AgentLimit, AttemptEnd, AttemptRecord, Claim, Control, Counts, LeaseState, Pruned, Rescued,
     Selector, Store, WorkerId,

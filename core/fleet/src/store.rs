@@ -248,7 +248,8 @@ pub trait Store: Send + Sync {
     async fn add(&self, tasks: &[NewTask]) -> Result<Vec<(TaskId, bool)>>;
 
     /// Sets the fleet-wide agent limits (slot rows are created or removed to match; a limit not
-    /// named is left as it is).
+    /// named is left as it is; a limit of 0 slots removes the limit). An attempt holding a
+    /// removed slot runs on to its end; no new claim gets that slot.
     async fn set_limits(&self, limits: &[AgentLimit]) -> Result<()>;
 
     /// Takes one due task for `worker`, in one transaction: first ends waiting tasks past their
@@ -257,10 +258,14 @@ pub trait Store: Send + Sync {
     /// limited), highest priority first, then the longest due; a task whose work directory is on
     /// another host than `worker.host` is not taken. It moves to `running` with a new lease
     /// token and `lease` from now, its claim row `(task, number)` is inserted, and a slot row is
-    /// leased. A due task is taken by exactly one worker.
+    /// leased. A due task is taken by exactly one worker. The expiry may sweep every waiting
+    /// task at most once a second (a scan of the queue); the task about to be taken is checked
+    /// on every claim, so none past its deadline or cap ever runs.
     async fn claim(&self, worker: &WorkerId, lease: Duration) -> Result<Option<Claim>>;
 
     /// Renews the claim's lease (and its slot's) by `lease` from now, fenced by its token.
+    /// `Lost` also when the claim's slot was given to another claim after its lease ran out
+    /// (an agent limit is never exceeded by a late renewal); nothing is written then.
     async fn heartbeat(&self, claim: &Claim, lease: Duration) -> Result<LeaseState>;
 
     /// Records how the claim's attempt ended and moves the task, fenced by its token, in one
@@ -278,8 +283,10 @@ pub trait Store: Send + Sync {
     async fn control(&self, selector: &Selector, control: Control) -> Result<u64>;
 
     /// Sends an ended task back (escalated, failed, expired, cancelled) with a person's
-    /// guidance: due at once, its attempts granted anew, the guidance kept for the next prompt
-    /// and recorded with when. `false`: the task has not ended.
+    /// guidance: pending at once, its attempt count reset to 0 (its attempts granted anew), a
+    /// deadline that has passed renewed for the span it had, the guidance kept for the next
+    /// prompt (until an attempt that counts consumes it) and recorded with when. Its cost so
+    /// far stays. `false`: the task has not ended, or it passed.
     async fn retry(&self, task: &str, guidance: &str) -> Result<bool>;
 
     /// One task, by id or key.

@@ -50,6 +50,8 @@ pub struct Cluster {
     /// The temporary directory: the data directory, the socket, the server's log.
     dir: PathBuf,
     port: u16,
+    /// The directory of `initdb`, `postgres`, `psql`, `pgbench`.
+    bin: PathBuf,
     psql: PathBuf,
     /// Copying the template and starting the server took this long.
     started_in: Duration,
@@ -80,6 +82,11 @@ impl Cluster {
     /// The directory holding the server's unix socket.
     pub fn socket_dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// A program of the server's distribution (`pgbench`, `psql`), beside its `postgres`.
+    pub fn program(&self, name: &str) -> PathBuf {
+        self.bin.join(name)
     }
 
     /// How long copying the template data directory and starting the server took.
@@ -151,6 +158,7 @@ impl Cluster {
         wait_ready(&dir, &mut guard.0);
         Cluster {
             psql: bin.join("psql"),
+            bin,
             started_in: begun.elapsed(),
             initdb_in: template.made_in,
             dir,

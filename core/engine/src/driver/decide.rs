@@ -12,7 +12,7 @@ use tracing::info;
 use super::events::{Escalation, Event, ScheduledRecord};
 use super::recorder::record;
 use super::run::{Driver, Ending};
-use super::{EXIT_ESCALATED, EXIT_FAILED, GuideRequest, LoopEnd, LoopError};
+use super::{EXIT_ESCALATED, EXIT_FAILED, GuideRequest, LoopEnd, LoopError, exit_code_of};
 use crate::agent_loop::classify::Classification;
 use crate::agent_loop::policy::{Decision, decide};
 use crate::process::RunExtras;
@@ -70,8 +70,12 @@ impl Driver<'_> {
                     last,
                     human: None,
                 };
-                self.retry(failed, scheduled, judged).await?;
-                return Ok(None);
+                let summary = failed.classification.summary.clone();
+                let digest = failed.digest.clone();
+                return match self.retry(failed, scheduled, judged).await? {
+                    Some(delay) => Ok(Some(self.yielded(number, &summary, digest, delay))),
+                    None => Ok(None),
+                };
             }
             Decision::Exhausted { reason } => {
                 let event = Event::RetryExhausted {
@@ -120,14 +124,30 @@ impl Driver<'_> {
         self.finish(ending, judged).map(Some)
     }
 
+    /// The end of a run stopped `retry_scheduled` to be continued when its next attempt is due
+    /// ([`LoopSpec::yield_retries`](super::LoopSpec)).
+    fn yielded(&self, number: u32, summary: &str, digest: String, delay: Duration) -> LoopEnd {
+        LoopEnd {
+            run: self.run,
+            state: RunState::RetryScheduled,
+            exit_code: exit_code_of(RunState::RetryScheduled),
+            attempts: self.progress.judged_count(),
+            reason: format!("attempt {number} failed: {summary}"),
+            digest: Some(digest),
+            resumed: self.resumed,
+            retry_after: Some(delay),
+        }
+    }
+
     /// Schedules the next attempt: asks a person for guidance (`--interactive`), stores the
-    /// decision, and waits the category's delay (cut short by Ctrl-C).
+    /// decision, and waits the category's delay (cut short by Ctrl-C). With `yield_retries` it
+    /// returns the delay instead of waiting it.
     async fn retry(
         &mut self,
         failed: Failed,
         mut scheduled: ScheduledRecord,
         judged: impl FnOnce(&Batch<'_>) -> Result<(), StateError>,
-    ) -> Result<(), LoopError> {
+    ) -> Result<Option<Duration>, LoopError> {
         let (run, number) = (self.run, failed.number);
         if let Some(ask) = &mut self.guide {
             let request = GuideRequest {
@@ -148,12 +168,15 @@ impl Driver<'_> {
         })?;
         let delay = Duration::from_millis(scheduled.delay_ms);
         self.progress.scheduled = Some(scheduled);
+        if self.spec.yield_retries {
+            return Ok(Some(delay));
+        }
         let deadline = Instant::now() + delay;
         while Instant::now() < deadline && !self.interrupted.load(Ordering::SeqCst) {
             let left = deadline.saturating_duration_since(Instant::now());
             tokio::time::sleep(left.min(Duration::from_millis(100))).await;
         }
-        Ok(())
+        Ok(None)
     }
 
     /// Runs the escalation command with the run's summary as JSON on stdin; returns how it went.

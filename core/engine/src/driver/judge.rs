@@ -152,6 +152,7 @@ impl Driver<'_> {
             reason,
             digest: Some(digest),
             resumed: self.resumed,
+            retry_after: None,
         })
     }
 

@@ -130,6 +130,7 @@ impl Driver<'_> {
             reason: reason.to_owned(),
             digest: self.progress.last_digest(),
             resumed: self.resumed,
+            retry_after: None,
         })
     }
 
@@ -166,6 +167,7 @@ impl Driver<'_> {
             reason,
             digest,
             resumed: self.resumed,
+            retry_after: None,
         })
     }
 
@@ -184,6 +186,7 @@ impl Driver<'_> {
                 reason: format!("run {} had already ended {}", self.run, stored.state),
                 digest: None,
                 resumed: self.resumed,
+                retry_after: None,
             });
         }
         if let Some(end) = self.verify_unverified().await? {

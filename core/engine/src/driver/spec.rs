@@ -113,6 +113,11 @@ pub struct LoopSpec {
     pub flaky_rerun: bool,
     /// The wait between SIGTERM and SIGKILL when stopping an orphaned agent on resume.
     pub grace: Duration,
+    /// Hand a scheduled retry back instead of waiting its delay: the run stops
+    /// `retry_scheduled` ([`LoopEnd::retry_after`] says when the next attempt is due), and the
+    /// next run of the same task continues it with no `run_resumed` event, as if it had waited.
+    /// A fleet's worker sets it, so that one attempt holds a slot, not the wait after it.
+    pub yield_retries: bool,
 }
 
 /// The settings of a run that [`LoopSpec`] does not hold and the caller needs to continue the run
@@ -172,6 +177,9 @@ pub struct LoopEnd {
     pub digest: Option<String>,
     /// Whether this invocation continued an unfinished run.
     pub resumed: bool,
+    /// With [`LoopSpec::yield_retries`], a run stopped `retry_scheduled`: the delay until its
+    /// next attempt is due.
+    pub retry_after: Option<Duration>,
 }
 
 /// What the driver works with, besides its settings.

@@ -113,6 +113,11 @@ fn create_or_resume(
     match existing {
         Some(found) => {
             let changed = config != found.config;
+            // A run handed back to wait for its next attempt is continued as if it had waited:
+            // nothing of it is unfinished, so there is nothing to resume.
+            if spec.yield_retries && !changed && found.state == RunState::RetryScheduled {
+                return Ok((found.id, false));
+            }
             resume(shared, spec, found.id, changed.then_some(config))?;
             Ok((found.id, true))
         }

@@ -1,0 +1,409 @@
+//! The fleet's queue under load: `cargo xtask bench --fleet` (or `cargo bench -p verdict-fleet
+//! --bench fleet -- [--tasks N] [--backend sqlite|postgres|both]`).
+//!
+//! Scripted instant agents and a trivial verifier: each attempt is an [`Attempts`] that answers
+//! at once, failing the first `attempts - 1` claims of a task (a retry due at once) and passing
+//! the last. Everything else is the real worker (`worker::work`: claims, heartbeats, the work
+//! directory of an in-place task, the fenced finish) on the real store, wrapped in a store that
+//! times each call.
+//!
+//! Two phases per backend:
+//! - **throughput**: `tasks` tasks × `attempts` attempts through `slots` slots: transitions (claims
+//!   and finishes) per second, the store's milliseconds per attempt, and on PostgreSQL the
+//!   transactions per attempt (`pg_stat_database.xact_commit`);
+//! - **due-to-claim latency while a slot is free**: 200 tasks whose first attempt fails with a
+//!   retry delay of 100–1500 ms (seeded), through `slots` slots, so slots wait for tasks, not
+//!   tasks for slots: the time from `next_retry_at` to the claim, p50 and p99.
+//!
+//! On PostgreSQL, `pgbench` (TPC-B-like, `slots` clients, 10 s) on the same server gives the
+//! machine's own figure beside the queue's.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use async_trait::async_trait;
+use verdict_fleet::worker::{self, Attempts, Stop, WorkerOptions};
+use verdict_fleet::{
+    AgentLimit, AttemptEnd, AttemptRecord, Claim, Control, Counts, LeaseState, NewTask, Pruned,
+    Rescued, Selector, Store, TaskId, TaskRecord, TaskState, WorkerId,
+};
+
+/// What one store call took, by kind.
+#[derive(Default)]
+struct Timings {
+    claim: Vec<f64>,
+    empty_claim: Vec<f64>,
+    finish: Vec<f64>,
+    heartbeat: Vec<f64>,
+    counts: Vec<f64>,
+    rescue: Vec<f64>,
+    /// Milliseconds from a claimed retry's `next_retry_at` to the claim's return.
+    due_to_claim: Vec<f64>,
+}
+
+/// A store that times every call of the one it wraps.
+struct Timed {
+    inner: Arc<dyn Store>,
+    timings: Mutex<Timings>,
+}
+
+impl Timed {
+    fn record(&self, pick: impl FnOnce(&mut Timings) -> &mut Vec<f64>, since: Instant) {
+        let ms = since.elapsed().as_secs_f64() * 1000.0;
+        let mut timings = self.timings.lock().expect("lock");
+        pick(&mut timings).push(ms);
+    }
+}
+
+fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+#[async_trait]
+impl Store for Timed {
+    fn describe(&self) -> String {
+        self.inner.describe()
+    }
+    async fn add(&self, tasks: &[NewTask]) -> verdict_fleet::error::Result<Vec<(TaskId, bool)>> {
+        self.inner.add(tasks).await
+    }
+    async fn set_limits(&self, limits: &[AgentLimit]) -> verdict_fleet::error::Result<()> {
+        self.inner.set_limits(limits).await
+    }
+    async fn claim(
+        &self,
+        worker: &WorkerId,
+        lease: Duration,
+    ) -> verdict_fleet::error::Result<Option<Claim>> {
+        let start = Instant::now();
+        let claim = self.inner.claim(worker, lease).await?;
+        match &claim {
+            Some(claim) => {
+                self.record(|t| &mut t.claim, start);
+                if let Some(due) = claim.task.next_retry_at {
+                    let late = (now_ms() - due) as f64;
+                    self.timings.lock().expect("lock").due_to_claim.push(late);
+                }
+            }
+            None => self.record(|t| &mut t.empty_claim, start),
+        }
+        Ok(claim)
+    }
+    async fn heartbeat(
+        &self,
+        claim: &Claim,
+        lease: Duration,
+    ) -> verdict_fleet::error::Result<LeaseState> {
+        let start = Instant::now();
+        let state = self.inner.heartbeat(claim, lease).await;
+        self.record(|t| &mut t.heartbeat, start);
+        state
+    }
+    async fn finish(&self, claim: &Claim, end: &AttemptEnd) -> verdict_fleet::error::Result<bool> {
+        let start = Instant::now();
+        let done = self.inner.finish(claim, end).await;
+        self.record(|t| &mut t.finish, start);
+        done
+    }
+    async fn rescue(&self) -> verdict_fleet::error::Result<Vec<Rescued>> {
+        let start = Instant::now();
+        let rescued = self.inner.rescue().await;
+        self.record(|t| &mut t.rescue, start);
+        rescued
+    }
+    async fn control(&self, s: &Selector, c: Control) -> verdict_fleet::error::Result<u64> {
+        self.inner.control(s, c).await
+    }
+    async fn retry(&self, task: &str, guidance: &str) -> verdict_fleet::error::Result<bool> {
+        self.inner.retry(task, guidance).await
+    }
+    async fn task(&self, task: &str) -> verdict_fleet::error::Result<Option<TaskRecord>> {
+        self.inner.task(task).await
+    }
+    async fn tasks(&self, s: &Selector) -> verdict_fleet::error::Result<Vec<TaskRecord>> {
+        self.inner.tasks(s).await
+    }
+    async fn attempts(
+        &self,
+        task: Option<TaskId>,
+    ) -> verdict_fleet::error::Result<Vec<AttemptRecord>> {
+        self.inner.attempts(task).await
+    }
+    async fn events(&self, task: TaskId) -> verdict_fleet::error::Result<Vec<String>> {
+        self.inner.events(task).await
+    }
+    async fn diff(&self, task: TaskId) -> verdict_fleet::error::Result<Option<String>> {
+        self.inner.diff(task).await
+    }
+    async fn counts(&self) -> verdict_fleet::error::Result<Counts> {
+        let start = Instant::now();
+        let counts = self.inner.counts().await;
+        self.record(|t| &mut t.counts, start);
+        counts
+    }
+    async fn held(&self) -> verdict_fleet::error::Result<Vec<(String, i64)>> {
+        self.inner.held().await
+    }
+    async fn prune(&self, age: Duration, passed: bool) -> verdict_fleet::error::Result<Pruned> {
+        self.inner.prune(age, passed).await
+    }
+}
+
+/// Instant attempts: the first `attempts - 1` claims of a task fail with a retry after
+/// `delay(task)`, the last passes.
+struct Scripted {
+    attempts: u32,
+    delay: Box<dyn Fn(TaskId) -> Duration + Send + Sync>,
+}
+
+#[async_trait]
+impl Attempts for Scripted {
+    async fn run(&self, task: &TaskRecord, number: u32, _: &Path, _: Arc<Stop>) -> AttemptEnd {
+        if number >= self.attempts {
+            let mut end = AttemptEnd::ended(TaskState::Passed, "passed", "green".into());
+            end.counted = true;
+            return end;
+        }
+        let mut end = AttemptEnd::ended(TaskState::RetryScheduled, "failed", "red".into());
+        end.counted = true;
+        end.retry_after = Some((self.delay)(task.id));
+        end.category = Some("test_failure".into());
+        end
+    }
+}
+
+/// `p` (0–100) of `values`, in ms.
+fn percentile(values: &[f64], p: f64) -> f64 {
+    if values.is_empty() {
+        return f64::NAN;
+    }
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let rank = ((p / 100.0) * (sorted.len() - 1) as f64).round() as usize;
+    sorted[rank.min(sorted.len() - 1)]
+}
+
+struct Settings {
+    tasks: usize,
+    attempts: u32,
+    slots: usize,
+    backend: String,
+}
+
+fn settings() -> Settings {
+    let mut s = Settings {
+        tasks: 10_000,
+        attempts: 3,
+        slots: 16,
+        backend: "both".into(),
+    };
+    let args: Vec<String> = std::env::args().collect();
+    let mut i = 1;
+    while i < args.len() {
+        let value = args.get(i + 1).cloned().unwrap_or_default();
+        match args[i].as_str() {
+            "--tasks" => s.tasks = value.parse().expect("--tasks N"),
+            "--attempts" => s.attempts = value.parse().expect("--attempts N"),
+            "--slots" => s.slots = value.parse().expect("--slots N"),
+            "--backend" => s.backend = value,
+            _ => {
+                i += 1;
+                continue;
+            }
+        }
+        i += 2;
+    }
+    s
+}
+
+/// Tasks on the plain directory `dir`, used in place.
+fn tasks(n: usize, dir: &Path, prefix: &str) -> Vec<NewTask> {
+    (0..n)
+        .map(|i| {
+            let line = serde_json::json!({
+                "key": format!("{prefix}-{i}"),
+                "workspace": dir.to_string_lossy(),
+                "task": "instant",
+                "agent": "instant",
+                "priority": (i % 3) as i32,
+            });
+            NewTask::from_line(&line.to_string(), |_| unreachable!()).expect("a task")
+        })
+        .collect()
+}
+
+/// Runs the worker over `store` until idle.
+async fn work(store: Arc<dyn Store>, attempts: Scripted, slots: usize, base: &Path) {
+    let me = WorkerId {
+        id: format!("bench-{}", std::process::id()),
+        host: "bench".into(),
+        pid: std::process::id(),
+    };
+    let options = WorkerOptions {
+        concurrency: slots,
+        lease: Duration::from_secs(60),
+        heartbeat: Duration::from_secs(15),
+        until_idle: true,
+        poll: Duration::from_millis(500),
+        min_free_bytes: 0,
+        work_base: base.to_path_buf(),
+        ..WorkerOptions::default()
+    };
+    let drain = Arc::new(Stop::default());
+    worker::work(store, Arc::new(attempts), me, options, drain)
+        .await
+        .expect("the worker runs");
+}
+
+/// One backend's two phases; returns its Markdown rows.
+async fn bench(
+    name: &str,
+    open: &dyn Fn() -> Arc<dyn Store>,
+    commits: &dyn Fn() -> Option<i64>,
+    s: &Settings,
+) -> String {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let workspace = dir.path().join("project");
+    std::fs::create_dir_all(&workspace).expect("mkdir");
+
+    // Throughput.
+    let timed = Arc::new(Timed {
+        inner: open(),
+        timings: Mutex::default(),
+    });
+    for chunk in tasks(s.tasks, &workspace, "t").chunks(500) {
+        timed.add(chunk).await.expect("add");
+    }
+    let before = commits();
+    let start = Instant::now();
+    let attempts = Scripted {
+        attempts: s.attempts,
+        delay: Box::new(|_| Duration::ZERO),
+    };
+    work(timed.clone(), attempts, s.slots, dir.path()).await;
+    let wall = start.elapsed().as_secs_f64();
+    let after = commits();
+    let t = timed.timings.lock().expect("lock");
+    let made = t.finish.len();
+    assert_eq!(made, s.tasks * s.attempts as usize, "every attempt ran once");
+    let transitions = (t.claim.len() + t.finish.len()) as f64;
+    let queue_ms: f64 = t.claim.iter().chain(&t.finish).chain(&t.heartbeat).sum::<f64>()
+        + t.empty_claim.iter().chain(&t.counts).chain(&t.rescue).sum::<f64>();
+    let per_attempt = queue_ms / made as f64;
+    let xacts = match (before, after) {
+        (Some(b), Some(a)) => format!("{:.2}", (a - b) as f64 / made as f64),
+        _ => "—".into(),
+    };
+    let mut rows = format!(
+        "| {name} | {} × {} through {} slots | {wall:.1} s | {:.0} | {:.2} ms (claim p50 {:.2} / p99 {:.2}, finish p50 {:.2} / p99 {:.2}) | {xacts} |\n",
+        s.tasks,
+        s.attempts,
+        s.slots,
+        transitions / wall,
+        per_attempt,
+        percentile(&t.claim, 50.0),
+        percentile(&t.claim, 99.0),
+        percentile(&t.finish, 50.0),
+        percentile(&t.finish, 99.0),
+    );
+    drop(t);
+
+    // Due-to-claim latency while slots are free.
+    let timed = Arc::new(Timed {
+        inner: open(),
+        timings: Mutex::default(),
+    });
+    timed
+        .add(&tasks(200, &workspace, "l"))
+        .await
+        .expect("add");
+    let attempts = Scripted {
+        attempts: 2,
+        // A seeded spread of delays: 100 ms to 1.5 s.
+        delay: Box::new(|id| Duration::from_millis(100 + (id as u64 * 7919) % 1400)),
+    };
+    work(timed.clone(), attempts, s.slots, dir.path()).await;
+    let t = timed.timings.lock().expect("lock");
+    rows.push_str(&format!(
+        "| {name} | due-to-claim, 200 retries due 0.1–1.5 s ahead, {} slots | | | p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms ({} claims) | |\n",
+        s.slots,
+        percentile(&t.due_to_claim, 50.0),
+        percentile(&t.due_to_claim, 99.0),
+        percentile(&t.due_to_claim, 100.0),
+        t.due_to_claim.len(),
+    ));
+    rows
+}
+
+fn main() {
+    let s = settings();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let mut out = String::from(
+        "| backend | load | wall | transitions/s | queue time per attempt | transactions per attempt |\n|---|---|--:|--:|---|--:|\n",
+    );
+    if s.backend == "sqlite" || s.backend == "both" {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let n = std::sync::atomic::AtomicUsize::new(0);
+        let open = || -> Arc<dyn Store> {
+            let i = n.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let path = dir.path().join(format!("fleet-{i}.db"));
+            Arc::new(verdict_fleet::SqliteStore::open(&path).expect("open"))
+        };
+        out.push_str(&runtime.block_on(bench("SQLite", &open, &|| None, &s)));
+    }
+    if s.backend == "postgres" || s.backend == "both" {
+        let cluster = verdict_test_support::postgres::cluster();
+        let names = Mutex::new(Vec::new());
+        let open = || -> Arc<dyn Store> {
+            let url = verdict_test_support::postgres::database();
+            names.lock().expect("lock").push(url.clone());
+            let store = tokio::task::block_in_place(|| {
+                tokio::runtime::Handle::current()
+                    .block_on(verdict_fleet::PgStore::connect(&url))
+            });
+            Arc::new(store.expect("connect"))
+        };
+        let commits = || -> Option<i64> {
+            let url = names.lock().expect("lock").last().cloned()?;
+            let db = url.rsplit('/').next()?.split('?').next()?.to_owned();
+            let text = cluster.psql(
+                &db,
+                &format!("SELECT xact_commit FROM pg_stat_database WHERE datname = '{db}'"),
+            );
+            text.trim().parse().ok()
+        };
+        out.push_str(&runtime.block_on(bench("PostgreSQL", &open, &commits, &s)));
+        out.push_str(&pgbench(cluster, s.slots));
+    }
+    println!("{out}");
+}
+
+/// `pgbench` on the same server: initialised at scale 1, then `clients` clients for 10 s.
+fn pgbench(cluster: &verdict_test_support::postgres::Cluster, clients: usize) -> String {
+    let url = verdict_test_support::postgres::database();
+    let run = |args: &[&str]| {
+        std::process::Command::new("pgbench")
+            .args(args)
+            .arg(&url)
+            .output()
+            .expect("pgbench starts")
+    };
+    let _ = cluster;
+    let init = run(&["-i", "-q", "-s", "1"]);
+    assert!(init.status.success(), "pgbench -i: {init:?}");
+    let clients = clients.to_string();
+    let bench = run(&["-c", &clients, "-j", "2", "-T", "10", "-n"]);
+    let text = String::from_utf8_lossy(&bench.stdout);
+    let tps = text
+        .lines()
+        .find(|l| l.starts_with("tps"))
+        .unwrap_or("tps: not reported")
+        .to_owned();
+    format!("| PostgreSQL | pgbench TPC-B-like, {clients} clients, 10 s | | | {tps} | 1 |\n")
+}
