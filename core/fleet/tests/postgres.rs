@@ -758,3 +758,14 @@ async fn a_tasks_history_records_what_happened_to_it_and_when() {
         (TaskState::Pending, Some("look at b.rs"))
     );
 }
+
+#[tokio::test]
+async fn a_url_that_requires_tls_is_refused_with_why() {
+    let url = database().await;
+    let error = PgStore::connect(&format!("{url}?sslmode=require"))
+        .await
+        .err()
+        .expect("refused");
+    assert!(error.to_string().contains("TLS"), "{error}");
+    assert!(error.to_string().contains("sslmode=disable"), "{error}");
+}

@@ -5,7 +5,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use deadpool_postgres::{GenericClient, Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
-use tokio_postgres::config::Host;
+use tokio_postgres::config::{Host, SslMode};
 use tokio_postgres::{Config, NoTls};
 
 use super::sql::{error, now};
@@ -27,7 +27,8 @@ pub struct PgStore {
 impl PgStore {
     /// Connects to the database `url` names (`postgres://user:password@host:port/database`, or
     /// any form libpq takes) and brings its schema up to this verdict's. A database migrated by
-    /// a newer verdict is refused.
+    /// a newer verdict is refused. Connections are plain TCP or a unix socket: a URL that
+    /// requires TLS is refused with why.
     pub async fn connect(url: &str) -> Result<PgStore> {
         // The parser's message may quote the URL, password included: it is not passed on.
         let mut config: Config = url.parse().map_err(|_| {
@@ -35,6 +36,15 @@ impl PgStore {
                 "not a PostgreSQL URL (postgres://user:password@host:port/database)".into(),
             )
         })?;
+        // Without TLS, `sslmode=require` would fail in a handshake whose message says little.
+        if config.get_ssl_mode() == SslMode::Require {
+            return Err(FleetError::Invalid(format!(
+                "{}: this verdict connects to PostgreSQL without TLS, and the URL requires it \
+                 (sslmode=require); on a trusted network use sslmode=disable, else reach the \
+                 server through a tunnel",
+                describe(&config)
+            )));
+        }
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(Duration::from_secs(10));
         }
