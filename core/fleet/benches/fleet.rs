@@ -288,23 +288,10 @@ async fn bench(
     let after = commits();
     let t = timed.timings.lock().expect("lock");
     let made = t.finish.len();
-    assert_eq!(
-        made,
-        s.tasks * s.attempts as usize,
-        "every attempt ran once"
-    );
+    assert_eq!(made, s.tasks * s.attempts as usize, "every attempt ran once");
     let transitions = (t.claim.len() + t.finish.len()) as f64;
-    let queue_ms: f64 = t
-        .claim
-        .iter()
-        .chain(&t.finish)
-        .chain(&t.heartbeat)
-        .sum::<f64>()
-        + t.empty_claim
-            .iter()
-            .chain(&t.counts)
-            .chain(&t.rescue)
-            .sum::<f64>();
+    let queue_ms: f64 = t.claim.iter().chain(&t.finish).chain(&t.heartbeat).sum::<f64>()
+        + t.empty_claim.iter().chain(&t.counts).chain(&t.rescue).sum::<f64>();
     let per_attempt = queue_ms / made as f64;
     let xacts = match (before, after) {
         (Some(b), Some(a)) => format!("{:.2}", (a - b) as f64 / made as f64),
@@ -329,7 +316,10 @@ async fn bench(
         inner: open(),
         timings: Mutex::default(),
     });
-    timed.add(&tasks(200, &workspace, "l")).await.expect("add");
+    timed
+        .add(&tasks(200, &workspace, "l"))
+        .await
+        .expect("add");
     let attempts = Scripted {
         attempts: 2,
         // A seeded spread of delays: 100 ms to 1.5 s.
@@ -374,7 +364,8 @@ fn main() {
             let url = verdict_test_support::postgres::database();
             names.lock().expect("lock").push(url.clone());
             let store = tokio::task::block_in_place(|| {
-                tokio::runtime::Handle::current().block_on(verdict_fleet::PgStore::connect(&url))
+                tokio::runtime::Handle::current()
+                    .block_on(verdict_fleet::PgStore::connect(&url))
             });
             Arc::new(store.expect("connect"))
         };
