@@ -3,6 +3,7 @@
 //! transactions an attempt costs.
 
 use std::collections::HashMap;
+use std::io::BufRead as _;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
@@ -302,29 +303,12 @@ async fn the_password_appears_in_no_description_or_error() {
     assert!(error.to_string().contains("no_such_database"), "{error}");
 }
 
-/// Commits on the database `url` names, once every connection to it has closed (a server
-/// process hands its counts over when it exits).
+/// Commits on the database `url` names, once every connection to it has closed.
 async fn commits(url: &str) -> i64 {
-    let name = url.rsplit('/').next().expect("a database name").to_owned();
-    for _ in 0..500 {
-        let open = sql(
-            url,
-            &format!(
-                "SELECT count(*) FROM pg_stat_activity WHERE datname = '{name}' AND pid <> pg_backend_pid()"
-            ),
-        );
-        if open == "0" {
-            let query =
-                format!("SELECT xact_commit FROM pg_stat_database WHERE datname = '{name}'");
-            // psql's own transactions are on the `postgres` database.
-            return verdict_test_support::postgres::cluster()
-                .psql("postgres", &query)
-                .parse()
-                .expect("a count");
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    panic!("connections to {name} stay open");
+    let url = url.to_owned();
+    tokio::task::spawn_blocking(move || verdict_test_support::postgres::cluster().commits(&url))
+        .await
+        .expect("the count is read")
 }
 
 #[tokio::test]
@@ -768,4 +752,55 @@ async fn a_url_that_requires_tls_is_refused_with_why() {
         .expect("refused");
     assert!(error.to_string().contains("TLS"), "{error}");
     assert!(error.to_string().contains("sslmode=disable"), "{error}");
+}
+
+/// The cluster's guard stops the server and removes its directory when the test process dies,
+/// even by SIGKILL: this test runs itself as a child that starts a cluster, kills it, and
+/// watches the cluster go.
+#[test]
+fn the_cluster_stops_when_its_test_process_is_killed() {
+    const CHILD: &str = "VERDICT_TEST_PG_CHILD";
+    if std::env::var_os(CHILD).is_some() {
+        let cluster = verdict_test_support::postgres::cluster();
+        println!(
+            "cluster {} {}",
+            cluster.port(),
+            cluster.socket_dir().display()
+        );
+        std::thread::sleep(Duration::from_secs(120));
+        return;
+    }
+    let exe = std::env::current_exe().expect("the test binary");
+    let mut child = std::process::Command::new(exe)
+        .args([
+            "--exact",
+            "postgres::the_cluster_stops_when_its_test_process_is_killed",
+        ])
+        .arg("--nocapture")
+        .env(CHILD, "1")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("the child starts");
+    let stdout = child.stdout.take().expect("piped");
+    let line = std::io::BufReader::new(stdout)
+        .lines()
+        .map_while(Result::ok)
+        .find(|line| line.starts_with("cluster "))
+        .expect("the child reports its cluster");
+    let mut words = line.splitn(3, ' ').skip(1);
+    let port: u16 = words.next().and_then(|p| p.parse().ok()).expect("a port");
+    let dir = std::path::PathBuf::from(words.next().expect("a directory"));
+    let listening = || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok();
+    assert!(dir.is_dir() && listening(), "the child's cluster runs");
+    child.kill().expect("SIGKILL");
+    child.wait().expect("the child ends");
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while dir.exists() || listening() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the cluster in {} outlived its test process",
+            dir.display()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }

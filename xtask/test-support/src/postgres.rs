@@ -141,6 +141,28 @@ impl Cluster {
         String::from_utf8_lossy(&out.stdout).trim().to_owned()
     }
 
+    /// The transactions committed on the database `url` names, read once no connection to it
+    /// is open: a server process hands its counts over when it exits (or after a second idle),
+    /// so a count read while the database is in use can lag behind.
+    pub fn commits(&self, url: &str) -> i64 {
+        let name = url
+            .rsplit('/')
+            .next()
+            .and_then(|tail| tail.split('?').next())
+            .expect("a database name in the URL");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let open = format!("SELECT count(*) FROM pg_stat_activity WHERE datname = '{name}'");
+        while self.psql("postgres", &open) != "0" {
+            assert!(Instant::now() < deadline, "connections to {name} stay open");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        // psql's own transactions are on the `postgres` database.
+        let count = format!("SELECT xact_commit FROM pg_stat_database WHERE datname = '{name}'");
+        self.psql("postgres", &count)
+            .parse()
+            .expect("a count of transactions")
+    }
+
     fn start() -> Cluster {
         let bin = bin_dir();
         let as_postgres = running_as_root().then(postgres_user);
