@@ -58,10 +58,13 @@ impl PgStore {
         }
         // The queue's statements touch a row or a few: compiling them (which the server does
         // when an estimate looks costly, as one over a table never analyzed can) costs tens of
-        // milliseconds and saves nothing.
+        // milliseconds and saves nothing. A transaction of the store waits on nothing but its
+        // statements: one idle for long is a worker cut off mid-transaction, whose row locks
+        // the server then releases instead of waiting hours to see the connection is dead.
+        let ours = "-c jit=off -c idle_in_transaction_session_timeout=30s";
         let options = match config.get_options() {
-            Some(given) => format!("{given} -c jit=off"),
-            None => "-c jit=off".to_owned(),
+            Some(given) => format!("{given} {ours}"),
+            None => ours.to_owned(),
         };
         config.options(options);
         if config.get_application_name().is_none() {
