@@ -15,23 +15,6 @@ use crate::task::{NewTask, TaskId};
 /// How many tasks one `add` inserts before it has the server analyze the table.
 const ANALYZE_AFTER: usize = 500;
 
-/// Inserts a task unless its key exists; returns its id when inserted.
-const INSERT_TASK: &str = concat!(
-    "INSERT INTO tasks (key, workspace, rev, setup, task, agents_json, provider, max_attempts,
-                        only_json, campaign, priority, deadline_at, cost_cap_usd, state,
-                        created_at, updated_at)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,
-            ",
-    now!(),
-    " + $12::bigint * 1000, $13, 'pending', ",
-    now!(),
-    ", ",
-    now!(),
-    ")
-    ON CONFLICT (key) DO NOTHING
-    RETURNING id"
-);
-
 /// Records `$2` (with `$3`) in the history of the tasks `$1`.
 const HISTORY: &str = concat!(
     "INSERT INTO task_history (task_id, at, action, detail)
@@ -111,10 +94,7 @@ impl PgStore {
     pub(super) async fn add_tasks(&self, tasks: &[NewTask]) -> Result<Vec<(TaskId, bool)>> {
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(error)?;
-        let mut added = Vec::with_capacity(tasks.len());
-        for task in tasks {
-            added.push(add_one(&tx, task).await?);
-        }
+        let added = super::add::add(&tx, tasks).await?;
         let new: Vec<i64> = added
             .iter()
             .filter(|(_, new)| *new)
@@ -132,8 +112,7 @@ impl PgStore {
     }
 
     /// Creates or removes slot rows to match each limit, numbered from 0 (0 slots: no rows, no
-    /// limit). A running
-    /// attempt whose slot row is removed runs on; its finish frees nothing.
+    /// limit). A running attempt whose slot row is removed runs on; its finish frees nothing.
     pub(super) async fn limits(&self, limits: &[AgentLimit]) -> Result<()> {
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(error)?;
@@ -244,53 +223,4 @@ impl PgStore {
         tx.commit().await.map_err(error)?;
         Ok(pruned)
     }
-}
-
-/// Adds one task unless its key exists: its id, and whether it was added now.
-async fn add_one(tx: &impl GenericClient, task: &NewTask) -> Result<(TaskId, bool)> {
-    let json = |list: &[String]| {
-        serde_json::to_string(list).map_err(|e| FleetError::Invalid(format!("a task's list: {e}")))
-    };
-    let max_attempts = task
-        .max_attempts
-        .map(|n| i32::try_from(n).unwrap_or(i32::MAX));
-    let deadline = task
-        .deadline_secs
-        .map(|secs| i64::try_from(secs).unwrap_or(i64::MAX).min(1 << 40));
-    let inserted = query(
-        tx,
-        INSERT_TASK,
-        &[
-            &task.key,
-            &task.workspace,
-            &task.rev,
-            &task.setup,
-            &task.task,
-            &json(&task.agents)?,
-            &task.provider(),
-            &max_attempts,
-            &json(&task.only)?,
-            &task.campaign,
-            &task.priority,
-            &deadline,
-            &task.cost_cap_usd,
-        ],
-    )
-    .await?;
-    if let Some(row) = inserted.first() {
-        if let Some(campaign) = &task.campaign {
-            execute(
-                tx,
-                "INSERT INTO campaigns (name) VALUES ($1) ON CONFLICT (name) DO NOTHING",
-                &[campaign],
-            )
-            .await?;
-        }
-        return Ok((get(row, "id")?, true));
-    }
-    let existing = query(tx, "SELECT id FROM tasks WHERE key = $1", &[&task.key]).await?;
-    let row = existing
-        .first()
-        .ok_or_else(|| FleetError::Postgres(format!("task {} vanished", task.key)))?;
-    Ok((get(row, "id")?, false))
 }

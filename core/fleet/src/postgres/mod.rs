@@ -5,15 +5,17 @@
 //!
 //! ```text
 //! connect.rs   PgStore: the pool, the URL without its password, migrations
+//! add.rs       adding tasks, a thousand to a statement
 //! sql.rs       the statements, and the helpers that run them
 //! claim.rs     claim, heartbeat, rescue: leases and agent slots
 //! finish.rs    how an attempt ended
-//! control.rs   add, limits, cancel/pause/resume, retry, prune
+//! control.rs   add's transaction, limits, cancel/pause/resume, retry, prune
 //! read.rs      tasks, attempts, events, counts
 //! rows.rs      rows into records
 //! store.rs     the Store contract, each method handed to one of the above
 //! ```
 
+mod add;
 mod claim;
 mod connect;
 mod control;
