@@ -45,7 +45,11 @@ impl StateArg {
                     format!("failed to open the fleet database {}", path.display())
                 })?)
             }
-            Target::Postgres(url) => anyhow::bail!("PostgreSQL comes next: {url}"),
+            Target::Postgres(url) => Arc::new(
+                verdict_fleet::PgStore::connect(&url)
+                    .await
+                    .context("failed to open the fleet database")?,
+            ),
         })
     }
 }

@@ -20,7 +20,7 @@
 
 use std::path::Path;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use verdict_fleet::worker::{self, Attempts, Stop, WorkerOptions};
@@ -38,8 +38,10 @@ struct Timings {
     heartbeat: Vec<f64>,
     counts: Vec<f64>,
     rescue: Vec<f64>,
-    /// Milliseconds from a claimed retry's `next_retry_at` to the claim's return.
+    /// Milliseconds from a retry's due time to its claim's return.
     due_to_claim: Vec<f64>,
+    /// When each task's scheduled retry is due, by this process's clock.
+    due: std::collections::HashMap<TaskId, Instant>,
 }
 
 /// A store that times every call of the one it wraps.
@@ -54,12 +56,6 @@ impl Timed {
         let mut timings = self.timings.lock().expect("lock");
         pick(&mut timings).push(ms);
     }
-}
-
-fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as i64)
 }
 
 #[async_trait]
@@ -83,9 +79,10 @@ impl Store for Timed {
         match &claim {
             Some(claim) => {
                 self.record(|t| &mut t.claim, start);
-                if let Some(due) = claim.task.next_retry_at {
-                    let late = (now_ms() - due) as f64;
-                    self.timings.lock().expect("lock").due_to_claim.push(late);
+                let mut timings = self.timings.lock().expect("lock");
+                if let Some(due) = timings.due.remove(&claim.task.id) {
+                    let late = due.elapsed().as_secs_f64() * 1000.0;
+                    timings.due_to_claim.push(late);
                 }
             }
             None => self.record(|t| &mut t.empty_claim, start),
@@ -106,6 +103,15 @@ impl Store for Timed {
         let start = Instant::now();
         let done = self.inner.finish(claim, end).await;
         self.record(|t| &mut t.finish, start);
+        if let Some(after) = end.retry_after {
+            // Due no earlier than the database's now at the finish, which is before this.
+            let due = start + after;
+            self.timings
+                .lock()
+                .expect("lock")
+                .due
+                .insert(claim.task.id, due);
+        }
         done
     }
     async fn rescue(&self) -> verdict_fleet::error::Result<Vec<Rescued>> {
@@ -258,84 +264,137 @@ async fn work(store: Arc<dyn Store>, attempts: Scripted, slots: usize, base: &Pa
         .expect("the worker runs");
 }
 
-/// One backend's two phases; returns its Markdown rows.
-async fn bench(
-    name: &str,
-    open: &dyn Fn() -> Arc<dyn Store>,
-    commits: &dyn Fn() -> Option<i64>,
-    s: &Settings,
-) -> String {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let workspace = dir.path().join("project");
-    std::fs::create_dir_all(&workspace).expect("mkdir");
+/// Where one phase's database is.
+enum Backend {
+    Sqlite(std::path::PathBuf),
+    Postgres(String),
+}
 
-    // Throughput.
+impl Backend {
+    fn name(&self) -> &'static str {
+        match self {
+            Backend::Sqlite(_) => "SQLite",
+            Backend::Postgres(_) => "PostgreSQL",
+        }
+    }
+
+    async fn open(&self) -> Arc<dyn Store> {
+        match self {
+            Backend::Sqlite(path) => {
+                Arc::new(verdict_fleet::SqliteStore::open(path).expect("open"))
+            }
+            Backend::Postgres(url) => {
+                Arc::new(verdict_fleet::PgStore::connect(url).await.expect("connect"))
+            }
+        }
+    }
+
+    /// The database's committed transactions so far, once no connection to it is open.
+    fn commits(&self) -> Option<i64> {
+        match self {
+            Backend::Sqlite(_) => None,
+            Backend::Postgres(url) => Some(verdict_test_support::postgres::cluster().commits(url)),
+        }
+    }
+}
+
+/// The store's time per attempt, and what was timed.
+fn timings(timed: &Timed) -> Timings {
+    std::mem::take(&mut *timed.timings.lock().expect("lock"))
+}
+
+/// Phase one: `tasks` × `attempts` through `slots` slots; its Markdown row.
+async fn throughput(backend: &Backend, s: &Settings, workspace: &Path, base: &Path) -> String {
+    {
+        let store = backend.open().await;
+        for chunk in tasks(s.tasks, workspace, "t").chunks(500) {
+            store.add(chunk).await.expect("add");
+        }
+    }
+    // What opening a store costs in transactions (the migration check), to take off.
+    let opened = match backend {
+        Backend::Sqlite(_) => None,
+        Backend::Postgres(_) => {
+            let before = backend.commits();
+            drop(backend.open().await);
+            backend.commits().zip(before).map(|(a, b)| a - b)
+        }
+    };
+    let before = backend.commits();
     let timed = Arc::new(Timed {
-        inner: open(),
+        inner: backend.open().await,
         timings: Mutex::default(),
     });
-    for chunk in tasks(s.tasks, &workspace, "t").chunks(500) {
-        timed.add(chunk).await.expect("add");
-    }
-    let before = commits();
     let start = Instant::now();
     let attempts = Scripted {
         attempts: s.attempts,
         delay: Box::new(|_| Duration::ZERO),
     };
-    work(timed.clone(), attempts, s.slots, dir.path()).await;
+    work(timed.clone(), attempts, s.slots, base).await;
     let wall = start.elapsed().as_secs_f64();
-    let after = commits();
-    let t = timed.timings.lock().expect("lock");
+    let t = timings(&timed);
+    drop(timed);
+    let after = backend.commits();
     let made = t.finish.len();
-    assert_eq!(made, s.tasks * s.attempts as usize, "every attempt ran once");
+    assert_eq!(
+        made,
+        s.tasks * s.attempts as usize,
+        "every attempt ran once"
+    );
     let transitions = (t.claim.len() + t.finish.len()) as f64;
-    let queue_ms: f64 = t.claim.iter().chain(&t.finish).chain(&t.heartbeat).sum::<f64>()
-        + t.empty_claim.iter().chain(&t.counts).chain(&t.rescue).sum::<f64>();
-    let per_attempt = queue_ms / made as f64;
-    let xacts = match (before, after) {
-        (Some(b), Some(a)) => format!("{:.2}", (a - b) as f64 / made as f64),
+    let queue_ms: f64 = t
+        .claim
+        .iter()
+        .chain(&t.finish)
+        .chain(&t.heartbeat)
+        .sum::<f64>()
+        + t.empty_claim
+            .iter()
+            .chain(&t.counts)
+            .chain(&t.rescue)
+            .sum::<f64>();
+    let xacts = match (before, after, opened) {
+        (Some(b), Some(a), Some(o)) => format!("{:.2}", (a - b - o) as f64 / made as f64),
         _ => "—".into(),
     };
-    let mut rows = format!(
-        "| {name} | {} × {} through {} slots | {wall:.1} s | {:.0} | {:.2} ms (claim p50 {:.2} / p99 {:.2}, finish p50 {:.2} / p99 {:.2}) | {xacts} |\n",
+    format!(
+        "| {} | {} × {} through {} slots | {wall:.1} s | {:.0} | {:.2} ms (claim p50 {:.2} / p99 {:.2}, finish p50 {:.2} / p99 {:.2}) | {xacts} |\n",
+        backend.name(),
         s.tasks,
         s.attempts,
         s.slots,
         transitions / wall,
-        per_attempt,
+        queue_ms / made as f64,
         percentile(&t.claim, 50.0),
         percentile(&t.claim, 99.0),
         percentile(&t.finish, 50.0),
         percentile(&t.finish, 99.0),
-    );
-    drop(t);
+    )
+}
 
-    // Due-to-claim latency while slots are free.
+/// Phase two: due-to-claim latency while slots are free; its Markdown row.
+async fn latency(backend: &Backend, s: &Settings, workspace: &Path, base: &Path) -> String {
     let timed = Arc::new(Timed {
-        inner: open(),
+        inner: backend.open().await,
         timings: Mutex::default(),
     });
-    timed
-        .add(&tasks(200, &workspace, "l"))
-        .await
-        .expect("add");
+    timed.add(&tasks(200, workspace, "l")).await.expect("add");
     let attempts = Scripted {
         attempts: 2,
         // A seeded spread of delays: 100 ms to 1.5 s.
         delay: Box::new(|id| Duration::from_millis(100 + (id as u64 * 7919) % 1400)),
     };
-    work(timed.clone(), attempts, s.slots, dir.path()).await;
-    let t = timed.timings.lock().expect("lock");
-    rows.push_str(&format!(
-        "| {name} | due-to-claim, 200 retries due 0.1–1.5 s ahead, {} slots | | | p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms ({} claims) | |\n",
+    work(timed.clone(), attempts, s.slots, base).await;
+    let t = timings(&timed);
+    format!(
+        "| {} | due-to-claim, 200 retries due 0.1–1.5 s ahead, {} slots | | | p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms ({} claims) | |\n",
+        backend.name(),
         s.slots,
         percentile(&t.due_to_claim, 50.0),
         percentile(&t.due_to_claim, 99.0),
         percentile(&t.due_to_claim, 100.0),
         t.due_to_claim.len(),
-    ));
-    rows
+    )
 }
 
 fn main() {
@@ -347,54 +406,44 @@ fn main() {
     let mut out = String::from(
         "| backend | load | wall | transitions/s | queue time per attempt | transactions per attempt |\n|---|---|--:|--:|---|--:|\n",
     );
+    let dir = tempfile::tempdir().expect("temp dir");
+    let workspace = dir.path().join("project");
+    std::fs::create_dir_all(&workspace).expect("mkdir");
+    let mut phases = Vec::new();
     if s.backend == "sqlite" || s.backend == "both" {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let n = std::sync::atomic::AtomicUsize::new(0);
-        let open = || -> Arc<dyn Store> {
-            let i = n.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-            let path = dir.path().join(format!("fleet-{i}.db"));
-            Arc::new(verdict_fleet::SqliteStore::open(&path).expect("open"))
-        };
-        out.push_str(&runtime.block_on(bench("SQLite", &open, &|| None, &s)));
+        phases.push((
+            Backend::Sqlite(dir.path().join("throughput.db")),
+            Backend::Sqlite(dir.path().join("latency.db")),
+        ));
     }
     if s.backend == "postgres" || s.backend == "both" {
-        let cluster = verdict_test_support::postgres::cluster();
-        let names = Mutex::new(Vec::new());
-        let open = || -> Arc<dyn Store> {
-            let url = verdict_test_support::postgres::database();
-            names.lock().expect("lock").push(url.clone());
-            let store = tokio::task::block_in_place(|| {
-                tokio::runtime::Handle::current()
-                    .block_on(verdict_fleet::PgStore::connect(&url))
-            });
-            Arc::new(store.expect("connect"))
-        };
-        let commits = || -> Option<i64> {
-            let url = names.lock().expect("lock").last().cloned()?;
-            let db = url.rsplit('/').next()?.split('?').next()?.to_owned();
-            let text = cluster.psql(
-                &db,
-                &format!("SELECT xact_commit FROM pg_stat_database WHERE datname = '{db}'"),
-            );
-            text.trim().parse().ok()
-        };
-        out.push_str(&runtime.block_on(bench("PostgreSQL", &open, &commits, &s)));
-        out.push_str(&pgbench(cluster, s.slots));
+        phases.push((
+            Backend::Postgres(verdict_test_support::postgres::database()),
+            Backend::Postgres(verdict_test_support::postgres::database()),
+        ));
+    }
+    for (first, second) in &phases {
+        out.push_str(&runtime.block_on(throughput(first, &s, &workspace, dir.path())));
+        out.push_str(&runtime.block_on(latency(second, &s, &workspace, dir.path())));
+        eprint!("{out}");
+    }
+    if s.backend == "postgres" || s.backend == "both" {
+        out.push_str(&pgbench(s.slots));
     }
     println!("{out}");
 }
 
 /// `pgbench` on the same server: initialised at scale 1, then `clients` clients for 10 s.
-fn pgbench(cluster: &verdict_test_support::postgres::Cluster, clients: usize) -> String {
+fn pgbench(clients: usize) -> String {
+    let cluster = verdict_test_support::postgres::cluster();
     let url = verdict_test_support::postgres::database();
     let run = |args: &[&str]| {
-        std::process::Command::new("pgbench")
+        std::process::Command::new(cluster.program("pgbench"))
             .args(args)
             .arg(&url)
             .output()
             .expect("pgbench starts")
     };
-    let _ = cluster;
     let init = run(&["-i", "-q", "-s", "1"]);
     assert!(init.status.success(), "pgbench -i: {init:?}");
     let clients = clients.to_string();

@@ -270,9 +270,9 @@ pub trait Store: Send + Sync {
 
     /// Records how the claim's attempt ended and moves the task, fenced by its token, in one
     /// transaction: the claim row, the task (state, attempts, next_retry_at, cost, workdir,
-    /// branch, diff, reason, category; the lease cleared; guidance consumed), the events, the
-    /// slot released, the provider held when asked. `false`: the lease was lost, nothing was
-    /// written.
+    /// branch, diff, reason, category; the lease cleared), the events, the slot released, the
+    /// provider held when asked. A cancel asked while the attempt ran wins over a state that is
+    /// not final: the task ends `cancelled`. `false`: the lease was lost, nothing was written.
     async fn finish(&self, claim: &Claim, end: &AttemptEnd) -> Result<bool>;
 
     /// Takes back every running task whose lease has expired: the claim recorded `interrupted`
@@ -284,9 +284,9 @@ pub trait Store: Send + Sync {
 
     /// Sends an ended task back (escalated, failed, expired, cancelled) with a person's
     /// guidance: pending at once, its attempt count reset to 0 (its attempts granted anew), a
-    /// deadline that has passed renewed for the span it had, the guidance kept for the next
-    /// prompt (until an attempt that counts consumes it) and recorded with when. Its cost so
-    /// far stays. `false`: the task has not ended, or it passed.
+    /// deadline that has passed renewed for the span it had, the guidance kept for every later
+    /// prompt (as `verdict loop --guide`) and recorded with when. Its cost so far stays.
+    /// `false`: the task has not ended, or it passed.
     async fn retry(&self, task: &str, guidance: &str) -> Result<bool>;
 
     /// One task, by id or key.

@@ -31,6 +31,7 @@ macro_rules! suite {
             deadline_and_cost_cap_expire_waiting_tasks,
             cancel_pause_and_resume_by_selector,
             a_running_task_sees_its_cancel_in_the_heartbeat,
+            a_cancel_asked_during_an_attempt_wins_over_its_retry,
             a_lost_task_a_person_cancelled_ends_cancelled,
             a_running_task_past_its_deadline_hears_it,
             a_lower_limit_lets_running_attempts_finish,
@@ -731,6 +732,33 @@ pub(crate) async fn a_lower_limit_lets_running_attempts_finish(db: Db) {
     assert!(claim(store, LONG).await.is_some());
 }
 
+pub(crate) async fn a_cancel_asked_during_an_attempt_wins_over_its_retry(db: Db) {
+    let store = &db.store;
+    add(store, &[task("a")]).await;
+    let running = claim(store, LONG).await.expect("a claim");
+    let selector = Selector::Task("a".to_owned());
+    assert_eq!(
+        store
+            .control(&selector, Control::Cancel)
+            .await
+            .expect("cancel"),
+        1
+    );
+    // The worker finishes before a heartbeat has brought it the request.
+    assert!(
+        store
+            .finish(&running, &scheduled(Duration::ZERO))
+            .await
+            .expect("finish")
+    );
+    let task = store.task("a").await.expect("task").expect("a");
+    assert_eq!(task.state, TaskState::Cancelled);
+    assert_eq!(task.next_retry_at, None);
+    assert!(!task.cancel_requested);
+    assert!(task.finished_at.is_some());
+    assert!(claim(store, LONG).await.is_none(), "nothing is due");
+}
+
 pub(crate) async fn retry_sends_an_escalated_task_back_with_guidance(db: Db) {
     let store = &db.store;
     add(store, &[task("a")]).await;
@@ -768,7 +796,11 @@ pub(crate) async fn retry_sends_an_escalated_task_back_with_guidance(db: Db) {
             .expect("finish")
     );
     let task = store.task("a").await.expect("task").expect("a");
-    assert_eq!(task.guidance, None, "the attempt consumed it");
+    assert_eq!(
+        task.guidance.as_deref(),
+        Some("use the v2 API"),
+        "every later prompt carries it, as --guide does"
+    );
     assert_eq!(task.attempts, 1);
     // A passed task is not sent back.
     let third = claim(store, LONG).await.expect("a claim");

@@ -15,8 +15,9 @@ use crate::task::TaskState;
 /// in `$5` ms when retry scheduled, `$6` dollars more spent, work directory `$7` (on the host of
 /// claim `$8`), branch `$9`, diff `$10`, reason `$11`, category `$12`, final when `$13`. A
 /// cancel a person asked for while the attempt ran wins over a state that is not final (the
-/// worker may finish before its heartbeat brings the request). The lease, the cancel request and
-/// the guidance (by an attempt that counts) are consumed. No row: the lease was lost.
+/// worker may finish before its heartbeat brings the request). The lease and the cancel request
+/// are consumed; guidance stays for every later prompt, as `verdict loop --guide` does. No row:
+/// the lease was lost.
 const MOVE_TASK: &str = concat!(
     "UPDATE tasks SET
         state = CASE WHEN cancel_requested AND NOT $13::boolean THEN 'cancelled' ELSE $3::text END,
@@ -35,7 +36,6 @@ const MOVE_TASK: &str = concat!(
         last_category = coalesce($12::text, last_category),
         lease_token = NULL, lease_until = NULL, worker = NULL,
         cancel_requested = FALSE,
-        guidance = CASE WHEN $4::boolean THEN NULL ELSE guidance END,
         updated_at = ",
     now!(),
     ", finished_at = CASE WHEN $13::boolean OR cancel_requested THEN ",

@@ -180,7 +180,7 @@ pub(super) fn claim(
     }
     let number: u32 = tx.query_row(
         "UPDATE tasks SET state = 'running', lease_token = ?1, lease_until = ?2, worker = ?3,
-            claims = claims + 1, updated_at = ?4
+            claims = claims + 1, next_retry_at = NULL, updated_at = ?4
          WHERE id = ?5 RETURNING claims",
         params![token, lease_until, worker.id, now, id],
         |row| row.get(0),

@@ -10,10 +10,11 @@ use crate::store::{AttemptEnd, Claim, Rescued};
 use crate::task::TaskState;
 
 /// Records how a claim's attempt ended (see [`crate::Store::finish`]). The task's row is
-/// written first, fenced by the token: when that changes nothing, nothing else is written.
-/// Guidance is consumed by an attempt that counted (an interrupted or rate-limited one never
-/// reached the agent's judgement and keeps it for the next). The work directory's host is the
-/// host of the worker that claimed this attempt.
+/// written first, fenced by the token: when that changes nothing, nothing else is written. A
+/// cancel a person asked for while the attempt ran wins over a state that is not final (the
+/// worker may finish before its heartbeat brings the request). Guidance stays for every later
+/// prompt of the task, as `verdict loop --guide` does. The work directory's host is the host of
+/// the worker that claimed this attempt.
 pub(super) fn finish(
     tx: &Transaction<'_>,
     now: i64,
@@ -33,15 +34,21 @@ pub(super) fn finish(
     };
     let finished_at = end.state.is_final().then_some(now);
     let changed = tx.execute(
-        "UPDATE tasks SET state = ?1, attempts = attempts + ?2, next_retry_at = ?3,
+        "UPDATE tasks SET
+            state = CASE WHEN cancel_requested AND NOT ?15 THEN 'cancelled' ELSE ?1 END,
+            attempts = attempts + ?2,
+            next_retry_at = CASE WHEN cancel_requested AND NOT ?15 THEN NULL ELSE ?3 END,
             cost_usd = cost_usd + COALESCE(?4, 0),
             workdir_host = CASE WHEN ?5 IS NULL THEN workdir_host
                 ELSE (SELECT host FROM attempts WHERE task_id = ?13 AND number = ?14) END,
             workdir = COALESCE(?5, workdir), branch = COALESCE(?6, branch),
-            diff = COALESCE(?7, diff), reason = ?8, last_category = COALESCE(?9, last_category),
-            guidance = CASE WHEN ?2 THEN NULL ELSE guidance END,
+            diff = COALESCE(?7, diff),
+            reason = CASE WHEN cancel_requested AND NOT ?15 THEN 'cancelled by a person'
+                ELSE ?8 END,
+            last_category = COALESCE(?9, last_category),
             lease_token = NULL, lease_until = NULL, worker = NULL, cancel_requested = 0,
-            finished_at = ?10, updated_at = ?11
+            finished_at = CASE WHEN cancel_requested AND NOT ?15 THEN ?11 ELSE ?10 END,
+            updated_at = ?11
          WHERE id = ?13 AND lease_token = ?12 AND state = 'running'",
         params![
             end.state.as_str(),
@@ -58,6 +65,7 @@ pub(super) fn finish(
             claim.token,
             claim.task.id,
             claim.number,
+            end.state.is_final(),
         ],
     )?;
     if changed == 0 {
