@@ -55,6 +55,15 @@ impl Fleet {
         Fleet::with_state(dir, state)
     }
 
+    /// A fleet on a fresh database of the test process's PostgreSQL cluster.
+    pub(crate) fn postgres() -> Fleet {
+        let dir = tempfile::Builder::new()
+            .prefix("verdict-fleet-")
+            .tempdir()
+            .expect("a temporary directory");
+        Fleet::with_state(dir, verdict_test_support::postgres::database())
+    }
+
     fn with_state(dir: tempfile::TempDir, state: String) -> Fleet {
         let repo = Project::empty();
         verdict_test_support::copy_dir_except(
@@ -216,6 +225,29 @@ impl Fleet {
     }
 }
 
+/// Each scenario runs on both backends: `fleet::sqlite::NAME` and `fleet::postgres::NAME`.
+macro_rules! on_both_backends {
+    ($($scenario:ident),* $(,)?) => {
+        mod sqlite {
+            $(#[test] fn $scenario() { super::$scenario(super::Fleet::sqlite()) })*
+        }
+        mod postgres {
+            $(#[test] fn $scenario() { super::$scenario(super::Fleet::postgres()) })*
+        }
+    };
+}
+
+on_both_backends!(
+    three_tasks_pass_each_attempt_once_and_keep_their_changes_on_a_branch,
+    adding_the_same_file_again_adds_nothing,
+    a_bad_line_adds_nothing_and_names_its_line,
+    a_one_task_fleet_gives_the_events_of_verdict_loop,
+    a_task_waiting_on_its_retry_delay_does_not_hold_up_the_next,
+    cancelling_a_running_task_stops_its_agent,
+    sigterm_drains_a_worker_and_hands_its_attempt_back_uncounted,
+    a_worker_killed_mid_attempt_loses_nothing_and_runs_nothing_twice,
+);
+
 /// Waits for `child` to end within `limit` (killing it after), and reads its output.
 fn finish(mut child: Child, limit: Duration) -> Out {
     use std::io::Read;
@@ -278,9 +310,7 @@ fn git(dir: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-#[test]
-fn three_tasks_pass_each_attempt_once_and_keep_their_changes_on_a_branch() {
-    let fleet = Fleet::sqlite();
+fn three_tasks_pass_each_attempt_once_and_keep_their_changes_on_a_branch(fleet: Fleet) {
     let tasks = [
         fleet.task("a", "fix"),
         fleet.task("b", "fix-on-second"),
@@ -329,9 +359,7 @@ fn three_tasks_pass_each_attempt_once_and_keep_their_changes_on_a_branch() {
     );
 }
 
-#[test]
-fn adding_the_same_file_again_adds_nothing() {
-    let fleet = Fleet::sqlite();
+fn adding_the_same_file_again_adds_nothing(fleet: Fleet) {
     let tasks = [fleet.task("a", "fix"), fleet.task("b", "fix")];
     assert!(fleet.add(&tasks[..1]).stdout.contains("1 added, 0 already"));
     // The file cut after its first line, then added whole: only the second line is new.
@@ -354,9 +382,7 @@ fn adding_the_same_file_again_adds_nothing() {
     assert_eq!(fleet.status()["tasks"].as_array().map(Vec::len), Some(3));
 }
 
-#[test]
-fn a_bad_line_adds_nothing_and_names_its_line() {
-    let fleet = Fleet::sqlite();
+fn a_bad_line_adds_nothing_and_names_its_line(fleet: Fleet) {
     let file = fleet.path("tasks.jsonl");
     let good = fleet.task("a", "fix");
     std::fs::write(&file, format!("{good}\n{{\"workspace\": \"x\"}}\n")).expect("write");
@@ -366,9 +392,7 @@ fn a_bad_line_adds_nothing_and_names_its_line() {
     assert_eq!(fleet.status()["tasks"].as_array().map(Vec::len), Some(0));
 }
 
-#[test]
-fn a_one_task_fleet_gives_the_events_of_verdict_loop() {
-    let fleet = Fleet::sqlite();
+fn a_one_task_fleet_gives_the_events_of_verdict_loop(fleet: Fleet) {
     fleet.add(&[fleet.task("b", "fix-on-second")]);
     fleet.work(&[]);
     let history = fleet.history("b");
@@ -418,9 +442,7 @@ fn a_one_task_fleet_gives_the_events_of_verdict_loop() {
     assert!(fleet_kinds.contains(&"retry_scheduled".to_owned()));
 }
 
-#[test]
-fn a_task_waiting_on_its_retry_delay_does_not_hold_up_the_next() {
-    let fleet = Fleet::sqlite();
+fn a_task_waiting_on_its_retry_delay_does_not_hold_up_the_next(fleet: Fleet) {
     // A test failure waits a minute before its next attempt.
     fleet.repo.write(
         "verdict.toml",
@@ -454,9 +476,7 @@ fn a_task_waiting_on_its_retry_delay_does_not_hold_up_the_next() {
     let _ = worker.wait();
 }
 
-#[test]
-fn cancelling_a_running_task_stops_its_agent() {
-    let fleet = Fleet::sqlite();
+fn cancelling_a_running_task_stops_its_agent(fleet: Fleet) {
     fleet.add(&[fleet.task("s", "sleep-then-fix")]);
     let mut worker = fleet.spawn(&["work", "--lease", "4", "--min-free-disk", "1"], "w");
     let pid = fleet.wait_ready("s", &mut worker);
@@ -480,9 +500,7 @@ fn cancelling_a_running_task_stops_its_agent() {
     let _ = worker.wait();
 }
 
-#[test]
-fn sigterm_drains_a_worker_and_hands_its_attempt_back_uncounted() {
-    let fleet = Fleet::sqlite();
+fn sigterm_drains_a_worker_and_hands_its_attempt_back_uncounted(fleet: Fleet) {
     fleet.add(&[fleet.task("s", "sleep-then-fix")]);
     let mut worker = fleet.spawn(&["work", "--drain", "1", "--min-free-disk", "1"], "w");
     let pid = fleet.wait_ready("s", &mut worker);
@@ -505,9 +523,7 @@ fn sigterm_drains_a_worker_and_hands_its_attempt_back_uncounted() {
     assert_eq!(fleet.calls_of("s"), [1, 2]);
 }
 
-#[test]
-fn a_worker_killed_mid_attempt_loses_nothing_and_runs_nothing_twice() {
-    let fleet = Fleet::sqlite();
+fn a_worker_killed_mid_attempt_loses_nothing_and_runs_nothing_twice(fleet: Fleet) {
     fleet.add(&[fleet.task("s", "sleep-then-fix")]);
     let mut worker = fleet.spawn(&["work", "--lease", "3", "--min-free-disk", "1"], "w1");
     let pid = fleet.wait_ready("s", &mut worker);
