@@ -13,7 +13,7 @@ use verdict_core::agent::{PoolOptions, SessionOutcome};
 use verdict_core::digest::DEFAULT_BUDGET;
 use verdict_core::driver::{self, Event, LoopEnd, LoopEvent, LoopParts, RunSettings};
 use verdict_core::state::RunState;
-use verdict_fleet::worker::{Attempts, Stop};
+use verdict_fleet::worker::{Attempts, Live};
 use verdict_fleet::{AttemptEnd, TaskRecord, TaskState};
 
 use crate::loop_cmd::{self, Built};
@@ -24,13 +24,7 @@ pub(crate) struct LoopAttempts;
 
 #[async_trait]
 impl Attempts for LoopAttempts {
-    async fn run(
-        &self,
-        task: &TaskRecord,
-        _number: u32,
-        root: &Path,
-        stop: Arc<Stop>,
-    ) -> AttemptEnd {
+    async fn run(&self, task: &TaskRecord, _number: u32, root: &Path, live: Live) -> AttemptEnd {
         let (sender, receiver) = tokio::sync::oneshot::channel();
         let (task, root) = (task.clone(), root.to_path_buf());
         // The driver runs on a thread and runtime of its own: an attempt's blocking work (its
@@ -38,7 +32,7 @@ impl Attempts for LoopAttempts {
         let spawned = std::thread::Builder::new()
             .name(format!("fleet-task-{}", task.id))
             .spawn(move || {
-                let end = one(&task, &root, stop).unwrap_or_else(|error| {
+                let end = one(&task, &root, live).unwrap_or_else(|error| {
                     AttemptEnd::ended(TaskState::Failed, "error", format!("{error:#}"))
                 });
                 let _ = sender.send(end);
@@ -58,7 +52,7 @@ impl Attempts for LoopAttempts {
 }
 
 /// Runs attempt `number` of `task` in `root` to its end or its hand-back.
-fn one(task: &TaskRecord, root: &Path, stop: Arc<Stop>) -> Result<AttemptEnd> {
+fn one(task: &TaskRecord, root: &Path, live: Live) -> Result<AttemptEnd> {
     let (root, config) = run::load_config(Some(root))?;
     let root = std::fs::canonicalize(&root)
         .with_context(|| format!("failed to resolve {}", root.display()))?;
@@ -88,13 +82,22 @@ fn one(task: &TaskRecord, root: &Path, stop: Arc<Stop>) -> Result<AttemptEnd> {
         runner,
         interrupted,
     } = loop_cmd::build(&root, &config, spec.task.clone(), &settings, policies, true)?;
+    let gate = live.clone();
+    let pool = pool.with_gate(Arc::new(move || {
+        let gate = gate.clone();
+        Box::pin(async move { gate.until_unheld().await })
+    }));
     let events = Arc::new(Mutex::new(Vec::<LoopEvent>::new()));
     let seen = Arc::clone(&events);
+    let holder = live.clone();
     let parts = LoopParts {
         verify,
         pool,
         runner: runner.clone(),
         sink: Box::new(move |event: &LoopEvent| {
+            if let Some(hold) = rate_limited(&event.event) {
+                holder.hold_provider(hold);
+            }
             seen.lock()
                 .unwrap_or_else(|p| p.into_inner())
                 .push(event.clone());
@@ -108,6 +111,7 @@ fn one(task: &TaskRecord, root: &Path, stop: Arc<Stop>) -> Result<AttemptEnd> {
         .context("failed to start the attempt's runtime")?;
     let started = Instant::now();
     let end = runtime.block_on(async {
+        let stop = live.stop;
         let watcher = tokio::spawn(async move {
             stop.asked().await;
             interrupted.store(true, Ordering::SeqCst);
@@ -163,15 +167,6 @@ fn attempt_end(
                     .map(|(fingerprint, label)| format!("{fingerprint} {label}"))
                     .collect();
             }
-            Event::AgentRetry(retry) => {
-                if let SessionOutcome::RateLimited {
-                    retry_after: Some(after),
-                    ..
-                } = &retry.outcome
-                {
-                    record.hold_provider = Some(*after);
-                }
-            }
             _ => {}
         }
     }
@@ -183,6 +178,18 @@ fn attempt_end(
     }
     record.events = events.iter().map(|e| e.to_json().to_string()).collect();
     record
+}
+
+/// The retry-after an agent's rate limit reported, from the pool's retry event.
+fn rate_limited(event: &Event) -> Option<Duration> {
+    match event {
+        Event::AgentRetry(retry) => match &retry.outcome {
+            SessionOutcome::RateLimited { retry_after, .. }
+            | SessionOutcome::Overloaded { retry_after, .. } => *retry_after,
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// What an agent reported it used, from the last lines of its log: Claude Code's

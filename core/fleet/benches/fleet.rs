@@ -23,7 +23,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
-use verdict_fleet::worker::{self, Attempts, Stop, WorkerOptions};
+use verdict_fleet::worker::{self, Attempts, Live, Stop, WorkerOptions};
 use verdict_fleet::{
     AgentLimit, AttemptEnd, AttemptRecord, Claim, Control, Counts, LeaseState, NewTask, Pruned,
     Rescued, Selector, Store, TaskId, TaskRecord, TaskState, WorkerId,
@@ -150,6 +150,9 @@ impl Store for Timed {
         self.record(|t| &mut t.counts, start);
         counts
     }
+    async fn hold(&self, agent: &str, hold: Duration) -> verdict_fleet::error::Result<()> {
+        self.inner.hold(agent, hold).await
+    }
     async fn held(&self) -> verdict_fleet::error::Result<Vec<(String, i64)>> {
         self.inner.held().await
     }
@@ -167,7 +170,7 @@ struct Scripted {
 
 #[async_trait]
 impl Attempts for Scripted {
-    async fn run(&self, task: &TaskRecord, number: u32, _: &Path, _: Arc<Stop>) -> AttemptEnd {
+    async fn run(&self, task: &TaskRecord, number: u32, _: &Path, _: Live) -> AttemptEnd {
         if number >= self.attempts {
             let mut end = AttemptEnd::ended(TaskState::Passed, "passed", "green".into());
             end.counted = true;

@@ -307,6 +307,11 @@ pub trait Store: Send + Sync {
     /// Tasks by state, and when the next is due.
     async fn counts(&self) -> Result<Counts>;
 
+    /// Holds `agent` (a provider) for `hold` from now: no worker claims a task of it until then
+    /// (a later hold already stored stays). A worker calls it the moment an agent reports a
+    /// rate limit with a retry-after, while the attempt is still running.
+    async fn hold(&self, agent: &str, hold: Duration) -> Result<()>;
+
     /// Providers held by a reported rate limit, with until when.
     async fn held(&self) -> Result<Vec<(String, i64)>>;
 

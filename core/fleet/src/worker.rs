@@ -108,6 +108,45 @@ impl Stop {
     }
 }
 
+/// What a running attempt holds of its worker: the [`Stop`] it must heed, and a way to hold its
+/// provider fleet-wide the moment an agent reports a rate limit.
+#[derive(Clone)]
+pub struct Live {
+    /// Set when the attempt must stop.
+    pub stop: Arc<Stop>,
+    holds: tokio::sync::mpsc::UnboundedSender<Duration>,
+    store: Arc<dyn Store>,
+    provider: String,
+}
+
+impl Live {
+    /// Resolves once no rate limit holds the task's provider: awaited before each agent session,
+    /// so that no session starts before a retry-after another worker's agent reported. A
+    /// database that cannot be asked does not hold the session back.
+    pub async fn until_unheld(&self) {
+        loop {
+            let held = match self.store.held().await {
+                Ok(held) => held.iter().any(|(agent, _)| *agent == self.provider),
+                Err(_) => false,
+            };
+            if !held || self.stop.is_asked() {
+                return;
+            }
+            tokio::time::sleep(HOLD_POLL).await;
+        }
+    }
+
+    /// Holds the task's provider for `hold` from now across the fleet: no worker starts a
+    /// session of it before the reported retry-after.
+    pub fn hold_provider(&self, hold: Duration) {
+        // The worker's forwarder ends with the attempt; a hold after that has nowhere to go.
+        let _ = self.holds.send(hold);
+    }
+}
+
+/// How often a session held back by a rate limit looks whether the hold has ended.
+const HOLD_POLL: Duration = Duration::from_millis(250);
+
 /// Runs one attempt of a task in its work directory: the CLI runs the loop's driver there with
 /// `yield_retries`, so the attempt, its judgement, prompts and events are the loop's own.
 ///
@@ -117,8 +156,7 @@ impl Stop {
 #[async_trait]
 pub trait Attempts: Send + Sync {
     /// Runs attempt `number` of `task` in `root`.
-    async fn run(&self, task: &TaskRecord, number: u32, root: &Path, stop: Arc<Stop>)
-    -> AttemptEnd;
+    async fn run(&self, task: &TaskRecord, number: u32, root: &Path, live: Live) -> AttemptEnd;
 }
 
 /// How a worker works.
@@ -406,7 +444,7 @@ async fn attempt(
     let mut end = match prepared(&claim, &options).await {
         Ok(prepared) => {
             pause_at("prepared").await;
-            run_in(&attempts, &claim, &prepared, &stop).await
+            run_in(&store, &attempts, &claim, &prepared, &stop).await
         }
         Err(end) => *end,
     };
@@ -455,15 +493,33 @@ async fn prepared(
 
 /// Runs the attempt in `root` and keeps what the agent changed.
 async fn run_in(
+    store: &Arc<dyn Store>,
     attempts: &Arc<dyn Attempts>,
     claim: &Claim,
     prepared: &workdir::Prepared,
     stop: &Arc<Stop>,
 ) -> AttemptEnd {
     let root = &prepared.root;
-    let mut end = attempts
-        .run(&claim.task, claim.number, root, Arc::clone(stop))
-        .await;
+    let (holds, mut held) = tokio::sync::mpsc::unbounded_channel();
+    let provider = claim.task.spec.provider();
+    let live = Live {
+        stop: Arc::clone(stop),
+        holds,
+        store: Arc::clone(store),
+        provider: provider.clone(),
+    };
+    let forward = {
+        let store = Arc::clone(store);
+        tokio::spawn(async move {
+            while let Some(hold) = held.recv().await {
+                if let Err(error) = store.hold(&provider, hold).await {
+                    warn!(target: "verdict::fleet", %provider, %error, "could not hold the agent");
+                }
+            }
+        })
+    };
+    let mut end = attempts.run(&claim.task, claim.number, root, live).await;
+    forward.abort();
     end.workdir = Some(root.to_string_lossy().into_owned());
     let kept = workdir::keep_changes(root, prepared.start.as_deref(), prepared.branch.as_deref());
     match kept.await {

@@ -28,6 +28,7 @@ macro_rules! suite {
             claim_numbers_are_unique_and_interrupted_ones_not_counted,
             an_agent_limit_holds_and_a_dead_claims_slot_comes_free,
             a_held_provider_is_not_claimed_before_the_hold_ends,
+            a_hold_asked_while_an_attempt_runs_holds_every_claim,
             deadline_and_cost_cap_expire_waiting_tasks,
             cancel_pause_and_resume_by_selector,
             a_running_task_sees_its_cancel_in_the_heartbeat,
@@ -506,6 +507,28 @@ pub(crate) async fn a_held_provider_is_not_claimed_before_the_hold_ends(db: Db) 
     keys.sort();
     assert_eq!(keys, ["a", "b"]);
     assert_eq!(store.task("a").await.expect("task").expect("a").attempts, 0);
+}
+
+pub(crate) async fn a_hold_asked_while_an_attempt_runs_holds_every_claim(db: Db) {
+    let store = &db.store;
+    add(store, &[task("a"), task("b")]).await;
+    let running = claim(store, LONG).await.expect("a");
+    // Its agent reported a rate limit: held at once, before the attempt ends.
+    store
+        .hold("claude", Duration::from_millis(800))
+        .await
+        .expect("hold");
+    // A shorter hold asked later does not shorten it.
+    store
+        .hold("claude", Duration::from_millis(10))
+        .await
+        .expect("hold");
+    let other = db.another().await;
+    assert!(claim(&other, LONG).await.is_none(), "b waits for the hold");
+    assert_eq!(store.held().await.expect("held").len(), 1);
+    tokio::time::sleep(Duration::from_millis(900)).await;
+    let b = claim(&other, LONG).await.expect("b is due once the hold ends");
+    assert_ne!(b.task.id, running.task.id);
 }
 
 pub(crate) async fn deadline_and_cost_cap_expire_waiting_tasks(db: Db) {

@@ -46,7 +46,7 @@ use std::time::Duration;
 pub use backoff::{BackoffPolicy, Clock, RecordingClock, TokioClock};
 pub use config::AgentConfig;
 pub use outcome::{FailureKind, OutcomeClass, Patterns, SessionOutcome};
-pub use pool::{AgentPool, PoolEnd, PoolOptions, PoolRun, RetryAction, RetryRecord};
+pub use pool::{AgentPool, PoolEnd, PoolOptions, PoolRun, RetryAction, RetryRecord, SessionGate};
 pub use session::{
     AgentSession, CommandSession, LOG_LIMIT, SessionRequest, SessionResult, SpawnHook, SpawnInfo,
 };

@@ -117,6 +117,11 @@ pub struct PoolRun {
 /// Told each [`RetryRecord`] as the decision is made (before any wait).
 pub type RetryHook = Arc<dyn Fn(&RetryRecord) + Send + Sync>;
 
+/// Awaited before each session starts: a fleet's worker holds a session back while another
+/// worker's agent of the same provider reported a rate limit.
+pub type SessionGate =
+    Arc<dyn Fn() -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>> + Send + Sync>;
+
 /// Several agents behind one [`AgentPool::run`], with seed 002's retries (see the module docs).
 pub struct AgentPool {
     sessions: Vec<Box<dyn AgentSession>>,
@@ -124,6 +129,7 @@ pub struct AgentPool {
     clock: Arc<dyn Clock>,
     on_retry: Option<RetryHook>,
     cancel: Option<CancelHandle>,
+    gate: Option<SessionGate>,
     state: Mutex<PoolState>,
 }
 
@@ -158,6 +164,7 @@ impl AgentPool {
             clock: Arc::new(TokioClock),
             on_retry: None,
             cancel: None,
+            gate: None,
             state: Mutex::new(PoolState { out, cursor: 0 }),
         }
     }
@@ -187,6 +194,12 @@ impl AgentPool {
     /// Calls `hook` with each retry decision as it is made.
     pub fn on_retry(mut self, hook: RetryHook) -> AgentPool {
         self.on_retry = Some(hook);
+        self
+    }
+
+    /// Awaits `gate` before each session (cut short by the cancel, as every wait is).
+    pub fn with_gate(mut self, gate: SessionGate) -> AgentPool {
+        self.gate = Some(gate);
         self
     }
 
@@ -252,6 +265,17 @@ impl AgentPool {
                 request
                     .run_dir
                     .join(format!("{:02}-{}", turn.sessions, sanitize(session.name())));
+            if let Some(gate) = &self.gate {
+                match &self.cancel {
+                    Some(cancel) => {
+                        tokio::select! {
+                            () = gate() => {}
+                            () = cancel.cancelled_once() => {}
+                        }
+                    }
+                    None => gate().await,
+                }
+            }
             let result = session.run(this).await;
             let step = match result.outcome.class() {
                 OutcomeClass::Final => {

@@ -1,6 +1,8 @@
 //! How an attempt ended: one transaction, fenced by the claim's lease token, that moves the
 //! task, completes the claim's row, stores the events, frees the slot and holds the provider.
 
+use std::time::Duration;
+
 use deadpool_postgres::GenericClient;
 
 use super::PgStore;
@@ -72,6 +74,13 @@ const HOLD: &str = concat!(
 );
 
 impl PgStore {
+    /// Holds `agent` for `hold` from now, in a transaction of its own.
+    pub(super) async fn hold_provider(&self, agent: &str, hold: Duration) -> Result<()> {
+        let client = self.client().await?;
+        execute(&client, HOLD, &[&agent, &millis(hold)]).await?;
+        Ok(())
+    }
+
     pub(super) async fn finish_attempt(&self, claim: &Claim, end: &AttemptEnd) -> Result<bool> {
         if end.state == TaskState::Running {
             return Err(FleetError::Invalid(

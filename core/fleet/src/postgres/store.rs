@@ -74,6 +74,10 @@ impl Store for PgStore {
         self.state_counts().await
     }
 
+    async fn hold(&self, agent: &str, hold: Duration) -> Result<()> {
+        self.hold_provider(agent, hold).await
+    }
+
     async fn held(&self) -> Result<Vec<(String, i64)>> {
         self.held_providers().await
     }

@@ -101,6 +101,20 @@ impl Store for SqliteStore {
         self.read(read::counts).await
     }
 
+    async fn hold(&self, agent: &str, hold: Duration) -> Result<()> {
+        let agent = agent.to_owned();
+        let ms = i64::try_from(hold.as_millis()).unwrap_or(i64::MAX);
+        self.write(move |tx, now| {
+            tx.execute(
+                "INSERT INTO agent_holds (agent, until) VALUES (?1, ?2)
+                 ON CONFLICT (agent) DO UPDATE SET until = max(until, excluded.until)",
+                rusqlite::params![agent, now.saturating_add(ms)],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+
     async fn held(&self) -> Result<Vec<(String, i64)>> {
         self.read(read::held).await
     }
