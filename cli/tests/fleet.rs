@@ -246,6 +246,7 @@ on_both_backends!(
     cancelling_a_running_task_stops_its_agent,
     sigterm_drains_a_worker_and_hands_its_attempt_back_uncounted,
     a_worker_killed_mid_attempt_loses_nothing_and_runs_nothing_twice,
+    two_workers_keep_an_agent_limit_and_a_reported_retry_after,
 );
 
 /// Waits for `child` to end within `limit` (killing it after), and reads its output.
@@ -557,4 +558,73 @@ fn signal(pid: u32, name: &str) {
         .status()
         .expect("kill starts");
     assert!(status.success(), "kill -{name} {pid}");
+}
+
+fn two_workers_keep_an_agent_limit_and_a_reported_retry_after(fleet: Fleet) {
+    let mut limited = fleet.task("limited", "rate-limit");
+    limited["priority"] = json!(10);
+    let mut tasks = vec![limited];
+    tasks.extend((0..5).map(|i| fleet.task(&format!("slow-{i}"), "slow-fix")));
+    fleet.add(&tasks);
+    // Every task's agent is `python3 …`: the provider the limit names.
+    let args = [
+        "work",
+        "--until-idle",
+        "--concurrency",
+        "3",
+        "--limit",
+        "python3=2",
+        "--min-free-disk",
+        "1",
+    ];
+    let workers = [fleet.spawn(&args, "w1"), fleet.spawn(&args, "w2")];
+    for (n, worker) in workers.into_iter().enumerate() {
+        let out = finish(worker, LIMIT);
+        let err = std::fs::read_to_string(fleet.path(&format!("w{}.err", n + 1)));
+        assert_eq!(out.code, 0, "{err:?}");
+    }
+    for task in fleet.status()["tasks"].as_array().expect("tasks") {
+        assert_eq!(task["state"], "passed", "{task:#}");
+    }
+    // Never three sessions at once across both workers.
+    let spans: Vec<(f64, f64)> = std::fs::read_to_string(fleet.path("ready/spans.jsonl"))
+        .expect("spans")
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("a span"))
+        .map(|v| {
+            (
+                v["start"].as_f64().unwrap_or(0.0),
+                v["end"].as_f64().unwrap_or(0.0),
+            )
+        })
+        .collect();
+    assert_eq!(spans.len(), 5);
+    let most = spans
+        .iter()
+        .map(|(start, _)| {
+            spans
+                .iter()
+                .filter(|(s, e)| s <= start && start < e)
+                .count()
+        })
+        .max();
+    assert!(most <= Some(2), "{most:?} sessions at once: {spans:?}");
+    // No session of the provider started in the 6 s the rate limit asked for (half a second
+    // allowed for the report to reach the database).
+    let limited: Value = serde_json::from_str(
+        std::fs::read_to_string(fleet.path("ready/limited.json"))
+            .expect("the rate limit was reported")
+            .trim(),
+    )
+    .expect("json");
+    let at = limited["time"].as_f64().expect("a time");
+    let inside: Vec<Value> = fleet
+        .ledger()
+        .into_iter()
+        .filter(|l| {
+            let t = l["time"].as_f64().unwrap_or(0.0);
+            t > at + 0.5 && t < at + 6.0
+        })
+        .collect();
+    assert!(inside.is_empty(), "sessions during the hold: {inside:?}");
 }

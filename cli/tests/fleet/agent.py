@@ -13,7 +13,9 @@ double run. Then it really edits the cart project in its working directory, as M
     touch           edits a comment only, every time (never green)
     sleep-then-fix  call 1 writes DIR/<task>.ready with its pid and sleeps until killed; later
                     calls fix
-    rate-limit      call 1 prints a 429 with a retry-after of 30 s and exits 1; later calls fix
+    rate-limit      call 1 writes DIR/limited.json (the time), prints a 429 with a retry-after
+                    of 6 s and exits 1; later calls fix
+    slow-fix        takes 1.5 s, appends {"task", "start", "end"} to DIR/spans.jsonl, and fixes
 
 Nothing here runs a shell.
 """
@@ -46,6 +48,7 @@ def main():
             "task": args.task,
             "call": call,
             "attempt": attempt,
+            "time": time.time(),
             "host": socket.gethostname(),
             "pid": os.getpid(),
             "cwd": os.getcwd(),
@@ -72,14 +75,30 @@ def main():
         fix()
     elif args.mode == "rate-limit":
         if call == 1:
-            print("Error: 429 Too Many Requests: rate limit exceeded. retry-after: 30", file=sys.stderr)
+            record(os.path.join(args.ready, "limited.json"), {"time": time.time()})
+            print("Error: 429 Too Many Requests: rate limit exceeded. retry-after: 6", file=sys.stderr)
             return 1
+        fix()
+    elif args.mode == "slow-fix":
+        start = time.time()
+        time.sleep(1.5)
+        record(
+            os.path.join(args.ready, "spans.jsonl"),
+            {"task": args.task, "start": start, "end": time.time()},
+        )
         fix()
     else:
         print("unknown mode " + args.mode, file=sys.stderr)
         return 2
     print("done")
     return 0
+
+
+def record(path, value):
+    """Appends one JSON line to `path` in one write."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    os.write(fd, (json.dumps(value) + "\n").encode())
+    os.close(fd)
 
 
 def next_call(path):

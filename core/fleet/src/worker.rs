@@ -117,6 +117,9 @@ pub struct Live {
     holds: tokio::sync::mpsc::UnboundedSender<Duration>,
     store: Arc<dyn Store>,
     provider: String,
+    /// The worker's runtime: the store is only ever used there (a connection a pool opened on
+    /// an attempt's own runtime would die with it).
+    runtime: tokio::runtime::Handle,
 }
 
 impl Live {
@@ -125,9 +128,11 @@ impl Live {
     /// database that cannot be asked does not hold the session back.
     pub async fn until_unheld(&self) {
         loop {
-            let held = match self.store.held().await {
-                Ok(held) => held.iter().any(|(agent, _)| *agent == self.provider),
-                Err(_) => false,
+            let store = Arc::clone(&self.store);
+            let asked = self.runtime.spawn(async move { store.held().await });
+            let held = match asked.await {
+                Ok(Ok(held)) => held.iter().any(|(agent, _)| *agent == self.provider),
+                _ => false,
             };
             if !held || self.stop.is_asked() {
                 return;
@@ -507,6 +512,7 @@ async fn run_in(
         holds,
         store: Arc::clone(store),
         provider: provider.clone(),
+        runtime: tokio::runtime::Handle::current(),
     };
     let forward = {
         let store = Arc::clone(store);

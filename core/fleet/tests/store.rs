@@ -527,7 +527,9 @@ pub(crate) async fn a_hold_asked_while_an_attempt_runs_holds_every_claim(db: Db)
     assert!(claim(&other, LONG).await.is_none(), "b waits for the hold");
     assert_eq!(store.held().await.expect("held").len(), 1);
     tokio::time::sleep(Duration::from_millis(900)).await;
-    let b = claim(&other, LONG).await.expect("b is due once the hold ends");
+    let b = claim(&other, LONG)
+        .await
+        .expect("b is due once the hold ends");
     assert_ne!(b.task.id, running.task.id);
 }
 
