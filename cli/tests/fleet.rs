@@ -112,11 +112,20 @@ impl Fleet {
     }
 
     fn command(&self, args: &[&str]) -> Command {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_verdict"));
+        self.command_with(
+            Command::new(env!("CARGO_BIN_EXE_verdict")),
+            &self.state,
+            args,
+        )
+    }
+
+    /// `verdict fleet ARGS --state STATE` run by `command` (verdict itself, or a wrapper that
+    /// runs it).
+    fn command_with(&self, mut command: Command, state: &str, args: &[&str]) -> Command {
         command
             .arg("fleet")
             .args(args)
-            .args(["--state", &self.state])
+            .args(["--state", state])
             .current_dir(self.dir.path())
             .env("VERDICT_STATE_DIR", ".verdict")
             .env("PATH", path_with_node())
@@ -627,4 +636,166 @@ fn two_workers_keep_an_agent_limit_and_a_reported_retry_after(fleet: Fleet) {
         })
         .collect();
     assert!(inside.is_empty(), "sessions during the hold: {inside:?}");
+}
+
+/// A network namespace joined to this one by a veth pair, removed on drop.
+struct Netns {
+    name: String,
+    outer: String,
+    /// This side's address, which the namespace reaches.
+    address: String,
+}
+
+impl Netns {
+    fn new() -> Netns {
+        let n = std::process::id() % 200 + 20;
+        let netns = Netns {
+            name: format!("vfleet{n}"),
+            outer: format!("vfa{n}"),
+            address: format!("10.201.{n}.1"),
+        };
+        let inner = format!("vfb{n}");
+        let inner_address = format!("10.201.{n}.2/24");
+        let outer_address = format!("{}/24", netns.address);
+        for args in [
+            vec!["netns", "add", &netns.name],
+            vec![
+                "link",
+                "add",
+                &netns.outer,
+                "type",
+                "veth",
+                "peer",
+                "name",
+                &inner,
+            ],
+            vec!["link", "set", &inner, "netns", &netns.name],
+            vec!["addr", "add", &outer_address, "dev", &netns.outer],
+            vec!["link", "set", &netns.outer, "up"],
+            vec![
+                "-n",
+                &netns.name,
+                "addr",
+                "add",
+                &inner_address,
+                "dev",
+                &inner,
+            ],
+            vec!["-n", &netns.name, "link", "set", &inner, "up"],
+            vec!["-n", &netns.name, "link", "set", "lo", "up"],
+        ] {
+            ip(&args);
+        }
+        netns
+    }
+
+    /// Cuts the link (`false`) or restores it.
+    fn link(&self, up: bool) {
+        ip(&["link", "set", &self.outer, if up { "up" } else { "down" }]);
+    }
+}
+
+impl Drop for Netns {
+    fn drop(&mut self) {
+        let _ = Command::new("ip")
+            .args(["link", "del", &self.outer])
+            .status();
+        let _ = Command::new("ip")
+            .args(["netns", "del", &self.name])
+            .status();
+    }
+}
+
+/// Runs `ip ARGS`; fails the test when it fails.
+fn ip(args: &[&str]) {
+    let status = Command::new("ip").args(args).status().expect("ip starts");
+    assert!(status.success(), "ip {args:?}");
+}
+
+/// A worker in its own network namespace loses the database mid-attempt: it stops its agent
+/// before its lease runs out, another worker takes the task and passes it, and when the link
+/// comes back the first worker's writes change nothing.
+#[test]
+fn a_worker_cut_off_from_postgres_stops_its_agent_and_changes_nothing_after() {
+    let fleet = Fleet::postgres();
+    fleet.add(&[fleet.task("s", "sleep-then-fix")]);
+    let netns = Netns::new();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let target = fleet
+        .state
+        .split('@')
+        .nth(1)
+        .and_then(|rest| rest.split('/').next())
+        .and_then(|host| host.rsplit(':').next())
+        .expect("the cluster's port")
+        .to_owned();
+    let mut forward = Command::new("python3")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fleet/forward.py"))
+        .args([&netns.address, &port.to_string(), &target])
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("the forwarder starts");
+    {
+        use std::io::BufRead;
+        let mut line = String::new();
+        let out = forward.stdout.as_mut().expect("stdout");
+        std::io::BufReader::new(out)
+            .read_line(&mut line)
+            .expect("listening");
+    }
+    let inside = fleet.state.replace(
+        &format!("127.0.0.1:{target}"),
+        &format!("{}:{port}", netns.address),
+    );
+    let mut wrapper = Command::new("ip");
+    wrapper.args(["netns", "exec", &netns.name, env!("CARGO_BIN_EXE_verdict")]);
+    let args = [
+        "work",
+        "--until-idle",
+        "--lease",
+        "6",
+        "--min-free-disk",
+        "1",
+    ];
+    let out = std::fs::File::create(fleet.path("cut.err")).expect("create");
+    let mut cut_off = fleet
+        .command_with(wrapper, &inside, &args)
+        .stderr(out)
+        .spawn()
+        .expect("the worker starts");
+    let pid = fleet.wait_ready("s", &mut cut_off);
+
+    netns.link(false);
+    let cut_at = Instant::now();
+    // Self-fencing: the agent is stopped before the lease (6 s from the last renewal) runs out.
+    assert!(
+        gone_within(pid, Duration::from_secs(6)),
+        "the cut-off worker's agent {pid} still runs"
+    );
+    assert!(cut_at.elapsed() < Duration::from_secs(6));
+    // Another worker takes the task back once the lease has run out, and passes it.
+    let out = fleet.run(&args);
+    assert_eq!(out.code, 0, "{}", out.all());
+    assert_eq!(fleet.task_status("s")["state"], "passed");
+
+    // The link comes back: the cut-off worker's late writes change nothing.
+    netns.link(true);
+    let late = finish(cut_off, Duration::from_secs(120));
+    assert_ne!(late.code, 0, "the cut-off worker says its lease was lost");
+    let task = fleet.task_status("s");
+    assert_eq!(task["state"], "passed", "{task:#}");
+    let history = fleet.history("s");
+    let outcomes: Vec<&str> = history["attempts"]
+        .as_array()
+        .expect("attempts")
+        .iter()
+        .map(|a| a["outcome"].as_str().unwrap_or("running"))
+        .collect();
+    assert_eq!(outcomes, ["interrupted", "passed"]);
+    assert_eq!(fleet.calls_of("s"), [1, 2]);
+    let _ = forward.kill();
+    let _ = forward.wait();
 }
