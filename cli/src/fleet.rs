@@ -19,6 +19,7 @@ Examples:
   verdict fleet status --campaign migrate-jest
   verdict fleet retry 17 --guide 'The fixture moved to tests/data; use that one.'
   verdict fleet pause --agent claude
+  verdict fleet campaign jest29 --cost-cap 50
   verdict fleet work --state postgres://verdict@db.internal/fleet --until-idle
 
 A task line of tasks.jsonl (all but workspace, task and agent optional):
@@ -66,6 +67,8 @@ enum Command {
     History(status::HistoryArgs),
     /// Remove ended tasks older than an age, and their work directories
     Prune(control::PruneArgs),
+    /// Cap what a campaign's tasks may cost together
+    Campaign(control::CampaignArgs),
 }
 
 /// Runs `verdict fleet …`.
@@ -81,5 +84,6 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
         Command::Stats(args) => status::stats(args),
         Command::History(args) => status::history(args),
         Command::Prune(args) => control::prune(args),
+        Command::Campaign(args) => control::campaign(args),
     }
 }

@@ -163,3 +163,48 @@ pub(crate) fn prune(args: &PruneArgs) -> Result<ExitCode> {
     );
     Ok(ExitCode::Success)
 }
+
+/// Arguments of `verdict fleet campaign`.
+#[derive(clap::Args)]
+pub(crate) struct CampaignArgs {
+    #[command(flatten)]
+    state: StateArg,
+
+    /// The campaign
+    #[arg(value_name = "NAME")]
+    name: String,
+
+    /// The most its tasks may cost together, in US dollars, as their agents report it
+    #[arg(
+        long,
+        value_name = "USD",
+        conflicts_with = "no_cap",
+        required_unless_present = "no_cap"
+    )]
+    cost_cap: Option<f64>,
+
+    /// Lift the campaign's cap
+    #[arg(long)]
+    no_cap: bool,
+}
+
+/// Runs `verdict fleet campaign NAME --cost-cap USD`.
+pub(crate) fn campaign(args: &CampaignArgs) -> Result<ExitCode> {
+    if let Some(cap) = args.cost_cap
+        && !(cap.is_finite() && cap >= 0.0)
+    {
+        bail!(crate::run::usage(
+            "--cost-cap is a number of dollars, 0 or more"
+        ));
+    }
+    let runtime = runtime()?;
+    runtime.block_on(async {
+        let store = args.state.open().await?;
+        anyhow::Ok(store.set_campaign_cap(&args.name, args.cost_cap).await?)
+    })?;
+    match args.cost_cap {
+        Some(cap) => println!("campaign {} may cost ${cap:.2} in all", args.name),
+        None => println!("campaign {} has no cost cap", args.name),
+    }
+    Ok(ExitCode::Success)
+}

@@ -150,6 +150,13 @@ impl Store for Timed {
         self.record(|t| &mut t.counts, start);
         counts
     }
+    async fn set_campaign_cap(
+        &self,
+        c: &str,
+        cap: Option<f64>,
+    ) -> verdict_fleet::error::Result<()> {
+        self.inner.set_campaign_cap(c, cap).await
+    }
     async fn hold(&self, agent: &str, hold: Duration) -> verdict_fleet::error::Result<()> {
         self.inner.hold(agent, hold).await
     }

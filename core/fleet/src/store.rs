@@ -307,6 +307,11 @@ pub trait Store: Send + Sync {
     /// Tasks by state, and when the next is due.
     async fn counts(&self) -> Result<Counts>;
 
+    /// Caps what the tasks of `campaign` may cost together, in US dollars (`None` lifts the
+    /// cap); the campaign is created if it has no task yet. Its waiting tasks expire at the next
+    /// claim once their agents' reported costs reach it.
+    async fn set_campaign_cap(&self, campaign: &str, cap_usd: Option<f64>) -> Result<()>;
+
     /// Holds `agent` (a provider) for `hold` from now: no worker claims a task of it until then
     /// (a later hold already stored stays). A worker calls it the moment an agent reports a
     /// rate limit with a retry-after, while the attempt is still running.

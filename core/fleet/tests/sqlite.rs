@@ -111,48 +111,6 @@ async fn what_people_do_to_a_task_is_in_its_history() {
     assert_eq!(history[4].1.as_deref(), Some("try the other API"));
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_campaign_over_its_cost_cap_expires_its_waiting_tasks() {
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    let path = dir.path().join("fleet.db");
-    let store = open(&path);
-    let mut tasks = Vec::new();
-    for (key, campaign) in [("a1", "alpha"), ("a2", "alpha"), ("b1", "beta")] {
-        let mut t = task(key);
-        t.campaign = Some(campaign.into());
-        t.priority = if key == "a1" { 1 } else { 0 };
-        tasks.push(t);
-    }
-    store.add(&tasks).await.expect("add");
-    // The CLI sets a campaign's cap in its row; the test writes it the same way.
-    rusqlite::Connection::open(&path)
-        .expect("a connection")
-        .execute(
-            "UPDATE campaigns SET cost_cap_usd = 1.0 WHERE name = 'alpha'",
-            [],
-        )
-        .expect("set the cap");
-    let a1 = store
-        .claim(&worker(1, "h"), LONG)
-        .await
-        .expect("claim")
-        .expect("a1");
-    assert_eq!(a1.task.spec.key, "a1");
-    let spent = AttemptEnd {
-        cost_usd: Some(1.0),
-        retry_after: Some(Duration::ZERO),
-        ..end(TaskState::RetryScheduled, true)
-    };
-    assert!(store.finish(&a1, &spent).await.expect("finish"));
-    let next = store.claim(&worker(1, "h"), LONG).await.expect("claim");
-    assert_eq!(next.map(|c| c.task.spec.key), Some("b1".into()));
-    for key in ["a1", "a2"] {
-        let t = store.task(key).await.expect("task").expect("the task");
-        assert_eq!(t.state, TaskState::Expired, "{key}");
-        assert!(t.reason.expect("a reason").contains("campaign"), "{key}");
-    }
-}
-
 /// The environment variables that make [`claimer_process`] a claiming process.
 const CHILD_DB: &str = "VERDICT_FLEET_TEST_CLAIMER_DB";
 const CHILD_LOG: &str = "VERDICT_FLEET_TEST_CLAIMER_LOG";

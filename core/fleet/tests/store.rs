@@ -30,6 +30,7 @@ macro_rules! suite {
             a_held_provider_is_not_claimed_before_the_hold_ends,
             a_hold_asked_while_an_attempt_runs_holds_every_claim,
             deadline_and_cost_cap_expire_waiting_tasks,
+            a_campaign_over_its_cost_cap_expires_its_waiting_tasks,
             cancel_pause_and_resume_by_selector,
             a_running_task_sees_its_cancel_in_the_heartbeat,
             a_cancel_asked_during_an_attempt_wins_over_its_retry,
@@ -531,6 +532,45 @@ pub(crate) async fn a_hold_asked_while_an_attempt_runs_holds_every_claim(db: Db)
         .await
         .expect("b is due once the hold ends");
     assert_ne!(b.task.id, running.task.id);
+}
+
+pub(crate) async fn a_campaign_over_its_cost_cap_expires_its_waiting_tasks(db: Db) {
+    let store = &db.store;
+    let mut tasks = Vec::new();
+    for (key, campaign) in [("a1", "alpha"), ("a2", "alpha"), ("b1", "beta")] {
+        let mut t = task(key);
+        t.campaign = Some(campaign.into());
+        t.priority = if key == "a1" { 1 } else { 0 };
+        tasks.push(t);
+    }
+    add(store, &tasks).await;
+    store
+        .set_campaign_cap("alpha", Some(1.0))
+        .await
+        .expect("set the cap");
+    let a1 = claim(store, LONG).await.expect("a1");
+    assert_eq!(a1.task.spec.key, "a1");
+    let spent = AttemptEnd {
+        cost_usd: Some(1.0),
+        ..scheduled(Duration::ZERO)
+    };
+    assert!(store.finish(&a1, &spent).await.expect("finish"));
+    let next = claim(store, LONG).await;
+    assert_eq!(next.map(|c| c.task.spec.key), Some("b1".into()));
+    for key in ["a1", "a2"] {
+        let t = store.task(key).await.expect("task").expect("the task");
+        assert_eq!(t.state, TaskState::Expired, "{key}");
+        assert!(t.reason.expect("a reason").contains("campaign"), "{key}");
+    }
+    // Lifting the cap lets a later campaign's tasks run; a cap set before any task exists holds.
+    store
+        .set_campaign_cap("gamma", Some(0.0))
+        .await
+        .expect("cap");
+    let mut g = task("g1");
+    g.campaign = Some("gamma".into());
+    add(store, &[g]).await;
+    assert!(claim(store, LONG).await.is_none(), "gamma's cap is spent");
 }
 
 pub(crate) async fn deadline_and_cost_cap_expire_waiting_tasks(db: Db) {

@@ -74,6 +74,19 @@ const HOLD: &str = concat!(
 );
 
 impl PgStore {
+    /// Caps `campaign`'s cost, in a transaction of its own.
+    pub(super) async fn cap_campaign(&self, campaign: &str, cap_usd: Option<f64>) -> Result<()> {
+        let client = self.client().await?;
+        execute(
+            &client,
+            "INSERT INTO campaigns (name, cost_cap_usd) VALUES ($1, $2)
+             ON CONFLICT (name) DO UPDATE SET cost_cap_usd = excluded.cost_cap_usd",
+            &[&campaign, &cap_usd],
+        )
+        .await?;
+        Ok(())
+    }
+
     /// Holds `agent` for `hold` from now, in a transaction of its own.
     pub(super) async fn hold_provider(&self, agent: &str, hold: Duration) -> Result<()> {
         let client = self.client().await?;

@@ -74,6 +74,10 @@ impl Store for PgStore {
         self.state_counts().await
     }
 
+    async fn set_campaign_cap(&self, campaign: &str, cap_usd: Option<f64>) -> Result<()> {
+        self.cap_campaign(campaign, cap_usd).await
+    }
+
     async fn hold(&self, agent: &str, hold: Duration) -> Result<()> {
         self.hold_provider(agent, hold).await
     }

@@ -101,6 +101,19 @@ impl Store for SqliteStore {
         self.read(read::counts).await
     }
 
+    async fn set_campaign_cap(&self, campaign: &str, cap_usd: Option<f64>) -> Result<()> {
+        let campaign = campaign.to_owned();
+        self.write(move |tx, _| {
+            tx.execute(
+                "INSERT INTO campaigns (name, cost_cap_usd) VALUES (?1, ?2)
+                 ON CONFLICT (name) DO UPDATE SET cost_cap_usd = excluded.cost_cap_usd",
+                rusqlite::params![campaign, cap_usd],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+
     async fn hold(&self, agent: &str, hold: Duration) -> Result<()> {
         let agent = agent.to_owned();
         let ms = i64::try_from(hold.as_millis()).unwrap_or(i64::MAX);
