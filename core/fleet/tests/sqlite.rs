@@ -7,9 +7,9 @@ use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use verdict_fleet::{AgentLimit, AttemptEnd, FleetError, SqliteStore, Store, TaskState};
+use verdict_fleet::{AgentLimit, FleetError, SqliteStore, Store, TaskState};
 
-use crate::store::{end, task, worker};
+use crate::store::{end, task};
 
 const LONG: Duration = Duration::from_secs(600);
 
