@@ -256,6 +256,7 @@ on_both_backends!(
     sigterm_drains_a_worker_and_hands_its_attempt_back_uncounted,
     a_worker_killed_mid_attempt_loses_nothing_and_runs_nothing_twice,
     two_workers_keep_an_agent_limit_and_a_reported_retry_after,
+    an_escalated_task_sent_back_with_guidance_passes_with_it_in_its_prompt,
 );
 
 /// Waits for `child` to end within `limit` (killing it after), and reads its output.
@@ -636,6 +637,38 @@ fn two_workers_keep_an_agent_limit_and_a_reported_retry_after(fleet: Fleet) {
         })
         .collect();
     assert!(inside.is_empty(), "sessions during the hold: {inside:?}");
+}
+
+fn an_escalated_task_sent_back_with_guidance_passes_with_it_in_its_prompt(fleet: Fleet) {
+    fleet.add(&[fleet.task("g", "fix-if-guided")]);
+    fleet.work(&[]);
+    // The same failure twice: the loop escalates to a person.
+    let task = fleet.task_status("g");
+    assert_eq!(task["state"], "escalated", "{task:#}");
+    let early = fleet.run(&["retry", "nope", "--guide", "x"]);
+    assert_eq!(early.code, 2, "{}", early.all());
+    let sent = fleet.run(&[
+        "retry",
+        "g",
+        "--guide",
+        "GUIDE: take the percentage off, not add it",
+    ]);
+    assert_eq!(sent.code, 0, "{}", sent.all());
+    assert_eq!(fleet.task_status("g")["state"], "pending");
+    fleet.work(&[]);
+    let task = fleet.task_status("g");
+    assert_eq!(task["state"], "passed", "{task:#}");
+    let calls = fleet.calls_of("g");
+    let last = calls.last().copied().expect("sessions ran");
+    let prompt = std::fs::read_to_string(fleet.path(&format!("ready/g-prompt-{last}.txt")))
+        .expect("the last prompt");
+    assert!(
+        prompt.contains("GUIDE: take the percentage off"),
+        "{prompt}"
+    );
+    // Sending back a task that passed is refused.
+    let again = fleet.run(&["retry", "g", "--guide", "more"]);
+    assert_eq!(again.code, 1, "{}", again.all());
 }
 
 /// A network namespace joined to this one by a veth pair, removed on drop.

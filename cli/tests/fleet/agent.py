@@ -6,7 +6,7 @@ It reads the prompt on stdin and counts its sessions per task in DIR/<task>.call
 appends one line to the ledger, a file outside the fleet's database: {"task", "call", "attempt"
 (from the prompt's "This is attempt N of M", else 1), "host", "pid", "cwd"}. The tests count the
 ledger's lines to check that each attempt ran exactly once: the database alone cannot show a
-double run. Then it really edits the cart project in its working directory, as MODE says:
+double run. It keeps each prompt in DIR/<task>-prompt-N.txt. Then it really edits the cart project in its working directory, as MODE says:
 
     fix             fixes the cart's discount at once
     fix-on-second   call 1 edits a comment only (the test still fails), later calls fix
@@ -15,6 +15,8 @@ double run. Then it really edits the cart project in its working directory, as M
                     calls fix
     rate-limit      call 1 writes DIR/limited.json (the time), prints a 429 with a retry-after
                     of 6 s and exits 1; later calls fix
+    fix-if-guided   fixes when the prompt carries a person's guidance ("GUIDE:"), else edits a
+                    comment only
     slow-fix        takes 1.5 s, appends {"task", "start", "end"} to DIR/spans.jsonl, and fixes
 
 Nothing here runs a shell.
@@ -43,6 +45,8 @@ def main():
     found = re.search(r"This is attempt (\d+) of", prompt)
     attempt = int(found.group(1)) if found else 1
     call = next_call(os.path.join(args.ready, args.task + ".calls"))
+    with open(os.path.join(args.ready, "%s-prompt-%d.txt" % (args.task, call)), "w", encoding="utf-8") as file:
+        file.write(prompt)
     line = json.dumps(
         {
             "task": args.task,
@@ -65,6 +69,8 @@ def main():
         touch() if call == 1 else fix()
     elif args.mode == "touch":
         touch()
+    elif args.mode == "fix-if-guided":
+        fix() if "GUIDE:" in prompt else touch()
     elif args.mode == "sleep-then-fix":
         if call == 1:
             ready = os.path.join(args.ready, args.task + ".ready")
