@@ -71,6 +71,25 @@ enum Command {
     Campaign(control::CampaignArgs),
 }
 
+/// `verdict history --state`: the fleet's tasks, or one task's history.
+pub(crate) fn history_of(state: &str, task: Option<i64>, json: bool) -> Result<ExitCode> {
+    let state = StateArg {
+        state: Some(state.to_owned()),
+    };
+    match task {
+        Some(task) => status::history_with(state, &task.to_string(), json),
+        None => status::status_with(state, json),
+    }
+}
+
+/// `verdict stats --state`: the fleet's figures.
+pub(crate) fn stats_of(state: &str, json: bool) -> Result<ExitCode> {
+    let state = StateArg {
+        state: Some(state.to_owned()),
+    };
+    status::stats_with(state, json)
+}
+
 /// Runs `verdict fleet …`.
 pub(crate) fn run(args: &Args) -> Result<ExitCode> {
     match &args.command {

@@ -66,6 +66,11 @@ pub(crate) struct HistoryArgs {
     /// The project [default: the directory of verdict.toml, else the current one]
     #[arg(long, short = 'C', value_name = "DIR")]
     dir: Option<PathBuf>,
+
+    /// A fleet's database instead (a file or a postgres:// URL): its tasks, or with RUN the
+    /// task of that id, as `verdict fleet status` and `verdict fleet history` show them
+    #[arg(long, value_name = "FILE|URL", conflicts_with = "dir")]
+    state: Option<String>,
 }
 
 /// Arguments of `verdict stats`.
@@ -79,6 +84,10 @@ pub(crate) struct StatsArgs {
     /// The project [default: the directory of verdict.toml, else the current one]
     #[arg(long, short = 'C', value_name = "DIR")]
     dir: Option<PathBuf>,
+
+    /// A fleet's database instead (a file or a postgres:// URL), as `verdict fleet stats`
+    #[arg(long, value_name = "FILE|URL", conflicts_with = "dir")]
+    state: Option<String>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -120,6 +129,10 @@ fn print_json(value: &impl Serialize) -> Result<()> {
 
 /// `verdict history [RUN]`.
 pub(crate) fn history(args: &HistoryArgs) -> Result<ExitCode> {
+    if let Some(state) = &args.state {
+        let json = args.format == FormatArg::Json;
+        return crate::fleet::history_of(state, args.run, json);
+    }
     let db = open(args.dir.as_deref())?;
     match args.run {
         Some(id) => {
@@ -185,6 +198,9 @@ fn no_such_run(id: RunId) -> anyhow::Error {
 
 /// `verdict stats`.
 pub(crate) fn stats(args: &StatsArgs) -> Result<ExitCode> {
+    if let Some(state) = &args.state {
+        return crate::fleet::stats_of(state, args.format == FormatArg::Json);
+    }
     let stats = match open(args.dir.as_deref())? {
         Ok(db) => db
             .stats()

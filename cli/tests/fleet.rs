@@ -368,6 +368,26 @@ fn three_tasks_pass_each_attempt_once_and_keep_their_changes_on_a_branch(fleet: 
             .read("cart.py")
             .contains("total + total * percent")
     );
+
+    // `verdict stats` and `verdict history` read the fleet's database too.
+    let verdict = |args: &[&str]| -> Value {
+        let out = Command::new(env!("CARGO_BIN_EXE_verdict"))
+            .args(args)
+            .args(["--state", &fleet.state, "--format", "json"])
+            .stdin(Stdio::null())
+            .output()
+            .expect("verdict runs");
+        assert!(out.status.success(), "{out:?}");
+        serde_json::from_slice(&out.stdout).expect("JSON")
+    };
+    let stats = verdict(&["stats"]);
+    assert_eq!(stats["tasks"], 3, "{stats:#}");
+    assert_eq!(stats["success_rate"], 1.0, "{stats:#}");
+    assert_eq!(stats["attempts_to_success"]["max"], 2, "{stats:#}");
+    let id = fleet.task_status("b")["id"].to_string();
+    let history = verdict(&["history", &id]);
+    assert_eq!(history["task"]["key"], "b", "{history:#}");
+    assert_eq!(history["attempts"].as_array().map(Vec::len), Some(2));
 }
 
 fn adding_the_same_file_again_adds_nothing(fleet: Fleet) {

@@ -45,6 +45,34 @@ struct StatusJson<'a> {
     tasks: &'a [TaskRecord],
 }
 
+/// `verdict fleet status` of every task, on `state`.
+pub(crate) fn status_with(state: StateArg, json: bool) -> Result<ExitCode> {
+    run(&Args {
+        state,
+        task: None,
+        campaign: None,
+        format: if json { Format::Json } else { Format::Human },
+    })
+}
+
+/// `verdict fleet stats` on `state`.
+pub(crate) fn stats_with(state: StateArg, json: bool) -> Result<ExitCode> {
+    stats(&StatsArgs {
+        state,
+        format: if json { Format::Json } else { Format::Human },
+    })
+}
+
+/// `verdict fleet history TASK` on `state`.
+pub(crate) fn history_with(state: StateArg, task: &str, json: bool) -> Result<ExitCode> {
+    history(&HistoryArgs {
+        state,
+        task: task.to_owned(),
+        diff: false,
+        format: if json { Format::Json } else { Format::Human },
+    })
+}
+
 /// Runs `verdict fleet status`.
 pub(crate) fn run(args: &Args) -> Result<ExitCode> {
     let runtime = runtime()?;
