@@ -8,7 +8,8 @@ use verdict_fleet::{Selector, TaskRecord, TaskState};
 use super::StateArg;
 use super::open::runtime;
 use crate::exit::ExitCode;
-use crate::history::{Align, clip, duration, second, table};
+use crate::history::{clip, duration, second};
+use verdict_core::render::table::{Align, table};
 
 /// Output of the fleet's read commands.
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

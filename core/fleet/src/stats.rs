@@ -10,6 +10,7 @@ use serde::Serialize;
 
 use crate::store::AttemptRecord;
 use crate::task::{TaskId, TaskRecord, TaskState};
+use verdict_core::render::table::{Align, table};
 
 /// How many fingerprints [`FleetStats::common_failures`] lists.
 pub const COMMON_FAILURES: usize = 10;
@@ -635,57 +636,10 @@ pub fn render(stats: &FleetStats) -> String {
     out
 }
 
-#[derive(Clone, Copy)]
-enum Align {
-    Left,
-    Right,
-}
-
 fn out_table(line: &mut impl FnMut(String), columns: &[(&str, Align)], rows: &[Vec<String>]) {
     for row in table(columns, rows).lines() {
         line(row.to_owned());
     }
-}
-
-/// A header line and one line per row, columns two spaces apart, each as wide as its widest cell
-/// (in characters); the last column is not padded.
-fn table(columns: &[(&str, Align)], rows: &[Vec<String>]) -> String {
-    let width = |i: usize| {
-        rows.iter()
-            .filter_map(|row| row.get(i))
-            .map(|cell| cell.chars().count())
-            .chain([columns[i].0.chars().count()])
-            .max()
-            .unwrap_or(0)
-    };
-    let widths: Vec<usize> = (0..columns.len()).map(width).collect();
-    let mut out = String::new();
-    let header: Vec<String> = columns.iter().map(|(name, _)| (*name).to_owned()).collect();
-    for row in std::iter::once(&header).chain(rows) {
-        let mut text = String::new();
-        for (i, (cell, (_, align))) in row.iter().zip(columns).enumerate() {
-            if i > 0 {
-                text.push_str("  ");
-            }
-            let pad = widths[i].saturating_sub(cell.chars().count());
-            let last = i + 1 == columns.len();
-            match align {
-                Align::Right => {
-                    text.push_str(&" ".repeat(pad));
-                    text.push_str(cell);
-                }
-                Align::Left => {
-                    text.push_str(cell);
-                    if !last {
-                        text.push_str(&" ".repeat(pad));
-                    }
-                }
-            }
-        }
-        out.push_str(text.trim_end());
-        out.push('\n');
-    }
-    out
 }
 
 /// `50.0%`, or `-` without a rate.

@@ -31,6 +31,7 @@ pub mod markdown;
 pub mod rdjson;
 pub mod repo;
 pub mod sarif;
+pub mod table;
 
 pub use repo::Repo;
 
