@@ -80,27 +80,15 @@ pub async fn prepare(task: &TaskRecord, base: &Path) -> Result<Prepared> {
             return Err(fail("`rev` is empty".into()));
         }
     }
-    let branch_name = branch_name(&task.spec.key);
     let source = classify(workspace).await.map_err(fail)?;
 
     if let Some(stored) = task.workdir.as_deref().map(PathBuf::from)
         && stored.is_dir()
     {
-        let in_git = !matches!(source, Source::Dir(_));
-        let start = if in_git {
-            Some(known_start(&stored, &task.spec.key, rev).await?)
-        } else {
-            None
-        };
-        return Ok(Prepared {
-            root: stored,
-            fresh: false,
-            start,
-            branch: in_git.then_some(branch_name),
-            kind: kind_of(&source, rev),
-        });
+        return stored_again(stored, &source, &task.spec.key, rev).await;
     }
 
+    let key = &task.spec.key;
     let target = base.join(format!("task-{}", task.id));
     match source {
         Source::Dir(dir) => {
@@ -118,90 +106,138 @@ pub async fn prepare(task: &TaskRecord, base: &Path) -> Result<Prepared> {
                 kind: Kind::InPlace,
             })
         }
-        Source::Repo { top, prefix } if rev.is_none() => {
-            let root = top.join(&prefix);
-            let start = match state::read_start(&root, &task.spec.key) {
-                Some(start) => start,
-                None => resolve(&top, "HEAD").await?,
-            };
-            state::write_start(&root, &task.spec.key, &start)?;
-            Ok(Prepared {
-                root,
-                fresh: true,
-                start: Some(start),
-                branch: Some(branch_name),
-                kind: Kind::InPlace,
-            })
-        }
+        Source::Repo { top, prefix } if rev.is_none() => in_repo(&top, &prefix, key).await,
         Source::Repo { top, prefix } => {
             let rev = rev.unwrap_or("HEAD");
-            if let Some(found) = left_behind(&target, &prefix, &task.spec.key, Kind::Worktree) {
-                return Ok(found);
-            }
-            clear(&target, base).await?;
-            let (checkout, start) = match continued(&top, &branch_name, false).await {
-                Some(found) => found,
-                None => {
-                    let start = resolve(&top, rev).await?;
-                    (start.clone(), start)
-                }
-            };
-            std::fs::create_dir_all(base).map_err(|source| FleetError::Io {
-                what: format!("create {}", base.display()),
-                source,
-            })?;
-            Git::new(&top, ["worktree", "add", "--quiet", "--detach", "--"])
-                .arg(&target)
-                .arg(&checkout)
-                .run()
-                .await?;
-            let root = target.join(&prefix);
-            state::write_start(&root, &task.spec.key, &start)?;
-            Ok(Prepared {
-                root,
-                fresh: true,
-                start: Some(start),
-                branch: Some(branch_name),
-                kind: Kind::Worktree,
-            })
+            worktree(&top, &prefix, rev, key, &target, base).await
         }
-        Source::Remote(url) => {
-            if let Some(found) = left_behind(&target, Path::new(""), &task.spec.key, Kind::Clone) {
-                return Ok(found);
-            }
-            clear(&target, base).await?;
-            std::fs::create_dir_all(base).map_err(|source| FleetError::Io {
-                what: format!("create {}", base.display()),
-                source,
-            })?;
-            Git::new(
-                base,
-                ["clone", "--quiet", "--no-checkout", "--", url.as_str()],
-            )
-            .arg(&target)
-            .timeout(REMOTE_TIMEOUT)
-            .run()
-            .await?;
-            let (checkout, start) = match continued(&target, &branch_name, true).await {
-                Some(found) => found,
-                None => {
-                    let start = resolve_in_clone(&target, rev).await?;
-                    (start.clone(), start)
-                }
-            };
-            Git::new(&target, ["checkout", "--quiet", "--detach", &checkout])
-                .run()
-                .await?;
-            state::write_start(&target, &task.spec.key, &start)?;
-            Ok(Prepared {
-                root: target,
-                fresh: true,
-                start: Some(start),
-                branch: Some(branch_name),
-                kind: Kind::Clone,
-            })
-        }
+        Source::Remote(url) => clone(&url, rev, key, &target, base).await,
     }
+}
+
+/// The work directory recorded for the task, handed back as it is, with the start it recorded.
+async fn stored_again(
+    stored: PathBuf,
+    source: &Source,
+    key: &str,
+    rev: Option<&str>,
+) -> Result<Prepared> {
+    let in_git = !matches!(source, Source::Dir(_));
+    let start = if in_git {
+        Some(known_start(&stored, key, rev).await?)
+    } else {
+        None
+    };
+    Ok(Prepared {
+        root: stored,
+        fresh: false,
+        start,
+        branch: in_git.then(|| branch_name(key)),
+        kind: kind_of(source, rev),
+    })
+}
+
+/// The local repository's own work tree, used in place, starting from the start recorded there
+/// before or else from its `HEAD`.
+async fn in_repo(top: &Path, prefix: &Path, key: &str) -> Result<Prepared> {
+    let root = top.join(prefix);
+    let start = match state::read_start(&root, key) {
+        Some(start) => start,
+        None => resolve(top, "HEAD").await?,
+    };
+    state::write_start(&root, key, &start)?;
+    Ok(Prepared {
+        root,
+        fresh: true,
+        start: Some(start),
+        branch: Some(branch_name(key)),
+        kind: Kind::InPlace,
+    })
+}
+
+/// A linked work tree of the local repository at `target`, detached at the tip of the task's
+/// branch when it holds earlier work, else at `rev`.
+async fn worktree(
+    top: &Path,
+    prefix: &Path,
+    rev: &str,
+    key: &str,
+    target: &Path,
+    base: &Path,
+) -> Result<Prepared> {
+    if let Some(found) = left_behind(target, prefix, key, Kind::Worktree) {
+        return Ok(found);
+    }
+    clear(target, base).await?;
+    let (checkout, start) = match continued(top, &branch_name(key), false).await {
+        Some(found) => found,
+        None => {
+            let start = resolve(top, rev).await?;
+            (start.clone(), start)
+        }
+    };
+    create_base(base)?;
+    Git::new(top, ["worktree", "add", "--quiet", "--detach", "--"])
+        .arg(target)
+        .arg(&checkout)
+        .run()
+        .await?;
+    let root = target.join(prefix);
+    state::write_start(&root, key, &start)?;
+    Ok(Prepared {
+        root,
+        fresh: true,
+        start: Some(start),
+        branch: Some(branch_name(key)),
+        kind: Kind::Worktree,
+    })
+}
+
+/// A clone of `url` at `target`, checked out detached at the tip of the task's branch when the
+/// remote holds earlier work on it, else at `rev` (default: the remote's `HEAD`).
+async fn clone(
+    url: &str,
+    rev: Option<&str>,
+    key: &str,
+    target: &Path,
+    base: &Path,
+) -> Result<Prepared> {
+    if let Some(found) = left_behind(target, Path::new(""), key, Kind::Clone) {
+        return Ok(found);
+    }
+    clear(target, base).await?;
+    create_base(base)?;
+    Git::new(base, ["clone", "--quiet", "--no-checkout", "--", url])
+        .arg(target)
+        .timeout(REMOTE_TIMEOUT)
+        .run()
+        .await?;
+    let (checkout, start) = match continued(target, &branch_name(key), true).await {
+        Some(found) => found,
+        None => {
+            let start = resolve_in_clone(target, rev).await?;
+            (start.clone(), start)
+        }
+    };
+    Git::new(target, ["checkout", "--quiet", "--detach", &checkout])
+        .run()
+        .await?;
+    state::write_start(target, key, &start)?;
+    Ok(Prepared {
+        root: target.to_owned(),
+        fresh: true,
+        start: Some(start),
+        branch: Some(branch_name(key)),
+        kind: Kind::Clone,
+    })
+}
+
+/// Creates `base`, the directory the work directories are made in.
+fn create_base(base: &Path) -> Result<()> {
+    std::fs::create_dir_all(base).map_err(|source| FleetError::Io {
+        what: format!("create {}", base.display()),
+        source,
+    })
 }
 
 /// How long a dead worker's leftover process group gets between SIGTERM and SIGKILL.
