@@ -1,7 +1,7 @@
 //! Fleet analytics: figures over a fleet's tasks and attempts, computed here from the records
 //! either backend returns ([`crate::Store::tasks`], [`crate::Store::attempts`]), so SQLite and
 //! PostgreSQL give the same figures from one implementation. [`compute`] is a pure function of
-//! the records; [`render`] is a pure function of its figures (`--format json` serializes
+//! the records; [`render()`] is a pure function of its figures (`--format json` serializes
 //! [`FleetStats`] as it is).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -10,7 +10,10 @@ use serde::Serialize;
 
 use crate::store::AttemptRecord;
 use crate::task::{TaskId, TaskRecord, TaskState};
-use verdict_core::render::table::{Align, table};
+
+mod render;
+
+pub use render::render;
 
 /// How many fingerprints [`FleetStats::common_failures`] lists.
 pub const COMMON_FAILURES: usize = 10;
@@ -158,6 +161,7 @@ struct Tally {
 }
 
 impl Tally {
+    /// Adds the tokens and cost the attempt reported.
     fn usage(&mut self, attempt: &AttemptRecord) {
         if let Some(tokens) = attempt.tokens {
             *self.tokens.get_or_insert(0) += tokens;
@@ -167,6 +171,7 @@ impl Tally {
         }
     }
 
+    /// The group named `name`, its finished tasks judged by their states in `tasks`.
     fn group(self, name: String, tasks: &HashMap<TaskId, &TaskRecord>) -> Group {
         let state = |id: &TaskId| tasks.get(id).map(|t| t.state);
         let finished = self
@@ -191,9 +196,27 @@ impl Tally {
 /// The figures of the fleet whose tasks and attempts these are. Attempts of a task not among
 /// `tasks` (pruned since) still count in the attempt figures, never as passed tasks.
 pub fn compute(tasks: &[TaskRecord], attempts: &[AttemptRecord]) -> FleetStats {
-    let by_id: HashMap<TaskId, &TaskRecord> = tasks.iter().map(|t| (t.id, t)).collect();
-    let passed_task = |id: TaskId| by_id.get(&id).is_some_and(|t| t.state == TaskState::Passed);
+    let mut stats = task_figures(tasks);
+    let per_task = per_task(attempts);
+    let mut gathered = Gathered::new(tasks);
+    for (&task, list) in &per_task {
+        gathered.task(&mut stats, task, list);
+    }
+    // A passed task whose attempts are not among these: its own count.
+    gathered.to_success.extend(
+        tasks
+            .iter()
+            .filter(|t| t.state == TaskState::Passed && !per_task.contains_key(&t.id))
+            .map(|t| u64::from(t.attempts)),
+    );
+    gathered.finish(&mut stats);
+    let total = stats.time.agent_ms + stats.time.verify_ms;
+    stats.time.agent_share = (total > 0).then(|| stats.time.agent_ms as f64 / total as f64);
+    stats
+}
 
+/// The figures of the tasks alone: how many, per state, finished, and the success rate.
+fn task_figures(tasks: &[TaskRecord]) -> FleetStats {
     let mut stats = FleetStats {
         tasks: tasks.len() as u64,
         ..FleetStats::default()
@@ -208,10 +231,16 @@ pub fn compute(tasks: &[TaskRecord], attempts: &[AttemptRecord]) -> FleetStats {
         .filter(|t| t.state == TaskState::Passed)
         .count() as u64;
     stats.success_rate = (stats.finished > 0).then(|| passed as f64 / stats.finished as f64);
+    stats
+}
 
-    // Each task's attempts in claim order, with the counted ones numbered as `max_attempts`
-    // counts them.
-    let mut per_task: BTreeMap<TaskId, Vec<(&AttemptRecord, Option<u32>)>> = BTreeMap::new();
+/// Each task's attempts in claim order, with the counted ones numbered as `max_attempts`
+/// counts them.
+type PerTask<'a> = BTreeMap<TaskId, Vec<(&'a AttemptRecord, Option<u32>)>>;
+
+/// Groups the attempts by task, in claim order, and numbers the counted ones.
+fn per_task(attempts: &[AttemptRecord]) -> PerTask<'_> {
+    let mut per_task: PerTask<'_> = BTreeMap::new();
     for attempt in attempts {
         per_task
             .entry(attempt.task)
@@ -228,140 +257,211 @@ pub fn compute(tasks: &[TaskRecord], attempts: &[AttemptRecord]) -> FleetStats {
             }
         }
     }
+    per_task
+}
 
-    let mut categories: BTreeMap<String, Tally> = BTreeMap::new();
-    let mut agents: BTreeMap<String, Tally> = BTreeMap::new();
-    let mut campaigns: BTreeMap<String, Tally> = BTreeMap::new();
-    let mut to_success = Vec::new();
-    let mut delays = Vec::new();
-    // Per fingerprint: occurrences, and per task the attempt (ordinal) that fixed it, if any.
-    let mut failures: BTreeMap<&str, (u64, BTreeMap<TaskId, Option<u32>>)> = BTreeMap::new();
+/// What [`compute`] gathers while it walks each task's attempts.
+struct Gathered<'a> {
+    by_id: HashMap<TaskId, &'a TaskRecord>,
+    categories: BTreeMap<String, Tally>,
+    agents: BTreeMap<String, Tally>,
+    campaigns: BTreeMap<String, Tally>,
+    to_success: Vec<u64>,
+    delays: Vec<u64>,
+    /// Per fingerprint: occurrences, and per task the attempt (ordinal) that fixed it, if any.
+    failures: BTreeMap<&'a str, (u64, BTreeMap<TaskId, Option<u32>>)>,
+}
 
-    for task in tasks {
-        if let Some(campaign) = &task.spec.campaign {
-            let tally = campaigns.entry(campaign.clone()).or_default();
-            tally.tasks.insert(task.id);
-            if task.state == TaskState::Passed {
-                tally.passed.insert(task.id);
+impl<'a> Gathered<'a> {
+    /// Nothing gathered yet but each campaign's tasks and which of them passed.
+    fn new(tasks: &'a [TaskRecord]) -> Gathered<'a> {
+        let mut campaigns: BTreeMap<String, Tally> = BTreeMap::new();
+        for task in tasks {
+            if let Some(campaign) = &task.spec.campaign {
+                let tally = campaigns.entry(campaign.clone()).or_default();
+                tally.tasks.insert(task.id);
+                if task.state == TaskState::Passed {
+                    tally.passed.insert(task.id);
+                }
             }
+        }
+        Gathered {
+            by_id: tasks.iter().map(|t| (t.id, t)).collect(),
+            categories: BTreeMap::new(),
+            agents: BTreeMap::new(),
+            campaigns,
+            to_success: Vec::new(),
+            delays: Vec::new(),
+            failures: BTreeMap::new(),
         }
     }
 
-    for (&task, list) in &per_task {
+    /// Whether `id` is a recorded task that passed.
+    fn passed_task(&self, id: TaskId) -> bool {
+        self.by_id
+            .get(&id)
+            .is_some_and(|t| t.state == TaskState::Passed)
+    }
+
+    /// Gathers the attempts of one task, in claim order, counting them into `stats`.
+    fn task(
+        &mut self,
+        stats: &mut FleetStats,
+        task: TaskId,
+        list: &[(&'a AttemptRecord, Option<u32>)],
+    ) {
+        // The first passing attempt: its number and its ordinal among the counted ones.
         let passing = list
             .iter()
             .find(|(a, _)| a.outcome.as_deref() == Some(PASSED))
             .and_then(|(a, ordinal)| ordinal.map(|o| (a.number, o)));
-        if passed_task(task) {
+        if self.passed_task(task) {
             let needed = passing.map_or_else(
-                || by_id.get(&task).map_or(0, |t| u64::from(t.attempts)),
+                || self.by_id.get(&task).map_or(0, |t| u64::from(t.attempts)),
                 |(_, ordinal)| u64::from(ordinal),
             );
-            to_success.push(needed);
+            self.to_success.push(needed);
         }
-        for (attempt, _) in list {
-            // The task's campaign; the one joined into the attempt when the task is gone.
-            let campaign = match by_id.get(&task) {
-                Some(t) => t.spec.campaign.clone(),
-                None => attempt.campaign.clone(),
-            };
-            let ended = attempt.finished_at.is_some() || attempt.outcome.is_some();
-            match attempt.outcome.as_deref() {
-                Some(INTERRUPTED) => stats.interrupted += 1,
-                Some(_) if !attempt.counted => stats.uncounted += 1,
-                _ if attempt.counted => stats.attempts += 1,
-                _ => {}
-            }
-            if ended {
-                stats.usage.ended_attempts += 1;
-                stats.time.agent_ms += attempt.agent_ms;
-                stats.time.verify_ms += attempt.verify_ms;
-                if let Some(tokens) = attempt.tokens {
-                    *stats.usage.tokens.get_or_insert(0) += tokens;
-                    stats.usage.tokens_attempts += 1;
-                }
-                if let Some(cost) = attempt.cost_usd {
-                    *stats.usage.cost_usd.get_or_insert(0.0) += cost;
-                    stats.usage.cost_attempts += 1;
-                }
-            }
+        for &(attempt, _) in list {
+            count_attempt(stats, attempt);
             if let Some(delay) = attempt.retry_delay_ms {
-                delays.push(delay);
+                self.delays.push(delay);
             }
-            if let Some(agent) = &attempt.agent {
-                let tally = agents.entry(agent.clone()).or_default();
-                tally.tasks.insert(task);
-                tally.attempts += u64::from(attempt.counted);
-                tally.usage(attempt);
-                if passed_task(task) && attempt.outcome.as_deref() == Some(PASSED) {
-                    tally.passed.insert(task);
-                }
-            }
-            if let Some(campaign) = &campaign {
-                let tally = campaigns.entry(campaign.clone()).or_default();
-                tally.attempts += u64::from(attempt.counted);
-                tally.usage(attempt);
-            }
-            let failed = attempt.outcome.as_deref().is_some_and(|o| o != PASSED);
-            if let Some(category) = attempt.category.as_ref().filter(|_| failed) {
-                let tally = categories.entry(category.clone()).or_default();
-                tally.attempts += 1;
-                tally.tasks.insert(task);
-                tally.usage(attempt);
-                if passed_task(task) {
-                    tally.passed.insert(task);
-                }
-            }
-            if failed {
-                for fingerprint in &attempt.fingerprints {
-                    let (seen, fixed) = failures.entry(fingerprint).or_default();
-                    *seen += 1;
-                    // The first attempt that saw it decides which passing attempt fixed it.
-                    fixed.entry(task).or_insert_with(|| {
-                        passing
-                            .filter(|(number, _)| *number > attempt.number)
-                            .map(|(_, ordinal)| ordinal)
-                    });
-                }
+            self.tally(task, attempt);
+            if is_failed(attempt) {
+                self.fingerprints(task, attempt, passing);
             }
         }
     }
 
-    // A passed task whose attempts are not among these: its own count.
-    to_success.extend(
-        tasks
-            .iter()
-            .filter(|t| t.state == TaskState::Passed && !per_task.contains_key(&t.id))
-            .map(|t| u64::from(t.attempts)),
-    );
-
-    stats.by_category = groups(categories, &by_id);
-    stats.by_category.sort_by(|a, b| {
-        b.attempts
-            .cmp(&a.attempts)
-            .then_with(|| a.name.cmp(&b.name))
-    });
-    stats.by_agent = groups(agents, &by_id);
-    stats
-        .by_agent
-        .sort_by(|a, b| b.tasks.cmp(&a.tasks).then_with(|| a.name.cmp(&b.name)));
-    stats.by_campaign = groups(campaigns, &by_id);
-
-    to_success.sort_unstable();
-    stats.attempts_to_success = (!to_success.is_empty()).then(|| {
-        let n = to_success.len();
-        AttemptsToSuccess {
-            tasks: n as u64,
-            mean: to_success.iter().sum::<u64>() as f64 / n as f64,
-            median: if n % 2 == 1 {
-                to_success[n / 2] as f64
-            } else {
-                (to_success[n / 2 - 1] + to_success[n / 2]) as f64 / 2.0
-            },
-            max: to_success[n - 1],
+    /// Counts one attempt of `task` into its agent's, campaign's and failure category's tallies.
+    fn tally(&mut self, task: TaskId, attempt: &AttemptRecord) {
+        let passed_task = self.passed_task(task);
+        // The task's campaign; the one joined into the attempt when the task is gone.
+        let campaign = match self.by_id.get(&task) {
+            Some(t) => t.spec.campaign.clone(),
+            None => attempt.campaign.clone(),
+        };
+        if let Some(agent) = &attempt.agent {
+            let tally = self.agents.entry(agent.clone()).or_default();
+            tally.tasks.insert(task);
+            tally.attempts += u64::from(attempt.counted);
+            tally.usage(attempt);
+            if passed_task && attempt.outcome.as_deref() == Some(PASSED) {
+                tally.passed.insert(task);
+            }
         }
-    });
+        if let Some(campaign) = &campaign {
+            let tally = self.campaigns.entry(campaign.clone()).or_default();
+            tally.attempts += u64::from(attempt.counted);
+            tally.usage(attempt);
+        }
+        if let Some(category) = attempt.category.as_ref().filter(|_| is_failed(attempt)) {
+            let tally = self.categories.entry(category.clone()).or_default();
+            tally.attempts += 1;
+            tally.tasks.insert(task);
+            tally.usage(attempt);
+            if passed_task {
+                tally.passed.insert(task);
+            }
+        }
+    }
 
+    /// Records the fingerprints of a failed attempt of `task`, and the passing attempt (number,
+    /// ordinal) that came after, if any.
+    fn fingerprints(
+        &mut self,
+        task: TaskId,
+        attempt: &'a AttemptRecord,
+        passing: Option<(u32, u32)>,
+    ) {
+        for fingerprint in &attempt.fingerprints {
+            let (seen, fixed) = self.failures.entry(fingerprint).or_default();
+            *seen += 1;
+            // The first attempt that saw it decides which passing attempt fixed it.
+            fixed.entry(task).or_insert_with(|| {
+                passing
+                    .filter(|(number, _)| *number > attempt.number)
+                    .map(|(_, ordinal)| ordinal)
+            });
+        }
+    }
+
+    /// Turns what was gathered into the groups, attempts to success, common failures and retry
+    /// delays of `stats`.
+    fn finish(mut self, stats: &mut FleetStats) {
+        stats.by_category = groups(self.categories, &self.by_id);
+        stats.by_category.sort_by(|a, b| {
+            b.attempts
+                .cmp(&a.attempts)
+                .then_with(|| a.name.cmp(&b.name))
+        });
+        stats.by_agent = groups(self.agents, &self.by_id);
+        stats
+            .by_agent
+            .sort_by(|a, b| b.tasks.cmp(&a.tasks).then_with(|| a.name.cmp(&b.name)));
+        stats.by_campaign = groups(self.campaigns, &self.by_id);
+        self.to_success.sort_unstable();
+        stats.attempts_to_success = attempts_to_success(&self.to_success);
+        stats.common_failures = common_failures(self.failures);
+        stats.retry_delays = (!self.delays.is_empty()).then(|| Delays {
+            count: self.delays.len() as u64,
+            mean_ms: self.delays.iter().sum::<u64>() as f64 / self.delays.len() as f64,
+            max_ms: self.delays.iter().copied().max().unwrap_or(0),
+        });
+    }
+}
+
+/// Whether the attempt ended other than passing.
+fn is_failed(attempt: &AttemptRecord) -> bool {
+    attempt.outcome.as_deref().is_some_and(|o| o != PASSED)
+}
+
+/// Counts one attempt into the attempt, time and usage figures of `stats`.
+fn count_attempt(stats: &mut FleetStats, attempt: &AttemptRecord) {
+    match attempt.outcome.as_deref() {
+        Some(INTERRUPTED) => stats.interrupted += 1,
+        Some(_) if !attempt.counted => stats.uncounted += 1,
+        _ if attempt.counted => stats.attempts += 1,
+        _ => {}
+    }
+    let ended = attempt.finished_at.is_some() || attempt.outcome.is_some();
+    if ended {
+        stats.usage.ended_attempts += 1;
+        stats.time.agent_ms += attempt.agent_ms;
+        stats.time.verify_ms += attempt.verify_ms;
+        if let Some(tokens) = attempt.tokens {
+            *stats.usage.tokens.get_or_insert(0) += tokens;
+            stats.usage.tokens_attempts += 1;
+        }
+        if let Some(cost) = attempt.cost_usd {
+            *stats.usage.cost_usd.get_or_insert(0.0) += cost;
+            stats.usage.cost_attempts += 1;
+        }
+    }
+}
+
+/// The mean, median and most of the counted attempts the passed tasks needed (`sorted`
+/// ascending), when any passed.
+fn attempts_to_success(sorted: &[u64]) -> Option<AttemptsToSuccess> {
+    let n = sorted.len();
+    (n > 0).then(|| AttemptsToSuccess {
+        tasks: n as u64,
+        mean: sorted.iter().sum::<u64>() as f64 / n as f64,
+        median: if n % 2 == 1 {
+            sorted[n / 2] as f64
+        } else {
+            (sorted[n / 2 - 1] + sorted[n / 2]) as f64 / 2.0
+        },
+        max: sorted[n - 1],
+    })
+}
+
+/// The fingerprints seen most often (at most [`COMMON_FAILURES`]), each with the attempts that
+/// fixed it per task.
+fn common_failures(
+    failures: BTreeMap<&str, (u64, BTreeMap<TaskId, Option<u32>>)>,
+) -> Vec<FailureStats> {
     let mut common: Vec<FailureStats> = failures
         .into_iter()
         .map(|(fingerprint, (occurrences, fixed))| {
@@ -389,310 +489,15 @@ pub fn compute(tasks: &[TaskRecord], attempts: &[AttemptRecord]) -> FleetStats {
             .then_with(|| a.fingerprint.cmp(&b.fingerprint))
     });
     common.truncate(COMMON_FAILURES);
-    stats.common_failures = common;
-
-    stats.retry_delays = (!delays.is_empty()).then(|| Delays {
-        count: delays.len() as u64,
-        mean_ms: delays.iter().sum::<u64>() as f64 / delays.len() as f64,
-        max_ms: delays.iter().copied().max().unwrap_or(0),
-    });
-    let total = stats.time.agent_ms + stats.time.verify_ms;
-    stats.time.agent_share = (total > 0).then(|| stats.time.agent_ms as f64 / total as f64);
-    stats
+    common
 }
 
+/// The tallies as groups, by name.
 fn groups(tallies: BTreeMap<String, Tally>, tasks: &HashMap<TaskId, &TaskRecord>) -> Vec<Group> {
     tallies
         .into_iter()
         .map(|(name, tally)| tally.group(name, tasks))
         .collect()
-}
-
-/// The figures for people: a few aligned tables, as `verdict stats` prints a loop's.
-pub fn render(stats: &FleetStats) -> String {
-    let mut out = String::new();
-    let mut line = |text: String| {
-        out.push_str(text.trim_end());
-        out.push('\n');
-    };
-    let count_of = |wanted: fn(TaskState) -> bool| {
-        stats
-            .by_state
-            .iter()
-            .filter(|(s, n)| wanted(*s) && *n > 0)
-            .map(|(s, n)| format!("{s} {n}"))
-            .collect::<Vec<_>>()
-    };
-    let in_parens = |parts: Vec<String>| {
-        if parts.is_empty() {
-            String::new()
-        } else {
-            format!("({})", parts.join(", "))
-        }
-    };
-    let mut rows = vec![
-        vec!["tasks".to_owned(), stats.tasks.to_string(), String::new()],
-        vec![
-            "finished".to_owned(),
-            stats.finished.to_string(),
-            in_parens(count_of(TaskState::is_final)),
-        ],
-    ];
-    if stats.tasks > stats.finished {
-        rows.push(vec![
-            "not finished".to_owned(),
-            (stats.tasks - stats.finished).to_string(),
-            in_parens(count_of(|s| !s.is_final())),
-        ]);
-    }
-    let passed = stats
-        .by_state
-        .iter()
-        .find(|(s, _)| *s == TaskState::Passed)
-        .map_or(0, |(_, n)| *n);
-    rows.push(vec![
-        "success rate".to_owned(),
-        percent(stats.success_rate),
-        if stats.finished > 0 {
-            format!("({passed} of {} finished tasks passed)", stats.finished)
-        } else {
-            String::new()
-        },
-    ]);
-    let mut not_counted = Vec::new();
-    if stats.interrupted > 0 {
-        not_counted.push(format!("{} interrupted", stats.interrupted));
-    }
-    if stats.uncounted > 0 {
-        not_counted.push(format!(
-            "{} rate-limited or provider errors",
-            stats.uncounted
-        ));
-    }
-    rows.push(vec![
-        "attempts".to_owned(),
-        stats.attempts.to_string(),
-        if not_counted.is_empty() {
-            String::new()
-        } else {
-            format!("(and {}, not counted)", not_counted.join(", "))
-        },
-    ]);
-    let align = [Align::Left, Align::Right, Align::Left];
-    for row in table(&[("", align[0]), ("", align[1]), ("", align[2])], &rows)
-        .lines()
-        .skip(1)
-    {
-        line(row.to_owned());
-    }
-
-    line(String::new());
-    match &stats.attempts_to_success {
-        Some(a) => line(format!(
-            "attempts to success: mean {:.2}, median {}, max {} (over {})",
-            a.mean,
-            trim_float(a.median),
-            a.max,
-            plural(a.tasks, "passed task")
-        )),
-        None => line("attempts to success: no task passed".to_owned()),
-    }
-
-    for (title, groups, empty) in [
-        (
-            "failure category",
-            &stats.by_category,
-            "failure categories: no failed attempt",
-        ),
-        ("agent", &stats.by_agent, "agents: no attempt recorded"),
-        ("campaign", &stats.by_campaign, "campaigns: none"),
-    ] {
-        line(String::new());
-        if groups.is_empty() {
-            line(empty.to_owned());
-            continue;
-        }
-        let attempts = if title == "failure category" {
-            "failures"
-        } else {
-            "attempts"
-        };
-        let rows: Vec<Vec<String>> = groups
-            .iter()
-            .map(|g| {
-                vec![
-                    clip(&g.name, 48),
-                    g.attempts.to_string(),
-                    g.tasks.to_string(),
-                    g.finished.to_string(),
-                    g.passed.to_string(),
-                    percent(g.success_rate),
-                    g.tokens.map_or_else(|| "-".to_owned(), |t| t.to_string()),
-                    g.cost_usd.map_or_else(|| "-".to_owned(), dollars),
-                ]
-            })
-            .collect();
-        out_table(
-            &mut line,
-            &[
-                (title, Align::Left),
-                (attempts, Align::Right),
-                ("tasks", Align::Right),
-                ("finished", Align::Right),
-                ("passed", Align::Right),
-                ("success rate", Align::Right),
-                ("tokens", Align::Right),
-                ("cost", Align::Right),
-            ],
-            &rows,
-        );
-    }
-
-    line(String::new());
-    if stats.common_failures.is_empty() {
-        line("common failures: none".to_owned());
-    } else {
-        let rows: Vec<Vec<String>> = stats
-            .common_failures
-            .iter()
-            .map(|f| {
-                let mut fixed: Vec<String> = f
-                    .fixed_by
-                    .iter()
-                    .map(|(number, tasks)| format!("#{number} ×{tasks}"))
-                    .collect();
-                if f.unfixed > 0 {
-                    fixed.push(format!("not yet ×{}", f.unfixed));
-                }
-                vec![
-                    clip(&f.fingerprint, 48),
-                    f.occurrences.to_string(),
-                    f.tasks.to_string(),
-                    fixed.join(", "),
-                ]
-            })
-            .collect();
-        out_table(
-            &mut line,
-            &[
-                ("common failures", Align::Left),
-                ("seen", Align::Right),
-                ("tasks", Align::Right),
-                ("fixed by attempt", Align::Left),
-            ],
-            &rows,
-        );
-    }
-
-    line(String::new());
-    match &stats.retry_delays {
-        Some(d) => line(format!(
-            "retry delays: {} scheduled, mean {}, max {}",
-            d.count,
-            duration(d.mean_ms.round() as u64),
-            duration(d.max_ms)
-        )),
-        None => line("retry delays: none scheduled".to_owned()),
-    }
-
-    line(String::new());
-    let share = |ms: u64| {
-        let total = stats.time.agent_ms + stats.time.verify_ms;
-        percent((total > 0).then(|| ms as f64 / total as f64))
-    };
-    out_table(
-        &mut line,
-        &[
-            ("time spent", Align::Left),
-            ("total", Align::Right),
-            ("share", Align::Right),
-        ],
-        &[
-            vec![
-                "agent sessions".to_owned(),
-                duration(stats.time.agent_ms),
-                share(stats.time.agent_ms),
-            ],
-            vec![
-                "verification".to_owned(),
-                duration(stats.time.verify_ms),
-                share(stats.time.verify_ms),
-            ],
-        ],
-    );
-
-    line(String::new());
-    let u = &stats.usage;
-    let reported =
-        |what: String, n: u64| format!("{what} (reported by {n} of {} attempts)", u.ended_attempts);
-    line(match u.tokens {
-        Some(tokens) => reported(format!("tokens: {tokens}"), u.tokens_attempts),
-        None => "tokens: none reported".to_owned(),
-    });
-    line(match u.cost_usd {
-        Some(cost) => reported(format!("cost: {}", dollars(cost)), u.cost_attempts),
-        None => "cost: none reported".to_owned(),
-    });
-    out
-}
-
-fn out_table(line: &mut impl FnMut(String), columns: &[(&str, Align)], rows: &[Vec<String>]) {
-    for row in table(columns, rows).lines() {
-        line(row.to_owned());
-    }
-}
-
-/// `50.0%`, or `-` without a rate.
-fn percent(rate: Option<f64>) -> String {
-    rate.map_or_else(|| "-".to_owned(), |r| format!("{:.1}%", r * 100.0))
-}
-
-/// `$1.23`.
-fn dollars(cost: f64) -> String {
-    format!("${cost:.2}")
-}
-
-/// `1` or `1.5`: a median is a whole number or a half.
-fn trim_float(value: f64) -> String {
-    if value.fract() == 0.0 {
-        format!("{value:.0}")
-    } else {
-        format!("{value:.1}")
-    }
-}
-
-fn plural(n: u64, noun: &str) -> String {
-    if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{n} {noun}s")
-    }
-}
-
-/// The first `width` characters of `text`, with `…` when cut.
-fn clip(text: &str, width: usize) -> String {
-    let text = text.trim();
-    if text.chars().count() <= width {
-        return text.to_owned();
-    }
-    let mut clipped: String = text.chars().take(width.saturating_sub(1)).collect();
-    clipped.push('…');
-    clipped
-}
-
-/// A span of milliseconds for people: `850ms`, `12.3s`, `4m 05s`, `2h 03m`.
-fn duration(ms: u64) -> String {
-    if ms < 1_000 {
-        return format!("{ms}ms");
-    }
-    if ms < 60_000 {
-        return format!("{:.1}s", ms as f64 / 1_000.0);
-    }
-    let seconds = ms / 1_000;
-    if seconds < 3_600 {
-        return format!("{}m {:02}s", seconds / 60, seconds % 60);
-    }
-    format!("{}h {:02}m", seconds / 3_600, seconds % 3_600 / 60)
 }
 
 #[cfg(test)]
