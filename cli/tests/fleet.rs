@@ -217,7 +217,7 @@ impl Fleet {
 }
 
 /// Waits for `child` to end within `limit` (killing it after), and reads its output.
-fn finish(mut child: Child, limit: Duration) -> Out {
+pub(crate) fn finish(mut child: Child, limit: Duration) -> Out {
     use std::io::Read;
     let start = Instant::now();
     let status = loop {
@@ -246,7 +246,7 @@ fn finish(mut child: Child, limit: Duration) -> Out {
 }
 
 /// Whether process `pid` is gone (or a zombie).
-fn is_dead(pid: i32) -> bool {
+pub(crate) fn is_dead(pid: i32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
         Err(_) => true,
         Ok(stat) => stat
@@ -256,7 +256,7 @@ fn is_dead(pid: i32) -> bool {
 }
 
 /// Waits up to `limit` for `pid` to be gone.
-fn gone_within(pid: i32, limit: Duration) -> bool {
+pub(crate) fn gone_within(pid: i32, limit: Duration) -> bool {
     let start = Instant::now();
     while start.elapsed() < limit {
         if is_dead(pid) {
@@ -535,7 +535,7 @@ fn a_worker_killed_mid_attempt_loses_nothing_and_runs_nothing_twice() {
 }
 
 /// Sends SIG`name` to `pid` with kill(1).
-fn signal(pid: u32, name: &str) {
+pub(crate) fn signal(pid: u32, name: &str) {
     let status = Command::new("kill")
         .args([&format!("-{name}"), &pid.to_string()])
         .status()
