@@ -57,6 +57,9 @@ impl Attempts for LoopAttempts {
     }
 }
 
+/// How long a task whose work directory another loop holds waits before it is tried again.
+const BUSY_RETRY: Duration = Duration::from_secs(10);
+
 /// Runs attempt `number` of `task` in `root` to its end or its hand-back.
 fn one(task: &TaskRecord, root: &Path, stop: Arc<Stop>) -> Result<AttemptEnd> {
     let (root, config) = run::load_config(Some(root))?;
@@ -118,7 +121,19 @@ fn one(task: &TaskRecord, root: &Path, stop: Arc<Stop>) -> Result<AttemptEnd> {
         end
     });
     runtime.shutdown_timeout(Duration::from_millis(100));
-    let end = end.map_err(|e| anyhow::anyhow!("{e}"))?;
+    let end = match end {
+        Ok(end) => end,
+        // Another loop holds the work directory: the worker whose lease was taken back still
+        // runs (stopped, or cut off and not yet fenced) and so may its agent. Not this
+        // attempt's failure: handed back uncounted, to try again once that loop lets go.
+        Err(error @ driver::LoopError::WorkspaceBusy { .. }) => {
+            let mut end =
+                AttemptEnd::ended(TaskState::RetryScheduled, "interrupted", error.to_string());
+            end.retry_after = Some(BUSY_RETRY);
+            return Ok(end);
+        }
+        Err(error) => return Err(anyhow::anyhow!("{error}")),
+    };
     let events = std::mem::take(&mut *events.lock().unwrap_or_else(|p| p.into_inner()));
     Ok(attempt_end(task, &end, &events, started.elapsed()))
 }
