@@ -183,12 +183,27 @@ impl Chaos {
         history["attempts"].as_array().cloned().unwrap_or_default()
     }
 
-    /// Every ledger line: one per agent session that started.
+    /// Every agent session that started, by its ledger line, with `"ended": true` added to
+    /// those that came to their end.
     fn ledger(&self) -> Vec<Value> {
-        std::fs::read_to_string(self.path("ledger.jsonl"))
+        let lines: Vec<Value> = std::fs::read_to_string(self.path("ledger.jsonl"))
             .unwrap_or_default()
             .lines()
             .map(|line| serde_json::from_str(line).expect("a ledger line"))
+            .collect();
+        let ends: BTreeSet<(String, u64)> = lines
+            .iter()
+            .filter(|l| l["end"] == true)
+            .map(|l| (l["task"].to_string(), l["call"].as_u64().unwrap_or(0)))
+            .collect();
+        lines
+            .into_iter()
+            .filter(|l| l["end"].is_null())
+            .map(|mut l| {
+                let key = (l["task"].to_string(), l["call"].as_u64().unwrap_or(0));
+                l["ended"] = json!(ends.contains(&key));
+                l
+            })
             .collect()
     }
 
@@ -235,13 +250,22 @@ impl Chaos {
             let mine = sessions.remove(key).unwrap_or_default();
             let calls: Vec<u64> = mine.iter().filter_map(|l| l["call"].as_u64()).collect();
             let expected: Vec<u64> = (1..=calls.len() as u64).collect();
-            assert_eq!(calls, expected, "task {key}: a session repeated or overlapped");
-            let loop_attempts: BTreeSet<u64> =
-                mine.iter().filter_map(|l| l["attempt"].as_u64()).collect();
             assert_eq!(
-                loop_attempts.len(),
-                mine.len(),
-                "task {key}: an attempt's agent ran twice: {mine:?}"
+                calls, expected,
+                "task {key}: a session repeated or overlapped"
+            );
+            // A session cut short is run again under its attempt's number; one that came to
+            // its end never is.
+            let ended: Vec<u64> = mine
+                .iter()
+                .filter(|l| l["ended"] == true)
+                .filter_map(|l| l["attempt"].as_u64())
+                .collect();
+            let distinct: BTreeSet<u64> = ended.iter().copied().collect();
+            assert_eq!(
+                distinct.len(),
+                ended.len(),
+                "task {key}: an attempt's agent ran to its end twice: {mine:#?}"
             );
             let attempts = self.attempts(key);
             let with_agent = attempts.iter().filter(|a| !a["agent"].is_null()).count();
@@ -358,7 +382,11 @@ fn killed_at(point: Point) {
     signal(w1.id(), "KILL");
     let _ = w1.wait();
 
-    let w2 = chaos.spawn(&["--until-idle", "--lease", "3", "--concurrency", "2"], &[], "w2");
+    let w2 = chaos.spawn(
+        &["--until-idle", "--lease", "3", "--concurrency", "2"],
+        &[],
+        "w2",
+    );
     let out = finish(w2, LIMIT);
     assert_eq!(out.code, 0, "{}", chaos.stderr_of("w2"));
 
@@ -418,4 +446,201 @@ fn a_worker_killed_while_it_verifies_loses_nothing() {
 #[test]
 fn a_worker_killed_before_it_writes_the_result_loses_nothing() {
     killed_at(Point::Ran);
+}
+
+/// A small seeded generator (splitmix64): a chaos run's kills are replayed from its seed.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// A number in `0..n`.
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// The seed of a random chaos run: `VERDICT_CHAOS_SEED` replays one.
+fn chaos_seed() -> u64 {
+    std::env::var("VERDICT_CHAOS_SEED")
+        .ok()
+        .and_then(|seed| seed.trim().parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(1, |d| d.as_nanos() as u64)
+        })
+}
+
+/// Tasks of the random chaos run.
+const TASKS: usize = 200;
+/// Worker processes at once.
+const WORKERS: usize = 3;
+/// How many workers are killed, in all. Bounded so that the leases can be long: each kill
+/// leaves up to `--concurrency` tasks waiting a lease before they are rescued.
+const KILLS: usize = 6;
+
+#[test]
+fn two_hundred_tasks_survive_workers_killed_at_random_moments() {
+    let started = Instant::now();
+    let seed = chaos_seed();
+    eprintln!("chaos seed {seed} (VERDICT_CHAOS_SEED={seed} replays its kills)");
+    let mut rng = Rng(seed);
+    let chaos = Chaos::new();
+    // Most tasks pass at once, some fail once then pass, some have an agent that takes a
+    // while (so that kills land while agents run).
+    let tasks: Vec<Value> = (0..TASKS)
+        .map(|i| {
+            let mode = match rng.below(10) {
+                0..=5 => "done",
+                6..=8 => "done-on-second",
+                _ => "sleep",
+            };
+            chaos.task(&format!("t{i:03}"), mode)
+        })
+        .collect();
+    chaos.add(&tasks);
+    // A lease long enough that a starved machine never takes back live work: a worker that
+    // was not killed must never lose a lease.
+    let args = ["--until-idle", "--concurrency", "4", "--lease", "10"];
+    let mut names = 0;
+    let mut spawn = |chaos: &Chaos| {
+        names += 1;
+        let name = format!("w{names}");
+        (chaos.spawn(&args, &[], &name), name)
+    };
+    let mut workers: Vec<(Child, String)> = (0..WORKERS).map(|_| spawn(&chaos)).collect();
+    let mut kills = Vec::new();
+    let mut next_kill = Instant::now() + Duration::from_millis(500 + rng.below(2500));
+    while !workers.is_empty() {
+        // A worker that ended by itself found the fleet idle, and lost no lease.
+        let mut i = 0;
+        while i < workers.len() {
+            if let Ok(Some(status)) = workers[i].0.try_wait() {
+                let (_, name) = workers.remove(i);
+                assert!(status.success(), "{name}: {}", chaos.stderr_of(&name));
+            } else {
+                i += 1;
+            }
+        }
+        if kills.len() < KILLS && Instant::now() >= next_kill && !workers.is_empty() {
+            let victim = rng.below(workers.len() as u64) as usize;
+            let (mut child, name) = workers.remove(victim);
+            signal(child.id(), "KILL");
+            let _ = child.wait();
+            kills.push((started.elapsed(), name));
+            // The killed worker is replaced, as a supervisor would.
+            workers.push(spawn(&chaos));
+            next_kill = Instant::now() + Duration::from_millis(300 + rng.below(3000));
+        }
+        assert!(started.elapsed() < LIMIT, "the fleet never became idle");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let ran = started.elapsed();
+    eprintln!("killed {kills:?}");
+    let report = chaos.check_idle();
+    assert_eq!(kills.len(), KILLS, "the fleet was idle before every kill");
+    // Only the killed workers' attempts were taken back: at most `--concurrency` each.
+    assert!(
+        report.interrupted <= 4 * KILLS,
+        "{} attempts interrupted by {KILLS} kills",
+        report.interrupted
+    );
+    eprintln!(
+        "{TASKS} tasks, {KILLS} kills: {report:?}; the fleet idle after {ran:?}, checked after {:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn a_worker_stopped_past_its_lease_writes_nothing_when_it_comes_back() {
+    let started = Instant::now();
+    let chaos = Chaos::new();
+    chaos.add(&[chaos.task("p", "sleep-then-done")]);
+    let mut w1 = chaos.spawn(&["--lease", "3"], &[], "w1");
+    let w1_pid = w1.id();
+    let agent = chaos
+        .wait_for(&chaos.path("ready/p.ready"), &mut w1)
+        .expect("the agent's pid");
+    // Cut off: the worker no longer runs, its agent does (in a process group of its own).
+    signal(w1.id(), "STOP");
+    let w2 = chaos.spawn(&["--until-idle", "--lease", "3"], &[], "w2");
+    let w2_pid = w2.id();
+    // The second worker takes the lease back once it ran out, but not the work directory:
+    // the first worker's loop still holds it, so its attempt is handed back uncounted to be
+    // tried again (no agent of the task starts while the first one may still edit the tree).
+    let start = Instant::now();
+    loop {
+        let attempts = chaos.attempts("p");
+        if attempts.len() >= 2 && attempts[1]["finished_at"].is_i64() {
+            assert_eq!(attempts[0]["outcome"], "interrupted", "{attempts:#?}");
+            assert_eq!(attempts[1]["outcome"], "interrupted", "{attempts:#?}");
+            assert_eq!(attempts[1]["counted"], false, "{attempts:#?}");
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "the second worker did not take the lease back: {attempts:#?}\n{}",
+            chaos.stderr_of("w2")
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let waiting = chaos.task_status("p");
+    assert_eq!(waiting["state"], "retry_scheduled", "{waiting:#}");
+    assert_eq!(waiting["attempts"], 0, "{waiting:#}");
+    assert_eq!(chaos.ledger().len(), 1, "{:#?}", chaos.ledger());
+    let before = chaos.attempts("p");
+
+    // Back: its next heartbeat finds the lease lost, and it stops its agent and writes
+    // nothing. Told to stop (before the task is due again, which it would take as any other),
+    // it says it lost a lease and exits non-zero.
+    signal(w1.id(), "CONT");
+    assert!(
+        gone_within(agent, Duration::from_secs(5)),
+        "the first worker's agent {agent} still runs"
+    );
+    signal(w1.id(), "TERM");
+    let out = finish(w1, Duration::from_secs(60));
+    let said = chaos.stderr_of("w1");
+    assert_ne!(out.code, 0, "{said}");
+    assert!(said.contains("1 attempt(s) lost their lease"), "{said}");
+    // The second worker goes on with the task and passes it.
+    let out = finish(w2, LIMIT);
+    assert_eq!(out.code, 0, "{}", chaos.stderr_of("w2"));
+    let task = chaos.task_status("p");
+    assert_eq!(task["state"], "passed", "{task:#}");
+    let attempts = chaos.attempts("p");
+    let outcomes: Vec<&str> = attempts
+        .iter()
+        .map(|a| a["outcome"].as_str().unwrap_or("running"))
+        .collect();
+    assert_eq!(
+        outcomes,
+        ["interrupted", "interrupted", "passed"],
+        "{attempts:#?}"
+    );
+    // What the first worker's attempt and the hand-back recorded stands as it was.
+    assert_eq!(
+        attempts[..2],
+        before[..2],
+        "the first worker's return changed the record"
+    );
+    let by = attempts[0]["worker"].as_str().unwrap_or_default();
+    assert!(by.contains(&format!("-{w1_pid}-")), "{by} is not {w1_pid}");
+    for a in &attempts[1..] {
+        let by = a["worker"].as_str().unwrap_or_default();
+        assert!(
+            by.contains(&format!("-{w2_pid}-")),
+            "attempt {} by {by}, not by the second worker ({w2_pid})",
+            a["number"]
+        );
+    }
+    chaos.check_idle();
+    eprintln!("partition by SIGSTOP: {:?}", started.elapsed());
 }

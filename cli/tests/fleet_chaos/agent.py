@@ -4,8 +4,9 @@
 
 As cli/tests/fleet/agent.py, it counts its sessions per task in DIR/<task>.calls and appends one
 line to the ledger, a file outside the fleet's database: {"task", "call", "attempt", "host",
-"pid", "cwd"}; the tests read it to check that each attempt ran once and that no agent outlives
-its task. Then it does the project's work (work.txt), as MODE says:
+"pid", "cwd"}, and another, {"task", "call", "end": true}, when it ends. The tests read it to
+check that each attempt ran once and that no agent outlives its task. Then it does the project's
+work (work.txt), as MODE says:
 
     done            writes `done` at once
     done-on-second  call 1 writes `not yet` (the check fails), later calls write `done`
@@ -70,6 +71,10 @@ def main():
     else:
         print("unknown mode " + args.mode, file=sys.stderr)
         return 2
+    # The session's end, on a line of its own: a session without one was cut short.
+    fd = os.open(args.ledger, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    os.write(fd, (json.dumps({"task": args.task, "call": call, "end": True}) + "\n").encode())
+    os.close(fd)
     print("done")
     return 0
 
