@@ -27,7 +27,7 @@ impl Attempts for LoopAttempts {
     async fn run(
         &self,
         task: &TaskRecord,
-        _number: u32,
+        number: u32,
         root: &Path,
         stop: Arc<Stop>,
     ) -> AttemptEnd {
@@ -38,7 +38,7 @@ impl Attempts for LoopAttempts {
         let spawned = std::thread::Builder::new()
             .name(format!("fleet-task-{}", task.id))
             .spawn(move || {
-                let end = one(&task, &root, stop).unwrap_or_else(|error| {
+                let end = one(&task, number, &root, stop).unwrap_or_else(|error| {
                     AttemptEnd::ended(TaskState::Failed, "error", format!("{error:#}"))
                 });
                 let _ = sender.send(end);
@@ -61,7 +61,7 @@ impl Attempts for LoopAttempts {
 const BUSY_RETRY: Duration = Duration::from_secs(10);
 
 /// Runs attempt `number` of `task` in `root` to its end or its hand-back.
-fn one(task: &TaskRecord, root: &Path, stop: Arc<Stop>) -> Result<AttemptEnd> {
+fn one(task: &TaskRecord, number: u32, root: &Path, stop: Arc<Stop>) -> Result<AttemptEnd> {
     let (root, config) = run::load_config(Some(root))?;
     let root = std::fs::canonicalize(&root)
         .with_context(|| format!("failed to resolve {}", root.display()))?;
@@ -91,6 +91,12 @@ fn one(task: &TaskRecord, root: &Path, stop: Arc<Stop>) -> Result<AttemptEnd> {
         runner,
         interrupted,
     } = loop_cmd::build(&root, &config, spec.task.clone(), &settings, policies, true)?;
+    if number > 1
+        && task.guidance.is_none()
+        && let Some(end) = unrecorded_end(task, &loop_spec)?
+    {
+        return Ok(attempt_end(task, &end, &[], Duration::ZERO));
+    }
     let events = Arc::new(Mutex::new(Vec::<LoopEvent>::new()));
     let seen = Arc::clone(&events);
     let parts = LoopParts {
@@ -136,6 +142,59 @@ fn one(task: &TaskRecord, root: &Path, stop: Arc<Stop>) -> Result<AttemptEnd> {
     };
     let events = std::mem::take(&mut *events.lock().unwrap_or_else(|p| p.into_inner()));
     Ok(attempt_end(task, &end, &events, started.elapsed()))
+}
+
+/// The end of the task's loop run in this work directory that the fleet never recorded: the
+/// run ended after the task was added, yet the task is claimed again without a person's retry
+/// (which sends it back with guidance), so the worker that ran it died before it wrote the
+/// end. That end is recorded now, rather than the agent run again on finished work.
+///
+/// The run's start is on this host's clock and the task's on the database's: on PostgreSQL, a
+/// skew between them matters only for a run of the same task in the same directory that ended
+/// within the skew of the task's adding.
+fn unrecorded_end(task: &TaskRecord, spec: &driver::LoopSpec) -> Result<Option<LoopEnd>> {
+    let path = verdict_core::paths::state_db(&spec.root);
+    if !path.exists() {
+        return Ok(None);
+    }
+    let db = verdict_core::state::StateDb::open(&path)
+        .with_context(|| format!("failed to open {}", path.display()))?;
+    let hash = verdict_core::state::task_hash(&spec.task);
+    let workspace = spec.root.to_string_lossy();
+    // Newest first: the run a later attempt would resume or follow.
+    let runs = db.runs()?;
+    let Some(run) = runs
+        .into_iter()
+        .find(|r| r.task_hash == hash && r.workspace == workspace)
+    else {
+        return Ok(None);
+    };
+    if run.finished_at.is_none() || run.created_at < task.created_at {
+        return Ok(None);
+    }
+    let state = run.final_outcome.unwrap_or(run.state);
+    let history = db.history(run.id)?;
+    let (counted, _) = db.attempt_counts(run.id)?;
+    let digest = history
+        .attempts
+        .iter()
+        .rev()
+        .find_map(|a| a.verification.as_ref())
+        .map(|v| v.digest.clone());
+    Ok(Some(LoopEnd {
+        run: run.id,
+        state,
+        exit_code: driver::exit_code_of(state),
+        attempts: counted,
+        reason: history
+            .transitions
+            .last()
+            .map(|t| t.reason.clone())
+            .unwrap_or_default(),
+        digest,
+        resumed: true,
+        retry_after: None,
+    }))
 }
 
 /// The worker's record of the attempt: the loop's end, read with its events.
