@@ -219,6 +219,28 @@ impl Fleet {
 /// Waits for `child` to end within `limit` (killing it after), and reads its output.
 pub(crate) fn finish(mut child: Child, limit: Duration) -> Out {
     use std::io::Read;
+    // Read while it runs: output larger than a pipe's buffer would otherwise block it for ever.
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            if let Some(mut pipe) = pipe {
+                pipe.read_to_string(&mut text).expect("read its output");
+            }
+            text
+        })
+    };
+    let stdout = drain(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let stderr = drain(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
     let start = Instant::now();
     let status = loop {
         if let Some(status) = child.try_wait().expect("wait") {
@@ -230,18 +252,10 @@ pub(crate) fn finish(mut child: Child, limit: Duration) -> Out {
         }
         std::thread::sleep(Duration::from_millis(20));
     };
-    let mut stdout = String::new();
-    let mut stderr = String::new();
-    if let Some(mut out) = child.stdout.take() {
-        out.read_to_string(&mut stdout).expect("read stdout");
-    }
-    if let Some(mut err) = child.stderr.take() {
-        err.read_to_string(&mut stderr).expect("read stderr");
-    }
     Out {
         code: status.code().unwrap_or(-1),
-        stdout,
-        stderr,
+        stdout: stdout.join().expect("the reader of stdout"),
+        stderr: stderr.join().expect("the reader of stderr"),
     }
 }
 
