@@ -4,9 +4,9 @@
 
 As cli/tests/fleet/agent.py, it counts its sessions per task in DIR/<task>.calls and appends one
 line to the ledger, a file outside the fleet's database: {"task", "call", "attempt", "host",
-"pid", "cwd"}, and another, {"task", "call", "end": true}, when it ends. The tests read it to
-check that each attempt ran once and that no agent outlives its task. Then it does the project's
-work (work.txt), as MODE says:
+"pid", "worker" (its parent's pid), "cwd"}, and another, {"task", "call", "end": true, "orphaned"}, when it ends (orphaned:
+its worker died meanwhile). The tests read it to check that each attempt ran once and that no
+agent outlives its task. Then it does the project's work (work.txt), as MODE says:
 
     done            writes `done` at once
     done-on-second  call 1 writes `not yet` (the check fails), later calls write `done`
@@ -34,6 +34,7 @@ def main():
     parser.add_argument("--task", required=True)
     parser.add_argument("--ready", required=True)
     args = parser.parse_args()
+    parent = os.getppid()
     prompt = sys.stdin.read()
     found = re.search(r"This is attempt (\d+) of", prompt)
     attempt = int(found.group(1)) if found else 1
@@ -45,6 +46,7 @@ def main():
             "attempt": attempt,
             "host": socket.gethostname(),
             "pid": os.getpid(),
+            "worker": parent,
             "cwd": os.getcwd(),
         }
     )
@@ -71,9 +73,13 @@ def main():
     else:
         print("unknown mode " + args.mode, file=sys.stderr)
         return 2
-    # The session's end, on a line of its own: a session without one was cut short.
+    # The session's end, on a line of its own: a session without one was cut short. One whose
+    # parent changed meanwhile ran on after its worker died, and nobody saw it end.
+    # (A worker killed as it spawned the agent leaves it to init from the start.)
+    orphaned = os.getppid() != parent or parent == 1
+    end = {"task": args.task, "call": call, "end": True, "orphaned": orphaned}
     fd = os.open(args.ledger, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    os.write(fd, (json.dumps({"task": args.task, "call": call, "end": True}) + "\n").encode())
+    os.write(fd, (json.dumps(end) + "\n").encode())
     os.close(fd)
     print("done")
     return 0
