@@ -394,8 +394,9 @@ fn killed_at(point: Point) {
     signal(w1.id(), "KILL");
     let _ = w1.wait();
 
+    // Its own lease longer, so that a busy machine does not take its live work back.
     let w2 = chaos.spawn(
-        &["--until-idle", "--lease", "3", "--concurrency", "2"],
+        &["--until-idle", "--lease", "8", "--concurrency", "2"],
         &[],
         "w2",
     );
@@ -592,7 +593,7 @@ fn a_worker_stopped_past_its_lease_writes_nothing_when_it_comes_back() {
         .expect("the agent's pid");
     // Cut off: the worker no longer runs, its agent does (in a process group of its own).
     signal(w1.id(), "STOP");
-    let w2 = chaos.spawn(&["--until-idle", "--lease", "3"], &[], "w2");
+    let w2 = chaos.spawn(&["--until-idle", "--lease", "8"], &[], "w2");
     let w2_pid = w2.id();
     // The second worker takes the lease back once it ran out, but not the work directory:
     // the first worker's loop still holds it, so its attempt is handed back uncounted to be
