@@ -486,6 +486,18 @@ impl Rng {
     }
 }
 
+/// A worker process of the random run, killed if the test ends while it runs.
+struct Worker(Child, String);
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        if let Ok(None) = self.0.try_wait() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
 /// The seed of a random chaos run: `VERDICT_CHAOS_SEED` replays one.
 fn chaos_seed() -> u64 {
     std::env::var("VERDICT_CHAOS_SEED")
@@ -520,6 +532,8 @@ fn a_fleet_survives_workers_killed_at_random_moments() {
     eprintln!("chaos seed {seed} (VERDICT_CHAOS_SEED={seed} replays its kills)");
     let mut rng = Rng(seed);
     let count = chaos_tasks();
+    // About a second of CPU an attempt, on two busy cores.
+    let limit = LIMIT.max(Duration::from_secs(3 * count as u64));
     let chaos = Chaos::new();
     // Most tasks pass at once, some fail once then pass, some have an agent that takes a
     // while (so that kills land while agents run).
@@ -541,9 +555,9 @@ fn a_fleet_survives_workers_killed_at_random_moments() {
     let mut spawn = |chaos: &Chaos| {
         names += 1;
         let name = format!("w{names}");
-        (chaos.spawn(&args, &[], &name), name)
+        Worker(chaos.spawn(&args, &[], &name), name)
     };
-    let mut workers: Vec<(Child, String)> = (0..WORKERS).map(|_| spawn(&chaos)).collect();
+    let mut workers: Vec<Worker> = (0..WORKERS).map(|_| spawn(&chaos)).collect();
     let mut kills = Vec::new();
     let mut killed = BTreeSet::new();
     let mut next_kill = Instant::now() + Duration::from_millis(500 + rng.below(2500));
@@ -552,7 +566,7 @@ fn a_fleet_survives_workers_killed_at_random_moments() {
         let mut i = 0;
         while i < workers.len() {
             if let Ok(Some(status)) = workers[i].0.try_wait() {
-                let (_, name) = workers.remove(i);
+                let name = workers.remove(i).1.clone();
                 assert!(status.success(), "{name}: {}", chaos.stderr_of(&name));
             } else {
                 i += 1;
@@ -560,16 +574,19 @@ fn a_fleet_survives_workers_killed_at_random_moments() {
         }
         if kills.len() < KILLS && Instant::now() >= next_kill && !workers.is_empty() {
             let victim = rng.below(workers.len() as u64) as usize;
-            let (mut child, name) = workers.remove(victim);
-            signal(child.id(), "KILL");
-            let _ = child.wait();
-            killed.insert(child.id());
-            kills.push((started.elapsed(), name));
+            let mut worker = workers.remove(victim);
+            signal(worker.0.id(), "KILL");
+            let _ = worker.0.wait();
+            killed.insert(worker.0.id());
+            kills.push((started.elapsed(), worker.1.clone()));
             // The killed worker is replaced, as a supervisor would.
             workers.push(spawn(&chaos));
             next_kill = Instant::now() + Duration::from_millis(300 + rng.below(3000));
         }
-        assert!(started.elapsed() < LIMIT, "the fleet never became idle");
+        assert!(
+            started.elapsed() < limit,
+            "the fleet was not idle after {limit:?}"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
     let ran = started.elapsed();
@@ -618,6 +635,7 @@ fn a_worker_stopped_past_its_lease_writes_nothing_when_it_comes_back() {
         .wait_for(&chaos.path("ready/p.ready"), &mut w1)
         .expect("the agent's pid");
     // Cut off: the worker no longer runs, its agent does (in a process group of its own).
+    let _unstop = Unstop(w1_pid);
     signal(w1.id(), "STOP");
     let w2 = chaos.spawn(&["--until-idle", "--lease", "8"], &[], "w2");
     let w2_pid = w2.id();
@@ -692,4 +710,21 @@ fn a_worker_stopped_past_its_lease_writes_nothing_when_it_comes_back() {
     }
     chaos.check_idle(&BTreeSet::new());
     eprintln!("partition by SIGSTOP: {:?}", started.elapsed());
+}
+
+/// Kills a worker the test stopped, when the test ends before it did: a worker left stopped
+/// would never end.
+struct Unstop(u32);
+
+impl Drop for Unstop {
+    fn drop(&mut self) {
+        let pid = self.0;
+        let ours = std::fs::read(format!("/proc/{pid}/cmdline"))
+            .is_ok_and(|c| String::from_utf8_lossy(&c).contains("verdict-chaos-"));
+        if ours && !is_dead(pid as i32) {
+            let _ = Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status();
+        }
+    }
 }
