@@ -260,8 +260,30 @@ on_both_backends!(
 );
 
 /// Waits for `child` to end within `limit` (killing it after), and reads its output.
-fn finish(mut child: Child, limit: Duration) -> Out {
+pub(crate) fn finish(mut child: Child, limit: Duration) -> Out {
     use std::io::Read;
+    // Read while it runs: output larger than a pipe's buffer would otherwise block it for ever.
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            if let Some(mut pipe) = pipe {
+                pipe.read_to_string(&mut text).expect("read its output");
+            }
+            text
+        })
+    };
+    let stdout = drain(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let stderr = drain(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
     let start = Instant::now();
     let status = loop {
         if let Some(status) = child.try_wait().expect("wait") {
@@ -273,23 +295,15 @@ fn finish(mut child: Child, limit: Duration) -> Out {
         }
         std::thread::sleep(Duration::from_millis(20));
     };
-    let mut stdout = String::new();
-    let mut stderr = String::new();
-    if let Some(mut out) = child.stdout.take() {
-        out.read_to_string(&mut stdout).expect("read stdout");
-    }
-    if let Some(mut err) = child.stderr.take() {
-        err.read_to_string(&mut stderr).expect("read stderr");
-    }
     Out {
         code: status.code().unwrap_or(-1),
-        stdout,
-        stderr,
+        stdout: stdout.join().expect("the reader of stdout"),
+        stderr: stderr.join().expect("the reader of stderr"),
     }
 }
 
 /// Whether process `pid` is gone (or a zombie).
-fn is_dead(pid: i32) -> bool {
+pub(crate) fn is_dead(pid: i32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
         Err(_) => true,
         Ok(stat) => stat
@@ -299,7 +313,7 @@ fn is_dead(pid: i32) -> bool {
 }
 
 /// Waits up to `limit` for `pid` to be gone.
-fn gone_within(pid: i32, limit: Duration) -> bool {
+pub(crate) fn gone_within(pid: i32, limit: Duration) -> bool {
     let start = Instant::now();
     while start.elapsed() < limit {
         if is_dead(pid) {
@@ -582,7 +596,7 @@ fn a_worker_killed_mid_attempt_loses_nothing_and_runs_nothing_twice(fleet: Fleet
 }
 
 /// Sends SIG`name` to `pid` with kill(1).
-fn signal(pid: u32, name: &str) {
+pub(crate) fn signal(pid: u32, name: &str) {
     let status = Command::new("kill")
         .args([&format!("-{name}"), &pid.to_string()])
         .status()

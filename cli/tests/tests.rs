@@ -9,6 +9,7 @@ mod cli;
 mod contain;
 mod digest_paths;
 mod fleet;
+mod fleet_chaos;
 mod guard;
 mod history;
 mod hook;

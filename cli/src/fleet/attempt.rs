@@ -24,7 +24,7 @@ pub(crate) struct LoopAttempts;
 
 #[async_trait]
 impl Attempts for LoopAttempts {
-    async fn run(&self, task: &TaskRecord, _number: u32, root: &Path, live: Live) -> AttemptEnd {
+    async fn run(&self, task: &TaskRecord, number: u32, root: &Path, live: Live) -> AttemptEnd {
         let (sender, receiver) = tokio::sync::oneshot::channel();
         let (task, root) = (task.clone(), root.to_path_buf());
         // The driver runs on a thread and runtime of its own: an attempt's blocking work (its
@@ -32,7 +32,7 @@ impl Attempts for LoopAttempts {
         let spawned = std::thread::Builder::new()
             .name(format!("fleet-task-{}", task.id))
             .spawn(move || {
-                let end = one(&task, &root, live).unwrap_or_else(|error| {
+                let end = one(&task, number, &root, live).unwrap_or_else(|error| {
                     AttemptEnd::ended(TaskState::Failed, "error", format!("{error:#}"))
                 });
                 let _ = sender.send(end);
@@ -51,8 +51,11 @@ impl Attempts for LoopAttempts {
     }
 }
 
+/// How long a task whose work directory another loop holds waits before it is tried again.
+const BUSY_RETRY: Duration = Duration::from_secs(10);
+
 /// Runs attempt `number` of `task` in `root` to its end or its hand-back.
-fn one(task: &TaskRecord, root: &Path, live: Live) -> Result<AttemptEnd> {
+fn one(task: &TaskRecord, number: u32, root: &Path, live: Live) -> Result<AttemptEnd> {
     let (root, config) = run::load_config(Some(root))?;
     let root = std::fs::canonicalize(&root)
         .with_context(|| format!("failed to resolve {}", root.display()))?;
@@ -82,6 +85,12 @@ fn one(task: &TaskRecord, root: &Path, live: Live) -> Result<AttemptEnd> {
         runner,
         interrupted,
     } = loop_cmd::build(&root, &config, spec.task.clone(), &settings, policies, true)?;
+    if number > 1
+        && task.guidance.is_none()
+        && let Some(end) = unrecorded_end(task, &loop_spec)?
+    {
+        return Ok(attempt_end(task, &end, &[], Duration::ZERO));
+    }
     let gate = live.clone();
     let pool = pool.with_gate(Arc::new(move || {
         let gate = gate.clone();
@@ -122,9 +131,74 @@ fn one(task: &TaskRecord, root: &Path, live: Live) -> Result<AttemptEnd> {
         end
     });
     runtime.shutdown_timeout(Duration::from_millis(100));
-    let end = end.map_err(|e| anyhow::anyhow!("{e}"))?;
+    let end = match end {
+        Ok(end) => end,
+        // Another loop holds the work directory: the worker whose lease was taken back still
+        // runs (stopped, or cut off and not yet fenced) and so may its agent. Not this
+        // attempt's failure: handed back uncounted, to try again once that loop lets go.
+        Err(error @ driver::LoopError::WorkspaceBusy { .. }) => {
+            let mut end =
+                AttemptEnd::ended(TaskState::RetryScheduled, "interrupted", error.to_string());
+            end.retry_after = Some(BUSY_RETRY);
+            return Ok(end);
+        }
+        Err(error) => return Err(anyhow::anyhow!("{error}")),
+    };
     let events = std::mem::take(&mut *events.lock().unwrap_or_else(|p| p.into_inner()));
     Ok(attempt_end(task, &end, &events, started.elapsed()))
+}
+
+/// The end of the task's loop run in this work directory that the fleet never recorded: the
+/// run ended after the task was added, yet the task is claimed again without a person's retry
+/// (which sends it back with guidance), so the worker that ran it died before it wrote the
+/// end. That end is recorded now, rather than the agent run again on finished work.
+///
+/// The run's start is on this host's clock and the task's on the database's: on PostgreSQL, a
+/// skew between them matters only for a run of the same task in the same directory that ended
+/// within the skew of the task's adding.
+fn unrecorded_end(task: &TaskRecord, spec: &driver::LoopSpec) -> Result<Option<LoopEnd>> {
+    let path = verdict_core::paths::state_db(&spec.root);
+    if !path.exists() {
+        return Ok(None);
+    }
+    let db = verdict_core::state::StateDb::open(&path)
+        .with_context(|| format!("failed to open {}", path.display()))?;
+    let hash = verdict_core::state::task_hash(&spec.task);
+    let workspace = spec.root.to_string_lossy();
+    // Newest first: the run a later attempt would resume or follow.
+    let runs = db.runs()?;
+    let Some(run) = runs
+        .into_iter()
+        .find(|r| r.task_hash == hash && r.workspace == workspace)
+    else {
+        return Ok(None);
+    };
+    if run.finished_at.is_none() || run.created_at < task.created_at {
+        return Ok(None);
+    }
+    let state = run.final_outcome.unwrap_or(run.state);
+    let history = db.history(run.id)?;
+    let (counted, _) = db.attempt_counts(run.id)?;
+    let digest = history
+        .attempts
+        .iter()
+        .rev()
+        .find_map(|a| a.verification.as_ref())
+        .map(|v| v.digest.clone());
+    Ok(Some(LoopEnd {
+        run: run.id,
+        state,
+        exit_code: driver::exit_code_of(state),
+        attempts: counted,
+        reason: history
+            .transitions
+            .last()
+            .map(|t| t.reason.clone())
+            .unwrap_or_default(),
+        digest,
+        resumed: true,
+        retry_after: None,
+    }))
 }
 
 /// The worker's record of the attempt: the loop's end, read with its events.

@@ -177,11 +177,7 @@ async fn worktree(
         }
     };
     create_base(base)?;
-    Git::new(top, ["worktree", "add", "--quiet", "--detach", "--"])
-        .arg(target)
-        .arg(&checkout)
-        .run()
-        .await?;
+    add_worktree(top, target, &checkout, base).await?;
     let root = target.join(prefix);
     state::write_start(&root, key, &start)?;
     Ok(Prepared {
@@ -453,6 +449,34 @@ async fn known_start(root: &Path, key: &str, rev: Option<&str>) -> Result<String
 }
 
 /// Removes what a worker left at `target` without recording it.
+/// How many times `git worktree add` is tried.
+const WORKTREE_TRIES: u32 = 5;
+
+/// `git worktree add --detach TARGET CHECKOUT` in `top`. Git reads every linked work tree's
+/// files as it adds one, so an add fails when another is half-made at that moment: one being
+/// added beside it (by another worker), or one a worker killed while adding it left behind.
+/// Such a failure is tried again, after `git worktree prune` forgets the half-made ones.
+async fn add_worktree(top: &Path, target: &Path, checkout: &str, base: &Path) -> Result<()> {
+    let mut tries = 0;
+    loop {
+        tries += 1;
+        let added = Git::new(top, ["worktree", "add", "--quiet", "--detach", "--"])
+            .arg(target)
+            .arg(checkout)
+            .run()
+            .await;
+        match added {
+            Ok(_) => return Ok(()),
+            Err(error) if tries >= WORKTREE_TRIES => return Err(error),
+            Err(_) => {
+                tokio::time::sleep(std::time::Duration::from_millis(100 * u64::from(tries))).await;
+                let _ = Git::new(top, ["worktree", "prune"]).run().await;
+                clear(target, base).await?;
+            }
+        }
+    }
+}
+
 async fn clear(target: &Path, base: &Path) -> Result<()> {
     if target.exists() || target.symlink_metadata().is_ok() {
         // What a dead worker started there (its setup, its agent) goes with the directory.
