@@ -379,7 +379,10 @@ fn low_disk(options: &WorkerOptions) -> Option<u64> {
 }
 
 /// How long to wait before looking at the queue again: until the next task is due, at most
-/// `poll`; `poll` while every slot is taken.
+/// `poll`; `poll` while every slot is taken. Called after a claim found nothing: a task due
+/// now that could not be claimed waits on something else (its agent held by a rate limit or
+/// out of slots, its work directory on another host), so it is looked at again after
+/// [`UNCLAIMABLE_WAIT`], not at once in a busy loop.
 async fn next_look(
     store: &Arc<dyn Store>,
     options: &WorkerOptions,
@@ -390,10 +393,14 @@ async fn next_look(
     }
     let counts = store.counts().await?;
     Ok(match counts.next_due_in {
-        Some(ms) => Duration::from_millis(ms.max(0) as u64).min(options.poll),
+        Some(ms) if ms <= 0 => UNCLAIMABLE_WAIT.min(options.poll),
+        Some(ms) => Duration::from_millis(ms as u64).min(options.poll),
         None => options.poll,
     })
 }
+
+/// How soon a worker looks again at a task that is due but could not be claimed.
+const UNCLAIMABLE_WAIT: Duration = Duration::from_millis(200);
 
 /// Waits `wait` at most for a running attempt to end (or a drain to be asked), and counts what
 /// ended.
