@@ -11,9 +11,10 @@
 //! - **throughput**: `tasks` tasks × `attempts` attempts through `slots` slots: transitions (claims
 //!   and finishes) per second, the store's milliseconds per attempt, and on PostgreSQL the
 //!   transactions per attempt (`pg_stat_database.xact_commit`);
-//! - **due-to-claim latency while a slot is free**: 200 tasks whose first attempt fails with a
-//!   retry delay of 100–1500 ms (seeded), through `slots` slots, so slots wait for tasks, not
-//!   tasks for slots: the time from `next_retry_at` to the claim, p50 and p99.
+//! - **due-to-claim latency while a slot is free**: 100 tasks of one priority whose first
+//!   attempt fails with a retry delay of 2–5 s (seeded), through `slots` slots, so slots wait for
+//!   tasks, not tasks for slots: the time from a retry's due time to its claim, p50 and p99, of
+//!   the retries that came due while fewer than `slots` attempts were in flight.
 //!
 //! On PostgreSQL, `pgbench` (TPC-B-like, `slots` clients, 10 s) on the same server gives the
 //! machine's own figure beside the queue's.
@@ -416,6 +417,9 @@ async fn throughput(backend: &Backend, s: &Settings, workspace: &Path, base: &Pa
     )
 }
 
+/// Tasks of the latency phase.
+const LATE_TASKS: usize = 100;
+
 /// Phase two: due-to-claim latency while slots are free; its Markdown row.
 async fn latency(backend: &Backend, s: &Settings, workspace: &Path, base: &Path) -> String {
     let timed = Arc::new(Timed {
@@ -424,19 +428,20 @@ async fn latency(backend: &Backend, s: &Settings, workspace: &Path, base: &Path)
     });
     // One priority: a retry due behind a pending task of a higher priority waits by design.
     timed
-        .add(&tasks_of(200, workspace, "l", 1))
+        .add(&tasks_of(LATE_TASKS, workspace, "l", 1))
         .await
         .expect("add");
     let attempts = Scripted {
         attempts: 2,
-        // A seeded spread of delays: 100 ms to 1.5 s.
-        delay: Box::new(|id| Duration::from_millis(100 + (id as u64 * 7919) % 1400)),
+        // A seeded spread of delays, 2 to 5 s: the first attempts' burst of claims is over
+        // before the retries come due, about 30 a second.
+        delay: Box::new(|id| Duration::from_millis(2000 + (id as u64 * 7919) % 3000)),
     };
     work(timed.clone(), attempts, s.slots, base).await;
     let t = timings(&timed);
     let late = t.due_to_claim(s.slots);
     format!(
-        "| {} | due-to-claim, 200 retries due 0.1–1.5 s ahead, {} slots | | | p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms ({} of {} retries came due with a slot free) | |\n",
+        "| {} | due-to-claim, {LATE_TASKS} retries due 2–5 s ahead, {} slots | | | p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms ({} of {} retries came due with a slot free) | |\n",
         backend.name(),
         s.slots,
         percentile(&late, 50.0),

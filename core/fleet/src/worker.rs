@@ -270,6 +270,8 @@ pub async fn work(
     let mut last_prune: Option<Instant> = None;
     let mut drain_since: Option<Instant> = None;
     let mut low_disk_said = false;
+    // Looks in a row that found a task due but could not claim it.
+    let mut unclaimable = 0;
     loop {
         if drain.is_asked() {
             let since = *drain_since.get_or_insert_with(Instant::now);
@@ -317,9 +319,10 @@ pub async fn work(
             break;
         }
         let wait = if took {
+            unclaimable = 0;
             Duration::ZERO
         } else {
-            next_look(&store, &options, running.set.len()).await?
+            next_look(&store, &options, running.set.len(), &mut unclaimable).await?
         };
         wait_for_one(&mut running, &mut summary, wait, &drain).await;
     }
@@ -387,14 +390,24 @@ async fn next_look(
     store: &Arc<dyn Store>,
     options: &WorkerOptions,
     running: usize,
+    unclaimable: &mut u32,
 ) -> Result<Duration> {
     if running >= options.concurrency {
         return Ok(options.poll);
     }
     let counts = store.counts().await?;
     Ok(match counts.next_due_in {
+        // The first time, the task may have come due just after the claim looked: look again
+        // at once.
+        Some(ms) if ms <= 0 && *unclaimable == 0 => {
+            *unclaimable += 1;
+            Duration::from_millis(1)
+        }
         Some(ms) if ms <= 0 => UNCLAIMABLE_WAIT.min(options.poll),
-        Some(ms) => Duration::from_millis(ms as u64).min(options.poll),
+        Some(ms) => {
+            *unclaimable = 0;
+            Duration::from_millis(ms as u64).min(options.poll)
+        }
         None => options.poll,
     })
 }
@@ -402,8 +415,9 @@ async fn next_look(
 /// How soon a worker looks again at a task that is due but could not be claimed.
 const UNCLAIMABLE_WAIT: Duration = Duration::from_millis(200);
 
-/// Waits `wait` at most for a running attempt to end (or a drain to be asked), and counts what
-/// ended.
+/// Waits `wait` at most for a running attempt to end (or a drain to be asked), and counts every
+/// attempt that has ended by then: one that ended frees its slot only once it is joined, so
+/// all of them are, not one a turn.
 async fn wait_for_one(
     running: &mut Running,
     summary: &mut WorkSummary,
@@ -411,13 +425,26 @@ async fn wait_for_one(
     drain: &Stop,
 ) {
     let joined = tokio::select! {
+        biased;
         joined = running.set.join_next(), if !running.set.is_empty() => joined,
-        () = tokio::time::sleep(wait) => None,
         () = drain.asked(), if !drain.is_asked() => None,
+        () = tokio::time::sleep(wait) => None,
     };
     let Some(joined) = joined else {
         return;
     };
+    count_ended(running, summary, joined);
+    while let Some(joined) = running.set.try_join_next() {
+        count_ended(running, summary, joined);
+    }
+}
+
+/// Counts one joined attempt in the worker's summary.
+fn count_ended(
+    running: &mut Running,
+    summary: &mut WorkSummary,
+    joined: std::result::Result<(TaskId, Result<Ended>), tokio::task::JoinError>,
+) {
     match joined {
         Ok((task, ended)) => {
             running.stops.remove(&task);
