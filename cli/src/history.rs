@@ -24,7 +24,7 @@ use verdict_core::state::{
 
 use crate::exit::ExitCode;
 use crate::run::{load_config, usage};
-use verdict_core::render::table::{Align, table};
+use verdict_core::render::table::{self, Align, clip, plural, table, trim_float};
 
 /// How many failure labels an attempt shows before "and N more".
 const MAX_FAILURES_SHOWN: usize = 5;
@@ -645,48 +645,9 @@ fn percent(rate: f64) -> String {
     format!("{:.1}%", rate * 100.0)
 }
 
-/// `1` or `1.5`: a median is a whole number or a half.
-fn trim_float(value: f64) -> String {
-    if value.fract() == 0.0 {
-        format!("{value:.0}")
-    } else {
-        format!("{value:.1}")
-    }
-}
-
-fn plural(n: u64, noun: &str) -> String {
-    if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{n} {noun}s")
-    }
-}
-
-/// The first `width` characters of `text`, with `…` when cut.
-pub(crate) fn clip(text: &str, width: usize) -> String {
-    let text = text.trim();
-    if text.chars().count() <= width {
-        return text.to_owned();
-    }
-    let mut clipped: String = text.chars().take(width.saturating_sub(1)).collect();
-    clipped.push('…');
-    clipped
-}
-
 /// A span of milliseconds for people: `850ms`, `12.3s`, `4m 05s`, `2h 03m`.
 pub(crate) fn duration(ms: i64) -> String {
-    let ms = ms.max(0);
-    if ms < 1_000 {
-        return format!("{ms}ms");
-    }
-    if ms < 60_000 {
-        return format!("{:.1}s", ms as f64 / 1_000.0);
-    }
-    let seconds = ms / 1_000;
-    if seconds < 3_600 {
-        return format!("{}m {:02}s", seconds / 60, seconds % 60);
-    }
-    format!("{}h {:02}m", seconds / 3_600, seconds % 3_600 / 60)
+    table::duration(u64::try_from(ms).unwrap_or(0))
 }
 
 /// `2026-11-22 07:30` (UTC).

@@ -8,8 +8,8 @@ use verdict_fleet::{Selector, TaskRecord, TaskState};
 use super::StateArg;
 use super::open::runtime;
 use crate::exit::ExitCode;
-use crate::history::{clip, duration, second};
-use verdict_core::render::table::{Align, table};
+use crate::history::{duration, second};
+use verdict_core::render::table::{Align, clip, table};
 
 /// Output of the fleet's read commands.
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

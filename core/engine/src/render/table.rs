@@ -49,3 +49,47 @@ pub fn table(columns: &[(&str, Align)], rows: &[Vec<String>]) -> String {
     }
     out
 }
+
+/// `1` or `1.5`: a median is a whole number or a half.
+pub fn trim_float(value: f64) -> String {
+    if value.fract() == 0.0 {
+        format!("{value:.0}")
+    } else {
+        format!("{value:.1}")
+    }
+}
+
+/// `1 passed task`, `2 passed tasks`.
+pub fn plural(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+/// The first `width` characters of `text`, with `…` when cut.
+pub fn clip(text: &str, width: usize) -> String {
+    let text = text.trim();
+    if text.chars().count() <= width {
+        return text.to_owned();
+    }
+    let mut clipped: String = text.chars().take(width.saturating_sub(1)).collect();
+    clipped.push('…');
+    clipped
+}
+
+/// A span of milliseconds for people: `850ms`, `12.3s`, `4m 05s`, `2h 03m`.
+pub fn duration(ms: u64) -> String {
+    if ms < 1_000 {
+        return format!("{ms}ms");
+    }
+    if ms < 60_000 {
+        return format!("{:.1}s", ms as f64 / 1_000.0);
+    }
+    let seconds = ms / 1_000;
+    if seconds < 3_600 {
+        return format!("{}m {:02}s", seconds / 60, seconds % 60);
+    }
+    format!("{}h {:02}m", seconds / 3_600, seconds % 3_600 / 60)
+}

@@ -1,6 +1,6 @@
 //! The fleet's figures for people: a few aligned tables, as `verdict stats` prints a loop's.
 
-use verdict_core::render::table::{Align, table};
+use verdict_core::render::table::{Align, clip, duration, plural, table, trim_float};
 
 use super::{FleetStats, Group};
 use crate::task::TaskState;
@@ -292,48 +292,4 @@ fn percent(rate: Option<f64>) -> String {
 /// `$1.23`.
 fn dollars(cost: f64) -> String {
     format!("${cost:.2}")
-}
-
-/// `1` or `1.5`: a median is a whole number or a half.
-fn trim_float(value: f64) -> String {
-    if value.fract() == 0.0 {
-        format!("{value:.0}")
-    } else {
-        format!("{value:.1}")
-    }
-}
-
-/// `1 passed task`, `2 passed tasks`.
-fn plural(n: u64, noun: &str) -> String {
-    if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{n} {noun}s")
-    }
-}
-
-/// The first `width` characters of `text`, with `…` when cut.
-fn clip(text: &str, width: usize) -> String {
-    let text = text.trim();
-    if text.chars().count() <= width {
-        return text.to_owned();
-    }
-    let mut clipped: String = text.chars().take(width.saturating_sub(1)).collect();
-    clipped.push('…');
-    clipped
-}
-
-/// A span of milliseconds for people: `850ms`, `12.3s`, `4m 05s`, `2h 03m`.
-fn duration(ms: u64) -> String {
-    if ms < 1_000 {
-        return format!("{ms}ms");
-    }
-    if ms < 60_000 {
-        return format!("{:.1}s", ms as f64 / 1_000.0);
-    }
-    let seconds = ms / 1_000;
-    if seconds < 3_600 {
-        return format!("{}m {:02}s", seconds / 60, seconds % 60);
-    }
-    format!("{}h {:02}m", seconds / 3_600, seconds % 3_600 / 60)
 }
