@@ -27,7 +27,10 @@
 //!   `verifying`; a verification, the move after it and its event).
 //!
 //! Reading: [`StateDb::history`] for one run, [`StateDb::runs`], and [`StateDb::stats`] for
-//! `verdict stats`; all plain serializable structs.
+//! `verdict stats`; all plain serializable structs. A page over every run (the dashboard) reads
+//! them in bulk ([`StateDb::every_attempt`], [`StateDb::attempt_verifications`],
+//! [`StateDb::last_transitions`], [`StateDb::events_of_kind`]) and polls
+//! [`StateDb::data_version`] and [`StateDb::change_marks`] to see whether anything changed.
 
 mod machine;
 mod orphan;
@@ -48,8 +51,8 @@ pub use orphan::{
     OrphanOutcome, ProcStat, parse_stat, proc_stat, process_start_time, stop_orphaned_group,
 };
 pub use read::{
-    AttemptHistory, AttemptsToSuccess, CategoryStats, EventRecord, FailurePattern, RunHistory,
-    Stats, TransitionRecord,
+    AttemptHistory, AttemptsToSuccess, CategoryStats, ChangeMarks, EventRecord, FailurePattern,
+    RunHistory, Stats, TransitionRecord,
 };
 pub use write::Batch;
 use write::next_number;
@@ -590,6 +593,41 @@ impl StateDb {
     /// The figures of `verdict stats` over every run in the database.
     pub fn stats(&self) -> Result<Stats> {
         read::stats(&self.conn)
+    }
+
+    /// Every attempt of every run, by run and number, without their agents' output
+    /// (`output_tail` is `None`; [`history`](StateDb::history) has it).
+    pub fn every_attempt(&self) -> Result<Vec<AttemptRecord>> {
+        read::every_attempt(&self.conn)
+    }
+
+    /// The verification of every attempt of every run (not the baselines), with its run, its
+    /// `digest` left empty ([`history`](StateDb::history) has it).
+    pub fn attempt_verifications(&self) -> Result<Vec<(RunId, VerificationRecord)>> {
+        read::attempt_verifications(&self.conn)
+    }
+
+    /// The last transition of every run that has one.
+    pub fn last_transitions(&self) -> Result<Vec<(RunId, TransitionRecord)>> {
+        read::last_transitions(&self.conn)
+    }
+
+    /// The events of `kind` (`retry_scheduled`, `agent_retry` …) of every run, oldest first.
+    pub fn events_of_kind(&self, kind: &str) -> Result<Vec<(Option<RunId>, EventRecord)>> {
+        read::events_of_kind(&self.conn, kind)
+    }
+
+    /// Figures that differ after every commit to the loop's tables: a cheap way to tell whether
+    /// anything changed since the last look.
+    pub fn change_marks(&self) -> Result<ChangeMarks> {
+        read::change_marks(&self.conn)
+    }
+
+    /// SQLite's `PRAGMA data_version` on this connection: a different value means another
+    /// connection committed since the last call. Cheaper than [`change_marks`](StateDb::change_marks)
+    /// and blind to what changed.
+    pub fn data_version(&self) -> Result<i64> {
+        read::data_version(&self.conn)
     }
 }
 

@@ -246,57 +246,76 @@ fn parse_outcome(text: &str) -> Option<Outcome> {
 }
 
 fn verifications(conn: &Connection, run: RunId) -> Result<Vec<VerificationRecord>> {
-    let mut statement = conn.prepare(
+    Ok(verifications_where(conn, "run_id = ?1", [run.0], "digest")?
+        .into_iter()
+        .map(|(_, verification)| verification)
+        .collect())
+}
+
+/// The verifications `filter` selects, in the order they were recorded, with their runs;
+/// `digest` is the column (or expression) read as the digest.
+fn verifications_where(
+    conn: &Connection,
+    filter: &str,
+    params: impl rusqlite::Params,
+    digest: &str,
+) -> Result<Vec<(RunId, VerificationRecord)>> {
+    let mut statement = conn.prepare(&format!(
         "SELECT attempt_id, outcome, category, confidence, location, failures_json, tests_run, \
-         digest, duration_ms, recorded_at, flaky_json FROM verifications WHERE run_id = ?1 \
-         ORDER BY id",
-    )?;
-    let rows = statement.query_map([run.0], |row| {
+         {digest}, duration_ms, recorded_at, flaky_json, run_id FROM verifications \
+         WHERE {filter} ORDER BY id"
+    ))?;
+    let rows = statement.query_map(params, |row| {
         Ok((
-            row.get::<_, Option<i64>>(0)?,
-            row.get::<_, String>(1)?,
-            row.get::<_, Option<String>>(2)?,
-            row.get::<_, Option<f64>>(3)?,
-            row.get::<_, Option<String>>(4)?,
-            row.get::<_, String>(5)?,
-            row.get::<_, Option<i64>>(6)?,
-            row.get::<_, String>(7)?,
-            row.get::<_, i64>(8)?,
-            row.get::<_, i64>(9)?,
-            row.get::<_, String>(10)?,
+            (
+                row.get::<_, Option<i64>>(0)?,
+                row.get::<_, String>(1)?,
+                row.get::<_, Option<String>>(2)?,
+                row.get::<_, Option<f64>>(3)?,
+                row.get::<_, Option<String>>(4)?,
+                row.get::<_, String>(5)?,
+            ),
+            (
+                row.get::<_, Option<i64>>(6)?,
+                row.get::<_, String>(7)?,
+                row.get::<_, i64>(8)?,
+                row.get::<_, i64>(9)?,
+                row.get::<_, String>(10)?,
+                row.get::<_, i64>(11)?,
+            ),
         ))
     })?;
     let mut out = Vec::new();
     for row in rows {
         let (
-            attempt,
-            outcome,
-            category,
-            confidence,
-            location,
-            failures,
-            tests,
-            digest,
-            ms,
-            at,
-            flaky,
+            (attempt, outcome, category, confidence, location, failures),
+            (tests, digest, ms, at, flaky, run),
         ) = row?;
-        out.push(VerificationRecord {
-            attempt: attempt.map(AttemptId),
-            outcome: parse_outcome(&outcome)
-                .ok_or_else(|| StateError::Corrupt(format!("unknown outcome `{outcome}`")))?,
-            category,
-            confidence,
-            location,
-            failures: parse_failures(&failures)?,
-            flaky: parse_failures(&flaky)?,
-            tests_run: tests.map(|n| n as u64),
-            digest,
-            duration_ms: ms.max(0) as u64,
-            recorded_at: at,
-        });
+        out.push((
+            RunId(run),
+            VerificationRecord {
+                attempt: attempt.map(AttemptId),
+                outcome: parse_outcome(&outcome)
+                    .ok_or_else(|| StateError::Corrupt(format!("unknown outcome `{outcome}`")))?,
+                category,
+                confidence,
+                location,
+                failures: parse_failures(&failures)?,
+                flaky: parse_failures(&flaky)?,
+                tests_run: tests.map(|n| n as u64),
+                digest,
+                duration_ms: ms.max(0) as u64,
+                recorded_at: at,
+            },
+        ));
     }
     Ok(out)
+}
+
+/// The verification of every attempt of every run (baselines left out), with its run, its digest
+/// left empty.
+pub(super) fn attempt_verifications(conn: &Connection) -> Result<Vec<(RunId, VerificationRecord)>> {
+    verifications_where(conn, "attempt_id IS NOT NULL", [], "''")
 }
 
 fn parse_failures(json: &str) -> Result<Vec<FailureRef>> {
@@ -337,6 +356,116 @@ pub(super) fn events(conn: &Connection, run: RunId) -> Result<Vec<super::EventRe
         })?
         .collect::<Result<_, _>>()?;
     Ok(events)
+}
+
+/// Every attempt of every run, by run and number, without its output tail (`output_tail` is
+/// `None`): a list of runs needs their figures, not their agents' output.
+pub(super) fn every_attempt(conn: &Connection) -> Result<Vec<AttemptRecord>> {
+    let mut statement = conn.prepare(
+        "SELECT id, run_id, number, agent, prompt_tokens, pid, pgid, process_start, started_at, \
+         finished_at, session_outcome, NULL, workspace_changed, interrupted, sessions_json \
+         FROM attempts ORDER BY run_id, number",
+    )?;
+    let attempts = statement
+        .query_map([], attempt_row)?
+        .collect::<Result<_, _>>()?;
+    Ok(attempts)
+}
+
+/// The last transition of every run that has one.
+pub(super) fn last_transitions(conn: &Connection) -> Result<Vec<(RunId, TransitionRecord)>> {
+    let mut statement = conn.prepare(
+        "SELECT run_id, attempt, from_state, to_state, reason, at FROM transitions \
+         WHERE id IN (SELECT MAX(id) FROM transitions GROUP BY run_id)",
+    )?;
+    let transitions = statement
+        .query_map([], |row| {
+            Ok((
+                RunId(row.get(0)?),
+                TransitionRecord {
+                    attempt: row.get(1)?,
+                    from: parse_state(&row.get::<_, String>(2)?)?,
+                    to: parse_state(&row.get::<_, String>(3)?)?,
+                    reason: row.get(4)?,
+                    at: row.get(5)?,
+                },
+            ))
+        })?
+        .collect::<Result<_, _>>()?;
+    Ok(transitions)
+}
+
+/// The events of `kind` of every run, oldest first, with their run.
+pub(super) fn events_of_kind(
+    conn: &Connection,
+    kind: &str,
+) -> Result<Vec<(Option<RunId>, EventRecord)>> {
+    let mut statement = conn
+        .prepare("SELECT run_id, kind, at, payload_json FROM events WHERE kind = ?1 ORDER BY id")?;
+    let events = statement
+        .query_map([kind], |row| {
+            let payload: String = row.get(3)?;
+            Ok((
+                row.get::<_, Option<i64>>(0)?.map(RunId),
+                EventRecord {
+                    kind: row.get(1)?,
+                    at: row.get(2)?,
+                    payload: serde_json::from_str(&payload).unwrap_or(serde_json::Value::Null),
+                },
+            ))
+        })?
+        .collect::<Result<_, _>>()?;
+    Ok(events)
+}
+
+/// Figures that change with every commit of the loop's own tables, for a reader that polls: the
+/// newest row of each table, and how many attempts recorded a process or finished (the updates
+/// an insert does not show).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub struct ChangeMarks {
+    /// The newest run's id.
+    pub runs: i64,
+    /// The newest attempt's id.
+    pub attempts: i64,
+    /// Attempts whose agent process was recorded.
+    pub processes: i64,
+    /// Attempts that finished or were marked interrupted.
+    pub finished: i64,
+    /// The newest verification's id (recording one again replaces it with a newer row).
+    pub verifications: i64,
+    /// The newest transition's id.
+    pub transitions: i64,
+    /// The newest event's id.
+    pub events: i64,
+}
+
+pub(super) fn change_marks(conn: &Connection) -> Result<ChangeMarks> {
+    Ok(conn.query_row(
+        "SELECT (SELECT COALESCE(MAX(id), 0) FROM runs), \
+         (SELECT COALESCE(MAX(id), 0) FROM attempts), \
+         (SELECT COUNT(pid) FROM attempts), \
+         (SELECT COUNT(finished_at) FROM attempts), \
+         (SELECT COALESCE(MAX(id), 0) FROM verifications), \
+         (SELECT COALESCE(MAX(id), 0) FROM transitions), \
+         (SELECT COALESCE(MAX(id), 0) FROM events)",
+        [],
+        |row| {
+            Ok(ChangeMarks {
+                runs: row.get(0)?,
+                attempts: row.get(1)?,
+                processes: row.get(2)?,
+                finished: row.get(3)?,
+                verifications: row.get(4)?,
+                transitions: row.get(5)?,
+                events: row.get(6)?,
+            })
+        },
+    )?)
+}
+
+/// SQLite's `PRAGMA data_version`: it changes when another connection commits.
+pub(super) fn data_version(conn: &Connection) -> Result<i64> {
+    Ok(conn.query_row("PRAGMA data_version", [], |row| row.get(0))?)
 }
 
 pub(super) fn history(conn: &Connection, id: RunId) -> Result<RunHistory> {
