@@ -170,7 +170,7 @@ pub(crate) fn queue(snapshot: &Snapshot, query: &QueueQuery, now: i64) -> QueueV
         .map(|(row, _)| row)
         .collect();
     // Most recently changed first; the newer run first among equals.
-    matching.sort_by(|a, b| b.updated_at.cmp(&a.updated_at));
+    matching.sort_by_key(|row| std::cmp::Reverse(row.updated_at));
     let total = matching.len() as u64;
     let per_page = match query.per_page {
         0 => PER_PAGE,

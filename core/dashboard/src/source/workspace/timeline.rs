@@ -1,6 +1,7 @@
 //! One loop run's page: its attempts with their verifications, the digest each next prompt
 //! carried, the guidance given, and its transitions as its history.
 
+use verdict_core::driver::events::ScheduledRecord;
 use verdict_core::driver::{Event, recorded_settings};
 use verdict_core::model::Outcome;
 use verdict_core::state::{
@@ -146,44 +147,55 @@ fn attempt_view(
     }
 }
 
-/// The run's history: its transitions, and the guidance each retry's prompt carried (a person's
-/// between attempts, the failure category's), in time order.
+/// The run's history: its transitions, and after each move to `retry_scheduled` the guidance
+/// the retry's prompt carried (a person's between attempts, the failure category's). The driver
+/// commits that move and its `retry_scheduled` event together, so the n-th of one belongs with
+/// the n-th of the other; they are paired by order, not by their times, which can be equal.
 fn entries(history: &RunHistory, events: &[(i64, Event)]) -> Vec<HistoryEntry> {
-    let mut entries: Vec<HistoryEntry> = history
-        .transitions
-        .iter()
-        .map(|transition| HistoryEntry {
+    let mut retries = events.iter().filter_map(|(at, event)| match event {
+        Event::RetryScheduled(scheduled) => Some((*at, scheduled)),
+        _ => None,
+    });
+    let mut entries = Vec::new();
+    for transition in &history.transitions {
+        entries.push(HistoryEntry {
             at: transition.at,
             action: transition.to.as_str().to_owned(),
             detail: Some(Redacted::new(&transition.reason)),
-        })
-        .collect();
-    for (at, event) in events {
-        let Event::RetryScheduled(scheduled) = event else {
-            continue;
-        };
-        if let Some(human) = scheduled.human.as_deref().filter(|h| !h.trim().is_empty()) {
-            entries.push(HistoryEntry {
-                at: *at,
-                action: "guidance".to_owned(),
-                detail: Some(Redacted::new(&format!(
-                    "for attempt {}, from a person: {human}",
-                    scheduled.next
-                ))),
-            });
-        }
-        if !scheduled.guidance.trim().is_empty() {
-            entries.push(HistoryEntry {
-                at: *at,
-                action: "advice".to_owned(),
-                detail: Some(Redacted::new(&format!(
-                    "for attempt {}, from the failure's category: {}",
-                    scheduled.next, scheduled.guidance
-                ))),
-            });
+        });
+        if transition.to == RunState::RetryScheduled
+            && let Some((at, scheduled)) = retries.next()
+        {
+            guidance(&mut entries, at, scheduled);
         }
     }
-    // Stable: a transition stays before the guidance recorded with it.
-    entries.sort_by_key(|entry| entry.at);
+    // A retry without its transition (not written by this driver): after the rest.
+    for (at, scheduled) in retries {
+        guidance(&mut entries, at, scheduled);
+    }
     entries
+}
+
+/// The guidance a scheduled retry's prompt carries, as entries of the history.
+fn guidance(entries: &mut Vec<HistoryEntry>, at: i64, scheduled: &ScheduledRecord) {
+    if let Some(human) = scheduled.human.as_deref().filter(|h| !h.trim().is_empty()) {
+        entries.push(HistoryEntry {
+            at,
+            action: "guidance".to_owned(),
+            detail: Some(Redacted::new(&format!(
+                "for attempt {}, from a person: {human}",
+                scheduled.next
+            ))),
+        });
+    }
+    if !scheduled.guidance.trim().is_empty() {
+        entries.push(HistoryEntry {
+            at,
+            action: "advice".to_owned(),
+            detail: Some(Redacted::new(&format!(
+                "for attempt {}, from the failure's category: {}",
+                scheduled.next, scheduled.guidance
+            ))),
+        });
+    }
 }
