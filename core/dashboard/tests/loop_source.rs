@@ -181,10 +181,25 @@ fn all(search: Option<&str>, state: Option<State>) -> QueueQuery {
     }
 }
 
-/// Every state of the loop lands in the page's state, with its worker, time or reason.
-#[tokio::test]
-async fn every_run_state_maps_onto_the_page() {
-    let f = Fixture::new();
+/// Runs of a workspace, one in each state the loop has (two retries: one with its delay
+/// recorded, one without).
+struct Runs {
+    pending: RunId,
+    running: RunId,
+    verifying: RunId,
+    scheduled: RunId,
+    untimed: RunId,
+    interrupted: RunId,
+    passed: RunId,
+    escalated: RunId,
+    exhausted: RunId,
+    blocked: RunId,
+    session: RunId,
+    /// The scheduled retry's delay.
+    delay_ms: u64,
+}
+
+fn every_state(f: &Fixture) -> Runs {
     let pending = f.run("pending task", "claude");
     let running = f.run("running task", "claude");
     f.start(running, "claude", 5151);
@@ -259,6 +274,40 @@ async fn every_run_state_maps_onto_the_page() {
     )
     .expect("session failed");
 
+    Runs {
+        pending,
+        running,
+        verifying,
+        scheduled,
+        untimed,
+        interrupted,
+        passed,
+        escalated,
+        exhausted,
+        blocked,
+        session,
+        delay_ms,
+    }
+}
+
+/// Every state of the loop lands in the page's state, with its worker, time or reason.
+#[tokio::test]
+async fn every_run_state_maps_onto_the_page() {
+    let f = Fixture::new();
+    let Runs {
+        pending,
+        running,
+        verifying,
+        scheduled,
+        untimed,
+        interrupted,
+        passed,
+        escalated,
+        exhausted,
+        blocked,
+        session,
+        delay_ms,
+    } = every_state(&f);
     let view = f.source().queue(&all(None, None)).await.expect("queue");
     let row = |run: RunId| {
         view.rows
@@ -333,7 +382,13 @@ async fn every_run_state_maps_onto_the_page() {
     assert_eq!(count(State::RetryScheduled), Some(2));
     assert_eq!(count(State::Cancelled), Some(0));
     assert_eq!(view.agents, vec!["claude".to_owned(), "codex".to_owned()]);
+}
 
+/// The queue's filters (state, agent, search, campaign, pages) and `/metrics` over the runs.
+#[tokio::test]
+async fn filters_and_metrics_over_every_state() {
+    let f = Fixture::new();
+    let Runs { escalated, .. } = every_state(&f);
     // Filters: by state, by agent, by search; a campaign matches no loop run.
     let failed = f
         .source()
