@@ -61,7 +61,13 @@ pub fn queue_page(chrome: &Chrome, query: &QueueQuery, view: &QueueView) -> Mark
         None => "Queue".to_owned(),
     };
     let held: Vec<&Hold> = chrome.held.iter().chain(&view.held).collect();
-    page(chrome, &title, Nav::Queue, &held, queue::main(chrome, query, view))
+    page(
+        chrome,
+        &title,
+        Nav::Queue,
+        &held,
+        queue::main(chrome, query, view),
+    )
 }
 
 /// One task's timeline.
@@ -74,7 +80,13 @@ pub fn task_page(chrome: &Chrome, view: &TaskView) -> Markup {
 /// Failures, success and time, with charts.
 pub fn analytics_page(chrome: &Chrome, view: &Analytics) -> Markup {
     let held: Vec<&Hold> = chrome.held.iter().chain(&view.held).collect();
-    page(chrome, "Analytics", Nav::Analytics, &held, analytics::main(chrome.now, view))
+    page(
+        chrome,
+        "Analytics",
+        Nav::Analytics,
+        &held,
+        analytics::main(chrome.now, view),
+    )
 }
 
 /// A page that says what went wrong (no such task, a database error) with its status.

@@ -105,9 +105,7 @@ fn task_verbs(state: State) -> &'static [Verb] {
         State::Paused => &[Verb::Resume, Verb::Cancel],
         State::Pending | State::RetryScheduled | State::Interrupted => &[Verb::Pause, Verb::Cancel],
         State::Running => &[Verb::Cancel],
-        State::Passed | State::Escalated | State::Failed | State::Expired | State::Cancelled => {
-            &[]
-        }
+        State::Passed | State::Escalated | State::Failed | State::Expired | State::Cancelled => &[],
     }
 }
 
@@ -175,13 +173,20 @@ mod tests {
         for state in State::ALL {
             let verbs = task_verbs(state);
             assert_eq!(verbs.is_empty(), state.is_final(), "{state:?}");
-            assert_eq!(verbs.contains(&Verb::Resume), state == State::Paused, "{state:?}");
+            assert_eq!(
+                verbs.contains(&Verb::Resume),
+                state == State::Paused,
+                "{state:?}"
+            );
         }
     }
 
     #[test]
     fn group_paths_are_encoded() {
         assert_eq!(Subject::Campaign("q4/eu").path(), "/campaigns/q4%2Feu");
-        assert_eq!(Subject::Agent("claude code").path(), "/agents/claude%20code");
+        assert_eq!(
+            Subject::Agent("claude code").path(),
+            "/agents/claude%20code"
+        );
     }
 }

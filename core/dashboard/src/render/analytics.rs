@@ -197,7 +197,11 @@ fn time_split(agent_ms: u64, verify_ms: u64) -> Markup {
     let share = |n: u64| (total > 0).then(|| n as f64 / total as f64);
     let words = |ms: u64| time::duration(i64::try_from(ms).unwrap_or(i64::MAX));
     let agent = format!("{} in agents ({})", words(agent_ms), rate(share(agent_ms)));
-    let verify = format!("{} in verification ({})", words(verify_ms), rate(share(verify_ms)));
+    let verify = format!(
+        "{} in verification ({})",
+        words(verify_ms),
+        rate(share(verify_ms))
+    );
     html! {
         section aria-labelledby="time-title" {
             h2 id="time-title" { "Time in agents and in verification" }

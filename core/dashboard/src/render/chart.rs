@@ -46,7 +46,11 @@ pub(crate) fn bars(title: &str, bars: &[Bar]) -> Markup {
 pub(crate) fn stacked(title: &str, parts: [(&str, u64, &str); 2]) -> Markup {
     let total = parts[0].1 + parts[1].1;
     let room = WIDTH;
-    let first = if total > 0 { parts[0].1 as f64 / total as f64 * room } else { 0.0 };
+    let first = if total > 0 {
+        parts[0].1 as f64 / total as f64 * room
+    } else {
+        0.0
+    };
     html! {
         svg class="chart stacked" role="img" aria-label=(title)
             viewBox={ "0 0 " (WIDTH) " 28" } width=(WIDTH) height="28" {
@@ -75,7 +79,11 @@ pub(crate) fn split_bar(agent_ms: u64, verify_ms: u64, width: u32) -> Markup {
 
 /// A bar for a table cell, `fraction` of its width filled; the cell's text carries the number.
 pub(crate) fn cell_bar(fraction: f64) -> Markup {
-    let fraction = if fraction.is_finite() { fraction.clamp(0.0, 1.0) } else { 0.0 };
+    let fraction = if fraction.is_finite() {
+        fraction.clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
     html! {
         svg class="chart mini" aria-hidden="true" viewBox="0 0 100 10" width="100" height="10" {
             rect class="track" x="0" y="0" width="100" height="10" fill="#dde3ea" {}
@@ -99,18 +107,35 @@ mod tests {
     use super::*;
 
     fn bar(label: &str, value: f64) -> Bar {
-        Bar { label: label.into(), value, text: format!("{value}") }
+        Bar {
+            label: label.into(),
+            value,
+            text: format!("{value}"),
+        }
     }
 
     #[test]
     fn bars_scale_to_the_largest_and_keep_a_title() {
-        let html = bars("Failures by category", &[bar("test", 10.0), bar("lint", 5.0)]).into_string();
-        assert!(html.contains("<title>Failures by category</title>"), "{html}");
-        assert!(html.contains(r#"aria-label="Failures by category""#), "{html}");
+        let html = bars(
+            "Failures by category",
+            &[bar("test", 10.0), bar("lint", 5.0)],
+        )
+        .into_string();
+        assert!(
+            html.contains("<title>Failures by category</title>"),
+            "{html}"
+        );
+        assert!(
+            html.contains(r#"aria-label="Failures by category""#),
+            "{html}"
+        );
         // The room for bars is 640 - 200 - 90 = 350.
         assert!(html.contains(r#"width="350""#), "{html}");
         assert!(html.contains(r#"width="175""#), "{html}");
-        assert!(!html.contains("xmlns"), "inline SVG needs no namespace URL: {html}");
+        assert!(
+            !html.contains("xmlns"),
+            "inline SVG needs no namespace URL: {html}"
+        );
     }
 
     #[test]
@@ -118,15 +143,22 @@ mod tests {
         let html = bars("none", &[bar("a", 0.0)]).into_string();
         assert!(html.contains(r#"width="0""#), "{html}");
         let html = cell_bar(f64::NAN).into_string();
-        assert!(html.contains(r#"class="bar" x="0" y="0" width="0""#), "{html}");
-        let html = stacked("t", [("agent", 0, "agent"), ("verification", 0, "verify")]).into_string();
+        assert!(
+            html.contains(r#"class="bar" x="0" y="0" width="0""#),
+            "{html}"
+        );
+        let html =
+            stacked("t", [("agent", 0, "agent"), ("verification", 0, "verify")]).into_string();
         assert!(html.contains(r#"width="0""#), "{html}");
     }
 
     #[test]
     fn a_split_bar_is_proportional() {
         let html = split_bar(3_000, 1_000, 120).into_string();
-        assert!(html.contains(r#"class="part agent" x="0" y="0" width="90""#), "{html}");
+        assert!(
+            html.contains(r#"class="part agent" x="0" y="0" width="90""#),
+            "{html}"
+        );
         assert!(html.contains(r#"x="90" y="0" width="30""#), "{html}");
     }
 }

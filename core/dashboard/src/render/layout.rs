@@ -146,7 +146,7 @@ pub(crate) fn number(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3 * 3);
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push('\u{202f}');
         }
         out.push(c);
@@ -198,8 +198,14 @@ mod tests {
     #[test]
     fn held_agents_are_listed_once_and_only_while_held() {
         let now = 1_795_961_000_000;
-        let claude = Hold { agent: "claude".into(), until: now + 42_000 };
-        let old = Hold { agent: "codex".into(), until: now - 1 };
+        let claude = Hold {
+            agent: "claude".into(),
+            until: now + 42_000,
+        };
+        let old = Hold {
+            agent: "codex".into(),
+            until: now - 1,
+        };
         let html = held_agents(&[&claude, &old, &claude], now).into_string();
         assert_eq!(html.matches("claude").count(), 1, "{html}");
         assert!(!html.contains("codex"), "{html}");

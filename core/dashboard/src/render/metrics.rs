@@ -11,8 +11,16 @@ pub(crate) fn render(view: &Metrics, now: i64) -> String {
     let mut out = Out(String::with_capacity(2_048));
     out.family("verdict_tasks", "gauge", "Tasks by state.");
     for state in State::ALL {
-        let n = view.by_state.iter().find(|(s, _)| *s == state).map_or(0, |(_, n)| *n);
-        out.sample("verdict_tasks", &[("state", state.as_str())], &n.to_string());
+        let n = view
+            .by_state
+            .iter()
+            .find(|(s, _)| *s == state)
+            .map_or(0, |(_, n)| *n);
+        out.sample(
+            "verdict_tasks",
+            &[("state", state.as_str())],
+            &n.to_string(),
+        );
     }
     out.family(
         "verdict_oldest_due_task_age_seconds",
@@ -29,7 +37,11 @@ pub(crate) fn render(view: &Metrics, now: i64) -> String {
     );
     out.sample("verdict_rescues_total", &[], &view.rescues.to_string());
     let held: Vec<_> = view.held.iter().filter(|h| h.until > now).collect();
-    out.family("verdict_agents_held", "gauge", "Agents held by a reported rate limit now.");
+    out.family(
+        "verdict_agents_held",
+        "gauge",
+        "Agents held by a reported rate limit now.",
+    );
     out.sample("verdict_agents_held", &[], &held.len().to_string());
     out.family(
         "verdict_agent_held_until_seconds",
@@ -37,11 +49,23 @@ pub(crate) fn render(view: &Metrics, now: i64) -> String {
         "Until when a rate limit holds the agent, in seconds since the Unix epoch.",
     );
     for hold in held {
-        out.sample("verdict_agent_held_until_seconds", &[("agent", &hold.agent)], &seconds(hold.until));
+        out.sample(
+            "verdict_agent_held_until_seconds",
+            &[("agent", &hold.agent)],
+            &seconds(hold.until),
+        );
     }
-    out.family("verdict_attempts_total", "counter", "Ended attempts by outcome.");
+    out.family(
+        "verdict_attempts_total",
+        "counter",
+        "Ended attempts by outcome.",
+    );
     for (outcome, n) in &view.attempts_by_outcome {
-        out.sample("verdict_attempts_total", &[("outcome", outcome)], &n.to_string());
+        out.sample(
+            "verdict_attempts_total",
+            &[("outcome", outcome)],
+            &n.to_string(),
+        );
     }
     out.0
 }
@@ -58,8 +82,10 @@ impl Out {
     fn sample(&mut self, name: &str, labels: &[(&str, &str)], value: &str) {
         self.0.push_str(name);
         if !labels.is_empty() {
-            let labels: Vec<String> =
-                labels.iter().map(|(k, v)| format!("{k}=\"{}\"", escape_label(v))).collect();
+            let labels: Vec<String> = labels
+                .iter()
+                .map(|(k, v)| format!("{k}=\"{}\"", escape_label(v)))
+                .collect();
             let _ = write!(self.0, "{{{}}}", labels.join(","));
         }
         let _ = writeln!(self.0, " {value}");
@@ -73,13 +99,18 @@ fn seconds(ms: i64) -> String {
     if frac == 0 {
         whole.to_string()
     } else {
-        format!("{whole}.{frac:03}").trim_end_matches('0').to_owned()
+        format!("{whole}.{frac:03}")
+            .trim_end_matches('0')
+            .to_owned()
     }
 }
 
 /// A label value: backslash, double quote and line feed escaped.
 fn escape_label(value: &str) -> String {
-    value.replace('\\', r"\\").replace('"', "\\\"").replace('\n', r"\n")
+    value
+        .replace('\\', r"\\")
+        .replace('"', "\\\"")
+        .replace('\n', r"\n")
 }
 
 /// A help text: backslash and line feed escaped.
@@ -118,8 +149,14 @@ mod tests {
                 assert!(helped.insert(name.to_owned()), "a second HELP: {line}");
             } else if let Some(rest) = line.strip_prefix("# TYPE ") {
                 let (name, kind) = rest.split_once(' ').expect("a TYPE line has a type");
-                assert!(valid_name(name) && ["gauge", "counter"].contains(&kind), "{line}");
-                assert!(typed.insert(name.to_owned(), kind.to_owned()).is_none(), "{line}");
+                assert!(
+                    valid_name(name) && ["gauge", "counter"].contains(&kind),
+                    "{line}"
+                );
+                assert!(
+                    typed.insert(name.to_owned(), kind.to_owned()).is_none(),
+                    "{line}"
+                );
             } else {
                 let sample = parse_sample(line);
                 assert!(typed.contains_key(&sample.name), "no TYPE before {line}");
@@ -168,24 +205,42 @@ mod tests {
             rest = &body[end + 1..];
         }
         let value = rest.strip_prefix(' ').expect("one space before the value");
-        let value: f64 = value.parse().unwrap_or_else(|_| panic!("a number in {line}"));
-        Sample { name: name.to_owned(), labels, value }
+        let value: f64 = value
+            .parse()
+            .unwrap_or_else(|_| panic!("a number in {line}"));
+        Sample {
+            name: name.to_owned(),
+            labels,
+            value,
+        }
     }
 
     fn valid_name(name: &str) -> bool {
         let mut chars = name.chars();
-        chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        chars
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
             && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
     }
 
     fn view() -> Metrics {
         Metrics {
-            by_state: vec![(State::Pending, 3), (State::RetryScheduled, 2), (State::Passed, 10_000)],
+            by_state: vec![
+                (State::Pending, 3),
+                (State::RetryScheduled, 2),
+                (State::Passed, 10_000),
+            ],
             oldest_due_ms: Some(12_500),
             rescues: 4,
             held: vec![
-                Hold { agent: "cla\"ude\\x\ny".into(), until: NOW + 42_000 },
-                Hold { agent: "ended".into(), until: NOW - 1 },
+                Hold {
+                    agent: "cla\"ude\\x\ny".into(),
+                    until: NOW + 42_000,
+                },
+                Hold {
+                    agent: "ended".into(),
+                    until: NOW - 1,
+                },
             ],
             attempts_by_outcome: vec![("passed".into(), 7), ("failed".into(), 5)],
         }
@@ -209,12 +264,28 @@ mod tests {
         for state in State::ALL {
             let _ = value(&samples, "verdict_tasks", Some(("state", state.as_str())));
         }
-        assert_eq!(value(&samples, "verdict_tasks", Some(("state", "passed"))), 10_000.0);
-        assert_eq!(value(&samples, "verdict_tasks", Some(("state", "failed"))), 0.0);
-        assert_eq!(value(&samples, "verdict_oldest_due_task_age_seconds", None), 12.5);
+        assert_eq!(
+            value(&samples, "verdict_tasks", Some(("state", "passed"))),
+            10_000.0
+        );
+        assert_eq!(
+            value(&samples, "verdict_tasks", Some(("state", "failed"))),
+            0.0
+        );
+        assert_eq!(
+            value(&samples, "verdict_oldest_due_task_age_seconds", None),
+            12.5
+        );
         assert_eq!(value(&samples, "verdict_rescues_total", None), 4.0);
         assert_eq!(value(&samples, "verdict_agents_held", None), 1.0);
-        assert_eq!(value(&samples, "verdict_attempts_total", Some(("outcome", "failed"))), 5.0);
+        assert_eq!(
+            value(
+                &samples,
+                "verdict_attempts_total",
+                Some(("outcome", "failed"))
+            ),
+            5.0
+        );
     }
 
     #[test]
@@ -225,7 +296,11 @@ mod tests {
             "{text}"
         );
         let samples = parse(&text);
-        let held = value(&samples, "verdict_agent_held_until_seconds", Some(("agent", "cla\"ude\\x\ny")));
+        let held = value(
+            &samples,
+            "verdict_agent_held_until_seconds",
+            Some(("agent", "cla\"ude\\x\ny")),
+        );
         assert_eq!(held, 1_795_961_042.0);
         assert!(!text.contains("ended"), "{text}");
     }
@@ -236,7 +311,10 @@ mod tests {
         view.oldest_due_ms = None;
         let text = render(&view, NOW);
         assert!(text.contains("0 when no task is due"), "{text}");
-        assert_eq!(value(&parse(&text), "verdict_oldest_due_task_age_seconds", None), 0.0);
+        assert_eq!(
+            value(&parse(&text), "verdict_oldest_due_task_age_seconds", None),
+            0.0
+        );
     }
 
     #[test]

@@ -4,11 +4,11 @@
 
 use maud::{Markup, html};
 
+use super::Chrome;
 use super::actions::{self, Subject};
 use super::layout::{number, state_badge};
 use super::time;
 use super::url::{self, QueueLink};
-use super::Chrome;
 use crate::view::{QueueQuery, QueueView, State, TaskRow};
 
 /// The whole `<main>` of the queue page.
@@ -28,7 +28,11 @@ pub(crate) fn main(chrome: &Chrome, query: &QueueQuery, view: &QueueView) -> Mar
 /// Every state's count as a link that filters by it; colour and words, zero dimmed.
 fn counts(query: &QueueQuery, view: &QueueView) -> Markup {
     let all: u64 = view.counts.iter().map(|(_, n)| n).sum();
-    let base = QueueLink { state: None, page: 0, ..QueueLink::from_query(query) };
+    let base = QueueLink {
+        state: None,
+        page: 0,
+        ..QueueLink::from_query(query)
+    };
     html! {
         nav class="counts" aria-label="Tasks by state" {
             ul {
@@ -54,7 +58,10 @@ fn counts(query: &QueueQuery, view: &QueueView) -> Markup {
 }
 
 fn count_of(view: &QueueView, state: State) -> u64 {
-    view.counts.iter().find(|(s, _)| *s == state).map_or(0, |(_, n)| *n)
+    view.counts
+        .iter()
+        .find(|(s, _)| *s == state)
+        .map_or(0, |(_, n)| *n)
 }
 
 /// The GET form: state, campaign, agent and search, each labelled.
@@ -137,7 +144,12 @@ fn tasks(now: i64, query: &QueueQuery, view: &QueueView) -> Markup {
     let range = if view.rows.is_empty() {
         format!("0 of {}", number(view.total))
     } else {
-        format!("{}–{} of {}", number(first), number(last), number(view.total))
+        format!(
+            "{}–{} of {}",
+            number(first),
+            number(last),
+            number(view.total)
+        )
     };
     html! {
         @if view.rows.is_empty() {
@@ -229,8 +241,14 @@ pub(crate) fn why(row: &TaskRow) -> Markup {
 /// `1–50 of 10 000` and links to the previous and next pages, filters kept.
 fn paging(query: &QueueQuery, total: u64, last: u64, range: &str) -> Markup {
     let here = QueueLink::from_query(query);
-    let previous = (query.page > 0).then(|| QueueLink { page: query.page - 1, ..here.clone() });
-    let next = (last < total && total > 0).then(|| QueueLink { page: query.page + 1, ..here.clone() });
+    let previous = (query.page > 0).then(|| QueueLink {
+        page: query.page - 1,
+        ..here.clone()
+    });
+    let next = (last < total && total > 0).then(|| QueueLink {
+        page: query.page + 1,
+        ..here.clone()
+    });
     html! {
         @if previous.is_some() || next.is_some() {
             nav class="paging" aria-label="Pages of tasks" {

@@ -4,9 +4,7 @@
 use std::time::Instant;
 
 use super::*;
-use crate::view::{
-    AttemptView, Fingerprint, Group, HistoryEntry, Redacted, State, TaskRow,
-};
+use crate::view::{AttemptView, Fingerprint, Group, HistoryEntry, Redacted, State, TaskRow};
 
 // 2026-11-29 14:03:20 UTC.
 const NOW: i64 = 1_795_961_000_000;
@@ -56,14 +54,22 @@ fn queue_view(rows: usize) -> QueueView {
             .collect(),
         campaigns: vec!["q4".into(), "q3".into()],
         agents: vec!["claude".into(), "codex".into()],
-        rows: (0..rows).map(|i| row(i, State::ALL[i % State::ALL.len()])).collect(),
+        rows: (0..rows)
+            .map(|i| row(i, State::ALL[i % State::ALL.len()]))
+            .collect(),
         total: 10_000,
-        held: vec![Hold { agent: "claude".into(), until: NOW + 42_000 }],
+        held: vec![Hold {
+            agent: "claude".into(),
+            until: NOW + 42_000,
+        }],
     }
 }
 
 fn query() -> QueueQuery {
-    QueueQuery { per_page: 50, ..QueueQuery::default() }
+    QueueQuery {
+        per_page: 50,
+        ..QueueQuery::default()
+    }
 }
 
 fn attempt(number: u32, outcome: Option<&str>) -> AttemptView {
@@ -97,16 +103,26 @@ fn task_view(state: State, can_retry: bool) -> TaskView {
         guidance: Some(r("Look at the parser first")),
         cost_usd: Some(1.25),
         deadline_at: Some(NOW + 3_600_000),
-        attempts: vec![attempt(1, Some("failed")), attempt(2, Some("interrupted")), attempt(3, None)],
+        attempts: vec![
+            attempt(1, Some("failed")),
+            attempt(2, Some("interrupted")),
+            attempt(3, None),
+        ],
         history: vec![
-            HistoryEntry { at: NOW - 900_000, action: "added".into(), detail: None },
+            HistoryEntry {
+                at: NOW - 900_000,
+                action: "added".into(),
+                detail: None,
+            },
             HistoryEntry {
                 at: NOW - 100_000,
                 action: "retry".into(),
                 detail: Some(r("Look at the parser first")),
             },
         ],
-        diff: Some(r("--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -1 +1 @@\n-old()\n+new()\n same")),
+        diff: Some(r(
+            "--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -1 +1 @@\n-old()\n+new()\n same",
+        )),
         can_retry,
     }
 }
@@ -143,18 +159,36 @@ fn analytics(fingerprints: usize) -> Analytics {
         attempts_to_success: Some(1.4),
         agent_ms: 3_600_000,
         verify_ms: 1_200_000,
-        held: vec![Hold { agent: "codex".into(), until: NOW + 120_000 }],
+        held: vec![Hold {
+            agent: "codex".into(),
+            until: NOW + 120_000,
+        }],
     }
 }
 
 /// Every page the renderer makes, for checks that hold on all of them.
 fn every_page(chrome: &Chrome) -> Vec<(&'static str, String)> {
     vec![
-        ("queue", queue_page(chrome, &query(), &queue_view(50)).into_string()),
-        ("task", task_page(chrome, &task_view(State::Escalated, true)).into_string()),
-        ("running task", task_page(chrome, &task_view(State::Running, false)).into_string()),
-        ("analytics", analytics_page(chrome, &analytics(20)).into_string()),
-        ("message", message_page(chrome, "No such task", "There is no task t9.").into_string()),
+        (
+            "queue",
+            queue_page(chrome, &query(), &queue_view(50)).into_string(),
+        ),
+        (
+            "task",
+            task_page(chrome, &task_view(State::Escalated, true)).into_string(),
+        ),
+        (
+            "running task",
+            task_page(chrome, &task_view(State::Running, false)).into_string(),
+        ),
+        (
+            "analytics",
+            analytics_page(chrome, &analytics(20)).into_string(),
+        ),
+        (
+            "message",
+            message_page(chrome, "No such task", "There is no task t9.").into_string(),
+        ),
     ]
 }
 
@@ -172,7 +206,10 @@ fn assert_labelled(html: &str) {
                 .nth(1)
                 .and_then(|rest| rest.split('"').next())
                 .unwrap_or_else(|| panic!("no id on {element}"));
-            assert!(html.contains(&format!(r#"<label for="{id}">"#)), "no label for {element}");
+            assert!(
+                html.contains(&format!(r#"<label for="{id}">"#)),
+                "no label for {element}"
+            );
         }
     }
 }
@@ -181,10 +218,22 @@ fn assert_labelled(html: &str) {
 fn every_page_has_the_shared_frame() {
     for (name, html) in every_page(&chrome(Kind::Fleet, false)) {
         assert!(html.starts_with("<!DOCTYPE html>"), "{name}");
-        assert!(html.contains(r#"<body data-watermark="w-41" data-now="1795961000000">"#), "{name}");
-        assert!(html.contains(r#"<link rel="stylesheet" href="/assets/app.css">"#), "{name}");
-        assert!(html.contains(r#"<script src="/assets/app.js" defer></script>"#), "{name}");
-        assert!(html.contains("<code>/srv/fleet.db</code>"), "{name}: the source");
+        assert!(
+            html.contains(r#"<body data-watermark="w-41" data-now="1795961000000">"#),
+            "{name}"
+        );
+        assert!(
+            html.contains(r#"<link rel="stylesheet" href="/assets/app.css">"#),
+            "{name}"
+        );
+        assert!(
+            html.contains(r#"<script src="/assets/app.js" defer></script>"#),
+            "{name}"
+        );
+        assert!(
+            html.contains("<code>/srv/fleet.db</code>"),
+            "{name}: the source"
+        );
         for link in [r#"href="/""#, r#"href="/analytics""#, r#"href="/metrics""#] {
             assert!(html.contains(link), "{name}: {link}");
         }
@@ -211,8 +260,15 @@ fn no_page_or_asset_names_another_origin_or_inlines_code() {
         }
         assert!(!lower.contains(" style="), "{name} has a style attribute");
         assert!(!lower.contains("<style"), "{name} has inline style");
-        assert_eq!(lower.matches("<script").count(), 1, "{name}: one script, by src");
-        assert!(!lower.contains(" on") || !lower.contains("onclick="), "{name}: inline handler");
+        assert_eq!(
+            lower.matches("<script").count(),
+            1,
+            "{name}: one script, by src"
+        );
+        assert!(
+            !lower.contains(" on") || !lower.contains("onclick="),
+            "{name}: inline handler"
+        );
     }
     assert!(CSS.contains(":focus-visible"), "a visible focus outline");
     assert!(JS.contains(r#"new EventSource("/events")"#));
@@ -237,15 +293,23 @@ fn task_text_is_shown_as_text_on_every_page() {
     ];
     for html in pages {
         assert!(!html.contains("<script>alert"), "{html}");
-        assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"), "{html}");
+        assert!(
+            html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
+            "{html}"
+        );
     }
 }
 
 #[test]
 fn the_queue_is_a_table_with_a_badge_for_every_state() {
     let html = queue_page(&chrome(Kind::Fleet, false), &query(), &queue_view(50)).into_string();
-    assert!(html.contains("<table class=\"tasks\"><caption>Tasks"), "{html}");
-    for header in ["Task", "Title", "State", "Campaign", "Agent", "Attempts", "Details"] {
+    assert!(
+        html.contains("<table class=\"tasks\"><caption>Tasks"),
+        "{html}"
+    );
+    for header in [
+        "Task", "Title", "State", "Campaign", "Agent", "Attempts", "Details",
+    ] {
         assert!(
             html.contains(&format!(r#"<th scope="col">{header}</th>"#))
                 || html.contains(&format!(r#"<th scope="col" class="num">{header}</th>"#)),
@@ -254,14 +318,21 @@ fn the_queue_is_a_table_with_a_badge_for_every_state() {
     }
     assert_eq!(html.matches(r#"<th scope="row">"#).count(), 50);
     for state in State::ALL {
-        let badge = format!(r#"<span class="badge state-{}">{}</span>"#, state.as_str(), state.label());
+        let badge = format!(
+            r#"<span class="badge state-{}">{}</span>"#,
+            state.as_str(),
+            state.label()
+        );
         // One in the counts, and one per row in that state (50 rows over 10 states).
         assert_eq!(html.matches(&badge).count(), 6, "{badge}");
         assert!(html.contains(&format!(r#"<option value="{}">"#, state.as_str())));
     }
     assert!(html.contains(r#"<a href="/tasks/t3">t3</a>"#));
     assert!(html.contains("<td class=\"num\">2/3</td>"));
-    assert!(html.contains(r#"href="/?state=expired" class="count zero""#), "zero is dimmed");
+    assert!(
+        html.contains(r#"href="/?state=expired" class="count zero""#),
+        "zero is dimmed"
+    );
     assert!(html.contains(r#"<form class="filters" method="get" action="/""#));
     assert!(html.contains(r#"<button type="submit" class="button">Filter</button>"#));
 }
@@ -273,9 +344,15 @@ fn queue_rows_say_what_their_state_needs() {
     assert!(html.contains(r#"on worker-a for <time datetime="2026-11-29T14:02:15Z" data-since="1795960935000">1 min 5 s</time>"#), "{html}");
     // Row 2 waits for a retry: when, a countdown, and why.
     assert!(html.contains(r#"next <time datetime="2026-11-29T14:04:02Z">2026-11-29 14:04:02 UTC</time>, <time datetime="2026-11-29T14:04:02Z" data-due="1795961042000">in 42 s</time>"#), "{html}");
-    assert!(html.contains(r#"<span class="category">test</span>: 2 tests failed"#), "{html}");
+    assert!(
+        html.contains(r#"<span class="category">test</span>: 2 tests failed"#),
+        "{html}"
+    );
     // The held agent from the view.
-    assert!(html.contains("<strong>claude</strong> held by a rate limit until"), "{html}");
+    assert!(
+        html.contains("<strong>claude</strong> held by a rate limit until"),
+        "{html}"
+    );
 }
 
 #[test]
@@ -285,13 +362,19 @@ fn paging_keeps_the_filters_and_counts_the_range() {
     query.search = Some("flaky test".into());
     let html = queue_page(&chrome(Kind::Fleet, false), &query, &queue_view(50)).into_string();
     assert!(html.contains("1–50 of 10\u{202f}000"), "{html}");
-    assert!(html.contains(r#"href="/?campaign=q4&amp;q=flaky%20test&amp;page=1" rel="next""#), "{html}");
+    assert!(
+        html.contains(r#"href="/?campaign=q4&amp;q=flaky%20test&amp;page=1" rel="next""#),
+        "{html}"
+    );
     assert!(!html.contains(r#"rel="prev""#));
     assert!(html.contains(r#"<option value="q4" selected>q4</option>"#));
     assert!(html.contains(r#"value="flaky test""#));
     query.page = 199;
     let html = queue_page(&chrome(Kind::Fleet, false), &query, &queue_view(50)).into_string();
-    assert!(html.contains("9\u{202f}951–10\u{202f}000 of 10\u{202f}000"), "{html}");
+    assert!(
+        html.contains("9\u{202f}951–10\u{202f}000 of 10\u{202f}000"),
+        "{html}"
+    );
     assert!(html.contains(r#"page=198" rel="prev""#) && !html.contains(r#"rel="next""#));
 }
 
@@ -306,7 +389,11 @@ fn an_empty_queue_says_so() {
 
 #[test]
 fn actions_need_the_flag_and_a_fleet() {
-    for chrome in [chrome(Kind::Fleet, false), chrome(Kind::Loop, true), chrome(Kind::Loop, false)] {
+    for chrome in [
+        chrome(Kind::Fleet, false),
+        chrome(Kind::Loop, true),
+        chrome(Kind::Loop, false),
+    ] {
         let mut query = query();
         query.campaign = Some("q4".into());
         let pages = [
@@ -315,7 +402,11 @@ fn actions_need_the_flag_and_a_fleet() {
             queue_page(&chrome, &query, &queue_view(5)).into_string(),
         ];
         for html in &pages {
-            assert!(!html.contains(r#"method="post""#), "{:?}: {html}", chrome.kind);
+            assert!(
+                !html.contains(r#"method="post""#),
+                "{:?}: {html}",
+                chrome.kind
+            );
             assert!(!html.contains("csrf-token-1"), "{:?}", chrome.kind);
             assert!(!html.contains("<textarea"), "{:?}", chrome.kind);
         }
@@ -334,7 +425,10 @@ fn actions_fit_the_task_and_carry_the_csrf_value() {
     assert!(escalated.contains(r#"<form class="retry" method="post" action="/tasks/t7/retry">"#));
     assert!(escalated.contains(r#"<label for="guidance">"#));
     assert!(escalated.contains(r#"<textarea id="guidance" name="guidance""#));
-    assert!(!escalated.contains("/tasks/t7/cancel"), "an ended task is not cancelled");
+    assert!(
+        !escalated.contains("/tasks/t7/cancel"),
+        "an ended task is not cancelled"
+    );
     let passed = task_page(&chrome, &task_view(State::Passed, false)).into_string();
     assert!(!passed.contains("/retry") && !passed.contains(r#"method="post""#));
     let paused = task_page(&chrome, &task_view(State::Paused, false)).into_string();
@@ -344,14 +438,23 @@ fn actions_fit_the_task_and_carry_the_csrf_value() {
     assert!(pending.contains("/tasks/t7/pause") && !pending.contains("/tasks/t7/resume"));
     for html in [&escalated, &paused, &pending] {
         let forms = html.matches(r#"method="post""#).count();
-        let tokens = html.matches(r#"<input type="hidden" name="csrf" value="csrf-token-1">"#).count();
-        assert!(forms > 0 && forms == tokens, "every form carries the csrf value: {html}");
+        let tokens = html
+            .matches(r#"<input type="hidden" name="csrf" value="csrf-token-1">"#)
+            .count();
+        assert!(
+            forms > 0 && forms == tokens,
+            "every form carries the csrf value: {html}"
+        );
     }
     let mut query = query();
     query.campaign = Some("q4/eu".into());
     query.agent = Some("claude".into());
     let html = queue_page(&chrome, &query, &queue_view(1)).into_string();
-    for path in ["/campaigns/q4%2Feu/pause", "/campaigns/q4%2Feu/resume", "/agents/claude/cancel"] {
+    for path in [
+        "/campaigns/q4%2Feu/pause",
+        "/campaigns/q4%2Feu/resume",
+        "/agents/claude/cancel",
+    ] {
         assert!(html.contains(&format!(r#"action="{path}""#)), "{path}");
     }
 }
@@ -363,16 +466,30 @@ fn the_flash_shows_once_as_a_status() {
     let html = task_page(&chrome, &task_view(State::Pending, false)).into_string();
     assert!(html.contains(r#"<p class="flash" role="status">task t7 sent back with guidance</p>"#));
     chrome.flash = None;
-    assert!(!task_page(&chrome, &task_view(State::Pending, false)).into_string().contains("flash"));
+    assert!(
+        !task_page(&chrome, &task_view(State::Pending, false))
+            .into_string()
+            .contains("flash")
+    );
 }
 
 #[test]
 fn the_task_page_shows_its_timeline_history_and_diff() {
     let mut chrome = chrome(Kind::Fleet, false);
-    chrome.held = vec![Hold { agent: "codex".into(), until: NOW + 5_000 }];
+    chrome.held = vec![Hold {
+        agent: "codex".into(),
+        until: NOW + 5_000,
+    }];
     let html = task_page(&chrome, &task_view(State::Escalated, true)).into_string();
     assert!(html.contains(r#"<pre class="text">&lt;script&gt;"#));
-    for fact in ["Workspace", "Work dir", "Branch", "Guidance", "Cost", "Deadline"] {
+    for fact in [
+        "Workspace",
+        "Work dir",
+        "Branch",
+        "Guidance",
+        "Cost",
+        "Deadline",
+    ] {
         assert!(html.contains(&format!("<dt>{fact}</dt>")), "{fact}");
     }
     assert!(html.contains(r#"<ol class="timeline">"#));
@@ -380,7 +497,10 @@ fn the_task_page_shows_its_timeline_history_and_diff() {
     assert!(html.contains(r#"<span class="badge state-failed">failed</span>"#));
     assert!(html.contains(r#"<span class="badge state-running">running</span>"#));
     assert!(html.contains("not counted") && html.contains(">counted<"));
-    assert!(html.contains("4 min in the agent, 1 min in verification"), "{html}");
+    assert!(
+        html.contains("4 min in the agent, 1 min in verification"),
+        "{html}"
+    );
     assert!(html.contains("<summary>The digest the next prompt carried</summary>"));
     assert!(html.contains(r#"<pre class="digest">2 failures:"#));
     assert!(html.contains("<code>assertion failed: left == right in tests::parse</code>"));
@@ -389,24 +509,38 @@ fn the_task_page_shows_its_timeline_history_and_diff() {
     assert!(html.contains(r#"<span class="add">+new()</span>"#));
     assert!(html.contains(r#"<span class="del">-old()</span>"#));
     assert!(html.contains("1 added") && html.contains("1 removed"));
-    assert!(html.contains("<strong>codex</strong> held by a rate limit"), "the chrome's holds");
+    assert!(
+        html.contains("<strong>codex</strong> held by a rate limit"),
+        "the chrome's holds"
+    );
 }
 
 #[test]
 fn analytics_draws_charts_and_gives_their_numbers() {
     let html = analytics_page(&chrome(Kind::Fleet, false), &analytics(200)).into_string();
-    assert!(html.contains(r#"<svg class="chart bars" role="img" aria-label="Failed attempts by category""#));
+    assert!(html.contains(
+        r#"<svg class="chart bars" role="img" aria-label="Failed attempts by category""#
+    ));
     assert!(html.contains("<title>Failed attempts by category</title>"));
     // test: 120 of 165 failed attempts.
-    assert!(html.contains(r#"<td class="num">120</td><td class="num">72.7"#), "{html}");
+    assert!(
+        html.contains(r#"<td class="num">120</td><td class="num">72.7"#),
+        "{html}"
+    );
     assert_eq!(html.matches("mismatched types in module_").count(), 200);
     assert!(html.contains("Success per agent") && html.contains("Success per campaign"));
     assert!(html.contains("<th scope=\"row\">claude</th>"));
     assert!(html.contains("1 h in agents (75.0\u{a0}%)"), "{html}");
-    assert!(html.contains("20 min in verification (25.0\u{a0}%)"), "{html}");
+    assert!(
+        html.contains("20 min in verification (25.0\u{a0}%)"),
+        "{html}"
+    );
     assert!(html.contains(r#"<svg class="chart stacked" role="img""#));
     assert!(html.contains("Agents held by a rate limit"));
-    assert!(html.contains(r#"data-due="1795961120000">in 2 min</time>"#), "{html}");
+    assert!(
+        html.contains(r#"data-due="1795961120000">in 2 min</time>"#),
+        "{html}"
+    );
     assert!(html.contains(r#"href="/analytics" aria-current="page""#));
 }
 
@@ -427,5 +561,8 @@ fn pages_render_well_under_the_budget() {
     let (stats, stats_bytes) = time(&|| analytics_page(&chrome, &analytics).into_string());
     eprintln!("queue page, 50 rows: {queue:?} ({queue_bytes} bytes)");
     eprintln!("analytics page, 200 fingerprints: {stats:?} ({stats_bytes} bytes)");
-    assert!(queue.as_millis() < 50 && stats.as_millis() < 50, "{queue:?} {stats:?}");
+    assert!(
+        queue.as_millis() < 50 && stats.as_millis() < 50,
+        "{queue:?} {stats:?}"
+    );
 }

@@ -20,7 +20,14 @@ fn civil(ms: i64) -> (i64, i64, i64, i64, i64, i64) {
     let day = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day, of_day / 3_600, of_day % 3_600 / 60, of_day % 60)
+    (
+        year,
+        month,
+        day,
+        of_day / 3_600,
+        of_day % 3_600 / 60,
+        of_day % 60,
+    )
 }
 
 /// `2026-11-29 14:03:20 UTC`.
@@ -168,6 +175,9 @@ mod tests {
             r#"<time datetime="2026-11-29T14:04:02Z" data-due="1795961042000">in 42 s</time>"#
         );
         let html = elapsed(AT - 65_000, AT).into_string();
-        assert!(html.contains(r#"data-since="1795960935000">1 min 5 s</time>"#), "{html}");
+        assert!(
+            html.contains(r#"data-since="1795960935000">1 min 5 s</time>"#),
+            "{html}"
+        );
     }
 }
