@@ -13,10 +13,10 @@ pub(crate) struct Bar {
     pub(crate) text: String,
 }
 
-const WIDTH: f64 = 640.0;
-const LABEL: f64 = 200.0;
+const WIDTH: f64 = 480.0;
+const LABEL: f64 = 150.0;
 const ROW: f64 = 22.0;
-const NUMBER: f64 = 90.0;
+const NUMBER: f64 = 110.0;
 
 /// Horizontal bars scaled to the largest value, labels left, numbers right.
 pub(crate) fn bars(title: &str, bars: &[Bar]) -> Markup {
@@ -31,7 +31,7 @@ pub(crate) fn bars(title: &str, bars: &[Bar]) -> Markup {
                 @let y = ROW * i as f64 + 2.0;
                 @let w = if max > 0.0 { (bar.value / max * room).max(1.0) } else { 0.0 };
                 text class="label" x=(LABEL - 8.0) y=(y + 15.0) text-anchor="end" {
-                    (clip(&bar.label, 28))
+                    (clip(&bar.label, 20))
                 }
                 rect class="bar" x=(LABEL) y=(y + 3.0) width=(round(w)) height="16" rx="2"
                     fill="#3b6ea8" {}
@@ -129,9 +129,9 @@ mod tests {
             html.contains(r#"aria-label="Failures by category""#),
             "{html}"
         );
-        // The room for bars is 640 - 200 - 90 = 350.
-        assert!(html.contains(r#"width="350""#), "{html}");
-        assert!(html.contains(r#"width="175""#), "{html}");
+        // The room for bars is 480 - 150 - 110 = 220.
+        assert!(html.contains(r#"width="220""#), "{html}");
+        assert!(html.contains(r#"width="110""#), "{html}");
         assert!(
             !html.contains("xmlns"),
             "inline SVG needs no namespace URL: {html}"

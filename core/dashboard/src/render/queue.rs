@@ -183,17 +183,19 @@ fn task_row(now: i64, row: &TaskRow) -> Markup {
     html! {
         tr class={ "row state-row-" (row.state.as_str()) } {
             th scope="row" { a href=(url::task(&row.id)) { (row.id) } }
-            td class="title" {
+            td class="title" data-label="Title" {
                 (row.title)
                 @if !row.key.is_empty() && row.key != row.title {
                     br; small class="key" { (row.key) }
                 }
             }
-            td { (state_badge(row.state)) }
-            td { @if let Some(campaign) = &row.campaign { (campaign) } }
-            td { (row.agent) }
-            td class="num" { (attempts(row.attempts, row.max_attempts)) }
-            td class="details" { (details(now, row)) }
+            td data-label="State" { (state_badge(row.state)) }
+            td data-label="Campaign" {
+                @if let Some(campaign) = &row.campaign { (campaign) }
+            }
+            td data-label="Agent" { (row.agent) }
+            td class="num" data-label="Attempts" { (attempts(row.attempts, row.max_attempts)) }
+            td class="details" data-label="Details" { (details(now, row)) }
         }
     }
 }

@@ -328,7 +328,7 @@ fn the_queue_is_a_table_with_a_badge_for_every_state() {
         assert!(html.contains(&format!(r#"<option value="{}">"#, state.as_str())));
     }
     assert!(html.contains(r#"<a href="/tasks/t3">t3</a>"#));
-    assert!(html.contains("<td class=\"num\">2/3</td>"));
+    assert!(html.contains(r#"<td class="num" data-label="Attempts">2/3</td>"#));
     assert!(
         html.contains(r#"href="/?state=expired" class="count zero""#),
         "zero is dimmed"
