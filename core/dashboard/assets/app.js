@@ -34,17 +34,19 @@
     }
   };
 
-  const show = (state, text) => {
+  // The indicator: the connection in words, and a reload button when an update waits.
+  let connected = false;
+  const show = () => {
     if (!live) return;
     live.hidden = false;
-    live.className = `live ${state}`;
-    live.textContent = text;
-    if (state === "stale") {
+    live.className = `live ${stale ? "stale" : connected ? "on" : "off"}`;
+    live.textContent = connected ? "live" : "reconnecting…";
+    if (stale) {
       const button = document.createElement("button");
       button.type = "button";
-      button.textContent = "Reload";
+      button.textContent = "updated, reload";
       button.addEventListener("click", () => location.reload());
-      live.append(button);
+      live.append(" · ", button);
     }
   };
 
@@ -63,16 +65,27 @@
     return false;
   };
 
+  // How to find the focused element again in the new <main>: its id, a link's target, or
+  // the button of a form's action.
+  const selector = (el) => {
+    const attr = (name, value) => `[${name}="${CSS.escape(value)}"]`;
+    if (el.id) return `#${CSS.escape(el.id)}`;
+    if (el.matches("a[href]")) return `a${attr("href", el.getAttribute("href"))}`;
+    const form = el.closest("form[action]");
+    if (form && el.matches("button")) return `form${attr("action", form.getAttribute("action"))} button`;
+    return "";
+  };
+
   const swap = (doc) => {
     const old = document.querySelector("main");
     const fresh = doc.querySelector("main");
     if (!fresh) return;
     const open = [...old.querySelectorAll("details[open][id]")].map((d) => d.id);
-    const focused = old.contains(document.activeElement) ? document.activeElement.id : "";
+    const focused = old.contains(document.activeElement) ? selector(document.activeElement) : "";
     const scroll = window.scrollY;
     old.replaceWith(document.adoptNode(fresh));
     for (const id of open) document.getElementById(id)?.setAttribute("open", "");
-    if (focused) document.getElementById(focused)?.focus({ preventScroll: true });
+    if (focused) document.querySelector(`main ${focused}`)?.focus({ preventScroll: true });
     window.scrollTo(0, scroll);
     body.dataset.watermark = doc.body.dataset.watermark;
     offset = Number(doc.body.dataset.now) - Date.now();
@@ -87,8 +100,9 @@
       const response = await fetch(location.href, { headers: { Accept: "text/html" } });
       if (response.ok) {
         const doc = new DOMParser().parseFromString(await response.text(), "text/html");
-        if (editing()) { stale = true; show("stale", "updated, reload"); }
-        else { stale = false; swap(doc); show("on", "live"); }
+        stale = editing();
+        if (!stale) swap(doc);
+        show();
       }
     } catch (_) {
       // The event stream reports the outage; the next change or reconnection catches up.
@@ -107,10 +121,11 @@
     let lost = false;
     const events = new EventSource("/events");
     events.addEventListener("open", () => {
-      if (!stale) show("on", "live");
+      connected = true;
+      show();
       if (lost) { lost = false; refresh(); }
     });
-    events.addEventListener("error", () => { lost = true; show("off", "reconnecting…"); });
+    events.addEventListener("error", () => { lost = true; connected = false; show(); });
     events.addEventListener("change", (e) => {
       if (e.data !== body.dataset.watermark) refresh();
     });
