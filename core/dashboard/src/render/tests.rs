@@ -580,3 +580,45 @@ fn pages_render_well_under_the_budget() {
         "{queue:?} {stats:?}"
     );
 }
+
+#[test]
+fn the_script_words_times_as_the_server_does() {
+    let deltas: [i64; 12] = [
+        -86_400_000 * 3 - 7_200_000,
+        -3_700_000,
+        -185_000,
+        -1_500,
+        -999,
+        0,
+        999,
+        1_000,
+        42_900,
+        3_600_000,
+        7_380_000,
+        90_000_000,
+    ];
+    let times: Vec<i64> = deltas.iter().map(|d| NOW + d).collect();
+    let input = serde_json::json!({ "due": times, "since": times, "rel": times });
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let node = verdict_test_support::node_bin().join("node");
+    let run = std::process::Command::new(&node)
+        .arg(dir.join("testdata/tick.js"))
+        .arg(dir.join("assets/app.js"))
+        .arg(NOW.to_string())
+        .arg(input.to_string())
+        .output()
+        .unwrap_or_else(|e| panic!("failed to start {}: {e}", node.display()));
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        run.status.success(),
+        "app.js did not run under node: {stderr}"
+    );
+    let words: serde_json::Value =
+        serde_json::from_slice(&run.stdout).expect("tick.js prints JSON");
+    let expect = serde_json::json!({
+        "due": times.iter().map(|&t| time::due(t, NOW)).collect::<Vec<_>>(),
+        "since": times.iter().map(|&t| time::span(NOW - t)).collect::<Vec<_>>(),
+        "rel": times.iter().map(|&t| time::relative(t, NOW)).collect::<Vec<_>>(),
+    });
+    assert_eq!(words, expect);
+}
