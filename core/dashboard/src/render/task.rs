@@ -10,6 +10,7 @@ use super::chart;
 use super::layout::{dollars, number, outcome_badge, state_badge};
 use super::queue::{attempts, why};
 use super::time;
+use super::url::QueueLink;
 use crate::view::{AttemptView, HistoryEntry, Redacted, State, TaskView};
 
 /// The whole `<main>` of a task's page.
@@ -47,8 +48,12 @@ fn facts(now: i64, view: &TaskView) -> Markup {
                 }
             }
             dt { "Key" } dd { code { (row.key) } }
-            @if let Some(campaign) = &row.campaign { dt { "Campaign" } dd { (campaign) } }
-            dt { "Agent" } dd { (row.agent) }
+            @if let Some(campaign) = &row.campaign {
+                dt { "Campaign" }
+                dd { a href=(filtered(Some(campaign.as_str()), None)) { (campaign) } }
+            }
+            dt { "Agent" }
+            dd { a href=(filtered(None, Some(row.agent.as_str()))) { (row.agent) } }
             dt { "Attempts" } dd { (attempts(row.attempts, row.max_attempts)) }
             dt { "Workspace" } dd { code { (view.workspace) } }
             @if let Some(workdir) = &view.workdir { dt { "Work dir" } dd { code { (workdir) } } }
@@ -63,6 +68,17 @@ fn facts(now: i64, view: &TaskView) -> Markup {
             dt { "Changed" } dd { (time::absolute_and_relative(row.updated_at, now)) }
         }
     }
+}
+
+/// The queue filtered by a campaign or an agent, where the page offers actions on all its
+/// tasks.
+fn filtered(campaign: Option<&str>, agent: Option<&str>) -> String {
+    QueueLink {
+        campaign,
+        agent,
+        ..QueueLink::default()
+    }
+    .href()
 }
 
 /// Every attempt, in order, as an ordered list.

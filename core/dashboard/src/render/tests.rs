@@ -506,6 +506,14 @@ fn the_task_page_shows_its_timeline_history_and_diff() {
     ] {
         assert!(html.contains(&format!("<dt>{fact}</dt>")), "{fact}");
     }
+    assert!(
+        html.contains(r#"<dd><a href="/?campaign=q4">q4</a></dd>"#),
+        "{html}"
+    );
+    assert!(
+        html.contains(r#"<dd><a href="/?agent=claude">claude</a></dd>"#),
+        "{html}"
+    );
     assert!(html.contains(r#"<ol class="timeline">"#));
     assert_eq!(html.matches(r#"<li class="attempt""#).count(), 3);
     assert!(html.contains(r#"<span class="badge state-failed">failed</span>"#));
