@@ -252,6 +252,40 @@ fn every_page_has_the_shared_frame() {
     }
 }
 
+/// The values of every `name="…"` attribute in `html`.
+fn attribute_values<'a>(html: &'a str, name: &str) -> Vec<&'a str> {
+    let needle = format!(r#" {name}=""#);
+    html.match_indices(&needle)
+        .filter_map(|(at, _)| html[at + needle.len()..].split('"').next())
+        .collect()
+}
+
+#[test]
+fn ids_are_unique_and_every_reference_names_one() {
+    let mut chrome = chrome(Kind::Fleet, true);
+    chrome.held = vec![Hold {
+        agent: "codex".into(),
+        until: NOW + 5_000,
+    }];
+    for (name, html) in every_page(&chrome) {
+        let ids = attribute_values(&html, "id");
+        let unique: std::collections::BTreeSet<_> = ids.iter().collect();
+        assert_eq!(unique.len(), ids.len(), "{name}: a repeated id in {ids:?}");
+        let mut references = attribute_values(&html, "for");
+        references.extend(attribute_values(&html, "aria-labelledby"));
+        references.extend(attribute_values(&html, "aria-describedby"));
+        let anchors = attribute_values(&html, "href");
+        references.extend(anchors.iter().filter_map(|h| h.strip_prefix('#')));
+        assert!(!references.is_empty(), "{name}");
+        for reference in references {
+            assert!(
+                ids.contains(&reference),
+                "{name}: nothing has the id {reference}"
+            );
+        }
+    }
+}
+
 #[test]
 fn no_page_or_asset_names_another_origin_or_inlines_code() {
     let mut chrome = chrome(Kind::Fleet, true);
