@@ -29,6 +29,10 @@ use layout::{Nav, page};
 pub const CSS: &str = include_str!("../assets/app.css");
 
 /// The script, served at `/assets/app.js`: live updates over server-sent events, countdowns.
+///
+/// It opens `/events` and, on an event of type `change` whose data (a watermark) differs from
+/// the page's, fetches the page's own URL again. Neither request, nor any link or asset, carries
+/// the access token: the server must accept it from a cookie.
 pub const JS: &str = include_str!("../assets/app.js");
 
 /// What every page carries besides its own view.
