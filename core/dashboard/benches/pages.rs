@@ -251,6 +251,7 @@ async fn pages(backend: &str, source: &FleetSource, store: &dyn Store, runs: usi
         actions: true,
         csrf: "bench".into(),
         flash: None,
+        held: Vec::new(),
     };
     let chrome = &chrome;
     let queries = [

@@ -13,8 +13,9 @@ use verdict_core::model::{Fingerprint, Outcome};
 use verdict_core::state::{
     AttemptFinish, AttemptId, FailureRef, NewRun, NewVerification, RunId, RunState, StateDb,
 };
+use verdict_dashboard::render::{self, Chrome};
 use verdict_dashboard::source::LoopSource;
-use verdict_dashboard::view::{Action, QueueQuery, State, Target};
+use verdict_dashboard::view::{Action, Kind, QueueQuery, State, Target};
 use verdict_dashboard::{DashboardError, Source};
 
 /// A GitHub token shape verdict's redaction knows.
@@ -624,14 +625,28 @@ async fn a_secret_in_the_database_never_reaches_a_view() {
         task.attempts[0].digest.is_some(),
         "the digest is shown, redacted"
     );
+    let queue = source.queue(&all(None, None)).await.expect("queue");
+    let analytics = source.analytics().await.expect("analytics");
+    let chrome = Chrome {
+        source: source.describe(),
+        kind: Kind::Loop,
+        now: verdict_core::state::now_ms(),
+        watermark: source.watermark().await.expect("watermark"),
+        actions: false,
+        csrf: String::new(),
+        flash: None,
+        held: metrics.held.clone(),
+    };
     let texts = [
-        serde_json::to_string(&source.queue(&all(None, None)).await.expect("queue")),
-        serde_json::to_string(&task),
-        serde_json::to_string(&source.analytics().await.expect("analytics")),
-        serde_json::to_string(&source.metrics().await.expect("metrics")),
+        serde_json::to_string(&queue).expect("serializes"),
+        serde_json::to_string(&task).expect("serializes"),
+        serde_json::to_string(&analytics).expect("serializes"),
+        serde_json::to_string(&metrics).expect("serializes"),
+        render::queue_page(&chrome, &all(None, None), &queue).into_string(),
+        render::task_page(&chrome, &task).into_string(),
+        render::analytics_page(&chrome, &analytics).into_string(),
     ];
     for text in texts {
-        let text = text.expect("serializes");
         assert!(!text.contains(SECRET), "a secret reached a view: {text}");
         assert!(
             !text.contains("ghp_0123"),
