@@ -9,13 +9,21 @@
 //! `--runs` runs (30): p50, p95 and max, in milliseconds, as a Markdown table.
 //!
 //! PostgreSQL runs on the throw-away cluster of `verdict-test-support` (`VERDICT_TOOLS`).
+//! `--loop-runs N` (1 000; 0 for none) also times a workspace's `LoopSource` over N runs of
+//! `verdict loop`, written through `StateDb` as the driver writes them. It keeps one snapshot of
+//! the runs until the next commit: its max is the first, cold read; p50 the reads after.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use verdict_core::model::{Fingerprint, Outcome};
+use verdict_core::state::{
+    AttemptFinish, FailureRef, NewRun, NewVerification, RunId, RunState, StateDb,
+};
 use verdict_dashboard::render::{self, Chrome};
 use verdict_dashboard::source::FleetSource;
-use verdict_dashboard::view::{Kind, QueueQuery, State};
+use verdict_dashboard::source::LoopSource;
+use verdict_dashboard::view::{QueueQuery, State};
 use verdict_dashboard::{Result, Source};
 use verdict_fleet::{AttemptEnd, Claim, Control, NewTask, Selector, Store, TaskState, WorkerId};
 
@@ -36,6 +44,8 @@ struct Settings {
     tasks: usize,
     runs: usize,
     backend: String,
+    /// Loop runs in a workspace's state database (`--loop-runs N`, 0: none).
+    loop_runs: usize,
 }
 
 fn settings() -> Settings {
@@ -43,6 +53,7 @@ fn settings() -> Settings {
         tasks: 10_000,
         runs: 30,
         backend: "sqlite".into(),
+        loop_runs: 1_000,
     };
     let args: Vec<String> = std::env::args().collect();
     let mut i = 1;
@@ -52,6 +63,7 @@ fn settings() -> Settings {
             "--tasks" => s.tasks = value.parse().expect("--tasks N"),
             "--runs" => s.runs = value.parse().expect("--runs N"),
             "--backend" => s.backend = value,
+            "--loop-runs" => s.loop_runs = value.parse().expect("--loop-runs N"),
             _ => {
                 i += 1;
                 continue;
@@ -242,10 +254,10 @@ where
 }
 
 /// Times every page of `source`; one Markdown row each.
-async fn pages(backend: &str, source: &FleetSource, store: &dyn Store, runs: usize) -> String {
+async fn pages(backend: &str, source: &dyn Source, ids: &[String], runs: usize) -> String {
     let chrome = Chrome {
         source: source.describe(),
-        kind: Kind::Fleet,
+        kind: source.kind(),
         now: verdict_core::state::now_ms(),
         watermark: String::new(),
         actions: true,
@@ -288,14 +300,6 @@ async fn pages(backend: &str, source: &FleetSource, store: &dyn Store, runs: usi
         .await;
         out.push_str(&format!("| {backend} | {name} | {row}\n"));
     }
-    // Tasks with three attempts, spread over the fleet.
-    let ids: Vec<String> = store
-        .tasks(&Selector::Campaign("campaign-3".into()))
-        .await
-        .expect("tasks")
-        .iter()
-        .map(|task| task.id.to_string())
-        .collect();
     let mut next = 0;
     let row = time(runs, || {
         next += 7;
@@ -336,8 +340,112 @@ async fn bench(backend: &str, store: Arc<dyn Store>, s: &Settings, workspace: &s
         s.tasks,
         started.elapsed().as_secs_f64()
     );
+    // Tasks with about three attempts, spread over the fleet.
+    let ids: Vec<String> = store
+        .tasks(&Selector::Campaign("campaign-3".into()))
+        .await
+        .expect("tasks")
+        .iter()
+        .map(|task| task.id.to_string())
+        .collect();
     let source = FleetSource::new(Arc::clone(&store));
-    pages(backend, &source, store.as_ref(), s.runs).await
+    pages(backend, &source, &ids, s.runs).await
+}
+
+/// A workspace's state database with `n` loop runs written as the driver writes them, one
+/// commit per run: about three attempts each, verified with digests and fingerprints, most
+/// passing; the ids of the runs.
+fn fill_loop(path: &std::path::Path, n: usize) -> Vec<String> {
+    let db = StateDb::open(path).expect("open the state database");
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    let workspace = std::path::Path::new("/work/project");
+    (0..n)
+        .map(|i| {
+            let task = new_task(i, "/work/project").task;
+            let agent = AGENTS[i % AGENTS.len()];
+            db.write(|batch| {
+                let run = batch.create_run(&NewRun {
+                    task: &task,
+                    workspace,
+                    config: serde_json::json!({"agents": [agent]}),
+                    max_attempts: 4,
+                })?;
+                let last = 2 + (i % 3) as u32;
+                for number in 1..=last {
+                    loop_attempt(batch, run, number, number == last, agent, &mut rng)?;
+                }
+                Ok(run)
+            })
+            .expect("write a run")
+            .to_string()
+        })
+        .collect()
+}
+
+/// One attempt of a loop run: agent, verification, and the move after it.
+fn loop_attempt(
+    batch: &verdict_core::state::Batch<'_>,
+    run: RunId,
+    number: u32,
+    passes: bool,
+    agent: &str,
+    rng: &mut Rng,
+) -> verdict_core::state::Result<()> {
+    let attempt = batch.begin_attempt(run, number, agent, Some(3_000))?;
+    batch.record_agent_process(attempt, 4242, 4242, 7)?;
+    let finish = AttemptFinish {
+        sessions: &[],
+        session_outcome: "success",
+        output_tail: "done",
+        workspace_changed: true,
+    };
+    batch.finish_attempt(attempt, &finish)?;
+    batch.transition(
+        run,
+        RunState::AgentRunning,
+        RunState::Verifying,
+        "agent finished",
+    )?;
+    let end = failed(rng, agent, TaskState::RetryScheduled, Duration::ZERO);
+    let failures: Vec<FailureRef> = end
+        .fingerprints
+        .iter()
+        .map(|label| FailureRef {
+            fingerprint: Fingerprint::compute("jest", None, None, Some(label), "x"),
+            label: label.clone(),
+        })
+        .collect();
+    let outcome = if passes {
+        Outcome::Passed
+    } else {
+        Outcome::Failed
+    };
+    let verification = NewVerification {
+        outcome,
+        category: (!passes).then_some(end.category.as_deref()).flatten(),
+        confidence: None,
+        location: None,
+        failures: if passes { &[] } else { &failures },
+        flaky: &[],
+        tests_run: Some(120),
+        digest: end.digest.as_deref().unwrap_or_default(),
+        duration: Duration::from_millis(end.verify_ms),
+    };
+    batch.record_verification(run, Some(attempt), &verification)?;
+    if passes {
+        return batch.transition(run, RunState::Verifying, RunState::Passed, "verified green");
+    }
+    batch.transition(
+        run,
+        RunState::Verifying,
+        RunState::RetryScheduled,
+        &end.reason,
+    )?;
+    let payload = serde_json::json!({
+        "next": number + 1, "delay_ms": 0, "guidance": "", "refresh": false, "last": false,
+        "human": null,
+    });
+    batch.record_event(Some(run), "retry_scheduled", &payload)
 }
 
 fn main() {
@@ -372,6 +480,19 @@ fn main() {
                 .await
                 .expect("connect to PostgreSQL");
             out.push_str(&bench("PostgreSQL", Arc::new(store), &s, &workspace).await);
+        }
+        if s.loop_runs > 0 {
+            let path = dir.path().join(".verdict").join("state.db");
+            let started = Instant::now();
+            let ids = fill_loop(&path, s.loop_runs);
+            eprintln!(
+                "loop: {} runs written in {:.0} s",
+                s.loop_runs,
+                started.elapsed().as_secs_f64()
+            );
+            let source = LoopSource::new(path);
+            let backend = format!("loop, {} runs", s.loop_runs);
+            out.push_str(&pages(&backend, &source, &ids, s.runs).await);
         }
     });
     print!("{out}");
