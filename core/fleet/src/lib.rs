@@ -22,6 +22,7 @@
 //! cannot renew its lease stops its agent before the lease expires.
 
 pub mod error;
+mod list;
 pub mod postgres;
 mod schema;
 pub mod sqlite;
@@ -35,7 +36,8 @@ pub use error::FleetError;
 pub use postgres::PgStore;
 pub use sqlite::SqliteStore;
 pub use store::{
-    AgentLimit, AttemptEnd, AttemptRecord, Claim, Control, Counts, LeaseState, Pruned, Rescued,
-    Selector, Store, WorkerId,
+    AgentLimit, AttemptEnd, AttemptRecord, Claim, Control, Counts, Facets, Gauges, HistoryRecord,
+    LeaseState, ListPage, ListQuery, Listed, ListedTask, Pruned, Rescued, Selector, Store,
+    WorkerId,
 };
 pub use task::{NewTask, TaskId, TaskRecord, TaskState};

@@ -270,8 +270,11 @@ async fn a_database_migrated_by_a_newer_verdict_is_refused() {
     a.expect("the first connects");
     b.expect("the second connects");
     assert_eq!(
-        sql(&url, "SELECT max(version) FROM verdict_fleet_schema"),
-        "1"
+        sql(
+            &url,
+            "SELECT count(*) || ':' || max(version) FROM verdict_fleet_schema"
+        ),
+        "2:2"
     );
     sql(
         &url,
@@ -511,6 +514,7 @@ async fn cancel_pause_resume_and_retry_with_guidance() {
         .control(
             &Selector::Agent("codex".to_owned()),
             verdict_fleet::Control::Pause,
+            None,
         )
         .await
         .expect("pause");
@@ -519,6 +523,7 @@ async fn cancel_pause_resume_and_retry_with_guidance() {
         .control(
             &Selector::Campaign("c".to_owned()),
             verdict_fleet::Control::Cancel,
+            None,
         )
         .await
         .expect("cancel");
@@ -551,7 +556,7 @@ async fn cancel_pause_resume_and_retry_with_guidance() {
         "not ended"
     );
     let resumed = store
-        .control(&Selector::All, verdict_fleet::Control::Resume)
+        .control(&Selector::All, verdict_fleet::Control::Resume, None)
         .await
         .expect("resume");
     assert_eq!(resumed, 1);
@@ -673,11 +678,11 @@ async fn a_tasks_history_records_what_happened_to_it_and_when() {
     let id = store.add(&[task("a", 0, "claude")]).await.expect("added")[0].0;
     let selector = Selector::Task("a".to_owned());
     store
-        .control(&selector, verdict_fleet::Control::Pause)
+        .control(&selector, verdict_fleet::Control::Pause, None)
         .await
         .expect("pause");
     store
-        .control(&selector, verdict_fleet::Control::Resume)
+        .control(&selector, verdict_fleet::Control::Resume, None)
         .await
         .expect("resume");
     let claim = store
@@ -686,7 +691,7 @@ async fn a_tasks_history_records_what_happened_to_it_and_when() {
         .expect("claim")
         .expect("a");
     store
-        .control(&selector, verdict_fleet::Control::Cancel)
+        .control(&selector, verdict_fleet::Control::Cancel, None)
         .await
         .expect("cancel");
     tokio::time::sleep(Duration::from_millis(250)).await;

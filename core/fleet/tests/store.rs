@@ -586,7 +586,7 @@ pub(crate) async fn deadline_and_cost_cap_expire_waiting_tasks(db: Db) {
     paused_late.deadline_secs = Some(0);
     add(store, &[late, timely, capped, paused_late]).await;
     store
-        .control(&Selector::Task("paused-late".into()), Control::Pause)
+        .control(&Selector::Task("paused-late".into()), Control::Pause, None)
         .await
         .expect("pause");
     let first = claim(store, LONG).await.expect("capped");
@@ -627,7 +627,10 @@ pub(crate) async fn cancel_pause_and_resume_by_selector(db: Db) {
     }
     add(store, &tasks).await;
     let control = |selector: Selector, control: Control| async move {
-        store.control(&selector, control).await.expect("control")
+        store
+            .control(&selector, control, None)
+            .await
+            .expect("control")
     };
     assert_eq!(
         control(Selector::Campaign("alpha".into()), Control::Pause).await,
@@ -670,7 +673,7 @@ pub(crate) async fn cancel_pause_and_resume_by_selector(db: Db) {
         "already flagged"
     );
     let err = store
-        .control(&Selector::Task("nope".into()), Control::Pause)
+        .control(&Selector::Task("nope".into()), Control::Pause, None)
         .await;
     assert!(err.is_err(), "an unknown task is an error");
 }
@@ -680,12 +683,12 @@ pub(crate) async fn a_running_task_sees_its_cancel_in_the_heartbeat(db: Db) {
     add(store, &[task("a")]).await;
     let running = claim(store, LONG).await.expect("a claim");
     let paused = store
-        .control(&Selector::Task("a".into()), Control::Pause)
+        .control(&Selector::Task("a".into()), Control::Pause, None)
         .await;
     assert_eq!(paused.expect("pause"), 1, "a running task can be paused");
     assert_eq!(
         store
-            .control(&Selector::Task("a".into()), Control::Cancel)
+            .control(&Selector::Task("a".into()), Control::Cancel, None)
             .await
             .expect("cancel"),
         1
@@ -714,7 +717,7 @@ pub(crate) async fn a_lost_task_a_person_cancelled_ends_cancelled(db: Db) {
     let store = &db.store;
     add(store, &[task("a")]).await;
     let running = claim(store, LONG).await.expect("a claim");
-    let cancel = store.control(&Selector::All, Control::Cancel).await;
+    let cancel = store.control(&Selector::All, Control::Cancel, None).await;
     assert_eq!(cancel.expect("cancel"), 1);
     lapse(store, &[&running]).await;
     assert_eq!(store.rescue().await.expect("rescue").len(), 1);
@@ -804,7 +807,7 @@ pub(crate) async fn a_cancel_asked_during_an_attempt_wins_over_its_retry(db: Db)
     let selector = Selector::Task("a".to_owned());
     assert_eq!(
         store
-            .control(&selector, Control::Cancel)
+            .control(&selector, Control::Cancel, None)
             .await
             .expect("cancel"),
         1
@@ -987,7 +990,7 @@ pub(crate) async fn counts_say_when_the_fleet_is_idle(db: Db) {
     assert_eq!(counts.next_due_in, Some(0));
     assert!(!counts.idle());
     store
-        .control(&Selector::Task("b".into()), Control::Pause)
+        .control(&Selector::Task("b".into()), Control::Pause, None)
         .await
         .expect("pause");
     let a = claim(store, LONG).await.expect("a");

@@ -11,6 +11,8 @@
 //! finish.rs    how an attempt ended
 //! control.rs   add's transaction, limits, cancel/pause/resume, retry, prune
 //! read.rs      tasks, attempts, events, counts
+//! dashboard.rs a dashboard's reads: the queue's pages, history, facets, gauges, watermark
+//! listen.rs    LISTEN verdict_fleet on a connection of its own, for a dashboard's live page
 //! rows.rs      rows into records
 //! store.rs     the Store contract, each method handed to one of the above
 //! ```
@@ -19,10 +21,13 @@ mod add;
 mod claim;
 mod connect;
 mod control;
+mod dashboard;
 mod finish;
+mod listen;
 mod read;
 mod rows;
 mod sql;
 mod store;
 
 pub use connect::PgStore;
+pub use listen::listen;
