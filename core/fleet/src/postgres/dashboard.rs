@@ -12,20 +12,23 @@ use crate::list::{Dialect, filter, page};
 use crate::store::{Facets, Gauges, HistoryRecord, ListPage, ListQuery, ListedTask};
 use crate::task::TaskId;
 
-/// The waiting tasks split, and since when the oldest due, unpaused one is due.
-const WAITING: &str = concat!(
-    "SELECT count(*) FILTER (WHERE state = 'pending' AND NOT paused) AS pending,
-        count(*) FILTER (WHERE state = 'retry_scheduled' AND NOT paused) AS retry,
-        count(*) FILTER (WHERE paused) AS paused,
-        min(CASE WHEN paused THEN NULL
-                 WHEN state = 'pending' THEN updated_at
-                 WHEN next_retry_at <= ",
+/// The waiting tasks split, counted over `tasks_due`.
+const WAITING: &str = "SELECT state, paused, count(*) AS n FROM tasks
+    WHERE state IN ('pending', 'retry_scheduled') GROUP BY state, paused";
+
+/// Since when the oldest due, unpaused waiting task is due (a pending one since it became
+/// pending, the first of `tasks_by_state_update` not paused; a scheduled retry since its time),
+/// and the server's now.
+const DUE_SINCE: &str = concat!(
+    "SELECT least(
+        (SELECT updated_at FROM tasks WHERE state = 'pending' AND NOT paused
+         ORDER BY updated_at LIMIT 1),
+        (SELECT min(next_retry_at) FROM tasks
+         WHERE state = 'retry_scheduled' AND NOT paused AND next_retry_at <= ",
     now!(),
-    " THEN next_retry_at END) AS due_since,
-        ",
+    ")) AS since, ",
     now!(),
-    " AS now
-    FROM tasks WHERE state IN ('pending', 'retry_scheduled')"
+    " AS now"
 );
 
 impl PgStore {
@@ -128,8 +131,9 @@ impl PgStore {
     /// trip.
     pub(super) async fn queue_gauges(&self) -> Result<Gauges> {
         let client = self.client().await?;
-        let (waiting, outcomes) = tokio::try_join!(
+        let (waiting, due, outcomes) = tokio::try_join!(
             query(&client, WAITING, &[]),
+            query(&client, DUE_SINCE, &[]),
             query(
                 &client,
                 "SELECT outcome, count(*) AS n FROM attempts WHERE outcome IS NOT NULL
@@ -138,13 +142,20 @@ impl PgStore {
             ),
         )?;
         let mut gauges = Gauges::default();
-        if let Some(row) = waiting.first() {
+        for row in &waiting {
+            let n = unsigned(get(row, "n")?);
+            if get(row, "paused")? {
+                gauges.paused += n;
+            } else if get::<String>(row, "state")? == "pending" {
+                gauges.pending += n;
+            } else {
+                gauges.retry_scheduled += n;
+            }
+        }
+        if let Some(row) = due.first() {
             let now: i64 = get(row, "now")?;
-            gauges.pending = unsigned(get(row, "pending")?);
-            gauges.retry_scheduled = unsigned(get(row, "retry")?);
-            gauges.paused = unsigned(get(row, "paused")?);
             gauges.oldest_due_ms =
-                get::<Option<i64>>(row, "due_since")?.map(|since| (now - since).max(0));
+                get::<Option<i64>>(row, "since")?.map(|since| (now - since).max(0));
         }
         for row in &outcomes {
             gauges

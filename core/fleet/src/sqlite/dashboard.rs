@@ -1,7 +1,7 @@
 //! A dashboard's reads on SQLite: a page of the queue, a task's history, the filters' choices,
 //! the gauges alerting watches, and the watermark. Each runs in one read transaction.
 
-use rusqlite::{Transaction, params_from_iter};
+use rusqlite::{OptionalExtension, Transaction, params_from_iter};
 
 use super::read::{TASK_COLUMNS, task_from_row, unsigned};
 use super::run::TxResult;
@@ -78,30 +78,47 @@ pub(super) fn facets(tx: &Transaction<'_>) -> TxResult<Facets> {
 }
 
 /// Waiting tasks split, the oldest due one's age, rescues and outcomes, each counted by
-/// SQLite over an index (`tasks_due`, `attempts_by_outcome`).
+/// SQLite over an index: the counts over `tasks_due`, the oldest due pending task the first of
+/// `tasks_by_state_update` not paused, outcomes over `attempts_by_outcome`.
 pub(super) fn gauges(tx: &Transaction<'_>, now: i64) -> TxResult<Gauges> {
-    let mut gauges = tx
+    let mut gauges = Gauges::default();
+    let mut statement = tx.prepare_cached(
+        "SELECT state, paused, COUNT(*) FROM tasks
+         WHERE state IN ('pending', 'retry_scheduled') GROUP BY state, paused",
+    )?;
+    let rows = statement.query_map([], |row| {
+        Ok((
+            row.get::<_, String>(0)?,
+            row.get::<_, bool>(1)?,
+            unsigned(row, 2)?,
+        ))
+    })?;
+    for found in rows {
+        match found? {
+            (_, true, n) => gauges.paused += n,
+            (state, false, n) if state == "pending" => gauges.pending += n,
+            (_, false, n) => gauges.retry_scheduled += n,
+        }
+    }
+    // A pending task is due since it became pending; a scheduled retry since its time.
+    let pending: Option<i64> = tx
         .prepare_cached(
-            "SELECT
-                COUNT(*) FILTER (WHERE state = 'pending' AND NOT paused),
-                COUNT(*) FILTER (WHERE state = 'retry_scheduled' AND NOT paused),
-                COUNT(*) FILTER (WHERE paused),
-                MIN(CASE WHEN paused THEN NULL
-                         WHEN state = 'pending' THEN updated_at
-                         WHEN next_retry_at <= ?1 THEN next_retry_at END)
-             FROM tasks WHERE state IN ('pending', 'retry_scheduled')",
+            "SELECT updated_at FROM tasks WHERE state = 'pending' AND paused = 0
+             ORDER BY updated_at LIMIT 1",
         )?
-        .query_row([now], |row| {
-            Ok(Gauges {
-                pending: unsigned(row, 0)?,
-                retry_scheduled: unsigned(row, 1)?,
-                paused: unsigned(row, 2)?,
-                oldest_due_ms: row
-                    .get::<_, Option<i64>>(3)?
-                    .map(|since| (now - since).max(0)),
-                ..Gauges::default()
-            })
-        })?;
+        .query_row([], |row| row.get(0))
+        .optional()?;
+    let retry: Option<i64> = tx
+        .prepare_cached(
+            "SELECT MIN(next_retry_at) FROM tasks
+             WHERE state = 'retry_scheduled' AND paused = 0 AND next_retry_at <= ?1",
+        )?
+        .query_row([now], |row| row.get(0))?;
+    let since = match (pending, retry) {
+        (Some(p), Some(r)) => Some(p.min(r)),
+        (p, r) => p.or(r),
+    };
+    gauges.oldest_due_ms = since.map(|since| (now - since).max(0));
     let mut statement = tx.prepare_cached(
         "SELECT outcome, COUNT(*) FROM attempts WHERE outcome IS NOT NULL
          GROUP BY outcome ORDER BY outcome",
