@@ -8,6 +8,8 @@
 //! task.rs      what a task is (NewTask from a JSONL line, its key, TaskRecord, TaskState)
 //! store.rs     the Store contract both backends keep: add, claim, heartbeat, finish, rescue,
 //!              control, status, prune — every transition one transaction, time from the database
+//!              — and a dashboard's reads: list, history, facets, gauges, watermark
+//! list.rs      the dashboard's queue filter, written once for both dialects
 //! sqlite/      the embedded backend (WAL, BEGIN IMMEDIATE, refused on a network filesystem)
 //! postgres/    the server backend (FOR UPDATE SKIP LOCKED, NOTIFY on every transition)
 //! schema.rs    the one schema, migrated by verdict on both

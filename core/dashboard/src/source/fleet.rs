@@ -51,8 +51,8 @@ impl FleetSource {
     }
 
     /// Reads `store`, and with `Some(url)` (the PostgreSQL database the store is on) hints at
-    /// changes from `LISTEN verdict_fleet` on a connection of its own (see
-    /// [`verdict_fleet::postgres::listen`]).
+    /// changes from `LISTEN verdict_fleet` (see [`verdict_fleet::postgres::listen`]). Each call
+    /// of [`Source::changes`] opens a connection of its own: call it once and share the hints.
     pub fn with_listener(store: Arc<dyn Store>, url: Option<String>) -> FleetSource {
         FleetSource { store, listen: url }
     }
@@ -108,8 +108,8 @@ impl Source for FleetSource {
             .collect();
         Ok(QueueView {
             counts: by_state(&counts, &gauges),
-            campaigns: facets.campaigns,
-            agents: facets.providers,
+            campaigns: redacted(facets.campaigns),
+            agents: redacted(facets.providers),
             rows,
             total: page.total,
             held: holds(held),
@@ -178,7 +178,8 @@ impl FleetSource {
         let Some(task) = self.store.task(id).await? else {
             return Err(no_task(id));
         };
-        if !self.store.retry(&task.id.to_string(), guidance).await? {
+        // The id as given: the store resolves it as it did for the read above.
+        if !self.store.retry(id, guidance).await? {
             return Err(DashboardError::Invalid(format!(
                 "task {} is {}: only a task that ended without passing is sent back",
                 task.id,
@@ -282,9 +283,20 @@ fn by_state(counts: &Counts, gauges: &Gauges) -> Vec<(State, u64)> {
         .collect()
 }
 
+/// Names a person typed (campaigns, agents), redacted like every other text.
+fn redacted(names: Vec<String>) -> Vec<String> {
+    names
+        .into_iter()
+        .map(|name| Redacted::new(&name).to_string())
+        .collect()
+}
+
 fn holds(held: Vec<(String, i64)>) -> Vec<Hold> {
     held.into_iter()
-        .map(|(agent, until)| Hold { agent, until })
+        .map(|(agent, until)| Hold {
+            agent: Redacted::new(&agent).to_string(),
+            until,
+        })
         .collect()
 }
 

@@ -1,7 +1,8 @@
 //! The PostgreSQL backend: several machines on one server. Due tasks and free agent slots are
 //! taken with `SELECT … FOR UPDATE SKIP LOCKED`, so claimers never wait on each other; each
 //! transition is one transaction, timed by the server's `now()`; every committed transition
-//! sends `pg_notify('verdict_fleet', <task id>)`.
+//! sends `pg_notify('verdict_fleet', <task id>)` (`hold` for a provider held) and bumps the
+//! counter a dashboard's watermark reads.
 //!
 //! ```text
 //! connect.rs   PgStore: the pool, the URL without its password, migrations
