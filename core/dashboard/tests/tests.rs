@@ -1,4 +1,4 @@
-//! The dashboard's integration tests, one binary: each module tests one part against real
-//! databases.
+//! The dashboard's integration tests: one binary, one module per file.
 
+mod fleet_source;
 mod loop_source;
