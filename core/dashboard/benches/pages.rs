@@ -180,7 +180,7 @@ async fn fill(store: Arc<dyn Store>, n: usize, workspace: &str) {
     for i in tail + 2 * LEFT..n {
         let selector = Selector::Task(format!("bench-{i:05}"));
         store
-            .control(&selector, Control::Pause)
+            .control(&selector, Control::Pause, Some("bench"))
             .await
             .expect("pause");
     }
