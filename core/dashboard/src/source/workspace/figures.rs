@@ -150,19 +150,18 @@ fn group<'a>(name: String, attempts: u64, runs: impl Iterator<Item = &'a RunInfo
 
 /// Failed attempt verifications by category, most first.
 fn by_category(snapshot: &Snapshot, runs: &HashMap<RunId, &RunInfo>) -> Vec<Group> {
-    let mut categories: BTreeMap<String, (u64, Vec<RunId>)> = BTreeMap::new();
+    let mut categories: BTreeMap<String, (u64, HashSet<RunId>)> = BTreeMap::new();
     for (run, verification) in &snapshot.verifications {
         if verification.outcome == Outcome::Passed {
             continue;
         }
-        let name = verification
-            .category
-            .clone()
-            .unwrap_or_else(|| "unknown".to_owned());
-        let entry = categories.entry(name).or_default();
-        entry.0 += 1;
-        if !entry.1.contains(run) {
-            entry.1.push(*run);
+        let name = verification.category.as_deref().unwrap_or("unknown");
+        if !categories.contains_key(name) {
+            categories.insert(name.to_owned(), Default::default());
+        }
+        if let Some(entry) = categories.get_mut(name) {
+            entry.0 += 1;
+            entry.1.insert(*run);
         }
     }
     let mut groups: Vec<Group> = categories

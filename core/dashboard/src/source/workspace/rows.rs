@@ -39,10 +39,9 @@ pub(crate) fn agent_of(info: &RunInfo) -> String {
         .to_owned()
 }
 
-/// The first line of `text`, cut to [`TITLE_CHARS`]; the text is redacted whole first, so that
-/// a cut never splits a secret past the point where redaction recognises it.
-pub(crate) fn title(text: &str) -> Redacted {
-    let whole = Redacted::new(text);
+/// The first line of a task's text, cut to [`TITLE_CHARS`]. It takes the text redacted whole, so
+/// that a cut never splits a secret past the point where redaction recognises it.
+fn title_of(whole: &Redacted) -> Redacted {
     let line = whole.as_str().lines().next().unwrap_or_default();
     let cut: String = line.chars().take(TITLE_CHARS).collect();
     if cut.len() < line.len() {
@@ -101,10 +100,11 @@ pub(crate) fn row(info: &RunInfo) -> (TaskRow, String) {
         .map(|(at, scheduled)| at.saturating_add(scheduled.delay_ms.min(i64::MAX as u64) as i64));
     let reason = reason_of(info).map(|reason| Redacted::new(&reason));
     let text = Redacted::new(&run.task);
+    let title = title_of(&text);
     let row = TaskRow {
         id: run.id.to_string(),
         key: Redacted::new(&run.task_hash),
-        title: title(&run.task),
+        title,
         state: state_of(run.state),
         campaign: None,
         agent: Redacted::new(&agent_of(info)),
