@@ -1,5 +1,6 @@
 //! How long the dashboard's pages take over a fleet of 10 000 tasks: `cargo bench -p
-//! verdict-dashboard --bench pages -- [--tasks N] [--runs N] [--backend sqlite|postgres|both]`.
+//! verdict-dashboard --bench pages -- [--tasks N] [--runs N] [--backend sqlite|postgres|both]
+//! [--loop-runs N]`; the backend is SQLite unless said.
 //!
 //! The fleet is filled through the real [`Store`] API, as workers fill it: every task added
 //! (5 agents, 10 campaigns, multi-line task texts), claimed and finished about three times with
