@@ -4,7 +4,7 @@
 mod add;
 mod attempt;
 mod control;
-mod open;
+pub(crate) mod open;
 mod status;
 mod work;
 

@@ -6,6 +6,7 @@
 mod budget;
 mod config;
 mod config_file;
+mod dashboard;
 mod exit;
 mod fleet;
 mod global;
@@ -106,6 +107,8 @@ enum Command {
     Loop(loop_cmd::Args),
     /// Run many loop tasks from a queue (SQLite or PostgreSQL) with workers and scheduled retries.
     Fleet(fleet::Args),
+    /// Serve a live web page of a fleet's queue or of the loop's runs, with an access token.
+    Dashboard(dashboard::Args),
     /// Serve verdict's tools to coding agents over the Model Context Protocol, or install it.
     Mcp(mcp::Args),
     /// Print the completion script of a shell.
@@ -161,6 +164,7 @@ fn main() -> std::process::ExitCode {
         Command::Stats(args) => history::stats(&args),
         Command::Loop(args) => loop_cmd::run(&args),
         Command::Fleet(args) => fleet::run(&args),
+        Command::Dashboard(args) => dashboard::run(&args),
         Command::Mcp(args) => mcp::run(&args),
         Command::Completions(args) => completions(args.shell),
         Command::Schema(args) => schema::run(&args),

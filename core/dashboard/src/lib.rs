@@ -15,3 +15,10 @@ pub mod view;
 
 pub use error::{DashboardError, Result};
 pub use source::Source;
+
+/// A new access token: 32 bytes from the operating system's randomness, in hex.
+pub fn new_token() -> std::io::Result<String> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).map_err(std::io::Error::other)?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
