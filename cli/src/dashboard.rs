@@ -68,7 +68,7 @@ pub(crate) struct Args {
     new_token: bool,
 
     /// How often to look for changes when the database pushes none, in milliseconds
-    #[arg(long, value_name = "MS", default_value_t = 500, hide = true)]
+    #[arg(long, value_name = "MS", default_value_t = 250, hide = true)]
     poll_ms: u64,
 }
 

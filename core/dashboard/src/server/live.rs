@@ -33,7 +33,8 @@ pub(crate) async fn watch(
         Ok(watermark) => watermark,
         Err(error) => {
             tracing::warn!("failed to read the dashboard's watermark: {error}");
-            String::new()
+            // Not empty: an event without data is never delivered to a page.
+            "unread".to_owned()
         }
     };
     let (tx, rx) = watch::channel(first);

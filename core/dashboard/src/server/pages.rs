@@ -32,6 +32,8 @@ async fn chrome(app: &App, headers: &HeaderMap) -> Result<Chrome, DashboardError
         csrf: app.csrf.clone(),
         flash: guard::cookie(headers, &app.flash_cookie)
             .map(|text| guard::query_value(Some(&format!("m={text}")), "m").unwrap_or(text)),
+        // The queue's and the analytics' views carry the holds; other pages need no read more.
+        held: Vec::new(),
     })
 }
 
@@ -64,6 +66,7 @@ fn failed(app: &App, error: &DashboardError) -> Response {
         actions: false,
         csrf: String::new(),
         flash: None,
+        held: Vec::new(),
     };
     let message = Redacted::new(&format!("failed to read the database: {error}"));
     let markup = render::message_page(&chrome, "Could not read the database", message.as_str());
