@@ -36,7 +36,9 @@ fn planted_token() -> String {
 }
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/dashboard").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/dashboard")
+        .join(name)
 }
 
 /// A running `verdict dashboard` over a fleet, its token kept in the fleet's directory.
@@ -191,9 +193,11 @@ fn row_text(browser: &Browser, key: &str) -> Option<String> {
 
 /// Waits until the queue's row of `key` says `label` (a state's words).
 fn wait_row(browser: &Browser, key: &str, label: &str) {
-    browser.wait_for(&format!("the row of {key} to say {label:?}"), LIVE, |page| {
-        row_text(page, key).filter(|row| row.contains(label))
-    });
+    browser.wait_for(
+        &format!("the row of {key} to say {label:?}"),
+        LIVE,
+        |page| row_text(page, key).filter(|row| row.contains(label)),
+    );
 }
 
 /// Waits until a task page's heading says `label`.
@@ -283,7 +287,10 @@ fn a_retry_then_a_pass_shows_without_a_reload(fleet: Fleet) {
 }
 
 fn the_page_catches_up_after_the_server_restarts(fleet: Fleet) {
-    fleet.add(&[fleet.task("stays-task", "fix"), fleet.task("goes-task", "fix")]);
+    fleet.add(&[
+        fleet.task("stays-task", "fix"),
+        fleet.task("goes-task", "fix"),
+    ]);
     let mut dashboard = Dashboard::start(&fleet, false);
     let browser = Browser::start(&format!("catches-up-{}", backend(&fleet)));
     browser.goto(&dashboard.url);
@@ -323,8 +330,9 @@ fn the_guidance_form_reaches_the_next_prompt(fleet: Fleet) {
     assert_eq!(fleet.task_status("guided-task")["state"], "passed");
     let last = fleet.calls_of("guided-task").last().copied();
     let last = last.expect("the agent ran");
-    let prompt = std::fs::read_to_string(fleet.path(&format!("ready/guided-task-prompt-{last}.txt")))
-        .expect("the last prompt");
+    let prompt =
+        std::fs::read_to_string(fleet.path(&format!("ready/guided-task-prompt-{last}.txt")))
+            .expect("the last prompt");
     assert!(prompt.contains(guidance), "{prompt}");
 
     // The page, open all along, shows the pass and the retry in the history, with its time.
@@ -370,11 +378,18 @@ fn requests_without_the_token_or_from_elsewhere_are_refused(fleet: Fleet) {
     let host = format!("Host: 127.0.0.1:{port}");
     let bearer = format!("Authorization: Bearer {token}");
     let get = |path: &str, headers: &[&str]| {
-        request(port, &format!("GET {path} HTTP/1.1\r\n{}", headers.join("\r\n")), "")
+        request(
+            port,
+            &format!("GET {path} HTTP/1.1\r\n{}", headers.join("\r\n")),
+            "",
+        )
     };
 
     assert_eq!(get("/", &[&host]).0, 401, "no token");
-    assert_eq!(get("/?token=0123456789abcdef0123456789abcdef", &[&host]).0, 401);
+    assert_eq!(
+        get("/?token=0123456789abcdef0123456789abcdef", &[&host]).0,
+        401
+    );
     assert_eq!(get("/", &[&host, "Authorization: Bearer wrong"]).0, 401);
     assert_eq!(get("/events", &[&host]).0, 401, "the event stream too");
     assert_eq!(get("/metrics", &[&host]).0, 401, "and /metrics");
@@ -400,10 +415,17 @@ fn requests_without_the_token_or_from_elsewhere_are_refused(fleet: Fleet) {
     let own = format!("http://127.0.0.1:{port}");
     assert_eq!(post(&own, ""), 403, "no csrf field");
     assert_eq!(post(&own, "csrf=0000"), 403, "a wrong csrf field");
-    assert_eq!(post("http://attacker.example", &format!("csrf={csrf}")), 403);
+    assert_eq!(
+        post("http://attacker.example", &format!("csrf={csrf}")),
+        403
+    );
     let task = fleet.task_status("held-task");
     assert_eq!(task["state"], "pending", "nothing was paused: {task:#}");
-    assert_eq!(post(&own, &format!("csrf={csrf}")), 303, "the real form is taken");
+    assert_eq!(
+        post(&own, &format!("csrf={csrf}")),
+        303,
+        "the real form is taken"
+    );
 
     // A person who opens the bare address is told what is missing.
     let browser = Browser::start(&format!("refused-{}", backend(&fleet)));
@@ -438,16 +460,22 @@ fn a_planted_secret_never_reaches_a_page(fleet: Fleet) {
         dashboard.base() + "/analytics",
         dashboard.base() + "/?q=ghp_",
     ];
-    let mut shown = String::new();
+    let mut html = String::new();
     for page in &pages {
         browser.goto(page);
-        let (html, text) = (browser.html(), browser.text());
-        assert!(!html.contains(&token), "{page} carries the token in its HTML");
-        assert!(!text.contains(&token), "{page} shows the token");
-        shown.push_str(&text);
+        // Everything folded away unfolded, as a person clicking through would see it.
+        browser.script("document.querySelectorAll('details').forEach(d => d.open = true);");
+        let (page_html, text) = (browser.html(), browser.text());
+        assert!(
+            !page_html.contains(&token),
+            "{page} carries the token in its HTML"
+        );
+        assert!(!text.contains(&token), "{page} shows the token: {text}");
+        html.push_str(&page_html);
     }
-    // The failure did reach the pages, redacted.
-    assert!(shown.contains("redacted"), "{shown}");
+    // The failing test and what carried the token did reach the pages: redacted.
+    assert!(html.contains("test_leaks_a_token"), "{html}");
+    assert!(html.contains("[redacted:"), "{html}");
     let (_, metrics) = request(
         dashboard.port,
         &format!(
@@ -458,6 +486,7 @@ fn a_planted_secret_never_reaches_a_page(fleet: Fleet) {
     );
     assert!(!metrics.contains(&token), "/metrics carries the token");
     browser.goto(&dashboard.task_url(&id));
+    browser.script("document.querySelectorAll('details').forEach(d => d.open = true);");
     browser.screenshot();
 }
 
@@ -469,7 +498,11 @@ fn the_page_makes_no_request_to_another_origin(fleet: Fleet) {
     let browser = Browser::start(&format!("same-origin-{}", backend(&fleet)));
     browser.goto(&dashboard.url);
     let base = dashboard.base();
-    for page in [base.clone() + "/", dashboard.task_url(&id), base.clone() + "/analytics"] {
+    for page in [
+        base.clone() + "/",
+        dashboard.task_url(&id),
+        base.clone() + "/analytics",
+    ] {
         browser.goto(&page);
         browser.wait_for("the page to finish loading", LIVE, |page| {
             (page.script("return document.readyState;") == json!("complete")).then_some(())

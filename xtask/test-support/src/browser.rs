@@ -60,16 +60,20 @@ const SWITCHES: &[&str] = &[
     "--disable-extensions",
     "--no-default-browser-check",
     "--metrics-recording-only",
-    // The network time, models, translation, casting, and the preconnect to the default search
-    // engine (DuckDuckGo in Debian's build) on every navigation.
+    // The network time, models, translation, casting, the preconnect to the default search
+    // engine (DuckDuckGo in Debian's build) on every navigation, and the autofill server that
+    // every page with a form is reported to.
     "--disable-features=NetworkTimeServiceQuerying,OptimizationHints,Translate,MediaRouter,\
-     PreconnectToSearch,PreconnectToSearchNonGoogle",
+     PreconnectToSearch,PreconnectToSearchNonGoogle,AutofillServerCommunication",
     // Sign-in and the on-demand component installs (the on-device model manifest) have no
     // switch that silences them: pointed at a closed loopback port, they stay off the network.
     "--gaia-url=http://127.0.0.1:9/",
     "--component-updater=url-source=http://127.0.0.1:9/",
-    "--window-size=1280,900",
 ];
+
+/// The window's size, as a laptop's.
+const WIDTH: u32 = 1280;
+const HEIGHT: u32 = 900;
 
 /// One headless Chromium with one page, and the proxy that sees its foreign requests.
 pub struct Browser {
@@ -123,6 +127,7 @@ impl Browser {
             profile.join("data").display()
         ));
         args.push(format!("--proxy-server=127.0.0.1:{}", self.proxy.port));
+        args.push(format!("--window-size={WIDTH},{HEIGHT}"));
         let capabilities = json!({
             "browserName": "chrome",
             "pageLoadStrategy": "normal",
@@ -254,10 +259,23 @@ impl Browser {
         self.proxy.seen()
     }
 
-    /// Saves a screenshot of the page as `<name>.png` under [`artifacts_dir`] and returns its
-    /// path; it stays after the test.
+    /// Saves a screenshot of the whole page (not only what the window shows) as `<name>.png`
+    /// under [`artifacts_dir`] and returns its path; it stays after the test.
     pub fn screenshot(&self) -> PathBuf {
-        let png = self.run("take a screenshot", self.client().screenshot());
+        let sizes = self.script(
+            "return [document.documentElement.scrollHeight, window.outerHeight - window.innerHeight];",
+        );
+        let size = |i: usize| sizes[i].as_u64().unwrap_or(0);
+        // The window grows to the page for the shot, within a bound, then shrinks back.
+        let tall =
+            u32::try_from((size(0) + size(1)).clamp(u64::from(HEIGHT), 12_000)).unwrap_or(HEIGHT);
+        let client = self.client();
+        let png = self.run("take a screenshot", async {
+            client.set_window_size(WIDTH, tall).await?;
+            let png = client.screenshot().await;
+            client.set_window_size(WIDTH, HEIGHT).await?;
+            png
+        });
         let path = artifacts_dir().join(format!("{}.png", self.name));
         std::fs::write(&path, png)
             .unwrap_or_else(|e| panic!("failed to write {}: {e}", path.display()));
