@@ -2,10 +2,11 @@
 //! Chromium (`/usr/bin/chromium`) driven through its WebDriver (`/usr/bin/chromedriver`) with the
 //! `fantoccini` client, over plain HTTP on loopback.
 //!
-//! [`Browser::start`] starts chromedriver on a free loopback port, in a process group of its own,
-//! and opens one session: Chromium headless, as root without its sandbox, with a fresh empty
-//! profile, and with everything it would fetch in the background switched off (on this closed
-//! network it otherwise stalls on it). Every request Chromium makes to another host goes through
+//! [`Browser::start`] starts chromedriver on a free loopback port, in a process group of its own
+//! led by a small guard that ends the group when the test process ends, however it ends. It
+//! opens one session: Chromium headless, as root without its sandbox, with a fresh empty profile,
+//! and with everything it would fetch in the background switched off (on this closed network it
+//! otherwise stalls on it). Every request Chromium makes to another host goes through
 //! a proxy that is a listener in this process: loopback bypasses proxies, so what reaches it is
 //! exactly what the page asked of another origin ([`Browser::foreign_requests`]).
 //!
@@ -350,22 +351,38 @@ pub fn artifacts_dir() -> PathBuf {
     dir
 }
 
-/// Starts chromedriver on a free loopback port, its home in `profile`; the child and the port. A port taken between
-/// finding it free and chromedriver binding it makes chromedriver exit, and another is tried.
+/// The guard chromedriver runs under: `$@` is chromedriver's command. The guard leads the
+/// process group that chromedriver and Chromium join, and kills that group when chromedriver
+/// exits or when its standard input (a pipe the test process holds) closes: a test process that
+/// is killed, and so never drops its [`Browser`], leaves no browser behind.
+const GUARD: &str = r#"
+exec 3<&0
+"$@" </dev/null 3<&- &
+driver=$!
+{ while read -r _; do :; done; kill -KILL 0; } <&3 &
+exec 3<&-
+wait "$driver"
+kill -KILL 0
+"#;
+
+/// Starts chromedriver (under [`GUARD`]) on a free loopback port, its home in `profile`; the
+/// guard and the port. A port taken between finding it free and chromedriver binding it makes
+/// chromedriver exit, and another is tried.
 fn start_driver(profile: &Path) -> (Child, u16) {
     let mut failures = Vec::new();
     for _ in 0..3 {
         let port = free_port();
-        let mut driver = Command::new(CHROMEDRIVER)
+        let mut driver = Command::new("sh")
+            .args(["-c", GUARD, "verdict-chromedriver-guard", CHROMEDRIVER])
             .arg(format!("--port={port}"))
             // Everything Chromium keeps outside its profile (crash reports, caches) goes there too.
             .env("HOME", profile.join("home"))
             .env("XDG_CONFIG_HOME", profile.join("home/.config"))
             .env("XDG_CACHE_HOME", profile.join("home/.cache"))
-            .stdin(Stdio::null())
+            .stdin(Stdio::piped())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
-            // Its own group, with Chromium in it: one signal ends them all.
+            // Its own group, with chromedriver and Chromium in it: one signal ends them all.
             .process_group(0)
             .spawn()
             .unwrap_or_else(|e| panic!("failed to start {CHROMEDRIVER}: {e}"));
@@ -624,5 +641,28 @@ mod tests {
             "a process outlived the handle"
         );
         assert!(!profile.exists(), "the profile is removed");
+    }
+
+    #[test]
+    fn a_test_process_that_dies_leaves_no_browser() {
+        let mut browser = Browser::start("browser-guard");
+        let profile = browser.profile();
+        assert!(
+            !processes_using(&profile).is_empty(),
+            "Chromium runs on its profile"
+        );
+        // What the test process's death does: the pipe to the guard closes.
+        drop(browser.driver.stdin.take());
+        let start = Instant::now();
+        while !processes_using(&profile).is_empty() {
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "still running: {:?}",
+                processes_using(&profile)
+            );
+            std::thread::sleep(POLL);
+        }
+        let status = browser.driver.wait().expect("the guard is reaped");
+        assert!(!status.success(), "the guard ended its group: {status}");
     }
 }
