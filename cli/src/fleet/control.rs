@@ -58,7 +58,7 @@ pub(crate) fn run(args: &Args, control: Control) -> Result<ExitCode> {
         {
             bail!("no task {task} in the fleet ({})", store.describe());
         }
-        anyhow::Ok(store.control(&selector, control).await?)
+        anyhow::Ok(store.control(&selector, control, None).await?)
     })?;
     let verb = match control {
         Control::Cancel => "cancelled",

@@ -26,8 +26,9 @@ use std::time::{Duration, Instant};
 use async_trait::async_trait;
 use verdict_fleet::worker::{self, Attempts, Live, Stop, WorkerOptions};
 use verdict_fleet::{
-    AgentLimit, AttemptEnd, AttemptRecord, Claim, Control, Counts, LeaseState, NewTask, Pruned,
-    Rescued, Selector, Store, TaskId, TaskRecord, TaskState, WorkerId,
+    AgentLimit, AttemptEnd, AttemptRecord, Claim, Control, Counts, Facets, Gauges, HistoryRecord,
+    LeaseState, ListPage, ListQuery, NewTask, Pruned, Rescued, Selector, Store, TaskId, TaskRecord,
+    TaskState, WorkerId,
 };
 
 /// What one store call took, by kind.
@@ -150,8 +151,13 @@ impl Store for Timed {
         self.record(|t| &mut t.rescue, start);
         rescued
     }
-    async fn control(&self, s: &Selector, c: Control) -> verdict_fleet::error::Result<u64> {
-        self.inner.control(s, c).await
+    async fn control(
+        &self,
+        s: &Selector,
+        c: Control,
+        note: Option<&str>,
+    ) -> verdict_fleet::error::Result<u64> {
+        self.inner.control(s, c, note).await
     }
     async fn retry(&self, task: &str, guidance: &str) -> verdict_fleet::error::Result<bool> {
         self.inner.retry(task, guidance).await
@@ -192,6 +198,21 @@ impl Store for Timed {
     }
     async fn held(&self) -> verdict_fleet::error::Result<Vec<(String, i64)>> {
         self.inner.held().await
+    }
+    async fn list(&self, q: &ListQuery) -> verdict_fleet::error::Result<ListPage> {
+        self.inner.list(q).await
+    }
+    async fn history(&self, task: TaskId) -> verdict_fleet::error::Result<Vec<HistoryRecord>> {
+        self.inner.history(task).await
+    }
+    async fn facets(&self) -> verdict_fleet::error::Result<Facets> {
+        self.inner.facets().await
+    }
+    async fn gauges(&self) -> verdict_fleet::error::Result<Gauges> {
+        self.inner.gauges().await
+    }
+    async fn watermark(&self) -> verdict_fleet::error::Result<String> {
+        self.inner.watermark().await
     }
     async fn prune(&self, age: Duration, passed: bool) -> verdict_fleet::error::Result<Pruned> {
         self.inner.prune(age, passed).await

@@ -8,6 +8,8 @@
 //! task.rs      what a task is (NewTask from a JSONL line, its key, TaskRecord, TaskState)
 //! store.rs     the Store contract both backends keep: add, claim, heartbeat, finish, rescue,
 //!              control, status, prune — every transition one transaction, time from the database
+//!              — and a dashboard's reads: list, history, facets, gauges, watermark
+//! list.rs      the dashboard's queue filter, written once for both dialects
 //! sqlite/      the embedded backend (WAL, BEGIN IMMEDIATE, refused on a network filesystem)
 //! postgres/    the server backend (FOR UPDATE SKIP LOCKED, NOTIFY on every transition)
 //! schema.rs    the one schema, migrated by verdict on both
@@ -22,6 +24,7 @@
 //! cannot renew its lease stops its agent before the lease expires.
 
 pub mod error;
+mod list;
 pub mod postgres;
 mod schema;
 pub mod sqlite;
@@ -35,7 +38,8 @@ pub use error::FleetError;
 pub use postgres::PgStore;
 pub use sqlite::SqliteStore;
 pub use store::{
-    AgentLimit, AttemptEnd, AttemptRecord, Claim, Control, Counts, LeaseState, Pruned, Rescued,
-    Selector, Store, WorkerId,
+    AgentLimit, AttemptEnd, AttemptRecord, Claim, Control, Counts, Facets, Gauges, HistoryRecord,
+    LeaseState, ListPage, ListQuery, Listed, ListedTask, Pruned, Rescued, Selector, Store,
+    WorkerId,
 };
 pub use task::{NewTask, TaskId, TaskRecord, TaskState};

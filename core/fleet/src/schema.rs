@@ -107,6 +107,18 @@ pub(crate) const SQLITE: &[&str] = &[
     );
     CREATE INDEX task_history_by_task ON task_history (task_id, id);
     ",
+    // 2: a dashboard's reads: the queue most recently changed first (in all, or in one
+    // state), attempts counted by outcome, and the counter its watermark reads.
+    "
+    CREATE INDEX tasks_by_update ON tasks (updated_at, id);
+    CREATE INDEX tasks_by_state_update ON tasks (state, updated_at, id);
+    CREATE INDEX attempts_by_outcome ON attempts (outcome);
+    CREATE TABLE changes (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        n  INTEGER NOT NULL
+    );
+    INSERT INTO changes (id, n) VALUES (1, 0);
+    ",
 ];
 
 /// PostgreSQL's migrations, the same as [`SQLITE`]'s in its dialect; the table
@@ -215,6 +227,17 @@ pub(crate) const POSTGRES: &[&str] = &[
         detail  TEXT
     );
     CREATE INDEX task_history_by_task ON task_history (task_id, id);
+    ",
+    // 2: as SQLite's 2.
+    "
+    CREATE INDEX tasks_by_update ON tasks (updated_at, id);
+    CREATE INDEX tasks_by_state_update ON tasks (state, updated_at, id);
+    CREATE INDEX attempts_by_outcome ON attempts (outcome);
+    CREATE TABLE changes (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        n  BIGINT  NOT NULL
+    );
+    INSERT INTO changes (id, n) VALUES (1, 0);
     ",
 ];
 

@@ -150,6 +150,8 @@ pub struct AttemptRecord {
     pub cost_usd: Option<f64>,
     /// The delay scheduled after it, in milliseconds.
     pub retry_delay_ms: Option<u64>,
+    /// The digest the next prompt carried (redacted when written, as every digest is).
+    pub digest: Option<String>,
     /// The task's campaign (joined in for analytics).
     pub campaign: Option<String>,
 }
@@ -236,6 +238,94 @@ pub struct Pruned {
     pub workdirs: Vec<String>,
 }
 
+/// Which tasks [`Store::list`] shows by where they stand, as a dashboard counts them: a paused
+/// waiting task is `Paused`, never `Pending` or `RetryScheduled`, so the counts add up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Listed {
+    /// Tasks in this state; for `pending` and `retry_scheduled`, only the unpaused ones.
+    State(TaskState),
+    /// Waiting tasks (pending or retry scheduled) a person paused.
+    Paused,
+}
+
+/// What [`Store::list`] shows: filters, a search and a page.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ListQuery {
+    /// Only tasks standing so.
+    pub state: Option<Listed>,
+    /// Only tasks of this campaign.
+    pub campaign: Option<String>,
+    /// Only tasks of this provider.
+    pub provider: Option<String>,
+    /// Only tasks whose key, task text or reason contains this, ignoring case (ASCII case on
+    /// SQLite, every script's on PostgreSQL).
+    pub search: Option<String>,
+    /// How many matching tasks to skip.
+    pub offset: u64,
+    /// How many to return at most.
+    pub limit: u64,
+}
+
+/// One task of a [`ListPage`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ListedTask {
+    /// The task.
+    pub task: TaskRecord,
+    /// For a running task, the worker that holds its current claim.
+    pub worker: Option<String>,
+    /// For a running task, when its current claim started.
+    pub claimed_at: Option<i64>,
+}
+
+/// One page of [`Store::list`].
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ListPage {
+    /// The tasks, most recently changed first (`updated_at`, then id, descending).
+    pub tasks: Vec<ListedTask>,
+    /// How many tasks match the query's filters and search, over every page.
+    pub total: u64,
+}
+
+/// One row of a task's history.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HistoryRecord {
+    /// When, by the database's clock.
+    pub at: i64,
+    /// What happened, in a word or two: added, paused, resumed, cancelled, cancel requested,
+    /// retry, expired, rescued.
+    pub action: String,
+    /// Its detail: the guidance given, the reason, or who asked (an origin note).
+    pub detail: Option<String>,
+}
+
+/// The campaigns and providers there are, for a dashboard's filters.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Facets {
+    /// Every campaign a task names, sorted.
+    pub campaigns: Vec<String>,
+    /// Every provider a task names, sorted.
+    pub providers: Vec<String>,
+}
+
+/// What alerting watches, computed in the database.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Gauges {
+    /// Pending tasks not paused.
+    pub pending: u64,
+    /// Scheduled retries not paused.
+    pub retry_scheduled: u64,
+    /// Waiting tasks (pending or retry scheduled) a person paused.
+    pub paused: u64,
+    /// Milliseconds since the oldest due, unpaused waiting task became due: a pending one when
+    /// it last changed (added, handed back, sent back or resumed), a scheduled retry at its
+    /// `next_retry_at`. `None` when none is due.
+    pub oldest_due_ms: Option<i64>,
+    /// Attempts taken back from a worker whose lease expired (outcome `interrupted`), in all.
+    pub interrupted: u64,
+    /// Ended attempts by outcome, sorted by outcome.
+    pub outcomes: Vec<(String, u64)>,
+}
+
 /// A fleet's database. Both backends keep every clause of this contract; the integration
 /// tests run one suite against each.
 #[async_trait]
@@ -279,8 +369,15 @@ pub trait Store: Send + Sync {
     /// (not counted), the task due at once, its slot freed.
     async fn rescue(&self) -> Result<Vec<Rescued>>;
 
-    /// Cancels, pauses or resumes the tasks `selector` names; returns how many changed.
-    async fn control(&self, selector: &Selector, control: Control) -> Result<u64>;
+    /// Cancels, pauses or resumes the tasks `selector` names; returns how many changed. Each
+    /// change is recorded in the task's history with when, and with `note` (who asked, e.g.
+    /// `dashboard`) as its detail.
+    async fn control(
+        &self,
+        selector: &Selector,
+        control: Control,
+        note: Option<&str>,
+    ) -> Result<u64>;
 
     /// Sends an ended task back (escalated, failed, expired, cancelled) with a person's
     /// guidance: pending at once, its attempt count reset to 0 (its attempts granted anew), a
@@ -306,6 +403,27 @@ pub trait Store: Send + Sync {
 
     /// Tasks by state, and when the next is due.
     async fn counts(&self) -> Result<Counts>;
+
+    /// One page of the tasks `query` names, most recently changed first, with how many match
+    /// in all; a running task carries its current claim's worker and start. One read.
+    async fn list(&self, query: &ListQuery) -> Result<ListPage>;
+
+    /// The task's history, oldest first.
+    async fn history(&self, task: TaskId) -> Result<Vec<HistoryRecord>>;
+
+    /// The campaigns and providers the tasks name.
+    async fn facets(&self) -> Result<Facets>;
+
+    /// Waiting tasks split, the age of the oldest due one, rescues and ended attempts by
+    /// outcome, each counted by the database.
+    async fn gauges(&self) -> Result<Gauges>;
+
+    /// A short text that differs after every committed transition a dashboard shows (a task's
+    /// state or flags, an attempt claimed or finished, its events, a history row, a provider
+    /// held, tasks pruned), from any handle or process; it is a counter every such transaction
+    /// bumps, read in one indexed row. Heartbeats do not change it (a lease renewed shows
+    /// nothing new), nor do claims that find nothing, agent limits or campaign caps.
+    async fn watermark(&self) -> Result<String>;
 
     /// Caps what the tasks of `campaign` may cost together, in US dollars (`None` lifts the
     /// cap); the campaign is created if it has no task yet. Its waiting tasks expire at the next

@@ -270,8 +270,11 @@ async fn a_database_migrated_by_a_newer_verdict_is_refused() {
     a.expect("the first connects");
     b.expect("the second connects");
     assert_eq!(
-        sql(&url, "SELECT max(version) FROM verdict_fleet_schema"),
-        "1"
+        sql(
+            &url,
+            "SELECT count(*) || ':' || max(version) FROM verdict_fleet_schema"
+        ),
+        "2:2"
     );
     sql(
         &url,
@@ -511,6 +514,7 @@ async fn cancel_pause_resume_and_retry_with_guidance() {
         .control(
             &Selector::Agent("codex".to_owned()),
             verdict_fleet::Control::Pause,
+            None,
         )
         .await
         .expect("pause");
@@ -519,6 +523,7 @@ async fn cancel_pause_resume_and_retry_with_guidance() {
         .control(
             &Selector::Campaign("c".to_owned()),
             verdict_fleet::Control::Cancel,
+            None,
         )
         .await
         .expect("cancel");
@@ -551,7 +556,7 @@ async fn cancel_pause_resume_and_retry_with_guidance() {
         "not ended"
     );
     let resumed = store
-        .control(&Selector::All, verdict_fleet::Control::Resume)
+        .control(&Selector::All, verdict_fleet::Control::Resume, None)
         .await
         .expect("resume");
     assert_eq!(resumed, 1);
@@ -673,11 +678,11 @@ async fn a_tasks_history_records_what_happened_to_it_and_when() {
     let id = store.add(&[task("a", 0, "claude")]).await.expect("added")[0].0;
     let selector = Selector::Task("a".to_owned());
     store
-        .control(&selector, verdict_fleet::Control::Pause)
+        .control(&selector, verdict_fleet::Control::Pause, None)
         .await
         .expect("pause");
     store
-        .control(&selector, verdict_fleet::Control::Resume)
+        .control(&selector, verdict_fleet::Control::Resume, None)
         .await
         .expect("resume");
     let claim = store
@@ -686,7 +691,7 @@ async fn a_tasks_history_records_what_happened_to_it_and_when() {
         .expect("claim")
         .expect("a");
     store
-        .control(&selector, verdict_fleet::Control::Cancel)
+        .control(&selector, verdict_fleet::Control::Cancel, None)
         .await
         .expect("cancel");
     tokio::time::sleep(Duration::from_millis(250)).await;
@@ -771,4 +776,79 @@ fn the_cluster_stops_when_its_test_process_is_killed() {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+/// The next hint, within ten seconds.
+async fn hint(hints: &mut tokio::sync::mpsc::Receiver<()>, what: &str) {
+    tokio::time::timeout(Duration::from_secs(10), hints.recv())
+        .await
+        .unwrap_or_else(|_| panic!("no hint of {what}"))
+        .unwrap_or_else(|| panic!("the listener ended before {what}"));
+}
+
+/// Empties the channel of hints already sent.
+async fn settle(hints: &mut tokio::sync::mpsc::Receiver<()>) {
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    while hints.try_recv().is_ok() {}
+}
+
+#[tokio::test]
+async fn the_listener_hears_other_stores_and_survives_a_killed_connection() {
+    let url = database().await;
+    let mut hints = verdict_fleet::postgres::listen(&url)
+        .await
+        .expect("a listener");
+    let store = pg_connect(&url).await;
+    // A burst of transitions is one hint or a few, never one per task.
+    let tasks: Vec<NewTask> = (0..50)
+        .map(|n| task(&format!("t{n}"), 0, "claude"))
+        .collect();
+    store.add(&tasks).await.expect("added");
+    hint(&mut hints, "the add").await;
+    settle(&mut hints).await;
+    let claimed = store.claim(&worker(0), LEASE).await.expect("claim");
+    assert!(claimed.is_some());
+    hint(&mut hints, "the claim").await;
+
+    // The server drops the listener's connection: it connects again and says so.
+    let killed = sql(
+        &url,
+        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity \
+         WHERE application_name = 'verdict-fleet-listener' AND datname = current_database()",
+    );
+    assert_eq!(killed, "1");
+    hint(&mut hints, "the reconnection").await;
+    settle(&mut hints).await;
+    let listening = sql(
+        &url,
+        "SELECT count(*) FROM pg_stat_activity \
+         WHERE application_name = 'verdict-fleet-listener' AND datname = current_database()",
+    );
+    assert_eq!(listening, "1", "the listener is connected again");
+    store
+        .control(
+            &Selector::Task("t7".into()),
+            verdict_fleet::Control::Pause,
+            None,
+        )
+        .await
+        .expect("pause");
+    hint(&mut hints, "the pause after the reconnection").await;
+
+    // Dropping the receiver ends the listener and closes its connection.
+    drop(hints);
+    let mut gone = false;
+    for _ in 0..50 {
+        let left = sql(
+            &url,
+            "SELECT count(*) FROM pg_stat_activity \
+             WHERE application_name = 'verdict-fleet-listener' AND datname = current_database()",
+        );
+        if left == "0" {
+            gone = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(gone, "the listener's connection is closed");
 }

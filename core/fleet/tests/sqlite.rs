@@ -71,7 +71,7 @@ fn processes_opening_a_new_database_at_once_migrate_it_once() {
     let version: i64 = conn
         .query_row("PRAGMA user_version", [], |row| row.get(0))
         .expect("the version");
-    assert_eq!(version, 1);
+    assert_eq!(version, 2);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -82,15 +82,15 @@ async fn what_people_do_to_a_task_is_in_its_history() {
     let store = open(&path);
     store.add(&[task("a")]).await.expect("add");
     store
-        .control(&Selector::Task("a".into()), Control::Pause)
+        .control(&Selector::Task("a".into()), Control::Pause, None)
         .await
         .expect("pause");
     store
-        .control(&Selector::All, Control::Resume)
+        .control(&Selector::All, Control::Resume, None)
         .await
         .expect("resume");
     store
-        .control(&Selector::All, Control::Cancel)
+        .control(&Selector::All, Control::Cancel, None)
         .await
         .expect("cancel");
     assert!(store.retry("a", "try the other API").await.expect("retry"));

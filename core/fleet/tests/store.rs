@@ -11,8 +11,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use verdict_fleet::{
-    AgentLimit, AttemptEnd, Claim, Control, LeaseState, NewTask, Selector, Store, TaskState,
-    WorkerId,
+    AgentLimit, AttemptEnd, Claim, Control, LeaseState, ListQuery, Listed, NewTask, Selector,
+    Store, TaskState, WorkerId,
 };
 
 /// Makes one `#[tokio::test]` per scenario for a backend: `suite!(sqlite)` runs every
@@ -42,6 +42,9 @@ macro_rules! suite {
             a_task_runs_where_its_work_directory_is,
             counts_say_when_the_fleet_is_idle,
             prune_removes_old_tasks_and_passed_work_directories,
+            list_filters_searches_and_pages_the_queue,
+            history_facets_and_gauges_say_what_happened,
+            the_watermark_moves_with_each_transition_and_only_then,
         );
     };
     (@tests $backend:ident: $($scenario:ident),* $(,)?) => {
@@ -586,7 +589,7 @@ pub(crate) async fn deadline_and_cost_cap_expire_waiting_tasks(db: Db) {
     paused_late.deadline_secs = Some(0);
     add(store, &[late, timely, capped, paused_late]).await;
     store
-        .control(&Selector::Task("paused-late".into()), Control::Pause)
+        .control(&Selector::Task("paused-late".into()), Control::Pause, None)
         .await
         .expect("pause");
     let first = claim(store, LONG).await.expect("capped");
@@ -627,7 +630,10 @@ pub(crate) async fn cancel_pause_and_resume_by_selector(db: Db) {
     }
     add(store, &tasks).await;
     let control = |selector: Selector, control: Control| async move {
-        store.control(&selector, control).await.expect("control")
+        store
+            .control(&selector, control, None)
+            .await
+            .expect("control")
     };
     assert_eq!(
         control(Selector::Campaign("alpha".into()), Control::Pause).await,
@@ -670,7 +676,7 @@ pub(crate) async fn cancel_pause_and_resume_by_selector(db: Db) {
         "already flagged"
     );
     let err = store
-        .control(&Selector::Task("nope".into()), Control::Pause)
+        .control(&Selector::Task("nope".into()), Control::Pause, None)
         .await;
     assert!(err.is_err(), "an unknown task is an error");
 }
@@ -680,12 +686,12 @@ pub(crate) async fn a_running_task_sees_its_cancel_in_the_heartbeat(db: Db) {
     add(store, &[task("a")]).await;
     let running = claim(store, LONG).await.expect("a claim");
     let paused = store
-        .control(&Selector::Task("a".into()), Control::Pause)
+        .control(&Selector::Task("a".into()), Control::Pause, None)
         .await;
     assert_eq!(paused.expect("pause"), 1, "a running task can be paused");
     assert_eq!(
         store
-            .control(&Selector::Task("a".into()), Control::Cancel)
+            .control(&Selector::Task("a".into()), Control::Cancel, None)
             .await
             .expect("cancel"),
         1
@@ -714,7 +720,7 @@ pub(crate) async fn a_lost_task_a_person_cancelled_ends_cancelled(db: Db) {
     let store = &db.store;
     add(store, &[task("a")]).await;
     let running = claim(store, LONG).await.expect("a claim");
-    let cancel = store.control(&Selector::All, Control::Cancel).await;
+    let cancel = store.control(&Selector::All, Control::Cancel, None).await;
     assert_eq!(cancel.expect("cancel"), 1);
     lapse(store, &[&running]).await;
     assert_eq!(store.rescue().await.expect("rescue").len(), 1);
@@ -804,7 +810,7 @@ pub(crate) async fn a_cancel_asked_during_an_attempt_wins_over_its_retry(db: Db)
     let selector = Selector::Task("a".to_owned());
     assert_eq!(
         store
-            .control(&selector, Control::Cancel)
+            .control(&selector, Control::Cancel, None)
             .await
             .expect("cancel"),
         1
@@ -937,6 +943,7 @@ pub(crate) async fn finish_records_what_the_attempt_says(db: Db) {
     );
     assert_eq!(attempt.retry_delay_ms, Some(30_000));
     assert_eq!(attempt.campaign.as_deref(), Some("alpha"));
+    assert_eq!(attempt.digest.as_deref(), Some("src/a.ts: TS2322"));
     assert!(attempt.finished_at.expect("finished") >= attempt.claimed_at);
     // A running claim's lease and the finished task's cleared one.
     assert!(!task.cancel_requested);
@@ -987,7 +994,7 @@ pub(crate) async fn counts_say_when_the_fleet_is_idle(db: Db) {
     assert_eq!(counts.next_due_in, Some(0));
     assert!(!counts.idle());
     store
-        .control(&Selector::Task("b".into()), Control::Pause)
+        .control(&Selector::Task("b".into()), Control::Pause, None)
         .await
         .expect("pause");
     let a = claim(store, LONG).await.expect("a");
@@ -1056,4 +1063,271 @@ pub(crate) async fn prune_removes_old_tasks_and_passed_work_directories(db: Db) 
         attempts.is_empty(),
         "attempts go with their tasks: {attempts:?}"
     );
+}
+
+/// The keys of a page of `list`, and the total.
+async fn listed(store: &Arc<dyn Store>, query: ListQuery) -> (Vec<String>, u64) {
+    let query = ListQuery {
+        limit: if query.limit == 0 { 100 } else { query.limit },
+        ..query
+    };
+    let page = store.list(&query).await.expect("list");
+    let keys = page.tasks.iter().map(|t| t.task.spec.key.clone()).collect();
+    (keys, page.total)
+}
+
+/// Only tasks standing so.
+fn standing(state: Listed) -> ListQuery {
+    ListQuery {
+        state: Some(state),
+        ..ListQuery::default()
+    }
+}
+
+pub(crate) async fn list_filters_searches_and_pages_the_queue(db: Db) {
+    let store = &db.store;
+    let mut tasks = Vec::new();
+    for (key, campaign, agent) in [
+        ("alpha-1", "alpha", "claude -p"),
+        ("alpha-2", "alpha", "codex exec"),
+        ("beta-1", "beta", "claude -p"),
+        ("beta-2", "beta", "codex exec"),
+        ("loose", "", "claude -p"),
+    ] {
+        let mut t = task(key);
+        t.campaign = (!campaign.is_empty()).then(|| campaign.to_owned());
+        t.agents = vec![agent.to_owned()];
+        t.priority = i32::from(key == "alpha-1") + i32::from(key == "beta-1");
+        tasks.push(t);
+    }
+    tasks[4].task = "Rename the PARSER module".into();
+    add(store, &tasks).await;
+    // alpha-1 runs, beta-1 fails and waits for its retry, alpha-2 is paused.
+    let running = claim(store, LONG).await.expect("a claim");
+    let failing = claim(store, LONG).await.expect("a claim");
+    assert_eq!(
+        (
+            running.task.spec.key.as_str(),
+            failing.task.spec.key.as_str()
+        ),
+        ("alpha-1", "beta-1")
+    );
+    let failed = AttemptEnd {
+        reason: "TS2322 in Widget.ts".into(),
+        ..scheduled(Duration::from_secs(600))
+    };
+    assert!(store.finish(&failing, &failed).await.expect("finish"));
+    let paused = store
+        .control(&Selector::Task("alpha-2".into()), Control::Pause, None)
+        .await
+        .expect("pause");
+    assert_eq!(paused, 1);
+
+    // Counts add up: the paused task is neither pending nor retry scheduled.
+    let (all, total) = listed(store, ListQuery::default()).await;
+    assert_eq!(total, 5);
+    assert_eq!(all[0], "alpha-2", "the last changed comes first: {all:?}");
+    let mut sum = 0;
+    for state in [
+        Listed::State(TaskState::Pending),
+        Listed::State(TaskState::Running),
+        Listed::State(TaskState::RetryScheduled),
+        Listed::Paused,
+    ] {
+        sum += listed(store, standing(state)).await.1;
+    }
+    assert_eq!(sum, 5);
+    assert_eq!(
+        listed(store, standing(Listed::State(TaskState::Pending))).await,
+        (vec!["loose".to_owned(), "beta-2".to_owned()], 2)
+    );
+    assert_eq!(
+        listed(store, standing(Listed::Paused)).await,
+        (vec!["alpha-2".to_owned()], 1)
+    );
+    let page = store
+        .list(&ListQuery {
+            limit: 10,
+            ..standing(Listed::State(TaskState::Running))
+        })
+        .await
+        .expect("list");
+    assert_eq!(page.tasks.len(), 1);
+    let row = &page.tasks[0];
+    assert_eq!(row.worker.as_deref(), Some("host-a-worker-1"));
+    assert_eq!(row.claimed_at, Some(running.task.updated_at));
+
+    // Filters by campaign and provider, and a search over key, text and reason.
+    let campaign = ListQuery {
+        campaign: Some("alpha".into()),
+        ..ListQuery::default()
+    };
+    assert_eq!(listed(store, campaign).await.1, 2);
+    let provider = ListQuery {
+        provider: Some("codex".into()),
+        campaign: Some("beta".into()),
+        ..ListQuery::default()
+    };
+    assert_eq!(
+        listed(store, provider).await,
+        (vec!["beta-2".to_owned()], 1)
+    );
+    for (needle, expected) in [("BETA", 2), ("parser", 1), ("widget.TS", 1), ("%", 0)] {
+        let search = ListQuery {
+            search: Some(needle.into()),
+            ..ListQuery::default()
+        };
+        assert_eq!(listed(store, search).await.1, expected, "search {needle}");
+    }
+
+    // Pages follow one order, and the total counts every page.
+    let mut seen = Vec::new();
+    for offset in [0, 2, 4] {
+        let (keys, total) = listed(
+            store,
+            ListQuery {
+                offset,
+                limit: 2,
+                ..ListQuery::default()
+            },
+        )
+        .await;
+        assert_eq!(total, 5);
+        seen.extend(keys);
+    }
+    assert_eq!(seen, all);
+}
+
+pub(crate) async fn history_facets_and_gauges_say_what_happened(db: Db) {
+    let store = &db.store;
+    let mut a = task("a");
+    a.campaign = Some("zeta".into());
+    let mut b = task("b");
+    b.campaign = Some("alpha".into());
+    b.agents = vec!["codex exec".into()];
+    let ids = add(store, &[a, b, task("c"), task("d")]).await;
+    let facets = store.facets().await.expect("facets");
+    assert_eq!(facets.campaigns, ["alpha", "zeta"]);
+    assert_eq!(facets.providers, ["claude", "codex"]);
+
+    let gauges = store.gauges().await.expect("gauges");
+    assert_eq!(
+        (gauges.pending, gauges.retry_scheduled, gauges.paused),
+        (4, 0, 0)
+    );
+    assert!(gauges.oldest_due_ms.is_some_and(|ms| ms >= 0), "{gauges:?}");
+    assert!(gauges.outcomes.is_empty());
+
+    // a: paused from the dashboard; b: fails and waits; c: its worker dies and it is rescued.
+    let noted = store
+        .control(
+            &Selector::Task("a".into()),
+            Control::Pause,
+            Some("dashboard"),
+        )
+        .await
+        .expect("pause");
+    assert_eq!(noted, 1);
+    let b_claim = claim(store, LONG).await.expect("b");
+    assert!(
+        store
+            .finish(&b_claim, &scheduled(Duration::from_secs(600)))
+            .await
+            .expect("finish")
+    );
+    let c_claim = claim(store, LONG).await.expect("c");
+    lapse(store, &[&c_claim]).await;
+    assert_eq!(store.rescue().await.expect("rescue").len(), 1);
+    let d_claim = claim(store, LONG).await.expect("c or d");
+    assert!(
+        store
+            .finish(&d_claim, &end(TaskState::Passed, true))
+            .await
+            .expect("finish")
+    );
+
+    let history = store.history(ids[0]).await.expect("history");
+    let actions: Vec<(&str, Option<&str>)> = history
+        .iter()
+        .map(|h| (h.action.as_str(), h.detail.as_deref()))
+        .collect();
+    assert_eq!(actions, [("added", None), ("paused", Some("dashboard"))]);
+    assert!(history[1].at >= history[0].at);
+    assert!(
+        store
+            .history(ids[2])
+            .await
+            .expect("history")
+            .iter()
+            .any(|h| h.action == "rescued")
+    );
+
+    let gauges = store.gauges().await.expect("gauges");
+    // One of c and d passed; the other waits, due since it was handed back.
+    assert_eq!(
+        (gauges.pending, gauges.retry_scheduled, gauges.paused),
+        (1, 1, 1)
+    );
+    assert_eq!(gauges.interrupted, 1);
+    let outcomes: Vec<(&str, u64)> = gauges
+        .outcomes
+        .iter()
+        .map(|(o, n)| (o.as_str(), *n))
+        .collect();
+    assert_eq!(
+        outcomes,
+        [("interrupted", 1), ("passed", 1), ("retry_scheduled", 1)]
+    );
+    let due = gauges.oldest_due_ms.expect("one is due");
+    assert!((0..60_000).contains(&due), "{due}");
+}
+
+pub(crate) async fn the_watermark_moves_with_each_transition_and_only_then(db: Db) {
+    let store = &db.store;
+    let other = db.another().await;
+    let mark = || async { store.watermark().await.expect("watermark") };
+    let start = mark().await;
+    assert_eq!(mark().await, start, "nothing changed");
+    assert!(claim(store, LONG).await.is_none());
+    assert_eq!(
+        mark().await,
+        start,
+        "a claim that found nothing changes nothing"
+    );
+    add(&other, &[task("a")]).await;
+    let added = mark().await;
+    assert_ne!(added, start, "an add through another handle");
+    let claimed = claim(store, LONG).await.expect("a");
+    let running = mark().await;
+    assert_ne!(running, added);
+    assert!(
+        store.heartbeat(&claimed, LONG).await.expect("heartbeat") != LeaseState::Lost,
+        "renewed"
+    );
+    assert_eq!(mark().await, running, "a heartbeat shows nothing new");
+    other
+        .hold("claude", Duration::from_secs(60))
+        .await
+        .expect("hold");
+    let held = mark().await;
+    assert_ne!(held, running);
+    assert!(
+        store
+            .finish(&claimed, &end(TaskState::Escalated, true))
+            .await
+            .expect("finish")
+    );
+    let finished = mark().await;
+    assert_ne!(finished, held);
+    assert!(store.retry("a", "look at b.rs").await.expect("retry"));
+    let retried = mark().await;
+    assert_ne!(retried, finished);
+    assert_eq!(
+        store
+            .control(&Selector::Task("a".into()), Control::Resume, None)
+            .await
+            .expect("resume"),
+        0
+    );
+    assert_eq!(mark().await, retried, "a resume that changed nothing");
 }

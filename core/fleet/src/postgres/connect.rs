@@ -30,46 +30,7 @@ impl PgStore {
     /// a newer verdict is refused. Connections are plain TCP or a unix socket: a URL that
     /// requires TLS is refused with why.
     pub async fn connect(url: &str) -> Result<PgStore> {
-        // The parser's message may quote the URL, password included: it is not passed on.
-        let mut config: Config = url.parse().map_err(|_| {
-            FleetError::Invalid(
-                "not a PostgreSQL URL (postgres://user:password@host:port/database)".into(),
-            )
-        })?;
-        // Without TLS, `sslmode=require` would fail in a handshake whose message says little.
-        if config.get_ssl_mode() == SslMode::Require {
-            return Err(FleetError::Invalid(format!(
-                "{}: this verdict connects to PostgreSQL without TLS, and the URL requires it \
-                 (sslmode=require); on a trusted network use sslmode=disable, else reach the \
-                 server through a tunnel",
-                describe(&config)
-            )));
-        }
-        if config.get_connect_timeout().is_none() {
-            config.connect_timeout(Duration::from_secs(10));
-        }
-        // A worker cut off from the server learns it from a failed statement within half a
-        // minute, not after the system's TCP retries (a quarter of an hour).
-        if config.get_tcp_user_timeout().is_none() {
-            config.tcp_user_timeout(Duration::from_secs(30));
-        }
-        if config.get_keepalives_idle() == Duration::from_secs(2 * 60 * 60) {
-            config.keepalives_idle(Duration::from_secs(30));
-        }
-        // The queue's statements touch a row or a few: compiling them (which the server does
-        // when an estimate looks costly, as one over a table never analyzed can) costs tens of
-        // milliseconds and saves nothing. A transaction of the store waits on nothing but its
-        // statements: one idle for long is a worker cut off mid-transaction, whose row locks
-        // the server then releases instead of waiting hours to see the connection is dead.
-        let ours = "-c jit=off -c idle_in_transaction_session_timeout=30s";
-        let options = match config.get_options() {
-            Some(given) => format!("{given} {ours}"),
-            None => ours.to_owned(),
-        };
-        config.options(options);
-        if config.get_application_name().is_none() {
-            config.application_name("verdict-fleet");
-        }
+        let config = config(url)?;
         let describe = describe(&config);
         // Recycling checks nothing: a check is a round trip and a transaction on every use, and
         // a broken connection fails its statement anyway.
@@ -168,8 +129,54 @@ impl PgStore {
     }
 }
 
+/// The connection settings `url` names, with this store's timeouts and options: plain TCP or
+/// a unix socket (a URL that requires TLS is refused with why).
+pub(super) fn config(url: &str) -> Result<Config> {
+    // The parser's message may quote the URL, password included: it is not passed on.
+    let mut config: Config = url.parse().map_err(|_| {
+        FleetError::Invalid(
+            "not a PostgreSQL URL (postgres://user:password@host:port/database)".into(),
+        )
+    })?;
+    // Without TLS, `sslmode=require` would fail in a handshake whose message says little.
+    if config.get_ssl_mode() == SslMode::Require {
+        return Err(FleetError::Invalid(format!(
+            "{}: this verdict connects to PostgreSQL without TLS, and the URL requires it \
+             (sslmode=require); on a trusted network use sslmode=disable, else reach the \
+             server through a tunnel",
+            describe(&config)
+        )));
+    }
+    if config.get_connect_timeout().is_none() {
+        config.connect_timeout(Duration::from_secs(10));
+    }
+    // A worker cut off from the server learns it from a failed statement within half a
+    // minute, not after the system's TCP retries (a quarter of an hour).
+    if config.get_tcp_user_timeout().is_none() {
+        config.tcp_user_timeout(Duration::from_secs(30));
+    }
+    if config.get_keepalives_idle() == Duration::from_secs(2 * 60 * 60) {
+        config.keepalives_idle(Duration::from_secs(30));
+    }
+    // The queue's statements touch a row or a few: compiling them (which the server does
+    // when an estimate looks costly, as one over a table never analyzed can) costs tens of
+    // milliseconds and saves nothing. A transaction of the store waits on nothing but its
+    // statements: one idle for long is a worker cut off mid-transaction, whose row locks
+    // the server then releases instead of waiting hours to see the connection is dead.
+    let ours = "-c jit=off -c idle_in_transaction_session_timeout=30s";
+    let options = match config.get_options() {
+        Some(given) => format!("{given} {ours}"),
+        None => ours.to_owned(),
+    };
+    config.options(options);
+    if config.get_application_name().is_none() {
+        config.application_name("verdict-fleet");
+    }
+    Ok(config)
+}
+
 /// The URL without its password: `postgres://user@host:port/database`.
-fn describe(config: &Config) -> String {
+pub(super) fn describe(config: &Config) -> String {
     let ports = config.get_ports();
     let hosts: Vec<String> = config
         .get_hosts()

@@ -7,7 +7,9 @@ use deadpool_postgres::GenericClient;
 
 use super::PgStore;
 use super::rows::get;
-use super::sql::{error, execute, millis, notify, now, query, selected, selector, task_named};
+use super::sql::{
+    BUMP, error, execute, millis, notify, now, query, selected, selector, task_named,
+};
 use crate::error::{FleetError, Result};
 use crate::store::{AgentLimit, Control, Pruned, Selector};
 use crate::task::{NewTask, TaskId};
@@ -136,7 +138,12 @@ impl PgStore {
         tx.commit().await.map_err(error)
     }
 
-    pub(super) async fn control_tasks(&self, which: &Selector, control: Control) -> Result<u64> {
+    pub(super) async fn control_tasks(
+        &self,
+        which: &Selector,
+        control: Control,
+        note: Option<&str>,
+    ) -> Result<u64> {
         let (name, id, kind) = selector(which);
         let statements: &[(&str, &str)] = match control {
             Control::Cancel => &[
@@ -169,7 +176,7 @@ impl PgStore {
             for row in query(&tx, statement, &[&name, &id, &kind]).await? {
                 ids.push(get::<i64>(&row, "id")?);
             }
-            execute(&tx, HISTORY, &[&ids, action, &None::<String>]).await?;
+            execute(&tx, HISTORY, &[&ids, action, &note]).await?;
             changed.extend(ids);
         }
         notify(&tx, &changed).await?;
@@ -219,6 +226,9 @@ impl PgStore {
             {
                 pruned.workdirs.push(dir);
             }
+        }
+        if !rows.is_empty() {
+            execute(&tx, BUMP, &[]).await?;
         }
         tx.commit().await.map_err(error)?;
         Ok(pruned)

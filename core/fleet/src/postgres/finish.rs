@@ -89,9 +89,18 @@ impl PgStore {
 
     /// Holds `agent` for `hold` from now, in a transaction of its own.
     pub(super) async fn hold_provider(&self, agent: &str, hold: Duration) -> Result<()> {
-        let client = self.client().await?;
-        execute(&client, HOLD, &[&agent, &millis(hold)]).await?;
-        Ok(())
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(error)?;
+        execute(&tx, HOLD, &[&agent, &millis(hold)]).await?;
+        // A held agent shows on the page: the watermark moves and listeners hear of it.
+        execute(
+            &tx,
+            "WITH bump AS (UPDATE changes SET n = n + 1 WHERE id = 1)
+            SELECT pg_notify('verdict_fleet', 'hold')",
+            &[],
+        )
+        .await?;
+        tx.commit().await.map_err(error)
     }
 
     pub(super) async fn finish_attempt(&self, claim: &Claim, end: &AttemptEnd) -> Result<bool> {

@@ -21,7 +21,7 @@ fn list(row: &Row, name: &str) -> Result<Vec<String>> {
         .map_err(|e| FleetError::Postgres(format!("column {name} is not a JSON list: {e}")))
 }
 
-fn unsigned(value: i64) -> u64 {
+pub(super) fn unsigned(value: i64) -> u64 {
     u64::try_from(value).unwrap_or(0)
 }
 
@@ -89,6 +89,7 @@ pub(super) fn attempt_record(row: &Row) -> Result<AttemptRecord> {
         tokens: get::<Option<i64>>(row, "tokens")?.map(unsigned),
         cost_usd: get(row, "cost_usd")?,
         retry_delay_ms: get::<Option<i64>>(row, "retry_delay_ms")?.map(unsigned),
+        digest: get(row, "digest")?,
         campaign: get(row, "campaign")?,
     })
 }

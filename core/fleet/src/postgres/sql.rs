@@ -117,7 +117,13 @@ pub(super) async fn execute(
     client.execute(&statement, params).await.map_err(error)
 }
 
-/// Tells the listeners (the dashboard) that these tasks changed, when the transaction commits.
+/// Bumps the counter [`crate::Store::watermark`] reads. Every transaction that bumps it does so
+/// last, so the row's lock is held only while it commits and never waited on while holding
+/// another (no deadlock); a notifying transaction's commit is serialized by the server anyway.
+pub(super) const BUMP: &str = "UPDATE changes SET n = n + 1 WHERE id = 1";
+
+/// Tells the listeners (the dashboard) that these tasks changed, when the transaction commits,
+/// and bumps the watermark's counter. The last statement of its transaction (see [`BUMP`]).
 pub(super) async fn notify(client: &impl GenericClient, tasks: &[i64]) -> Result<()> {
     if tasks.is_empty() {
         return Ok(());
@@ -125,7 +131,8 @@ pub(super) async fn notify(client: &impl GenericClient, tasks: &[i64]) -> Result
     let tasks = tasks.to_vec();
     execute(
         client,
-        "SELECT pg_notify('verdict_fleet', id::text) FROM unnest($1::bigint[]) AS id",
+        "WITH bump AS (UPDATE changes SET n = n + 1 WHERE id = 1)
+        SELECT pg_notify('verdict_fleet', id::text) FROM unnest($1::bigint[]) AS id",
         &[&tasks],
     )
     .await

@@ -7,8 +7,8 @@ use async_trait::async_trait;
 use super::PgStore;
 use crate::error::Result;
 use crate::store::{
-    AgentLimit, AttemptEnd, AttemptRecord, Claim, Control, Counts, LeaseState, Pruned, Rescued,
-    Selector, Store, WorkerId,
+    AgentLimit, AttemptEnd, AttemptRecord, Claim, Control, Counts, Facets, Gauges, HistoryRecord,
+    LeaseState, ListPage, ListQuery, Pruned, Rescued, Selector, Store, WorkerId,
 };
 use crate::task::{NewTask, TaskId, TaskRecord};
 
@@ -42,8 +42,13 @@ impl Store for PgStore {
         self.rescue_expired().await
     }
 
-    async fn control(&self, selector: &Selector, control: Control) -> Result<u64> {
-        self.control_tasks(selector, control).await
+    async fn control(
+        &self,
+        selector: &Selector,
+        control: Control,
+        note: Option<&str>,
+    ) -> Result<u64> {
+        self.control_tasks(selector, control, note).await
     }
 
     async fn retry(&self, task: &str, guidance: &str) -> Result<bool> {
@@ -72,6 +77,26 @@ impl Store for PgStore {
 
     async fn counts(&self) -> Result<Counts> {
         self.state_counts().await
+    }
+
+    async fn list(&self, query: &ListQuery) -> Result<ListPage> {
+        self.list_page(query).await
+    }
+
+    async fn history(&self, task: TaskId) -> Result<Vec<HistoryRecord>> {
+        self.task_history(task).await
+    }
+
+    async fn facets(&self) -> Result<Facets> {
+        self.distinct_facets().await
+    }
+
+    async fn gauges(&self) -> Result<Gauges> {
+        self.queue_gauges().await
+    }
+
+    async fn watermark(&self) -> Result<String> {
+        self.change_counter().await
     }
 
     async fn set_campaign_cap(&self, campaign: &str, cap_usd: Option<f64>) -> Result<()> {

@@ -93,6 +93,14 @@ pub(super) fn history(
         "INSERT INTO task_history (task_id, at, action, detail) VALUES (?1, ?2, ?3, ?4)",
         params![task, now, action, detail],
     )?;
+    changed(tx)
+}
+
+/// Bumps the counter [`crate::Store::watermark`] reads: this transaction changes what a
+/// dashboard shows. Writers take SQLite's one write lock anyway, so the row costs no waiting.
+pub(super) fn changed(tx: &Transaction<'_>) -> rusqlite::Result<()> {
+    tx.prepare_cached("UPDATE changes SET n = n + 1 WHERE id = 1")?
+        .execute([])?;
     Ok(())
 }
 
@@ -190,6 +198,7 @@ pub(super) fn claim(
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         params![id, number, worker.id, worker.host, worker.pid, token, now],
     )?;
+    changed(tx)?;
     let Some(task) = task_by_id(tx, id)? else {
         return Ok(None);
     };

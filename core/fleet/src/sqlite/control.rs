@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use rusqlite::{OptionalExtension, Transaction, params};
 
-use super::claim::{history, millis};
+use super::claim::{changed, history, millis};
 use super::read::{resolve, selection};
 use super::run::{TxError, TxResult};
 use crate::error::FleetError;
@@ -103,6 +103,7 @@ fn update_each(
     sql: &str,
     value: &rusqlite::types::Value,
     action: &str,
+    note: Option<&str>,
 ) -> TxResult<u64> {
     let ids = {
         let mut statement = tx.prepare(sql)?;
@@ -110,7 +111,7 @@ fn update_each(
         rows.collect::<rusqlite::Result<Vec<_>>>()?
     };
     for id in &ids {
-        history(tx, *id, now, action, None)?;
+        history(tx, *id, now, action, note)?;
     }
     Ok(ids.len() as u64)
 }
@@ -122,6 +123,7 @@ pub(super) fn control(
     now: i64,
     selector: &Selector,
     control: Control,
+    note: Option<&str>,
 ) -> TxResult<u64> {
     let (condition, value) = selection(tx, selector)?;
     let waiting = "state IN ('pending', 'retry_scheduled')";
@@ -138,6 +140,7 @@ pub(super) fn control(
                 ),
                 &value,
                 "cancelled",
+                note,
             )?;
             let flagged = update_each(
                 tx,
@@ -149,6 +152,7 @@ pub(super) fn control(
                 ),
                 &value,
                 "cancel requested",
+                note,
             )?;
             Ok(ended + flagged)
         }
@@ -166,6 +170,7 @@ pub(super) fn control(
                 ),
                 &value,
                 action,
+                note,
             )
         }
     }
@@ -234,5 +239,8 @@ pub(super) fn prune(
         pruned.workdirs.extend(passed);
     }
     tx.execute("DELETE FROM agent_holds WHERE until <= ?1", [now])?;
+    if pruned.tasks > 0 || !pruned.workdirs.is_empty() {
+        changed(tx)?;
+    }
     Ok(pruned)
 }

@@ -71,6 +71,7 @@ pub(super) fn finish(
     if changed == 0 {
         return Ok(false);
     }
+    super::claim::changed(tx)?;
     record_attempt(tx, now, claim, end, delay)?;
     let mut insert =
         tx.prepare_cached("INSERT INTO events (task_id, number, line) VALUES (?1, ?2, ?3)")?;

@@ -11,10 +11,12 @@
 //! finish.rs   finish and rescue: how an attempt ends
 //! control.rs  add, limits, cancel/pause/resume, retry, prune
 //! read.rs     rows to records, and the read-only queries
+//! dashboard.rs a dashboard's reads: the queue's pages, history, facets, gauges, watermark
 //! ```
 
 mod claim;
 mod control;
+mod dashboard;
 mod finish;
 mod open;
 mod read;

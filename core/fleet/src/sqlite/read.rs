@@ -22,7 +22,7 @@ fn json_list(row: &Row<'_>, index: usize) -> rusqlite::Result<Vec<String>> {
 }
 
 /// A stored count or duration, never negative.
-fn unsigned(row: &Row<'_>, index: usize) -> rusqlite::Result<u64> {
+pub(super) fn unsigned(row: &Row<'_>, index: usize) -> rusqlite::Result<u64> {
     Ok(u64::try_from(row.get::<_, i64>(index)?).unwrap_or(0))
 }
 
@@ -168,6 +168,7 @@ fn attempt_from_row(row: &Row<'_>) -> rusqlite::Result<AttemptRecord> {
         cost_usd: row.get(15)?,
         retry_delay_ms: unsigned_opt(row, 16)?,
         campaign: row.get(17)?,
+        digest: row.get(18)?,
     })
 }
 
@@ -176,7 +177,7 @@ pub(super) fn attempts(tx: &Transaction<'_>, task: Option<TaskId>) -> TxResult<V
     let mut statement = tx.prepare(
         "SELECT a.task_id, a.number, a.worker, a.host, a.claimed_at, a.finished_at, a.outcome,
                 a.counted, a.reason, a.category, a.fingerprints_json, a.agent, a.agent_ms,
-                a.verify_ms, a.tokens, a.cost_usd, a.retry_delay_ms, t.campaign
+                a.verify_ms, a.tokens, a.cost_usd, a.retry_delay_ms, t.campaign, a.digest
          FROM attempts a JOIN tasks t ON t.id = a.task_id
          WHERE ?1 IS NULL OR a.task_id = ?1
          ORDER BY a.task_id, a.number",

@@ -7,11 +7,11 @@ use std::time::Duration;
 use async_trait::async_trait;
 
 use super::open::SqliteStore;
-use super::{claim, control, finish, read};
+use super::{claim, control, dashboard, finish, read};
 use crate::error::Result;
 use crate::store::{
-    AgentLimit, AttemptEnd, AttemptRecord, Claim, Control, Counts, LeaseState, Pruned, Rescued,
-    Selector, Store, WorkerId,
+    AgentLimit, AttemptEnd, AttemptRecord, Claim, Control, Counts, Facets, Gauges, HistoryRecord,
+    LeaseState, ListPage, ListQuery, Pruned, Rescued, Selector, Store, WorkerId,
 };
 use crate::task::{NewTask, TaskId, TaskRecord};
 
@@ -63,9 +63,15 @@ impl Store for SqliteStore {
         self.write(finish::rescue).await
     }
 
-    async fn control(&self, selector: &Selector, control: Control) -> Result<u64> {
+    async fn control(
+        &self,
+        selector: &Selector,
+        control: Control,
+        note: Option<&str>,
+    ) -> Result<u64> {
         let selector = selector.clone();
-        self.write(move |tx, now| control::control(tx, now, &selector, control))
+        let note = note.map(str::to_owned);
+        self.write(move |tx, now| control::control(tx, now, &selector, control, note.as_deref()))
             .await
     }
 
@@ -101,6 +107,27 @@ impl Store for SqliteStore {
         self.read(read::counts).await
     }
 
+    async fn list(&self, query: &ListQuery) -> Result<ListPage> {
+        let query = query.clone();
+        self.read(move |tx, _| dashboard::list(tx, &query)).await
+    }
+
+    async fn history(&self, task: TaskId) -> Result<Vec<HistoryRecord>> {
+        self.read(move |tx, _| dashboard::history(tx, task)).await
+    }
+
+    async fn facets(&self) -> Result<Facets> {
+        self.read(|tx, _| dashboard::facets(tx)).await
+    }
+
+    async fn gauges(&self) -> Result<Gauges> {
+        self.read(dashboard::gauges).await
+    }
+
+    async fn watermark(&self) -> Result<String> {
+        self.read(|tx, _| dashboard::watermark(tx)).await
+    }
+
     async fn set_campaign_cap(&self, campaign: &str, cap_usd: Option<f64>) -> Result<()> {
         let campaign = campaign.to_owned();
         self.write(move |tx, _| {
@@ -123,6 +150,7 @@ impl Store for SqliteStore {
                  ON CONFLICT (agent) DO UPDATE SET until = max(until, excluded.until)",
                 rusqlite::params![agent, now.saturating_add(ms)],
             )?;
+            super::claim::changed(tx)?;
             Ok(())
         })
         .await

@@ -68,6 +68,7 @@ fn attempt(
         tokens: None,
         cost_usd: None,
         retry_delay_ms: None,
+        digest: None,
         campaign: None,
     }
 }

@@ -1,0 +1,3 @@
+//! The dashboard's integration tests: one binary, one module per file.
+
+mod fleet_source;
