@@ -165,6 +165,7 @@ fn id_of(fleet: &Fleet, key: &str) -> String {
 }
 
 /// Waits until the database says task `key` is in `state` (as `verdict fleet status` reads it).
+#[track_caller]
 fn wait_state(fleet: &Fleet, key: &str, state: &str, limit: Duration) {
     let start = Instant::now();
     loop {
@@ -192,6 +193,7 @@ fn row_text(browser: &Browser, key: &str) -> Option<String> {
 }
 
 /// Waits until the queue's row of `key` says `label` (a state's words).
+#[track_caller]
 fn wait_row(browser: &Browser, key: &str, label: &str) {
     browser.wait_for(
         &format!("the row of {key} to say {label:?}"),
@@ -201,6 +203,7 @@ fn wait_row(browser: &Browser, key: &str, label: &str) {
 }
 
 /// Waits until a task page's heading says `label`.
+#[track_caller]
 fn wait_heading(browser: &Browser, label: &str) {
     browser.wait_for(&format!("the heading to say {label:?}"), LIVE, |page| {
         page.text_of("main h1").filter(|h1| h1.contains(label))
@@ -212,6 +215,7 @@ fn mark(browser: &Browser) {
     browser.script("window.verdictTestMarker = 'kept'; return null;");
 }
 
+#[track_caller]
 fn assert_not_reloaded(browser: &Browser) {
     assert_eq!(
         browser.script("return window.verdictTestMarker || null;"),
@@ -325,7 +329,10 @@ fn the_guidance_form_reaches_the_next_prompt(fleet: Fleet) {
     let guidance = "GUIDE: take the percentage off, not add it";
     browser.type_into("textarea[name=guidance]", guidance);
     browser.click("form[action$='/retry'] [type=submit]");
-    wait_state(&fleet, "guided-task", "pending", LIVE);
+    // The form's answer sends the browser back to the task, now waiting again (a refused action
+    // leaves the refusal on the page, which the failure then shows).
+    wait_heading(&browser, "pending");
+    assert_eq!(fleet.task_status("guided-task")["state"], "pending");
     fleet.work(&[]);
     assert_eq!(fleet.task_status("guided-task")["state"], "passed");
     let last = fleet.calls_of("guided-task").last().copied();

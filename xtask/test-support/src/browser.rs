@@ -167,34 +167,41 @@ impl Browser {
     }
 
     /// Runs one WebDriver command; a failure fails the test with `what`.
+    #[track_caller]
     fn run<T, E: std::fmt::Display>(
         &self,
         what: &str,
         command: impl std::future::Future<Output = Result<T, E>>,
     ) -> T {
-        self.runtime
-            .block_on(command)
-            .unwrap_or_else(|e| panic!("failed to {what}: {e}"))
+        // A match, not a closure: the panic then names the test's line.
+        match self.runtime.block_on(command) {
+            Ok(value) => value,
+            Err(e) => panic!("failed to {what}: {e}"),
+        }
     }
 
     /// Loads `url` and waits for its `load` event.
+    #[track_caller]
     pub fn goto(&self, url: &str) {
         self.run(&format!("load {url}"), self.client().goto(url));
     }
 
     /// The page's address now.
+    #[track_caller]
     pub fn url(&self) -> String {
         self.run("read the address", self.client().current_url())
             .to_string()
     }
 
     /// The text of the page as rendered (`document.body.innerText`).
+    #[track_caller]
     pub fn text(&self) -> String {
         let text = self.script("return document.body ? document.body.innerText : '';");
         text.as_str().unwrap_or_default().to_owned()
     }
 
     /// The page's HTML as the DOM holds it now (script changes included).
+    #[track_caller]
     pub fn html(&self) -> String {
         self.run("read the page's HTML", self.client().source())
     }
@@ -209,6 +216,7 @@ impl Browser {
     }
 
     /// How many elements match `css`.
+    #[track_caller]
     pub fn count(&self, css: &str) -> usize {
         self.run(
             &format!("find {css}"),
@@ -218,6 +226,7 @@ impl Browser {
     }
 
     /// Clicks the first element matching `css`.
+    #[track_caller]
     pub fn click(&self, css: &str) {
         let client = self.client();
         self.run(&format!("click {css}"), async {
@@ -226,6 +235,7 @@ impl Browser {
     }
 
     /// Types `text` into the first element matching `css`.
+    #[track_caller]
     pub fn type_into(&self, css: &str, text: &str) {
         let client = self.client();
         self.run(&format!("type into {css}"), async {
@@ -234,6 +244,7 @@ impl Browser {
     }
 
     /// Runs `script` (a function body: `return` gives its value) in the page.
+    #[track_caller]
     pub fn script(&self, script: &str) -> Value {
         self.run(
             "run a script in the page",
@@ -262,6 +273,7 @@ impl Browser {
 
     /// Saves a screenshot of the whole page (not only what the window shows) as `<name>.png`
     /// under [`artifacts_dir`] and returns its path; it stays after the test.
+    #[track_caller]
     pub fn screenshot(&self) -> PathBuf {
         let sizes = self.script(
             "return [document.documentElement.scrollHeight, window.outerHeight - window.innerHeight];",
@@ -285,6 +297,7 @@ impl Browser {
 
     /// Polls `check` until it returns `Some` (its value is returned) or `limit` passes, when the
     /// test fails with `what` and the page's text (and a screenshot is kept).
+    #[track_caller]
     pub fn wait_for<T>(
         &self,
         what: &str,
@@ -309,6 +322,7 @@ impl Browser {
     }
 
     /// [`Browser::wait_for`] until the page's text contains `needle`.
+    #[track_caller]
     pub fn wait_for_text(&self, needle: &str, limit: Duration) {
         self.wait_for(&format!("the page to show {needle:?}"), limit, |page| {
             page.text().contains(needle).then_some(())
