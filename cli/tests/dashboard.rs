@@ -189,7 +189,7 @@ fn row_text(browser: &Browser, key: &str) -> Option<String> {
              .find(r => r.innerText.includes({key}));
          return row ? row.innerText : null;"
     );
-    browser.script(&script).as_str().map(str::to_owned)
+    browser.try_script(&script)?.as_str().map(str::to_owned)
 }
 
 /// Waits until the queue's row of `key` says `label` (a state's words).

@@ -252,6 +252,15 @@ impl Browser {
         )
     }
 
+    /// [`Browser::script`], or `None` when it fails (as it may while a page is being replaced):
+    /// for the checks a wait repeats.
+    pub fn try_script(&self, script: &str) -> Option<Value> {
+        let client = self.client();
+        self.runtime
+            .block_on(client.execute(script, Vec::new()))
+            .ok()
+    }
+
     /// The addresses of every resource the page loaded, as its Resource Timing entries list
     /// them (`performance.getEntriesByType('resource')`).
     pub fn resources(&self) -> Vec<String> {
@@ -325,7 +334,10 @@ impl Browser {
     #[track_caller]
     pub fn wait_for_text(&self, needle: &str, limit: Duration) {
         self.wait_for(&format!("the page to show {needle:?}"), limit, |page| {
-            page.text().contains(needle).then_some(())
+            let text = page.try_script("return document.body ? document.body.innerText : '';");
+            text.and_then(|t| t.as_str().map(|t| t.contains(needle)))
+                .unwrap_or(false)
+                .then_some(())
         });
     }
 }
