@@ -108,7 +108,7 @@ async fn serve(args: &Args, database: Database, token: String) -> Result<ExitCod
             let store = verdict_fleet::PgStore::connect(url)
                 .await
                 .context("failed to open the fleet database")?;
-            let source = FleetSource::new(Arc::new(store));
+            let source = FleetSource::with_listener(Arc::new(store), Some(url.clone()));
             (Arc::new(source), "the fleet".into())
         }
         Database::Loop(path) => (

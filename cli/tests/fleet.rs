@@ -24,7 +24,7 @@ fn agent_script() -> PathBuf {
 pub(crate) struct Fleet {
     pub(crate) repo: Project,
     dir: tempfile::TempDir,
-    state: String,
+    pub(crate) state: String,
 }
 
 /// What one `verdict fleet` command did.
@@ -82,7 +82,7 @@ impl Fleet {
         Fleet { repo, dir, state }
     }
 
-    fn path(&self, rel: &str) -> PathBuf {
+    pub(crate) fn path(&self, rel: &str) -> PathBuf {
         self.dir.path().join(rel)
     }
 
@@ -147,7 +147,7 @@ impl Fleet {
     }
 
     /// Starts `verdict fleet ARGS --state …`, output to files beside the fleet.
-    fn spawn(&self, args: &[&str], name: &str) -> Child {
+    pub(crate) fn spawn(&self, args: &[&str], name: &str) -> Child {
         let out = std::fs::File::create(self.path(&format!("{name}.out"))).expect("create");
         let err = std::fs::File::create(self.path(&format!("{name}.err"))).expect("create");
         self.command(args)
@@ -245,6 +245,7 @@ macro_rules! on_both_backends {
         }
     };
 }
+pub(crate) use on_both_backends;
 
 on_both_backends!(
     three_tasks_pass_each_attempt_once_and_keep_their_changes_on_a_branch,

@@ -7,6 +7,7 @@ mod bounds;
 mod cache;
 mod cli;
 mod contain;
+mod dashboard;
 mod digest_paths;
 mod fleet;
 mod fleet_chaos;

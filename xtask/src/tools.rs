@@ -5,7 +5,9 @@
 //! official MCP Python SDK in a venv of its own (the client of `verdict mcp`'s tests) — into
 //! `target/verdict-tools/`, outside the tracked tree; and the distribution's PostgreSQL (Debian's
 //! `postgresql` package) when `initdb` is missing, whose throw-away clusters the fleet's tests
-//! start. `cargo xtask test` calls it first and hands
+//! start; and the distribution's Chromium with its WebDriver (Debian's `chromium` and
+//! `chromium-driver`) when either is missing, which the dashboard's browser tests drive (never a
+//! browser download). `cargo xtask test` calls it first and hands
 //! the path to the tests in `VERDICT_TOOLS`.
 //!
 //! The versions are the ones `cargo xtask capture` pins (`xtask/capture/package.json`, its lock
@@ -37,6 +39,7 @@ pub(crate) fn install() -> Result<PathBuf> {
         &root.join(MCP_VENV),
     )?;
     install_postgres()?;
+    install_chromium()?;
     Ok(root)
 }
 
@@ -53,6 +56,24 @@ fn install_postgres() -> Result<()> {
     if on_path || installed {
         return Ok(());
     }
+    apt_install(&["postgresql"])
+}
+
+/// Where the browser tests look for the browser and its WebDriver (`verdict_test_support::browser`).
+const CHROMIUM: [&str; 2] = ["/usr/bin/chromium", "/usr/bin/chromedriver"];
+
+/// Installs Debian's `chromium` and `chromium-driver` unless both of [`CHROMIUM`] are there: the
+/// distribution's build, since nothing but the package registries is reachable here.
+fn install_chromium() -> Result<()> {
+    if CHROMIUM.iter().all(|path| Path::new(path).is_file()) {
+        return Ok(());
+    }
+    apt_install(&["chromium", "chromium-driver"])
+}
+
+/// `apt-get install -y PACKAGES` (through sudo unless root), updating the package lists first
+/// when the install fails without them.
+fn apt_install(packages: &[&str]) -> Result<()> {
     let is_root = duct::cmd!("id", "-u")
         .read()
         .is_ok_and(|uid| uid.trim() == "0");
@@ -66,10 +87,12 @@ fn install_postgres() -> Result<()> {
             .stdout_to_stderr()
             .run()
     };
-    if apt(&["install", "-y", "postgresql"]).is_err() {
+    let mut install = vec!["install", "-y"];
+    install.extend_from_slice(packages);
+    if apt(&install).is_err() {
         // A fresh container has no package lists yet.
         apt(&["update"]).context("apt-get update failed")?;
-        apt(&["install", "-y", "postgresql"]).context("installing postgresql failed")?;
+        apt(&install).with_context(|| format!("installing {} failed", packages.join(" ")))?;
     }
     Ok(())
 }

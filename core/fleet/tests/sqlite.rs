@@ -54,6 +54,39 @@ fn a_database_migrated_by_a_newer_verdict_is_refused() {
     }
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_database_of_the_first_schema_gains_the_dashboards_reads() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = dir.path().join("fleet.db");
+    let store = open(&path);
+    store.add(&[task("a"), task("b")]).await.expect("add");
+    drop(store);
+    // Back to what the first schema had: no change counter, no dashboard indexes.
+    let conn = rusqlite::Connection::open(&path).expect("a connection");
+    conn.execute_batch(
+        "DROP TABLE changes; DROP INDEX tasks_by_update; DROP INDEX tasks_by_state_update;
+         DROP INDEX attempts_by_outcome; PRAGMA user_version = 1;",
+    )
+    .expect("the first schema");
+    drop(conn);
+    let store = open(&path);
+    let before = store.watermark().await.expect("watermark");
+    let page = store
+        .list(&verdict_fleet::ListQuery {
+            limit: 10,
+            ..verdict_fleet::ListQuery::default()
+        })
+        .await
+        .expect("list");
+    assert_eq!(page.total, 2, "the tasks stay");
+    let claimed = store
+        .claim(&crate::store::worker(1, "host-a"), LONG)
+        .await
+        .expect("claim");
+    assert!(claimed.is_some());
+    assert_ne!(store.watermark().await.expect("watermark"), before);
+}
+
 #[test]
 fn processes_opening_a_new_database_at_once_migrate_it_once() {
     let dir = tempfile::tempdir().expect("a temporary directory");

@@ -1,11 +1,13 @@
 //! What the integration tests of verdict's crates share: copies of fixture projects, the real
 //! tools `cargo xtask tools` installs (and the error that names the command when they are
 //! missing), a process runner that finds the pinned Node.js, and the filters that make snapshots
-//! of `verdict`'s output independent of temporary paths, durations and times.
+//! of `verdict`'s output independent of temporary paths, durations and times, and a headless
+//! Chromium for the tests that look at a page.
 //!
 //! Only tests depend on this crate. The summarizers' tests do not: that crate's tree stays free of
 //! the engine.
 
+pub mod browser;
 pub mod postgres;
 mod snapshot;
 

@@ -116,7 +116,7 @@ fn attempt_item(now: i64, attempt: &AttemptView) -> Markup {
                 }
             }
             (attempt_facts(now, attempt))
-            @if let Some(digest) = &attempt.digest {
+            @if let Some(digest) = attempt.digest.as_ref().filter(|_| attempt.outcome.as_deref() != Some("passed")) {
                 details id={ "digest-" (n) } {
                     summary { "The digest the next prompt carried" }
                     pre class="digest" { (digest) }

@@ -323,7 +323,11 @@ fn row(task: &TaskRecord, worker: Option<&str>, since: Option<i64>) -> TaskRow {
         max_attempts: task.spec.max_attempts,
         next_retry_at: task.next_retry_at,
         reason: task.reason.as_deref().map(Redacted::new),
-        category: task.last_category.clone(),
+        // The last failure's category says why a task waits or ended; beside a pass it would
+        // read as the reason for the pass.
+        category: (task.state != TaskState::Passed)
+            .then(|| task.last_category.clone())
+            .flatten(),
         worker: worker.map(Redacted::new),
         running_since: since,
         updated_at: task.updated_at,
