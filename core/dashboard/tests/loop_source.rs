@@ -526,6 +526,11 @@ async fn a_runs_timeline_shows_attempts_digests_guidance_and_transitions() {
     assert_eq!(second.outcome.as_deref(), Some("passed"));
     assert_eq!(second.agent.as_ref().map(|a| a.as_str()), Some("codex"));
     assert_eq!(second.retry_delay_ms, None);
+    assert_eq!(
+        second.digest, None,
+        "no next prompt carries a pass's digest"
+    );
+    assert_eq!(view.row.category, None, "no failure category beside a pass");
     let actions: Vec<&str> = view.history.iter().map(|e| e.action.as_str()).collect();
     assert_eq!(
         actions,

@@ -112,7 +112,11 @@ pub(crate) fn row(info: &RunInfo) -> (TaskRow, String) {
         max_attempts: Some(run.max_attempts),
         next_retry_at,
         reason,
-        category: info.category.clone(),
+        // The last failure's category says why a run waits or ended; beside a pass it would
+        // read as the reason for the pass.
+        category: (run.state != RunState::Passed)
+            .then(|| info.category.clone())
+            .flatten(),
         worker: running.and_then(worker_of),
         running_since: running.map(|attempt| attempt.started_at),
         updated_at: info

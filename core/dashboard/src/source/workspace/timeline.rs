@@ -137,7 +137,9 @@ fn attempt_view(
         fingerprints: verification
             .map(|v| v.failures.iter().map(|f| Redacted::new(&f.label)).collect())
             .unwrap_or_default(),
+        // A pass's digest is carried by no next prompt.
         digest: verification
+            .filter(|v| v.outcome != Outcome::Passed)
             .map(|v| v.digest.as_str())
             .filter(|digest| !digest.is_empty())
             .map(Redacted::new),
