@@ -344,6 +344,9 @@ pub struct Analytics {
     pub verify_ms: u64,
     /// Agents held by a rate limit now.
     pub held: Vec<Hold>,
+    /// When the figures were computed (ms since the Unix epoch): a large fleet's are
+    /// recomputed in the background after a change, so they can be a few seconds old.
+    pub as_of: i64,
 }
 
 /// What `/metrics` reports.

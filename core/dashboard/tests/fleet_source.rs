@@ -41,6 +41,7 @@ fleet_suite!(
     no_secret_reaches_any_view,
     the_watermark_moves_after_a_transition_and_not_without_one,
     analytics_and_metrics_come_from_the_attempts,
+    analytics_after_a_change_are_the_last_figures_then_the_new_ones,
     the_queue_stays_fast_on_ten_thousand_tasks,
 );
 
@@ -516,6 +517,40 @@ async fn analytics_and_metrics_come_from_the_attempts(fleet: Fleet) {
     let passed = metrics.by_state.iter().find(|(s, _)| *s == State::Passed);
     assert_eq!(passed.map(|p| p.1), Some(2));
     assert_eq!(metrics.held.len(), 1);
+}
+
+/// Figures over a large fleet are recomputed in the background: right after a change a page
+/// gets the last figures, saying as of when, and soon the new ones.
+async fn analytics_after_a_change_are_the_last_figures_then_the_new_ones(fleet: Fleet) {
+    let store = &fleet.store;
+    store
+        .add(&[task("a", None, "claude"), task("b", None, "claude")])
+        .await
+        .expect("add");
+    let a = claim(store, "a").await;
+    finish(store, &a, &ended(TaskState::Passed, "passed")).await;
+    let first = fleet.source.analytics().await.expect("analytics");
+    assert_eq!((first.finished, first.attempts), (1, 1));
+
+    let b = claim(store, "b").await;
+    finish(store, &b, &ended(TaskState::Passed, "passed")).await;
+    let started = std::time::Instant::now();
+    let mut seen = Vec::new();
+    let fresh = loop {
+        let now = fleet.source.analytics().await.expect("analytics");
+        seen.push((now.finished, now.as_of));
+        if now.finished == 2 {
+            break now;
+        }
+        assert_eq!(now.as_of, first.as_of, "old figures keep their time");
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the new figures never came: {seen:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(fresh.attempts, 2);
+    assert!(fresh.as_of > first.as_of, "{seen:?}");
 }
 
 /// The best of five runs of `read`, in milliseconds.

@@ -13,6 +13,7 @@ use crate::view::{Analytics, Fingerprint, Group, Hold};
 pub(crate) fn main(now: i64, view: &Analytics) -> Markup {
     html! {
         h1 { "Analytics" }
+        p class="as-of" { "Figures as of " (time::absolute_and_relative(view.as_of, now)) "." }
         (summary(view))
         (categories(&view.by_category))
         (fingerprints(&view.fingerprints))

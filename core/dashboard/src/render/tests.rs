@@ -163,6 +163,7 @@ fn analytics(fingerprints: usize) -> Analytics {
             agent: "codex".into(),
             until: NOW + 120_000,
         }],
+        as_of: NOW - 3_000,
     }
 }
 

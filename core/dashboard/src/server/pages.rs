@@ -14,6 +14,7 @@ use maud::Markup;
 use super::App;
 use super::guard;
 use crate::error::DashboardError;
+use crate::now_ms;
 use crate::render::{self, Chrome};
 use crate::view::{QueueQuery, Redacted, State as TaskState};
 
@@ -35,13 +36,6 @@ async fn chrome(app: &App, headers: &HeaderMap) -> Result<Chrome, DashboardError
         // The queue's and the analytics' views carry the holds; other pages need no read more.
         held: Vec::new(),
     })
-}
-
-/// The server's clock, in ms since the Unix epoch.
-pub(crate) fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
 /// A page, with the one-time message cleared once shown.

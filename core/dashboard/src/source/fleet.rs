@@ -2,6 +2,8 @@
 //! reads the store answers from its indexes (a page of the queue, counts, gauges, facets);
 //! only analytics reads every task and attempt. Every text goes through [`Redacted::new`].
 
+mod cache;
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -19,6 +21,7 @@ use crate::view::{
     Action, ActionDone, Analytics, AttemptView, Fingerprint, Group, HistoryEntry, Hold, Kind,
     Metrics, QueueQuery, QueueView, Redacted, State, Target, TaskRow, TaskView,
 };
+use cache::Cache;
 
 /// Tasks per page when the query names no size, and the most a page holds.
 const PER_PAGE: u32 = 50;
@@ -38,23 +41,26 @@ pub struct FleetSource {
     store: Arc<dyn Store>,
     /// The PostgreSQL URL to `LISTEN` on, when the store is PostgreSQL's.
     listen: Option<String>,
+    /// The newest analytics computed.
+    figures: Cache,
 }
 
 impl FleetSource {
     /// Reads `store` (SQLite, or PostgreSQL without live hints: the server polls the
     /// watermark).
     pub fn new(store: Arc<dyn Store>) -> FleetSource {
-        FleetSource {
-            store,
-            listen: None,
-        }
+        FleetSource::with_listener(store, None)
     }
 
     /// Reads `store`, and with `Some(url)` (the PostgreSQL database the store is on) hints at
     /// changes from `LISTEN verdict_fleet` (see [`verdict_fleet::postgres::listen`]). Each call
     /// of [`Source::changes`] opens a connection of its own: call it once and share the hints.
     pub fn with_listener(store: Arc<dyn Store>, url: Option<String>) -> FleetSource {
-        FleetSource { store, listen: url }
+        FleetSource {
+            store,
+            listen: url,
+            figures: Cache::default(),
+        }
     }
 }
 
@@ -129,13 +135,11 @@ impl Source for FleetSource {
     }
 
     async fn analytics(&self) -> Result<Analytics> {
-        let (tasks, attempts, held) = tokio::try_join!(
-            self.store.tasks(&Selector::All),
-            self.store.attempts(None),
-            self.store.held()
-        )?;
-        let figures = stats::compute(&tasks, &attempts);
-        Ok(analytics(&figures, &tasks, &attempts, holds(held)))
+        let watermark = self.store.watermark().await?;
+        let mut figures = self.figures.get(self.store.clone(), watermark).await?;
+        // Holds run out by the clock, not by a transition: read them now.
+        figures.held = holds(self.store.held().await?);
+        Ok(figures)
     }
 
     async fn metrics(&self) -> Result<Metrics> {
@@ -450,6 +454,13 @@ fn group(from: &stats::Group, to_success: &BTreeMap<String, Vec<u64>>) -> Group 
 }
 
 /// The analytics page from the fleet's figures.
+/// The analytics of the whole fleet, as of now (holds are read by the caller).
+async fn compute(store: &dyn Store) -> Result<Analytics> {
+    let (tasks, attempts) = tokio::try_join!(store.tasks(&Selector::All), store.attempts(None))?;
+    let figures = stats::compute(&tasks, &attempts);
+    Ok(analytics(&figures, &tasks, &attempts, Vec::new()))
+}
+
 fn analytics(
     figures: &FleetStats,
     tasks: &[TaskRecord],
@@ -486,6 +497,7 @@ fn analytics(
             })
             .collect(),
         attempts_to_success: figures.attempts_to_success.as_ref().map(|a| a.mean),
+        as_of: crate::now_ms(),
         agent_ms: figures.time.agent_ms,
         verify_ms: figures.time.verify_ms,
         held,

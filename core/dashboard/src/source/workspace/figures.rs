@@ -121,6 +121,7 @@ pub(crate) fn analytics(snapshot: &Snapshot, now: i64) -> Analytics {
         agent_ms: stats.agent_ms,
         verify_ms: stats.verification_ms,
         held: held(snapshot, now),
+        as_of: now,
     }
 }
 
