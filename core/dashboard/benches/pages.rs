@@ -1,6 +1,6 @@
 //! How long the dashboard's pages take over a fleet of 10 000 tasks: `cargo bench -p
 //! verdict-dashboard --bench pages -- [--tasks N] [--runs N] [--backend sqlite|postgres|both]
-//! [--loop-runs N]`; the backend is SQLite unless said.
+//! [--loop-runs N] [--fill-only PATH]`; the backend is SQLite unless said.
 //!
 //! The fleet is filled through the real [`Store`] API, as workers fill it: every task added
 //! (5 agents, 10 campaigns, multi-line task texts), claimed and finished about three times with
@@ -47,6 +47,9 @@ struct Settings {
     backend: String,
     /// Loop runs in a workspace's state database (`--loop-runs N`, 0: none).
     loop_runs: usize,
+    /// Only fill a SQLite fleet at this path and stop (`--fill-only PATH`): a fleet to look at,
+    /// as the README's screenshot does.
+    fill_only: Option<String>,
 }
 
 fn settings() -> Settings {
@@ -55,6 +58,7 @@ fn settings() -> Settings {
         runs: 30,
         backend: "sqlite".into(),
         loop_runs: 1_000,
+        fill_only: None,
     };
     let args: Vec<String> = std::env::args().collect();
     let mut i = 1;
@@ -65,6 +69,7 @@ fn settings() -> Settings {
             "--runs" => s.runs = value.parse().expect("--runs N"),
             "--backend" => s.backend = value,
             "--loop-runs" => s.loop_runs = value.parse().expect("--loop-runs N"),
+            "--fill-only" => s.fill_only = Some(value),
             _ => {
                 i += 1;
                 continue;
@@ -464,6 +469,12 @@ fn main() {
     let workspace = dir.path().join("project");
     std::fs::create_dir_all(&workspace).expect("mkdir");
     let workspace = workspace.to_string_lossy().into_owned();
+    if let Some(path) = &s.fill_only {
+        let store = verdict_fleet::SqliteStore::open(std::path::Path::new(path))
+            .expect("open the SQLite store");
+        runtime.block_on(fill(Arc::new(store), s.tasks, &workspace));
+        return;
+    }
     let mut out = format!(
         "{} tasks, {} runs per page; a page is the source's read and its render.\n\n\
          | backend | page | p50 ms | p95 ms | max ms | size |\n|---|---|--:|--:|--:|--:|\n",
