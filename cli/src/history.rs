@@ -664,24 +664,12 @@ pub(crate) fn second(ms: i64) -> String {
 
 /// The UTC date (`2026-11-22`), hour, minute and second of a time in ms since the Unix epoch.
 fn civil(ms: i64) -> (String, i64, i64, i64) {
-    let seconds = ms.div_euclid(1_000);
-    let days = seconds.div_euclid(86_400);
-    let of_day = seconds.rem_euclid(86_400);
-    // Howard Hinnant's `civil_from_days`: days since 1970-01-01 to a proleptic Gregorian date.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
+    let (year, month, day, hour, minute, second) = verdict_core::render::table::civil(ms);
     (
         format!("{year:04}-{month:02}-{day:02}"),
-        of_day / 3_600,
-        of_day % 3_600 / 60,
-        of_day % 60,
+        hour,
+        minute,
+        second,
     )
 }
 

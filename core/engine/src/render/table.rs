@@ -1,4 +1,5 @@
-//! Plain aligned tables for people: `verdict stats`, `verdict fleet stats` and `status`.
+//! Plain aligned tables for people (`verdict stats`, `verdict fleet stats` and `status`), and the
+//! text helpers their cells and other pages for people share: clipping, plurals, durations, dates.
 
 /// How a column's cells line up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,4 +93,43 @@ pub fn duration(ms: u64) -> String {
         return format!("{}m {:02}s", seconds / 60, seconds % 60);
     }
     format!("{}h {:02}m", seconds / 3_600, seconds % 3_600 / 60)
+}
+
+/// The UTC date and time of day of a time in ms since the Unix epoch: (year, month, day, hour,
+/// minute, second), by the proleptic Gregorian calendar.
+pub fn civil(ms: i64) -> (i64, i64, i64, i64, i64, i64) {
+    let seconds = ms.div_euclid(1_000);
+    let days = seconds.div_euclid(86_400);
+    let of_day = seconds.rem_euclid(86_400);
+    // Howard Hinnant's `civil_from_days`: days since 1970-01-01 to a date.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (
+        year,
+        month,
+        day,
+        of_day / 3_600,
+        of_day % 3_600 / 60,
+        of_day % 60,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::civil;
+
+    #[test]
+    fn dates_are_utc_through_leap_days_and_before_1970() {
+        assert_eq!(civil(0), (1970, 1, 1, 0, 0, 0));
+        assert_eq!(civil(951_782_400_000), (2000, 2, 29, 0, 0, 0));
+        assert_eq!(civil(1_767_225_599_999), (2025, 12, 31, 23, 59, 59));
+        assert_eq!(civil(-1), (1969, 12, 31, 23, 59, 59));
+    }
 }
