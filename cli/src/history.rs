@@ -210,30 +210,13 @@ pub(crate) fn stats(args: &StatsArgs) -> Result<ExitCode> {
             print(&no_runs(&path))?;
             return Ok(ExitCode::Success);
         }
-        Err(_) => empty_stats(),
+        Err(_) => Stats::default(),
     };
     match args.format {
         FormatArg::Human => print(&render_stats(&stats))?,
         FormatArg::Json => print_json(&stats)?,
     }
     Ok(ExitCode::Success)
-}
-
-/// The figures of a database with no run, for `--format json` where there is none.
-fn empty_stats() -> Stats {
-    Stats {
-        runs: 0,
-        by_state: Default::default(),
-        finished: 0,
-        success_rate: None,
-        by_category: Vec::new(),
-        attempts_to_success: None,
-        common_failures: Vec::new(),
-        attempts: 0,
-        interrupted: 0,
-        agent_ms: 0,
-        verification_ms: 0,
-    }
 }
 
 // Rendering: pure functions of the records.

@@ -103,8 +103,8 @@ pub struct FailurePattern {
     pub runs: u64,
 }
 
-/// The figures of `verdict stats`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// The figures of `verdict stats`; the default is those of a database with no run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Stats {
     /// Runs recorded.
     pub runs: u64,

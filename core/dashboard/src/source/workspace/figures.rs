@@ -42,7 +42,7 @@ pub(crate) fn held(snapshot: &Snapshot, now: i64) -> Vec<Hold> {
 }
 
 /// Tasks by state, every state present.
-fn by_state(snapshot: &Snapshot) -> Vec<(State, u64)> {
+pub(crate) fn by_state(snapshot: &Snapshot) -> Vec<(State, u64)> {
     State::ALL
         .into_iter()
         .map(|state| {

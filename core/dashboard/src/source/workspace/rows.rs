@@ -140,17 +140,7 @@ pub(crate) fn row(info: &RunInfo) -> (TaskRow, String) {
 /// The queue page of `snapshot` for `query`. A loop has no campaigns and holds no agent back
 /// between runs; its held agents are the pool's (see [`super::figures::held`]).
 pub(crate) fn queue(snapshot: &Snapshot, query: &QueueQuery, now: i64) -> QueueView {
-    let counts = State::ALL
-        .into_iter()
-        .map(|state| {
-            let n = snapshot
-                .rows
-                .iter()
-                .filter(|row| row.state == state)
-                .count();
-            (state, n as u64)
-        })
-        .collect();
+    let counts = super::figures::by_state(snapshot);
     let mut agents: Vec<String> = snapshot
         .rows
         .iter()

@@ -64,19 +64,7 @@ impl Snapshot {
             haystacks: Vec::new(),
             verifications: Vec::new(),
             pool_retries: Vec::new(),
-            stats: Stats {
-                runs: 0,
-                by_state: Default::default(),
-                finished: 0,
-                success_rate: None,
-                by_category: Vec::new(),
-                attempts_to_success: None,
-                common_failures: Vec::new(),
-                attempts: 0,
-                interrupted: 0,
-                agent_ms: 0,
-                verification_ms: 0,
-            },
+            stats: Stats::default(),
         }
     }
 
