@@ -24,6 +24,7 @@ mod jest;
 mod mocha;
 mod nextest;
 mod node_test;
+mod pyright;
 mod pytest;
 mod tap;
 mod tsc;
@@ -148,6 +149,7 @@ fn all_cases() -> Vec<Case> {
     cases.extend(crash::cases());
     cases.extend(unittest::cases());
     cases.extend(tap::cases());
+    cases.extend(pyright::cases());
     cases
 }
 
