@@ -15,6 +15,7 @@ mod mocha;
 mod named_tests;
 mod nextest;
 mod node_test;
+mod pyright;
 mod pytest;
 mod tap;
 mod tsc;

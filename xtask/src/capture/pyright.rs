@@ -58,9 +58,10 @@ pub(crate) fn cases() -> Vec<Case> {
 /// A case whose truth is `--outputjson` with the same arguments.
 fn checked(name: &'static str, project: &'static str, args: &[&str]) -> Case {
     let mut truth = strings(&["--outputjson"]);
+    // `--outputjson` takes neither `--stats` nor `--verbose`.
     truth.extend(
         args.iter()
-            .filter(|a| **a != "--verbose")
+            .filter(|a| !matches!(**a, "--verbose" | "--stats"))
             .map(|a| (*a).to_owned()),
     );
     Case::new("pyright", name, project, Program::Node("pyright"), args)
