@@ -218,23 +218,7 @@ fn check_log(tool: &str, case: &str) {
     support::check_sections(tool, case);
 }
 
-/// One test per captured log of `testdata/pyright/` (listed here rather than in
-/// `support/logs.rs`, which the other tools' helpers edit at the same time).
+/// One test per captured log of `testdata/pyright/`.
 mod logs {
-    crate::support::captured_logs!("pyright", super::check_log;
-        broken_config,
-        broken_pyproject,
-        config_values,
-        many_errors,
-        many_errors_level,
-        missing_path,
-        no_files,
-        no_files_verbose,
-        passing,
-        passing_stats,
-        pyproject,
-        strict,
-        syntax_error,
-        unknown_flag,
-    );
+    crate::support::logs::pyright!(super::check_log);
 }
