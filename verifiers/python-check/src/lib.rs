@@ -7,11 +7,12 @@
 //! `pyrightconfig.json`, `[tool.pyright]`). It runs the tool from the project's virtualenv with
 //! the project's arguments, and reads the tool's machine output.
 
+pub mod pyright;
 mod python;
 
 use verdict_model::Verifier;
 
 /// Every verifier of this crate.
 pub fn verifiers() -> Vec<Box<dyn Verifier>> {
-    Vec::new()
+    vec![Box::new(pyright::Pyright::default())]
 }

@@ -227,11 +227,13 @@ fn tool_verifier(words: &[String]) -> Option<&'static str> {
         "eslint" => "eslint",
         "tsc" => "tsc",
         "pytest" | "py.test" => "pytest",
+        "pyright" => "pyright",
         "node" if node_runs_tests(rest) => "node-test",
         "node" => return node_script_tool(rest),
         "python" | "python3" => match (first_arg, rest.get(1).map(String::as_str)) {
             (Some("-m"), Some("pytest")) => "pytest",
             (Some("-m"), Some("unittest")) => "unittest",
+            (Some("-m"), Some("pyright")) => "pyright",
             _ => return None,
         },
         "cargo" => match first_arg? {
