@@ -15,6 +15,7 @@ const FOLDERS: &[(&str, &str)] = &[
     ("mocha", "mocha"),
     ("nextest", "nextest"),
     ("node-test", "node-test"),
+    ("pyright", "pyright"),
     ("pytest", "pytest"),
     ("tap", "tap"),
     ("tsc", "tsc"),
