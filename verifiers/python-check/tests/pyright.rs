@@ -265,3 +265,26 @@ fn a_project_without_configuration_or_command_does_not_apply() {
         Applicability::DoesNotApply(_)
     ));
 }
+
+#[tokio::test]
+async fn pyright_in_the_projects_virtualenv_is_found_and_the_virtualenv_comes_first_on_path() {
+    let fixture = fixture("passing", false);
+    let bin = fixture.workspace.path(".venv/bin");
+    std::fs::create_dir_all(&bin).expect("create the virtualenv");
+    std::fs::write(
+        fixture.workspace.path(".venv/pyvenv.cfg"),
+        "home = /usr/bin\n",
+    )
+    .expect("write pyvenv.cfg");
+    // The real pyright, where the PyPI wrapper puts its launcher.
+    let real = verdict_test_support::tool("node_modules/.bin/pyright");
+    std::os::unix::fs::symlink(&real, bin.join("pyright")).expect("link pyright");
+    let (spec, _, report) = run(&fixture).await;
+    assert_eq!(spec.program, bin.join("pyright"));
+    let path = spec.env.get("PATH").expect("PATH is set");
+    assert!(
+        path.starts_with(&*bin.to_string_lossy()),
+        "the virtualenv first: {path}"
+    );
+    assert_eq!(report.outcome, Outcome::Passed, "{report:#?}");
+}
