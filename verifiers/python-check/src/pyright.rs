@@ -12,7 +12,8 @@
 //! - The project's virtualenv (`.venv`, `venv`) comes first on `PATH`, as if activated: pyright
 //!   resolves imports with the `python` it finds there.
 //!
-//! Exit codes: 0 no errors, 1 errors reported, 2 a fatal error, 3 a configuration file that could
+//! Exit codes: 0 no errors, 1 errors reported (or warnings, with `--warnings`: then the warnings
+//! fail the run), 2 a fatal error, 3 a configuration file that could
 //! not be read or parsed, 4 an illegal command line. Only 0 is a pass and only 1 a failure; 2, 3
 //! and 4 are "could not verify" whatever was printed (pyright checks with its defaults after a
 //! broken configuration, so its diagnostics are kept, but they are not the project's check).
@@ -175,6 +176,14 @@ fn fail_closed(mut report: Report, spec: &CommandSpec, captured: &Captured) -> R
         Exit::Code { code } if spec.exit_codes.pass.contains(code) => return report,
         Exit::Code { code } if spec.exit_codes.fail.contains(code) => {
             if report.outcome != Outcome::Passed {
+                return report;
+            }
+            // `--warnings`: the project fails a run on warnings, and pyright counted some.
+            if report.counts.warnings.is_some_and(|n| n > 0) {
+                report.outcome = Outcome::Failed;
+                report
+                    .notes
+                    .push("pyright failed the run on its warnings (`--warnings`)".to_owned());
                 return report;
             }
             format!("pyright exited with {code} but reported no error that could be read")

@@ -288,3 +288,32 @@ async fn pyright_in_the_projects_virtualenv_is_found_and_the_virtualenv_comes_fi
     );
     assert_eq!(report.outcome, Outcome::Passed, "{report:#?}");
 }
+
+#[tokio::test]
+async fn warnings_pass_unless_the_project_fails_on_them() {
+    let mut fixture = fixture("warnings", true);
+    let (_, _, report) = run(&fixture).await;
+    assert_eq!(report.outcome, Outcome::Passed, "{report:#?}");
+    assert_eq!(report.counts.warnings, Some(1));
+
+    fixture
+        .workspace
+        .commands
+        .insert("pyright".to_owned(), "pyright --warnings".to_owned());
+    let (spec, captured, report) = run(&fixture).await;
+    assert_eq!(args(&spec), ["--warnings", "--outputjson"]);
+    assert_eq!(
+        captured.exit,
+        verdict_core::verifier::Exit::Code { code: 1 }
+    );
+    assert_eq!(report.outcome, Outcome::Failed, "{report:#?}");
+    assert_eq!(
+        found(&report),
+        [(
+            "app/names.py",
+            7,
+            "reportOptionalMemberAccess",
+            Severity::Warning
+        )]
+    );
+}
