@@ -878,17 +878,7 @@ pub(crate) fn render_init(detected: &[(String, String)]) -> String {
 
 /// Whether a linked verifier of this name runs tests (only shown as a hint in `verdict init`).
 fn is_test_verifier(name: &str) -> bool {
-    matches!(
-        name,
-        "jest"
-            | "vitest"
-            | "mocha"
-            | "pytest"
-            | "cargo-test"
-            | "cargo-doctest"
-            | "node-test"
-            | "unittest"
-    )
+    verdict_core::Tool::of_verifier(name).is_some_and(|tool| tool.spec().is_test_runner())
 }
 
 /// The commented example of a project-specific verifier that `verdict init` writes.
