@@ -5,7 +5,8 @@
 //! - `pyright <the project's arguments> --outputjson`, in the project's root. The arguments are
 //!   those of the command the project declares for pyright (a package.json script, tox, nox, a
 //!   Makefile target, pre-commit): its paths, `-p`/`--project`, `--level`, `--pythonpath`,
-//!   `--verifytypes` and the rest, without the options verdict owns: `--outputjson` (added once),
+//!   `--verifytypes` and the rest, without the options verdict owns (the tool table's):
+//!   `--outputjson` (added once),
 //!   `--watch`/`-w` (never ends), `--verbose` and `--stats` (text that `--outputjson` refuses or
 //!   mixes into the report). Without a declared command pyright reads its configuration itself
 //!   (`pyrightconfig.json`, `[tool.pyright]`).
@@ -31,7 +32,7 @@ use verdict_model::verifier::{
     Applicability, Captured, CommandSpec, Exit, ExitCodes, Infrastructure, Inputs, Part,
     VerifierError, Workspace,
 };
-use verdict_model::{Kind, Outcome, Report, Verifier};
+use verdict_model::{Kind, Outcome, Report, Tool, Verifier};
 use verdict_summarizers::pyright::try_from_json;
 use verdict_verifier_support::declared::{self, Purpose};
 use verdict_verifier_support::{PackageJson, infra, summarize_log_as};
@@ -43,18 +44,10 @@ const NAME: &str = "pyright";
 /// How long pyright may run by default.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10 * 60);
 
-/// The hint shown when the project has no pyright installed.
-pub const INSTALL_HINT: &str =
-    "npm install --save-dev pyright (or `pip install pyright` in the project's virtualenv)";
-
-/// pyright's options verdict sets or refuses, each with whether its value is the next word.
-const OWNED: &[(&str, bool)] = &[
-    ("--outputjson", false),
-    ("--watch", false),
-    ("-w", false),
-    ("--verbose", false),
-    ("--stats", false),
-];
+/// The hint shown when the project has no pyright installed: the tool table's.
+pub fn install_hint() -> &'static str {
+    Tool::Pyright.spec().install
+}
 
 /// The largest log read whole for its JSON report; a larger one is streamed through the text
 /// summarizer instead.
@@ -254,8 +247,8 @@ impl Verifier for Pyright {
     }
 
     fn command(&self, workspace: &Workspace) -> Result<CommandSpec, VerifierError> {
-        let program = python::program(workspace, NAME, Home::Node, INSTALL_HINT)?;
-        let mut args = python::declared_args(workspace, NAME, OWNED);
+        let program = python::program(workspace, NAME, Home::Node, install_hint())?;
+        let mut args = python::declared_args(workspace, NAME, Tool::Pyright.spec().owned);
         args.push("--outputjson".to_owned());
         let mut env = std::collections::BTreeMap::new();
         // The PyPI wrapper's notices (a newer version exists) are no part of the check.
@@ -290,23 +283,19 @@ impl Verifier for Pyright {
     /// Every `pyrightconfig.json` (one may extend another), `[tool.pyright]` of pyproject.toml,
     /// the package.json script that runs pyright, and the files that declare its command.
     fn infrastructure(&self, workspace: &Workspace) -> Infrastructure {
-        let infra = infra::wholes(Infrastructure::default(), &["**/pyrightconfig.json"]);
-        let key = |keys: &[&str]| keys.iter().map(|k| (*k).to_owned()).collect::<Vec<_>>();
-        let mut infra = infra::part(
-            infra,
-            "**/pyproject.toml",
-            Part::Toml(key(&["tool", "pyright"])),
-        );
+        // The tool table's configuration files, and any other pyrightconfig.json one extends.
+        let mut infra = infra::wholes(infra::tool_configs(NAME), &["**/pyrightconfig.json"]);
         if let Ok(Some(package)) = PackageJson::read(workspace)
             && let Some(script) = package.script_running(NAME)
         {
-            infra = infra::part(infra, "package.json", Part::Json(key(&["scripts", script])));
+            let keys = vec!["scripts".to_owned(), script.to_owned()];
+            infra = infra::part(infra, "package.json", Part::Json(keys));
         }
         infra::declared(workspace, NAME, infra).1
     }
 
     fn inputs(&self, workspace: &Workspace) -> Option<Inputs> {
-        let program = python::program(workspace, NAME, Home::Node, INSTALL_HINT).ok()?;
+        let program = python::program(workspace, NAME, Home::Node, install_hint()).ok()?;
         // The npm package's manifest names pyright's version; the PyPI wrapper stands for itself.
         let package = std::fs::canonicalize(&program)
             .ok()

@@ -11,7 +11,7 @@ use verdict_core::verifier::{
     Applicability, Captured, CommandSpec, Runner, VerifierError, Workspace,
 };
 use verdict_core::{Evidence, Kind, Outcome, Report, Severity, Verifier};
-use verdict_python_check::pyright::{INSTALL_HINT, Pyright};
+use verdict_python_check::pyright::{Pyright, install_hint};
 use verdict_test_support::{copy_dir, node_runner};
 
 /// A fixture project copied to a temporary directory.
@@ -250,7 +250,8 @@ fn a_project_without_pyright_installed_gets_the_install_hint() {
     match Pyright::default().command(&fixture.workspace) {
         Err(VerifierError::NotInstalled { tool, hint }) => {
             assert_eq!(tool, "pyright");
-            assert_eq!(hint, INSTALL_HINT);
+            assert_eq!(hint, install_hint());
+            assert!(hint.starts_with("npm install --save-dev pyright"), "{hint}");
         }
         other => panic!("expected NotInstalled, got {other:?}"),
     }
