@@ -286,7 +286,9 @@ mod tests {
                 );
                 // The declared-command reader hands the command to the tool's verifier.
                 let mut workspace = Workspace::new(dir.path());
-                workspace.commands.insert(spec.name.to_owned(), line.clone());
+                workspace
+                    .commands
+                    .insert(spec.name.to_owned(), line.clone());
                 let declared = Declared::of(&workspace);
                 let runs = spec.linked.is_some() && invocation.verifier_runs_it;
                 assert_eq!(
