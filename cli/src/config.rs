@@ -96,6 +96,10 @@ pub(crate) struct RunSettings {
     /// Never run these (added to `--skip`).
     #[serde(default)]
     pub(crate) skip: Vec<String>,
+    /// A lint or type check whose tool is not installed makes the run "could not verify",
+    /// as in CI, instead of a `not verified` line (as `--strict`).
+    #[serde(default)]
+    pub(crate) strict: bool,
 }
 
 /// `[verifiers.<name>]`: settings for one verifier, whatever its origin.
