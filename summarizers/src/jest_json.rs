@@ -28,7 +28,8 @@ use serde::Deserialize;
 use verdict_model::{Diagnostic, Kind, Outcome, Report, Summarizer, TestCase, TestStatus};
 
 use crate::js_test::{
-    Diff, MAX_DETAIL, MAX_MESSAGE, failure, is_internal, one_line, strip_equality_note, v8_frame,
+    Diff, MAX_DETAIL, MAX_MESSAGE, failure, is_code_frame, is_diff_label, is_internal, one_line,
+    strip_equality_note, v8_frame,
 };
 use crate::text::clip;
 
@@ -102,6 +103,19 @@ struct TestResult {
 struct Location {
     line: Option<u32>,
     column: Option<u32>,
+}
+
+/// How sure `tool` wrote `sample` when it starts as a JSON report: 99 when the report is
+/// `tool`'s (see [`writer_of`]), 0 when it is the other runner's; `None` when it is no such report,
+/// and the sample is sniffed as text.
+pub(crate) fn sniff_document(sample: &str, tool: &str) -> Option<u8> {
+    crate::document::starts_as_object(sample).then(|| {
+        if writer_of(sample) == Some(tool) {
+            99
+        } else {
+            0
+        }
+    })
 }
 
 /// Which tool wrote a jest-format JSON report, from a cleaned sample of it: `jest` when it has
@@ -503,27 +517,6 @@ impl FailureText {
         };
         FailureText { message, detail }
     }
-}
-
-/// A line of a code frame: `> 12 | code`, `12 | code`, `| ^`.
-fn is_code_frame(text: &str) -> bool {
-    let rest = match text.strip_prefix('>') {
-        Some(rest) => rest.trim_start(),
-        None => text,
-    };
-    if rest.starts_with('|') {
-        return true;
-    }
-    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-    digits > 0 && rest[digits..].trim_start().starts_with('|')
-}
-
-/// The label lines of a diff (`- Expected  - 1`, `+ Received  + 0`), after the sign.
-fn is_diff_label(rest: &str) -> bool {
-    let rest = rest.trim_start();
-    ["Expected", "Received", "Snapshot"]
-        .iter()
-        .any(|label| rest.starts_with(label))
 }
 
 /// The `● Test suite failed to run` blocks of a jest file's message, as root causes. jest's
