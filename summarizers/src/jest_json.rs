@@ -204,7 +204,7 @@ fn separator(tool: &str) -> &'static str {
 }
 
 fn parse_inner(tool: &str, json: &[u8], root: Option<&str>) -> Report {
-    let parsed: JsonReport = match serde_json::from_slice(json) {
+    let mut parsed: JsonReport = match serde_json::from_slice(json) {
         Ok(parsed) => parsed,
         Err(error) => {
             return Report::errored(
@@ -213,7 +213,7 @@ fn parse_inner(tool: &str, json: &[u8], root: Option<&str>) -> Report {
             );
         }
     };
-    let Some(files) = parsed.test_results else {
+    let Some(files) = parsed.test_results.take() else {
         return Report::errored(
             tool,
             format!("{tool}'s JSON report has no `testResults`: not a jest-format report"),
@@ -279,6 +279,26 @@ fn parse_inner(tool: &str, json: &[u8], root: Option<&str>) -> Report {
         report.push(diagnostic);
     }
 
+    set_counts(&mut report, &parsed, &counted, suites_errored, failed_files);
+    let nothing_found = files.is_empty() && parsed.num_total_tests.unwrap_or(counted.total) == 0;
+    set_outcome(
+        tool,
+        &mut report,
+        &parsed,
+        nothing_found,
+        failed_without_reason,
+    );
+    report
+}
+
+/// The report's counts: the report's own where it states them, else the tests' statuses.
+fn set_counts(
+    report: &mut Report,
+    parsed: &JsonReport,
+    counted: &TallyFromTests,
+    suites_errored: u64,
+    failed_files: u64,
+) {
     let counts = &mut report.counts;
     counts.tests_failed = Some(parsed.num_failed_tests.unwrap_or(counted.failed));
     counts.tests_passed = Some(parsed.num_passed_tests.unwrap_or(counted.passed));
@@ -302,8 +322,17 @@ fn parse_inner(tool: &str, json: &[u8], root: Option<&str>) -> Report {
             .unwrap_or(suites_errored),
     );
     counts.files = Some(failed_files);
+}
 
-    let total = parsed.num_total_tests.unwrap_or(counted.total);
+/// The run's outcome, once the failures are in `report`: failed, or errored when the run was
+/// interrupted, found no test file (`nothing_found`) or failed without saying why.
+fn set_outcome(
+    tool: &str,
+    report: &mut Report,
+    parsed: &JsonReport,
+    nothing_found: bool,
+    failed_without_reason: Vec<String>,
+) {
     if parsed.was_interrupted == Some(true) {
         report.outcome = Outcome::Errored;
         report.error = Some(format!("{tool}: the test run was interrupted"));
@@ -314,7 +343,7 @@ fn parse_inner(tool: &str, json: &[u8], root: Option<&str>) -> Report {
                 "{tool} marked {path} as failed without a failing test or a message"
             ));
         }
-    } else if files.is_empty() && total == 0 && parsed.success != Some(true) {
+    } else if nothing_found && parsed.success != Some(true) {
         report.outcome = Outcome::Errored;
         report.error = Some(format!("{tool} found no test files: nothing was verified"));
     } else if parsed.success == Some(false) || !failed_without_reason.is_empty() {
@@ -329,7 +358,6 @@ fn parse_inner(tool: &str, json: &[u8], root: Option<&str>) -> Report {
             ),
         });
     }
-    report
 }
 
 /// Tallies of the tests themselves, for a report that lacks the `num…` totals.
