@@ -361,7 +361,8 @@ impl Parser {
         }
     }
 
-    /// Keeps a test for the report, bounded as [`Report::push_test`] bounds a report's.
+    /// Keeps a test for the report, bounded as [`verdict_model::Report::push_test`] bounds a
+    /// report's.
     pub(super) fn keep_test(&mut self, test: TestCase) {
         if self.tests.len() < verdict_model::model::MAX_TESTS {
             self.tests.push(test);

@@ -40,7 +40,7 @@ pub(super) struct Parser {
     pub(super) caused_by: bool,
     /// Which part of a failed build script's output (under `Caused by:`) is being read.
     pub(super) script_output: ScriptOutput,
-    /// Lint names learned from their first occurrence, by [`lint_key`].
+    /// Lint names learned from their first occurrence, by `compiler::lint_key`.
     pub(super) lint_names: HashMap<String, String>,
     /// Whether the current failures list (`failures:` followed by indented names) is being read.
     pub(super) in_failures_list: bool,
