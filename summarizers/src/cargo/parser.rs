@@ -11,6 +11,7 @@ use super::libtest::{Block, FailedTarget, Run, is_terse_progress};
 use super::panic::Panic;
 use crate::text::clip;
 
+/// What the parser has read so far; each phase's file reads and writes its part.
 #[derive(Default)]
 pub(super) struct Parser {
     pub(super) report: Report0,

@@ -14,6 +14,7 @@ use super::lines::{
 use super::timeout::Timeout;
 use super::{MAX_ENTRIES, TOOL, XPASS_STRICT};
 
+/// The section of pytest's report a line is in, opened by its `===` rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Section {
     None,
@@ -24,6 +25,7 @@ pub(super) enum Section {
     Other,
 }
 
+/// What the parser has read so far; each phase's file reads and writes its part.
 #[derive(Default)]
 pub(super) struct Parser {
     pub(super) rootdir: Option<String>,
