@@ -900,6 +900,13 @@ struct JsonScanner {
     too_deep: bool,
 }
 
+/// What one step of [`JsonScanner::scan`] leaves: the index to go on from, or the end of this
+/// input (with the end of the top-level value, when it ended).
+enum Step {
+    At(usize),
+    End(Option<usize>),
+}
+
 impl JsonScanner {
     /// Whether an object opening now is a result: an element of the top-level array, or of the
     /// array directly inside the top-level object (`{"results":[…]}`).
@@ -928,117 +935,135 @@ impl JsonScanner {
         end
     }
 
+    /// Scans `bytes` one step at a time: inside a string, inside a result object, or between
+    /// them. Returns the index just after the end of the top-level value when it ends here.
     fn scan(&mut self, bytes: &[u8], on_result: &mut impl FnMut(&[u8])) -> Option<usize> {
         let mut i = 0;
         while i < bytes.len() {
-            if self.in_string {
-                if self.escape {
-                    self.escape = false;
-                    let b = bytes[i];
-                    self.push_string_byte(b);
-                    if b == b'u' {
-                        self.hex_left = 4;
-                    }
-                    i += 1;
-                    continue;
-                }
-                let Some(offset) = memchr::memchr2(b'"', b'\\', &bytes[i..]) else {
-                    self.push_string_chunk(&bytes[i..]);
-                    return None;
-                };
-                self.push_string_chunk(&bytes[i..i + offset]);
-                i += offset;
-                if bytes[i] == b'\\' {
-                    if self.copying() && !self.cutting && self.string_len + 6 > MAX_JSON_STRING {
-                        self.cutting = true;
-                    }
-                    self.push_string_byte(b'\\');
-                    self.escape = true;
-                } else {
-                    self.in_string = false;
-                    self.cutting = false;
-                    self.hex_left = 0;
-                    self.string_len = 0;
-                    if self.copying() {
-                        self.capture.push(b'"');
-                    }
-                }
-                i += 1;
-                continue;
+            let step = if self.in_string {
+                self.scan_string(bytes, i)
+            } else if self.capturing {
+                self.scan_result(bytes, i, on_result)
+            } else {
+                self.scan_outside(bytes, i)
+            };
+            match step {
+                Step::At(next) => i = next,
+                Step::End(end) => return end,
             }
-            if self.capturing {
-                // Inside a result only strings and braces matter: jump to the next one.
-                let Some(offset) = memchr::memchr3(b'"', b'{', b'}', &bytes[i..]) else {
-                    if self.copying() {
-                        self.capture.extend_from_slice(&bytes[i..]);
-                    }
-                    return None;
-                };
-                if self.copying() {
-                    self.capture.extend_from_slice(&bytes[i..i + offset]);
-                }
-                i += offset;
-                let b = bytes[i];
-                if self.copying() {
-                    self.capture.push(b);
-                }
-                match b {
-                    b'"' => {
-                        self.in_string = true;
-                        self.string_len = 0;
-                    }
-                    b'{' => self.braces += 1,
-                    _ => {
-                        self.braces = self.braces.saturating_sub(1);
-                        if self.braces == 0 {
-                            self.capturing = false;
-                            match self.direct.take() {
-                                Some(start) => on_result(&bytes[start..=i]),
-                                None if !self.discarding => on_result(&self.capture),
-                                None => {}
-                            }
-                            self.discarding = false;
-                            self.capture.clear();
-                        }
-                    }
-                }
-                if self.capture.len() > MAX_JSON_OBJECT {
-                    // Too large to read: follow it to its end without keeping it.
-                    self.capture = Vec::new();
-                    self.oversized += 1;
-                    self.discarding = true;
-                }
-                i += 1;
-                continue;
-            }
-            let b = bytes[i];
-            match b {
-                b'"' => self.in_string = true,
-                b'{' if self.at_result_parent() => {
-                    self.capturing = true;
-                    self.discarding = false;
-                    self.braces = 1;
-                    self.direct = Some(i);
-                    self.capture.clear();
-                }
-                b'{' | b'[' => {
-                    if self.stack.len() < MAX_JSON_DEPTH {
-                        self.stack.push(b);
-                    } else {
-                        self.too_deep = true;
-                    }
-                }
-                b'}' | b']' => {
-                    self.stack.pop();
-                    if self.stack.is_empty() {
-                        return Some(i + 1);
-                    }
-                }
-                _ => {}
-            }
-            i += 1;
         }
         None
+    }
+
+    /// Inside a string: up to its next escape or its closing quote.
+    fn scan_string(&mut self, bytes: &[u8], i: usize) -> Step {
+        if self.escape {
+            self.escape = false;
+            let b = bytes[i];
+            self.push_string_byte(b);
+            if b == b'u' {
+                self.hex_left = 4;
+            }
+            return Step::At(i + 1);
+        }
+        let Some(offset) = memchr::memchr2(b'"', b'\\', &bytes[i..]) else {
+            self.push_string_chunk(&bytes[i..]);
+            return Step::End(None);
+        };
+        self.push_string_chunk(&bytes[i..i + offset]);
+        let i = i + offset;
+        if bytes[i] == b'\\' {
+            if self.copying() && !self.cutting && self.string_len + 6 > MAX_JSON_STRING {
+                self.cutting = true;
+            }
+            self.push_string_byte(b'\\');
+            self.escape = true;
+        } else {
+            self.in_string = false;
+            self.cutting = false;
+            self.hex_left = 0;
+            self.string_len = 0;
+            if self.copying() {
+                self.capture.push(b'"');
+            }
+        }
+        Step::At(i + 1)
+    }
+
+    /// Inside a result object, where only strings and braces matter: up to the next of them,
+    /// handing the object to `on_result` when its last brace closes.
+    fn scan_result(&mut self, bytes: &[u8], i: usize, on_result: &mut impl FnMut(&[u8])) -> Step {
+        let Some(offset) = memchr::memchr3(b'"', b'{', b'}', &bytes[i..]) else {
+            if self.copying() {
+                self.capture.extend_from_slice(&bytes[i..]);
+            }
+            return Step::End(None);
+        };
+        if self.copying() {
+            self.capture.extend_from_slice(&bytes[i..i + offset]);
+        }
+        let i = i + offset;
+        let b = bytes[i];
+        if self.copying() {
+            self.capture.push(b);
+        }
+        match b {
+            b'"' => {
+                self.in_string = true;
+                self.string_len = 0;
+            }
+            b'{' => self.braces += 1,
+            _ => {
+                self.braces = self.braces.saturating_sub(1);
+                if self.braces == 0 {
+                    self.capturing = false;
+                    match self.direct.take() {
+                        Some(start) => on_result(&bytes[start..=i]),
+                        None if !self.discarding => on_result(&self.capture),
+                        None => {}
+                    }
+                    self.discarding = false;
+                    self.capture.clear();
+                }
+            }
+        }
+        if self.capture.len() > MAX_JSON_OBJECT {
+            // Too large to read: follow it to its end without keeping it.
+            self.capture = Vec::new();
+            self.oversized += 1;
+            self.discarding = true;
+        }
+        Step::At(i + 1)
+    }
+
+    /// Between result objects: one byte of the structure around them.
+    fn scan_outside(&mut self, bytes: &[u8], i: usize) -> Step {
+        let b = bytes[i];
+        match b {
+            b'"' => self.in_string = true,
+            b'{' if self.at_result_parent() => {
+                self.capturing = true;
+                self.discarding = false;
+                self.braces = 1;
+                self.direct = Some(i);
+                self.capture.clear();
+            }
+            b'{' | b'[' => {
+                if self.stack.len() < MAX_JSON_DEPTH {
+                    self.stack.push(b);
+                } else {
+                    self.too_deep = true;
+                }
+            }
+            b'}' | b']' => {
+                self.stack.pop();
+                if self.stack.is_empty() {
+                    return Step::End(Some(i + 1));
+                }
+            }
+            _ => {}
+        }
+        Step::At(i + 1)
     }
 
     fn push_string_byte(&mut self, b: u8) {
@@ -1393,16 +1418,7 @@ impl LineParser for Parser {
             return;
         }
         if first == b' ' {
-            // A row without its file (a log that starts in the middle) still counts.
-            if let Some(row) = parse_row(line) {
-                self.row(row);
-                return;
-            }
-            // The fixable line, a crash's indented detail, a stack frame.
-            let trimmed = line.trim_start();
-            if trimmed.starts_with("ELIFECYCLE") && self.failure_sign.is_none() {
-                self.failure_sign = Some(clip(trimmed, MAX_ERROR));
-            }
+            self.indented_line(line);
             return;
         }
         if self.after_row {
@@ -1415,82 +1431,10 @@ impl LineParser for Parser {
             self.continuation_lines += 1;
             return;
         }
-        // A report printed over several lines (`jq .`) opens with a lone `[`.
-        if matches!(first, b'[' | b'{')
-            && (looks_like_report(line.as_bytes()) || line.trim_end() == "[")
-        {
-            self.end_file();
-            self.json = Some((JsonScanner::default(), JsonSource::Lines));
-            self.json_line(line);
+        if self.marker_line(first, line) || self.row_line(first, line) {
             return;
         }
-        if line.contains(" problem")
-            && let Some((errors, warnings)) = parse_summary(line)
-        {
-            self.end_file();
-            let (e, w) = self.summary.unwrap_or((0, 0));
-            self.summary = Some((e + errors, w + warnings));
-            self.report.summary = Some(line.trim().to_owned());
-            return;
-        }
-        // Anywhere in the line: a console's leftovers may stand before it.
-        if line.contains(CRASH_BANNER) {
-            self.end_file();
-            self.in_crash = true;
-            return;
-        }
-        if line.starts_with("ESLint found too many warnings") {
-            self.too_many_warnings = Some(line.trim_end().to_owned());
-            return;
-        }
-        if starts_crash(line) {
-            self.in_crash = true;
-            self.crash_line(line);
-            return;
-        }
-        if self.failure_sign.is_none()
-            && (line.starts_with("npm ERR!")
-                || line.starts_with("npm error")
-                || line.starts_with("error Command failed"))
-        {
-            self.failure_sign = Some(clip(line.trim(), MAX_ERROR));
-            return;
-        }
-        if first.is_ascii_digit()
-            && let Some(row) = parse_next_row(line)
-        {
-            self.row(row);
-            // Its rows follow each other without indent: none is a message's further line.
-            self.after_row = false;
-            self.open_message = None;
-            return;
-        }
-        if matches!(line.as_bytes().last(), Some(b']' | b')'))
-            && let Some(flat) = parse_flat_row(line)
-        {
-            self.flat_row(flat);
-            return;
-        }
-        if first.is_ascii_digit()
-            && let Some(total) = parse_total(line)
-        {
-            self.end_file();
-            self.flat_total = Some(self.flat_total.unwrap_or(0) + total);
-            self.report.summary = Some(line.trim().to_owned());
-            return;
-        }
-        // A file's path; its rows follow. Or the package manager's line that ran eslint, all
-        // that a clean run shows of it.
-        if self.report.evidence == Evidence::Nothing && crate::text::script_runs(line, &["eslint"])
-        {
-            self.report.saw(Evidence::Ran);
-        }
-        // `next lint`'s clean run, said in eslint's name.
-        if line.contains("No ESLint warnings or errors") {
-            self.report.saw(Evidence::Checked);
-        }
-        self.end_file();
-        self.file = Some(line.trim_end().to_owned());
+        self.file_line(line);
     }
 
     fn finish(mut self: Box<Self>) -> Report {
@@ -1577,6 +1521,114 @@ impl LineParser for Parser {
             report.outcome = Outcome::Passed;
         }
         report
+    }
+}
+
+impl Parser {
+    /// An indented line: a row without its file (a log that starts in the middle still counts),
+    /// the fixable line, a crash's indented detail, a stack frame.
+    fn indented_line(&mut self, line: &str) {
+        if let Some(row) = parse_row(line) {
+            self.row(row);
+            return;
+        }
+        // The fixable line, a crash's indented detail, a stack frame.
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("ELIFECYCLE") && self.failure_sign.is_none() {
+            self.failure_sign = Some(clip(trimmed, MAX_ERROR));
+        }
+    }
+
+    /// A column-0 line that is no row: a JSON report, the problems summary, a crash, the
+    /// package manager's failure; `true` when it was one.
+    fn marker_line(&mut self, first: u8, line: &str) -> bool {
+        // A report printed over several lines (`jq .`) opens with a lone `[`.
+        if matches!(first, b'[' | b'{')
+            && (looks_like_report(line.as_bytes()) || line.trim_end() == "[")
+        {
+            self.end_file();
+            self.json = Some((JsonScanner::default(), JsonSource::Lines));
+            self.json_line(line);
+            return true;
+        }
+        if line.contains(" problem")
+            && let Some((errors, warnings)) = parse_summary(line)
+        {
+            self.end_file();
+            let (e, w) = self.summary.unwrap_or((0, 0));
+            self.summary = Some((e + errors, w + warnings));
+            self.report.summary = Some(line.trim().to_owned());
+            return true;
+        }
+        // Anywhere in the line: a console's leftovers may stand before it.
+        if line.contains(CRASH_BANNER) {
+            self.end_file();
+            self.in_crash = true;
+            return true;
+        }
+        if line.starts_with("ESLint found too many warnings") {
+            self.too_many_warnings = Some(line.trim_end().to_owned());
+            return true;
+        }
+        if starts_crash(line) {
+            self.in_crash = true;
+            self.crash_line(line);
+            return true;
+        }
+        if self.failure_sign.is_none()
+            && (line.starts_with("npm ERR!")
+                || line.starts_with("npm error")
+                || line.starts_with("error Command failed"))
+        {
+            self.failure_sign = Some(clip(line.trim(), MAX_ERROR));
+            return true;
+        }
+        false
+    }
+
+    /// One of the rows of a format without files' headers (`unix`, `compact`, `visualstudio`)
+    /// or its total; `true` when it was one.
+    fn row_line(&mut self, first: u8, line: &str) -> bool {
+        if first.is_ascii_digit()
+            && let Some(row) = parse_next_row(line)
+        {
+            self.row(row);
+            // Its rows follow each other without indent: none is a message's further line.
+            self.after_row = false;
+            self.open_message = None;
+            return true;
+        }
+        if matches!(line.as_bytes().last(), Some(b']' | b')'))
+            && let Some(flat) = parse_flat_row(line)
+        {
+            self.flat_row(flat);
+            return true;
+        }
+        if first.is_ascii_digit()
+            && let Some(total) = parse_total(line)
+        {
+            self.end_file();
+            self.flat_total = Some(self.flat_total.unwrap_or(0) + total);
+            self.report.summary = Some(line.trim().to_owned());
+            return true;
+        }
+        false
+    }
+
+    /// Any other line: a file's path, whose rows follow.
+    fn file_line(&mut self, line: &str) {
+        // A file's path; its rows follow. Or the package manager's line that ran eslint, all
+        // that a clean run shows of it.
+        if self.report.evidence == Evidence::Nothing && crate::text::script_runs(line, &["eslint"])
+        {
+            self.report.saw(Evidence::Ran);
+        }
+        // `next lint`'s clean run, said in eslint's name.
+        if line.contains("No ESLint warnings or errors") {
+            self.report.saw(Evidence::Checked);
+        }
+        self.end_file();
+        self.file = Some(line.trim_end().to_owned());
     }
 }
 

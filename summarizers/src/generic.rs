@@ -564,28 +564,8 @@ impl LineParser for Parser {
         if self.tap.line(line, &mut self.report) {
             return;
         }
-        if let Some(panic) = self.panic.as_mut() {
-            panic.lines += 1;
-            if panic.awaiting_message {
-                panic.message = line.trim().to_owned();
-                panic.awaiting_message = false;
-                self.finish_panic();
-                return;
-            }
-            // Go: `\t/path/to/main.go:12 +0x1d` frames; the first one in the project is the place.
-            if let Some(frame) = line.strip_prefix('\t') {
-                let path = frame.split(" +0x").next().unwrap_or(frame);
-                if let Some((file, n)) = path.rsplit_once(':')
-                    && let (false, Ok(n)) = (is_foreign(file), n.parse::<u32>())
-                {
-                    panic.place = Some((file.to_owned(), n, None));
-                    self.finish_panic();
-                    return;
-                }
-            }
-            if panic.lines > MAX_PANIC_LINES {
-                self.finish_panic();
-            }
+        if self.panic_line(line) {
+            return;
         }
         if self.traceback.is_some() {
             self.traceback_line(line);
@@ -627,40 +607,7 @@ impl LineParser for Parser {
             self.traceback = Some(Traceback::default());
             return;
         }
-        if first == b'p' && line.starts_with("panic: ") {
-            self.finish_panic();
-            self.panic = Some(Panic {
-                message: line.to_owned(),
-                lines: 0,
-                place: None,
-                awaiting_message: false,
-            });
-            return;
-        }
-        if first == b't'
-            && line.starts_with("thread '")
-            && let Some(at) = line.find("' panicked at ")
-        {
-            // Rust: `thread 'main' panicked at src/main.rs:3:5:` then the message.
-            let rest = line[at + "' panicked at ".len()..].trim_end_matches(':');
-            let place = crate::text::split_location(rest).map(|(f, l, c)| (f.to_owned(), l, c));
-            self.finish_panic();
-            self.panic = Some(Panic {
-                message: "panicked".to_owned(),
-                lines: 0,
-                place,
-                awaiting_message: true,
-            });
-            return;
-        }
-        if first == b'-' && line.starts_with("--- FAIL: ") {
-            let name = line["--- FAIL: ".len()..]
-                .split(" (")
-                .next()
-                .unwrap_or("")
-                .to_owned();
-            self.sign(line);
-            self.go_test = Some(name);
+        if self.crash_start(first, line) {
             return;
         }
         if self.summary_line(line) {
@@ -749,6 +696,80 @@ impl LineParser for Parser {
             Outcome::Errored
         };
         report
+    }
+}
+
+impl Parser {
+    /// A line after a Go or Rust panic's header: its message, or the frame that places it;
+    /// `true` when the panic took the line.
+    fn panic_line(&mut self, line: &str) -> bool {
+        let Some(panic) = self.panic.as_mut() else {
+            return false;
+        };
+        panic.lines += 1;
+        if panic.awaiting_message {
+            panic.message = line.trim().to_owned();
+            panic.awaiting_message = false;
+            self.finish_panic();
+            return true;
+        }
+        // Go: `\t/path/to/main.go:12 +0x1d` frames; the first one in the project is the place.
+        if let Some(frame) = line.strip_prefix('\t') {
+            let path = frame.split(" +0x").next().unwrap_or(frame);
+            if let Some((file, n)) = path.rsplit_once(':')
+                && let (false, Ok(n)) = (is_foreign(file), n.parse::<u32>())
+            {
+                panic.place = Some((file.to_owned(), n, None));
+                self.finish_panic();
+                return true;
+            }
+        }
+        if panic.lines > MAX_PANIC_LINES {
+            self.finish_panic();
+        }
+        false
+    }
+
+    /// A panic's header (Go's `panic: `, Rust's `thread 'main' panicked at`) or a Go test's
+    /// `--- FAIL: `; `true` when the line was one of them.
+    fn crash_start(&mut self, first: u8, line: &str) -> bool {
+        if first == b'p' && line.starts_with("panic: ") {
+            self.finish_panic();
+            self.panic = Some(Panic {
+                message: line.to_owned(),
+                lines: 0,
+                place: None,
+                awaiting_message: false,
+            });
+            return true;
+        }
+        if first == b't'
+            && line.starts_with("thread '")
+            && let Some(at) = line.find("' panicked at ")
+        {
+            // Rust: `thread 'main' panicked at src/main.rs:3:5:` then the message.
+            let rest = line[at + "' panicked at ".len()..].trim_end_matches(':');
+            let place = crate::text::split_location(rest).map(|(f, l, c)| (f.to_owned(), l, c));
+            self.finish_panic();
+            self.panic = Some(Panic {
+                message: "panicked".to_owned(),
+                lines: 0,
+                place,
+                awaiting_message: true,
+            });
+            return true;
+        }
+        if first == b'-' && line.starts_with("--- FAIL: ") {
+            let name = line["--- FAIL: ".len()..]
+                .split(" (")
+                .next()
+                .unwrap_or("")
+                .to_owned();
+            self.sign(line);
+            self.go_test = Some(name);
+            return true;
+        }
+        false
     }
 }
 

@@ -40,8 +40,9 @@ use std::collections::HashSet;
 use verdict_model::{Diagnostic, Kind, LineParser, Outcome, Report, Summarizer};
 
 use crate::js_test::{
-    Diff, MAX_BLOCK_LINES, MAX_DETAIL, MAX_MESSAGE, Unprefixed, failure, is_error_line, is_full,
-    one_line, strip_equality_note, unprefixed_sample, v8_frame,
+    Diff, MAX_BLOCK_LINES, MAX_DETAIL, MAX_MESSAGE, Unprefixed, coverage_threshold, failure,
+    is_code_frame, is_diff_label, is_error_line, is_full, no_tests, one_line, same_file,
+    strip_equality_note, unprefixed_sample, v8_frame,
 };
 use crate::text::{clip, count_of, split_location};
 
@@ -59,13 +60,9 @@ impl Summarizer for JestSummarizer {
     }
 
     fn sniff(&self, sample: &str) -> u8 {
-        if crate::document::starts_as_object(sample) {
-            // A JSON report (`--json`), whose test results hold jest's human messages.
-            return if crate::jest_json::writer_of(sample) == Some("jest") {
-                99
-            } else {
-                0
-            };
+        // A JSON report (`--json`), whose test results hold jest's human messages.
+        if let Some(score) = crate::jest_json::sniff_document(sample, "jest") {
+            return score;
         }
         let sample = &*unprefixed_sample(sample);
         // The summary lines and `Ran all test suites.` are jest's alone.
@@ -569,89 +566,17 @@ impl Parser {
             Some(rest) if indent == 0 => rest,
             _ => text,
         };
-        if indent == 0 {
-            if text.starts_with("::endgroup::") {
-                self.finish_block();
-                return;
-            }
-            if let Some(file) = text.strip_prefix("Errors thrown in ") {
-                // The failures of one file, which the default reporter may have printed already.
-                self.finish_block();
-                self.finish_top();
-                self.file = Some(file.trim().to_owned());
-                self.file_passed = false;
-                self.repeat = true;
-                return;
-            }
+        if indent == 0 && self.group_line(text) {
+            return;
         }
-        if indent == 2 {
-            if let Some(name) = text.strip_prefix("● ") {
-                self.finish_block();
-                self.saw_any_jest_line = true;
-                let kind = match name.trim_end() {
-                    "Test suite failed to run" => BlockKind::Suite,
-                    "Console" => BlockKind::Console,
-                    name if name.starts_with(' ') && self.in_open_handles => BlockKind::OpenHandle,
-                    name if name.starts_with(' ') => BlockKind::Outside,
-                    _ if self.file_passed && !self.repeat => BlockKind::Console,
-                    name => BlockKind::Test(name.to_owned()),
-                };
-                let outside = matches!(kind, BlockKind::Outside | BlockKind::OpenHandle);
-                let file = if outside { None } else { self.file.clone() };
-                let mut block = Block::new(kind, file);
-                if outside {
-                    block.message = Some(name.trim().to_owned());
-                }
-                block.count_only = is_full(&self.report)
-                    && !self.repeat
-                    && !matches!(block.kind, BlockKind::OpenHandle);
-                self.block = Some(block);
-                return;
-            }
-            if let Some(top) = &mut self.top {
-                add_top_text(top, text);
-                return;
-            }
+        if indent == 2 && self.block_header(text) {
+            return;
         }
         self.finish_block();
-        if indent <= 1
-            && let Some(rest) = text
-                .strip_prefix("FAIL ")
-                .or_else(|| text.strip_prefix("PASS "))
-        {
-            self.finish_top();
-            self.saw_any_jest_line = true;
-            self.in_open_handles = false;
-            if self
-                .late_crash
-                .as_ref()
-                .is_some_and(|(_, confirmed)| !confirmed)
-            {
-                self.late_crash = None;
-            }
-            if text.starts_with('F') {
-                self.saw_fail = true;
-            }
-            self.file_passed = text.starts_with('P');
-            self.file = Some(header_file(rest).to_owned());
+        if indent <= 1 && self.file_header(text) {
             return;
         }
-        if indent <= 1
-            && let Some(rest) = text.strip_prefix("› ")
-            && rest.contains(" obsolete from ")
-        {
-            self.obsolete = Some(one_line(rest, MAX_MESSAGE));
-            return;
-        }
-        if indent == 3
-            && self.obsolete.is_some()
-            && self.obsolete_file.is_none()
-            && let Some(file) = text.strip_prefix("↳ ")
-        {
-            self.obsolete_file = Some(file.to_owned());
-            return;
-        }
-        if indent != 0 {
+        if self.obsolete_line(indent, text) || indent != 0 {
             return;
         }
         self.finish_top();
@@ -665,61 +590,121 @@ impl Parser {
             });
             return;
         }
+        self.column_zero_line(text);
+    }
+
+    /// `::endgroup::`, or `Errors thrown in <file>` (the GitHub Actions reporter's groups);
+    /// `true` when the line was one of them.
+    fn group_line(&mut self, text: &str) -> bool {
+        if text.starts_with("::endgroup::") {
+            self.finish_block();
+            return true;
+        }
+        let Some(file) = text.strip_prefix("Errors thrown in ") else {
+            return false;
+        };
+        // The failures of one file, which the default reporter may have printed already.
+        self.finish_block();
+        self.finish_top();
+        self.file = Some(file.trim().to_owned());
+        self.file_passed = false;
+        self.repeat = true;
+        true
+    }
+
+    /// `  ● Suite › test`: a block starts (a failure, a suite that failed to run, console
+    /// output, an open handle); or the text of a column-0 `●` block goes on. `true` when taken.
+    fn block_header(&mut self, text: &str) -> bool {
+        let Some(name) = text.strip_prefix("● ") else {
+            if let Some(top) = &mut self.top {
+                add_top_text(top, text);
+                return true;
+            }
+            return false;
+        };
+        self.finish_block();
+        self.saw_any_jest_line = true;
+        let kind = match name.trim_end() {
+            "Test suite failed to run" => BlockKind::Suite,
+            "Console" => BlockKind::Console,
+            name if name.starts_with(' ') && self.in_open_handles => BlockKind::OpenHandle,
+            name if name.starts_with(' ') => BlockKind::Outside,
+            _ if self.file_passed && !self.repeat => BlockKind::Console,
+            name => BlockKind::Test(name.to_owned()),
+        };
+        let outside = matches!(kind, BlockKind::Outside | BlockKind::OpenHandle);
+        let file = if outside { None } else { self.file.clone() };
+        let mut block = Block::new(kind, file);
+        if outside {
+            block.message = Some(name.trim().to_owned());
+        }
+        block.count_only =
+            is_full(&self.report) && !self.repeat && !matches!(block.kind, BlockKind::OpenHandle);
+        self.block = Some(block);
+        true
+    }
+
+    /// `FAIL path` / `PASS path`: the test file whose blocks follow; `true` when it was one.
+    fn file_header(&mut self, text: &str) -> bool {
+        let Some(rest) = text
+            .strip_prefix("FAIL ")
+            .or_else(|| text.strip_prefix("PASS "))
+        else {
+            return false;
+        };
+        self.finish_top();
+        self.saw_any_jest_line = true;
+        self.in_open_handles = false;
+        if self
+            .late_crash
+            .as_ref()
+            .is_some_and(|(_, confirmed)| !confirmed)
+        {
+            self.late_crash = None;
+        }
+        if text.starts_with('F') {
+            self.saw_fail = true;
+        }
+        self.file_passed = text.starts_with('P');
+        self.file = Some(header_file(rest).to_owned());
+        true
+    }
+
+    /// `› 1 snapshot obsolete from 1 test suite.` and the `↳ file` under it; `true` when taken.
+    fn obsolete_line(&mut self, indent: usize, text: &str) -> bool {
+        if indent <= 1
+            && let Some(rest) = text.strip_prefix("› ")
+            && rest.contains(" obsolete from ")
+        {
+            self.obsolete = Some(one_line(rest, MAX_MESSAGE));
+            return true;
+        }
+        if indent == 3
+            && self.obsolete.is_some()
+            && self.obsolete_file.is_none()
+            && let Some(file) = text.strip_prefix("↳ ")
+        {
+            self.obsolete_file = Some(file.to_owned());
+            return true;
+        }
+        false
+    }
+
+    /// A column-0 line outside any block: the summary's lines, jest's notices after it, or what
+    /// a crash printed.
+    fn column_zero_line(&mut self, text: &str) {
         match text.as_bytes().first() {
             Some(b'T') => {
                 if let Some(rest) = text.strip_prefix("Tests:") {
-                    if let Some(progress) = &mut self.progress
-                        && progress.tests.is_none()
-                    {
-                        progress.tests = Some(rest.to_owned());
-                        return;
-                    }
-                    self.saw_summary = true;
-                    // The run is over: a log holding another run reports its failures anew.
-                    self.repeat = false;
-                    self.seen.clear();
-                    // Each run's counts add up: a monorepo's `npm test --workspaces` or
-                    // `pnpm -r test` prints one summary per package.
-                    let counts = &mut self.report.counts;
-                    add_count(&mut counts.tests_failed, count_of(rest, "failed"));
-                    add_count(&mut counts.tests_passed, count_of(rest, "passed"));
-                    add_count(
-                        &mut counts.tests_skipped,
-                        Some(
-                            count_of(rest, "skipped").unwrap_or(0)
-                                + count_of(rest, "todo").unwrap_or(0),
-                        ),
-                    );
-                    self.report.summary = Some(one_line(text, MAX_MESSAGE));
+                    self.tests_summary(rest, text);
                 } else if let Some(rest) = text.strip_prefix("Test Suites:") {
-                    if is_partial_total(rest) {
-                        // The status line of a run under way, redrawn in a terminal, or the
-                        // summary of a run that skipped some files: `Ran all test suites` tells.
-                        self.progress = Some(Progress {
-                            suites: rest.to_owned(),
-                            tests: None,
-                        });
-                        return;
-                    }
-                    self.progress = None;
-                    self.saw_summary = true;
-                    add_count(&mut self.report.counts.files, count_of(rest, "failed"));
+                    self.suites_summary(rest);
                 } else if text.starts_with("Test run was interrupted") {
                     self.report.note("jest: the test run was interrupted");
                 }
             }
             Some(b'S') if text.starts_with("Snapshots:") && text.contains(" obsolete") => {
-                // Obsolete snapshots (or snapshot files) fail jest's run unless `-u` removed
-                // them, though every test passed: `success` is false and jest exits 1.
-                let message = self.obsolete.take().unwrap_or_else(|| {
-                    format!("obsolete snapshots ({})", one_line(text, MAX_MESSAGE))
-                });
-                let mut diagnostic = failure(TOOL, message);
-                diagnostic.kind = Kind::Custom;
-                diagnostic.code = Some("obsolete-snapshot".to_owned());
-                diagnostic.file = self.obsolete_file.take();
-                diagnostic.refresh_fingerprint();
-                self.report.push(diagnostic);
+                self.obsolete_snapshots(text);
             }
             Some(b'R') if text.starts_with("Ran all test suites") => {
                 if let Some(progress) = self.progress.take() {
@@ -738,31 +723,87 @@ impl Parser {
                 // jest 29's `Jest: "global" coverage threshold for lines (80%) not met: 50%`,
                 // jest 30's `Jest: Coverage for lines (50%) does not meet "global" threshold
                 // (80%)`: the tests passed, the run did not.
-                let mut diagnostic = failure(TOOL, clip(text, MAX_MESSAGE));
-                diagnostic.kind = Kind::Custom;
-                diagnostic.code = Some("coverage-threshold".to_owned());
-                diagnostic.refresh_fingerprint();
-                self.report.push(diagnostic);
+                self.report.push(coverage_threshold(TOOL, text));
             }
             Some(b'N') if text.starts_with("No tests found") => {
                 let passes = text.contains("exiting with code 0");
                 self.no_tests = Some((text.trim_end().to_owned(), passes));
             }
-            _ => {
-                if self.saw_summary && self.late_crash.is_none() && is_error_line(text) {
-                    self.late_crash = Some((one_line(text, MAX_MESSAGE), false));
-                }
-                if self.crash.is_none() && !self.saw_any_jest_line {
-                    if is_error_line(text) {
-                        self.crash = Some(one_line(text, MAX_MESSAGE));
-                    } else if self.lines <= 3
-                        && self.crash_location.is_none()
-                        && (text.starts_with('/') || text.starts_with("file:"))
-                        && split_location(text).is_some()
-                    {
-                        self.crash_location = Some(text.trim_end().to_owned());
-                    }
-                }
+            _ => self.crash_line(text),
+        }
+    }
+
+    /// `Tests:       2 failed, 5 passed, 7 total` (`rest` follows `Tests:`): a run's counts, or
+    /// the second line of the status of a run under way.
+    fn tests_summary(&mut self, rest: &str, text: &str) {
+        if let Some(progress) = &mut self.progress
+            && progress.tests.is_none()
+        {
+            progress.tests = Some(rest.to_owned());
+            return;
+        }
+        self.saw_summary = true;
+        // The run is over: a log holding another run reports its failures anew.
+        self.repeat = false;
+        self.seen.clear();
+        // Each run's counts add up: a monorepo's `npm test --workspaces` or `pnpm -r test`
+        // prints one summary per package.
+        let counts = &mut self.report.counts;
+        add_count(&mut counts.tests_failed, count_of(rest, "failed"));
+        add_count(&mut counts.tests_passed, count_of(rest, "passed"));
+        add_count(
+            &mut counts.tests_skipped,
+            Some(count_of(rest, "skipped").unwrap_or(0) + count_of(rest, "todo").unwrap_or(0)),
+        );
+        self.report.summary = Some(one_line(text, MAX_MESSAGE));
+    }
+
+    /// `Test Suites: 1 failed, 2 passed, 3 total` (`rest` follows `Test Suites:`).
+    fn suites_summary(&mut self, rest: &str) {
+        if is_partial_total(rest) {
+            // The status line of a run under way, redrawn in a terminal, or the summary of a run
+            // that skipped some files: `Ran all test suites` tells.
+            self.progress = Some(Progress {
+                suites: rest.to_owned(),
+                tests: None,
+            });
+            return;
+        }
+        self.progress = None;
+        self.saw_summary = true;
+        add_count(&mut self.report.counts.files, count_of(rest, "failed"));
+    }
+
+    /// `Snapshots:   1 obsolete, …`: obsolete snapshots (or snapshot files) fail jest's run
+    /// unless `-u` removed them, though every test passed: `success` is false and jest exits 1.
+    fn obsolete_snapshots(&mut self, text: &str) {
+        let message = self
+            .obsolete
+            .take()
+            .unwrap_or_else(|| format!("obsolete snapshots ({})", one_line(text, MAX_MESSAGE)));
+        let mut diagnostic = failure(TOOL, message);
+        diagnostic.kind = Kind::Custom;
+        diagnostic.code = Some("obsolete-snapshot".to_owned());
+        diagnostic.file = self.obsolete_file.take();
+        diagnostic.refresh_fingerprint();
+        self.report.push(diagnostic);
+    }
+
+    /// Any other column-0 line: an error jest threw after its summary, or before it printed
+    /// anything (with the `path:line` Node.js shows above a file that does not parse).
+    fn crash_line(&mut self, text: &str) {
+        if self.saw_summary && self.late_crash.is_none() && is_error_line(text) {
+            self.late_crash = Some((one_line(text, MAX_MESSAGE), false));
+        }
+        if self.crash.is_none() && !self.saw_any_jest_line {
+            if is_error_line(text) {
+                self.crash = Some(one_line(text, MAX_MESSAGE));
+            } else if self.lines <= 3
+                && self.crash_location.is_none()
+                && (text.starts_with('/') || text.starts_with("file:"))
+                && split_location(text).is_some()
+            {
+                self.crash_location = Some(text.trim_end().to_owned());
             }
         }
     }
@@ -834,12 +875,7 @@ impl LineParser for Parser {
             }
             report.outcome = Outcome::Failed;
         } else if let Some((message, passes)) = self.no_tests {
-            if passes {
-                report.note(message);
-            } else {
-                report.outcome = Outcome::Errored;
-                report.error = Some(message);
-            }
+            no_tests(&mut report, message, passes);
         } else if let Some(crash) = late_crash.filter(|_| self.saw_summary) {
             // The tests passed, then jest itself threw: it exits non-zero.
             report.outcome = Outcome::Errored;
@@ -920,39 +956,6 @@ fn header_file(rest: &str) -> &str {
         Some((_, last)) if last.contains('.') => last,
         _ => rest,
     }
-}
-
-/// Whether two spellings name the same file: equal, or one the other's absolute form.
-fn same_file(test_file: &str, frame_file: &str) -> bool {
-    if test_file == frame_file {
-        return true;
-    }
-    let (long, short) = if test_file.len() > frame_file.len() {
-        (test_file, frame_file)
-    } else {
-        (frame_file, test_file)
-    };
-    long.ends_with(short) && long[..long.len() - short.len()].ends_with(['/', '\\'])
-}
-
-/// A line of a code frame: `> 11 |     expect(…)`, `  10 |   test(…`, `     |    ^`.
-fn is_code_frame(text: &str) -> bool {
-    let rest = match text.strip_prefix('>') {
-        Some(rest) => rest.trim_start(),
-        None => text,
-    };
-    if rest.starts_with('|') {
-        return true;
-    }
-    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-    digits > 0 && rest[digits..].trim_start().starts_with('|')
-}
-
-/// The label lines of a diff (`- Expected  - 1`, `+ Received  + 0`, `- Snapshot  - 1`), after the
-/// sign.
-fn is_diff_label(rest: &str) -> bool {
-    let rest = rest.trim_start();
-    rest.starts_with("Expected") || rest.starts_with("Received") || rest.starts_with("Snapshot")
 }
 
 /// `SyntaxError: /abs/path/a.test.js: Unexpected token (6:3)` without the absolute path, which

@@ -28,7 +28,8 @@ use serde::Deserialize;
 use verdict_model::{Diagnostic, Kind, Outcome, Report, Summarizer, TestCase, TestStatus};
 
 use crate::js_test::{
-    Diff, MAX_DETAIL, MAX_MESSAGE, failure, is_internal, one_line, strip_equality_note, v8_frame,
+    Diff, MAX_DETAIL, MAX_MESSAGE, failure, is_code_frame, is_diff_label, is_internal, one_line,
+    strip_equality_note, v8_frame,
 };
 use crate::text::clip;
 
@@ -102,6 +103,19 @@ struct TestResult {
 struct Location {
     line: Option<u32>,
     column: Option<u32>,
+}
+
+/// How sure `tool` wrote `sample` when it starts as a JSON report: 99 when the report is
+/// `tool`'s (see [`writer_of`]), 0 when it is the other runner's; `None` when it is no such report,
+/// and the sample is sniffed as text.
+pub(crate) fn sniff_document(sample: &str, tool: &str) -> Option<u8> {
+    crate::document::starts_as_object(sample).then(|| {
+        if writer_of(sample) == Some(tool) {
+            99
+        } else {
+            0
+        }
+    })
 }
 
 /// Which tool wrote a jest-format JSON report, from a cleaned sample of it: `jest` when it has
@@ -190,7 +204,7 @@ fn separator(tool: &str) -> &'static str {
 }
 
 fn parse_inner(tool: &str, json: &[u8], root: Option<&str>) -> Report {
-    let parsed: JsonReport = match serde_json::from_slice(json) {
+    let mut parsed: JsonReport = match serde_json::from_slice(json) {
         Ok(parsed) => parsed,
         Err(error) => {
             return Report::errored(
@@ -199,7 +213,7 @@ fn parse_inner(tool: &str, json: &[u8], root: Option<&str>) -> Report {
             );
         }
     };
-    let Some(files) = parsed.test_results else {
+    let Some(files) = parsed.test_results.take() else {
         return Report::errored(
             tool,
             format!("{tool}'s JSON report has no `testResults`: not a jest-format report"),
@@ -265,6 +279,26 @@ fn parse_inner(tool: &str, json: &[u8], root: Option<&str>) -> Report {
         report.push(diagnostic);
     }
 
+    set_counts(&mut report, &parsed, &counted, suites_errored, failed_files);
+    let nothing_found = files.is_empty() && parsed.num_total_tests.unwrap_or(counted.total) == 0;
+    set_outcome(
+        tool,
+        &mut report,
+        &parsed,
+        nothing_found,
+        failed_without_reason,
+    );
+    report
+}
+
+/// The report's counts: the report's own where it states them, else the tests' statuses.
+fn set_counts(
+    report: &mut Report,
+    parsed: &JsonReport,
+    counted: &TallyFromTests,
+    suites_errored: u64,
+    failed_files: u64,
+) {
     let counts = &mut report.counts;
     counts.tests_failed = Some(parsed.num_failed_tests.unwrap_or(counted.failed));
     counts.tests_passed = Some(parsed.num_passed_tests.unwrap_or(counted.passed));
@@ -288,8 +322,17 @@ fn parse_inner(tool: &str, json: &[u8], root: Option<&str>) -> Report {
             .unwrap_or(suites_errored),
     );
     counts.files = Some(failed_files);
+}
 
-    let total = parsed.num_total_tests.unwrap_or(counted.total);
+/// The run's outcome, once the failures are in `report`: failed, or errored when the run was
+/// interrupted, found no test file (`nothing_found`) or failed without saying why.
+fn set_outcome(
+    tool: &str,
+    report: &mut Report,
+    parsed: &JsonReport,
+    nothing_found: bool,
+    failed_without_reason: Vec<String>,
+) {
     if parsed.was_interrupted == Some(true) {
         report.outcome = Outcome::Errored;
         report.error = Some(format!("{tool}: the test run was interrupted"));
@@ -300,7 +343,7 @@ fn parse_inner(tool: &str, json: &[u8], root: Option<&str>) -> Report {
                 "{tool} marked {path} as failed without a failing test or a message"
             ));
         }
-    } else if files.is_empty() && total == 0 && parsed.success != Some(true) {
+    } else if nothing_found && parsed.success != Some(true) {
         report.outcome = Outcome::Errored;
         report.error = Some(format!("{tool} found no test files: nothing was verified"));
     } else if parsed.success == Some(false) || !failed_without_reason.is_empty() {
@@ -315,7 +358,6 @@ fn parse_inner(tool: &str, json: &[u8], root: Option<&str>) -> Report {
             ),
         });
     }
-    report
 }
 
 /// Tallies of the tests themselves, for a report that lacks the `num…` totals.
@@ -503,27 +545,6 @@ impl FailureText {
         };
         FailureText { message, detail }
     }
-}
-
-/// A line of a code frame: `> 12 | code`, `12 | code`, `| ^`.
-fn is_code_frame(text: &str) -> bool {
-    let rest = match text.strip_prefix('>') {
-        Some(rest) => rest.trim_start(),
-        None => text,
-    };
-    if rest.starts_with('|') {
-        return true;
-    }
-    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-    digits > 0 && rest[digits..].trim_start().starts_with('|')
-}
-
-/// The label lines of a diff (`- Expected  - 1`, `+ Received  + 0`), after the sign.
-fn is_diff_label(rest: &str) -> bool {
-    let rest = rest.trim_start();
-    ["Expected", "Received", "Snapshot"]
-        .iter()
-        .any(|label| rest.starts_with(label))
 }
 
 /// The `● Test suite failed to run` blocks of a jest file's message, as root causes. jest's

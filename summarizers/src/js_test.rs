@@ -50,6 +50,61 @@ pub(crate) fn is_full(report: &Report) -> bool {
     report.diagnostics.len() >= MAX_DIAGNOSTICS
 }
 
+/// Whether two spellings name the same file: equal, or one the other's absolute form.
+pub(crate) fn same_file(test_file: &str, frame_file: &str) -> bool {
+    if test_file == frame_file {
+        return true;
+    }
+    let (long, short) = if test_file.len() > frame_file.len() {
+        (test_file, frame_file)
+    } else {
+        (frame_file, test_file)
+    };
+    long.ends_with(short) && long[..long.len() - short.len()].ends_with(['/', '\\'])
+}
+
+/// A line of a code frame: `> 11 |     expect(…)`, `  10 |   test(…`, `     |    ^`.
+pub(crate) fn is_code_frame(text: &str) -> bool {
+    let rest = match text.strip_prefix('>') {
+        Some(rest) => rest.trim_start(),
+        None => text,
+    };
+    if rest.starts_with('|') {
+        return true;
+    }
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    digits > 0 && rest[digits..].trim_start().starts_with('|')
+}
+
+/// The label lines of a diff (`- Expected  - 1`, `+ Received  + 0`, `- Snapshot  - 1`), after the
+/// sign.
+pub(crate) fn is_diff_label(rest: &str) -> bool {
+    let rest = rest.trim_start();
+    rest.starts_with("Expected") || rest.starts_with("Received") || rest.starts_with("Snapshot")
+}
+
+/// A coverage threshold the run did not meet (`Jest: "global" coverage threshold for lines (80%)
+/// not met: 50%`, vitest's `ERROR: Coverage for lines (50%) does not meet global threshold
+/// (80%)`): the tests passed, the run did not.
+pub(crate) fn coverage_threshold(tool: &str, text: &str) -> Diagnostic {
+    let mut diagnostic = failure(tool, clip(text, MAX_MESSAGE));
+    diagnostic.kind = Kind::Custom;
+    diagnostic.code = Some("coverage-threshold".to_owned());
+    diagnostic.refresh_fingerprint();
+    diagnostic
+}
+
+/// `No tests found…`: a note when the runner exits 0 for it (`--passWithNoTests`), else the
+/// run is errored with the runner's words.
+pub(crate) fn no_tests(report: &mut Report, message: String, passes: bool) {
+    if passes {
+        report.note(message);
+    } else {
+        report.outcome = verdict_model::Outcome::Errored;
+        report.error = Some(message);
+    }
+}
+
 /// A location in a stack frame: `at fn (file:line:col)`, `at file:line:col`, vitest's
 /// `❯ fn file:line:col`.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -581,51 +581,7 @@ impl LineParser for Parser {
             report.note(note);
         }
 
-        let mut failing = 0u64;
-        let (mut passed, mut flaky) = (0u64, 0u64);
-        for test in &self.tests {
-            let status = match test.status {
-                Status::Passed => {
-                    passed += 1;
-                    TestStatus::Passed
-                }
-                Status::Flaky => {
-                    passed += 1;
-                    flaky += 1;
-                    TestStatus::Passed
-                }
-                status if status.failed() => {
-                    failing += 1;
-                    report.push(Parser::diagnostic(test));
-                    TestStatus::Failed
-                }
-                Status::Skipped => TestStatus::Skipped,
-                // Started, never ended in the log.
-                _ => continue,
-            };
-            report.push_test(TestCase {
-                name: test.name.clone(),
-                file: None,
-                status,
-                duration_ms: seconds_to_ms(&test.time),
-            });
-        }
-        report.diagnostics_dropped += self.dropped;
-        report.tests_dropped += self.dropped;
-        if flaky > 0 {
-            let names: Vec<String> = self
-                .tests
-                .iter()
-                .filter(|t| t.status == Status::Flaky)
-                .take(5)
-                .map(|t| format!("{} {}", t.binary, t.name))
-                .collect();
-            report.note(format!(
-                "{flaky} flaky test{} passed on a retry: {}",
-                if flaky == 1 { "" } else { "s" },
-                names.join(", ")
-            ));
-        }
+        let (passed, failing) = self.push_tests(&mut report);
 
         match &self.summary {
             Some(summary) => {
@@ -688,6 +644,59 @@ impl LineParser for Parser {
             Outcome::Passed
         };
         report
+    }
+}
+
+impl Parser {
+    /// Each test the log shows ended, with a diagnostic for each failure and a note naming the
+    /// flaky ones; the numbers that passed and failed.
+    fn push_tests(&self, report: &mut Report) -> (u64, u64) {
+        let mut failing = 0u64;
+        let (mut passed, mut flaky) = (0u64, 0u64);
+        for test in &self.tests {
+            let status = match test.status {
+                Status::Passed => {
+                    passed += 1;
+                    TestStatus::Passed
+                }
+                Status::Flaky => {
+                    passed += 1;
+                    flaky += 1;
+                    TestStatus::Passed
+                }
+                status if status.failed() => {
+                    failing += 1;
+                    report.push(Parser::diagnostic(test));
+                    TestStatus::Failed
+                }
+                Status::Skipped => TestStatus::Skipped,
+                // Started, never ended in the log.
+                _ => continue,
+            };
+            report.push_test(TestCase {
+                name: test.name.clone(),
+                file: None,
+                status,
+                duration_ms: seconds_to_ms(&test.time),
+            });
+        }
+        report.diagnostics_dropped += self.dropped;
+        report.tests_dropped += self.dropped;
+        if flaky > 0 {
+            let names: Vec<String> = self
+                .tests
+                .iter()
+                .filter(|t| t.status == Status::Flaky)
+                .take(5)
+                .map(|t| format!("{} {}", t.binary, t.name))
+                .collect();
+            report.note(format!(
+                "{flaky} flaky test{} passed on a retry: {}",
+                if flaky == 1 { "" } else { "s" },
+                names.join(", ")
+            ));
+        }
+        (passed, failing)
     }
 }
 

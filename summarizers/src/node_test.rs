@@ -321,35 +321,10 @@ impl Parser {
             .map(|l| l.trim())
             .filter(|l| !l.is_empty())
             .collect();
-        let first = text.first().copied().unwrap_or("");
-        let unquoted = first
-            .strip_prefix('\'')
-            .and_then(|f| f.strip_suffix('\''))
-            .unwrap_or(first);
-        let parent = unquoted
-            .strip_suffix(" subtests failed")
-            .or_else(|| unquoted.strip_suffix(" subtest failed"))
-            .is_some_and(|n| n.parse::<u64>().is_ok());
-        if parent {
+        // A parent whose subtests failed says only that: the subtests are the failures.
+        let Some(mut message) = entry_message(&text) else {
             return;
-        }
-        let mut message = unquoted.to_owned();
-        if message.ends_with(':') {
-            // `Expected values to be strictly equal:` with `7 !== 8` below says it in one line; a
-            // multi-line diff below does not.
-            match text.get(1) {
-                Some(next) if next.contains("!==") || next.contains("!=") => {
-                    message.push(' ');
-                    message.push_str(next);
-                }
-                _ => {
-                    message.pop();
-                }
-            }
-        }
-        if message.is_empty() {
-            message = "test failed".to_owned();
-        }
+        };
         let frames: Vec<(String, u32, Option<u32>)> =
             text.iter().filter_map(|l| frame(l)).collect();
         let mut file = entry.location.as_ref().map(|(f, _)| f.clone());
@@ -437,6 +412,41 @@ impl Parser {
         self.finish_entry();
         self.failing_section = false;
     }
+}
+
+/// A failure's message from the non-blank lines of its entry's body; `None` for a parent test
+/// whose message only counts its failed subtests.
+fn entry_message(text: &[&str]) -> Option<String> {
+    let first = text.first().copied().unwrap_or("");
+    let unquoted = first
+        .strip_prefix('\'')
+        .and_then(|f| f.strip_suffix('\''))
+        .unwrap_or(first);
+    let parent = unquoted
+        .strip_suffix(" subtests failed")
+        .or_else(|| unquoted.strip_suffix(" subtest failed"))
+        .is_some_and(|n| n.parse::<u64>().is_ok());
+    if parent {
+        return None;
+    }
+    let mut message = unquoted.to_owned();
+    if message.ends_with(':') {
+        // `Expected values to be strictly equal:` with `7 !== 8` below says it in one line; a
+        // multi-line diff below does not.
+        match text.get(1) {
+            Some(next) if next.contains("!==") || next.contains("!=") => {
+                message.push(' ');
+                message.push_str(next);
+            }
+            _ => {
+                message.pop();
+            }
+        }
+    }
+    if message.is_empty() {
+        message = "test failed".to_owned();
+    }
+    Some(message)
 }
 
 impl Parser {

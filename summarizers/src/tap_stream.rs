@@ -517,63 +517,74 @@ fn tap_yaml(open: &mut TapFailure, text: &str, indent: usize) {
     // node-tap, four for tape), whose first line sets their indentation.
     let keys = *open.keys.get_or_insert(indent);
     let top = indent <= keys;
-    if !top {
-        match open.block {
-            Some("error") => {
-                if open.diagnostic.message == "test failed" {
-                    open.diagnostic.message = clip(text, MAX_MESSAGE);
-                } else if open.diagnostic.message.len() < MAX_MESSAGE {
-                    let separator = if open.diagnostic.message.ends_with(':') {
-                        " "
-                    } else {
-                        ": "
-                    };
-                    let joined = format!("{}{separator}{text}", open.diagnostic.message);
-                    open.diagnostic.message = clip(&joined, MAX_MESSAGE);
-                }
-            }
-            // The first frame in the test's own file is the line that threw (the location is
-            // where the test was declared).
-            Some("stack") => {
-                if let Some(file) = open.place.0.clone()
-                    && let Some(at) = text.find(&format!("{file}:"))
-                {
-                    let rest = &text[at..];
-                    let rest = rest.split(')').next().unwrap_or(rest);
-                    if let Some((_, line, column)) = crate::text::split_location(rest) {
-                        open.place = (Some(file), Some(line), column);
-                        open.block = Some("stack-done");
-                    }
-                }
-            }
-            Some("at") => {
-                let (key, value) = text.split_once(':').unwrap_or((text, ""));
-                match key {
-                    "file" | "fileName" => open.place.0 = Some(unquote(value)),
-                    "line" | "lineNumber" => open.place.1 = value.trim().parse().ok(),
-                    "column" | "columnNumber" => open.place.2 = value.trim().parse().ok(),
-                    _ => {}
-                }
-            }
-            Some("diff") => {
-                let differs = (text.starts_with('-') && !text.starts_with("---"))
-                    || (text.starts_with('+') && !text.starts_with("+++"));
-                if differs && open.diff.len() < MAX_DIFF_LINES {
-                    open.diff.push(clip(text, MAX_MESSAGE));
-                }
-            }
-            // A value's first line says enough for the message.
-            Some("expected") if open.expected.is_none() => {
-                open.expected = Some(clip(text, MAX_MESSAGE / 3));
-            }
-            Some("actual") if open.actual.is_none() => {
-                open.actual = Some(clip(text, MAX_MESSAGE / 3));
-            }
-            _ => {}
-        }
-        return;
+    if top {
+        open.block = None;
+        tap_yaml_key(open, text);
+    } else {
+        tap_yaml_block_line(open, text);
     }
-    open.block = None;
+}
+
+/// A line inside the block of a YAML key (`error: |-`, `stack: |-`, `at:`, `diff: |-`, the
+/// `expected` and `actual` values).
+fn tap_yaml_block_line(open: &mut TapFailure, text: &str) {
+    match open.block {
+        Some("error") => {
+            if open.diagnostic.message == "test failed" {
+                open.diagnostic.message = clip(text, MAX_MESSAGE);
+            } else if open.diagnostic.message.len() < MAX_MESSAGE {
+                let separator = if open.diagnostic.message.ends_with(':') {
+                    " "
+                } else {
+                    ": "
+                };
+                let joined = format!("{}{separator}{text}", open.diagnostic.message);
+                open.diagnostic.message = clip(&joined, MAX_MESSAGE);
+            }
+        }
+        // The first frame in the test's own file is the line that threw (the location is
+        // where the test was declared).
+        Some("stack") => {
+            if let Some(file) = open.place.0.clone()
+                && let Some(at) = text.find(&format!("{file}:"))
+            {
+                let rest = &text[at..];
+                let rest = rest.split(')').next().unwrap_or(rest);
+                if let Some((_, line, column)) = crate::text::split_location(rest) {
+                    open.place = (Some(file), Some(line), column);
+                    open.block = Some("stack-done");
+                }
+            }
+        }
+        Some("at") => {
+            let (key, value) = text.split_once(':').unwrap_or((text, ""));
+            match key {
+                "file" | "fileName" => open.place.0 = Some(unquote(value)),
+                "line" | "lineNumber" => open.place.1 = value.trim().parse().ok(),
+                "column" | "columnNumber" => open.place.2 = value.trim().parse().ok(),
+                _ => {}
+            }
+        }
+        Some("diff") => {
+            let differs = (text.starts_with('-') && !text.starts_with("---"))
+                || (text.starts_with('+') && !text.starts_with("+++"));
+            if differs && open.diff.len() < MAX_DIFF_LINES {
+                open.diff.push(clip(text, MAX_MESSAGE));
+            }
+        }
+        // A value's first line says enough for the message.
+        Some("expected") if open.expected.is_none() => {
+            open.expected = Some(clip(text, MAX_MESSAGE / 3));
+        }
+        Some("actual") if open.actual.is_none() => {
+            open.actual = Some(clip(text, MAX_MESSAGE / 3));
+        }
+        _ => {}
+    }
+}
+
+/// A top-level `key: value` line of a failure's YAML, which may open the block of its key.
+fn tap_yaml_key(open: &mut TapFailure, text: &str) {
     let Some((key, value)) = text.split_once(':') else {
         return;
     };

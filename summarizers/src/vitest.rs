@@ -38,8 +38,9 @@ use std::collections::HashSet;
 use verdict_model::{Diagnostic, Kind, LineParser, Outcome, Report, Summarizer};
 
 use crate::js_test::{
-    Diff, MAX_BLOCK_LINES, MAX_DETAIL, MAX_MESSAGE, Unprefixed, failure, is_error_line, is_full,
-    is_internal, one_line, strip_equality_note, unprefixed_sample, vitest_frame,
+    Diff, MAX_BLOCK_LINES, MAX_DETAIL, MAX_MESSAGE, Unprefixed, coverage_threshold, failure,
+    is_error_line, is_full, is_internal, no_tests, one_line, strip_equality_note,
+    unprefixed_sample, vitest_frame,
 };
 use crate::text::{clip, count_of, split_location};
 
@@ -57,13 +58,9 @@ impl Summarizer for VitestSummarizer {
     }
 
     fn sniff(&self, sample: &str) -> u8 {
-        if crate::document::starts_as_object(sample) {
-            // A JSON report (`--reporter=json`), which names vitest only in its file paths.
-            return if crate::jest_json::writer_of(sample) == Some("vitest") {
-                99
-            } else {
-                0
-            };
+        // A JSON report (`--reporter=json`), which names vitest only in its file paths.
+        if let Some(score) = crate::jest_json::sniff_document(sample, "vitest") {
+            return score;
         }
         let sample = &*unprefixed_sample(sample);
         // The TAP reporters: results timed with ` # time=`, which neither mocha's TAP nor Node's
@@ -584,17 +581,8 @@ impl LineParser for Parser {
             self.tap = Some(Tap::new());
             return;
         }
-        if let Some(mut header) = self.wrapped_header.take() {
-            if continues_header(line) {
-                header.push_str(line.trim_ascii_end());
-                if line.chars().count() == WRAP_WIDTH {
-                    self.wrapped_header = Some(header);
-                } else {
-                    self.header(&header);
-                }
-                return;
-            }
-            self.header(&header);
+        if self.wrapped_header_line(line) {
+            return;
         }
         let text = line.trim_ascii_start();
         let Some(&first) = text.as_bytes().first() else {
@@ -620,66 +608,10 @@ impl LineParser for Parser {
             }
             return;
         }
-        if self.block.is_open() {
-            let trimmed = text.trim_ascii_end();
-            if line.starts_with(' ') && (self.summary_line(trimmed) || is_summary_tail(trimmed))
-                || is_report_written(trimmed)
-            {
-                // vitest prints its errors to stderr and its summary to stdout, and a file
-                // reporter's note after it: read from two pipes, these may land inside a block,
-                // before the block's frames or its error (seen with a `beforeAll` that threw).
-                // The block goes on past them.
-                self.block.after_summary = true;
-                return;
-            }
-            if !self.block.after_summary || self.block.continues(trimmed) {
-                self.block.line(line);
-                return;
-            }
-            // After the summary, a line that cannot be the block's (`ERROR: Coverage for …`)
-            // ends it.
-            self.finish_block();
-        }
-        let text = text.trim_ascii_end();
-        if self.tree.line(line, text) {
+        if self.block.is_open() && self.open_block_line(line, text) {
             return;
         }
-        if self.section == Section::Startup {
-            self.startup_line(text);
-            return;
-        }
-        if let Some(rest) = text.strip_prefix("RUN ") {
-            // ` RUN  v5.1.1 /path/to/project`: messages name files under it absolute.
-            if let Some((_, root)) = rest.trim().split_once(' ') {
-                self.root = Some(format!("{}/", root.trim_end_matches('/')));
-            }
-            return;
-        }
-        if line.starts_with(' ') && self.summary_line(text) {
-            return;
-        }
-        if text.starts_with("ERROR: Coverage for ") {
-            // `ERROR: Coverage for lines (50%) does not meet global threshold (80%)`: the tests
-            // passed, the run did not.
-            let mut diagnostic = failure(TOOL, clip(text, MAX_MESSAGE));
-            diagnostic.kind = Kind::Custom;
-            diagnostic.code = Some("coverage-threshold".to_owned());
-            diagnostic.refresh_fingerprint();
-            self.report.push(diagnostic);
-            return;
-        }
-        if let Some(rest) = text.strip_prefix("MISSING DEPENDENCY") {
-            self.missing_dependency = Some(one_line(rest, MAX_MESSAGE));
-            return;
-        }
-        if let Some(rest) = text.strip_prefix("failed to load config from ") {
-            self.config_error = Some(format!("failed to load config from {}", rest.trim()));
-        } else if text.starts_with("No test files found") {
-            let passes = text.contains("exiting with code 0");
-            self.no_tests = Some((text.to_owned(), passes));
-        } else if self.crash.is_none() && self.section == Section::None && is_error_line(text) {
-            self.crash = Some(one_line(text, MAX_MESSAGE));
-        }
+        self.outside_line(line, text.trim_ascii_end());
     }
 
     fn finish(mut self: Box<Self>) -> Report {
@@ -725,12 +657,7 @@ impl LineParser for Parser {
         } else if failed {
             report.outcome = Outcome::Failed;
         } else if let Some((message, passes)) = self.no_tests {
-            if passes {
-                report.note(message);
-            } else {
-                report.outcome = Outcome::Errored;
-                report.error = Some(message);
-            }
+            no_tests(&mut report, message, passes);
         } else if self.saw_summary {
             report.outcome = Outcome::Passed;
         } else if let Some(crash) = self.crash {
@@ -743,6 +670,91 @@ impl LineParser for Parser {
             report.error = Some("the log ends before vitest's summary (` Tests  …`)".to_owned());
         }
         report
+    }
+}
+
+impl Parser {
+    /// The line after a `FAIL` title cut at the terminal's width: its rest, which may itself be
+    /// cut again; `true` when the line was taken.
+    fn wrapped_header_line(&mut self, line: &str) -> bool {
+        let Some(mut header) = self.wrapped_header.take() else {
+            return false;
+        };
+        if continues_header(line) {
+            header.push_str(line.trim_ascii_end());
+            if line.chars().count() == WRAP_WIDTH {
+                self.wrapped_header = Some(header);
+            } else {
+                self.header(&header);
+            }
+            return true;
+        }
+        self.header(&header);
+        false
+    }
+
+    /// A line while a failure block is open: the block's, or vitest's summary read from the
+    /// other pipe; `false` when it ended the block and is read as any other line.
+    fn open_block_line(&mut self, line: &str, text: &str) -> bool {
+        let trimmed = text.trim_ascii_end();
+        if line.starts_with(' ') && (self.summary_line(trimmed) || is_summary_tail(trimmed))
+            || is_report_written(trimmed)
+        {
+            // vitest prints its errors to stderr and its summary to stdout, and a file
+            // reporter's note after it: read from two pipes, these may land inside a block,
+            // before the block's frames or its error (seen with a `beforeAll` that threw).
+            // The block goes on past them.
+            self.block.after_summary = true;
+            return true;
+        }
+        if !self.block.after_summary || self.block.continues(trimmed) {
+            self.block.line(line);
+            return true;
+        }
+        // After the summary, a line that cannot be the block's (`ERROR: Coverage for …`)
+        // ends it.
+        self.finish_block();
+        false
+    }
+
+    /// A line outside any block: the file tree, the startup section, the summary, and the lines
+    /// that say the run did not verify anything (a config that does not load, no test files).
+    fn outside_line(&mut self, line: &str, text: &str) {
+        if self.tree.line(line, text) {
+            return;
+        }
+        if self.section == Section::Startup {
+            self.startup_line(text);
+            return;
+        }
+        if let Some(rest) = text.strip_prefix("RUN ") {
+            // ` RUN  v5.1.1 /path/to/project`: messages name files under it absolute.
+            if let Some((_, root)) = rest.trim().split_once(' ') {
+                self.root = Some(format!("{}/", root.trim_end_matches('/')));
+            }
+            return;
+        }
+        if line.starts_with(' ') && self.summary_line(text) {
+            return;
+        }
+        if text.starts_with("ERROR: Coverage for ") {
+            // `ERROR: Coverage for lines (50%) does not meet global threshold (80%)`: the tests
+            // passed, the run did not.
+            self.report.push(coverage_threshold(TOOL, text));
+            return;
+        }
+        if let Some(rest) = text.strip_prefix("MISSING DEPENDENCY") {
+            self.missing_dependency = Some(one_line(rest, MAX_MESSAGE));
+            return;
+        }
+        if let Some(rest) = text.strip_prefix("failed to load config from ") {
+            self.config_error = Some(format!("failed to load config from {}", rest.trim()));
+        } else if text.starts_with("No test files found") {
+            let passes = text.contains("exiting with code 0");
+            self.no_tests = Some((text.to_owned(), passes));
+        } else if self.crash.is_none() && self.section == Section::None && is_error_line(text) {
+            self.crash = Some(one_line(text, MAX_MESSAGE));
+        }
     }
 }
 
@@ -1196,19 +1208,15 @@ fn is_code_frame(text: &str) -> bool {
     digits > 0 && text[digits..].starts_with('|')
 }
 
-/// Whether a header's file and a frame's file are the same (one may be absolute).
+/// Whether a header's file and a frame's file are the same (one may be absolute, but not a file
+/// of vitest's own).
 fn same_file(header: &str, frame: &str) -> bool {
-    if header == frame {
-        return true;
-    }
-    let (long, short) = if header.len() > frame.len() {
-        (header, frame)
+    let long = if header.len() > frame.len() {
+        header
     } else {
-        (frame, header)
+        frame
     };
-    !is_internal(long)
-        && long.ends_with(short)
-        && long[..long.len() - short.len()].ends_with(['/', '\\'])
+    header == frame || (!is_internal(long) && crate::js_test::same_file(header, frame))
 }
 
 #[cfg(test)]
