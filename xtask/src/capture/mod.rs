@@ -25,6 +25,7 @@ mod mocha;
 mod nextest;
 mod node_test;
 mod pytest;
+mod ruff;
 mod tap;
 mod tsc;
 mod unittest;
@@ -148,6 +149,7 @@ fn all_cases() -> Vec<Case> {
     cases.extend(crash::cases());
     cases.extend(unittest::cases());
     cases.extend(tap::cases());
+    cases.extend(ruff::cases());
     cases
 }
 
