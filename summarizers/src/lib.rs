@@ -18,6 +18,7 @@ pub mod mocha;
 pub mod nextest;
 pub mod node_test;
 pub mod pytest;
+pub mod ruff;
 pub mod sections;
 pub mod tap;
 pub mod tsc;
@@ -36,10 +37,11 @@ use verdict_model::{Report, Summarizer};
 /// Every summarizer, the generic fallback last, each behind the check of how the log ended
 /// ([`ending::Checked`]).
 pub fn all() -> &'static [&'static dyn Summarizer] {
-    static ALL: [&dyn Summarizer; 13] = [
+    static ALL: [&dyn Summarizer; 14] = [
         &Checked(junit::JunitSummarizer),
         &Checked(tsc::TscSummarizer),
         &Checked(eslint::EslintSummarizer),
+        &Checked(ruff::RuffSummarizer),
         &Checked(jest::JestSummarizer),
         &Checked(vitest::VitestSummarizer),
         &Checked(mocha::MochaSummarizer),

@@ -16,6 +16,7 @@ mod named_tests;
 mod nextest;
 mod node_test;
 mod pytest;
+mod ruff;
 mod tap;
 mod tsc;
 mod unittest;

@@ -16,6 +16,7 @@ const FOLDERS: &[(&str, &str)] = &[
     ("nextest", "nextest"),
     ("node-test", "node-test"),
     ("pytest", "pytest"),
+    ("ruff", "ruff"),
     ("tap", "tap"),
     ("tsc", "tsc"),
     ("unittest", "unittest"),

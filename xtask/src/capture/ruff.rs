@@ -46,6 +46,13 @@ pub(crate) fn cases() -> Vec<Case> {
             &["--output-format", "concise"],
         ),
         check("passing-json", "passing", &["--output-format", "json"]),
+        // `-v` (what the verifier passes): debug lines on stderr, among them `Checked 3 files`.
+        check(
+            "passing-verbose-json",
+            "passing",
+            &["-v", "--output-format", "json"],
+        ),
+        check("many-problems-verbose", "many-problems", &["-v"]),
         // Nothing to lint (ruff lints its own config files too, so none here): a warning, then
         // the same line as a clean run.
         check("no-files", "no-files", &[]),
