@@ -8,10 +8,11 @@
 //! the project's arguments, and reads the tool's machine output.
 
 mod python;
+pub mod ruff;
 
 use verdict_model::Verifier;
 
 /// Every verifier of this crate.
 pub fn verifiers() -> Vec<Box<dyn Verifier>> {
-    Vec::new()
+    vec![Box::new(ruff::Ruff::default())]
 }
