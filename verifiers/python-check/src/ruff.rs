@@ -23,6 +23,9 @@
 //! (`--exit-zero`), since the JSON decides the outcome. Its paths, `--config`, `--select` and
 //! the rest stay.
 //!
+//! After an edit, only the edited Python files are checked, with the project's options but not
+//! its paths, and `--force-exclude` so that a file the configuration excludes stays excluded.
+//!
 //! Exit codes: 0 no violations, 1 violations (or, for the formatter, files it would change), 2
 //! abnormal termination (a configuration ruff cannot read, an unknown rule, a bad argument).
 
@@ -91,6 +94,31 @@ const OWNED: &[(&str, bool)] = &[
     ("--exit-non-zero-on-format", false),
 ];
 
+/// ruff's options whose value is the next word, so that it is not read as a path.
+const TAKES_VALUE: &[&str] = &[
+    "--config",
+    "--select",
+    "--ignore",
+    "--extend-select",
+    "--extend-ignore",
+    "--per-file-ignores",
+    "--extend-per-file-ignores",
+    "--exclude",
+    "--extend-exclude",
+    "--fixable",
+    "--unfixable",
+    "--extend-fixable",
+    "--line-length",
+    "--target-version",
+    "--dummy-variable-rgx",
+    "--cache-dir",
+    "--stdin-filename",
+    "--extension",
+];
+
+/// The extensions of the files ruff checks: an edited file of another kind is not handed to it.
+pub const CHECKED_EXTENSIONS: &[&str] = &["py", "pyi", "ipynb"];
+
 /// What ruff is asked to check.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
@@ -153,6 +181,23 @@ fn invocation(workspace: &Workspace) -> (Mode, Vec<String>) {
         _ => Mode::Check,
     };
     (mode, args)
+}
+
+/// The options of the project's arguments, without the paths they name.
+fn options_only(args: Vec<String>) -> Vec<String> {
+    let mut options = Vec::new();
+    let mut words = args.into_iter();
+    while let Some(word) = words.next() {
+        if !word.starts_with('-') {
+            continue;
+        }
+        let takes_value = !word.contains('=') && TAKES_VALUE.contains(&word.as_str());
+        options.push(word);
+        if takes_value && let Some(value) = words.next() {
+            options.push(value);
+        }
+    }
+    options
 }
 
 impl Ruff {
@@ -225,6 +270,38 @@ impl Verifier for Ruff {
     fn command(&self, workspace: &Workspace) -> Result<CommandSpec, VerifierError> {
         let (mode, args) = invocation(workspace);
         self.command_for(workspace, mode, args)
+    }
+
+    fn command_for_files(
+        &self,
+        workspace: &Workspace,
+        files: &[String],
+    ) -> Option<Result<CommandSpec, VerifierError>> {
+        let files: Vec<String> = files
+            .iter()
+            .filter(|file| {
+                Path::new(file)
+                    .extension()
+                    .is_some_and(|ext| CHECKED_EXTENSIONS.iter().any(|e| ext == *e))
+            })
+            // A file whose name starts with a dash must not read as an option.
+            .map(|file| {
+                if file.starts_with('-') {
+                    format!("./{file}")
+                } else {
+                    file.clone()
+                }
+            })
+            .collect();
+        if files.is_empty() {
+            return None;
+        }
+        let (mode, args) = invocation(workspace);
+        let mut args = options_only(args);
+        // A file the configuration excludes stays excluded when it is named.
+        args.push("--force-exclude".to_owned());
+        args.extend(files);
+        Some(self.command_for(workspace, mode, args))
     }
 
     fn interpret(&self, spec: &CommandSpec, captured: &Captured) -> Report {
@@ -465,6 +542,22 @@ mod tests {
     }
 
     #[test]
+    fn only_the_options_of_the_projects_arguments_go_with_edited_files() {
+        let args = [
+            "src",
+            "--select",
+            "E,F",
+            "--config=x.toml",
+            "tests",
+            "--preview",
+        ];
+        assert_eq!(
+            options_only(args.map(str::to_owned).to_vec()),
+            ["--select", "E,F", "--config=x.toml", "--preview"]
+        );
+    }
+
+    #[test]
     fn a_spec_names_the_program_found() {
         let (dir, workspace) = workspace_with(&[(".venv/pyvenv.cfg", ""), (".venv/bin/ruff", "")]);
         use std::os::unix::fs::PermissionsExt;
@@ -474,5 +567,23 @@ mod tests {
         assert_eq!(spec.program, ruff);
         assert_eq!(spec.args[0], "check");
         assert!(spec.args.ends_with(&["-v".to_owned()]), "{:?}", spec.args);
+        let edited = [
+            "README.md".to_owned(),
+            "-odd.py".to_owned(),
+            "src/a.py".to_owned(),
+        ];
+        let spec = Ruff::default()
+            .command_for_files(&workspace, &edited)
+            .expect("Python files were edited")
+            .expect("a command");
+        assert_eq!(
+            spec.args[..4],
+            ["check", "--force-exclude", "./-odd.py", "src/a.py"]
+        );
+        assert!(
+            Ruff::default()
+                .command_for_files(&workspace, &["README.md".to_owned()])
+                .is_none()
+        );
     }
 }
