@@ -44,6 +44,8 @@ const MAX_DETAIL: usize = 200;
 const MAX_FILES: usize = 100_000;
 /// The largest object of the JSON output read; ruff's are a few hundred bytes.
 const MAX_JSON_OBJECT: usize = 1 << 20;
+/// How many summary lines are kept.
+const MAX_SUMMARY_LINES: usize = 4;
 /// How many `Cause:` lines and lines after them make the reason of a failed run.
 const MAX_CAUSES: usize = 6;
 
@@ -321,16 +323,18 @@ impl Parser {
         if let Some(caps) = FOUND.captures(line) {
             self.flush();
             let count = caps.name("remaining").or_else(|| caps.name("found"));
-            self.counted = count.and_then(|m| m.as_str().parse().ok());
-            self.summary.push(line.to_owned());
+            if let Some(n) = count.and_then(|m| m.as_str().parse::<u64>().ok()) {
+                self.add_count(n);
+            }
+            self.push_summary(line);
         } else if (line.starts_with("[*] ") && line.contains(" fixable"))
             || line.starts_with("No fixes available")
         {
-            self.summary.push(line.to_owned());
+            self.push_summary(line);
         } else if line == "All checks passed!" {
             self.flush();
             self.clean = true;
-            self.summary.push(line.to_owned());
+            self.push_summary(line);
         } else if line == "ruff failed" {
             self.flush();
             self.crashed = true;
@@ -345,7 +349,8 @@ impl Parser {
             if self.errors.len() < MAX_CAUSES {
                 self.errors.push(clip(line, MAX_MESSAGE));
             }
-        } else if self.state == State::Text && self.nothing_read() {
+        } else if self.state == State::JsonDone || self.nothing_read() {
+            // A JSON array starts a log, or follows another run's.
             self.json_start(line);
         }
     }
@@ -363,9 +368,21 @@ impl Parser {
         if caps.name("changed").is_none() && caps.name("unchanged").is_none() {
             return;
         }
-        self.counted = Some(changed);
+        self.add_count(changed);
         self.clean = changed == 0;
-        self.summary.push(line.to_owned());
+        self.push_summary(line);
+    }
+
+    /// Adds the count of a summary line: a log of several runs counts them all.
+    fn add_count(&mut self, n: u64) {
+        self.counted = Some(self.counted.unwrap_or(0).saturating_add(n));
+    }
+
+    /// Keeps a summary line; a log of many runs keeps the first few.
+    fn push_summary(&mut self, line: &str) {
+        if self.summary.len() < MAX_SUMMARY_LINES {
+            self.summary.push(clip(line, MAX_MESSAGE));
+        }
     }
 
     /// Whether nothing of ruff's has been read yet.

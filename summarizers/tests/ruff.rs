@@ -242,3 +242,28 @@ fn garbage_and_cut_output_never_pass() {
     let report = RuffSummarizer.parse(b"[\n  {\n");
     assert_eq!(report.outcome, Outcome::Errored);
 }
+
+#[test]
+fn two_runs_in_one_log_count_both() {
+    // `ruff check src && ruff check tests` in one CI step, here two real runs' logs.
+    for (first, second) in [
+        ("many-problems", "syntax-error"),
+        ("many-problems-json", "passing-json"),
+    ] {
+        let mut log = support::log(TOOL, first);
+        if !log.ends_with(b"\n") {
+            log.push(b'\n');
+        }
+        log.extend(support::log(TOOL, second));
+        let report = RuffSummarizer.parse(&log);
+        let (a, b) = (parse(first), parse(second));
+        let errors = a.counts.errors.unwrap_or(0) + b.counts.errors.unwrap_or(0);
+        assert_eq!(report.counts.errors, Some(errors), "{first} + {second}");
+        assert_eq!(
+            report.diagnostics.len(),
+            a.diagnostics.len() + b.diagnostics.len(),
+            "{first} + {second}"
+        );
+        assert_eq!(report.outcome, Outcome::Failed, "{first} + {second}");
+    }
+}
