@@ -207,6 +207,7 @@ fn every_wild_folder_has_its_tests() {
         "nextest",
         "node-test",
         "pytest",
+        "ruff",
         "tap",
         "tsc",
         "unittest",
@@ -249,6 +250,9 @@ mod logs {
     }
     mod tap {
         crate::support::logs::wild_tap!(crate::wild::check_log);
+    }
+    mod ruff {
+        crate::support::logs::wild_ruff!(crate::wild::check_log);
     }
     mod tsc {
         crate::support::logs::wild_tsc!(crate::wild::check_log);
