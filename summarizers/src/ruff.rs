@@ -264,7 +264,10 @@ struct Header {
 
 impl Parser {
     fn text_line(&mut self, line: &str) {
-        if let Some(caps) = LOCATION.captures(line)
+        // Cheap tests first: most lines of a log are code frames, which start with a space.
+        let location = self.header.is_some() && line.trim_start().starts_with("-->");
+        if location
+            && let Some(caps) = LOCATION.captures(line)
             && let Some(header) = self.header.take()
         {
             let diagnostic = diagnostic(
@@ -281,7 +284,7 @@ impl Parser {
             {
                 current.detail = Some(clip(help, MAX_DETAIL));
             }
-        } else if let Some(caps) = HEADER.captures(line) {
+        } else if let Some(caps) = maybe_header(line).then(|| HEADER.captures(line)).flatten() {
             self.flush();
             let code = caps
                 .name("code")
@@ -291,7 +294,10 @@ impl Parser {
                 code: code.to_owned(),
                 message: caps["message"].to_owned(),
             });
-        } else if let Some(caps) = CONCISE.captures(line) {
+        } else if let Some(caps) = (!line.starts_with(' '))
+            .then(|| CONCISE.captures(line))
+            .flatten()
+        {
             self.flush();
             let code = caps
                 .name("code")
