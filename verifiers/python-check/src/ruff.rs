@@ -33,9 +33,10 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 use std::time::Duration;
 
+use verdict_model::tools::Tool;
 use verdict_model::verifier::{
-    Applicability, Captured, CommandSpec, Exit, ExitCodes, Infrastructure, Inputs, Part,
-    VerifierError, Workspace,
+    Applicability, Captured, CommandSpec, Exit, ExitCodes, Infrastructure, Inputs, VerifierError,
+    Workspace,
 };
 use verdict_model::{Kind, Outcome, Report, Verifier};
 use verdict_summarizers::ruff::from_json;
@@ -49,8 +50,10 @@ const NAME: &str = "ruff";
 /// How long ruff may run by default (it checks a large project in seconds).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10 * 60);
 
-/// The hint shown when the project has no ruff installed.
-pub const INSTALL_HINT: &str = "pip install ruff (or add ruff to the project's dev dependencies)";
+/// How to install ruff, shown when the project has none: the table of tools' hint.
+pub fn install_hint() -> &'static str {
+    Tool::Ruff.spec().install
+}
 
 /// The name of the JSON report in the run directory.
 pub const REPORT_FILE: &str = "ruff.json";
@@ -58,41 +61,33 @@ pub const REPORT_FILE: &str = "ruff.json";
 /// The configuration files ruff reads by name, besides `[tool.ruff]` in pyproject.toml.
 pub const CONFIG_FILES: &[&str] = &["ruff.toml", ".ruff.toml"];
 
-/// The options verdict sets or that would change what it reads, each with whether its value is
-/// the next word.
-const OWNED: &[(&str, bool)] = &[
-    ("--output-format", true),
-    ("--format", true),
-    ("-o", true),
-    ("--output-file", true),
+/// The options this verifier drops from the declared command beside the table's `owned` ones
+/// (the output format and file, statistics, quiet, the exit-code switches), each with whether its
+/// value is the next word: the format mode's own words (`--check` is added again, `--diff` would
+/// print a diff), `-v` (added again), and the spellings of fixes and watching that the table's
+/// `unless` does not already keep out of ruff's check (a command that fixes is no check).
+const ALSO_DROPPED: &[(&str, bool)] = &[
+    ("--check", false),
+    ("--diff", false),
+    ("-v", false),
+    ("--verbose", false),
     ("--fix", false),
-    ("--no-fix", false),
     ("--fix-only", false),
     ("--no-fix-only", false),
     ("--unsafe-fixes", false),
     ("--no-unsafe-fixes", false),
-    ("--show-fixes", false),
-    ("--no-show-fixes", false),
-    ("--diff", false),
-    ("--check", false),
     ("--watch", false),
     ("-w", false),
-    ("--statistics", false),
     ("--show-files", false),
     ("--show-settings", false),
-    ("-v", false),
-    ("--verbose", false),
-    ("-q", false),
-    ("--quiet", false),
-    ("-s", false),
-    ("--silent", false),
-    ("--color", true),
-    ("--no-color", false),
-    ("--exit-zero", false),
-    ("-e", false),
-    ("--exit-non-zero-on-fix", false),
-    ("--exit-non-zero-on-format", false),
 ];
+
+/// Every option dropped from the declared command: the table's and [`ALSO_DROPPED`].
+fn dropped() -> Vec<(&'static str, bool)> {
+    let mut dropped = Tool::Ruff.spec().owned.to_vec();
+    dropped.extend_from_slice(ALSO_DROPPED);
+    dropped
+}
 
 /// ruff's options whose value is the next word, so that it is not read as a path.
 const TAKES_VALUE: &[&str] = &[
@@ -171,7 +166,7 @@ pub fn config(workspace: &Workspace) -> Option<String> {
 
 /// The mode and the project's own arguments of its declared ruff command (see the module docs).
 fn invocation(workspace: &Workspace) -> (Mode, Vec<String>) {
-    let mut args = python::declared_args(workspace, NAME, OWNED);
+    let mut args = python::declared_args(workspace, NAME, &dropped());
     let subcommand = args
         .iter()
         .position(|arg| !arg.starts_with('-'))
@@ -208,7 +203,7 @@ impl Ruff {
         mode: Mode,
         project_args: Vec<String>,
     ) -> Result<CommandSpec, VerifierError> {
-        let program = python::program(workspace, NAME, Home::VenvThenPath, INSTALL_HINT)?;
+        let program = python::program(workspace, NAME, Home::VenvThenPath, install_hint())?;
         let (mut args, output_files) = match mode {
             Mode::Check => (vec!["check".to_owned()], Vec::new()),
             Mode::Format => (vec!["format".to_owned(), "--check".to_owned()], Vec::new()),
@@ -338,7 +333,7 @@ impl Verifier for Ruff {
     }
 
     fn inputs(&self, workspace: &Workspace) -> Option<Inputs> {
-        let program = python::program(workspace, NAME, Home::VenvThenPath, INSTALL_HINT).ok()?;
+        let program = python::program(workspace, NAME, Home::VenvThenPath, install_hint()).ok()?;
         Some(Inputs {
             // Every file of the project: ruff lints Python files, notebooks and its own config
             // files, reads configuration from any directory, and honours `.gitignore`.
@@ -366,14 +361,9 @@ impl Verifier for Ruff {
     }
 
     fn infrastructure(&self, workspace: &Workspace) -> Infrastructure {
-        let key = |keys: &[&str]| keys.iter().map(|k| (*k).to_owned()).collect::<Vec<_>>();
-        // ruff reads the closest configuration to each file, in any directory.
-        let own = infra::wholes(
-            Infrastructure::default(),
-            &["**/ruff.toml", "**/.ruff.toml"],
-        );
-        let own = infra::part(own, "**/pyproject.toml", Part::Toml(key(&["tool", "ruff"])));
-        let (command, mut infra) = infra::declared(workspace, NAME, own);
+        // The table's configuration files: ruff reads the closest to each file, in any
+        // directory.
+        let (command, mut infra) = infra::declared(workspace, NAME, infra::tool_configs(NAME));
         if let Some(command) = command {
             // A config file the command names (`--config lint/ruff.toml`); an inline
             // `--config "lint.select = ['E']"` is in the declared command itself.
@@ -520,7 +510,7 @@ mod tests {
                 &["src", "tests", "--select", "E,F"][..],
             ),
             (
-                "ruff check --fix --output-format=github -o out.txt --exit-zero .",
+                "ruff check --fix-only --output-format=github -o out.txt --exit-zero .",
                 Mode::Check,
                 &["."][..],
             ),
@@ -530,7 +520,6 @@ mod tests {
                 &["--config", "lint.toml"][..],
             ),
             ("ruff format --check --diff src", Mode::Format, &["src"][..]),
-            ("ruff src", Mode::Check, &["src"][..]),
         ] {
             workspace
                 .commands
