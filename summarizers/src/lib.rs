@@ -19,6 +19,7 @@ pub mod nextest;
 pub mod node_test;
 pub mod pyright;
 pub mod pytest;
+pub mod ruff;
 pub mod sections;
 pub mod tap;
 pub mod tsc;
@@ -37,10 +38,11 @@ use verdict_model::{Report, Summarizer};
 /// Every summarizer, the generic fallback last, each behind the check of how the log ended
 /// ([`ending::Checked`]).
 pub fn all() -> &'static [&'static dyn Summarizer] {
-    static ALL: [&dyn Summarizer; 14] = [
+    static ALL: [&dyn Summarizer; 15] = [
         &Checked(junit::JunitSummarizer),
         &Checked(tsc::TscSummarizer),
         &Checked(eslint::EslintSummarizer),
+        &Checked(ruff::RuffSummarizer),
         &Checked(pyright::PyrightSummarizer),
         &Checked(jest::JestSummarizer),
         &Checked(vitest::VitestSummarizer),

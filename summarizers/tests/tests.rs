@@ -17,6 +17,7 @@ mod nextest;
 mod node_test;
 mod pyright;
 mod pytest;
+mod ruff;
 mod tap;
 mod tsc;
 mod unittest;

@@ -236,6 +236,9 @@ mod logs {
     mod tap {
         crate::support::logs::wild_tap!(super::super::check_log);
     }
+    mod ruff {
+        crate::support::logs::wild_ruff!(super::super::check_log);
+    }
     mod tsc {
         crate::support::logs::wild_tsc!(super::super::check_log);
     }

@@ -17,6 +17,7 @@ const FOLDERS: &[(&str, &str)] = &[
     ("node-test", "node-test"),
     ("pyright", "pyright"),
     ("pytest", "pytest"),
+    ("ruff", "ruff"),
     ("tap", "tap"),
     ("tsc", "tsc"),
     ("unittest", "unittest"),

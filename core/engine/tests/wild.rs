@@ -208,6 +208,7 @@ fn every_wild_folder_has_its_tests() {
         "node-test",
         "pyright",
         "pytest",
+        "ruff",
         "tap",
         "tsc",
         "unittest",
@@ -253,6 +254,9 @@ mod logs {
     }
     mod tap {
         crate::support::logs::wild_tap!(crate::wild::check_log);
+    }
+    mod ruff {
+        crate::support::logs::wild_ruff!(crate::wild::check_log);
     }
     mod tsc {
         crate::support::logs::wild_tsc!(crate::wild::check_log);

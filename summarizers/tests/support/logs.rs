@@ -664,6 +664,16 @@ macro_rules! wild_pytest {
 }
 pub(crate) use wild_pytest;
 
+/// The captured logs of `testdata/wild/ruff/`.
+macro_rules! wild_ruff {
+    ($check:path) => {
+        $crate::support::captured_logs!("wild/ruff", $check;
+            xtgeo_gha_excerpt,
+        );
+    };
+}
+pub(crate) use wild_ruff;
+
 /// The captured logs of `testdata/wild/tsc/`.
 macro_rules! wild_tsc {
     ($check:path) => {

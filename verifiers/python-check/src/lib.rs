@@ -9,10 +9,14 @@
 
 pub mod pyright;
 mod python;
+pub mod ruff;
 
 use verdict_model::Verifier;
 
 /// Every verifier of this crate.
 pub fn verifiers() -> Vec<Box<dyn Verifier>> {
-    vec![Box::new(pyright::Pyright::default())]
+    vec![
+        Box::new(ruff::Ruff::default()),
+        Box::new(pyright::Pyright::default()),
+    ]
 }

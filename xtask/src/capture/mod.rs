@@ -26,6 +26,7 @@ mod nextest;
 mod node_test;
 mod pyright;
 mod pytest;
+mod ruff;
 mod tap;
 mod tsc;
 mod unittest;
@@ -150,6 +151,7 @@ fn all_cases() -> Vec<Case> {
     cases.extend(unittest::cases());
     cases.extend(tap::cases());
     cases.extend(pyright::cases());
+    cases.extend(ruff::cases());
     cases
 }
 

@@ -1,0 +1,3 @@
+"""Never linted: the rule selection is invalid."""
+
+VALUE = 1

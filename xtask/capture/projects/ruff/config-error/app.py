@@ -1,0 +1,3 @@
+"""Never linted: the configuration cannot be read."""
+
+VALUE = 1

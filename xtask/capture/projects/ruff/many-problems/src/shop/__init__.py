@@ -1,0 +1,1 @@
+"""A shop with a cart and prices."""

@@ -1,0 +1,1 @@
+"""A small inventory of items and their stock."""

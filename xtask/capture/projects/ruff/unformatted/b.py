@@ -1,0 +1,5 @@
+"""Already formatted."""
+
+
+def double(value: int) -> int:
+    return value * 2
