@@ -22,6 +22,7 @@ mod eslint;
 mod generic;
 mod jest;
 mod mocha;
+mod mypy;
 mod nextest;
 mod node_test;
 mod pytest;
@@ -148,6 +149,7 @@ fn all_cases() -> Vec<Case> {
     cases.extend(crash::cases());
     cases.extend(unittest::cases());
     cases.extend(tap::cases());
+    cases.extend(mypy::cases());
     cases
 }
 
