@@ -63,6 +63,8 @@ fn linked() -> Vec<Known> {
     add("cargo", verdict_cargo::verifiers());
     #[cfg(feature = "pytest")]
     add("pytest", verdict_pytest::verifiers());
+    #[cfg(feature = "python-check")]
+    add("python-check", verdict_python_check::verifiers());
     let _ = &mut add;
     known
 }

@@ -1,0 +1,1 @@
+//! The Python checkers' verifiers, run on real fixture projects with the pinned tools.
