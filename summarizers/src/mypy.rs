@@ -49,7 +49,7 @@ const MAX_WRAPPED: usize = 10;
 const MAX_FILES: usize = 100_000;
 
 /// Lines mypy prints instead of checking, when it cannot find or read what it was told to check.
-const FATAL_PREFIXES: [&str; 8] = [
+const FATAL_PREFIXES: [&str; 9] = [
     "Can't find package '",
     "Can't find module '",
     "There are no .py[i] files in directory '",
@@ -58,6 +58,8 @@ const FATAL_PREFIXES: [&str; 8] = [
     "mypy: can't decode file '",
     "mypy: error: ",
     "Traceback (most recent call last):",
+    // `error: Missing target module, package, files, or command.` and mypy's other refusals.
+    "error: ",
 ];
 
 /// Parses mypy's standard output.
@@ -79,6 +81,10 @@ impl Summarizer for MypySummarizer {
             let line = line.trim_end();
             if parse_summary(line).is_some() || line.starts_with("usage: mypy ") {
                 return 95;
+            }
+            // An object of `-O json`.
+            if line.starts_with("{\"file\": ") && line.contains("\"severity\": ") {
+                score = score.max(90);
             }
             // What mypy prints when it cannot find what it was told to check.
             if FATAL_PREFIXES[..6].iter().any(|p| line.starts_with(p)) {
@@ -103,19 +109,10 @@ impl Summarizer for MypySummarizer {
 
 /// Reads mypy's `-O json` output: one object per line, and any other line as the standard
 /// output is read (usage and configuration errors). There is no summary line: the counts are the
-/// errors read, and a clean run gives no evidence of what it checked.
+/// errors read, and a clean run gives no evidence of what it checked. [`MypySummarizer`] reads
+/// the same objects in a log; this is it for a text held in memory.
 pub fn from_json(text: &str) -> Report {
-    let mut parser = Parser::default();
-    for line in text.lines() {
-        match serde_json::from_str::<JsonError>(line.trim()) {
-            Ok(error) => parser.json_error(error),
-            Err(_) => parser.line(line),
-        }
-    }
-    let mut report = Box::new(parser).finish();
-    report.redact();
-    report.refresh_fingerprints();
-    report
+    MypySummarizer.parse(text.as_bytes())
 }
 
 /// One line of `-O json` output.
@@ -299,6 +296,14 @@ impl LineParser for Parser {
             }
             // A `--pretty` source line and its marker, the usage text, a traceback's frames.
             self.report.wrapping = None;
+            return;
+        }
+        // `-O json` output, read by the same parser: usage and configuration errors around it
+        // are standard lines.
+        if line.starts_with('{')
+            && let Ok(error) = serde_json::from_str::<JsonError>(line)
+        {
+            self.json_error(error);
             return;
         }
         if let Some(summary) = parse_summary(line) {

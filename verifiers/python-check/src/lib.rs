@@ -7,11 +7,14 @@
 //! `pyrightconfig.json`, `[tool.pyright]`). It runs the tool from the project's virtualenv with
 //! the project's arguments, and reads the tool's machine output.
 
+mod mypy;
 mod python;
+
+pub use mypy::Mypy;
 
 use verdict_model::Verifier;
 
 /// Every verifier of this crate.
 pub fn verifiers() -> Vec<Box<dyn Verifier>> {
-    Vec::new()
+    vec![Box::new(Mypy::default())]
 }

@@ -1,1 +1,3 @@
 //! The Python checkers' verifiers, run on real fixture projects with the pinned tools.
+
+mod mypy;
