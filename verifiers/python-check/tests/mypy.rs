@@ -206,6 +206,43 @@ async fn an_unknown_option_is_errored_with_mypys_words() {
     );
 }
 
+#[tokio::test]
+async fn an_older_mypy_is_read_through_its_standard_lines() {
+    // A virtualenv whose installed mypy says 1.10, which has no `-O json`; the program is the
+    // real mypy, so its standard lines are what the verifier reads.
+    let fixture = fixture_with_old_mypy("failing");
+    let (spec, _, report) = run(&fixture).await;
+    assert!(!spec.args.contains(&"json".to_owned()), "{spec:?}");
+    assert!(spec.output_files.is_empty(), "{spec:?}");
+    assert_eq!(report.outcome, Outcome::Failed, "{report:#?}");
+    assert_eq!(
+        report.summary.as_deref(),
+        Some("Found 3 errors in 2 files (checked 3 source files)")
+    );
+    assert_eq!(errors(&report).len(), 3);
+
+    let clean = fixture_with_old_mypy("clean");
+    let (_, _, report) = run(&clean).await;
+    assert_eq!(report.outcome, Outcome::Passed, "{report:#?}");
+    assert_eq!(
+        report.summary.as_deref(),
+        Some("Success: no issues found in 2 source files")
+    );
+}
+
+/// A fixture whose `.venv` holds the real mypy but says it is mypy 1.10.
+fn fixture_with_old_mypy(name: &str) -> Fixture {
+    let fixture = fixture(name, Venv::WithoutMypy);
+    let venv = fixture.workspace.path(".venv");
+    verdict_test_support::symlink(
+        &verdict_test_support::tool("venv/bin/mypy"),
+        &venv.join("bin/mypy"),
+    );
+    std::fs::create_dir_all(venv.join("lib/python3.11/site-packages/mypy-1.10.1.dist-info"))
+        .expect("mkdir dist-info");
+    fixture
+}
+
 #[test]
 fn a_missing_mypy_is_not_installed_with_the_install_command() {
     let fixture = fixture("clean", Venv::WithoutMypy);
