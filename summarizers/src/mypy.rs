@@ -140,12 +140,16 @@ struct Header<'a> {
 
 /// Splits `file[:line[:col[:end_line:end_col]]]: severity: message[  [code]]`.
 fn parse_header(line: &str) -> Option<Header<'_>> {
-    let (at, severity) = ["error", "note", "warning"]
-        .iter()
-        .filter_map(|s| Some((line.find(&format!(": {s}: "))?, *s)))
-        .min_by_key(|(at, _)| *at)?;
+    let (at, severity, marker) = [
+        (": error: ", "error"),
+        (": note: ", "note"),
+        (": warning: ", "warning"),
+    ]
+    .iter()
+    .filter_map(|(marker, s)| Some((line.find(marker)?, *s, *marker)))
+    .min_by_key(|(at, ..)| *at)?;
     let mut location = &line[..at];
-    let rest = &line[at + severity.len() + 4..];
+    let rest = &line[at + marker.len()..];
     let mut numbers = Vec::new();
     while numbers.len() < 4
         && let Some((head, last)) = location.rsplit_once(':')
@@ -238,6 +242,11 @@ fn parse_summary(line: &str) -> Option<Summary> {
         files: number(files)?,
         checked,
     })
+}
+
+/// Whether `line` says mypy stopped without checking: a refusal, a traceback, a crash.
+fn is_fatal(line: &str) -> bool {
+    FATAL_PREFIXES.iter().any(|p| line.starts_with(p)) || line.contains("INTERNAL ERROR")
 }
 
 /// Whether `file` is a Python source or stub.
@@ -349,7 +358,11 @@ impl Parser {
         } else {
             Severity::Error
         };
-        if severity == Severity::Error && (header.line.is_none() || is_config(header.file)) {
+        // A crash is reported as an error at the line mypy was checking.
+        let crashed = header.message.starts_with("INTERNAL ERROR");
+        if severity == Severity::Error
+            && (crashed || header.line.is_none() || is_config(header.file))
+        {
             r.fatal(&line_text(header));
         }
         let mut d = Diagnostic::new(
@@ -421,6 +434,11 @@ impl Parser {
         let Some(index) = r.wrapping else {
             return false;
         };
+        // What says mypy stopped is never part of a message.
+        if is_fatal(line) || line.starts_with("usage: mypy ") {
+            r.wrapping = None;
+            return false;
+        }
         r.wrapped += 1;
         if r.wrapped > MAX_WRAPPED {
             r.wrapping = None;
@@ -443,7 +461,7 @@ impl Parser {
     /// A line that is neither a diagnostic nor the summary.
     fn other(&mut self, line: &str) {
         let r = &mut self.report;
-        if FATAL_PREFIXES.iter().any(|p| line.starts_with(p)) || line.contains("INTERNAL ERROR") {
+        if is_fatal(line) {
             r.ran = true;
             r.fatal(line);
             return;
