@@ -249,6 +249,16 @@ fn is_fatal(line: &str) -> bool {
     FATAL_PREFIXES.iter().any(|p| line.starts_with(p)) || line.contains("INTERNAL ERROR")
 }
 
+/// Whether an error is the cause of others: a syntax error stops mypy before it checks the rest,
+/// and a module that cannot be imported turns what uses it into `Any` or more errors.
+fn is_root_cause(message: &str, code: Option<&str>) -> bool {
+    matches!(
+        code,
+        Some("syntax" | "import-not-found" | "import-untyped" | "import")
+    ) || message.starts_with("Cannot find implementation or library stub")
+        || message.starts_with("Skipping analyzing ")
+}
+
 /// Whether `file` is a Python source or stub.
 fn is_python(file: &str) -> bool {
     file.ends_with(".py") || file.ends_with(".pyi")
@@ -375,8 +385,7 @@ impl Parser {
         if let Some(code) = header.code {
             d = d.with_code(code);
         }
-        // A syntax error stops mypy before it checks the rest: fixing it comes first.
-        if header.code == Some("syntax") {
+        if is_root_cause(header.message, header.code) {
             d = d.as_root_cause();
         }
         if severity == Severity::Error {
@@ -453,6 +462,7 @@ impl Parser {
         }
         if let Some(code) = code {
             d.code = Some(code.to_owned());
+            d.root_cause = d.root_cause || is_root_cause(&d.message, Some(code));
             r.wrapping = None;
         }
         true
