@@ -140,8 +140,17 @@ fn check(case: &str) {
     let columns = case.contains("columns") || case.contains("context");
     check_truth(case, &report, &truth, columns);
 
-    // The JSON read as the verifier reads it: the same diagnostics and outcome.
+    // The JSON read as the verifier reads it: the same diagnostics and outcome; and a log of it
+    // is told to be mypy's.
     let json = from_json(&truth);
+    if truth.starts_with("{\"file\"") {
+        let detected = verdict_summarizers::detect(&verdict_summarizers::sample(truth.as_bytes()));
+        assert_eq!(
+            detected.summarizer.name(),
+            "mypy",
+            "{case}: the JSON's detection"
+        );
+    }
     check_truth(&format!("{case} (JSON)"), &json, &truth, true);
     if report.outcome != Outcome::Passed {
         assert_eq!(json.outcome, report.outcome, "{case}: JSON outcome");
