@@ -96,6 +96,10 @@ pub(crate) struct RunSettings {
     /// Never run these (added to `--skip`).
     #[serde(default)]
     pub(crate) skip: Vec<String>,
+    /// A lint or type check whose tool is not installed makes the run "could not verify",
+    /// as in CI, instead of a `not verified` line (as `--strict`).
+    #[serde(default)]
+    pub(crate) strict: bool,
 }
 
 /// `[verifiers.<name>]`: settings for one verifier, whatever its origin.
@@ -878,17 +882,7 @@ pub(crate) fn render_init(detected: &[(String, String)]) -> String {
 
 /// Whether a linked verifier of this name runs tests (only shown as a hint in `verdict init`).
 fn is_test_verifier(name: &str) -> bool {
-    matches!(
-        name,
-        "jest"
-            | "vitest"
-            | "mocha"
-            | "pytest"
-            | "cargo-test"
-            | "cargo-doctest"
-            | "node-test"
-            | "unittest"
-    )
+    verdict_core::Tool::of_verifier(name).is_some_and(|tool| tool.spec().is_test_runner())
 }
 
 /// The commented example of a project-specific verifier that `verdict init` writes.

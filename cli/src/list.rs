@@ -42,6 +42,8 @@ pub(crate) struct Listing {
     pub(crate) uncovered: Vec<crate::packages::Uncovered>,
     /// The checks the project declares that no verifier runs.
     pub(crate) unrun: Vec<verdict_verifier_support::declared::Unrun>,
+    /// The checks that apply but whose tool is not installed here.
+    pub(crate) missing: Vec<crate::unverified::Missing>,
 }
 
 /// One verifier of a [`Listing`].
@@ -69,6 +71,7 @@ pub(crate) fn listing(dir: Option<&std::path::Path>) -> Result<Listing> {
         .check_names(&names)
         .map_err(|e| usage(e.to_string()))?;
     let workspace = config.workspace(&root);
+    let mut missing = Vec::new();
     let verifiers = known
         .iter()
         .map(|k| {
@@ -82,6 +85,9 @@ pub(crate) fn listing(dir: Option<&std::path::Path>) -> Result<Listing> {
                 }
                 Applicability::DoesNotApply(reason) => (false, reason),
             };
+            if runs {
+                missing.extend(crate::unverified::missing(k.verifier.as_ref(), &workspace));
+            }
             Row {
                 name: name.to_owned(),
                 kind: k.verifier.kind().as_str(),
@@ -99,6 +105,7 @@ pub(crate) fn listing(dir: Option<&std::path::Path>) -> Result<Listing> {
         verifiers,
         uncovered,
         unrun,
+        missing,
     })
 }
 
@@ -138,6 +145,9 @@ impl Listing {
             for package in &self.uncovered {
                 let _ = writeln!(out, "  {}: {}", package.dir, package.verifiers.join(", "));
             }
+        }
+        for check in &self.missing {
+            let _ = writeln!(out, "{}", check.line());
         }
         if !self.unrun.is_empty() {
             out.push_str(

@@ -84,6 +84,11 @@ pub(crate) struct Args {
     #[arg(long)]
     fail_fast: bool,
 
+    /// A lint or type check whose tool is not installed makes the run "could not verify" (exit
+    /// 2) instead of a `not verified` line; always so in CI (`CI` set)
+    #[arg(long)]
+    strict: bool,
+
     /// Run every verifier even when its inputs are unchanged since it last passed
     #[arg(long)]
     no_cache: bool,
@@ -170,6 +175,7 @@ impl Args {
             budget: self.budget,
             jobs: self.jobs,
             fail_fast: self.fail_fast,
+            strict: self.strict,
             no_cache: self.no_cache,
             failed_first: self.failed_first,
             baseline: self.baseline.clone(),
@@ -195,6 +201,8 @@ pub(crate) struct Request {
     pub(crate) jobs: Option<usize>,
     /// Start nothing new after the first verifier that does not pass.
     pub(crate) fail_fast: bool,
+    /// A check whose tool is missing is "could not verify", not set aside.
+    pub(crate) strict: bool,
     /// Run every verifier, whatever the cache holds.
     pub(crate) no_cache: bool,
     /// Re-run first only what failed last time.
@@ -273,7 +281,11 @@ pub(crate) fn prepare(request: &Request) -> Result<Prepared> {
         .with_jobs(request.jobs)
         .with_fail_fast(request.fail_fast || config.run.fail_fast);
     let note = packages::note(&uncovered);
-    let unverified = unverified::line(&unverified::unrun(&config, &root));
+    // A check whose tool is not installed is set aside with its install command, unless the
+    // run is strict or the check was asked for by name.
+    let strict = unverified::strict(request.strict, &config);
+    let (plan, missing) = plan.without_missing_checks(strict, &only, &config);
+    let unverified = unverified::lines(&unverified::unrun(&config, &root), &missing);
     if plan.is_empty() {
         // The packages' note explains the most common case: a monorepo's root with nothing of
         // its own to verify.

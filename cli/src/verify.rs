@@ -133,6 +133,43 @@ impl Plan {
         self
     }
 
+    /// The plan without the lint and type checks whose tool is not installed, and those
+    /// checks; unless `strict`, or the check was asked for by name (`--only`, `enabled = true`),
+    /// which keeps it to fail as "could not verify". What needed a check set aside no longer
+    /// waits for it.
+    pub(crate) fn without_missing_checks(
+        mut self,
+        strict: bool,
+        only: &[String],
+        config: &Config,
+    ) -> (Plan, Vec<crate::unverified::Missing>) {
+        if strict {
+            return (self, Vec::new());
+        }
+        let mut missing = Vec::new();
+        self.entries.retain(|entry| {
+            let name = entry.verifier.name();
+            let asked = only.iter().any(|o| o == name)
+                || config.verifiers.get(name).and_then(|s| s.enabled) == Some(true);
+            if asked {
+                return true;
+            }
+            match crate::unverified::missing(entry.verifier.as_ref(), &self.workspace) {
+                Some(check) => {
+                    missing.push(check);
+                    false
+                }
+                None => true,
+            }
+        });
+        for entry in &mut self.entries {
+            entry
+                .needs
+                .retain(|need| !missing.iter().any(|m| &m.verifier == need));
+        }
+        (self, missing)
+    }
+
     /// Whether no verifier is selected.
     pub(crate) fn is_empty(&self) -> bool {
         self.entries.is_empty()

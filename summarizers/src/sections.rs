@@ -30,6 +30,7 @@
 
 use std::collections::VecDeque;
 use std::io::{self, Read};
+use verdict_model::Tool;
 
 use verdict_model::lines::{self, Stats};
 use verdict_model::{LineParser, Outcome, Report, Summarizer};
@@ -263,10 +264,7 @@ impl Run {
         Run {
             summarizer,
             parser,
-            ends_with: ENDING_TOOLS
-                .iter()
-                .find(|tool| **tool == summarizer.name())
-                .copied(),
+            ends_with: ends_with_line(summarizer.name()),
             after_end: None,
         }
     }
@@ -776,30 +774,11 @@ fn command_tool(command: &str) -> Option<&'static str> {
         program = words.next()?;
     }
     let name = program.rsplit('/').next().unwrap_or(program);
-    let next = words.next();
-    let tool = match name {
-        "tsc" | "vue-tsc" => "tsc",
-        "eslint" => "eslint",
-        "next" if next == Some("lint") => "eslint",
-        "jest" => "jest",
-        "vitest" => "vitest",
-        "mocha" => "mocha",
-        "pytest" | "py.test" => "pytest",
-        "python" | "python3" if next == Some("-m") => match words.next()? {
-            "pytest" => "pytest",
-            "unittest" => "unittest",
-            _ => return None,
-        },
-        "cargo" => match next? {
-            "nextest" => "nextest",
-            "test" | "clippy" | "check" | "build" => "cargo",
-            _ => return None,
-        },
-        "node" if next == Some("--test") => "node-test",
-        "tap" | "tape" => "tap",
-        _ => return None,
-    };
-    Some(tool)
+    let mut line = vec![name];
+    line.extend(words);
+    // The table of tools knows each tool's program and what it prints.
+    let (tool, invocation) = Tool::invoked_by(&line)?;
+    Some(invocation.prints.unwrap_or(tool.spec().summarizer))
 }
 
 /// npm's and pnpm's header before a script: `> name@1.2.3 test` (npm 6 and pnpm add the
@@ -823,8 +802,15 @@ fn npm_header(line: &str) -> bool {
     version.starts_with(|c: char| c.is_ascii_digit()) && version.contains('.')
 }
 
-/// The tools [`ending_tool`] knows an end line of.
-const ENDING_TOOLS: [&str; 5] = ["tsc", "eslint", "jest", "vitest", "pytest"];
+/// The summarizer `name` when its tool prints a line that ends its run, which [`ending_tool`]
+/// recognises (the table of tools gives one such line of each).
+fn ends_with_line(name: &str) -> Option<&'static str> {
+    Tool::ALL
+        .iter()
+        .map(|tool| tool.spec())
+        .find(|spec| spec.end_line.is_some() && spec.summarizer == name)
+        .map(|spec| spec.summarizer)
+}
 
 /// The deepest indent of an end line: vitest aligns its summary's labels to the right.
 const MAX_END_INDENT: usize = 16;
@@ -1210,18 +1196,18 @@ mod tests {
 
     #[test]
     fn run_endings_are_each_tools_last_line() {
-        let ends = [
-            ("Found 3 errors in 2 files.", "tsc"),
+        let table = Tool::ALL
+            .iter()
+            .map(|tool| tool.spec())
+            .filter_map(|spec| Some((spec.end_line?, spec.summarizer)));
+        let more = [
             ("Found 1 error.", "tsc"),
-            ("✖ 4 problems (3 errors, 1 warning)", "eslint"),
-            ("Ran all test suites.", "jest"),
-            ("   Duration  1.52s (transform 90ms, setup 0ms)", "vitest"),
             ("========= 2 failed, 5 passed in 0.31s ==========", "pytest"),
         ];
-        for (line, tool) in ends {
+        for (line, tool) in table.chain(more) {
             assert_eq!(ending_tool(line), Some(tool), "{line}");
-            // A run is only looked at for its end line when its tool is listed.
-            assert!(ENDING_TOOLS.contains(&tool));
+            // A run is only looked at for its end line when its tool has one in the table.
+            assert_eq!(ends_with_line(tool), Some(tool));
         }
         assert_eq!(ending_tool("Found the file"), None);
         assert_eq!(ending_tool("Duration of the call"), None);

@@ -19,6 +19,8 @@ use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use verdict_core::Tool;
+use verdict_core::tools::PostEdit;
 
 use anyhow::{Context, Result, anyhow, bail};
 use serde_json::{Value, json};
@@ -40,12 +42,6 @@ pub(super) const DEFAULT_BUDGET: usize = 150;
 /// The timeout `verdict hook install --post-edit` writes, in seconds: the agent waits for the
 /// hook after each edit.
 pub(super) const TIMEOUT_SECS: u64 = 60;
-
-/// The verifiers that are fast unless the project says otherwise.
-const FAST_BY_DEFAULT: [&str; 3] = ["tsc", "eslint", "clippy"];
-
-/// The extensions of the TypeScript files tsc type-checks.
-const TS_EXTENSIONS: [&str; 4] = ["ts", "tsx", "mts", "cts"];
 
 /// The extensions of the JavaScript files tsc checks when its config allows JavaScript.
 const JS_EXTENSIONS: [&str; 4] = ["js", "jsx", "mjs", "cjs"];
@@ -236,7 +232,7 @@ fn check(
             .verifiers
             .get(name)
             .and_then(|s| s.fast)
-            .unwrap_or(FAST_BY_DEFAULT.contains(&name));
+            .unwrap_or(post_edit(name) != PostEdit::No);
         if !fast {
             continue;
         }
@@ -338,6 +334,12 @@ fn edited_files(named: &[PathBuf], base: &Path, canonical_root: &Path) -> Vec<St
         .collect()
 }
 
+/// How the linked verifier `name` is used after an edit, as the table of tools says; a
+/// verifier of the project's own is not run after one unless it is marked `fast`.
+fn post_edit(name: &str) -> PostEdit {
+    Tool::of_verifier(name).map_or(PostEdit::No, |tool| tool.spec().post_edit)
+}
+
 /// Whether a verifier that checks the whole project has anything to say about `files`: tsc of
 /// TypeScript, and of JavaScript when its config allows it; clippy of Rust; a project's own fast
 /// verifier always.
@@ -350,12 +352,14 @@ fn concerns(name: &str, files: &[String], workspace: &Workspace) -> bool {
                 .is_some_and(|e| extensions.contains(&e))
         })
     };
-    match name {
-        "tsc" => any(&TS_EXTENSIONS) || (any(&JS_EXTENSIONS) && tsc_checks_js(workspace)),
-        "clippy" => any(&["rs"]),
-        // It lints files one by one, and was handed none it lints.
-        "eslint" => false,
-        _ => true,
+    match post_edit(name) {
+        PostEdit::Project(extensions) => {
+            any(extensions)
+                || (name == Tool::Tsc.name() && any(&JS_EXTENSIONS) && tsc_checks_js(workspace))
+        }
+        // It checks files one by one, and was handed none it checks.
+        PostEdit::Files => false,
+        PostEdit::No => true,
     }
 }
 

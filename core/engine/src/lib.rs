@@ -42,8 +42,8 @@ pub mod worktree;
 
 pub use verdict_model::{
     Counts, Diagnostic, Evidence, Fingerprint, Kind, KnownFrom, LineParser, Outcome, Report,
-    SetAside, Severity, Status, Summarizer, TestCase, TestStatus, Verification, Verifier,
+    SetAside, Severity, Status, Summarizer, TestCase, TestStatus, Tool, Verification, Verifier,
 };
 pub use verdict_model::{
-    ansi, encoding, exit_reason, lines, model, redact, split, summarizer, verifier,
+    ansi, encoding, exit_reason, lines, model, redact, split, summarizer, tools, verifier,
 };

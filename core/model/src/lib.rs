@@ -27,6 +27,7 @@ mod mojibake;
 pub mod redact;
 pub mod split;
 pub mod summarizer;
+pub mod tools;
 pub mod verifier;
 mod wrappers;
 
@@ -35,5 +36,6 @@ pub use model::{
     SetAside, Severity, Status, TestCase, TestStatus, Verification,
 };
 pub use summarizer::{LineParser, Summarizer};
+pub use tools::Tool;
 pub use verifier::Verifier;
 pub use wrappers::JOB_MARKER;

@@ -36,6 +36,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+use verdict_model::Tool;
 
 use verdict_model::split::split_command;
 use verdict_model::verifier::{
@@ -258,24 +259,6 @@ impl ScriptOptions {
     }
 }
 
-/// The options of eslint's own that verdict sets or that would change what it reads (the
-/// reporter, the output file, fixes, colour), each with whether its value is the next word.
-const DROPPED: &[(&str, bool)] = &[
-    ("-f", true),
-    ("--format", true),
-    ("-o", true),
-    ("--output-file", true),
-    ("--fix", false),
-    ("--fix-dry-run", false),
-    ("--fix-type", true),
-    ("--color", false),
-    ("--no-color", false),
-    ("--max-warnings", true),
-    ("--quiet", false),
-    ("--cache", false),
-    ("--cache-location", true),
-];
-
 /// eslint's options whose value is the next word, so that it is not read as a path.
 const TAKES_VALUE: &[&str] = &[
     "-c",
@@ -298,7 +281,7 @@ const TAKES_VALUE: &[&str] = &[
 ];
 
 /// What the project's declared eslint command lints and how: its options (but verdict's own,
-/// see [`DROPPED`]; `--max-warnings` and `--quiet` go through [`ScriptOptions`]) and the paths
+/// see `owned` in the table of tools; `--max-warnings` and `--quiet` go through [`ScriptOptions`]) and the paths
 /// it lints — `.` when it names none.
 fn declared_invocation(workspace: &Workspace) -> (Vec<String>, Vec<String>) {
     let declared = Declared::of(workspace);
@@ -309,7 +292,12 @@ fn declared_invocation(workspace: &Workspace) -> (Vec<String>, Vec<String>) {
     let mut words = command.program_words().iter().skip(1);
     while let Some(word) = words.next() {
         let option = word.split_once('=').map_or(word.as_str(), |(o, _)| o);
-        if let Some(&(_, takes_value)) = DROPPED.iter().find(|(name, _)| *name == option) {
+        if let Some(&(_, takes_value)) = Tool::Eslint
+            .spec()
+            .owned
+            .iter()
+            .find(|(name, _)| *name == option)
+        {
             if takes_value && !word.contains('=') {
                 words.next();
             }

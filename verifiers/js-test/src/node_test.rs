@@ -28,6 +28,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+use verdict_model::Tool;
 
 use verdict_model::verifier::{
     Applicability, Captured, CommandSpec, ExitCodes, Infrastructure, Inputs, Sharding,
@@ -192,18 +193,6 @@ fn takes_value(option: &str) -> bool {
     )
 }
 
-/// The options verdict sets itself or that would change what it reads, each with whether it
-/// takes a value: the reporters, watch mode, and `--test` (always first in verdict's command).
-const DROPPED: &[(&str, bool)] = &[
-    ("--test", false),
-    ("--test-reporter", true),
-    ("--test-reporter-destination", true),
-    ("--watch", false),
-    ("--watch-path", true),
-    ("--watch-preserve-output", false),
-    ("--test-shard", true),
-];
-
 /// The script's node arguments that verdict keeps, split into options (with their values) and
 /// the paths after them; unquoted globs expanded from `cwd` as `sh` would.
 fn kept_args(args: &[Word], cwd: &Path) -> (Vec<String>, Vec<String>) {
@@ -227,7 +216,12 @@ fn kept_args(args: &[Word], cwd: &Path) -> (Vec<String>, Vec<String>) {
         let value = (!inline && takes_value(option))
             .then(|| words.next())
             .flatten();
-        if DROPPED.iter().any(|(dropped, _)| *dropped == option) {
+        if Tool::NodeTest
+            .spec()
+            .owned
+            .iter()
+            .any(|(dropped, _)| *dropped == option)
+        {
             continue;
         }
         options.push(text.to_owned());

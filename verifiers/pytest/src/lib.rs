@@ -41,6 +41,7 @@ use std::ffi::OsString;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+use verdict_model::Tool;
 
 use verdict_model::verifier::{
     Applicability, Captured, CommandSpec, Exit, ExitCodes, InfraFile, Infrastructure, Inputs, Part,
@@ -290,27 +291,9 @@ fn base_args(workspace: &Workspace) -> Vec<String> {
     ]
 }
 
-/// pytest's options that verdict sets itself or that would change what runs or what it reads
-/// (its report, colour, runs of only the last failures), each with whether its value is the next
-/// word.
-const DROPPED: &[(&str, bool)] = &[
-    ("--junitxml", true),
-    ("--junit-xml", true),
-    ("--color", true),
-    ("--lf", false),
-    ("--last-failed", false),
-    ("--ff", false),
-    ("--failed-first", false),
-    ("--sw", false),
-    ("--stepwise", false),
-    ("--pdb", false),
-    ("--co", false),
-    ("--collect-only", false),
-];
-
 /// The arguments (paths, `-k`, `--cov-fail-under`, markers) and variables of the project's
 /// declared pytest command (`pytest --cov=pkg --cov-fail-under=90 tests/`), but for
-/// [`DROPPED`]; none when it declares none.
+/// `owned` in the table of tools; none when it declares none.
 fn declared_args(workspace: &Workspace) -> (Vec<String>, Vec<(String, String)>) {
     let declared = Declared::of(workspace);
     let Some(command) = declared.for_verifier(NAME) else {
@@ -328,7 +311,12 @@ fn declared_args(workspace: &Workspace) -> (Vec<String>, Vec<(String, String)>) 
     let mut rest = words.iter().skip(skip);
     while let Some(word) = rest.next() {
         let option = word.split_once('=').map_or(word.as_str(), |(o, _)| o);
-        match DROPPED.iter().find(|(name, _)| *name == option) {
+        match Tool::Pytest
+            .spec()
+            .owned
+            .iter()
+            .find(|(name, _)| *name == option)
+        {
             Some(&(_, takes_value)) => {
                 if takes_value && !word.contains('=') {
                     rest.next();

@@ -29,7 +29,7 @@ use verdict_model::verifier::{
     Applicability, Captured, CommandSpec, Exit, ExitCodes, Infrastructure, Inputs, VerifierError,
     Workspace,
 };
-use verdict_model::{Diagnostic, Kind, Outcome, Report, Severity, Verifier, exit_reason};
+use verdict_model::{Diagnostic, Kind, Outcome, Report, Severity, Tool, Verifier, exit_reason};
 use verdict_verifier_support::declared::{Command, Purpose};
 use verdict_verifier_support::{infra, node_bin, summarize_log};
 
@@ -42,17 +42,13 @@ const SAMPLE_BYTES: u64 = 64 * 1024;
 /// How much of the log's end a failure with nothing understood carries.
 const TAIL_BYTES: u64 = 2 * 1024;
 
-/// The summarizers of test runners, whose logs count tests.
-const TEST_RUNNERS: &[&str] = &[
-    "jest",
-    "vitest",
-    "mocha",
-    "pytest",
-    "nextest",
-    "node-test",
-    "unittest",
-    "tap",
-];
+/// Whether `summarizer` reads a test runner's log, which counts tests.
+fn is_test_runner(summarizer: &str) -> bool {
+    Tool::ALL
+        .iter()
+        .map(|tool| tool.spec())
+        .any(|spec| spec.is_test_runner() && spec.summarizers().any(|s| s == summarizer))
+}
 
 /// A declared command run as it is (see the crate docs).
 #[derive(Debug, Clone)]
@@ -379,9 +375,7 @@ impl ScriptVerifier {
             let parts = sections::split(&text);
             if parts.len() > 1 {
                 let reports: Vec<Report> = parts.into_iter().filter_map(sections::read).collect();
-                let runners = reports
-                    .iter()
-                    .any(|r| TEST_RUNNERS.contains(&r.tool.as_str()));
+                let runners = reports.iter().any(|r| is_test_runner(&r.tool));
                 return if reports.is_empty() {
                     (Report::new(&self.name, Outcome::Passed), false, false)
                 } else {
@@ -401,7 +395,7 @@ impl ScriptVerifier {
         // The report is the script's: its headline must not pass for the tool verifier's (a
         // second jest run beside the `jest` verifier's).
         report.tool.clone_from(&self.name);
-        let runner = TEST_RUNNERS.contains(&detection.summarizer.name());
+        let runner = is_test_runner(detection.summarizer.name());
         (report, true, runner)
     }
 }

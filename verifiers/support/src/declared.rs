@@ -16,15 +16,18 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
+use verdict_model::Tool;
 use verdict_model::split::split_command;
 use verdict_model::verifier::{Applicability, InfraFile, Part as InfraPart, Workspace};
 
 use crate::PackageJson;
 
+mod checks;
+mod precommit;
 mod scoped;
-mod unrun;
+mod tasks;
 
-pub use unrun::Unrun;
+pub use checks::Unrun;
 
 /// What a declared command is for, from the script or target that leads to it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -128,12 +131,14 @@ impl Command {
     /// The name of the linked verifier that runs what this command runs, or `None` when none
     /// does (the command is then run as it is). Under a coverage wrapper (`nyc mocha`, `c8 node
     /// --test`, `coverage run -m pytest`) it is the runner's verifier, for the runners whose
-    /// verifiers run the wrapper too (see [`WRAPPED_VERIFIERS`]): the wrapper's threshold is
+    /// verifiers run the wrapper too (`wraps_coverage` in the table of tools): the wrapper's threshold is
     /// then checked with the tests. Another runner under one (`istanbul cover`, `c8 jest`) is
     /// run as it is.
     pub fn verifier(&self) -> Option<&'static str> {
-        self.tool()
-            .filter(|verifier| self.wrapper().is_none() || WRAPPED_VERIFIERS.contains(verifier))
+        self.tool().filter(|verifier| {
+            self.wrapper().is_none()
+                || Tool::of_verifier(verifier).is_some_and(|tool| tool.spec().wraps_coverage)
+        })
     }
 
     /// The name of the verifier of the tool this command runs, under any coverage wrapper
@@ -145,10 +150,6 @@ impl Command {
         tool_verifier(&self.runner_words())
     }
 }
-
-/// The verifiers whose command runs under the project's coverage wrapper when its command does
-/// (each calls [`crate::coverage::wrap`]).
-pub const WRAPPED_VERIFIERS: &[&str] = &["mocha", "node-test", "pytest", "unittest"];
 
 /// A coverage wrapper at the start of a command's program words.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -215,70 +216,33 @@ fn coverage_run_module(words: &[String], at: usize) -> Option<Wrapper> {
     })
 }
 
-/// The verifier whose tool `words` (a program and its arguments) run.
-fn tool_verifier(words: &[String]) -> Option<&'static str> {
+/// The tool that `words` (a program and its arguments) run, from the table of tools, and
+/// whether its verifier can run the command in its place.
+fn invoked_tool(words: &[String]) -> Option<(Tool, bool)> {
     let program = program_name(words.first()?);
-    let rest = &words[1..];
-    let first_arg = rest.first().map(String::as_str);
-    Some(match program.as_str() {
-        "jest" => "jest",
-        "vitest" => "vitest",
-        "mocha" | "_mocha" => "mocha",
-        "eslint" => "eslint",
-        "tsc" => "tsc",
-        "pytest" | "py.test" => "pytest",
-        "node" if node_runs_tests(rest) => "node-test",
-        "node" => return node_script_tool(rest),
-        "python" | "python3" => match (first_arg, rest.get(1).map(String::as_str)) {
-            (Some("-m"), Some("pytest")) => "pytest",
-            (Some("-m"), Some("unittest")) => "unittest",
-            _ => return None,
-        },
-        "cargo" => match first_arg? {
-            "test" => "cargo-test",
-            "nextest" if rest.get(1).is_some_and(|w| w == "run") => "cargo-test",
-            "check" => "cargo-check",
-            "clippy" => "clippy",
-            _ => return None,
-        },
-        _ => return None,
-    })
+    let rest: Vec<&str> = words[1..].iter().map(String::as_str).collect();
+    if program == "node"
+        && let Some(tool) = node_script_tool(&rest)
+    {
+        return Some((tool, true));
+    }
+    let mut line = vec![program.as_str()];
+    line.extend(&rest);
+    Tool::invoked_by(&line).map(|(tool, invocation)| (tool, invocation.verifier_runs_it))
 }
 
-/// Whether `node`'s arguments run its test runner (`node --test`, `node --import tsx --test`).
-fn node_runs_tests(args: &[String]) -> bool {
-    let mut words = args.iter();
-    while let Some(word) = words.next() {
-        if word == "--test" {
-            return true;
-        }
-        if !word.starts_with('-') {
-            // The script node runs: node's own options end here.
-            return false;
-        }
-        if matches!(
-            word.as_str(),
-            "-r" | "--require" | "--import" | "--loader" | "--experimental-loader" | "--env-file"
-        ) {
-            words.next();
-        }
-    }
-    false
+/// The verifier whose tool `words` (a program and its arguments) run.
+fn tool_verifier(words: &[String]) -> Option<&'static str> {
+    let (tool, by_verifier) = invoked_tool(words)?;
+    (by_verifier && tool.spec().linked.is_some()).then(|| tool.name())
 }
 
 /// The tool a `node <script>` runs when the script is a tool's own bin script
 /// (`node node_modules/jest/bin/jest.js`, `node node_modules/typescript/bin/tsc`).
-fn node_script_tool(args: &[String]) -> Option<&'static str> {
+fn node_script_tool(args: &[&str]) -> Option<Tool> {
     let script = args.iter().find(|word| !word.starts_with('-'))?;
     let package = script.split("node_modules/").nth(1)?.split('/').next()?;
-    match package {
-        "jest" => Some("jest"),
-        "vitest" => Some("vitest"),
-        "mocha" => Some("mocha"),
-        "eslint" => Some("eslint"),
-        "typescript" => Some("tsc"),
-        _ => None,
-    }
+    Tool::of_npm_package(package)
 }
 
 /// A program's name: the file name of a path, without a JavaScript extension
@@ -290,6 +254,30 @@ pub fn program_name(word: &str) -> String {
         .find_map(|extension| file.strip_suffix(extension))
         .unwrap_or(file)
         .to_owned()
+}
+
+/// Whether `words` (from the program on) install packages: `pip install`, `python -m pip
+/// install`, `uv sync`, `uv pip install`, `poetry install`, `npm ci`. A check's recipe often
+/// starts with one; it sets up the environment and checks nothing.
+fn installs(words: &[String]) -> bool {
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    let (program, rest) = match words.as_slice() {
+        [python, "-m", module, rest @ ..]
+            if verdict_model::tools::is_python(&program_name(python)) =>
+        {
+            (module.to_string(), rest)
+        }
+        [program, rest @ ..] => (program_name(program), rest),
+        [] => return false,
+    };
+    let first = rest.first().copied();
+    match program.as_str() {
+        "pip" | "pip3" => matches!(first, Some("install")),
+        "uv" => matches!(first, Some("sync" | "pip")) && !rest.contains(&"run"),
+        "poetry" | "pdm" | "pipenv" => matches!(first, Some("install" | "sync")),
+        "npm" | "pnpm" | "yarn" | "bun" => matches!(first, Some("ci" | "install" | "i")),
+        _ => false,
+    }
 }
 
 /// The index of the program in a command's words (see [`Command::program_words`]).
@@ -416,8 +404,11 @@ impl Declared {
         if !has_test {
             python_entries(root, &mut builder);
         }
+        // The lint and type checks of a Python project's tox environments, nox sessions,
+        // Makefile targets, pre-commit hooks and task runners: those a verifier runs become
+        // commands; the others are said not to be run.
+        let mut unrun = checks::add(root, &mut builder);
         let commands = dedup(builder.commands);
-        let mut unrun = unrun::of(root, &commands);
         unrun.extend(root_test);
         Declared { commands, unrun }
     }
@@ -733,6 +724,10 @@ impl Builder {
         if targets.is_none() && needs_shell(text) {
             return vec![self.push(text, purpose, origin, before, true, false)];
         }
+        if targets.is_none() && installs(program) {
+            // Setting up the environment checks nothing: the run is verdict's.
+            return Vec::new();
+        }
         if let Some(targets) = targets {
             // Variables set before `npm run x` reach x's commands, as they would in a shell.
             let mut added = Vec::new();
@@ -775,21 +770,20 @@ impl Builder {
 
     /// Adds a Python project's test commands, each run after those before it: tox runs its
     /// commands in order and stops at the first that fails, as nox's `session.run` raises.
-    fn python_sequence(&mut self, root: &Path, lines: &[String], origin: &str, source: InfraFile) {
+    fn python_sequence(
+        &mut self,
+        root: &Path,
+        lines: &[String],
+        purpose: Purpose,
+        origin: &str,
+        source: InfraFile,
+    ) {
         let outer = self.sources.len();
         self.source(source);
         let mut before: Vec<usize> = Vec::new();
         for line in lines {
             let first = self.commands.len();
-            let done = self.line(
-                root,
-                &BTreeMap::new(),
-                line,
-                Purpose::Test,
-                origin,
-                &before,
-                1,
-            );
+            let done = self.line(root, &BTreeMap::new(), line, purpose, origin, &before, 1);
             for command in &mut self.commands[first..] {
                 command.python = true;
             }
@@ -1234,6 +1228,25 @@ impl Makefile {
         Some(out)
     }
 
+    /// The target that runs the tests: `coverage` when its recipe runs them under coverage.py
+    /// (`coverage run -m unittest`, `pytest --cov`), else `test`.
+    fn test_target(&self) -> Option<&'static str> {
+        let under_coverage = self.rules.get("coverage").is_some_and(|(_, recipe)| {
+            recipe.iter().any(|line| {
+                let line = self.expand_line(line).unwrap_or_else(|| line.clone());
+                split_command(&line).is_ok_and(|words| {
+                    coverage_wrapper(program_start(&words)).is_some()
+                        || words.iter().any(|w| w.starts_with("--cov"))
+                })
+            })
+        });
+        if under_coverage {
+            Some("coverage")
+        } else {
+            self.rules.contains_key("test").then_some("test")
+        }
+    }
+
     /// Whether `target` and the targets it needs are plain: recipes without make's variables or
     /// functions, prerequisites that are targets with plain rules (or files, which make only
     /// checks).
@@ -1326,34 +1339,37 @@ fn assignment(line: &str) -> Option<(String, String)> {
         .then(|| (name.to_owned(), value.trim().to_owned()))
 }
 
-/// A Python project's test commands: the Makefile's `test` target, else tox's `[testenv]
-/// commands`, else the `test` script of pyproject.toml's task runners (hatch, poe, pdm).
+/// A Python project's test commands: the Makefile's `coverage` target when it runs the tests
+/// under coverage (its threshold fails the run as CI runs it), else its `test` target, else
+/// tox's `[testenv]` commands, else the `test` script of pyproject.toml's task runners (hatch,
+/// poe, pdm).
 fn python_entries(root: &Path, builder: &mut Builder) {
     if let Some(makefile) = Makefile::read(root)
-        && makefile.rules.contains_key("test")
+        && let Some(target) = makefile.test_target()
     {
-        let origin = "the Makefile's `test` target";
-        if makefile.plain("test") {
-            makefile.expand(builder, root, "test", Purpose::Test, origin, &[]);
+        let origin = format!("the Makefile's `{target}` target");
+        if makefile.plain(target) {
+            makefile.expand(builder, root, target, Purpose::Test, &origin, &[]);
         } else {
             // Not plain: make itself runs it, as the project would.
             builder.source(makefile.source());
-            builder.push("make test", Purpose::Test, origin, &[], false, true);
+            let line = format!("make {target}");
+            builder.push(&line, Purpose::Test, &origin, &[], false, true);
             builder.sources.clear();
         }
         return;
     }
     if let Some((commands, origin, source)) = tox_commands(root) {
-        builder.python_sequence(root, &commands, origin, source);
+        builder.python_sequence(root, &commands, Purpose::Test, origin, source);
     } else if let Some((commands, session)) = nox_commands(root) {
         let origin = format!("noxfile.py's `{session}` session");
         let source = InfraFile {
             glob: "noxfile.py".to_owned(),
             part: InfraPart::Whole,
         };
-        builder.python_sequence(root, &commands, &origin, source);
+        builder.python_sequence(root, &commands, Purpose::Test, &origin, source);
     } else if let Some((line, origin, source)) = pyproject_test(root) {
-        builder.python_sequence(root, &[line], &origin, source);
+        builder.python_sequence(root, &[line], Purpose::Test, &origin, source);
     }
 }
 
@@ -1941,7 +1957,11 @@ mod tests {
                 "noxfile.py",
                 "import sys\n\nimport nox\n\n\n@nox.session\ndef check(session):\n    session.run(\"ruff\", \"check\")\n\n\n@nox.session\ndef test(session: nox.Session) -> None:\n    session.install(\"-e\", \".\")\n    session.run(sys.executable, \"-m\", \"unittest\", \"-v\", *session.posargs)\n\n\n@nox.session(python=[\"3.12\"])\ndef tests(session):\n    session.notify(\"test\")\n",
             )],
-            &["noxfile.py's `test` session: python -m unittest -v [unittest] []"],
+            &[
+                "noxfile.py's `test` session: python -m unittest -v [unittest] []",
+                // The `check` session's ruff is a lint check of its own.
+                "noxfile.py's `check` session: ruff check [ruff] []",
+            ],
         );
         check(
             &[(

@@ -4,6 +4,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
+use verdict_model::tools::{ConfigFile, Tool};
 use verdict_model::verifier::{InfraFile, Infrastructure, Part, Workspace};
 
 use crate::declared::{Command, Declared};
@@ -57,104 +58,45 @@ pub fn path(infra: Infrastructure, path: &str) -> Infrastructure {
 /// verifier and by the `script` verifier when a declared command runs the tool in a way its
 /// verifier does not (`c8 jest`, a second jest run). Empty for a tool it does not know.
 pub fn tool_configs(tool: &str) -> Infrastructure {
-    let none = Infrastructure::default();
-    let key = |keys: &[&str]| keys.iter().map(|k| (*k).to_owned()).collect::<Vec<_>>();
-    match tool {
-        "jest" => {
-            // Babel's configuration, which jest's default transform reads (project-wide, by
-            // directory, and `package.json`'s `babel`). Snapshots are not here: they are expected
-            // values, which `allow_test_edits` governs, not how the tests run.
-            let infra = wholes(
-                none,
-                &[
-                    "jest.config.*",
-                    "babel.config.*",
-                    "**/.babelrc",
-                    "**/.babelrc.*",
-                ],
-            );
-            let infra = part(infra, "package.json", Part::Json(key(&["jest"])));
-            part(infra, "package.json", Part::Json(key(&["babel"])))
-        }
-        "vitest" => wholes(
-            none,
-            &["vitest.config.*", "vite.config.*", "vitest.workspace.*"],
-        ),
-        "mocha" => {
-            let infra = wholes(
-                none,
-                &[
-                    ".mocharc.js",
-                    ".mocharc.cjs",
-                    ".mocharc.mjs",
-                    ".mocharc.json",
-                    ".mocharc.jsonc",
-                    ".mocharc.yaml",
-                    ".mocharc.yml",
-                    "test/mocha.opts",
-                ],
-            );
-            part(infra, "package.json", Part::Json(key(&["mocha"])))
-        }
-        "eslint" => {
-            // eslint 10 looks a flat config up from each file's directory; legacy configs
-            // cascade by directory.
-            let infra = wholes(
-                none,
-                &[
-                    "**/eslint.config.*",
-                    "**/.eslintrc",
-                    "**/.eslintrc.*",
-                    ".eslintignore",
-                ],
-            );
-            let infra = part(infra, "**/package.json", Part::Json(key(&["eslintConfig"])));
-            part(infra, "package.json", Part::Json(key(&["eslintIgnore"])))
-        }
-        // A config `extends` and `references` others, in any directory.
-        "tsc" => wholes(none, &["**/tsconfig*.json"]),
-        "pytest" => {
-            // pytest reads its configuration from the rootdir it finds from the test paths
-            // upwards, so a file of that name in any directory may be the one it uses.
-            let infra = wholes(
-                none,
-                &[
-                    "**/conftest.py",
-                    "**/pytest.toml",
-                    "**/.pytest.toml",
-                    "**/pytest.ini",
-                    "**/.pytest.ini",
-                    "**/sitecustomize.py",
-                    "**/usercustomize.py",
-                ],
-            );
-            let infra = part(
-                infra,
-                "**/pyproject.toml",
-                Part::Toml(key(&["tool", "pytest"])),
-            );
-            let infra = part(infra, "**/setup.cfg", Part::Ini("tool:pytest".to_owned()));
-            let infra = part(infra, "**/tox.ini", Part::Ini("pytest".to_owned()));
-            // pytest-cov fails a run under its `fail_under` with coverage.py's configuration.
-            python_coverage(infra, &[])
-        }
-        "unittest" => wholes(none, &["**/sitecustomize.py", "**/usercustomize.py"]),
-        "cargo-test" | "cargo-check" | "clippy" => {
-            let mut infra = none;
+    let Some(tool) = Tool::named(tool) else {
+        return Infrastructure::default();
+    };
+    let mut infra = match tool {
+        Tool::CargoTest | Tool::CargoCheck | Tool::Clippy => {
+            let mut infra = Infrastructure::default();
             for keys in CARGO_MANIFEST_KEYS {
-                infra = part(infra, "**/Cargo.toml", Part::Toml(key(keys)));
+                infra = part(infra, "**/Cargo.toml", Part::Toml(strings(keys)));
             }
-            let infra = wholes(infra, &[".cargo/config.toml", ".cargo/config"]);
-            match tool {
-                // nextest's configuration, whose presence alone makes the tests run under it.
-                "cargo-test" => wholes(infra, &[".config/nextest.toml"]),
-                // clippy's own, read from each package's directory upwards.
-                "clippy" => wholes(infra, &["**/clippy.toml", "**/.clippy.toml"]),
-                _ => infra,
-            }
+            wholes(infra, &[".cargo/config.toml", ".cargo/config"])
         }
-        _ => none,
+        _ => Infrastructure::default(),
+    };
+    for config in tool.spec().configs {
+        infra = add(infra, config_file(config));
     }
+    if tool == Tool::Pytest {
+        // pytest-cov fails a run under its `fail_under` with coverage.py's configuration.
+        infra = python_coverage(infra, &[]);
+    }
+    infra
+}
+
+/// The infrastructure file of a tool's [`ConfigFile`].
+fn config_file(config: &ConfigFile) -> InfraFile {
+    let (glob, part) = match *config {
+        ConfigFile::Whole(glob) => (glob, Part::Whole),
+        ConfigFile::Json(glob, keys) => (glob, Part::Json(strings(keys))),
+        ConfigFile::Toml(glob, keys) => (glob, Part::Toml(strings(keys))),
+        ConfigFile::Ini(glob, section) => (glob, Part::Ini(section.to_owned())),
+    };
+    InfraFile {
+        glob: glob.to_owned(),
+        part,
+    }
+}
+
+fn strings(keys: &[&str]) -> Vec<String> {
+    keys.iter().map(|k| (*k).to_owned()).collect()
 }
 
 /// The keys of a manifest that decide which targets build and which of their tests run: the

@@ -35,6 +35,7 @@
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+use verdict_model::Tool;
 
 use verdict_model::verifier::{
     Applicability, Captured, CommandSpec, Exit, ExitCodes, Infrastructure, Inputs, VerifierError,
@@ -206,31 +207,8 @@ fn declared_invocation(workspace: &Workspace) -> Option<ScriptInvocation> {
     Some(invocation)
 }
 
-/// tsc's options verdict sets itself, or that would make it emit, watch or print something
-/// else than diagnostics; each with whether its value is the next word.
-const DROPPED: &[(&str, bool)] = &[
-    ("-p", true),
-    ("--project", true),
-    ("--pretty", false),
-    ("-w", false),
-    ("--watch", false),
-    ("--noEmit", false),
-    ("--emitDeclarationOnly", false),
-    ("--listFiles", false),
-    ("--diagnostics", false),
-    ("--extendedDiagnostics", false),
-    ("--listEmittedFiles", false),
-    ("--showConfig", false),
-    ("--generateTrace", true),
-    ("--init", false),
-    ("-v", false),
-    ("--version", false),
-    ("-h", false),
-    ("--help", false),
-];
-
 /// The options of the project's declared tsc command (see [`Declared`]) that verdict passes on:
-/// all but [`DROPPED`] and the files it names, which would replace the project's config (the
+/// all but `owned` in the table of tools and the files it names, which would replace the project's config (the
 /// config names the files). `--pretty false` after them keeps the output readable whatever
 /// the command said.
 fn declared_options(workspace: &Workspace) -> Vec<String> {
@@ -242,7 +220,12 @@ fn declared_options(workspace: &Workspace) -> Vec<String> {
     let mut words = command.program_words().iter().skip(1).peekable();
     while let Some(word) = words.next() {
         let option = word.split_once('=').map_or(word.as_str(), |(o, _)| o);
-        if let Some(&(_, takes_value)) = DROPPED.iter().find(|(name, _)| *name == option) {
+        if let Some(&(_, takes_value)) = Tool::Tsc
+            .spec()
+            .owned
+            .iter()
+            .find(|(name, _)| *name == option)
+        {
             let boolean_value = words
                 .peek()
                 .is_some_and(|next| *next == "true" || *next == "false");
