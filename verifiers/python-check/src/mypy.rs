@@ -14,8 +14,9 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use verdict_model::tools::{Tool, ToolSpec};
 use verdict_model::verifier::{
-    Applicability, Captured, CommandSpec, Exit, ExitCodes, Infrastructure, Inputs, Part, Verifier,
+    Applicability, Captured, CommandSpec, Exit, ExitCodes, Infrastructure, Inputs, Verifier,
     VerifierError, Workspace,
 };
 use verdict_model::{Evidence, Kind, Outcome, Report};
@@ -27,37 +28,13 @@ use crate::python::{self, Home};
 
 const NAME: &str = "mypy";
 
-/// How to install mypy where the verifier looks for it.
-const INSTALL_HINT: &str = "install mypy into the project's virtualenv: `.venv/bin/pip install mypy` \
-     (or `uv add --dev mypy`)";
+/// What verdict knows of mypy: the options it owns, its configuration files, how to install it.
+fn spec() -> &'static ToolSpec {
+    Tool::Mypy.spec()
+}
 
 /// The first mypy with `-O json`.
 const JSON_SINCE: (u32, u32) = (1, 11);
-
-/// The options verdict sets itself, each with whether its value is the next word: the output
-/// format, the layout of the standard lines, and the reports mypy writes beside them.
-const OWNED: &[(&str, bool)] = &[
-    ("-O", true),
-    ("--output", true),
-    ("--pretty", false),
-    ("--no-pretty", false),
-    ("--color-output", false),
-    ("--no-color-output", false),
-    ("--error-summary", false),
-    ("--no-error-summary", false),
-    ("--junit-xml", true),
-    ("--junit-format", true),
-    ("--html-report", true),
-    ("--xslt-html-report", true),
-    ("--txt-report", true),
-    ("--xslt-txt-report", true),
-    ("--xml-report", true),
-    ("--cobertura-xml-report", true),
-    ("--linecount-report", true),
-    ("--linecoverage-report", true),
-    ("--lineprecision-report", true),
-    ("--any-exprs-report", true),
-];
 
 /// The directory of the linecount report, under the run directory.
 const LINECOUNT_DIR: &str = "mypy-linecount";
@@ -232,8 +209,8 @@ impl Verifier for Mypy {
     }
 
     fn command(&self, workspace: &Workspace) -> Result<CommandSpec, VerifierError> {
-        let program = python::program(workspace, NAME, Home::Venv, INSTALL_HINT)?;
-        let project_args = python::declared_args(workspace, NAME, OWNED);
+        let program = python::program(workspace, NAME, Home::Venv, spec().install)?;
+        let project_args = python::declared_args(workspace, NAME, spec().owned);
         let json = installed_version(&program).is_none_or(|version| version >= JSON_SINCE);
         // Reports are not supported in mypy's parallel mode, which then rejects the run.
         let parallel = project_args
@@ -295,18 +272,10 @@ impl Verifier for Mypy {
         report
     }
 
-    /// mypy's configuration files and its sections of shared ones, and the files that declare
-    /// its command (with a `--config-file` it names).
+    /// mypy's configuration files and its sections of shared ones (the tools table's), and the
+    /// files that declare its command (with a `--config-file` it names).
     fn infrastructure(&self, workspace: &Workspace) -> Infrastructure {
-        let own = Infrastructure::default()
-            .whole("mypy.ini")
-            .whole(".mypy.ini")
-            .part(
-                "pyproject.toml",
-                Part::Toml(vec!["tool".to_owned(), "mypy".to_owned()]),
-            )
-            .part("setup.cfg", Part::Ini("mypy*".to_owned()));
-        let (command, mut infra) = infra::declared(workspace, NAME, own);
+        let (command, mut infra) = infra::declared(workspace, NAME, infra::tool_configs(NAME));
         if let Some(command) = command {
             for file in infra::option_values(command.program_words(), &["--config-file"], false) {
                 infra = infra::path(infra, &file);
