@@ -150,12 +150,13 @@ fn check_log(tool: &str, name: &str) {
 }
 
 /// The tools with captured logs, each a module of [`logs`].
-const TOOLS: [&str; 12] = [
+const TOOLS: [&str; 13] = [
     "cargo",
     "eslint",
     "generic",
     "jest",
     "mocha",
+    "mypy",
     "nextest",
     "node-test",
     "pytest",
@@ -193,6 +194,9 @@ mod logs {
     }
     mod mocha {
         crate::support::logs::mocha!(crate::digests::check_log);
+    }
+    mod mypy {
+        crate::support::logs::mypy!(crate::digests::check_log);
     }
     mod nextest {
         crate::support::logs::nextest!(crate::digests::check_log);
