@@ -220,3 +220,99 @@ fn load_plugin(path: &Path) -> Result<Vec<Known>> {
         path.display()
     )
 }
+
+#[cfg(test)]
+mod tests {
+    //! Every place that knows tools by name agrees with the table of tools
+    //! (`verdict_core::tools`): a tool half-added — a table entry without its verifier or
+    //! summarizer, a verifier without an entry — fails here.
+
+    use std::collections::BTreeMap;
+
+    use verdict_core::Tool;
+    use verdict_core::tools::PostEdit;
+    use verdict_core::verifier::Workspace;
+    use verdict_verifier_support::declared::Declared;
+
+    use super::{Origin, linked};
+
+    /// The command line of an invocation, with an argument where a tool needs one.
+    fn line(invocation: &verdict_core::tools::Invocation) -> String {
+        let mut words = vec![invocation.program.to_owned()];
+        words.extend(invocation.then.iter().map(|w| (*w).to_owned()));
+        words.extend(invocation.requires_one_of.first().map(|w| (*w).to_owned()));
+        words.join(" ")
+    }
+
+    #[test]
+    fn every_place_agrees_with_the_table_of_tools() {
+        let linked: BTreeMap<String, (Origin, verdict_core::Kind)> = linked()
+            .into_iter()
+            .map(|k| (k.verifier.name().to_owned(), (k.origin, k.verifier.kind())))
+            .collect();
+        let dir = tempfile::tempdir().expect("temp dir");
+        for tool in Tool::ALL {
+            let spec = tool.spec();
+            // The summarizers it names exist.
+            for name in spec.summarizers() {
+                assert!(
+                    verdict_summarizers::by_name(name).is_some(),
+                    "{}: no summarizer `{name}`",
+                    spec.name
+                );
+            }
+            // Its verifier is linked in by the feature the table names, of the table's kind.
+            if let Some(feature) = spec.linked {
+                let (origin, kind) = linked
+                    .get(spec.name)
+                    .unwrap_or_else(|| panic!("{}: no linked verifier of that name", spec.name));
+                assert_eq!(*origin, Origin::Linked(feature), "{}", spec.name);
+                assert_eq!(*kind, spec.kind, "{}", spec.name);
+            } else {
+                assert_eq!(
+                    spec.post_edit,
+                    PostEdit::No,
+                    "{}: used after an edit, but no verifier runs it",
+                    spec.name
+                );
+            }
+            for invocation in spec.invocations {
+                let line = line(invocation);
+                // The log splitter reads what it prints with the right summarizer.
+                assert_eq!(
+                    verdict_summarizers::sections::command_tool(&line),
+                    Some(invocation.prints.unwrap_or(spec.summarizer)),
+                    "the log splitter on `{line}`"
+                );
+                // The declared-command reader hands the command to the tool's verifier.
+                let mut workspace = Workspace::new(dir.path());
+                workspace
+                    .commands
+                    .insert(spec.name.to_owned(), line.clone());
+                let declared = Declared::of(&workspace);
+                let runs = spec.linked.is_some() && invocation.verifier_runs_it;
+                assert_eq!(
+                    declared.for_verifier(spec.name).is_some(),
+                    runs,
+                    "the declared-command reader on `{line}`"
+                );
+            }
+            // Its configuration files count as the infrastructure of its checks.
+            let infra = verdict_verifier_support::infra::tool_configs(spec.name);
+            assert!(
+                spec.configs.is_empty() || !infra.files.is_empty(),
+                "{}: its configuration files are not infrastructure",
+                spec.name
+            );
+        }
+        // Every linked verifier is in the table.
+        for (name, (origin, _)) in &linked {
+            let Origin::Linked(feature) = origin else {
+                continue;
+            };
+            let tool = Tool::of_verifier(name)
+                .unwrap_or_else(|| panic!("the linked verifier {name} is not in the table"));
+            assert_eq!(tool.spec().linked, Some(*feature), "{name}");
+        }
+    }
+}

@@ -12,6 +12,7 @@ mod declared;
 mod doctests;
 mod evidence;
 pub(crate) mod gitlab_rdjson;
+mod python_checks;
 mod repo_paths;
 
 use std::path::Path;

@@ -18,6 +18,7 @@ pub mod mocha;
 pub mod mypy;
 pub mod nextest;
 pub mod node_test;
+pub mod pyright;
 pub mod pytest;
 pub mod sections;
 pub mod tap;
@@ -37,11 +38,12 @@ use verdict_model::{Report, Summarizer};
 /// Every summarizer, the generic fallback last, each behind the check of how the log ended
 /// ([`ending::Checked`]).
 pub fn all() -> &'static [&'static dyn Summarizer] {
-    static ALL: [&dyn Summarizer; 14] = [
+    static ALL: [&dyn Summarizer; 15] = [
         &Checked(junit::JunitSummarizer),
         &Checked(tsc::TscSummarizer),
         &Checked(mypy::MypySummarizer),
         &Checked(eslint::EslintSummarizer),
+        &Checked(pyright::PyrightSummarizer),
         &Checked(jest::JestSummarizer),
         &Checked(vitest::VitestSummarizer),
         &Checked(mocha::MochaSummarizer),

@@ -752,7 +752,7 @@ fn installs(command: &str) -> bool {
 /// The tool a command runs, when its program is one we read: `tsc --noEmit`, `npx eslint .`,
 /// `next lint`, `python -m pytest -q`, `cargo clippy`. Only the first command of a chain counts
 /// (`npm run lint && tsc` runs a script first, whose own header names its tool).
-fn command_tool(command: &str) -> Option<&'static str> {
+pub fn command_tool(command: &str) -> Option<&'static str> {
     let first = command.split(['&', '|', ';']).next().unwrap_or_default();
     let mut words = first
         .split_whitespace()

@@ -16,6 +16,7 @@ mod mypy;
 mod named_tests;
 mod nextest;
 mod node_test;
+mod pyright;
 mod pytest;
 mod tap;
 mod tsc;

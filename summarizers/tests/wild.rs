@@ -230,6 +230,9 @@ mod logs {
     mod node_test {
         crate::support::logs::wild_node_test!(super::super::check_log);
     }
+    mod pyright {
+        crate::support::logs::wild_pyright!(super::super::check_log);
+    }
     mod pytest {
         crate::support::logs::wild_pytest!(super::super::check_log);
     }

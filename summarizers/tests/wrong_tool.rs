@@ -16,6 +16,7 @@ const FOLDERS: &[(&str, &str)] = &[
     ("mypy", "mypy"),
     ("nextest", "nextest"),
     ("node-test", "node-test"),
+    ("pyright", "pyright"),
     ("pytest", "pytest"),
     ("tap", "tap"),
     ("tsc", "tsc"),

@@ -23,7 +23,7 @@ struct Case {
 }
 
 /// A copy of the fixture with the shared tools linked in.
-fn project(fixture: &str) -> Project {
+pub(super) fn project(fixture: &str) -> Project {
     let project = Project::empty();
     let from = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/declared")
@@ -467,7 +467,7 @@ fn pytest_under_coverage_run_is_pytest_and_coverage_report_waits_for_it() {
 }
 
 #[test]
-fn declared_checks_verdict_does_not_run_are_named_in_list_and_digest() {
+fn declared_checks_run_by_their_verifiers_and_the_rest_named_in_list_and_digest() {
     let project = Project::empty();
     project.write(
         "Makefile",
@@ -497,13 +497,8 @@ fn declared_checks_verdict_does_not_run_are_named_in_list_and_digest() {
     project.write("pytest.ini", "[pytest]\npythonpath = src\n");
     project.link_venv();
     project.git_init();
-    let checks = [
-        ("tox env typing (mypy)", "tox -e typing"),
-        ("tox env style (ruff)", "tox -e style"),
-        ("tox env flake8 (flake8)", "tox -e flake8"),
-        ("nox session mypy (mypy)", "nox -s mypy"),
-        ("make lint (ruff)", "make lint"),
-    ];
+    // mypy and ruff have verifiers of their own: only flake8's check is left.
+    let checks = [("tox env flake8 (flake8)", "tox -e flake8")];
     let list = project.verdict(&["list"]);
     assert_eq!(list.code, 0, "{}", list.all());
     for (check, command) in checks {
@@ -536,15 +531,24 @@ fn declared_checks_verdict_does_not_run_are_named_in_list_and_digest() {
     for (check, _) in &checks {
         assert!(line.contains(check), "{check} is not in: {line}");
     }
-    assert!(line.contains("enable with a [[verifier]] in verdict.toml running `tox -e typing`"));
+    assert!(line.contains("enable with a [[verifier]] in verdict.toml running `tox -e flake8`"));
+    // The checks with verifiers ran as verifiers of their own.
+    let ran: Vec<&str> = report["verifications"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v["verifier"].as_str())
+        .collect();
+    for verifier in ["pytest", "mypy", "ruff"] {
+        assert!(ran.contains(&verifier), "{verifier} did not run: {ran:?}");
+    }
     // Run by a [[verifier]], a check is verified, and no longer named.
     project.write(
         "verdict.toml",
-        "[[verifier]]\nname = \"tox-typing\"\nkind = \"type\"\ncommand = [\"tox\", \"-e\", \"typing\"]\n",
+        "[[verifier]]\nname = \"tox-flake8\"\nkind = \"lint\"\ncommand = [\"tox\", \"-e\", \"flake8\"]\n",
     );
     let list = project.verdict(&["list"]);
-    assert!(!list.stdout.contains("tox env typing"), "{}", list.all());
-    assert!(list.stdout.contains("tox env style"), "{}", list.all());
+    assert!(!list.stdout.contains("tox env flake8"), "{}", list.all());
 }
 
 /// An npm-workspaces monorepo whose root runs every package's node:test tests under c8, with

@@ -150,7 +150,7 @@ fn check_log(tool: &str, name: &str) {
 }
 
 /// The tools with captured logs, each a module of [`logs`].
-const TOOLS: [&str; 13] = [
+const TOOLS: [&str; 14] = [
     "cargo",
     "eslint",
     "generic",
@@ -159,6 +159,7 @@ const TOOLS: [&str; 13] = [
     "mypy",
     "nextest",
     "node-test",
+    "pyright",
     "pytest",
     "tap",
     "tsc",
@@ -203,6 +204,9 @@ mod logs {
     }
     mod node_test {
         crate::support::logs::node_test!(crate::digests::check_log);
+    }
+    mod pyright {
+        crate::support::logs::pyright!(crate::digests::check_log);
     }
     mod pytest {
         crate::support::logs::pytest!(crate::digests::check_log);

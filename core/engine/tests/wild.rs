@@ -207,6 +207,7 @@ fn every_wild_folder_has_its_tests() {
         "mypy",
         "nextest",
         "node-test",
+        "pyright",
         "pytest",
         "tap",
         "tsc",
@@ -247,6 +248,9 @@ mod logs {
     }
     mod node_test {
         crate::support::logs::wild_node_test!(crate::wild::check_log);
+    }
+    mod pyright {
+        crate::support::logs::wild_pyright!(crate::wild::check_log);
     }
     mod pytest {
         crate::support::logs::wild_pytest!(crate::wild::check_log);

@@ -747,6 +747,8 @@ tools! {
             ("-w", false),
             ("--watch", false),
             ("--verbose", false),
+            // `--outputjson` refuses it.
+            ("--stats", false),
         ],
         wraps_coverage: false,
         post_edit: PostEdit::No,

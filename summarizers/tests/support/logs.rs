@@ -273,6 +273,29 @@ macro_rules! tap {
 }
 pub(crate) use tap;
 
+/// The captured logs of `testdata/pyright/`.
+macro_rules! pyright {
+    ($check:path) => {
+        $crate::support::captured_logs!("pyright", $check;
+            broken_config,
+            broken_pyproject,
+            config_values,
+            many_errors,
+            many_errors_level,
+            missing_path,
+            no_files,
+            no_files_verbose,
+            passing,
+            passing_stats,
+            pyproject,
+            strict,
+            syntax_error,
+            unknown_flag,
+        );
+    };
+}
+pub(crate) use pyright;
+
 /// The captured logs of `testdata/pytest/`.
 macro_rules! pytest {
     ($check:path) => {
@@ -630,6 +653,17 @@ macro_rules! wild_tap {
     };
 }
 pub(crate) use wild_tap;
+
+/// The captured logs of `testdata/wild/pyright/`.
+macro_rules! wild_pyright {
+    ($check:path) => {
+        $crate::support::captured_logs!("wild/pyright", $check;
+            pypluto_many_errors,
+            pyright_exec_env_verbose_pass,
+        );
+    };
+}
+pub(crate) use wild_pyright;
 
 /// The captured logs of `testdata/wild/pytest/`.
 macro_rules! wild_pytest {

@@ -7,14 +7,16 @@
 //! `pyrightconfig.json`, `[tool.pyright]`). It runs the tool from the project's virtualenv with
 //! the project's arguments, and reads the tool's machine output.
 
-mod mypy;
+pub mod mypy;
+pub mod pyright;
 mod python;
-
-pub use mypy::Mypy;
 
 use verdict_model::Verifier;
 
 /// Every verifier of this crate.
 pub fn verifiers() -> Vec<Box<dyn Verifier>> {
-    vec![Box::new(Mypy::default())]
+    vec![
+        Box::new(mypy::Mypy::default()),
+        Box::new(pyright::Pyright::default()),
+    ]
 }

@@ -13,7 +13,7 @@ use verdict_core::verifier::{
     Applicability, Captured, CommandSpec, Runner, VerifierError, Workspace,
 };
 use verdict_core::{Evidence, Outcome, Report, Severity, Verifier};
-use verdict_python_check::Mypy;
+use verdict_python_check::mypy::Mypy;
 use verdict_test_support::copy_dir;
 
 /// A fixture project copied to a temporary directory.

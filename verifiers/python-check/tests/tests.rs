@@ -1,3 +1,4 @@
 //! The Python checkers' verifiers, run on real fixture projects with the pinned tools.
 
 mod mypy;
+mod pyright;

@@ -25,6 +25,7 @@ mod mocha;
 mod mypy;
 mod nextest;
 mod node_test;
+mod pyright;
 mod pytest;
 mod tap;
 mod tsc;
@@ -150,6 +151,7 @@ fn all_cases() -> Vec<Case> {
     cases.extend(unittest::cases());
     cases.extend(tap::cases());
     cases.extend(mypy::cases());
+    cases.extend(pyright::cases());
     cases
 }
 

@@ -1,0 +1,3 @@
+from shapes.area import rectangle, square
+
+__all__ = ["rectangle", "square"]

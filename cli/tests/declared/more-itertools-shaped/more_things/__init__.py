@@ -1,0 +1,3 @@
+from .more import chunked, first
+
+__all__ = ['chunked', 'first']

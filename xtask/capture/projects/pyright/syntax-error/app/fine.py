@@ -1,0 +1,2 @@
+def double(x: int) -> int:
+    return x * "2"
