@@ -15,6 +15,7 @@ pub mod jest;
 pub mod jest_json;
 pub mod junit;
 pub mod mocha;
+pub mod mypy;
 pub mod nextest;
 pub mod node_test;
 pub mod pyright;
@@ -38,9 +39,10 @@ use verdict_model::{Report, Summarizer};
 /// Every summarizer, the generic fallback last, each behind the check of how the log ended
 /// ([`ending::Checked`]).
 pub fn all() -> &'static [&'static dyn Summarizer] {
-    static ALL: [&dyn Summarizer; 15] = [
+    static ALL: [&dyn Summarizer; 16] = [
         &Checked(junit::JunitSummarizer),
         &Checked(tsc::TscSummarizer),
+        &Checked(mypy::MypySummarizer),
         &Checked(eslint::EslintSummarizer),
         &Checked(ruff::RuffSummarizer),
         &Checked(pyright::PyrightSummarizer),

@@ -12,6 +12,7 @@ mod jest_json;
 mod junit;
 mod mangled;
 mod mocha;
+mod mypy;
 mod named_tests;
 mod nextest;
 mod node_test;

@@ -218,6 +218,9 @@ mod logs {
     mod mocha {
         crate::support::logs::wild_mocha!(super::super::check_log);
     }
+    mod mypy {
+        crate::support::logs::wild_mypy!(super::super::check_log);
+    }
     mod multi {
         crate::support::logs::wild_multi!(super::super::check_log);
     }

@@ -13,6 +13,7 @@ const FOLDERS: &[(&str, &str)] = &[
     ("eslint", "eslint"),
     ("jest", "jest"),
     ("mocha", "mocha"),
+    ("mypy", "mypy"),
     ("nextest", "nextest"),
     ("node-test", "node-test"),
     ("pyright", "pyright"),

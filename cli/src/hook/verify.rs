@@ -38,7 +38,13 @@ pub(super) fn select(root: &Path, config: &Config) -> Result<Vec<Known>> {
     // first, so a project no verifier applies to (a user-wide hook runs in every project) is
     // left as it was, without a `.verdict/` nor a run directory per stop.
     let workspace = config.workspace(root);
-    let selected = verify::select(known, &workspace, config, &config.run.only, &config.run.skip)?;
+    let selected = verify::select(
+        known,
+        &workspace,
+        config,
+        &config.run.only,
+        &config.run.skip,
+    )?;
     if crate::unverified::strict(false, config) {
         return Ok(selected);
     }

@@ -150,16 +150,18 @@ fn check_log(tool: &str, name: &str) {
 }
 
 /// The tools with captured logs, each a module of [`logs`].
-const TOOLS: [&str; 13] = [
+const TOOLS: [&str; 15] = [
     "cargo",
     "eslint",
     "generic",
     "jest",
     "mocha",
+    "mypy",
     "nextest",
     "node-test",
     "pyright",
     "pytest",
+    "ruff",
     "tap",
     "tsc",
     "unittest",
@@ -195,6 +197,9 @@ mod logs {
     mod mocha {
         crate::support::logs::mocha!(crate::digests::check_log);
     }
+    mod mypy {
+        crate::support::logs::mypy!(crate::digests::check_log);
+    }
     mod nextest {
         crate::support::logs::nextest!(crate::digests::check_log);
     }
@@ -203,6 +208,9 @@ mod logs {
     }
     mod pyright {
         crate::support::logs::pyright!(crate::digests::check_log);
+    }
+    mod ruff {
+        crate::support::logs::ruff!(crate::digests::check_log);
     }
     mod pytest {
         crate::support::logs::pytest!(crate::digests::check_log);

@@ -204,6 +204,7 @@ fn every_wild_folder_has_its_tests() {
         "jest",
         "mocha",
         "multi",
+        "mypy",
         "nextest",
         "node-test",
         "pyright",
@@ -236,6 +237,9 @@ mod logs {
     }
     mod mocha {
         crate::support::logs::wild_mocha!(crate::wild::check_log);
+    }
+    mod mypy {
+        crate::support::logs::wild_mypy!(crate::wild::check_log);
     }
     mod multi {
         crate::support::logs::wild_multi!(crate::wild::check_log);

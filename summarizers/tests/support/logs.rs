@@ -192,6 +192,29 @@ macro_rules! mocha {
 }
 pub(crate) use mocha;
 
+/// The captured logs of `testdata/mypy/`.
+macro_rules! mypy {
+    ($check:path) => {
+        $crate::support::captured_logs!("mypy", $check;
+            clean,
+            clean_pretty,
+            config_broken_toml,
+            config_plugin_missing,
+            errors,
+            errors_color,
+            errors_columns_end,
+            errors_context,
+            errors_pretty,
+            missing_package,
+            strict,
+            strict_pretty,
+            syntax_error,
+            unknown_flag,
+        );
+    };
+}
+pub(crate) use mypy;
+
 /// The captured logs of `testdata/nextest/`.
 macro_rules! nextest {
     ($check:path) => {
@@ -272,6 +295,34 @@ macro_rules! pyright {
     };
 }
 pub(crate) use pyright;
+
+/// The captured logs of `testdata/ruff/`.
+macro_rules! ruff {
+    ($check:path) => {
+        $crate::support::captured_logs!("ruff", $check;
+            bad_rule,
+            config_error,
+            extra_rules,
+            extra_rules_concise,
+            format_check,
+            format_check_concise,
+            format_check_passing,
+            many_problems,
+            many_problems_concise,
+            many_problems_json,
+            many_problems_verbose,
+            no_files,
+            passing,
+            passing_concise,
+            passing_json,
+            passing_verbose_json,
+            syntax_error,
+            syntax_error_concise,
+            unknown_format,
+        );
+    };
+}
+pub(crate) use ruff;
 
 /// The captured logs of `testdata/pytest/`.
 macro_rules! pytest {
@@ -513,9 +564,7 @@ macro_rules! wild_generic {
     ($check:path) => {
         $crate::support::captured_logs!("wild/generic", $check;
             emission_gcc_warnings,
-            measurement_mypy_strict,
             rvm_make_ruby_ar_error,
-            townlet_mypy_error_codes,
             wrap_medrec_powershell_eslint_bad_option,
         );
     };
@@ -585,6 +634,17 @@ macro_rules! wild_multi {
     };
 }
 pub(crate) use wild_multi;
+
+/// The captured logs of `testdata/wild/mypy/`.
+macro_rules! wild_mypy {
+    ($check:path) => {
+        $crate::support::captured_logs!("wild/mypy", $check;
+            measurement_mypy_strict,
+            townlet_mypy_error_codes,
+        );
+    };
+}
+pub(crate) use wild_mypy;
 
 /// The captured logs of `testdata/wild/nextest/`.
 macro_rules! wild_nextest {

@@ -7,6 +7,7 @@
 //! `pyrightconfig.json`, `[tool.pyright]`). It runs the tool from the project's virtualenv with
 //! the project's arguments, and reads the tool's machine output.
 
+pub mod mypy;
 pub mod pyright;
 mod python;
 pub mod ruff;
@@ -17,6 +18,7 @@ use verdict_model::Verifier;
 pub fn verifiers() -> Vec<Box<dyn Verifier>> {
     vec![
         Box::new(ruff::Ruff::default()),
+        Box::new(mypy::Mypy::default()),
         Box::new(pyright::Pyright::default()),
     ]
 }

@@ -22,6 +22,7 @@ mod eslint;
 mod generic;
 mod jest;
 mod mocha;
+mod mypy;
 mod nextest;
 mod node_test;
 mod pyright;
@@ -150,6 +151,7 @@ fn all_cases() -> Vec<Case> {
     cases.extend(crash::cases());
     cases.extend(unittest::cases());
     cases.extend(tap::cases());
+    cases.extend(mypy::cases());
     cases.extend(pyright::cases());
     cases.extend(ruff::cases());
     cases

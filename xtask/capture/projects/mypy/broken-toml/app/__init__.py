@@ -1,0 +1,5 @@
+"""An app whose mypy configuration is not valid TOML."""
+
+
+def greet(name):
+    return "hello " + name

@@ -1,0 +1,1 @@
+"""A small, well-typed inventory."""

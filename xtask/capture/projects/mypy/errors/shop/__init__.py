@@ -1,0 +1,1 @@
+"""A shop whose modules have type errors of several kinds."""

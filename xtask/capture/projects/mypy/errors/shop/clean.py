@@ -1,0 +1,5 @@
+"""A module without type errors."""
+
+
+def double(x: int) -> int:
+    return x * 2

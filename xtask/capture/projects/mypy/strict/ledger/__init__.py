@@ -1,0 +1,1 @@
+"""A ledger written without annotations, checked in strict mode."""

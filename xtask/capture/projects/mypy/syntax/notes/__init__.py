@@ -1,0 +1,1 @@
+"""Notes, one of them not valid Python."""

@@ -1,0 +1,5 @@
+"""A module that does not parse."""
+
+
+def shout(text: str) -> str
+    return text.upper()
