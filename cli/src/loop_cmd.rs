@@ -192,6 +192,7 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
         sink,
         guide,
         interrupted: Arc::clone(&interrupted),
+        exit_code: ExitCode::loop_code,
     };
 
     let runtime = verify::runtime()?;
@@ -204,7 +205,7 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
     let end = end.map_err(|e| usage(e.to_string()))?;
     let mut output = output.lock().unwrap_or_else(|p| p.into_inner());
     output.finish(&end)?;
-    Ok(ExitCode::of_loop(&end))
+    Ok(ExitCode::of_loop(end.outcome))
 }
 
 /// The loop's policies: `[loop]` over the embedded defaults.

@@ -11,11 +11,12 @@ use anyhow::{Context, Result};
 use async_trait::async_trait;
 use verdict_core::agent::{PoolOptions, SessionOutcome};
 use verdict_core::digest::DEFAULT_BUDGET;
-use verdict_core::driver::{self, Event, LoopEnd, LoopEvent, LoopParts, RunSettings};
+use verdict_core::driver::{self, Event, LoopEnd, LoopEvent, LoopOutcome, LoopParts, RunSettings};
 use verdict_core::state::RunState;
 use verdict_fleet::worker::{Attempts, Live};
 use verdict_fleet::{AttemptEnd, TaskRecord, TaskState};
 
+use crate::exit::ExitCode;
 use crate::loop_cmd::{self, Built};
 use crate::run;
 
@@ -113,6 +114,7 @@ fn one(task: &TaskRecord, number: u32, root: &Path, live: Live) -> Result<Attemp
         }),
         guide: None,
         interrupted: Arc::clone(&interrupted),
+        exit_code: ExitCode::loop_code,
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -188,7 +190,7 @@ fn unrecorded_end(task: &TaskRecord, spec: &driver::LoopSpec) -> Result<Option<L
     Ok(Some(LoopEnd {
         run: run.id,
         state,
-        exit_code: driver::exit_code_of(state),
+        outcome: LoopOutcome::of_state(state),
         attempts: counted,
         reason: history
             .transitions

@@ -194,6 +194,8 @@ fn one_run(failing: &Verification, reset: bool, check_infra: bool) -> driver::Lo
         }),
         guide: None,
         interrupted: Arc::new(AtomicBool::new(false)),
+        // The bench reads no exit code: any number will do.
+        exit_code: |_| 0,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

@@ -58,8 +58,7 @@ mod workspace;
 pub use error::{LoopError, VerifyError};
 pub use events::{Event, EventSink, LoopEvent};
 pub use spec::{
-    EXIT_ERROR, EXIT_ESCALATED, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_PASSED, Guide, GuideRequest,
-    LoopEnd, LoopParts, LoopSpec, RunSettings, Verify, VerifyRequest, exit_code_of,
-    recorded_settings,
+    Guide, GuideRequest, LoopEnd, LoopOutcome, LoopParts, LoopSpec, RunSettings, Verify,
+    VerifyRequest, recorded_settings,
 };
 pub use start::{run, run_with_settings};
