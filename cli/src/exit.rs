@@ -13,7 +13,7 @@
 //! - 130: `verdict loop` was interrupted (128 + SIGINT, as shells report it); it can be resumed.
 
 use verdict_core::Outcome;
-use verdict_core::driver::LoopOutcome;
+use verdict_core::agent_loop::driver::LoopOutcome;
 
 /// How the process ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,7 +54,7 @@ impl ExitCode {
     }
 
     /// [`ExitCode::of_loop`] as a number: what the CLI hands the driver
-    /// ([`LoopParts::exit_code`](verdict_core::driver::LoopParts)).
+    /// ([`LoopParts::exit_code`](verdict_core::agent_loop::driver::LoopParts)).
     pub(crate) fn loop_code(outcome: LoopOutcome) -> u8 {
         ExitCode::of_loop(outcome).code()
     }

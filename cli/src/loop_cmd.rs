@@ -1,4 +1,4 @@
-//! `verdict loop`: drives a coding agent to a green verification (see `verdict_core::driver`).
+//! `verdict loop`: drives a coding agent to a green verification (see `verdict_core::agent_loop::driver`).
 //!
 //! This module gathers the settings (flags over `verdict.toml`'s `[loop]` and `[[agent]]` over the
 //! embedded defaults), builds the verification from `verdict run`'s pipeline, streams the events
@@ -14,16 +14,16 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use async_trait::async_trait;
 use verdict_core::Verification;
-use verdict_core::agent::{AgentPool, AgentSpec, PoolOptions};
+use verdict_core::agent_loop::agent::{AgentPool, AgentSpec, PoolOptions};
 use verdict_core::agent_loop::classify::FailureSet;
-use verdict_core::agent_loop::policy::Policies;
-use verdict_core::cache::Cache;
-use verdict_core::digest::DEFAULT_BUDGET;
-use verdict_core::driver::events::StoredReport;
-use verdict_core::driver::{
+use verdict_core::agent_loop::driver::events::StoredReport;
+use verdict_core::agent_loop::driver::{
     self, Event, Guide, GuideRequest, LoopEvent, LoopParts, LoopSpec, RunSettings, Verify,
     VerifyError, VerifyRequest,
 };
+use verdict_core::agent_loop::policy::Policies;
+use verdict_core::cache::Cache;
+use verdict_core::digest::DEFAULT_BUDGET;
 use verdict_core::model::{Kind, Outcome, Report};
 use verdict_core::paths;
 use verdict_core::pipeline::{self, Entry};
@@ -363,8 +363,8 @@ fn prompt_fits_one_argument(
         let around = spec
             .argv
             .iter()
-            .filter(|arg| arg.contains(verdict_core::agent::PROMPT))
-            .map(|arg| arg.len() - verdict_core::agent::PROMPT.len())
+            .filter(|arg| arg.contains(verdict_core::agent_loop::agent::PROMPT))
+            .map(|arg| arg.len() - verdict_core::agent_loop::agent::PROMPT.len())
             .max();
         let Some(around) = around else {
             continue;
@@ -379,7 +379,7 @@ fn prompt_fits_one_argument(
                 task.len(),
                 MAX_ARG_LEN / 1024,
                 spec.name,
-                verdict_core::agent::PROMPT_FILE,
+                verdict_core::agent_loop::agent::PROMPT_FILE,
             )));
         }
     }
@@ -593,7 +593,7 @@ fn allow_verification(
     workspace: &Workspace,
     root: &Path,
 ) -> Vec<AgentSpec> {
-    let Some(claude) = verdict_core::agent::presets::preset("claude") else {
+    let Some(claude) = verdict_core::agent_loop::agent::presets::preset("claude") else {
         return specs;
     };
     let commands: Vec<Vec<String>> = entries
@@ -605,7 +605,7 @@ fn allow_verification(
                 .collect()
         })
         .collect();
-    let rules = verdict_core::agent::allowed::claude_allowed_tools(&commands, root);
+    let rules = verdict_core::agent_loop::agent::allowed::claude_allowed_tools(&commands, root);
     for spec in &mut specs {
         if spec.argv.as_slice() != claude {
             continue;
@@ -615,7 +615,7 @@ fn allow_verification(
             .iter()
             .position(|a| a == "-p")
             .map_or(1, |p| p + 1);
-        let flag = std::iter::once(verdict_core::agent::allowed::FLAG.to_owned());
+        let flag = std::iter::once(verdict_core::agent_loop::agent::allowed::FLAG.to_owned());
         spec.argv.splice(at..at, flag.chain(rules.iter().cloned()));
     }
     specs
@@ -1126,7 +1126,10 @@ fn name_of(value: &impl serde::Serialize) -> String {
 }
 
 /// The line of an `infra_put_back` event: the files whose starting version went back.
-fn put_back_line(attempt: u32, files: &[verdict_core::driver::events::InfraChange]) -> String {
+fn put_back_line(
+    attempt: u32,
+    files: &[verdict_core::agent_loop::driver::events::InfraChange],
+) -> String {
     let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
     format!(
         "attempt {attempt}: test infrastructure changed ({}); verifying with the starting tree's \

@@ -9,9 +9,11 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use async_trait::async_trait;
-use verdict_core::agent::{PoolOptions, SessionOutcome};
+use verdict_core::agent_loop::agent::{PoolOptions, SessionOutcome};
+use verdict_core::agent_loop::driver::{
+    self, Event, LoopEnd, LoopEvent, LoopOutcome, LoopParts, RunSettings,
+};
 use verdict_core::digest::DEFAULT_BUDGET;
-use verdict_core::driver::{self, Event, LoopEnd, LoopEvent, LoopOutcome, LoopParts, RunSettings};
 use verdict_core::state::RunState;
 use verdict_fleet::worker::{Attempts, Live};
 use verdict_fleet::{AttemptEnd, TaskRecord, TaskState};

@@ -9,13 +9,13 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use verdict_core::agent::session::{AgentSession, SessionRequest, SessionResult};
-use verdict_core::agent::{AgentPool, PoolOptions, SessionOutcome};
-use verdict_core::agent_loop::policy::Policies;
-use verdict_core::driver::{
+use verdict_core::agent_loop::agent::session::{AgentSession, SessionRequest, SessionResult};
+use verdict_core::agent_loop::agent::{AgentPool, PoolOptions, SessionOutcome};
+use verdict_core::agent_loop::driver::{
     self, Event, LoopEnd, LoopEvent, LoopOutcome, LoopParts, LoopSpec, Verify, VerifyError,
     VerifyRequest,
 };
+use verdict_core::agent_loop::policy::Policies;
 use verdict_core::model::{Fingerprint, Kind, Outcome, Status, Verification};
 use verdict_core::process::ProcessRunner;
 use verdict_core::state::{RunState, StateDb};

@@ -9,7 +9,7 @@ use super::events::Event;
 use super::progress::Progress;
 use super::recorder::{Shared, read, record};
 use super::{Guide, LoopEnd, LoopError, LoopOutcome, LoopSpec, Verify, VerifyRequest};
-use crate::agent::AgentPool;
+use crate::agent_loop::agent::AgentPool;
 use crate::model::{Outcome, Status, Verification};
 use crate::process::ProcessRunner;
 use crate::snapshot::{Snapshots, TreeId};

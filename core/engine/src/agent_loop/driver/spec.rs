@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::VerifyError;
 use super::events::EventSink;
-use crate::agent::AgentPool;
+use crate::agent_loop::agent::AgentPool;
 use crate::agent_loop::policy::Policies;
 use crate::model::Verification;
 use crate::process::ProcessRunner;

@@ -12,7 +12,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::agent::{PoolEnd, RetryAction, RetryRecord, SessionOutcome};
+use crate::agent_loop::agent::{PoolEnd, RetryAction, RetryRecord, SessionOutcome};
 use crate::agent_loop::classify::{Category, FailureSet};
 use crate::model::{Kind, Outcome, Report, Status, Verification};
 use crate::state::{RunId, RunState, StoppedAttempt};

@@ -34,7 +34,7 @@
 //! verified before without running anything.)
 //!
 //! The driver is tool-agnostic: verification is the [`Verify`] the caller hands in (the CLI builds
-//! it from `verdict run`'s pipeline), agents are an [`AgentPool`](crate::agent::AgentPool), and
+//! it from `verdict run`'s pipeline), agents are an [`AgentPool`](crate::agent_loop::agent::AgentPool), and
 //! what to do after a failure is [`decide`](crate::agent_loop::policy::decide). Only the driver
 //! spawns (through the pool and the escalation command), sleeps, and touches the workspace
 //! (through [`Snapshots`](crate::snapshot::Snapshots), in `workspace.rs`).

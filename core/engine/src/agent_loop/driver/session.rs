@@ -6,7 +6,7 @@ use super::decide::Failed;
 use super::events::{Event, VerifiedRecord};
 use super::run::{Driver, Ending};
 use super::{LoopEnd, LoopError, LoopOutcome};
-use crate::agent::{PoolEnd, RetryAction, SessionOutcome};
+use crate::agent_loop::agent::{PoolEnd, RetryAction, SessionOutcome};
 use crate::agent_loop::classify::{Category, Classification, FailureSet};
 use crate::agent_loop::policy::{AttemptRecord, SessionFailures};
 use crate::model::{Fingerprint, Outcome};

@@ -17,7 +17,7 @@ use super::recorder::{Recorder, Shared, read, record, record_new, retry_hook};
 use super::run::Driver;
 use super::workspace::{blocking, open_snapshots, take};
 use super::{LoopEnd, LoopError, LoopParts, LoopSpec, RunSettings};
-use crate::agent::AgentPool;
+use crate::agent_loop::agent::AgentPool;
 use crate::agent_loop::classify::FailureSet;
 use crate::model::overall;
 use crate::snapshot::Snapshots;

@@ -223,7 +223,7 @@ impl Driver<'_> {
         let extras = RunExtras {
             stdin: Some(summary.to_string().into_bytes()),
             on_spawn: None,
-            log_limit: Some(crate::agent::LOG_LIMIT),
+            log_limit: Some(crate::agent_loop::agent::LOG_LIMIT),
         };
         let captured = self.runner.run_with(&spec, &log, extras).await;
         let ok = matches!(captured.exit, Exit::Code { code: 0 });
