@@ -18,8 +18,8 @@ use verdict_core::state::RunState;
 use verdict_fleet::worker::{Attempts, Live};
 use verdict_fleet::{AttemptEnd, TaskRecord, TaskState};
 
+use crate::agent_loop::{self, Built};
 use crate::exit::ExitCode;
-use crate::loop_cmd::{self, Built};
 use crate::run;
 
 /// The fleet's attempts, run by the loop's driver.
@@ -62,7 +62,7 @@ fn one(task: &TaskRecord, number: u32, root: &Path, live: Live) -> Result<Attemp
     let (root, config) = run::load_config(Some(root))?;
     let root = std::fs::canonicalize(&root)
         .with_context(|| format!("failed to resolve {}", root.display()))?;
-    let policies = loop_cmd::policies(&config)?;
+    let policies = agent_loop::policies(&config)?;
     let spec = &task.spec;
     let settings = RunSettings {
         agents: spec.agents.clone(),
@@ -87,7 +87,7 @@ fn one(task: &TaskRecord, number: u32, root: &Path, live: Live) -> Result<Attemp
         pool,
         runner,
         interrupted,
-    } = loop_cmd::build(&root, &config, spec.task.clone(), &settings, policies, true)?;
+    } = agent_loop::build(&root, &config, spec.task.clone(), &settings, policies, true)?;
     if number > 1
         && task.guidance.is_none()
         && let Some(end) = unrecorded_end(task, &loop_spec)?
