@@ -31,7 +31,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
-use verdict_core::agent::{AgentConfig, AgentError, presets};
+use verdict_core::agent_loop::agent::{AgentConfig, AgentError, presets};
 use verdict_core::agent_loop::policy::{LoopConfig, Policies, PolicyError};
 use verdict_core::verifier::Workspace;
 use verdict_custom::{CustomVerifier, Definition, DefinitionError, duration};
@@ -283,7 +283,7 @@ impl Config {
 /// `line` with its positional words (those that are neither options nor, by their place right
 /// after an option, an option's value) replaced by `paths`, each quoted for the splitter.
 fn with_paths(line: &str, paths: &[String]) -> String {
-    let Ok(words) = verdict_core::agent::split_command(line) else {
+    let Ok(words) = verdict_core::agent_loop::agent::split_command(line) else {
         return line.to_owned();
     };
     let program = verdict_verifier_support::declared::program_index(&words);
@@ -433,7 +433,7 @@ fn parse(text: &str, path: &Path, dir: &Path) -> Result<Config, ConfigError> {
     }
     for (name, settings) in &file.verifiers {
         if let Some(command) = &settings.command
-            && let Err(error) = verdict_core::agent::split_command(command)
+            && let Err(error) = verdict_core::agent_loop::agent::split_command(command)
         {
             return Err(located(
                 KeyPath::keys(&["verifiers", name, "command"]),

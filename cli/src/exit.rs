@@ -13,8 +13,7 @@
 //! - 130: `verdict loop` was interrupted (128 + SIGINT, as shells report it); it can be resumed.
 
 use verdict_core::Outcome;
-use verdict_core::driver::LoopEnd;
-use verdict_core::state::RunState;
+use verdict_core::agent_loop::driver::LoopOutcome;
 
 /// How the process ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,22 +41,22 @@ impl ExitCode {
         }
     }
 
-    /// The exit code of a loop that ended as `end` says.
-    pub(crate) fn of_loop(end: &LoopEnd) -> ExitCode {
-        match end.state {
-            RunState::Passed => ExitCode::Success,
-            RunState::Escalated => ExitCode::Escalated,
-            RunState::Interrupted => ExitCode::Interrupted,
-            RunState::Exhausted | RunState::Blocked => ExitCode::Failures,
-            // A session that failed because no agent could start at all could not run; the
-            // driver tells the two apart in the run's end (its `run_finished` event).
-            RunState::SessionFailed if end.exit_code == ExitCode::Error.code() => ExitCode::Error,
-            RunState::SessionFailed => ExitCode::Failures,
-            RunState::Pending
-            | RunState::AgentRunning
-            | RunState::Verifying
-            | RunState::RetryScheduled => ExitCode::Error,
+    /// The exit code of a loop run that ended with `outcome`: `verdict loop`'s, and the
+    /// `exit_code` its `run_finished` event reports (the driver asks [`ExitCode::loop_code`]).
+    pub(crate) fn of_loop(outcome: LoopOutcome) -> ExitCode {
+        match outcome {
+            LoopOutcome::Passed => ExitCode::Success,
+            LoopOutcome::Failed => ExitCode::Failures,
+            LoopOutcome::CouldNotRun | LoopOutcome::Unfinished => ExitCode::Error,
+            LoopOutcome::Escalated => ExitCode::Escalated,
+            LoopOutcome::Interrupted => ExitCode::Interrupted,
         }
+    }
+
+    /// [`ExitCode::of_loop`] as a number: what the CLI hands the driver
+    /// ([`LoopParts::exit_code`](verdict_core::agent_loop::driver::LoopParts)).
+    pub(crate) fn loop_code(outcome: LoopOutcome) -> u8 {
+        ExitCode::of_loop(outcome).code()
     }
 
     /// The number the process exits with.
@@ -89,5 +88,20 @@ mod tests {
         assert_eq!(ExitCode::of(Outcome::Errored).code(), 2);
         assert_eq!(ExitCode::Escalated.code(), 3);
         assert_eq!(ExitCode::Interrupted.code(), 130);
+    }
+
+    #[test]
+    fn loop_outcomes_exit_as_documented() {
+        let codes = [
+            (LoopOutcome::Passed, 0),
+            (LoopOutcome::Failed, 1),
+            (LoopOutcome::CouldNotRun, 2),
+            (LoopOutcome::Unfinished, 2),
+            (LoopOutcome::Escalated, 3),
+            (LoopOutcome::Interrupted, 130),
+        ];
+        for (outcome, code) in codes {
+            assert_eq!(ExitCode::loop_code(outcome), code, "{outcome:?}");
+        }
     }
 }

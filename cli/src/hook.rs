@@ -51,7 +51,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow, bail};
 use serde_json::{Value, json};
-use verdict_core::agent::LOOP_SESSION_ENV;
+use verdict_core::agent_loop::agent::LOOP_SESSION_ENV;
 use verdict_core::{Outcome, Verification};
 
 use crate::config;

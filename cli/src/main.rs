@@ -3,6 +3,7 @@
 //! **Invariant:** only this crate prints to stdout or stderr, and only this crate decides exit
 //! codes, in one place: [`exit::ExitCode`], which every command returns.
 
+mod agent_loop;
 mod budget;
 mod config;
 mod config_file;
@@ -14,7 +15,6 @@ mod history;
 mod hook;
 mod json_doc;
 mod list;
-mod loop_cmd;
 mod mcp;
 mod merge;
 mod output;
@@ -104,7 +104,7 @@ enum Command {
     /// Show figures over every run of `verdict loop`: success rates, attempts, common failures.
     Stats(history::StatsArgs),
     /// Drive a coding agent to a green verification, retrying with the digest of what failed.
-    Loop(loop_cmd::Args),
+    Loop(agent_loop::Args),
     /// Run many loop tasks from a queue (SQLite or PostgreSQL) with workers and scheduled retries.
     Fleet(fleet::Args),
     /// Serve a live web page of a fleet's queue or of the loop's runs, with an access token.
@@ -162,7 +162,7 @@ fn main() -> std::process::ExitCode {
         Command::Hook(args) => hook::run(&args),
         Command::History(args) => history::history(&args),
         Command::Stats(args) => history::stats(&args),
-        Command::Loop(args) => loop_cmd::run(&args),
+        Command::Loop(args) => agent_loop::run(&args),
         Command::Fleet(args) => fleet::run(&args),
         Command::Dashboard(args) => dashboard::run(&args),
         Command::Mcp(args) => mcp::run(&args),

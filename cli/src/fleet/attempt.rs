@@ -9,14 +9,17 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use async_trait::async_trait;
-use verdict_core::agent::{PoolOptions, SessionOutcome};
+use verdict_core::agent_loop::agent::{PoolOptions, SessionOutcome};
+use verdict_core::agent_loop::driver::{
+    self, Event, LoopEnd, LoopEvent, LoopOutcome, LoopParts, RunSettings,
+};
 use verdict_core::digest::DEFAULT_BUDGET;
-use verdict_core::driver::{self, Event, LoopEnd, LoopEvent, LoopParts, RunSettings};
 use verdict_core::state::RunState;
 use verdict_fleet::worker::{Attempts, Live};
 use verdict_fleet::{AttemptEnd, TaskRecord, TaskState};
 
-use crate::loop_cmd::{self, Built};
+use crate::agent_loop::{self, Built};
+use crate::exit::ExitCode;
 use crate::run;
 
 /// The fleet's attempts, run by the loop's driver.
@@ -59,7 +62,7 @@ fn one(task: &TaskRecord, number: u32, root: &Path, live: Live) -> Result<Attemp
     let (root, config) = run::load_config(Some(root))?;
     let root = std::fs::canonicalize(&root)
         .with_context(|| format!("failed to resolve {}", root.display()))?;
-    let policies = loop_cmd::policies(&config)?;
+    let policies = agent_loop::policies(&config)?;
     let spec = &task.spec;
     let settings = RunSettings {
         agents: spec.agents.clone(),
@@ -84,7 +87,7 @@ fn one(task: &TaskRecord, number: u32, root: &Path, live: Live) -> Result<Attemp
         pool,
         runner,
         interrupted,
-    } = loop_cmd::build(&root, &config, spec.task.clone(), &settings, policies, true)?;
+    } = agent_loop::build(&root, &config, spec.task.clone(), &settings, policies, true)?;
     if number > 1
         && task.guidance.is_none()
         && let Some(end) = unrecorded_end(task, &loop_spec)?
@@ -113,6 +116,7 @@ fn one(task: &TaskRecord, number: u32, root: &Path, live: Live) -> Result<Attemp
         }),
         guide: None,
         interrupted: Arc::clone(&interrupted),
+        exit_code: ExitCode::loop_code,
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -188,7 +192,7 @@ fn unrecorded_end(task: &TaskRecord, spec: &driver::LoopSpec) -> Result<Option<L
     Ok(Some(LoopEnd {
         run: run.id,
         state,
-        exit_code: driver::exit_code_of(state),
+        outcome: LoopOutcome::of_state(state),
         attempts: counted,
         reason: history
             .transitions

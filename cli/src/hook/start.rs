@@ -19,7 +19,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow};
-use verdict_core::agent::LOOP_SESSION_ENV;
+use verdict_core::agent_loop::agent::LOOP_SESSION_ENV;
 use verdict_core::lock::FileLock;
 
 use super::{

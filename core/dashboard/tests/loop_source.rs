@@ -6,9 +6,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use serde_json::Value;
-use verdict_core::agent::{RetryAction, SessionOutcome};
-use verdict_core::driver::Event;
-use verdict_core::driver::events::{AgentRetry, ScheduledRecord};
+use verdict_core::agent_loop::agent::{RetryAction, SessionOutcome};
+use verdict_core::agent_loop::driver::Event;
+use verdict_core::agent_loop::driver::events::{AgentRetry, ScheduledRecord};
 use verdict_core::model::{Fingerprint, Outcome};
 use verdict_core::state::{
     AttemptFinish, AttemptId, FailureRef, NewRun, NewVerification, RunId, RunState, StateDb,

@@ -2,7 +2,7 @@
 //! the prompt, the state database's transactions (`synchronous=FULL`), the events, the workspace
 //! snapshots (git, in a private repository), classification and the decision.
 //!
-//! Each iteration drives one loop run of ten attempts through [`verdict_core::driver::run`] in a
+//! Each iteration drives one loop run of ten attempts through [`verdict_core::agent_loop::driver::run`] in a
 //! small workspace (20 files): the agent is an in-process session that succeeds at once and edits
 //! one file, and the verification hands back a real parsed pytest failure (from the captured logs)
 //! for nine attempts and a pass for the tenth. The time per attempt is the iteration's time divided
@@ -22,10 +22,12 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use criterion::{Criterion, criterion_group, criterion_main};
-use verdict_core::agent::session::{AgentSession, SessionRequest, SessionResult};
-use verdict_core::agent::{AgentPool, PoolOptions, SessionOutcome};
+use verdict_core::agent_loop::agent::session::{AgentSession, SessionRequest, SessionResult};
+use verdict_core::agent_loop::agent::{AgentPool, PoolOptions, SessionOutcome};
+use verdict_core::agent_loop::driver::{
+    self, Event, LoopParts, LoopSpec, Verify, VerifyError, VerifyRequest,
+};
 use verdict_core::agent_loop::policy::{Policies, RepeatAction};
-use verdict_core::driver::{self, Event, LoopParts, LoopSpec, Verify, VerifyError, VerifyRequest};
 use verdict_core::model::{Kind, Status, Verification};
 use verdict_core::process::ProcessRunner;
 use verdict_core::verifier::{Exit, Infrastructure, Part};
@@ -194,6 +196,8 @@ fn one_run(failing: &Verification, reset: bool, check_infra: bool) -> driver::Lo
         }),
         guide: None,
         interrupted: Arc::new(AtomicBool::new(false)),
+        // The bench reads no exit code: any number will do.
+        exit_code: |_| 0,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

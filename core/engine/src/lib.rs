@@ -6,9 +6,10 @@
 //!
 //! - [`process`]: the one [`verifier::Runner`] that spawns processes — each in its own process
 //!   group, pipes drained to a log, time-outs and Ctrl-C stopping the whole tree, nothing left behind.
-//! - [`agent`]: coding-agent sessions (a fresh process per session, the prompt on stdin, in a
-//!   file or as one argv element — never through a shell) and the inner retry layer over several
-//!   agents (rate limits, provider failures, backoff).
+//! - [`agent_loop`]: `verdict loop`, whole — coding-agent sessions and the inner retry layer
+//!   over several agents ([`agent_loop::agent`]), the retry loop's driver
+//!   ([`agent_loop::driver`]), and its pure parts (classification, policies, prompts, the
+//!   cheating guard).
 //! - [`cache`]: the result cache that skips a verifier whose inputs are unchanged since it last
 //!   passed, and the last report of each verifier for `--failed-first`.
 //! - [`digest`]: Reports → the short, token-budgeted, redacted text a coding agent receives.
@@ -24,12 +25,10 @@
 //! **Invariant:** this crate knows no tool by name. Everything tool-specific lives in
 //! `verdict-summarizers` and the `verifiers/` crates.
 
-pub mod agent;
 pub mod agent_loop;
 pub mod baseline;
 pub mod cache;
 pub mod digest;
-pub mod driver;
 pub mod files;
 pub mod lock;
 pub mod paths;

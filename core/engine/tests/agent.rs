@@ -10,11 +10,11 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use tempfile::TempDir;
-use verdict_core::agent::{
+use verdict_core::agent_loop::agent::{
     AgentPool, AgentSession, AgentSpec, CommandSession, PoolEnd, PoolOptions, RecordingClock,
     RetryAction, RetryRecord, SessionOutcome, SessionRequest, SpawnInfo,
 };
-use verdict_core::agent::{BackoffPolicy, PromptVia};
+use verdict_core::agent_loop::agent::{BackoffPolicy, PromptVia};
 use verdict_core::process::ProcessRunner;
 use verdict_core::verifier::Exit;
 

@@ -9,12 +9,13 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use verdict_core::agent::session::{AgentSession, SessionRequest, SessionResult};
-use verdict_core::agent::{AgentPool, PoolOptions, SessionOutcome};
-use verdict_core::agent_loop::policy::Policies;
-use verdict_core::driver::{
-    self, Event, LoopEnd, LoopEvent, LoopParts, LoopSpec, Verify, VerifyError, VerifyRequest,
+use verdict_core::agent_loop::agent::session::{AgentSession, SessionRequest, SessionResult};
+use verdict_core::agent_loop::agent::{AgentPool, PoolOptions, SessionOutcome};
+use verdict_core::agent_loop::driver::{
+    self, Event, LoopEnd, LoopEvent, LoopOutcome, LoopParts, LoopSpec, Verify, VerifyError,
+    VerifyRequest,
 };
+use verdict_core::agent_loop::policy::Policies;
 use verdict_core::model::{Fingerprint, Kind, Outcome, Status, Verification};
 use verdict_core::process::ProcessRunner;
 use verdict_core::state::{RunState, StateDb};
@@ -242,6 +243,7 @@ fn drive_with(
         }),
         guide: None,
         interrupted,
+        exit_code: code_of,
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -253,6 +255,18 @@ fn drive_with(
     let prompts = prompts.lock().expect("lock").clone();
     let events = events.lock().expect("lock").clone();
     (end, prompts, events)
+}
+
+/// A caller's exit codes, unlike any real ones, so that a test sees the driver report them.
+fn code_of(outcome: LoopOutcome) -> u8 {
+    match outcome {
+        LoopOutcome::Passed => 10,
+        LoopOutcome::Failed => 11,
+        LoopOutcome::CouldNotRun => 12,
+        LoopOutcome::Escalated => 13,
+        LoopOutcome::Interrupted => 14,
+        LoopOutcome::Unfinished => 15,
+    }
 }
 
 fn kinds(events: &[LoopEvent]) -> Vec<&'static str> {
@@ -274,8 +288,8 @@ fn a_resumed_run_writes_the_prompts_the_uninterrupted_run_wrote() {
     let (end, uninterrupted, _) = drive(&setup);
     let end = end.expect("the loop runs");
     assert_eq!(
-        (end.state, end.attempts, end.exit_code),
-        (RunState::Passed, 3, 0)
+        (end.state, end.attempts, end.outcome),
+        (RunState::Passed, 3, LoopOutcome::Passed)
     );
     assert_eq!(uninterrupted.len(), 3);
     assert!(uninterrupted[1].starts_with("Make work.txt long enough.\n"));
@@ -290,8 +304,20 @@ fn a_resumed_run_writes_the_prompts_the_uninterrupted_run_wrote() {
         ..setup
     });
     let first = first.expect("the loop runs");
-    assert_eq!((first.state, first.exit_code), (RunState::Interrupted, 130));
+    assert_eq!(
+        (first.state, first.outcome),
+        (RunState::Interrupted, LoopOutcome::Interrupted)
+    );
     assert_eq!(kinds(&events).last(), Some(&"run_finished"));
+    // The event reports the caller's code of the outcome, which the driver does not decide.
+    assert!(
+        matches!(
+            events.last().map(|e| &e.event),
+            Some(Event::RunFinished { exit_code, .. }) if *exit_code == code_of(LoopOutcome::Interrupted)
+        ),
+        "{:?}",
+        events.last()
+    );
     let (second, after, events) = drive(&Setup {
         root: cut.path(),
         ..setup
@@ -420,8 +446,8 @@ fn a_session_that_times_out_ends_the_run_without_a_verification() {
     });
     let end = end.expect("the loop runs");
     assert_eq!(
-        (end.state, end.exit_code, end.attempts),
-        (RunState::SessionFailed, 1, 1)
+        (end.state, end.outcome, end.attempts),
+        (RunState::SessionFailed, LoopOutcome::Failed, 1)
     );
     assert_eq!(prompts.len(), 1);
     assert!(end.reason.contains("timeout"), "{}", end.reason);
@@ -442,8 +468,8 @@ fn with_session_failures_retry_a_timed_out_session_costs_an_attempt_and_the_loop
     });
     let end = end.expect("the loop runs");
     assert_eq!(
-        (end.state, end.exit_code, end.attempts),
-        (RunState::Passed, 0, 2)
+        (end.state, end.outcome, end.attempts),
+        (RunState::Passed, LoopOutcome::Passed, 2)
     );
     assert!(
         prompts[1].contains("timeout"),
@@ -461,7 +487,7 @@ fn with_session_failures_retry_a_timed_out_session_costs_an_attempt_and_the_loop
 }
 
 #[test]
-fn an_agent_that_cannot_start_is_exit_2() {
+fn an_agent_that_cannot_start_is_a_run_that_could_not_run() {
     let dir = tempfile::tempdir().expect("temp dir");
     let (end, _, _) = drive(&Setup {
         root: dir.path(),
@@ -473,7 +499,10 @@ fn an_agent_that_cannot_start_is_exit_2() {
         infra: Infra::None,
     });
     let end = end.expect("the loop runs");
-    assert_eq!((end.state, end.exit_code), (RunState::SessionFailed, 2));
+    assert_eq!(
+        (end.state, end.outcome),
+        (RunState::SessionFailed, LoopOutcome::CouldNotRun)
+    );
     assert!(
         end.reason.contains("no agent could start"),
         "{}",

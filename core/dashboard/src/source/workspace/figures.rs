@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use verdict_core::agent::SessionOutcome;
+use verdict_core::agent_loop::agent::SessionOutcome;
 use verdict_core::model::{Fingerprint as Print, Outcome};
 use verdict_core::state::{AttemptId, RunId, RunState, VerificationRecord};
 

@@ -4,8 +4,8 @@
 
 use std::collections::HashMap;
 
-use verdict_core::driver::Event;
-use verdict_core::driver::events::{AgentRetry, ScheduledRecord};
+use verdict_core::agent_loop::driver::Event;
+use verdict_core::agent_loop::driver::events::{AgentRetry, ScheduledRecord};
 use verdict_core::state::{
     AttemptRecord, EventRecord, RunId, RunRecord, StateDb, StateError, Stats, TransitionRecord,
     VerificationRecord,

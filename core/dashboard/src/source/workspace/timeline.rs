@@ -1,8 +1,8 @@
 //! One loop run's page: its attempts with their verifications, the digest each next prompt
 //! carried, the guidance given, and its transitions as its history.
 
-use verdict_core::driver::events::ScheduledRecord;
-use verdict_core::driver::{Event, recorded_settings};
+use verdict_core::agent_loop::driver::events::ScheduledRecord;
+use verdict_core::agent_loop::driver::{Event, recorded_settings};
 use verdict_core::model::Outcome;
 use verdict_core::state::{
     AttemptHistory, AttemptRecord, EventRecord, RunHistory, RunState, VerificationRecord,

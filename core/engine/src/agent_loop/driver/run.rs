@@ -8,11 +8,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use super::events::Event;
 use super::progress::Progress;
 use super::recorder::{Shared, read, record};
-use super::{
-    EXIT_FAILED, EXIT_INTERRUPTED, Guide, LoopEnd, LoopError, LoopSpec, Verify, VerifyRequest,
-    exit_code_of,
-};
-use crate::agent::AgentPool;
+use super::{Guide, LoopEnd, LoopError, LoopOutcome, LoopSpec, Verify, VerifyRequest};
+use crate::agent_loop::agent::AgentPool;
 use crate::model::{Outcome, Status, Verification};
 use crate::process::ProcessRunner;
 use crate::snapshot::{Snapshots, TreeId};
@@ -42,16 +39,18 @@ pub(super) struct Driver<'a> {
     /// pass reads it together with what the attempt's tree names, so a file the starting tree's
     /// configuration named counts even if the attempt dropped the name.
     pub(super) start_infra: Vec<(String, crate::verifier::Infrastructure)>,
+    /// The caller's exit code of an outcome, which `run_finished` reports.
+    pub(super) exit_code: fn(LoopOutcome) -> u8,
 }
 
 /// How a run ends: the state it moves to, the event that says why (before `run_finished`), the
-/// reason, the exit code of the state, and the digest to hand back.
+/// reason, what the end means, and the digest to hand back.
 pub(super) struct Ending {
     pub(super) from: RunState,
     pub(super) to: RunState,
     pub(super) events: Vec<Event>,
     pub(super) reason: String,
-    pub(super) exit_code: u8,
+    pub(super) outcome: LoopOutcome,
     pub(super) digest: Option<String>,
 }
 
@@ -112,7 +111,7 @@ impl Driver<'_> {
         events.push(Event::RunFinished {
             state: RunState::Interrupted,
             reason: reason.to_owned(),
-            exit_code: EXIT_INTERRUPTED,
+            exit_code: (self.exit_code)(LoopOutcome::Interrupted),
             attempts: None,
         });
         record(self.shared, self.run, &events, |batch| {
@@ -125,7 +124,7 @@ impl Driver<'_> {
         Ok(LoopEnd {
             run: self.run,
             state: RunState::Interrupted,
-            exit_code: EXIT_INTERRUPTED,
+            outcome: LoopOutcome::Interrupted,
             attempts: self.progress.judged_count(),
             reason: reason.to_owned(),
             digest: self.progress.last_digest(),
@@ -145,14 +144,14 @@ impl Driver<'_> {
             to,
             mut events,
             reason,
-            exit_code,
+            outcome,
             digest,
         } = ending;
         let attempts = self.progress.judged_count();
         events.push(Event::RunFinished {
             state: to,
             reason: reason.clone(),
-            exit_code,
+            exit_code: (self.exit_code)(outcome),
             attempts: Some(attempts),
         });
         record(self.shared, self.run, &events, |batch| {
@@ -162,7 +161,7 @@ impl Driver<'_> {
         Ok(LoopEnd {
             run: self.run,
             state: to,
-            exit_code,
+            outcome,
             attempts,
             reason,
             digest,
@@ -181,7 +180,7 @@ impl Driver<'_> {
             return Ok(LoopEnd {
                 run: self.run,
                 state: stored.state,
-                exit_code: exit_code_of(stored.state),
+                outcome: LoopOutcome::of_state(stored.state),
                 attempts: self.progress.judged_count(),
                 reason: format!("run {} had already ended {}", self.run, stored.state),
                 digest: None,
@@ -216,7 +215,7 @@ impl Driver<'_> {
                     reason: reason.clone(),
                 }],
                 reason,
-                exit_code: EXIT_FAILED,
+                outcome: LoopOutcome::Failed,
                 digest: self.progress.last_digest(),
             };
             return self.finish(ending, |_| Ok(())).map(Some);

@@ -197,25 +197,9 @@ impl AgentSession for CommandSession {
             output_files: Vec::new(),
         };
         let pid = Arc::new(std::sync::OnceLock::new());
-        let on_spawn: Box<dyn FnOnce(u32) + Send> = {
-            let pid = Arc::clone(&pid);
-            let hook = request.on_spawn.clone();
-            let agent = name.clone();
-            Box::new(move |child: u32| {
-                let _ = pid.set(child);
-                if let Some(hook) = hook {
-                    hook(&SpawnInfo {
-                        agent,
-                        pid: child,
-                        pgid: child,
-                        started: SystemTime::now(),
-                    });
-                }
-            })
-        };
         let extras = RunExtras {
             stdin: (via == PromptVia::Stdin).then(|| request.prompt.clone().into_bytes()),
-            on_spawn: Some(on_spawn),
+            on_spawn: Some(spawned(&pid, request.on_spawn.clone(), name.clone())),
             log_limit: Some(LOG_LIMIT),
         };
         let captured = self.runner.run_with(&spec, &log_path, extras).await;
@@ -237,6 +221,27 @@ impl AgentSession for CommandSession {
             log_path,
         }
     }
+}
+
+/// What the runner calls once the agent is spawned: keeps its pid in `pid` and tells `hook`
+/// (the agent is the leader of its own process group, so the group's id is its pid).
+fn spawned(
+    pid: &Arc<std::sync::OnceLock<u32>>,
+    hook: Option<SpawnHook>,
+    agent: String,
+) -> Box<dyn FnOnce(u32) + Send> {
+    let pid = Arc::clone(pid);
+    Box::new(move |child: u32| {
+        let _ = pid.set(child);
+        if let Some(hook) = hook {
+            hook(&SpawnInfo {
+                agent,
+                pid: child,
+                pgid: child,
+                started: SystemTime::now(),
+            });
+        }
+    })
 }
 
 /// The end of a log, as text.

@@ -124,7 +124,7 @@ fn program_name(program: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::PromptVia;
+    use crate::agent_loop::agent::PromptVia;
 
     fn parse(text: &str) -> Result<AgentSpec, String> {
         let config: AgentConfig = toml::from_str(text).map_err(|e| e.to_string())?;

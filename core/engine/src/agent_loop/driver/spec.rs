@@ -11,36 +11,47 @@ use serde::{Deserialize, Serialize};
 
 use super::VerifyError;
 use super::events::EventSink;
-use crate::agent::AgentPool;
+use crate::agent_loop::agent::AgentPool;
 use crate::agent_loop::policy::Policies;
 use crate::model::Verification;
 use crate::process::ProcessRunner;
 use crate::state::{RunId, RunRecord, RunState};
 
-/// Exit code of a run that ended verified green.
-pub const EXIT_PASSED: u8 = 0;
-/// Exit code of a run whose attempts were spent, that a policy blocked, or whose agent session
-/// failed.
-pub const EXIT_FAILED: u8 = 1;
-/// Exit code of a run that could not run (no agent could start, verification could not start).
-pub const EXIT_ERROR: u8 = 2;
-/// Exit code of a run that escalated to a person.
-pub const EXIT_ESCALATED: u8 = 3;
-/// Exit code of a run stopped by Ctrl-C or SIGTERM (128 + SIGINT, as shells report it); the run
-/// waits to be resumed.
-pub const EXIT_INTERRUPTED: u8 = 130;
+/// What the end of a run means to whoever started it. The driver says what happened; the caller
+/// decides what it makes of it (the CLI's exit code, in one place).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoopOutcome {
+    /// The run ended verified green.
+    Passed,
+    /// Its attempts were spent, a policy blocked it, or its agent session failed.
+    Failed,
+    /// It could not run: no agent could start.
+    CouldNotRun,
+    /// It escalated to a person.
+    Escalated,
+    /// Ctrl-C or SIGTERM stopped it; it waits to be resumed.
+    Interrupted,
+    /// It stopped in a state that is not an end: a retry handed back to be continued
+    /// ([`LoopSpec::yield_retries`]).
+    Unfinished,
+}
 
-/// The exit code of a run that ended in `state`.
-pub fn exit_code_of(state: RunState) -> u8 {
-    match state {
-        RunState::Passed => EXIT_PASSED,
-        RunState::Escalated => EXIT_ESCALATED,
-        RunState::Interrupted => EXIT_INTERRUPTED,
-        RunState::Pending
-        | RunState::AgentRunning
-        | RunState::Verifying
-        | RunState::RetryScheduled => EXIT_ERROR,
-        RunState::Exhausted | RunState::Blocked | RunState::SessionFailed => EXIT_FAILED,
+impl LoopOutcome {
+    /// The outcome of a run found in `state`. A failed session counts as failed: whether an agent
+    /// could start at all is known only to the run that ended so.
+    pub fn of_state(state: RunState) -> LoopOutcome {
+        match state {
+            RunState::Passed => LoopOutcome::Passed,
+            RunState::Escalated => LoopOutcome::Escalated,
+            RunState::Interrupted => LoopOutcome::Interrupted,
+            RunState::Exhausted | RunState::Blocked | RunState::SessionFailed => {
+                LoopOutcome::Failed
+            }
+            RunState::Pending
+            | RunState::AgentRunning
+            | RunState::Verifying
+            | RunState::RetryScheduled => LoopOutcome::Unfinished,
+        }
     }
 }
 
@@ -167,8 +178,8 @@ pub struct LoopEnd {
     pub run: RunId,
     /// Its state now: terminal, or `interrupted`.
     pub state: RunState,
-    /// The exit code of that state (`EXIT_*`).
-    pub exit_code: u8,
+    /// What that end means: the caller maps it to its exit code.
+    pub outcome: LoopOutcome,
     /// Attempts judged (verified, or ended by a failed session); interrupted ones are not counted.
     pub attempts: u32,
     /// Why it ended, in one line.
@@ -197,6 +208,10 @@ pub struct LoopParts {
     /// Set on Ctrl-C / SIGTERM: the loop stops after the step in progress, leaving the run
     /// `interrupted`.
     pub interrupted: Arc<AtomicBool>,
+    /// The number the `run_finished` event reports for an outcome (its `exit_code` field): the
+    /// caller's exit code for it, so that the event and the process say the same and one place
+    /// (the CLI's `exit` module) decides the codes.
+    pub exit_code: fn(LoopOutcome) -> u8,
 }
 
 impl std::fmt::Debug for LoopParts {

@@ -12,7 +12,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::agent::{PoolEnd, RetryAction, RetryRecord, SessionOutcome};
+use crate::agent_loop::agent::{PoolEnd, RetryAction, RetryRecord, SessionOutcome};
 use crate::agent_loop::classify::{Category, FailureSet};
 use crate::model::{Kind, Outcome, Report, Status, Verification};
 use crate::state::{RunId, RunState, StoppedAttempt};
@@ -137,8 +137,8 @@ pub enum Event {
         state: RunState,
         /// Why, in one line.
         reason: String,
-        /// The exit code of the state (part of the format; the process's own is decided by the
-        /// CLI).
+        /// The caller's exit code of the run's end ([`LoopParts::exit_code`](super::LoopParts)):
+        /// the CLI's, so that the event says what the process exits with.
         exit_code: u8,
         /// Attempts that counted; absent for an interrupted run.
         #[serde(default, skip_serializing_if = "Option::is_none")]

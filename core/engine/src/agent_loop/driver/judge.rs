@@ -11,7 +11,7 @@ use super::events::{Event, VerifiedRecord};
 use super::recorder::record;
 use super::run::Driver;
 use super::workspace::{blocking, read_sources, take};
-use super::{EXIT_PASSED, LoopEnd, LoopError, VerifyRequest};
+use super::{LoopEnd, LoopError, LoopOutcome, VerifyRequest};
 use crate::agent_loop::classify::{Category, Classification, FailureSet, classify, flaky_failures};
 use crate::agent_loop::guard::{
     Guard, Sources, Violation, as_verification, diff_paths, files_to_read,
@@ -136,7 +136,7 @@ impl Driver<'_> {
             Event::RunFinished {
                 state: RunState::Passed,
                 reason: reason.clone(),
-                exit_code: EXIT_PASSED,
+                exit_code: (self.exit_code)(LoopOutcome::Passed),
                 attempts: Some(attempts),
             },
         ];
@@ -147,7 +147,7 @@ impl Driver<'_> {
         Ok(LoopEnd {
             run,
             state: RunState::Passed,
-            exit_code: EXIT_PASSED,
+            outcome: LoopOutcome::Passed,
             attempts,
             reason,
             digest: Some(digest),

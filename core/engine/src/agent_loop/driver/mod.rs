@@ -34,7 +34,7 @@
 //! verified before without running anything.)
 //!
 //! The driver is tool-agnostic: verification is the [`Verify`] the caller hands in (the CLI builds
-//! it from `verdict run`'s pipeline), agents are an [`AgentPool`](crate::agent::AgentPool), and
+//! it from `verdict run`'s pipeline), agents are an [`AgentPool`](crate::agent_loop::agent::AgentPool), and
 //! what to do after a failure is [`decide`](crate::agent_loop::policy::decide). Only the driver
 //! spawns (through the pool and the escalation command), sleeps, and touches the workspace
 //! (through [`Snapshots`](crate::snapshot::Snapshots), in `workspace.rs`).
@@ -58,8 +58,7 @@ mod workspace;
 pub use error::{LoopError, VerifyError};
 pub use events::{Event, EventSink, LoopEvent};
 pub use spec::{
-    EXIT_ERROR, EXIT_ESCALATED, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_PASSED, Guide, GuideRequest,
-    LoopEnd, LoopParts, LoopSpec, RunSettings, Verify, VerifyRequest, exit_code_of,
-    recorded_settings,
+    Guide, GuideRequest, LoopEnd, LoopOutcome, LoopParts, LoopSpec, RunSettings, Verify,
+    VerifyRequest, recorded_settings,
 };
 pub use start::{run, run_with_settings};

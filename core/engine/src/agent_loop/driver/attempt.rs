@@ -10,7 +10,7 @@ use super::recorder::{read, record, spawn_hook};
 use super::run::Driver;
 use super::workspace::{blocking, take};
 use super::{LoopEnd, LoopError};
-use crate::agent::{PoolRun, SessionOutcome, SessionRequest};
+use crate::agent_loop::agent::{PoolRun, SessionOutcome, SessionRequest};
 use crate::digest;
 use crate::snapshot::TreeId;
 use crate::state::{AttemptFinish, AttemptId, RunState, SessionRef};

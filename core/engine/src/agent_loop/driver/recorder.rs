@@ -8,9 +8,9 @@ use serde_json::Value;
 use tracing::info;
 
 use super::events::{AgentRetry, Event, EventSink, LoopEvent};
-use crate::agent::RetryRecord;
-use crate::agent::pool::RetryHook;
-use crate::agent::session::{SpawnHook, SpawnInfo};
+use crate::agent_loop::agent::RetryRecord;
+use crate::agent_loop::agent::pool::RetryHook;
+use crate::agent_loop::agent::session::{SpawnHook, SpawnInfo};
 use crate::state::{AttemptId, Batch, RunId, StateDb, StateError, now_ms, process_start_time};
 
 /// The state database and the sink of one run.

@@ -5,8 +5,8 @@ use super::attempt::Session;
 use super::decide::Failed;
 use super::events::{Event, VerifiedRecord};
 use super::run::{Driver, Ending};
-use super::{EXIT_ERROR, EXIT_FAILED, LoopEnd, LoopError};
-use crate::agent::{PoolEnd, RetryAction, SessionOutcome};
+use super::{LoopEnd, LoopError, LoopOutcome};
+use crate::agent_loop::agent::{PoolEnd, RetryAction, SessionOutcome};
 use crate::agent_loop::classify::{Category, Classification, FailureSet};
 use crate::agent_loop::policy::{AttemptRecord, SessionFailures};
 use crate::model::{Fingerprint, Outcome};
@@ -18,7 +18,7 @@ impl Driver<'_> {
         &mut self,
         session: &Session,
     ) -> Result<Option<LoopEnd>, LoopError> {
-        // No agent could run at all: the loop could not run (exit 2).
+        // No agent could run at all: the loop could not run.
         let could_not_run = session.pool_run.end == PoolEnd::NoAgentLeft;
         let retry = self.spec.policies.session_failures == SessionFailures::Retry && !could_not_run;
         if retry {
@@ -35,10 +35,10 @@ impl Driver<'_> {
             to: RunState::SessionFailed,
             events: vec![Event::AgentFinished(session.event())],
             reason: session_failure(session),
-            exit_code: if could_not_run {
-                EXIT_ERROR
+            outcome: if could_not_run {
+                LoopOutcome::CouldNotRun
             } else {
-                EXIT_FAILED
+                LoopOutcome::Failed
             },
             digest: None,
         };

@@ -17,7 +17,7 @@ use super::recorder::{Recorder, Shared, read, record, record_new, retry_hook};
 use super::run::Driver;
 use super::workspace::{blocking, open_snapshots, take};
 use super::{LoopEnd, LoopError, LoopParts, LoopSpec, RunSettings};
-use crate::agent::AgentPool;
+use crate::agent_loop::agent::AgentPool;
 use crate::agent_loop::classify::FailureSet;
 use crate::model::overall;
 use crate::snapshot::Snapshots;
@@ -43,6 +43,7 @@ pub async fn run_with_settings(
         sink,
         guide,
         interrupted,
+        exit_code,
     } = parts;
     // One loop per workspace, whatever its task; taken before anything is read or written.
     let mut lock = WorkspaceLock::take(&spec.root)?;
@@ -67,6 +68,7 @@ pub async fn run_with_settings(
         progress,
         guide,
         start_infra: Vec::new(),
+        exit_code,
     };
     driver.start_infra = driver.verify.infrastructure();
     async move {

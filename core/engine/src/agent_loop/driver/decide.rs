@@ -12,7 +12,7 @@ use tracing::info;
 use super::events::{Escalation, Event, ScheduledRecord};
 use super::recorder::record;
 use super::run::{Driver, Ending};
-use super::{EXIT_ESCALATED, EXIT_FAILED, GuideRequest, LoopEnd, LoopError, exit_code_of};
+use super::{GuideRequest, LoopEnd, LoopError, LoopOutcome};
 use crate::agent_loop::classify::Classification;
 use crate::agent_loop::policy::{Decision, decide};
 use crate::process::RunExtras;
@@ -55,7 +55,7 @@ impl Driver<'_> {
         );
         let number = failed.number;
         info!(target: "verdict::loop", attempt = number, decision = decision.name());
-        let (to, exit_code, event, reason) = match decision {
+        let (to, outcome, event, reason) = match decision {
             Decision::Retry {
                 delay,
                 guidance,
@@ -82,14 +82,14 @@ impl Driver<'_> {
                     attempt: Some(number),
                     reason: reason.clone(),
                 };
-                (RunState::Exhausted, EXIT_FAILED, event, reason)
+                (RunState::Exhausted, LoopOutcome::Failed, event, reason)
             }
             Decision::Block { reason } => {
                 let event = Event::Blocked {
                     attempt: number,
                     reason: reason.clone(),
                 };
-                (RunState::Blocked, EXIT_FAILED, event, reason)
+                (RunState::Blocked, LoopOutcome::Failed, event, reason)
             }
             Decision::Escalate { reason, command } => {
                 // The command runs before the decision is stored: a run stopped while it runs is
@@ -103,7 +103,7 @@ impl Driver<'_> {
                     reason: reason.clone(),
                     escalation,
                 };
-                (RunState::Escalated, EXIT_ESCALATED, event, reason)
+                (RunState::Escalated, LoopOutcome::Escalated, event, reason)
             }
         };
         let Failed {
@@ -118,7 +118,7 @@ impl Driver<'_> {
             to,
             events,
             reason,
-            exit_code,
+            outcome,
             digest: Some(digest),
         };
         self.finish(ending, judged).map(Some)
@@ -130,7 +130,7 @@ impl Driver<'_> {
         LoopEnd {
             run: self.run,
             state: RunState::RetryScheduled,
-            exit_code: exit_code_of(RunState::RetryScheduled),
+            outcome: LoopOutcome::Unfinished,
             attempts: self.progress.judged_count(),
             reason: format!("attempt {number} failed: {summary}"),
             digest: Some(digest),
@@ -223,7 +223,7 @@ impl Driver<'_> {
         let extras = RunExtras {
             stdin: Some(summary.to_string().into_bytes()),
             on_spawn: None,
-            log_limit: Some(crate::agent::LOG_LIMIT),
+            log_limit: Some(crate::agent_loop::agent::LOG_LIMIT),
         };
         let captured = self.runner.run_with(&spec, &log, extras).await;
         let ok = matches!(captured.exit, Exit::Code { code: 0 });
