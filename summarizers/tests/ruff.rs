@@ -119,27 +119,7 @@ fn json_part(text: &str) -> &str {
 
 /// One test per captured log of `testdata/ruff/`.
 mod logs {
-    crate::support::captured_logs!("ruff", super::check_log;
-        bad_rule,
-        config_error,
-        extra_rules,
-        extra_rules_concise,
-        format_check,
-        format_check_concise,
-        format_check_passing,
-        many_problems,
-        many_problems_concise,
-        many_problems_json,
-        many_problems_verbose,
-        no_files,
-        passing,
-        passing_concise,
-        passing_json,
-        passing_verbose_json,
-        syntax_error,
-        syntax_error_concise,
-        unknown_format,
-    );
+    crate::support::logs::ruff!(super::check_log);
 }
 
 fn parse(case: &str) -> Report {

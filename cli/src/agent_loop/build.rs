@@ -64,6 +64,13 @@ pub(crate) fn build(
     let plan = Plan::new(root, config, known, &settings.only, &config.run.skip)
         .map_err(|e| usage(format!("{e:#}")))?
         .with_fail_fast(false);
+    // As in `verdict run`: a check whose tool is missing here is said, and set aside unless
+    // the run is strict.
+    let strict = crate::unverified::strict(false, config);
+    let (plan, missing) = plan.without_missing_checks(strict, &settings.only, config);
+    for check in &missing {
+        eprintln!("verdict loop: {}", check.line());
+    }
     if plan.is_empty() {
         bail!(usage(format!(
             "no verifier applies to {}, so no attempt could be verified; `verdict list` shows \
