@@ -28,8 +28,9 @@ pub struct Invocation {
     /// for a program that runs the tool its own way and prints its output (`next lint`,
     /// `vue-tsc`): the log splitter knows it, a declared one is run as it is.
     pub verifier_runs_it: bool,
-    /// An option that makes the command change code instead of checking it (`ruff check --fix`):
-    /// with one, it is not this tool's check.
+    /// An option that makes the command something else than a check of the tool's (`ruff check
+    /// --add-noqa` only edits files): with one, it is not this tool's check. Fixing options are
+    /// not here: the verifier drops them ([`ToolSpec::owned`]) and checks.
     pub unless: &'static [&'static str],
     /// Options of which one must be there for the command to check (`ruff format --check`);
     /// empty when none is needed.
@@ -648,7 +649,7 @@ tools! {
         summarizer: "ruff",
         invocations: &[
             Invocation {
-                unless: &["--fix", "--watch", "--add-noqa"],
+                unless: &["--add-noqa"],
                 ..Invocation::with("ruff", &["check"])
             },
             Invocation {
@@ -656,7 +657,7 @@ tools! {
                 ..Invocation::with("ruff", &["format"])
             },
             Invocation {
-                unless: &["--fix", "--watch", "--add-noqa"],
+                unless: &["--add-noqa"],
                 ..Invocation::python(&["-m", "ruff", "check"])
             },
         ],
@@ -666,6 +667,11 @@ tools! {
             ("--format", true),
             ("-o", true),
             ("--output-file", true),
+            ("--fix", false),
+            ("--fix-only", false),
+            ("--unsafe-fixes", false),
+            ("--add-noqa", false),
+            ("--watch", false),
             ("--no-fix", false),
             ("--show-fixes", false),
             ("--no-show-fixes", false),
@@ -793,7 +799,9 @@ mod tests {
             ("node --import tsx --test test/", Some("node-test")),
             ("node build.js --test", None),
             ("ruff check src", Some("ruff")),
-            ("ruff check --fix src", None),
+            // The verifier checks without the fix: it never edits the project's files.
+            ("ruff check --fix src", Some("ruff")),
+            ("ruff check --add-noqa src", None),
             ("ruff format --check .", Some("ruff")),
             ("ruff format .", None),
             ("python -m mypy src", Some("mypy")),

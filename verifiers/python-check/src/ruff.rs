@@ -205,7 +205,8 @@ impl Ruff {
     ) -> Result<CommandSpec, VerifierError> {
         let program = python::program(workspace, NAME, Home::VenvThenPath, install_hint())?;
         let (mut args, output_files) = match mode {
-            Mode::Check => (vec!["check".to_owned()], Vec::new()),
+            // `--no-fix`: a project's `fix = true` would have ruff edit the files it checks.
+            Mode::Check => (vec!["check".to_owned(), "--no-fix".to_owned()], Vec::new()),
             Mode::Format => (vec!["format".to_owned(), "--check".to_owned()], Vec::new()),
         };
         args.extend(project_args);
@@ -566,8 +567,14 @@ mod tests {
             .expect("Python files were edited")
             .expect("a command");
         assert_eq!(
-            spec.args[..4],
-            ["check", "--force-exclude", "./-odd.py", "src/a.py"]
+            spec.args[..5],
+            [
+                "check",
+                "--no-fix",
+                "--force-exclude",
+                "./-odd.py",
+                "src/a.py"
+            ]
         );
         assert!(
             Ruff::default()

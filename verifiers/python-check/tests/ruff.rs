@@ -88,6 +88,7 @@ async fn a_clean_project_passes_with_the_files_it_checked_as_evidence() {
         spec.args,
         [
             "check",
+            "--no-fix",
             "--output-format",
             "json",
             "-o",
@@ -188,8 +189,8 @@ async fn the_projects_declared_arguments_are_honoured_and_verdicts_own_dropped()
     );
     let (spec, captured, report) = run(&fixture).await;
     assert_eq!(
-        spec.args[..4],
-        ["check", "src/shop/cart.py", "--select", "F401"]
+        spec.args[..5],
+        ["check", "--no-fix", "src/shop/cart.py", "--select", "F401"]
     );
     assert!(
         !spec.args.iter().any(|a| a == "--exit-zero"),
@@ -230,4 +231,26 @@ async fn a_declared_format_check_reports_the_files_it_would_change() {
     // `--check`: nothing was rewritten.
     let after = std::fs::read_to_string(fixture.workspace.path("a.py")).expect("a.py");
     assert_eq!(before, after);
+}
+
+/// Regression: with the project's `fix = true`, ruff rewrote the files it was asked to check
+/// (the unused imports vanished, and the check passed).
+#[tokio::test]
+async fn a_project_that_sets_fix_is_checked_never_fixed() {
+    let fixture = fixture("fixes-on", true);
+    let file = fixture.workspace.root.join("src/tally.py");
+    let before = std::fs::read_to_string(&file).expect("read the source");
+    let (spec, _, report) = run(&fixture).await;
+    assert!(
+        spec.args.contains(&"--no-fix".to_owned()),
+        "{:?}",
+        spec.args
+    );
+    assert_eq!(report.outcome, Outcome::Failed, "{report:?}");
+    assert_eq!(
+        found(&report),
+        [("src/tally.py", 1, "F401"), ("src/tally.py", 2, "F401")]
+    );
+    let after = std::fs::read_to_string(&file).expect("read the source");
+    assert_eq!(after, before, "ruff changed the file it checked");
 }
