@@ -177,10 +177,7 @@ fn fail_closed(mut report: Report, spec: &CommandSpec, captured: &Captured) -> R
             "mypy exited with {code} but printed no error that could be read; it ended with:\n{}",
             log_tail(captured)
         ),
-        Exit::Signal { signal } => format!("mypy was killed by signal {signal}"),
-        Exit::TimedOut => "mypy timed out and was stopped".to_owned(),
-        Exit::Cancelled => "mypy was stopped: the run was interrupted".to_owned(),
-        Exit::NotStarted { message } => message.clone(),
+        other => python::stopped(NAME, other),
     };
     report.outcome = Outcome::Errored;
     report.error = Some(reason);

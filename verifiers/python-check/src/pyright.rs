@@ -192,10 +192,7 @@ fn fail_closed(mut report: Report, spec: &CommandSpec, captured: &Captured) -> R
         Exit::Code { code: 3 } => "pyright could not read its configuration (exit 3)".to_owned(),
         Exit::Code { code: 4 } => "pyright rejected its command line (exit 4)".to_owned(),
         Exit::Code { code } => format!("pyright exited with {code}"),
-        Exit::Signal { signal } => format!("pyright was killed by signal {signal}"),
-        Exit::TimedOut => "pyright timed out and was stopped".to_owned(),
-        Exit::Cancelled => "pyright was stopped: the run was interrupted".to_owned(),
-        Exit::NotStarted { message } => message.clone(),
+        other => python::stopped(NAME, other),
     };
     let tail = last_lines(captured);
     report.outcome = Outcome::Errored;

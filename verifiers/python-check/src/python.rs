@@ -1,11 +1,10 @@
 //! What the three checkers share: finding the tool where the project installed it, and the
 //! arguments of the command the project declares for it.
-#![allow(dead_code, reason = "the checkers' modules use it as they are added")]
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use verdict_model::verifier::{VerifierError, Workspace};
+use verdict_model::verifier::{Exit, VerifierError, Workspace};
 use verdict_verifier_support::declared::Declared;
 
 /// Where a checker is looked for, besides `PATH`.
@@ -120,6 +119,18 @@ pub(crate) fn declared_args(
 /// verdict's directory.
 pub(crate) fn absolute(path: &Path) -> PathBuf {
     std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// Why `tool`'s command ended without an exit code of its own: a signal, the time-out, an
+/// interrupted run, or a program that could not start.
+pub(crate) fn stopped(tool: &str, exit: &Exit) -> String {
+    match exit {
+        Exit::Code { code } => format!("{tool} exited with {code}"),
+        Exit::Signal { signal } => format!("{tool} was killed by signal {signal}"),
+        Exit::TimedOut => format!("{tool} timed out and was stopped"),
+        Exit::Cancelled => format!("{tool} was stopped: the run was interrupted"),
+        Exit::NotStarted { message } => message.clone(),
+    }
 }
 
 fn is_executable(path: &Path) -> bool {

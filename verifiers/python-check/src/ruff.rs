@@ -456,10 +456,7 @@ fn fail_closed(mut report: Report, spec: &CommandSpec, captured: &Captured) -> R
         Exit::Code { code } => see(format!(
             "ruff exited with {code} (a configuration error or a crash)"
         )),
-        Exit::Signal { signal } => format!("ruff was killed by signal {signal}"),
-        Exit::TimedOut => "ruff timed out and was stopped".to_owned(),
-        Exit::Cancelled => "ruff was stopped: the run was interrupted".to_owned(),
-        Exit::NotStarted { message } => message.clone(),
+        other => python::stopped(NAME, other),
     };
     report.outcome = Outcome::Errored;
     report.error = Some(reason);
