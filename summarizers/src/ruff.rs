@@ -18,7 +18,7 @@
 //!   cannot read, an unknown rule), or the argument parser's `error: invalid value …`: errored,
 //!   with the causes as the reason.
 //! - `warning: No Python files found under the given path(s)` precedes `All checks passed!` when
-//!   there was nothing to lint: the run passes, but shows no file checked ([`Evidence::Ran`]).
+//!   there was nothing to lint: errored, since a check of no file is no pass.
 //! - `-v` prints `[…][ruff::commands::check][DEBUG] Checked 2 files in: 7.6ms`: the evidence that
 //!   files were checked ([`Evidence::Checked`]), which the verifier's pass needs (ruff's JSON is
 //!   `[]` whether it checked a thousand files or none).
@@ -572,8 +572,11 @@ impl LineParser for Parser {
             report.counts.files = Some(self.files.len() as u64);
         }
         if self.no_files && failures == 0 {
-            // Nothing was linted: the run ended cleanly, but shows no file checked.
+            // Nothing was linted: ruff says all checks passed, but it checked no file, and a
+            // check of nothing is no pass.
             report.saw(Evidence::Ran);
+            report.outcome = Outcome::Errored;
+            report.error = Some("ruff found no Python file to check".to_owned());
         } else if !self.summary.is_empty() {
             report.summary = Some(clip(&self.summary.join(" "), MAX_MESSAGE));
         }

@@ -128,7 +128,19 @@ impl Log {
         // A run with no test, and a test binary that ended before its summary (the tool exits 0
         // but its other tests never ran), verify nothing.
         let no_tests = self.case.contains("no-tests") || self.case.contains("exits-early");
-        if no_tests || has("config") || has("internal") || has("usage") || has("manifest") {
+        // A checker that says it found no file to check, or machine output with no finding and
+        // nothing to show a file was read (ruff's bare `[]`), verifies nothing either.
+        let text = String::from_utf8_lossy(&self.bytes);
+        let no_files = text.contains("No Python files found")
+            || text.contains("No source files found")
+            || text.trim() == "[]";
+        if no_tests
+            || no_files
+            || has("config")
+            || has("internal")
+            || has("usage")
+            || has("manifest")
+        {
             Expect::Code(2)
         } else if self.tool_exit == Some(0) {
             Expect::Code(0)
