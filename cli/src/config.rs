@@ -1004,7 +1004,7 @@ max_attempts = 3
         );
         check_error(
             "\n[run]\njob = 2\n",
-            "/project/verdict.toml:3: unknown key `job` in [run] (expected one of: jobs, fail_fast, budget, timeout, only, skip)",
+            "/project/verdict.toml:3: unknown key `job` in [run] (expected one of: jobs, fail_fast, budget, timeout, only, skip, strict)",
         );
         check_error(
             "plugin = []\n",

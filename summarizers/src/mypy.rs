@@ -210,6 +210,7 @@ enum Summary {
 
 /// Reads `Success: …` or `Found N errors in M files (…)`.
 fn parse_summary(line: &str) -> Option<Summary> {
+    let line = crate::text::before_replacement(line);
     let number = |text: &str| -> Option<u64> { text.parse().ok() };
     if let Some(rest) = line.strip_prefix("Success: no issues found in ") {
         let checked = number(

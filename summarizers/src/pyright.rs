@@ -183,7 +183,7 @@ struct Summary {
 
 /// Parses a summary line, or `None` for any other line.
 fn parse_summary(line: &str) -> Option<Summary> {
-    let mut parts = line.trim_end().split(", ");
+    let mut parts = crate::text::before_replacement(line).split(", ");
     let mut count = |one: &str, many: &str| -> Option<u64> {
         let (number, word) = parts.next()?.split_once(' ')?;
         if word != one && word != many || number.is_empty() {

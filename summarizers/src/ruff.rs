@@ -131,6 +131,7 @@ fn sniff(sample: &str) -> u8 {
 
 /// How sure one line is ruff's, given whether the line before was a `full` header.
 fn sniff_line(line: &str, previous_header: bool) -> u8 {
+    let line = crate::text::before_replacement(line);
     let own = (line.starts_with("[*] ") && line.contains(" fixable with "))
         || line == "ruff failed"
         || line.starts_with("unformatted: File would be reformatted")
@@ -318,7 +319,8 @@ impl Parser {
 
     /// A line that is no diagnostic: a summary, a warning, an error, the start of JSON.
     fn other_line(&mut self, line: &str) {
-        if line.ends_with(" reformatted") || line.ends_with(" already formatted") {
+        let summary = crate::text::before_replacement(line);
+        if summary.ends_with(" reformatted") || summary.ends_with(" already formatted") {
             self.format_summary(line);
             return;
         }
@@ -337,7 +339,7 @@ impl Parser {
             || line.starts_with("No fixes available")
         {
             self.push_summary(line);
-        } else if line == "All checks passed!" {
+        } else if crate::text::before_replacement(line) == "All checks passed!" {
             self.flush();
             self.clean = true;
             self.push_summary(line);
@@ -363,6 +365,7 @@ impl Parser {
 
     /// The formatter's check summary.
     fn format_summary(&mut self, line: &str) {
+        let line = crate::text::before_replacement(line);
         let Some(caps) = FORMATTED.captures(line) else {
             return;
         };

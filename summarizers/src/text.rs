@@ -1,5 +1,12 @@
 //! Small text helpers shared by the summarizers.
 
+/// `line` up to its first replacement character (U+FFFD, where the line reader found invalid
+/// UTF-8), without the spaces before it: a summary line with stray bytes after it is still that
+/// summary line.
+pub(crate) fn before_replacement(line: &str) -> &str {
+    line.split('\u{FFFD}').next().unwrap_or(line).trim_end()
+}
+
 /// The number just before `label` in `text`: `count_of("Tests: 2 failed, 5 passed", "failed")` is
 /// `Some(2)`. The label must start right after one space and end at a word boundary, so `"1
 /// failedx"` does not count.

@@ -107,7 +107,8 @@ mod tests {
                 ("Cargo.toml", MANIFEST),
                 ("Makefile", "lint:\n\tcargo clippy -- -D warnings\n"),
             ],
-            &["**/clippy.toml", "**/.clippy.toml"],
+            // The Makefile's `lint` target is the project's clippy command.
+            &["**/clippy.toml", "**/.clippy.toml", "Makefile"],
         );
         check(
             &crate::CargoCheck::default(),
