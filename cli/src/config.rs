@@ -447,48 +447,7 @@ fn parse(text: &str, path: &Path, dir: &Path) -> Result<Config, ConfigError> {
             ));
         }
     }
-    for (i, definition) in file.verifier.iter().enumerate() {
-        let at = |key: &str| KeyPath::keys(&["verifier"]).index(i).key(key);
-        if let Some(first) = file.verifier[..i]
-            .iter()
-            .position(|d| d.name == definition.name)
-        {
-            let first_line = keys
-                .span(&KeyPath::keys(&["verifier"]).index(first).key("name"))
-                .map_or(1, |s| line_of(text, s.start));
-            return Err(located(
-                at("name"),
-                format!(
-                    "duplicate verifier name `{}` in [[verifier]] (first defined on line {first_line})",
-                    definition.name
-                ),
-            ));
-        }
-        if let Err(error) = CustomVerifier::new(definition.clone(), dir) {
-            let key = match &error {
-                DefinitionError::Name(_) => at("name"),
-                DefinitionError::EmptyCommand(_) => at("command"),
-                DefinitionError::NoPassCode(_) => at("pass_exit_codes"),
-                DefinitionError::OverlappingCodes { .. } => at("fail_exit_codes"),
-                DefinitionError::NeedsItself(_) => at("needs"),
-                DefinitionError::ExitCodeRange { list, .. } => at(list),
-                DefinitionError::InputOutside { .. } => at("inputs"),
-                DefinitionError::Regex { index: 0, .. } => at("summary"),
-                DefinitionError::Regex { index, .. }
-                | DefinitionError::NoMessageGroup { index, .. } => {
-                    at("pattern").index(index - 1).key("regex")
-                }
-                DefinitionError::UnknownGroup { place, .. } => match place
-                    .strip_prefix("pattern ")
-                    .and_then(|n| n.parse::<usize>().ok())
-                {
-                    Some(index) => at("pattern").index(index - 1).key("regex"),
-                    None => at("summary"),
-                },
-            };
-            return Err(located(key, error.to_string()));
-        }
-    }
+    check_definitions(&file, &keys, text, dir, &located)?;
     check_agents(&file, &keys, text, &located)?;
     check_loop(&file, &keys, &located)?;
     let names = named_verifiers(&file, &keys, text);
@@ -531,6 +490,60 @@ fn named_verifiers(file: &File, keys: &KeyIndex, text: &str) -> Vec<(String, usi
         .chain(listed("only", &file.run.only))
         .chain(listed("skip", &file.run.skip))
         .collect()
+}
+
+/// The `[[verifier]]` definitions: names given once, each a valid custom verifier; an error
+/// is located at the key that is wrong.
+fn check_definitions(
+    file: &File,
+    keys: &KeyIndex,
+    text: &str,
+    dir: &Path,
+    located: &impl Fn(KeyPath, String) -> ConfigError,
+) -> Result<(), ConfigError> {
+    for (i, definition) in file.verifier.iter().enumerate() {
+        let at = |key: &str| KeyPath::keys(&["verifier"]).index(i).key(key);
+        if let Some(first) = file.verifier[..i]
+            .iter()
+            .position(|d| d.name == definition.name)
+        {
+            let first_line = keys
+                .span(&KeyPath::keys(&["verifier"]).index(first).key("name"))
+                .map_or(1, |s| line_of(text, s.start));
+            return Err(located(
+                at("name"),
+                format!(
+                    "duplicate verifier name `{}` in [[verifier]] (first defined on line {first_line})",
+                    definition.name
+                ),
+            ));
+        }
+        if let Err(error) = CustomVerifier::new(definition.clone(), dir) {
+            let key = match &error {
+                DefinitionError::Name(_) => at("name"),
+                DefinitionError::EmptyCommand(_) => at("command"),
+                DefinitionError::NoPassCode(_) => at("pass_exit_codes"),
+                DefinitionError::OverlappingCodes { .. } => at("fail_exit_codes"),
+                DefinitionError::NeedsItself(_) => at("needs"),
+                DefinitionError::ExitCodeRange { list, .. } => at(list),
+                DefinitionError::InputOutside { .. } => at("inputs"),
+                DefinitionError::Regex { index: 0, .. } => at("summary"),
+                DefinitionError::Regex { index, .. }
+                | DefinitionError::NoMessageGroup { index, .. } => {
+                    at("pattern").index(index - 1).key("regex")
+                }
+                DefinitionError::UnknownGroup { place, .. } => match place
+                    .strip_prefix("pattern ")
+                    .and_then(|n| n.parse::<usize>().ok())
+                {
+                    Some(index) => at("pattern").index(index - 1).key("regex"),
+                    None => at("summary"),
+                },
+            };
+            return Err(located(key, error.to_string()));
+        }
+    }
+    Ok(())
 }
 
 /// Checks every `[[agent]]` table: it describes an agent ([`AgentConfig::to_spec`]), and no other

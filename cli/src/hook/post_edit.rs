@@ -224,36 +224,7 @@ fn check(
         return Ok(None);
     }
     let selected = verify::select(&root, &config)?;
-    let workspace = config.workspace(&root);
-    let mut entries = Vec::new();
-    for known in &selected {
-        let name = known.verifier.name();
-        let fast = config
-            .verifiers
-            .get(name)
-            .and_then(|s| s.fast)
-            .unwrap_or(post_edit(name) != PostEdit::No);
-        if !fast {
-            continue;
-        }
-        let narrowed = known
-            .verifier
-            .command_for_files(&workspace, &files)
-            .is_some();
-        if !narrowed && !concerns(name, &files, &workspace) {
-            continue;
-        }
-        let mut entry = crate::verify::entry(known, &config);
-        // Only the fast verifiers run, so what they would wait for is not there.
-        entry.needs.clear();
-        if narrowed {
-            entry.verifier = Arc::new(OnFiles {
-                inner: Arc::clone(&known.verifier),
-                files: files.clone(),
-            });
-        }
-        entries.push(entry);
-    }
+    let entries = fast_entries(&selected, &config, &root, &files);
     if entries.is_empty() {
         let _ = writeln!(
             std::io::stderr(),
@@ -297,6 +268,47 @@ fn check(
     let items = edited_items(&verifications, &files, &canonical_root);
     let old = before.saturating_sub(items.len());
     Ok(context(&verifications, items, old, budget))
+}
+
+/// The entries of the fast verifiers (see [`post_edit`] and `fast` in verdict.toml) that have
+/// something to say about the edited `files`, narrowed to them where the verifier can be.
+fn fast_entries(
+    selected: &[crate::registry::Known],
+    config: &config::Config,
+    root: &Path,
+    files: &[String],
+) -> Vec<verdict_core::pipeline::Entry> {
+    let workspace = config.workspace(root);
+    let mut entries = Vec::new();
+    for known in selected {
+        let name = known.verifier.name();
+        let fast = config
+            .verifiers
+            .get(name)
+            .and_then(|s| s.fast)
+            .unwrap_or(post_edit(name) != PostEdit::No);
+        if !fast {
+            continue;
+        }
+        let narrowed = known
+            .verifier
+            .command_for_files(&workspace, files)
+            .is_some();
+        if !narrowed && !concerns(name, files, &workspace) {
+            continue;
+        }
+        let mut entry = crate::verify::entry(known, config);
+        // Only the fast verifiers run, so what they would wait for is not there.
+        entry.needs.clear();
+        if narrowed {
+            entry.verifier = Arc::new(OnFiles {
+                inner: Arc::clone(&known.verifier),
+                files: files.to_vec(),
+            });
+        }
+        entries.push(entry);
+    }
+    entries
 }
 
 /// Sets aside in `verifications` the failures `session` began with, when they are known (its

@@ -37,34 +37,13 @@ pub(super) fn select(root: &Path, config: &Config) -> Result<Vec<Known>> {
     // Detection reads the project's files only, never the run directory: the selection comes
     // first, so a project no verifier applies to (a user-wide hook runs in every project) is
     // left as it was, without a `.verdict/` nor a run directory per stop.
-    let workspace = config.workspace(root);
-    let selected = verify::select(
+    verify::select(
         known,
-        &workspace,
+        &config.workspace(root),
         config,
         &config.run.only,
         &config.run.skip,
-    )?;
-    if crate::unverified::strict(false, config) {
-        return Ok(selected);
-    }
-    // A lint or type check whose tool is missing here is said, not run: as in `verdict run`.
-    Ok(selected
-        .into_iter()
-        .filter(|known| {
-            let name = known.verifier.name();
-            if config.verifiers.get(name).and_then(|s| s.enabled) == Some(true) {
-                return true;
-            }
-            match crate::unverified::missing(known.verifier.as_ref(), &workspace) {
-                Some(missing) => {
-                    eprintln!("verdict hook: {}", missing.line());
-                    false
-                }
-                None => true,
-            }
-        })
-        .collect())
+    )
 }
 
 /// The id of the workspace's tree now, or `None` (said on stderr) when no snapshot can be

@@ -775,6 +775,30 @@ fn attribute(tag: &str, name: &str) -> String {
         .unwrap_or_default()
 }
 
+/// Reads a quoted part of a word after its opening `quote` into `word`, as `sh` does: nothing is
+/// special between single quotes, a backslash escapes `"`, `\\`, `$` and `` ` `` between double
+/// ones. Whether the quote was closed.
+fn read_quoted(
+    quote: char,
+    chars: &mut std::iter::Peekable<std::str::Chars<'_>>,
+    word: &mut String,
+) -> bool {
+    while let Some(q) = chars.next() {
+        match q {
+            _ if q == quote => return true,
+            '\\' if quote == '"'
+                && chars
+                    .peek()
+                    .is_some_and(|n| matches!(n, '"' | '\\' | '$' | '`')) =>
+            {
+                word.extend(chars.next());
+            }
+            other => word.push(other),
+        }
+    }
+    false
+}
+
 /// The commands of a script, split as `sh` splits them (quotes and backslashes honoured, nothing
 /// expanded): commands end at `&&`, `||`, `;`, `|` and `&` outside quotes, and a command ends at
 /// its first redirection. A script whose quotes do not close gives what was read before.
@@ -823,39 +847,9 @@ pub fn split_script(script: &str) -> Vec<Vec<Word>> {
                 end_word(&mut command, &mut word, &mut in_word, &mut glob, redirected);
                 redirected = true;
             }
-            '\'' => {
+            '\'' | '"' => {
                 in_word = true;
-                let mut closed = false;
-                for q in chars.by_ref() {
-                    if q == '\'' {
-                        closed = true;
-                        break;
-                    }
-                    word.push(q);
-                }
-                if !closed {
-                    return commands;
-                }
-            }
-            '"' => {
-                in_word = true;
-                let mut closed = false;
-                while let Some(q) = chars.next() {
-                    match q {
-                        '"' => {
-                            closed = true;
-                            break;
-                        }
-                        '\\' if chars
-                            .peek()
-                            .is_some_and(|n| matches!(n, '"' | '\\' | '$' | '`')) =>
-                        {
-                            word.extend(chars.next());
-                        }
-                        other => word.push(other),
-                    }
-                }
-                if !closed {
+                if !read_quoted(c, &mut chars, &mut word) {
                     return commands;
                 }
             }

@@ -406,33 +406,7 @@ pub fn merge(junit: Report, log: Report) -> Report {
     }
     let mut report = junit;
     report.tool = NAME.to_owned();
-    // With `--tb=line` the XML holds no place but the test's `def` line, where the log shows the
-    // line that failed: the log's place is the better one, in the same file.
-    let log_places: HashMap<&str, (&str, u32)> = log
-        .diagnostics
-        .iter()
-        .filter(|d| d.severity == Severity::Error)
-        .filter_map(|d| Some((d.test.as_deref()?, (d.file.as_deref()?, d.line?))))
-        .collect();
-    let mut improved = Vec::new();
-    for (i, d) in report.diagnostics.iter().enumerate() {
-        if let Some(&(file, line)) = d.test.as_deref().and_then(|t| log_places.get(t))
-            && d.file.as_deref().is_none_or(|f| f == file)
-            && d.line != Some(line)
-        {
-            improved.push((i, file.to_owned(), line));
-        }
-    }
-    for (i, file, line) in improved {
-        if let Some(d) = report.diagnostics.get_mut(i) {
-            let new_file = d.file.is_none();
-            d.file = Some(file);
-            d.line = Some(line);
-            if new_file {
-                d.refresh_fingerprint();
-            }
-        }
-    }
+    take_log_places(&mut report, &log);
     // What the XML names: tests by node id, and files that failed to collect.
     let known: HashSet<(Option<String>, Option<String>)> = report
         .diagnostics
@@ -499,6 +473,36 @@ pub fn merge(junit: Report, log: Report) -> Report {
         report.outcome = Outcome::Failed;
     }
     report
+}
+
+/// With `--tb=line` the XML holds no place but the test's `def` line, where the log shows the
+/// line that failed: the log's place is the better one, in the same file.
+fn take_log_places(report: &mut Report, log: &Report) {
+    let log_places: HashMap<&str, (&str, u32)> = log
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .filter_map(|d| Some((d.test.as_deref()?, (d.file.as_deref()?, d.line?))))
+        .collect();
+    let mut improved = Vec::new();
+    for (i, d) in report.diagnostics.iter().enumerate() {
+        if let Some(&(file, line)) = d.test.as_deref().and_then(|t| log_places.get(t))
+            && d.file.as_deref().is_none_or(|f| f == file)
+            && d.line != Some(line)
+        {
+            improved.push((i, file.to_owned(), line));
+        }
+    }
+    for (i, file, line) in improved {
+        if let Some(d) = report.diagnostics.get_mut(i) {
+            let new_file = d.file.is_none();
+            d.file = Some(file);
+            d.line = Some(line);
+            if new_file {
+                d.refresh_fingerprint();
+            }
+        }
+    }
 }
 
 /// The function (and parameters) of a node id: `tests/a.py::K::test_x[1]` → `test_x[1]`; a short
