@@ -55,11 +55,14 @@ Exit codes:
   2  nothing could be verified (a tool missing, its config invalid, a crash, a time-out, no test
      ran, an unparseable failure), or verdict's own config or command line is wrong";
 
+/// verdict's version and the commit it was built from, as `0.1.0 (0123456789ab)` (`build.rs`).
+pub(crate) const VERSION: &str = env!("VERDICT_VERSION");
+
 /// The heading of the options every command takes.
 const GLOBAL: &str = "Global options";
 
 #[derive(Parser)]
-#[command(name = "verdict", version, about = ABOUT, after_help = EXAMPLES)]
+#[command(name = "verdict", version = VERSION, about = ABOUT, after_help = EXAMPLES)]
 struct Cli {
     /// When to colour the output: on a terminal and in GitHub Actions (auto, honouring NO_COLOR,
     /// CLICOLOR and CLICOLOR_FORCE), always, or never

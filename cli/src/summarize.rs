@@ -77,6 +77,10 @@ enum Format {
 
 /// Runs the command and returns the exit code.
 pub(crate) fn run(args: &Args) -> Result<ExitCode> {
+    if matches!(args.format, Format::Human) {
+        // The digest counts tokens: the table decodes while the log is read and parsed.
+        digest::tokens::warm();
+    }
     let (reports, log_path) = match args.input.as_deref() {
         None => (summarize_stdin(args.tool.as_deref())?, None),
         Some(path) if path.as_os_str() == "-" => (summarize_stdin(args.tool.as_deref())?, None),

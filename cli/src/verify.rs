@@ -403,10 +403,10 @@ fn entry_among(known: &Known, config: &Config, runs: &dyn Fn(&str) -> bool) -> E
             }
         }
     }
-    // The cache key covers verdict's version and every setting that can change a result.
+    // The cache key covers verdict's build and every setting that can change a result.
     entry.cache_salt = format!(
         "verdict {}\nneeds {:?}\nenv {:?}\nargs {:?}\ncwd {:?}\nsettings {:?}\nallow_no_tests {}\norigin {}",
-        env!("CARGO_PKG_VERSION"),
+        crate::VERSION,
         entry.needs,
         entry.env,
         entry.args,
@@ -465,7 +465,7 @@ pub(crate) fn digest(
     digest
 }
 
-/// The memo's key of a digest: verdict's version, the budget, the project's directory, the
+/// The memo's key of a digest: verdict's build, the budget, the project's directory, the
 /// note, each report and log path.
 fn digest_key(
     inputs: &[digest::Input<'_>],
@@ -473,7 +473,7 @@ fn digest_key(
     note: Option<&str>,
 ) -> Option<String> {
     let mut hasher = blake3::Hasher::new();
-    hasher.update(env!("CARGO_PKG_VERSION").as_bytes());
+    hasher.update(crate::VERSION.as_bytes());
     hasher.update(&options.budget.to_le_bytes());
     for dir in &options.project {
         hasher.update(b"project\0");

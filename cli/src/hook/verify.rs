@@ -126,7 +126,7 @@ struct Stored {
 /// The verifications of `tree` by this verdict, if they were kept. A row that cannot be read
 /// back is no answer: the project is verified again.
 pub(super) fn remembered(store: &mut Store, tree: &str) -> Result<Option<Vec<Verification>>> {
-    let Some(json) = store.verifications(tree, env!("CARGO_PKG_VERSION"))? else {
+    let Some(json) = store.verifications(tree, crate::VERSION)? else {
         return Ok(None);
     };
     let Ok(stored) = serde_json::from_str::<Vec<Stored>>(&json) else {
@@ -167,5 +167,5 @@ pub(super) fn remember(
         })
         .collect();
     let json = serde_json::to_string(&stored).context("failed to encode the verifications")?;
-    store.keep_verifications(tree, env!("CARGO_PKG_VERSION"), &json)
+    store.keep_verifications(tree, crate::VERSION, &json)
 }

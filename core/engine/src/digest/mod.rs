@@ -68,7 +68,7 @@ mod plan;
 pub use crate::redact;
 mod shared;
 mod text;
-pub mod tokens;
+pub use verdict_tokens as tokens;
 
 #[cfg(test)]
 mod tests;
