@@ -44,7 +44,7 @@ directory="${INPUT_WORKING_DIRECTORY:-}"
 [[ -n "${INPUT_SKIP:-}" ]] && argv+=(--skip "$INPUT_SKIP")
 [[ -n "${INPUT_BUDGET:-}" ]] && argv+=(--budget "$INPUT_BUDGET")
 
-label="verdict/${directory:-.}"
+label="verdict${directory:+/$directory}"
 if [[ -n "${INPUT_SHARD:-}" ]]; then
     argv+=(--shard "$INPUT_SHARD")
     shard="${INPUT_SHARD//\//-of-}"
