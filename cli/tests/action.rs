@@ -22,7 +22,7 @@ fn checker(name: &str) -> PathBuf {
 }
 
 /// Runs `command` to its end and keeps what it printed.
-fn output(command: &mut Command) -> Out {
+fn finish(command: &mut Command) -> Out {
     let output = command
         .output()
         .unwrap_or_else(|e| panic!("{command:?} does not start: {e}"));
@@ -36,7 +36,7 @@ fn output(command: &mut Command) -> Out {
 /// actionlint on `files` from `root`, one error a line. shellcheck and pyflakes are left out so
 /// the result does not depend on what else the machine has installed.
 fn actionlint(root: &Path, files: &[PathBuf]) -> Out {
-    output(
+    finish(
         Command::new(checker("actionlint"))
             .args(["-no-color", "-oneline", "-shellcheck=", "-pyflakes="])
             .args(files)
@@ -46,7 +46,7 @@ fn actionlint(root: &Path, files: &[PathBuf]) -> Out {
 
 /// Runs git in `dir` with a fixed identity; fails the test when git fails.
 fn git(dir: &Path, args: &[&str]) -> String {
-    let out = output(
+    let out = finish(
         Command::new("git")
             .args([
                 "-c",
@@ -79,20 +79,31 @@ fn the_repository_workflows_pass_actionlint() {
     assert_eq!(out.stdout, "", "{}", out.all());
 }
 
-#[test]
-fn actionlint_reports_a_misspelled_input_of_the_action() {
+/// actionlint on `workflows` (file name, text) in a temporary repository holding a copy of
+/// `action.yml` at its root, where their `uses: ./` steps find it.
+fn lint_beside_the_action(workflows: &[(String, String)]) -> Out {
     let dir = tempfile::tempdir().expect("a temporary directory");
     fs::copy(repo().join("action.yml"), dir.path().join("action.yml")).expect("copy action.yml");
-    let workflow = dir.path().join(".github/workflows/typo.yml");
-    fs::create_dir_all(workflow.parent().expect("a parent")).expect("create .github/workflows");
-    fs::write(
-        &workflow,
-        "on: push\njobs:\n  verdict:\n    runs-on: ubuntu-latest\n    steps:\n      \
-         - uses: actions/checkout@v5\n      - uses: ./\n        with:\n          budgt: \"300\"\n",
-    )
-    .expect("write the workflow");
+    let folder = dir.path().join(".github/workflows");
+    fs::create_dir_all(&folder).expect("create .github/workflows");
+    let files: Vec<PathBuf> = workflows
+        .iter()
+        .map(|(name, text)| {
+            let file = folder.join(name);
+            fs::write(&file, text).expect("write a workflow");
+            file
+        })
+        .collect();
     git(dir.path(), &["init", "-q", "."]);
-    let out = actionlint(dir.path(), &[workflow]);
+    actionlint(dir.path(), &files)
+}
+
+#[test]
+fn actionlint_reports_a_misspelled_input_of_the_action() {
+    let workflow = "on: push\njobs:\n  verdict:\n    runs-on: ubuntu-latest\n    steps:\n      \
+                    - uses: actions/checkout@v5\n      - uses: ./\n        with:\n          \
+                    budgt: \"300\"\n";
+    let out = lint_beside_the_action(&[("typo.yml".to_owned(), workflow.to_owned())]);
     assert_eq!(out.code, 1, "{}", out.all());
     assert!(
         out.stdout
@@ -100,6 +111,76 @@ fn actionlint_reports_a_misspelled_input_of_the_action() {
         "{}",
         out.all()
     );
+}
+
+/// The workflows of `docs/ci.md` pass actionlint, their steps that use the action checked
+/// against `action.yml` (as `uses: ./`).
+#[test]
+fn the_workflows_in_the_ci_docs_pass_actionlint() {
+    let docs = fs::read_to_string(repo().join("docs/ci.md")).expect("read docs/ci.md");
+    let workflows: Vec<(String, String)> = docs
+        .split("```yaml\n")
+        .skip(1)
+        .filter_map(|block| block.split_once("```").map(|(yaml, _)| yaml))
+        .filter(|yaml| yaml.contains("\njobs:") && yaml.contains("runs-on:"))
+        .enumerate()
+        .map(|(i, yaml)| {
+            let local = yaml.replace("uses: verdict-dev/verdict@v0", "uses: ./");
+            (format!("docs-{i}.yml"), local)
+        })
+        .collect();
+    let with_action = workflows
+        .iter()
+        .filter(|(_, y)| y.contains("uses: ./"))
+        .count();
+    assert!(
+        workflows.len() >= 3 && with_action >= 3,
+        "docs/ci.md has {} workflows, {with_action} using the action",
+        workflows.len()
+    );
+    let out = lint_beside_the_action(&workflows);
+    assert_eq!(out.code, 0, "actionlint found problems:\n{}", out.all());
+}
+
+#[test]
+fn the_install_step_refuses_what_it_cannot_use() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let output = dir.path().join("output");
+    fs::write(&output, "").expect("create GITHUB_OUTPUT");
+    let install = |env: &[(&str, &str)]| {
+        finish(
+            Command::new("bash")
+                .arg(repo().join("action/install.sh"))
+                .current_dir(dir.path())
+                .env("GITHUB_ACTION_PATH", repo())
+                .env("GITHUB_OUTPUT", &output)
+                .env("RUNNER_TEMP", dir.path())
+                .envs(env.iter().copied()),
+        )
+    };
+    let out = install(&[("INPUT_VERDICT_PATH", "/nowhere/verdict")]);
+    assert_eq!(out.code, 2, "{}", out.all());
+    assert!(
+        out.stdout
+            .contains("/nowhere/verdict is not an executable file"),
+        "{}",
+        out.all()
+    );
+    let out = install(&[
+        ("INPUT_VERDICT_PATH", ""),
+        ("INPUT_VERSION", "1.0 $(touch pwned)"),
+    ]);
+    assert_eq!(out.code, 2, "{}", out.all());
+    assert!(out.stdout.contains("is not a version"), "{}", out.all());
+    assert!(
+        !dir.path().join("pwned").exists(),
+        "an input ran as a command"
+    );
+    assert!(
+        !dir.path().join("verdict-venv").exists(),
+        "nothing is installed"
+    );
+    assert_eq!(fs::read_to_string(&output).expect("read GITHUB_OUTPUT"), "");
 }
 
 /// What one use of the action did: the run step's exit code and log, and the files GitHub
@@ -173,7 +254,7 @@ fn run_action(project: &Project, inputs: &[(&str, &str)]) -> ActionRun {
             .env("RUNNER_TEMP", &temp)
             .env_remove("NO_COLOR")
             .envs(env.iter().map(|(k, v)| (k, v)));
-        output(&mut command)
+        finish(&mut command)
     };
     let path = binary.to_string_lossy().into_owned();
     let install = step(
@@ -319,7 +400,7 @@ fn inputs_reach_verdict_as_literal_arguments() {
 fn the_hook_manifest_is_valid() {
     let manifest = repo().join(".pre-commit-hooks.yaml");
     let validate = |path: &Path| {
-        output(
+        finish(
             Command::new(checker("pre-commit"))
                 .args(["validate-manifest"])
                 .arg(path),
@@ -391,7 +472,7 @@ fn the_pre_commit_hook_fails_a_failing_project_and_passes_a_green_one() {
     let mut path = vec![bin];
     path.extend(std::env::split_paths(&path_with_node()));
     let pre_commit = || {
-        output(
+        finish(
             Command::new(checker("pre-commit"))
                 .args(["run", "--all-files", "--color", "never"])
                 .current_dir(project.root())
