@@ -54,7 +54,12 @@ install_from_pypi() {
     else
         fail "version: '$version' is not a version (such as 0.1.0) nor 'latest'"
     fi
-    python="$(command -v python3 || command -v python)" || fail "no Python on this runner to install verdict with"
+    # On Windows `python3` may be the Microsoft Store's stub; the runner's Python is `python`.
+    if [[ "${RUNNER_OS:-}" == Windows ]]; then
+        python="$(command -v python || command -v python3)"
+    else
+        python="$(command -v python3 || command -v python)"
+    fi || fail "no Python on this runner to install verdict with"
     venv="$RUNNER_TEMP/verdict-venv"
     "$python" -m venv "$venv"
     # Windows venvs keep their programs in Scripts/ and name them .exe.
