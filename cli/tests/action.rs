@@ -33,12 +33,15 @@ fn finish(command: &mut Command) -> Out {
     }
 }
 
-/// actionlint on `files` from `root`, one error a line. shellcheck and pyflakes are left out so
-/// the result does not depend on what else the machine has installed.
+/// actionlint on `files` from `root`, one error a line, with the pinned shellcheck for the
+/// `run:` scripts; pyflakes is left out (no workflow runs Python inline), so the result does not
+/// depend on what else the machine has installed.
 fn actionlint(root: &Path, files: &[PathBuf]) -> Out {
+    let shellcheck = format!("-shellcheck={}", checker("shellcheck").display());
     finish(
         Command::new(checker("actionlint"))
-            .args(["-no-color", "-oneline", "-shellcheck=", "-pyflakes="])
+            .args(["-no-color", "-oneline", "-pyflakes="])
+            .arg(shellcheck)
             .args(files)
             .current_dir(root),
     )
@@ -96,6 +99,17 @@ fn lint_beside_the_action(workflows: &[(String, String)]) -> Out {
         .collect();
     git(dir.path(), &["init", "-q", "."]);
     actionlint(dir.path(), &files)
+}
+
+#[test]
+fn the_action_scripts_pass_shellcheck() {
+    let scripts = ["action/install.sh", "action/run.sh"].map(|s| repo().join(s));
+    let out = finish(
+        Command::new(checker("shellcheck"))
+            .args(["--shell=bash", "--external-sources"])
+            .args(&scripts),
+    );
+    assert_eq!(out.code, 0, "shellcheck found problems:\n{}", out.all());
 }
 
 #[test]
