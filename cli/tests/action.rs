@@ -254,7 +254,11 @@ fn run_action(project: &Project, inputs: &[(&str, &str)]) -> ActionRun {
         fs::write(file, "").expect("create a file of the runner");
     }
     let binary = assert_cmd::cargo::cargo_bin!("verdict");
+    // The steps as action.yml writes them: each script, and the install step's output passed on.
+    assert!(action.contains("VERDICT: ${{ steps.install.outputs.verdict }}"));
     let step = |script: &str, github_output: &Path, env: &[(String, String)]| {
+        let run = format!("run: bash \"$GITHUB_ACTION_PATH/action/{script}\"");
+        assert!(action.contains(&run), "action.yml has no step `{run}`");
         let mut command = Command::new("bash");
         command
             .arg(repo().join("action").join(script))
