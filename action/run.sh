@@ -27,7 +27,6 @@ fail() {
     exit 2
 }
 
-
 [[ -n "${VERDICT:-}" ]] || fail "no verdict to run: the install step gave no path"
 [[ -n "${RUNNER_TEMP:-}" && -n "${GITHUB_OUTPUT:-}" ]] || fail "RUNNER_TEMP and GITHUB_OUTPUT must be set"
 
