@@ -3,6 +3,7 @@
 
 mod support;
 
+mod action;
 mod bounds;
 mod cache;
 mod cli;

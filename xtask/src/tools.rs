@@ -2,7 +2,8 @@
 //! the Node.js they need, a Python venv with pytest (and junitparser and markdown-it-py, which
 //! read verdict's reports back in the render tests), and Microsoft's SARIF Multitool with GitHub's
 //! `@actions/core` (the render tests' references for SARIF and workflow commands), and the
-//! official MCP Python SDK in a venv of its own (the client of `verdict mcp`'s tests) — into
+//! official MCP Python SDK in a venv of its own (the client of `verdict mcp`'s tests), and
+//! actionlint with pre-commit in another (the checkers of the GitHub Action and the hooks) — into
 //! `target/verdict-tools/`, outside the tracked tree; and the distribution's PostgreSQL (Debian's
 //! `postgresql` package) when `initdb` is missing, whose throw-away clusters the fleet's tests
 //! start; and the distribution's Chromium with its WebDriver (Debian's `chromium` and
@@ -37,6 +38,11 @@ pub(crate) fn install() -> Result<PathBuf> {
     capture::install_venv(
         &capture::repo_root().join("xtask/tools/mcp/requirements.txt"),
         &root.join(MCP_VENV),
+    )?;
+    // actionlint and pre-commit, which check the GitHub Action and the pre-commit hooks.
+    capture::install_venv(
+        &capture::repo_root().join("xtask/tools/action/requirements.txt"),
+        &root.join(ACTION_VENV),
     )?;
     install_postgres()?;
     install_chromium()?;
@@ -100,6 +106,10 @@ fn apt_install(packages: &[&str]) -> Result<()> {
 /// The venv under the tools' root with the official MCP Python SDK, whose client the tests of
 /// `verdict mcp` drive it with.
 pub(crate) const MCP_VENV: &str = "mcp-venv";
+
+/// The venv under the tools' root with actionlint and pre-commit, which the tests of the GitHub
+/// Action (`action.yml`) and of `.pre-commit-hooks.yaml` run.
+pub(crate) const ACTION_VENV: &str = "action-venv";
 
 /// The SARIF Multitool's executable under `sarif`, relative to it. The npm package
 /// `@microsoft/sarif-multitool` is a thin wrapper whose `bin.js` runs this file through a shell;
