@@ -5,7 +5,8 @@
 //! - no absolute path of a developer's machine in any tracked file;
 //! - every captured log has its meta file (and so was written by `cargo xtask capture`);
 //! - no function in `summarizers/src/` is over 100 lines, counted from its `fn` to its closing
-//!   brace: a parser long enough to need a scroll is cut into named steps.
+//!   brace: a parser long enough to need a scroll is cut into named steps;
+//! - CHANGELOG.md has the release notes of the workspace's version, in Keep a Changelog's form.
 
 /// Measuring functions: a brace-matching scan of Rust source that knows its comments and
 /// literals.
@@ -273,6 +274,21 @@ mod tests {
             offenders.is_empty(),
             "absolute paths of a developer's machine in: {offenders:#?}"
         );
+    }
+
+    /// A version bumped in `Cargo.toml` without its notes fails here, before it is released.
+    #[test]
+    fn the_changelog_has_notes_for_this_version() {
+        let version = env!("CARGO_PKG_VERSION");
+        let changelog = fs::read_to_string(repo_root().join("CHANGELOG.md")).unwrap_or_default();
+        let heading = format!("## [{version}] - ");
+        let link = format!("[{version}]: https://");
+        for needle in ["## [Unreleased]", heading.as_str(), link.as_str()] {
+            assert!(
+                changelog.lines().any(|line| line.starts_with(needle)),
+                "CHANGELOG.md has no line starting with `{needle}`"
+            );
+        }
     }
 
     #[test]
