@@ -190,9 +190,11 @@ fn copy_executable(from: &Path, to: &Path) -> Result<()> {
     Ok(())
 }
 
-/// The pinned maturin in the dist venv (`cargo xtask tools` installs it).
+/// The pinned maturin in the dist venv (`cargo xtask tools` installs it), under
+/// `$VERDICT_TOOLS` when it is set (as `cargo xtask test` does for the tests).
 pub(crate) fn maturin() -> Result<PathBuf> {
-    let venv = tools::root().join(DIST_VENV);
+    let root = std::env::var_os("VERDICT_TOOLS").map_or_else(tools::root, PathBuf::from);
+    let venv = root.join(DIST_VENV);
     let maturin = if cfg!(windows) {
         venv.join("Scripts/maturin.exe")
     } else {
@@ -337,7 +339,9 @@ fn write_json(path: &Path, value: &Value) -> Result<()> {
 
 /// `npm pack` of the package in `dir`, into `out`; returns the tarball's path.
 fn npm_pack(dir: &Path, out: &Path) -> Result<PathBuf> {
-    let name = duct::cmd!("npm", "pack", "--silent", "--pack-destination", out)
+    // Windows has npm as a batch file, which is only found by its full name.
+    let npm = if cfg!(windows) { "npm.cmd" } else { "npm" };
+    let name = duct::cmd!(npm, "pack", "--silent", "--pack-destination", out)
         .dir(dir)
         .read()
         .with_context(|| format!("npm pack failed in {}", dir.display()))?;
