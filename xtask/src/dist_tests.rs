@@ -346,6 +346,17 @@ fn shim_without_its_platform_package_says_what_to_do() {
         "{}",
         text(&gone)
     );
+    // The exit status and a terminating signal of the binary are the shim's.
+    let sh = |script: &str| {
+        output(
+            Command::new(&shim)
+                .args(["-c", script])
+                .env("VERDICT_BINARY", "/bin/sh"),
+        )
+    };
+    assert_eq!(sh("exit 7").status.code(), Some(7));
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(sh("kill -TERM $$").status.signal(), Some(15));
 }
 
 #[test]
