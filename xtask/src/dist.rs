@@ -81,7 +81,10 @@ pub(crate) fn run(options: &Options) -> Result<()> {
     let archive = archive(&binary, &target, &options.out)?;
     println!("{}", archive.display());
     if options.wheel {
-        let wheel = wheel(&options.profile, options.target.as_deref(), &options.out)?;
+        let wheel = match &options.binary {
+            Some(binary) => wheel_from_binary(binary, &options.out)?,
+            None => wheel(&options.profile, options.target.as_deref(), &options.out)?,
+        };
         println!("{}", wheel.display());
     }
     let npm = npm_packages(&binary, &target, &options.out.join("npm"))?;
@@ -209,6 +212,41 @@ pub(crate) fn maturin() -> Result<PathBuf> {
     Ok(maturin)
 }
 
+/// Packs `binary` into a wheel for this machine in `out` (`xtask/tools/dist/wheel_from_binary.py`)
+/// around the `.dist-info` maturin writes for `pyproject.toml` (`maturin pep517
+/// write-dist-info`, which compiles nothing); returns its path. `maturin build` would compile the
+/// binary again: it resolves the CLI's features alone, unlike a test build of the whole
+/// workspace, so most dependencies differ and rebuild (minutes instead of seconds).
+pub(crate) fn wheel_from_binary(binary: &Path, out: &Path) -> Result<PathBuf> {
+    let maturin = maturin()?;
+    let meta = out.join("dist-info");
+    fresh_dir(&meta)?;
+    let meta_arg = meta.to_string_lossy();
+    let args = [
+        "pep517",
+        "write-dist-info",
+        "--metadata-directory",
+        &meta_arg,
+    ];
+    crate::run_in_repo(&maturin, &args, &[])?;
+    let dist_info = fs::read_dir(&meta)
+        .with_context(|| format!("read {}", meta.display()))?
+        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+        .find(|path| path.extension().is_some_and(|ext| ext == "dist-info"))
+        .with_context(|| format!("maturin wrote no .dist-info into {}", meta.display()))?;
+    let python = maturin.with_file_name(if cfg!(windows) {
+        "python.exe"
+    } else {
+        "python"
+    });
+    let script = capture::repo_root().join("xtask/tools/dist/wheel_from_binary.py");
+    let printed = duct::cmd!(python, script, &dist_info, binary, out)
+        .read()
+        .context("wheel_from_binary.py failed")?;
+    fs::remove_dir_all(&meta).with_context(|| format!("failed to remove {}", meta.display()))?;
+    Ok(PathBuf::from(printed.trim()))
+}
+
 /// Builds the wheel with maturin and `profile` into `out`; returns its path.
 pub(crate) fn wheel(profile: &str, target: Option<&str>, out: &Path) -> Result<PathBuf> {
     let maturin = maturin()?;
@@ -254,8 +292,7 @@ pub(crate) fn platform_of(target: &str) -> Result<Platform> {
 /// under `out`; returns the tarballs.
 pub(crate) fn npm_packages(binary: &Path, target: &str, out: &Path) -> Result<NpmTarballs> {
     let platform = platform_of(target)?;
-    let all = platforms()?;
-    let main = stage_main(&all, &out.join("verdict-cli"))?;
+    let main = npm_main_package(out)?;
     let short = platform
         .package
         .rsplit('/')
@@ -264,9 +301,15 @@ pub(crate) fn npm_packages(binary: &Path, target: &str, out: &Path) -> Result<Np
     let dir = out.join(short);
     stage_platform(&platform, binary, &dir)?;
     Ok(NpmTarballs {
-        main: npm_pack(&main, out)?,
+        main,
         platform: npm_pack(&dir, out)?,
     })
+}
+
+/// Stages and packs the main npm package under `out`; returns its tarball.
+pub(crate) fn npm_main_package(out: &Path) -> Result<PathBuf> {
+    let dir = stage_main(&platforms()?, &out.join("verdict-cli"))?;
+    npm_pack(&dir, out)
 }
 
 /// Copies the main package from `npm/verdict-cli/` to `dir` with the version and the platforms'
