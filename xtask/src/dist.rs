@@ -2,7 +2,8 @@
 //! Rust target this machine can build) into `target/dist/`:
 //!
 //! - `verdict-<version>-<target>.tar.gz` with the `verdict` binary, and its `.sha256`;
-//! - the Python wheel, built by maturin (`pyproject.toml`, `bindings = "bin"`);
+//! - the Python wheel, built by maturin (`pyproject.toml`, `bindings = "bin"`); with `--binary`,
+//!   that binary wrapped around the `.dist-info` maturin writes, which compiles nothing;
 //! - under `npm/`, the npm tarballs of the main package `verdict-cli` (`npm/verdict-cli/`) and of
 //!   this platform's package (`@verdict-cli/<platform>`, generated here), staged and packed with
 //!   `npm pack`.
