@@ -164,8 +164,11 @@ pub(crate) fn archive(binary: &Path, target: &str, out: &Path) -> Result<PathBuf
     }
     fs::create_dir_all(&dir).with_context(|| format!("failed to create {}", dir.display()))?;
     copy_executable(binary, &dir.join(exe_name(target)))?;
-    let archive = out.join(format!("{name}.tar.gz"));
-    duct::cmd!("tar", "-czf", &archive, "-C", &staging, &name)
+    let file = format!("{name}.tar.gz");
+    let archive = out.join(&file);
+    // Relative paths only: GNU tar (Git Bash's, on Windows) takes `C:\…` for a remote host.
+    duct::cmd!("tar", "-czf", &file, "-C", "archive", &name)
+        .dir(out)
         .run()
         .with_context(|| format!("tar failed to write {}", archive.display()))?;
     fs::remove_dir_all(&staging)
