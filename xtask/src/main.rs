@@ -7,6 +7,8 @@
 //!   `summarizers/testdata/`.
 //! - `cargo xtask schemas`: regenerate the JSON Schemas of the JSON report and of verdict.toml
 //!   under `schemas/` from the Rust types.
+//! - `cargo xtask dist [--profile NAME]`: the stripped binary's archive, the Python wheel and the
+//!   npm tarballs of this machine's platform, in `target/dist/` (see `xtask/src/dist.rs`).
 //! - `cargo xtask plugin [--release]`: build the example verifier plugin and print its path.
 //! - `cargo xtask bench [TOOL…]`: parser throughput on 100 MiB logs, against ripgrep;
 //!   `cargo xtask bench --pipeline`: `verdict run` against its tools run one by one and in parallel;
@@ -21,6 +23,7 @@ mod bench_mcp;
 mod bench_merge;
 mod bench_pipeline;
 mod capture;
+mod dist;
 mod example;
 mod nextest;
 mod plugin;
@@ -58,6 +61,25 @@ enum Command {
     /// Regenerate the JSON Schemas under `schemas/` (the JSON report, verdict.toml) from the
     /// Rust types; a test fails while they are out of date.
     Schemas,
+    /// Build what a release publishes for this machine's platform into `target/dist/`: the
+    /// binary's `.tar.gz` with its `.sha256`, the Python wheel (maturin) and the npm tarballs.
+    Dist {
+        /// The cargo profile of the binary and the wheel.
+        #[arg(long, default_value = "dist")]
+        profile: String,
+        /// Build for this Rust target instead of the host's.
+        #[arg(long)]
+        target: Option<String>,
+        /// Package this already-built binary (archive and npm) instead of building one.
+        #[arg(long)]
+        binary: Option<PathBuf>,
+        /// Where the packages go.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Leave out the wheel.
+        #[arg(long)]
+        no_wheel: bool,
+    },
     /// Build the example verifier plugin (`git-diff-check`) as a shared library and print its path.
     Plugin {
         /// Build with the release profile.
@@ -127,6 +149,19 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Schemas => schemas::run(),
         Command::Tools => tools::install().map(|root| println!("{}", root.display())),
         Command::Example { args } => return example::run(&args),
+        Command::Dist {
+            profile,
+            target,
+            binary,
+            out,
+            no_wheel,
+        } => dist::run(&dist::Options {
+            profile,
+            target,
+            binary,
+            out: out.unwrap_or_else(|| capture::repo_root().join("target/dist")),
+            wheel: !no_wheel,
+        }),
         Command::Plugin { release } => {
             plugin::build(release).map(|library| println!("{}", library.display()))
         }

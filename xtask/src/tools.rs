@@ -2,8 +2,9 @@
 //! the Node.js they need, a Python venv with pytest (and junitparser and markdown-it-py, which
 //! read verdict's reports back in the render tests), and Microsoft's SARIF Multitool with GitHub's
 //! `@actions/core` (the render tests' references for SARIF and workflow commands), and the
-//! official MCP Python SDK in a venv of its own (the client of `verdict mcp`'s tests), and
-//! actionlint with pre-commit in another (the checkers of the GitHub Action and the hooks) — into
+//! official MCP Python SDK in a venv of its own (the client of `verdict mcp`'s tests),
+//! actionlint with pre-commit in another (the checkers of the GitHub Action and the hooks), and
+//! maturin in a third (`cargo xtask dist` and the packaging tests build the wheel with it) — into
 //! `target/verdict-tools/`, outside the tracked tree; and the distribution's PostgreSQL (Debian's
 //! `postgresql` package) when `initdb` is missing, whose throw-away clusters the fleet's tests
 //! start; and the distribution's Chromium with its WebDriver (Debian's `chromium` and
@@ -43,6 +44,11 @@ pub(crate) fn install() -> Result<PathBuf> {
     capture::install_venv(
         &capture::repo_root().join("xtask/tools/action/requirements.txt"),
         &root.join(ACTION_VENV),
+    )?;
+    // maturin, which `cargo xtask dist` and the packaging tests build the wheel with.
+    capture::install_venv(
+        &capture::repo_root().join("xtask/tools/dist/requirements.txt"),
+        &root.join(crate::dist::DIST_VENV),
     )?;
     install_postgres()?;
     install_chromium()?;
