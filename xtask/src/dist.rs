@@ -330,6 +330,7 @@ fn stage_main(platforms: &[Platform], dir: &Path) -> Result<PathBuf> {
         let name = Path::new(file).file_name().unwrap_or(file.as_ref());
         fs::copy(src.join(file), dir.join(name)).with_context(|| format!("copy npm/{file}"))?;
     }
+    copy_licenses(dir)?;
     let template = src.join("verdict-cli/package.json");
     let text =
         fs::read_to_string(&template).with_context(|| format!("read {}", template.display()))?;
@@ -350,6 +351,7 @@ fn stage_platform(platform: &Platform, binary: &Path, dir: &Path) -> Result<()> 
     fresh_dir(dir)?;
     fs::create_dir_all(dir.join("bin"))?;
     copy_executable(binary, &dir.join("bin").join(exe_name(&platform.target)))?;
+    copy_licenses(dir)?;
     let mut manifest = json!({
         "name": platform.package,
         "version": VERSION,
@@ -362,13 +364,25 @@ fn stage_platform(platform: &Platform, binary: &Path, dir: &Path) -> Result<()> 
         },
         "os": [platform.os],
         "cpu": [platform.cpu],
-        "files": ["bin"],
+        "files": ["bin", "LICENSE-MIT", "LICENSE-APACHE"],
         "preferUnplugged": true,
     });
     if let (Some(libc), Some(object)) = (&platform.libc, manifest.as_object_mut()) {
         object.insert("libc".into(), json!([libc]));
     }
     write_json(&dir.join("package.json"), &manifest)
+}
+
+/// The license texts every package carries, from the repository's root.
+const LICENSES: [&str; 2] = ["LICENSE-MIT", "LICENSE-APACHE"];
+
+/// Copies [`LICENSES`] into a staged package.
+fn copy_licenses(dir: &Path) -> Result<()> {
+    for license in LICENSES {
+        fs::copy(capture::repo_root().join(license), dir.join(license))
+            .with_context(|| format!("failed to copy {license}"))?;
+    }
+    Ok(())
 }
 
 /// Removes `dir` if it exists and creates it empty.

@@ -277,6 +277,10 @@ fn npm_tarballs_install_offline_and_run() {
     let start = Instant::now();
     let app = npm_install(dir.path(), &[&tarballs.main, &tarballs.platform]);
     timed("npm install", start);
+    for license in ["LICENSE-MIT", "LICENSE-APACHE"] {
+        let license = app.join("node_modules/verdict-cli").join(license);
+        assert!(license.is_file(), "{} is missing", license.display());
+    }
     let start = Instant::now();
     check_installed(&app.join("node_modules/.bin/verdict"), dir.path(), &[]);
     timed("verdict --version and run", start);

@@ -38,9 +38,14 @@ def main():
         raise SystemExit(f"error: {dist_info}/WHEEL names no tag")
     exe = "verdict.exe" if os.name == "nt" else "verdict"
     files = [(f"{dist}.data/scripts/{exe}", read(binary), 0o755)]
-    for name in sorted(os.listdir(dist_info)):
-        if name != "RECORD":
-            files.append((f"{info_name}/{name}", read(os.path.join(dist_info, name)), 0o644))
+    # The metadata has folders too: the license files go under `licenses/`.
+    for root, dirs, names in os.walk(dist_info):
+        dirs.sort()
+        rel = os.path.relpath(root, dist_info).replace(os.sep, "/")
+        for name in sorted(names):
+            path = name if rel == "." else f"{rel}/{name}"
+            if path != "RECORD":
+                files.append((f"{info_name}/{path}", read(os.path.join(root, name)), 0o644))
     record = f"{info_name}/RECORD"
     lines = [record_line(path, data) for path, data, _ in files] + [f"{record},,"]
     files.append((record, ("\n".join(lines) + "\n").encode(), 0o644))
