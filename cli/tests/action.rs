@@ -8,7 +8,7 @@
 //! environment variables `action.yml` maps the inputs to, `GITHUB_OUTPUT`, `GITHUB_STEP_SUMMARY`
 //! and `RUNNER_TEMP` as files, and this build's `verdict` as `verdict-path`.
 
-use crate::support::project::{Out, Project, path_with_node, repo};
+use crate::support::project::{Out, Project, git_in as git, path_with_node, repo};
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -45,23 +45,6 @@ fn actionlint(root: &Path, files: &[PathBuf]) -> Out {
             .args(files)
             .current_dir(root),
     )
-}
-
-/// Runs git in `dir` with a fixed identity; fails the test when git fails.
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = finish(
-        Command::new("git")
-            .args([
-                "-c",
-                "user.name=verdict",
-                "-c",
-                "user.email=verdict@example.com",
-            ])
-            .args(args)
-            .current_dir(dir),
-    );
-    assert_eq!(out.code, 0, "git {args:?}:\n{}", out.all());
-    out.stdout
 }
 
 #[test]

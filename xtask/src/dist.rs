@@ -164,6 +164,11 @@ pub(crate) fn archive(binary: &Path, target: &str, out: &Path) -> Result<PathBuf
     }
     fs::create_dir_all(&dir).with_context(|| format!("failed to create {}", dir.display()))?;
     copy_executable(binary, &dir.join(exe_name(target)))?;
+    copy_licenses(&dir)?;
+    for doc in ["README.md", "CHANGELOG.md"] {
+        fs::copy(capture::repo_root().join(doc), dir.join(doc))
+            .with_context(|| format!("failed to copy {doc}"))?;
+    }
     let file = format!("{name}.tar.gz");
     let archive = out.join(&file);
     // Relative paths only: GNU tar (Git Bash's, on Windows) takes `C:\…` for a remote host.

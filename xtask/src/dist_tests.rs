@@ -327,6 +327,9 @@ fn archive_is_named_for_the_version_and_target_with_its_checksum() {
         listing.contains(&format!("{name}/verdict")) && listing.contains("-rwxr-xr-x"),
         "{listing}"
     );
+    for file in ["LICENSE-MIT", "LICENSE-APACHE", "README.md", "CHANGELOG.md"] {
+        assert!(listing.contains(&format!("{name}/{file}")), "{listing}");
+    }
 }
 
 #[test]

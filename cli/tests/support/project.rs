@@ -13,6 +13,28 @@ pub(crate) fn repo() -> PathBuf {
     verdict_test_support::repo_root()
 }
 
+/// Runs git in `dir` with a fixed identity and returns what it printed; fails the test when git
+/// fails.
+pub(crate) fn git_in(dir: &Path, args: &[&str]) -> String {
+    let output = Command::new("git")
+        .args([
+            "-c",
+            "user.name=verdict",
+            "-c",
+            "user.email=verdict@example.com",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("git starts");
+    assert!(
+        output.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
 /// Directories a fixture copy leaves out: installs and what earlier runs left behind.
 const NOT_COPIED: [&str; 5] = [
     "node_modules",
@@ -137,22 +159,7 @@ impl Project {
 
     /// Runs git in the project, with a fixed identity; fails the test when git fails.
     pub(crate) fn git(&self, args: &[&str]) {
-        let output = Command::new("git")
-            .args([
-                "-c",
-                "user.name=verdict",
-                "-c",
-                "user.email=verdict@example.com",
-            ])
-            .args(args)
-            .current_dir(self.root())
-            .output()
-            .expect("git starts");
-        assert!(
-            output.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
+        git_in(self.root(), args);
     }
 
     /// Writes `text` to `root/rel`, creating directories.
