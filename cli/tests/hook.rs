@@ -1073,6 +1073,10 @@ fn install_claude_keeps_other_settings_and_is_idempotent() {
         "fmt.sh"
     );
     assert_eq!(doc["hooks"]["Stop"][0]["hooks"][0]["command"], "notify.sh");
+    // A subagent's stop is verified as the main agent's is, by the same command.
+    let stop = &doc["hooks"]["Stop"][1]["hooks"][0];
+    let subagent_stop = &doc["hooks"]["SubagentStop"][0]["hooks"][0];
+    assert_eq!(subagent_stop, stop, "{text}");
     snapshot!("install_claude_settings", hide_exe(&text));
 }
 
@@ -1164,7 +1168,9 @@ fn shared_hooks_run_verdict_from_the_path_and_hint_when_it_is_missing() {
         let doc: Value = serde_json::from_str(&text).expect("JSON");
         let mut commands = Vec::new();
         commands_in(&doc, &mut commands);
-        assert_eq!(commands.len(), 2, "{harness}: {text}");
+        // Stop and SessionStart, and SubagentStop for Claude Code.
+        let hooks = if harness == "claude" { 3 } else { 2 };
+        assert_eq!(commands.len(), hooks, "{harness}: {text}");
         assert!(
             !text.contains(&exe()),
             "{harness}: an absolute path: {text}"
@@ -1290,8 +1296,18 @@ fn install_recognises_a_quoted_path_to_verdict() {
     let settings = r#"{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"\"/opt/my tools/verdict\" hook claude --deadline 40"}]}],"SessionStart":[{"hooks":[{"type":"command","command":"'/opt/my tools/verdict' hook claude --event=session-start"}]}]}}"#;
     project.write(".claude/settings.json", settings);
     let (out, _) = project.verdict(&["hook", "install", "claude"], "", &[]);
-    assert!(out.contains("nothing changed"), "{out}");
-    assert_eq!(project.read(".claude/settings.json"), settings);
+    // The quoted paths are verdict's Stop and SessionStart hooks: only SubagentStop is new.
+    assert!(out.contains("as the SubagentStop hook"), "{out}");
+    assert!(!out.contains("as the Stop hook"), "{out}");
+    assert!(!out.contains("as the SessionStart hook"), "{out}");
+    let doc: Value = serde_json::from_str(&project.read(".claude/settings.json")).expect("JSON");
+    assert_eq!(
+        doc["hooks"]["Stop"].as_array().map(Vec::len),
+        Some(1),
+        "{doc:#}"
+    );
+    let (again, _) = project.verdict(&["hook", "install", "claude"], "", &[]);
+    assert!(again.contains("nothing changed"), "{again}");
 }
 
 /// A settings file written by an older install has the stop hook alone: installing again adds

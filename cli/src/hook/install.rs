@@ -104,16 +104,15 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
             }
         );
     }
-    for &event in &added {
+    for &(event, point) in &added {
         println!(
-            "verdict: added `{}` as the {} hook in {}",
+            "verdict: added `{}` as the {point} hook in {}",
             command_for(&exe, args.harness, event, deadline_for(event, args.timeout)),
-            event.names(args.harness)[0],
             path.display()
         );
     }
     if let Some(timeout) = args.timeout
-        && !added.contains(&Event::Stop)
+        && !added.iter().any(|&(event, _)| event == Event::Stop)
     {
         println!(
             "verdict: --timeout {timeout} was not applied: the stop hook was already there, and \
@@ -290,15 +289,15 @@ fn settings_path(harness: Harness, scope: Scope, dir: Option<&Path>) -> Result<P
 }
 
 /// Adds verdict's hooks, run by `exe`, to the file at `path` (created if missing); returns the
-/// events it added, none when verdict's hooks were already there, in which case the file is not
-/// written.
+/// events it added with the harness's name of each hook point, none when verdict's hooks were
+/// already there, in which case the file is not written.
 pub(crate) fn install(
     harness: Harness,
     path: &Path,
     exe: &Program,
     events: &[Event],
     stop_timeout: Option<u64>,
-) -> Result<Vec<Event>> {
+) -> Result<Vec<(Event, &'static str)>> {
     let path = &config_file::follow_links(path)?;
     let mut document = config_file::read_json(path)?;
     let mut added = Vec::new();
@@ -309,17 +308,18 @@ pub(crate) fn install(
             _ => default_timeout(harness, event),
         };
         let replace_absolute = matches!(exe, Program::OnPath { .. });
-        if add_hook(
-            harness,
-            event,
-            &mut document,
-            &command,
-            timeout,
-            replace_absolute,
-        )
-        .with_context(|| format!("in {}", path.display()))?
-        {
-            added.push(event);
+        for &point in hook_points(harness, event) {
+            let hook = Hook {
+                event,
+                point,
+                command: &command,
+                timeout,
+            };
+            if add_hook(harness, hook, &mut document, replace_absolute)
+                .with_context(|| format!("in {}", path.display()))?
+            {
+                added.push((event, point));
+            }
         }
     }
     if added.is_empty() {
@@ -327,6 +327,25 @@ pub(crate) fn install(
     }
     config_file::write_json(path, &document)?;
     Ok(added)
+}
+
+/// The hook points of the harness's settings that install writes for `event`. Claude Code
+/// stops a subagent through `SubagentStop`, which verdict answers as a stop, so a subagent's
+/// edits are verified before it reports back.
+fn hook_points(harness: Harness, event: Event) -> &'static [&'static str] {
+    match (event, harness) {
+        (Event::Stop, Harness::Claude) => &["Stop", "SubagentStop"],
+        _ => &event.names(harness)[..1],
+    }
+}
+
+/// One hook install writes: the event verdict answers, the harness's name of the point it is
+/// written under, its command and its timeout in seconds.
+struct Hook<'a> {
+    event: Event,
+    point: &'static str,
+    command: &'a str,
+    timeout: u64,
 }
 
 /// Whether a hook's command already runs verdict's hook of `event` for `harness`: one of its
@@ -482,19 +501,22 @@ fn deadline_for(event: Event, timeout: Option<u64>) -> Option<u64> {
     }
 }
 
-/// Adds verdict's hook of `event` running `command`, with `timeout` in seconds, to a settings
-/// document; `false` when a hook
-/// running verdict's of that event for `harness` is already there. With `replace_absolute`, a
+/// Adds verdict's `hook` to a settings document under its point; `false` when a hook there
+/// already runs verdict's of that event for `harness`. With `replace_absolute`, a
 /// command an older install wrote with its absolute path ([`is_absolute_install`]) is replaced by
 /// `command` in place (and `true` returned).
 fn add_hook(
     harness: Harness,
-    event_kind: Event,
+    hook: Hook<'_>,
     document: &mut Json,
-    command: &str,
-    timeout: u64,
     replace_absolute: bool,
 ) -> Result<bool> {
+    let Hook {
+        event: event_kind,
+        point: event,
+        command,
+        timeout,
+    } = hook;
     let Json::Object(root) = document else {
         bail!("the settings are not a JSON object");
     };
@@ -503,7 +525,6 @@ fn add_hook(
         (Event::PostEdit, Some(tools)) => vec![("matcher", Json::from(tools))],
         _ => Vec::new(),
     };
-    let event = event_kind.names(harness)[0];
     let entry = match harness {
         // Claude Code and Codex share the shape: event → matcher groups → handlers.
         Harness::Claude | Harness::Codex => json::object(
@@ -732,15 +753,25 @@ mod tests {
 
     #[test]
     fn settings_of_the_wrong_shape_are_not_touched() {
-        let command = "verdict hook claude";
-        let mut doc = parse(r#"{"hooks": []}"#);
-        assert!(add_hook(Harness::Claude, Event::Stop, &mut doc, command, 600, true).is_err());
-        let mut doc = parse(r#"{"hooks": {"stop": {}}}"#);
-        assert!(add_hook(Harness::Cursor, Event::Stop, &mut doc, command, 600, true).is_err());
-        let mut doc = parse("[1]");
-        assert!(add_hook(Harness::Codex, Event::Stop, &mut doc, command, 600, true).is_err());
-        let mut doc = parse(r#"{"hooks": {"AfterAgent": 3}}"#);
-        assert!(add_hook(Harness::Gemini, Event::Stop, &mut doc, command, 600, true).is_err());
+        let add = |harness: Harness, doc: &mut Json| {
+            let hook = Hook {
+                event: Event::Stop,
+                point: hook_points(harness, Event::Stop)[0],
+                command: "verdict hook claude",
+                timeout: 600,
+            };
+            add_hook(harness, hook, doc, true)
+        };
+        assert!(add(Harness::Claude, &mut parse(r#"{"hooks": []}"#)).is_err());
+        assert!(add(Harness::Cursor, &mut parse(r#"{"hooks": {"stop": {}}}"#)).is_err());
+        assert!(add(Harness::Codex, &mut parse("[1]")).is_err());
+        assert!(
+            add(
+                Harness::Gemini,
+                &mut parse(r#"{"hooks": {"AfterAgent": 3}}"#)
+            )
+            .is_err()
+        );
     }
 
     #[test]
