@@ -511,62 +511,11 @@ fn add_hook(
     document: &mut Json,
     replace_absolute: bool,
 ) -> Result<bool> {
-    let Hook {
-        event: event_kind,
-        point: event,
-        command,
-        timeout,
-    } = hook;
+    let (event_kind, event, command) = (hook.event, hook.point, hook.command);
     let Json::Object(root) = document else {
         bail!("the settings are not a JSON object");
     };
-    // The post-edit hook runs after the tools that edit files only.
-    let matcher: Vec<(&str, Json)> = match (event_kind, super::post_edit::matcher(harness)) {
-        (Event::PostEdit, Some(tools)) => vec![("matcher", Json::from(tools))],
-        _ => Vec::new(),
-    };
-    let entry = match harness {
-        // Claude Code and Codex share the shape: event → matcher groups → handlers.
-        Harness::Claude | Harness::Codex => json::object(
-            matcher
-                .into_iter()
-                .chain([(
-                    "hooks",
-                    Json::Array(vec![json::object(vec![
-                        ("type", Json::from("command")),
-                        ("command", Json::from(command)),
-                        ("timeout", Json::from(timeout)),
-                    ])]),
-                )])
-                .collect(),
-        ),
-        // Gemini CLI's shape is Claude Code's, with a name and the timeout in milliseconds.
-        Harness::Gemini => json::object(
-            matcher
-                .into_iter()
-                .chain([(
-                    "hooks",
-                    Json::Array(vec![json::object(vec![
-                        (
-                            "name",
-                            Json::from(match event_kind {
-                                Event::Stop => "verdict",
-                                Event::SessionStart => "verdict-session-start",
-                                Event::PostEdit => "verdict-post-edit",
-                            }),
-                        ),
-                        ("type", Json::from("command")),
-                        ("command", Json::from(command)),
-                        ("timeout", Json::from(timeout * 1000)),
-                    ])]),
-                )])
-                .collect(),
-        ),
-        Harness::Cursor => json::object(vec![
-            ("command", Json::from(command)),
-            ("timeout", Json::from(timeout)),
-        ]),
-    };
+    let entry = entry(harness, &hook);
     if harness == Harness::Cursor && json::get(root, "version").is_none() {
         root.push(("version".into(), Json::from(1u64)));
     }
@@ -620,6 +569,58 @@ fn add_hook(
     }
     list.push(entry);
     Ok(true)
+}
+
+/// The settings entry of `hook` in the harness's shape.
+fn entry(harness: Harness, hook: &Hook<'_>) -> Json {
+    let (event_kind, command, timeout) = (hook.event, hook.command, hook.timeout);
+    // The post-edit hook runs after the tools that edit files only.
+    let matcher: Vec<(&str, Json)> = match (event_kind, super::post_edit::matcher(harness)) {
+        (Event::PostEdit, Some(tools)) => vec![("matcher", Json::from(tools))],
+        _ => Vec::new(),
+    };
+    match harness {
+        // Claude Code and Codex share the shape: event → matcher groups → handlers.
+        Harness::Claude | Harness::Codex => json::object(
+            matcher
+                .into_iter()
+                .chain([(
+                    "hooks",
+                    Json::Array(vec![json::object(vec![
+                        ("type", Json::from("command")),
+                        ("command", Json::from(command)),
+                        ("timeout", Json::from(timeout)),
+                    ])]),
+                )])
+                .collect(),
+        ),
+        // Gemini CLI's shape is Claude Code's, with a name and the timeout in milliseconds.
+        Harness::Gemini => json::object(
+            matcher
+                .into_iter()
+                .chain([(
+                    "hooks",
+                    Json::Array(vec![json::object(vec![
+                        (
+                            "name",
+                            Json::from(match event_kind {
+                                Event::Stop => "verdict",
+                                Event::SessionStart => "verdict-session-start",
+                                Event::PostEdit => "verdict-post-edit",
+                            }),
+                        ),
+                        ("type", Json::from("command")),
+                        ("command", Json::from(command)),
+                        ("timeout", Json::from(timeout * 1000)),
+                    ])]),
+                )])
+                .collect(),
+        ),
+        Harness::Cursor => json::object(vec![
+            ("command", Json::from(command)),
+            ("timeout", Json::from(timeout)),
+        ]),
+    }
 }
 
 /// Sets the `command` of a hook object to `command` when it is one an older install wrote with
