@@ -16,6 +16,7 @@ mod guard;
 mod history;
 mod hook;
 mod junit;
+mod man;
 mod r#loop;
 mod mcp;
 mod never_clean;
