@@ -39,7 +39,11 @@ fn title_line(page: &str) -> &str {
 #[test]
 fn man_prints_a_roff_page_naming_the_version_and_every_subcommand() {
     let version = verdict(&["--version"], "");
-    let version = version.stdout.trim().trim_start_matches("verdict ").to_owned();
+    let version = version
+        .stdout
+        .trim()
+        .trim_start_matches("verdict ")
+        .to_owned();
     let run = verdict(&["man"], "");
     assert_eq!(run.code, 0, "verdict man: {}", run.stderr);
     let page = run.stdout;

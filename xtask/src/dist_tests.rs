@@ -421,6 +421,31 @@ fn shim_without_its_platform_package_says_what_to_do() {
 }
 
 #[test]
+fn npm_global_install_puts_the_man_page_where_man_finds_it() {
+    let dir = TempDir::new().expect("a temporary directory");
+    let page = man_page(&test_build_binary(), dir.path()).expect("the man page");
+    let main = npm_main_package(&page, &dir.path().join("npm")).expect("npm pack works");
+    let prefix = dir.path().join("prefix");
+    // Only a global install links man pages: under the prefix's share/man, as `man` expects.
+    succeed(
+        Command::new("npm")
+            .args([
+                "install",
+                "--global",
+                "--offline",
+                "--no-audit",
+                "--no-fund",
+            ])
+            .arg("--prefix")
+            .arg(&prefix)
+            .arg("--cache")
+            .arg(dir.path().join("npm-cache"))
+            .arg(&main),
+    );
+    check_man_page(&prefix.join("share/man/man1/verdict.1"));
+}
+
+#[test]
 fn release_workflow_builds_every_npm_platform() {
     let path = capture::repo_root().join(".github/workflows/release.yml");
     let workflow = fs::read_to_string(&path).expect("read the release workflow");
