@@ -12,7 +12,7 @@
 //! The man page is what `verdict man` prints, from the binary being packaged when it runs on this
 //! machine; a binary that cannot start here (another target: a cross build) is stood in for by a
 //! dev build for the host, whose clap definition, and so whose page, is the same. The wheel has no
-//! page: maturin installs only a checked-in data directory, and the page is generated.
+//! page: maturin takes data files only from the source tree, and the page is generated.
 //!
 //! The version is the workspace's (`[workspace.package] version` in the root Cargo.toml, which
 //! this crate inherits); the npm manifests get it here, so no checked-in file repeats it. The
