@@ -63,14 +63,15 @@ mod tests {
 
     #[test]
     fn a_subcommand_page_is_titled_with_its_display_name() {
-        let page = String::from_utf8(render(&["run".to_owned()]).unwrap()).unwrap();
+        let page = render(&["run".to_owned()]).expect("the page of `verdict run`");
+        let page = String::from_utf8(page).expect("a UTF-8 page");
         assert!(page.starts_with(".ie"), "{page}");
         assert!(page.contains(".TH verdict-run 1"), "{page}");
     }
 
     #[test]
     fn an_unknown_subcommand_is_an_error_naming_it() {
-        let error = render(&["nope".to_owned()]).unwrap_err();
+        let error = render(&["nope".to_owned()]).expect_err("`nope` is no subcommand");
         assert_eq!(error.to_string(), "no subcommand `nope` in `verdict`");
     }
 }
