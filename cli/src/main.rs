@@ -15,6 +15,7 @@ mod history;
 mod hook;
 mod json_doc;
 mod list;
+mod man;
 mod mcp;
 mod merge;
 mod output;
@@ -116,6 +117,8 @@ enum Command {
     Mcp(mcp::Args),
     /// Print the completion script of a shell.
     Completions(CompletionsArgs),
+    /// Print the man page (roff) of verdict or of one of its subcommands.
+    Man(man::Args),
     /// Print the JSON Schema of the JSON report or of verdict.toml.
     Schema(schema::Args),
 }
@@ -170,6 +173,7 @@ fn main() -> std::process::ExitCode {
         Command::Dashboard(args) => dashboard::run(&args),
         Command::Mcp(args) => mcp::run(&args),
         Command::Completions(args) => completions(args.shell),
+        Command::Man(args) => man::run(&args),
         Command::Schema(args) => schema::run(&args),
     };
     let code = match result {

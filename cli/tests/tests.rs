@@ -17,6 +17,7 @@ mod history;
 mod hook;
 mod junit;
 mod r#loop;
+mod man;
 mod mcp;
 mod never_clean;
 mod outputs;

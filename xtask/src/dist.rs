@@ -1,12 +1,18 @@
 //! `cargo xtask dist`: builds what a release publishes for this machine's platform (or another
 //! Rust target this machine can build) into `target/dist/`:
 //!
-//! - `verdict-<version>-<target>.tar.gz` with the `verdict` binary, and its `.sha256`;
+//! - `verdict-<version>-<target>.tar.gz` with the `verdict` binary and its man page
+//!   (`man/verdict.1`), and its `.sha256`;
 //! - the Python wheel, built by maturin (`pyproject.toml`, `bindings = "bin"`); with `--binary`,
 //!   that binary wrapped around the `.dist-info` maturin writes, which compiles nothing;
 //! - under `npm/`, the npm tarballs of the main package `verdict-cli` (`npm/verdict-cli/`) and of
 //!   this platform's package (`@verdict-cli/<platform>`, generated here), staged and packed with
-//!   `npm pack`.
+//!   `npm pack`; the main package carries the man page (`"man"` in its manifest).
+//!
+//! The man page is what `verdict man` prints, from the binary being packaged when it runs on this
+//! machine; a binary that cannot start here (another target: a cross build) is stood in for by a
+//! dev build for the host, whose clap definition, and so whose page, is the same. The wheel has no
+//! page: maturin takes data files only from the source tree, and the page is generated.
 //!
 //! The version is the workspace's (`[workspace.package] version` in the root Cargo.toml, which
 //! this crate inherits); the npm manifests get it here, so no checked-in file repeats it. The
@@ -79,7 +85,8 @@ pub(crate) fn run(options: &Options) -> Result<()> {
         Some(binary) => binary.clone(),
         None => build_binary(&options.profile, options.target.as_deref())?,
     };
-    let archive = archive(&binary, &target, &options.out)?;
+    let page = man_page(&binary, &options.out)?;
+    let archive = archive(&binary, &target, &page, &options.out)?;
     println!("{}", archive.display());
     if options.wheel {
         let wheel = match &options.binary {
@@ -88,7 +95,7 @@ pub(crate) fn run(options: &Options) -> Result<()> {
         };
         println!("{}", wheel.display());
     }
-    let npm = npm_packages(&binary, &target, &options.out.join("npm"))?;
+    let npm = npm_packages(&binary, &target, &page, &options.out.join("npm"))?;
     println!("{}\n{}", npm.main.display(), npm.platform.display());
     Ok(())
 }
@@ -152,9 +159,47 @@ pub(crate) fn build_binary(profile: &str, target: Option<&str>) -> Result<PathBu
     Ok(dir.join(profile_dir(profile)).join(exe_name(target)))
 }
 
-/// Writes `verdict-<version>-<target>.tar.gz` (a directory of that name with the binary) and its
-/// `.sha256` (in `sha256sum`'s format) into `out`; returns the archive's path.
-pub(crate) fn archive(binary: &Path, target: &str, out: &Path) -> Result<PathBuf> {
+/// The man page's file name, in every package that carries it.
+pub(crate) const MAN_PAGE: &str = "verdict.1";
+
+/// Writes the man page, `verdict man` of `binary`, to `out/verdict.1`; returns its path. A binary
+/// that cannot start here (built for another target) is replaced by a dev build for the host.
+pub(crate) fn man_page(binary: &Path, out: &Path) -> Result<PathBuf> {
+    let printed = match std::process::Command::new(binary).arg("man").output() {
+        Ok(printed) => printed,
+        Err(_) => {
+            let host = build_binary("dev", None)?;
+            std::process::Command::new(&host)
+                .arg("man")
+                .output()
+                .with_context(|| format!("failed to start {}", host.display()))?
+        }
+    };
+    if !printed.status.success() || !printed.stdout.starts_with(b".") {
+        bail!(
+            "`verdict man` printed no man page ({}): {}",
+            printed.status,
+            String::from_utf8_lossy(&printed.stderr)
+        );
+    }
+    let page = out.join(MAN_PAGE);
+    fs::write(&page, &printed.stdout)
+        .with_context(|| format!("failed to write {}", page.display()))?;
+    Ok(page)
+}
+
+/// Copies the man page `page` into `dir/man/`, where every package keeps it.
+fn copy_man_page(page: &Path, dir: &Path) -> Result<()> {
+    fs::create_dir_all(dir.join("man"))?;
+    fs::copy(page, dir.join("man").join(MAN_PAGE))
+        .with_context(|| format!("failed to copy {}", page.display()))?;
+    Ok(())
+}
+
+/// Writes `verdict-<version>-<target>.tar.gz` (a directory of that name with the binary and the
+/// man page `page` under `man/`) and its `.sha256` (in `sha256sum`'s format) into `out`; returns
+/// the archive's path.
+pub(crate) fn archive(binary: &Path, target: &str, page: &Path, out: &Path) -> Result<PathBuf> {
     let name = format!("verdict-{VERSION}-{target}");
     let staging = out.join("archive");
     let dir = staging.join(&name);
@@ -165,6 +210,7 @@ pub(crate) fn archive(binary: &Path, target: &str, out: &Path) -> Result<PathBuf
     fs::create_dir_all(&dir).with_context(|| format!("failed to create {}", dir.display()))?;
     copy_executable(binary, &dir.join(exe_name(target)))?;
     copy_licenses(&dir)?;
+    copy_man_page(page, &dir)?;
     for doc in ["README.md", "CHANGELOG.md"] {
         fs::copy(capture::repo_root().join(doc), dir.join(doc))
             .with_context(|| format!("failed to copy {doc}"))?;
@@ -297,11 +343,16 @@ pub(crate) fn platform_of(target: &str) -> Result<Platform> {
         .with_context(|| format!("npm/platforms.json has no npm package for {target}"))
 }
 
-/// Stages and packs the main npm package and the package of `target`'s platform (with `binary`)
-/// under `out`; returns the tarballs.
-pub(crate) fn npm_packages(binary: &Path, target: &str, out: &Path) -> Result<NpmTarballs> {
+/// Stages and packs the main npm package (with the man page `page`) and the package of
+/// `target`'s platform (with `binary`) under `out`; returns the tarballs.
+pub(crate) fn npm_packages(
+    binary: &Path,
+    target: &str,
+    page: &Path,
+    out: &Path,
+) -> Result<NpmTarballs> {
     let platform = platform_of(target)?;
-    let main = npm_main_package(out)?;
+    let main = npm_main_package(page, out)?;
     let short = platform
         .package
         .rsplit('/')
@@ -315,15 +366,16 @@ pub(crate) fn npm_packages(binary: &Path, target: &str, out: &Path) -> Result<Np
     })
 }
 
-/// Stages and packs the main npm package under `out`; returns its tarball.
-pub(crate) fn npm_main_package(out: &Path) -> Result<PathBuf> {
-    let dir = stage_main(&platforms()?, &out.join("verdict-cli"))?;
+/// Stages and packs the main npm package, with the man page `page`, under `out`; returns its
+/// tarball.
+pub(crate) fn npm_main_package(page: &Path, out: &Path) -> Result<PathBuf> {
+    let dir = stage_main(&platforms()?, page, &out.join("verdict-cli"))?;
     npm_pack(&dir, out)
 }
 
-/// Copies the main package from `npm/verdict-cli/` to `dir` with the version and the platforms'
-/// optional dependencies written into its manifest.
-fn stage_main(platforms: &[Platform], dir: &Path) -> Result<PathBuf> {
+/// Copies the main package from `npm/verdict-cli/` to `dir`, and the man page `page` under
+/// `man/`, with the version and the platforms' optional dependencies written into its manifest.
+fn stage_main(platforms: &[Platform], page: &Path, dir: &Path) -> Result<PathBuf> {
     let src = capture::repo_root().join("npm");
     fresh_dir(dir)?;
     fs::create_dir_all(dir.join("bin"))?;
@@ -336,6 +388,7 @@ fn stage_main(platforms: &[Platform], dir: &Path) -> Result<PathBuf> {
         fs::copy(src.join(file), dir.join(name)).with_context(|| format!("copy npm/{file}"))?;
     }
     copy_licenses(dir)?;
+    copy_man_page(page, dir)?;
     let template = src.join("verdict-cli/package.json");
     let text =
         fs::read_to_string(&template).with_context(|| format!("read {}", template.display()))?;

@@ -229,10 +229,25 @@ fn wheel_installs_into_a_fresh_venv_and_runs() {
     timed("verdict --version and run", start);
 }
 
-/// Packs the npm packages of the test build's binary into `dir/npm`.
+/// Packs the npm packages of the test build's binary, and its man page, into `dir/npm`.
 fn pack(dir: &Path) -> NpmTarballs {
     let target = host_target().expect("rustc -vV");
-    npm_packages(&packaged_binary(dir), &target, &dir.join("npm")).expect("npm pack works")
+    let binary = packaged_binary(dir);
+    let page = man_page(&binary, dir).expect("the binary prints its man page");
+    npm_packages(&binary, &target, &page, &dir.join("npm")).expect("npm pack works")
+}
+
+/// Asserts that the file at `path` is verdict's man page for the workspace's version.
+fn check_man_page(path: &Path) {
+    let page = fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("the man page {} is missing: {e}", path.display()));
+    let version = workspace_version();
+    let th = page.lines().find(|line| line.starts_with(".TH "));
+    assert!(
+        th.is_some_and(|th| th.starts_with(".TH verdict 1 ") && th.contains(&version)),
+        "{} has no `.TH verdict 1` line with {version}:\n{page}",
+        path.display()
+    );
 }
 
 /// `npm install` of `tarballs` into a fresh project at `dir/app`, offline and with a cache of its
@@ -281,6 +296,7 @@ fn npm_tarballs_install_offline_and_run() {
         let license = app.join("node_modules/verdict-cli").join(license);
         assert!(license.is_file(), "{} is missing", license.display());
     }
+    check_man_page(&app.join("node_modules/verdict-cli/man/verdict.1"));
     let start = Instant::now();
     check_installed(&app.join("node_modules/.bin/verdict"), dir.path(), &[]);
     timed("verdict --version and run", start);
@@ -292,6 +308,11 @@ fn check_packed_versions(tarballs: &NpmTarballs) {
     let version = workspace_version();
     let main = packed_manifest(&tarballs.main);
     assert_eq!(main["version"], version.as_str(), "{main:#}");
+    assert_eq!(
+        main["man"],
+        serde_json::json!(["man/verdict.1"]),
+        "{main:#}"
+    );
     let optional = main["optionalDependencies"]
         .as_object()
         .expect("optionalDependencies");
@@ -310,7 +331,9 @@ fn archive_is_named_for_the_version_and_target_with_its_checksum() {
     let binary = dir.path().join("verdict");
     fs::write(&binary, b"#!/bin/sh\necho verdict\n").expect("write a stand-in binary");
     let version = workspace_version();
-    let archive = archive(&binary, "test-target", dir.path()).expect("the archive");
+    let page = man_page(&test_build_binary(), dir.path()).expect("the man page");
+    check_man_page(&page);
+    let archive = archive(&binary, "test-target", &page, dir.path()).expect("the archive");
     let name = format!("verdict-{version}-test-target");
     assert_eq!(archive, dir.path().join(format!("{name}.tar.gz")));
     let sum =
@@ -327,7 +350,13 @@ fn archive_is_named_for_the_version_and_target_with_its_checksum() {
         listing.contains(&format!("{name}/verdict")) && listing.contains("-rwxr-xr-x"),
         "{listing}"
     );
-    for file in ["LICENSE-MIT", "LICENSE-APACHE", "README.md", "CHANGELOG.md"] {
+    for file in [
+        "LICENSE-MIT",
+        "LICENSE-APACHE",
+        "README.md",
+        "CHANGELOG.md",
+        "man/verdict.1",
+    ] {
         assert!(listing.contains(&format!("{name}/{file}")), "{listing}");
     }
 }
@@ -335,7 +364,8 @@ fn archive_is_named_for_the_version_and_target_with_its_checksum() {
 #[test]
 fn shim_without_its_platform_package_says_what_to_do() {
     let dir = TempDir::new().expect("a temporary directory");
-    let main = npm_main_package(&dir.path().join("npm")).expect("npm pack works");
+    let page = man_page(&test_build_binary(), dir.path()).expect("the man page");
+    let main = npm_main_package(&page, &dir.path().join("npm")).expect("npm pack works");
     let app = npm_install(dir.path(), &[&main]);
     let shim = app.join("node_modules/.bin/verdict");
     let missing = output(Command::new(&shim).arg("--version"));
@@ -388,6 +418,31 @@ fn shim_without_its_platform_package_says_what_to_do() {
     assert_eq!(sh("exit 7").status.code(), Some(7));
     use std::os::unix::process::ExitStatusExt;
     assert_eq!(sh("kill -TERM $$").status.signal(), Some(15));
+}
+
+#[test]
+fn npm_global_install_puts_the_man_page_where_man_finds_it() {
+    let dir = TempDir::new().expect("a temporary directory");
+    let page = man_page(&test_build_binary(), dir.path()).expect("the man page");
+    let main = npm_main_package(&page, &dir.path().join("npm")).expect("npm pack works");
+    let prefix = dir.path().join("prefix");
+    // Only a global install links man pages: under the prefix's share/man, as `man` expects.
+    succeed(
+        Command::new("npm")
+            .args([
+                "install",
+                "--global",
+                "--offline",
+                "--no-audit",
+                "--no-fund",
+            ])
+            .arg("--prefix")
+            .arg(&prefix)
+            .arg("--cache")
+            .arg(dir.path().join("npm-cache"))
+            .arg(&main),
+    );
+    check_man_page(&prefix.join("share/man/man1/verdict.1"));
 }
 
 #[test]
