@@ -15,8 +15,9 @@ use crate::config::Config;
 pub(crate) enum Origin {
     /// Compiled into this binary (the crate's cargo feature).
     Linked(&'static str),
-    /// A `[[verifier]]` in verdict.toml.
-    Config,
+    /// A `[[verifier]]` of the configuration, by its label (`verdict.toml`, `[tool.verdict] of
+    /// pyproject.toml`, see [`Config::label`]).
+    Config(String),
     /// A plugin library, by path.
     Plugin(String),
     /// A command the project declares that no other verifier covers, run as it is.
@@ -27,7 +28,7 @@ impl Origin {
     pub(crate) fn describe(&self) -> String {
         match self {
             Origin::Linked(feature) => format!("linked (feature `{feature}`)"),
-            Origin::Config => "verdict.toml".to_owned(),
+            Origin::Config(label) => label.clone(),
             Origin::Plugin(path) => format!("plugin {path}"),
             Origin::Script => "the project's own command".to_owned(),
         }
@@ -83,7 +84,7 @@ pub(crate) fn all(config: &Config, root: &Path) -> Result<Vec<Known>> {
             })?;
         known.push(Known {
             verifier: Arc::new(verifier),
-            origin: Origin::Config,
+            origin: Origin::Config(config.label()),
             needs: Vec::new(),
         });
     }
