@@ -1609,6 +1609,112 @@ delays = ["1s", "2m"]
     }
 
     #[test]
+    fn discovery_reads_each_location_by_its_precedence() {
+        let temp = tempfile::tempdir().expect("temp dir");
+        let repo = temp.path();
+        std::fs::create_dir(repo.join(".git")).expect(".git");
+        let deep = repo.join("src");
+        std::fs::create_dir(&deep).expect("dir");
+        let pyproject = repo.join(PYPROJECT);
+        let hidden = repo.join(".config").join(FILE_NAME);
+        let plain = repo.join(FILE_NAME);
+
+        // A pyproject.toml without [tool.verdict] does not count.
+        std::fs::write(
+            &pyproject,
+            "[project]\nname = \"x\"\n[tool.ruff]\nline-length = 90\n",
+        )
+        .expect("write");
+        assert_eq!(discover(&deep).expect("no config").path, None);
+
+        // [tool.verdict]: the table is verdict.toml's schema, paths resolve beside pyproject.toml.
+        std::fs::write(
+            &pyproject,
+            "[project]\nname = \"x\"\n[tool.verdict]\nplugins = [\"p.so\"]\n[tool.verdict.run]\njobs = 2\n",
+        )
+        .expect("write");
+        let config = discover(&deep).expect("valid");
+        assert_eq!(config.path, Some(pyproject.clone()));
+        assert_eq!((config.run.jobs, config.dir.as_path()), (Some(2), repo));
+        assert_eq!(config.plugins, vec![repo.join("p.so")]);
+        assert_eq!(config.label(), "[tool.verdict] of pyproject.toml");
+        assert_eq!(config.ignored_note(), None);
+
+        // .config/verdict.toml wins over it and configures the directory holding `.config`.
+        std::fs::create_dir(repo.join(".config")).expect("dir");
+        std::fs::write(&hidden, "plugins = [\"q.so\"]\n").expect("write");
+        let config = discover(&deep).expect("valid");
+        assert_eq!(config.path, Some(hidden.clone()));
+        assert_eq!((config.run.jobs, config.dir.as_path()), (None, repo));
+        assert_eq!(config.plugins, vec![repo.join("q.so")]);
+        assert_eq!(config.ignored, vec![pyproject.clone()]);
+        assert_eq!(config.label(), ".config/verdict.toml");
+
+        // verdict.toml wins over both; the note names the file used and those ignored.
+        std::fs::write(&plain, "[run]\njobs = 5\n").expect("write");
+        let config = discover(&deep).expect("valid");
+        assert_eq!(
+            (config.path.as_ref(), config.run.jobs),
+            (Some(&plain), Some(5))
+        );
+        assert_eq!(config.ignored, vec![hidden.clone(), pyproject.clone()]);
+        assert_eq!(
+            config.ignored_note(),
+            Some(format!(
+                "note: verdict reads {} and ignores {} and {} (in one directory, verdict.toml wins \
+                 over .config/verdict.toml, which wins over [tool.verdict] of pyproject.toml)",
+                plain.display(),
+                hidden.display(),
+                pyproject.display()
+            ))
+        );
+
+        // The nearest directory holding any of them wins, whatever the kinds.
+        std::fs::write(deep.join(PYPROJECT), "[tool.verdict.run]\njobs = 7\n").expect("write");
+        let config = discover(&deep).expect("valid");
+        assert_eq!((config.run.jobs, config.dir), (Some(7), deep.clone()));
+        assert!(config.ignored.is_empty());
+    }
+
+    #[test]
+    fn an_invalid_tool_verdict_names_pyproject_its_line_and_full_key() {
+        let dir = Path::new("/project");
+        let path = dir.join(PYPROJECT);
+        let error = |text: &str| {
+            parse(text, &path, dir)
+                .expect_err("the config is invalid")
+                .to_string()
+        };
+        let head = "[project]\nname = \"x\"\n\n[tool.verdict.verifiers.tsc]\n";
+        assert_eq!(
+            error(&format!("{head}timout = \"5s\"\n")),
+            "/project/pyproject.toml:5: unknown key `timout` in [tool.verdict.verifiers.tsc] (expected one of: enabled, timeout, needs, allow_no_tests, env, args, command, paths, cwd, fast)"
+        );
+        assert_eq!(
+            error("[tool.verdict.run]\njobs = 0\n"),
+            "/project/pyproject.toml:2: `jobs` must be at least 1"
+        );
+        assert_eq!(
+            error("[tool.verdict.run]\nfail_fast = \"yes\"\n"),
+            "/project/pyproject.toml:2: `tool.verdict.run.fail_fast`: invalid type: string \"yes\", expected a boolean"
+        );
+        // Named by --config, a pyproject.toml without the table is an error, not the defaults.
+        assert_eq!(
+            error("[tool.ruff]\nline-length = 90\n"),
+            "/project/pyproject.toml:1: no [tool.verdict] table to configure verdict"
+        );
+        // Other tools' tables are theirs: unknown keys there are no error.
+        let config = parse(
+            "[tool.ruff]\nwhatever = 1\n[tool.verdict.verifiers.tsc]\nenabled = false\n",
+            &path,
+            dir,
+        )
+        .expect("valid");
+        assert_eq!(config.verifiers["tsc"].enabled, Some(false));
+        assert_eq!(config.names, vec![("tsc".to_owned(), 3)]);
+    }
+
+    #[test]
     fn load_reports_an_unreadable_file_and_names_the_file() {
         let temp = tempfile::tempdir().expect("temp dir");
         let path = temp.path().join(FILE_NAME);
