@@ -1676,6 +1676,33 @@ delays = ["1s", "2m"]
         assert!(config.ignored.is_empty());
     }
 
+    /// A `[[verifier]]` defined in pyproject.toml is cached on that file, as one in verdict.toml
+    /// is on verdict.toml: editing its definition must miss the cache.
+    #[test]
+    fn a_verifier_defined_in_pyproject_keys_the_cache_on_pyproject() {
+        let temp = tempfile::tempdir().expect("temp dir");
+        let repo = temp.path();
+        std::fs::create_dir(repo.join(".git")).expect(".git");
+        std::fs::write(
+            repo.join(PYPROJECT),
+            "[[tool.verdict.verifier]]\nname = \"shellcheck\"\nkind = \"lint\"\n\
+             command = [\"shellcheck\", \"run.sh\"]\ninputs = [\"*.sh\"]\n",
+        )
+        .expect("write");
+        let config = discover(repo).expect("valid");
+        let known = crate::registry::all(&config, repo).expect("the registry");
+        let custom = known
+            .iter()
+            .find(|k| k.verifier.name() == "shellcheck")
+            .expect("the verifier defined in pyproject.toml");
+        assert_eq!(custom.origin.describe(), "[tool.verdict] of pyproject.toml");
+        let inputs = custom
+            .verifier
+            .inputs(&config.workspace(repo))
+            .expect("inputs");
+        assert_eq!(inputs.tool_files, vec![repo.join(PYPROJECT)]);
+    }
+
     #[test]
     fn an_invalid_tool_verdict_names_pyproject_its_line_and_full_key() {
         let dir = Path::new("/project");

@@ -77,11 +77,15 @@ fn linked() -> Vec<Known> {
 pub(crate) fn all(config: &Config, root: &Path) -> Result<Vec<Known>> {
     let mut known = linked();
     for definition in &config.custom {
-        let verifier = verdict_custom::CustomVerifier::new(definition.clone(), &config.dir)
+        let mut verifier = verdict_custom::CustomVerifier::new(definition.clone(), &config.dir)
             .with_context(|| match &config.path {
                 Some(path) => format!("invalid [[verifier]] in {}", path.display()),
                 None => "invalid [[verifier]]".to_owned(),
             })?;
+        // Its definition's file keys the cache, wherever the configuration is kept.
+        if let Some(path) = &config.path {
+            verifier = verifier.with_config_file(path);
+        }
         known.push(Known {
             verifier: Arc::new(verifier),
             origin: Origin::Config(config.label()),
