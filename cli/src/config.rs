@@ -252,7 +252,7 @@ impl Config {
             .map(|p| p.display().to_string())
             .collect();
         Some(format!(
-            "note: verdict reads {} and ignores {} (in one directory, verdict.toml wins over \
+            "verdict: note: reads {} and ignores {} (in one directory, verdict.toml wins over \
              .config/verdict.toml, which wins over [tool.verdict] of pyproject.toml)",
             used.display(),
             ignored.join(" and ")
@@ -1661,7 +1661,7 @@ delays = ["1s", "2m"]
         assert_eq!(
             config.ignored_note(),
             Some(format!(
-                "note: verdict reads {} and ignores {} and {} (in one directory, verdict.toml wins \
+                "verdict: note: reads {} and ignores {} and {} (in one directory, verdict.toml wins \
                  over .config/verdict.toml, which wins over [tool.verdict] of pyproject.toml)",
                 plain.display(),
                 hidden.display(),
