@@ -1696,10 +1696,12 @@ delays = ["1s", "2m"]
             .find(|k| k.verifier.name() == "shellcheck")
             .expect("the verifier defined in pyproject.toml");
         assert_eq!(custom.origin.describe(), "[tool.verdict] of pyproject.toml");
-        let inputs = custom
-            .verifier
-            .inputs(&config.workspace(repo))
-            .expect("inputs");
+        let workspace = config.workspace(repo);
+        assert_eq!(
+            custom.verifier.applies(&workspace),
+            verdict_core::verifier::Applicability::Applies("defined in pyproject.toml".to_owned())
+        );
+        let inputs = custom.verifier.inputs(&workspace).expect("inputs");
         assert_eq!(inputs.tool_files, vec![repo.join(PYPROJECT)]);
     }
 

@@ -675,8 +675,13 @@ impl Verifier for CustomVerifier {
     }
 
     fn applies(&self, _workspace: &Workspace) -> Applicability {
+        // The file it is defined in, as the user finds it in the project.
+        let file = self.config_file.strip_prefix(&self.config_dir).map_or_else(
+            |_| self.config_file.display().to_string(),
+            |p| p.display().to_string(),
+        );
         if self.definition.applies_if.is_empty() {
-            return Applicability::Applies("defined in verdict.toml".to_owned());
+            return Applicability::Applies(format!("defined in {file}"));
         }
         let missing: Vec<String> = self
             .definition
@@ -692,10 +697,10 @@ impl Verifier for CustomVerifier {
                 .iter()
                 .map(|p| p.display().to_string())
                 .collect();
-            Applicability::Applies(format!("defined in verdict.toml; {}", found.join(", ")))
+            Applicability::Applies(format!("defined in {file}; {}", found.join(", ")))
         } else {
             Applicability::DoesNotApply(format!(
-                "defined in verdict.toml, but {} not found",
+                "defined in {file}, but {} not found",
                 missing.join(", ")
             ))
         }
