@@ -567,6 +567,39 @@ fn parse(text: &str, path: &Path, dir: &Path) -> Result<Config, ConfigError> {
         let span = keys.span(&path);
         invalid(span, Some(keys.full(&path).dotted()), message)
     };
+    check_settings(&file, &located)?;
+    check_definitions(&file, &keys, text, dir, &located)?;
+    check_agents(&file, &keys, text, &located)?;
+    check_loop(&file, &keys, &located)?;
+    let names = named_verifiers(&file, &keys, text);
+    let plugins = file
+        .plugins
+        .into_iter()
+        .map(|p| {
+            let p = p.into_inner();
+            if p.is_absolute() { p } else { dir.join(p) }
+        })
+        .collect();
+    Ok(Config {
+        path: Some(path.to_path_buf()),
+        ignored: Vec::new(),
+        dir: dir.to_path_buf(),
+        project: None,
+        run: file.run,
+        verifiers: file.verifiers,
+        custom: file.verifier,
+        plugins,
+        agents: file.agent,
+        retry_loop: file.retry_loop,
+        names,
+    })
+}
+
+/// Checks of `[run]` and `[verifiers.<name>]` that serde cannot make.
+fn check_settings(
+    file: &File,
+    located: &impl Fn(KeyPath, String) -> ConfigError,
+) -> Result<(), ConfigError> {
     if file.run.jobs == Some(0) {
         return Err(located(
             KeyPath::keys(&["run", "jobs"]),
@@ -599,31 +632,7 @@ fn parse(text: &str, path: &Path, dir: &Path) -> Result<Config, ConfigError> {
             ));
         }
     }
-    check_definitions(&file, &keys, text, dir, &located)?;
-    check_agents(&file, &keys, text, &located)?;
-    check_loop(&file, &keys, &located)?;
-    let names = named_verifiers(&file, &keys, text);
-    let plugins = file
-        .plugins
-        .into_iter()
-        .map(|p| {
-            let p = p.into_inner();
-            if p.is_absolute() { p } else { dir.join(p) }
-        })
-        .collect();
-    Ok(Config {
-        path: Some(path.to_path_buf()),
-        ignored: Vec::new(),
-        dir: dir.to_path_buf(),
-        project: None,
-        run: file.run,
-        verifiers: file.verifiers,
-        custom: file.verifier,
-        plugins,
-        agents: file.agent,
-        retry_loop: file.retry_loop,
-        names,
-    })
+    Ok(())
 }
 
 /// Every verifier name the file gives, with its line: `[verifiers.<name>]` tables and the entries
