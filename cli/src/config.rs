@@ -1,5 +1,6 @@
 //! `verdict.toml`: the project's configuration, found from the working directory upwards to the
-//! repository root.
+//! repository root, as `verdict.toml`, `.config/verdict.toml` or the `[tool.verdict]` table of
+//! `pyproject.toml` (the same schema in each; see [`discover`] for which one is used).
 //!
 //! Everything works without the file (verifiers are detected from the project's own files); the
 //! file changes run defaults (`[run]`), settings of any verifier (`[verifiers.<name>]`), adds
@@ -40,11 +41,22 @@ use verdict_verifier_support::declared::Declared;
 /// The file name looked for.
 pub(crate) const FILE_NAME: &str = "verdict.toml";
 
+/// Where a configuration is looked for in each directory, the first found winning: verdict's own
+/// file, then the same file kept out of sight (as nextest's `.config/nextest.toml`), then the
+/// `[tool.verdict]` table of a Python project's `pyproject.toml` (as ruff's and mypy's).
+const CANDIDATES: [&str; 3] = [FILE_NAME, ".config/verdict.toml", PYPROJECT];
+
+/// The Python project file whose `[tool.verdict]` table configures verdict.
+const PYPROJECT: &str = "pyproject.toml";
+
 /// verdict's configuration: the file's contents with defaults filled in, paths resolved.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Config {
     /// The file it was read from; `None` when there is none (everything is detected).
     pub(crate) path: Option<PathBuf>,
+    /// Other files of the same directory that would configure verdict, ignored because
+    /// [`Config::path`] wins over them (see [`discover`]).
+    pub(crate) ignored: Vec<PathBuf>,
     /// The directory relative paths in the file resolve against: the file's directory, or (with no
     /// file) the repository root, or the start directory outside a repository.
     pub(crate) dir: PathBuf,
@@ -145,7 +157,7 @@ pub(crate) struct VerifierSettings {
 }
 
 /// The file as written (with spans where later checks need lines).
-#[derive(Deserialize, JsonSchema)]
+#[derive(Default, Deserialize, JsonSchema)]
 #[schemars(title = "verdict.toml")]
 #[serde(deny_unknown_fields)]
 struct File {
@@ -162,6 +174,20 @@ struct File {
     retry_loop: LoopConfig,
     #[serde(default)]
     agent: Vec<AgentConfig>,
+}
+
+/// `pyproject.toml` as verdict reads it: its `[tool.verdict]` table, every other key ignored.
+#[derive(Deserialize)]
+struct Pyproject {
+    #[serde(default)]
+    tool: PyprojectTools,
+}
+
+/// The `[tool]` table of `pyproject.toml`.
+#[derive(Default, Deserialize)]
+struct PyprojectTools {
+    #[serde(default)]
+    verdict: Option<File>,
 }
 
 /// Why the configuration cannot be used.
@@ -206,10 +232,38 @@ impl Config {
         self.project.as_deref().unwrap_or(&self.dir)
     }
 
+    /// The configuration in force as the user reads it: `verdict.toml`, `.config/verdict.toml`
+    /// or `[tool.verdict] of pyproject.toml` (`verdict.toml` when there is none).
+    pub(crate) fn label(&self) -> String {
+        self.path
+            .as_deref()
+            .map_or_else(|| FILE_NAME.to_owned(), label)
+    }
+
+    /// The note saying which files of the configuration's directory were ignored, if any.
+    pub(crate) fn ignored_note(&self) -> Option<String> {
+        let used = self.path.as_ref()?;
+        if self.ignored.is_empty() {
+            return None;
+        }
+        let ignored: Vec<String> = self
+            .ignored
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
+        Some(format!(
+            "verdict: note: reads {} and ignores {} (in one directory, verdict.toml wins over \
+             .config/verdict.toml, which wins over [tool.verdict] of pyproject.toml)",
+            used.display(),
+            ignored.join(" and ")
+        ))
+    }
+
     /// The configuration when there is no file: every setting at its default.
     pub(crate) fn default_for(dir: &Path) -> Config {
         Config {
             path: None,
+            ignored: Vec::new(),
             dir: dir.to_path_buf(),
             project: None,
             run: RunSettings::default(),
@@ -308,10 +362,22 @@ fn with_paths(line: &str, paths: &[String]) -> String {
 /// `start` itself is looked at, so that a stray file in a home directory is never picked up. No file
 /// gives the defaults, with [`Config::dir`] at the repository root (or `start`).
 ///
+/// Each directory may hold the configuration as `verdict.toml`, `.config/verdict.toml` or the
+/// `[tool.verdict]` table of `pyproject.toml` (a pyproject.toml without the table does not count).
+/// The nearest directory holding any of them wins; within it, that order is the precedence, and
+/// the files that lose are kept in [`Config::ignored`] and named in a note on stderr.
+///
 /// A file named by `--config` or `VERDICT_CONFIG` is read instead of looking for one: it must
 /// exist, and its [`Config::project`] is the repository root of `start` (or `start`).
 pub(crate) fn discover(start: &Path) -> Result<Config, ConfigError> {
     let config = find(start)?;
+    // Never silently: the files that lost to the one used are named, once per process.
+    static NOTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if let Some(note) = config.ignored_note()
+        && !NOTED.swap(true, std::sync::atomic::Ordering::Relaxed)
+    {
+        eprintln!("{note}");
+    }
     // verdict's files left in the tree by an older verdict go where the project's tools do not
     // look, once, said on stderr (stdout may carry a protocol).
     if let Some(note) = verdict_core::paths::migrate(config.project_dir()) {
@@ -342,23 +408,84 @@ fn find(start: &Path) -> Result<Config, ConfigError> {
         return Ok(config);
     }
     let Some(root) = root else {
-        let candidate = start.join(FILE_NAME);
-        return if candidate.is_file() {
-            load(&candidate)
-        } else {
-            Ok(Config::default_for(&start))
+        return match load_first(&start)? {
+            Some(config) => Ok(config),
+            None => Ok(Config::default_for(&start)),
         };
     };
     for dir in start.ancestors() {
-        let candidate = dir.join(FILE_NAME);
-        if candidate.is_file() {
-            return load(&candidate);
+        if let Some(config) = load_first(dir)? {
+            return Ok(config);
         }
         if dir == root {
             break;
         }
     }
     Ok(Config::default_for(root))
+}
+
+/// The configuration `dir` holds, by [`CANDIDATES`]' precedence, with the others it holds ignored.
+fn load_first(dir: &Path) -> Result<Option<Config>, ConfigError> {
+    let mut found = CANDIDATES
+        .iter()
+        .map(|name| dir.join(name))
+        .filter(|path| configures(path));
+    let Some(used) = found.next() else {
+        return Ok(None);
+    };
+    let mut config = load(&used)?;
+    config.ignored = found.collect();
+    Ok(Some(config))
+}
+
+/// Whether the file at `path` configures verdict: it exists and, for pyproject.toml, holds a
+/// `[tool.verdict]` table.
+fn configures(path: &Path) -> bool {
+    if !path.is_file() {
+        return false;
+    }
+    if !is_pyproject(path) {
+        return true;
+    }
+    let Ok(text) = std::fs::read_to_string(path) else {
+        // Unreadable, it counts: loading it says why it cannot be used.
+        return true;
+    };
+    if !text.contains("verdict") {
+        return false;
+    }
+    match text.parse::<toml::Table>() {
+        Ok(table) => table
+            .get("tool")
+            .and_then(toml::Value::as_table)
+            .is_some_and(|tool| tool.contains_key("verdict")),
+        // An invalid file that seems to hold the table counts, so that its error is reported
+        // rather than the table skipped without a word.
+        Err(_) => text.contains("tool.verdict"),
+    }
+}
+
+fn is_pyproject(path: &Path) -> bool {
+    path.file_name().is_some_and(|name| name == PYPROJECT)
+}
+
+/// `path` as the user knows the configuration it holds (see [`Config::label`]).
+fn label(path: &Path) -> String {
+    let in_config_dir = path
+        .parent()
+        .and_then(Path::file_name)
+        .is_some_and(|dir| dir == ".config");
+    let name = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    if is_pyproject(path) {
+        format!("[tool.verdict] of {name}")
+    } else if in_config_dir {
+        format!(".config/{name}")
+    } else {
+        name
+    }
 }
 
 /// The JSON Schema of verdict.toml, as the file is read (`schemas/verdict-toml.schema.json`).
@@ -378,15 +505,22 @@ pub(crate) fn load(path: &Path) -> Result<Config, ConfigError> {
         path: path.to_path_buf(),
         source,
     })?;
-    let dir = path
+    let mut dir = path
         .parent()
         .map(Path::to_path_buf)
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or_else(|| PathBuf::from("."));
+    // `.config/verdict.toml` configures the directory holding `.config`, as nextest's does.
+    if dir.file_name().is_some_and(|name| name == ".config")
+        && let Some(project) = dir.parent().filter(|p| !p.as_os_str().is_empty())
+    {
+        dir = project.to_path_buf();
+    }
     parse(&text, path, &dir)
 }
 
-/// Parses the text of a config file at `path`, resolving relative paths against `dir`.
+/// Parses the text of a config file at `path`, resolving relative paths against `dir`; of a
+/// `pyproject.toml`, its `[tool.verdict]` table, errors naming its lines and its full keys.
 fn parse(text: &str, path: &Path, dir: &Path) -> Result<Config, ConfigError> {
     let invalid =
         |span: Option<Range<usize>>, key: Option<String>, message: String| ConfigError::Invalid {
@@ -403,18 +537,69 @@ fn parse(text: &str, path: &Path, dir: &Path) -> Result<Config, ConfigError> {
             format!("invalid TOML: {}", first_line(e.message())),
         )
     })?;
-    let keys = KeyIndex::new(document.get_ref());
-    let file: File = toml::from_str(text).map_err(|e| {
+    let pyproject = is_pyproject(path);
+    let prefix = if pyproject {
+        KeyPath::keys(&["tool", "verdict"])
+    } else {
+        KeyPath::default()
+    };
+    let keys = KeyIndex::new(document.get_ref(), prefix);
+    let serde_error = |e: toml::de::Error| {
         let key = e.span().and_then(|span| keys.at(span.start));
         let message = describe(e.message(), key.as_ref());
         invalid(e.span(), key.map(|k| k.dotted()), message)
-    })?;
+    };
+    let file: File = if pyproject {
+        let tools = toml::from_str::<Pyproject>(text).map_err(serde_error)?.tool;
+        tools.verdict.ok_or_else(|| {
+            invalid(
+                None,
+                None,
+                "no [tool.verdict] table to configure verdict".to_owned(),
+            )
+        })?
+    } else {
+        toml::from_str(text).map_err(serde_error)?
+    };
 
-    // Checks serde cannot make, each located at its key.
+    // Checks serde cannot make, each located at its key (its full key in a pyproject.toml).
     let located = |path: KeyPath, message: String| {
         let span = keys.span(&path);
-        invalid(span, Some(path.dotted()), message)
+        invalid(span, Some(keys.full(&path).dotted()), message)
     };
+    check_settings(&file, &located)?;
+    check_definitions(&file, &keys, text, dir, &located)?;
+    check_agents(&file, &keys, text, &located)?;
+    check_loop(&file, &keys, &located)?;
+    let names = named_verifiers(&file, &keys, text);
+    let plugins = file
+        .plugins
+        .into_iter()
+        .map(|p| {
+            let p = p.into_inner();
+            if p.is_absolute() { p } else { dir.join(p) }
+        })
+        .collect();
+    Ok(Config {
+        path: Some(path.to_path_buf()),
+        ignored: Vec::new(),
+        dir: dir.to_path_buf(),
+        project: None,
+        run: file.run,
+        verifiers: file.verifiers,
+        custom: file.verifier,
+        plugins,
+        agents: file.agent,
+        retry_loop: file.retry_loop,
+        names,
+    })
+}
+
+/// Checks of `[run]` and `[verifiers.<name>]` that serde cannot make.
+fn check_settings(
+    file: &File,
+    located: &impl Fn(KeyPath, String) -> ConfigError,
+) -> Result<(), ConfigError> {
     if file.run.jobs == Some(0) {
         return Err(located(
             KeyPath::keys(&["run", "jobs"]),
@@ -447,30 +632,7 @@ fn parse(text: &str, path: &Path, dir: &Path) -> Result<Config, ConfigError> {
             ));
         }
     }
-    check_definitions(&file, &keys, text, dir, &located)?;
-    check_agents(&file, &keys, text, &located)?;
-    check_loop(&file, &keys, &located)?;
-    let names = named_verifiers(&file, &keys, text);
-    let plugins = file
-        .plugins
-        .into_iter()
-        .map(|p| {
-            let p = p.into_inner();
-            if p.is_absolute() { p } else { dir.join(p) }
-        })
-        .collect();
-    Ok(Config {
-        path: Some(path.to_path_buf()),
-        dir: dir.to_path_buf(),
-        project: None,
-        run: file.run,
-        verifiers: file.verifiers,
-        custom: file.verifier,
-        plugins,
-        agents: file.agent,
-        retry_loop: file.retry_loop,
-        names,
-    })
+    Ok(())
 }
 
 /// Every verifier name the file gives, with its line: `[verifiers.<name>]` tables and the entries
@@ -784,15 +946,26 @@ fn quote_key(key: &str) -> String {
 /// Every key of the document with the span of the key and of its value.
 struct KeyIndex {
     entries: Vec<(KeyPath, Range<usize>, Range<usize>)>,
+    /// Where verdict's configuration sits in the document: nowhere (the top level) in
+    /// verdict.toml, `tool.verdict` in pyproject.toml.
+    prefix: KeyPath,
 }
 
 impl KeyIndex {
-    fn new(table: &DeTable<'_>) -> KeyIndex {
+    fn new(table: &DeTable<'_>, prefix: KeyPath) -> KeyIndex {
         let mut index = KeyIndex {
             entries: Vec::new(),
+            prefix,
         };
         index.walk_table(table, &KeyPath::default());
         index
+    }
+
+    /// The full path in the document of `path`, a path in verdict's configuration.
+    fn full(&self, path: &KeyPath) -> KeyPath {
+        let mut full = self.prefix.clone();
+        full.0.extend(path.0.iter().cloned());
+        full
     }
 
     fn walk_table(&mut self, table: &DeTable<'_>, prefix: &KeyPath) {
@@ -830,9 +1003,10 @@ impl KeyIndex {
     /// Where `path` is written (its key), for errors found after deserializing; for an array item,
     /// the item.
     fn span(&self, path: &KeyPath) -> Option<Range<usize>> {
+        let path = self.full(path);
         self.entries
             .iter()
-            .find(|(p, _, _)| p == path)
+            .find(|(p, _, _)| *p == path)
             .map(|(_, key, _)| key.clone())
     }
 }
@@ -1441,6 +1615,141 @@ delays = ["1s", "2m"]
         assert_eq!((config.path, config.dir), (None, below));
         let config = discover(loose.path()).expect("valid");
         assert_eq!(config.run.jobs, Some(3));
+    }
+
+    #[test]
+    fn discovery_reads_each_location_by_its_precedence() {
+        let temp = tempfile::tempdir().expect("temp dir");
+        let repo = temp.path();
+        std::fs::create_dir(repo.join(".git")).expect(".git");
+        let deep = repo.join("src");
+        std::fs::create_dir(&deep).expect("dir");
+        let pyproject = repo.join(PYPROJECT);
+        let hidden = repo.join(".config").join(FILE_NAME);
+        let plain = repo.join(FILE_NAME);
+
+        // A pyproject.toml without [tool.verdict] does not count.
+        std::fs::write(
+            &pyproject,
+            "[project]\nname = \"x\"\n[tool.ruff]\nline-length = 90\n",
+        )
+        .expect("write");
+        assert_eq!(discover(&deep).expect("no config").path, None);
+
+        // [tool.verdict]: the table is verdict.toml's schema, paths resolve beside pyproject.toml.
+        std::fs::write(
+            &pyproject,
+            "[project]\nname = \"x\"\n[tool.verdict]\nplugins = [\"p.so\"]\n[tool.verdict.run]\njobs = 2\n",
+        )
+        .expect("write");
+        let config = discover(&deep).expect("valid");
+        assert_eq!(config.path, Some(pyproject.clone()));
+        assert_eq!((config.run.jobs, config.dir.as_path()), (Some(2), repo));
+        assert_eq!(config.plugins, vec![repo.join("p.so")]);
+        assert_eq!(config.label(), "[tool.verdict] of pyproject.toml");
+        assert_eq!(config.ignored_note(), None);
+
+        // .config/verdict.toml wins over it and configures the directory holding `.config`.
+        std::fs::create_dir(repo.join(".config")).expect("dir");
+        std::fs::write(&hidden, "plugins = [\"q.so\"]\n").expect("write");
+        let config = discover(&deep).expect("valid");
+        assert_eq!(config.path, Some(hidden.clone()));
+        assert_eq!((config.run.jobs, config.dir.as_path()), (None, repo));
+        assert_eq!(config.plugins, vec![repo.join("q.so")]);
+        assert_eq!(config.ignored, vec![pyproject.clone()]);
+        assert_eq!(config.label(), ".config/verdict.toml");
+
+        // verdict.toml wins over both; the note names the file used and those ignored.
+        std::fs::write(&plain, "[run]\njobs = 5\n").expect("write");
+        let config = discover(&deep).expect("valid");
+        assert_eq!(
+            (config.path.as_ref(), config.run.jobs),
+            (Some(&plain), Some(5))
+        );
+        assert_eq!(config.ignored, vec![hidden.clone(), pyproject.clone()]);
+        assert_eq!(
+            config.ignored_note(),
+            Some(format!(
+                "verdict: note: reads {} and ignores {} and {} (in one directory, verdict.toml wins \
+                 over .config/verdict.toml, which wins over [tool.verdict] of pyproject.toml)",
+                plain.display(),
+                hidden.display(),
+                pyproject.display()
+            ))
+        );
+
+        // The nearest directory holding any of them wins, whatever the kinds.
+        std::fs::write(deep.join(PYPROJECT), "[tool.verdict.run]\njobs = 7\n").expect("write");
+        let config = discover(&deep).expect("valid");
+        assert_eq!((config.run.jobs, config.dir), (Some(7), deep.clone()));
+        assert!(config.ignored.is_empty());
+    }
+
+    /// A `[[verifier]]` defined in pyproject.toml is cached on that file, as one in verdict.toml
+    /// is on verdict.toml: editing its definition must miss the cache.
+    #[test]
+    fn a_verifier_defined_in_pyproject_keys_the_cache_on_pyproject() {
+        let temp = tempfile::tempdir().expect("temp dir");
+        let repo = temp.path();
+        std::fs::create_dir(repo.join(".git")).expect(".git");
+        std::fs::write(
+            repo.join(PYPROJECT),
+            "[[tool.verdict.verifier]]\nname = \"shellcheck\"\nkind = \"lint\"\n\
+             command = [\"shellcheck\", \"run.sh\"]\ninputs = [\"*.sh\"]\n",
+        )
+        .expect("write");
+        let config = discover(repo).expect("valid");
+        let known = crate::registry::all(&config, repo).expect("the registry");
+        let custom = known
+            .iter()
+            .find(|k| k.verifier.name() == "shellcheck")
+            .expect("the verifier defined in pyproject.toml");
+        assert_eq!(custom.origin.describe(), "[tool.verdict] of pyproject.toml");
+        let workspace = config.workspace(repo);
+        assert_eq!(
+            custom.verifier.applies(&workspace),
+            verdict_core::verifier::Applicability::Applies("defined in pyproject.toml".to_owned())
+        );
+        let inputs = custom.verifier.inputs(&workspace).expect("inputs");
+        assert_eq!(inputs.tool_files, vec![repo.join(PYPROJECT)]);
+    }
+
+    #[test]
+    fn an_invalid_tool_verdict_names_pyproject_its_line_and_full_key() {
+        let dir = Path::new("/project");
+        let path = dir.join(PYPROJECT);
+        let error = |text: &str| {
+            parse(text, &path, dir)
+                .expect_err("the config is invalid")
+                .to_string()
+        };
+        let head = "[project]\nname = \"x\"\n\n[tool.verdict.verifiers.tsc]\n";
+        assert_eq!(
+            error(&format!("{head}timout = \"5s\"\n")),
+            "/project/pyproject.toml:5: unknown key `timout` in [tool.verdict.verifiers.tsc] (expected one of: enabled, timeout, needs, allow_no_tests, env, args, command, paths, cwd, fast)"
+        );
+        assert_eq!(
+            error("[tool.verdict.run]\njobs = 0\n"),
+            "/project/pyproject.toml:2: `jobs` must be at least 1"
+        );
+        assert_eq!(
+            error("[tool.verdict.run]\nfail_fast = \"yes\"\n"),
+            "/project/pyproject.toml:2: `tool.verdict.run.fail_fast`: invalid type: string \"yes\", expected a boolean"
+        );
+        // Named by --config, a pyproject.toml without the table is an error, not the defaults.
+        assert_eq!(
+            error("[tool.ruff]\nline-length = 90\n"),
+            "/project/pyproject.toml:1: no [tool.verdict] table to configure verdict"
+        );
+        // Other tools' tables are theirs: unknown keys there are no error.
+        let config = parse(
+            "[tool.ruff]\nwhatever = 1\n[tool.verdict.verifiers.tsc]\nenabled = false\n",
+            &path,
+            dir,
+        )
+        .expect("valid");
+        assert_eq!(config.verifiers["tsc"].enabled, Some(false));
+        assert_eq!(config.names, vec![("tsc".to_owned(), 3)]);
     }
 
     #[test]

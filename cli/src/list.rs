@@ -34,8 +34,10 @@ pub(crate) struct InitArgs {
 /// What `verdict list` shows: the config file, every known verifier, and the workspace
 /// packages a run at this root leaves out.
 pub(crate) struct Listing {
-    /// The verdict.toml in force, if any.
+    /// The configuration file in force, if any.
     pub(crate) config: Option<PathBuf>,
+    /// Files of its directory that would configure verdict but lose to it.
+    pub(crate) ignored: Vec<PathBuf>,
     /// Every verifier, in the registry's order.
     pub(crate) verifiers: Vec<Row>,
     /// Workspace packages with verifiers of their own, which a run here does not verify.
@@ -78,10 +80,10 @@ pub(crate) fn listing(dir: Option<&std::path::Path>) -> Result<Listing> {
             let name = k.verifier.name();
             let enabled = config.verifiers.get(name).and_then(|s| s.enabled);
             let (runs, reason) = match k.verifier.applies(&workspace) {
-                _ if enabled == Some(false) => (false, "disabled in verdict.toml".to_owned()),
+                _ if enabled == Some(false) => (false, format!("disabled in {}", config.label())),
                 Applicability::Applies(reason) => (true, reason),
                 Applicability::DoesNotApply(reason) if enabled == Some(true) => {
-                    (true, format!("enabled in verdict.toml ({reason})"))
+                    (true, format!("enabled in {} ({reason})", config.label()))
                 }
                 Applicability::DoesNotApply(reason) => (false, reason),
             };
@@ -102,6 +104,7 @@ pub(crate) fn listing(dir: Option<&std::path::Path>) -> Result<Listing> {
     let unrun = crate::unverified::unrun(&config, &root);
     Ok(Listing {
         config: config.path.clone(),
+        ignored: config.ignored.clone(),
         verifiers,
         uncovered,
         unrun,
@@ -117,6 +120,13 @@ impl Listing {
         match &self.config {
             Some(path) => {
                 let _ = writeln!(out, "config: {}", path.display());
+                for ignored in &self.ignored {
+                    let _ = writeln!(
+                        out,
+                        "ignored: {} (the config above wins)",
+                        ignored.display()
+                    );
+                }
             }
             None => out.push_str("config: none (everything below is detected)\n"),
         }

@@ -15,8 +15,9 @@ use crate::config::Config;
 pub(crate) enum Origin {
     /// Compiled into this binary (the crate's cargo feature).
     Linked(&'static str),
-    /// A `[[verifier]]` in verdict.toml.
-    Config,
+    /// A `[[verifier]]` of the configuration, by its label (`verdict.toml`, `[tool.verdict] of
+    /// pyproject.toml`, see [`Config::label`]).
+    Config(String),
     /// A plugin library, by path.
     Plugin(String),
     /// A command the project declares that no other verifier covers, run as it is.
@@ -27,7 +28,7 @@ impl Origin {
     pub(crate) fn describe(&self) -> String {
         match self {
             Origin::Linked(feature) => format!("linked (feature `{feature}`)"),
-            Origin::Config => "verdict.toml".to_owned(),
+            Origin::Config(label) => label.clone(),
             Origin::Plugin(path) => format!("plugin {path}"),
             Origin::Script => "the project's own command".to_owned(),
         }
@@ -76,14 +77,18 @@ fn linked() -> Vec<Known> {
 pub(crate) fn all(config: &Config, root: &Path) -> Result<Vec<Known>> {
     let mut known = linked();
     for definition in &config.custom {
-        let verifier = verdict_custom::CustomVerifier::new(definition.clone(), &config.dir)
+        let mut verifier = verdict_custom::CustomVerifier::new(definition.clone(), &config.dir)
             .with_context(|| match &config.path {
                 Some(path) => format!("invalid [[verifier]] in {}", path.display()),
                 None => "invalid [[verifier]]".to_owned(),
             })?;
+        // Its definition's file keys the cache, wherever the configuration is kept.
+        if let Some(path) = &config.path {
+            verifier = verifier.with_config_file(path);
+        }
         known.push(Known {
             verifier: Arc::new(verifier),
-            origin: Origin::Config,
+            origin: Origin::Config(config.label()),
             needs: Vec::new(),
         });
     }

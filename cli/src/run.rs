@@ -221,6 +221,8 @@ pub(crate) struct Request {
 pub(crate) struct Prepared {
     /// The project's absolute root.
     pub(crate) root: PathBuf,
+    /// The configuration file in force, for `-v`.
+    config: Option<PathBuf>,
     plan: Plan,
     /// The workspace, with the run's own directory.
     workspace: Workspace,
@@ -309,6 +311,7 @@ pub(crate) fn prepare(request: &Request) -> Result<Prepared> {
     workspace.test_durations = test_durations;
     Ok(Prepared {
         root,
+        config: config.path.clone(),
         plan,
         workspace,
         scope: Scope::cached(request.no_cache, request.failed_first),
@@ -399,6 +402,10 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
             prepared.root.display(),
             prepared.names().join(", ")
         );
+        match &prepared.config {
+            Some(path) => eprintln!("verdict: config: {}", path.display()),
+            None => eprintln!("verdict: config: none (everything is detected)"),
+        }
         eprintln!(
             "verdict: containment: {}",
             verdict_core::process::describe_containment()

@@ -1216,6 +1216,62 @@ fn list_and_init_show_and_write_what_is_detected() {
     assert_eq!(names(&run.json()), ["eslint"]);
 }
 
+/// Configured only through `[tool.verdict]` of its pyproject.toml (issue 28), the polyglot example
+/// runs as the table says, `verdict list` names the table as the config; a `.config/verdict.toml`
+/// beside it then wins, and the pyproject.toml it ignores is named, never dropped in silence.
+#[test]
+fn tool_verdict_in_pyproject_configures_the_run() {
+    let project = Project::polyglot();
+    let pyproject = project.read("pyproject.toml");
+    project.write(
+        "pyproject.toml",
+        &format!(
+            "{pyproject}\n[tool.verdict.run]\nskip = [\"jest\", \"eslint\"]\n\n\
+             [tool.verdict.verifiers.tsc]\nenabled = false\n"
+        ),
+    );
+    let list = project.verdict(&["list"]);
+    assert_eq!(list.code, 0, "{}", list.all());
+    let config = project.path("pyproject.toml");
+    assert!(
+        list.stdout
+            .starts_with(&format!("config: {}\n", config.display())),
+        "{}",
+        list.stdout
+    );
+    let tsc = list
+        .stdout
+        .lines()
+        .find(|l| l.split_whitespace().nth(1) == Some("tsc"))
+        .unwrap_or_else(|| panic!("tsc is not listed:\n{}", list.stdout));
+    assert!(
+        tsc.contains("disabled in [tool.verdict] of pyproject.toml"),
+        "{tsc}"
+    );
+    let run = project.verdict(&["run", "--format", "json"]);
+    assert_eq!(run.code, 1, "the example's pytest failure: {}", run.all());
+    assert_eq!(names(&run.json()), ["pytest"]);
+
+    project.write(".config/verdict.toml", "[run]\nskip = [\"jest\"]\n");
+    let list = project.verdict(&["list"]);
+    assert_eq!(list.code, 0, "{}", list.all());
+    assert!(
+        list.stdout.starts_with(&format!(
+            "config: {}\nignored: {} (the config above wins)\n",
+            project.path(".config/verdict.toml").display(),
+            config.display()
+        )),
+        "{}",
+        list.stdout
+    );
+    assert!(
+        list.stderr
+            .contains(&format!("ignores {}", config.display())),
+        "{}",
+        list.stderr
+    );
+}
+
 /// At the root of npm workspaces only the root's own files decide what applies: the packages'
 /// test runners and type checkers are named as not verified, in `verdict list` and on stderr of
 /// `verdict run`, rather than left out in silence behind a pass of the root's linter.

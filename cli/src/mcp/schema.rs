@@ -191,7 +191,12 @@ pub(crate) fn list_output() -> Value {
         "type": "object",
         "required": ["verifiers", "uncovered_packages"],
         "properties": {
-            "config": { "type": ["string", "null"], "description": "The verdict.toml in force" },
+            "config": { "type": ["string", "null"], "description": "The configuration file in force: verdict.toml, .config/verdict.toml or a pyproject.toml with [tool.verdict]" },
+            "ignored_configs": {
+                "type": "array",
+                "items": { "type": "string" },
+                "description": "Files of the same directory that would configure verdict but lose to `config`"
+            },
             "verifiers": {
                 "type": "array",
                 "items": {

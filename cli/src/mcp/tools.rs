@@ -397,6 +397,7 @@ pub(crate) fn list_verifiers(
     };
     let structured = json!({
         "config": listing.config.as_ref().map(|p| p.display().to_string()),
+        "ignored_configs": listing.ignored.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
         "verifiers": listing.verifiers.iter().map(|row| json!({
             "name": row.name,
             "kind": row.kind,

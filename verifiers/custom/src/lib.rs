@@ -280,6 +280,9 @@ struct Compiled {
 pub struct CustomVerifier {
     definition: Definition,
     config_dir: PathBuf,
+    /// The file the definition is written in, whose every change misses the cache:
+    /// `<config_dir>/verdict.toml` unless [`CustomVerifier::with_config_file`] says otherwise.
+    config_file: PathBuf,
     /// Every pattern at once: one pass over a line says which (if any) match.
     set: RegexSet,
     patterns: Vec<Compiled>,
@@ -346,6 +349,15 @@ impl Definition {
 }
 
 impl CustomVerifier {
+    /// The file the definition is read from, when it is not `verdict.toml` in `config_dir`
+    /// (`.config/verdict.toml`, or a `pyproject.toml` with `[tool.verdict]`): its content keys
+    /// the cache as verdict.toml's does.
+    #[must_use]
+    pub fn with_config_file(mut self, path: &Path) -> Self {
+        self.config_file = path.to_path_buf();
+        self
+    }
+
     /// Validates `definition` and compiles its regexes. `config_dir` is the directory holding
     /// verdict.toml, against which `cwd`, `applies_if`, `inputs` and `./program` resolve.
     pub fn new(definition: Definition, config_dir: &Path) -> Result<Self, DefinitionError> {
@@ -396,6 +408,7 @@ impl CustomVerifier {
         Ok(CustomVerifier {
             definition,
             config_dir: config_dir.to_path_buf(),
+            config_file: config_dir.join("verdict.toml"),
             set,
             patterns,
             summary,
@@ -662,8 +675,13 @@ impl Verifier for CustomVerifier {
     }
 
     fn applies(&self, _workspace: &Workspace) -> Applicability {
+        // The file it is defined in, as the user finds it in the project.
+        let file = self.config_file.strip_prefix(&self.config_dir).map_or_else(
+            |_| self.config_file.display().to_string(),
+            |p| p.display().to_string(),
+        );
         if self.definition.applies_if.is_empty() {
-            return Applicability::Applies("defined in verdict.toml".to_owned());
+            return Applicability::Applies(format!("defined in {file}"));
         }
         let missing: Vec<String> = self
             .definition
@@ -679,10 +697,10 @@ impl Verifier for CustomVerifier {
                 .iter()
                 .map(|p| p.display().to_string())
                 .collect();
-            Applicability::Applies(format!("defined in verdict.toml; {}", found.join(", ")))
+            Applicability::Applies(format!("defined in {file}; {}", found.join(", ")))
         } else {
             Applicability::DoesNotApply(format!(
-                "defined in verdict.toml, but {} not found",
+                "defined in {file}, but {} not found",
                 missing.join(", ")
             ))
         }
@@ -751,8 +769,8 @@ impl Verifier for CustomVerifier {
                 }
             })
             .collect();
-        // The definition lives in verdict.toml, and a `./script` is part of the tool.
-        let mut tool_files = vec![self.config_dir.join("verdict.toml")];
+        // The definition lives in the config file, and a `./script` is part of the tool.
+        let mut tool_files = vec![self.config_file.clone()];
         if self.definition.command[0].contains('/') {
             tool_files.push(self.cwd().join(&self.definition.command[0]));
         }
