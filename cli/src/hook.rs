@@ -613,9 +613,9 @@ fn decide(
             });
         }
     }
-    // The root is where verdict.toml is (looked for upwards, up to the repository root), else the
-    // repository root, else the start itself: a stop from `tests/` verifies, and counts its
-    // blocks in, the same project as a stop from the root.
+    // The root is where verdict's configuration is (looked for upwards, up to the repository
+    // root), else the repository root, else the start itself: a stop from `tests/` verifies, and
+    // counts its blocks in, the same project as a stop from the root.
     let config = config::discover(&start.dir).map_err(|error| anyhow!("{error}"))?;
     let root = config.project_dir().to_path_buf();
     if let Some(Subagent {
