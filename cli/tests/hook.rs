@@ -6,6 +6,7 @@
 //! install changes nothing.
 
 use crate::support::project as support;
+use crate::support::project::git_in as git;
 
 use std::io::Write;
 use std::path::Path;
@@ -536,22 +537,6 @@ fn claude_project_dir_is_verified_when_the_agent_cds_into_a_subdirectory() {
     assert!(is_block(&answer), "{answer:#}\n{stderr}");
     assert!(project.root().join(".verdict/state.db").is_file());
     assert!(!cwd.join(".verdict").exists(), "sub/.verdict was created");
-}
-
-/// Runs `git` in `dir`, as a test user; panics with its output when it fails.
-fn git(dir: &Path, args: &[&str]) {
-    let output = Command::new("git")
-        .args([
-            "-c",
-            "user.name=verdict",
-            "-c",
-            "user.email=verdict@example.com",
-        ])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("git starts");
-    assert!(output.status.success(), "git {args:?}: {output:?}");
 }
 
 /// Claude Code's worktree sessions set `CLAUDE_PROJECT_DIR` to the main checkout and `cwd` to the
