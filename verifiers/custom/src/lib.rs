@@ -35,6 +35,7 @@
 pub mod duration;
 
 use std::collections::BTreeMap;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -429,46 +430,14 @@ impl CustomVerifier {
 
     /// Reads the log and judges the run (see the crate docs).
     fn judge(&self, spec: &CommandSpec, captured: &Captured) -> Report {
-        let name = self.definition.name.as_str();
         let program = &self.definition.command[0];
         let code = match &captured.exit {
             Exit::Code { code } => Some(*code),
             _ => None,
         };
-        let mut report = if self.patterns.is_empty() {
-            let mut report = verdict_verifier_support::summarize_log_as("generic", captured);
-            report.tool = name.to_owned();
-            for diagnostic in &mut report.diagnostics {
-                diagnostic.tool = name.to_owned();
-                diagnostic.kind = self.definition.kind.kind();
-            }
-            report.refresh_fingerprints();
-            let unplaced = report.error.as_deref().is_some_and(|error| {
-                error == verdict_summarizers::generic::UNPLACED
-                    || error == verdict_summarizers::generic::EMPTY
-            });
-            if unplaced {
-                // Nothing in the log the generic reader knows: the command is the project's own,
-                // so its exit code decides, as with patterns that match nothing (below).
-                let mut empty = Report::new(name, Outcome::Passed);
-                empty.notes = report.notes;
-                empty
-            } else if report.outcome == Outcome::Errored && report.error.is_some() {
-                // The generic summarizer read a crash or a tool that never ran.
-                return report;
-            } else {
-                report
-            }
-        } else {
-            match self.scan(captured) {
-                Ok(report) => report,
-                Err(error) => {
-                    return Report::errored(
-                        name,
-                        format!("failed to read {}: {error}", captured.log_path.display()),
-                    );
-                }
-            }
+        let mut report = match self.read_log(captured) {
+            ControlFlow::Continue(report) => report,
+            ControlFlow::Break(report) => return report,
         };
         // A failing test is counted once, as a test: TAP's `not ok` lines are tests failed, not
         // errors besides them.
@@ -551,6 +520,46 @@ impl CustomVerifier {
             );
         }
         report
+    }
+
+    /// The report of the log before the exit code is weighed: the generic reader's without
+    /// patterns, else the patterns' scan. `Break` is the final report of a log that says the tool
+    /// crashed or never ran, or that cannot be read.
+    fn read_log(&self, captured: &Captured) -> ControlFlow<Report, Report> {
+        let name = self.definition.name.as_str();
+        if self.patterns.is_empty() {
+            let mut report = verdict_verifier_support::summarize_log_as("generic", captured);
+            report.tool = name.to_owned();
+            for diagnostic in &mut report.diagnostics {
+                diagnostic.tool = name.to_owned();
+                diagnostic.kind = self.definition.kind.kind();
+            }
+            report.refresh_fingerprints();
+            let unplaced = report.error.as_deref().is_some_and(|error| {
+                error == verdict_summarizers::generic::UNPLACED
+                    || error == verdict_summarizers::generic::EMPTY
+            });
+            if unplaced {
+                // Nothing in the log the generic reader knows: the command is the project's own,
+                // so its exit code decides, as with patterns that match nothing (below).
+                let mut empty = Report::new(name, Outcome::Passed);
+                empty.notes = report.notes;
+                ControlFlow::Continue(empty)
+            } else if report.outcome == Outcome::Errored && report.error.is_some() {
+                // The generic summarizer read a crash or a tool that never ran.
+                ControlFlow::Break(report)
+            } else {
+                ControlFlow::Continue(report)
+            }
+        } else {
+            match self.scan(captured) {
+                Ok(report) => ControlFlow::Continue(report),
+                Err(error) => ControlFlow::Break(Report::errored(
+                    name,
+                    format!("failed to read {}: {error}", captured.log_path.display()),
+                )),
+            }
+        }
     }
 
     /// Streams the log through the patterns.
