@@ -671,21 +671,61 @@ fn decide(
         .any(|(v, old)| v.outcome() != Outcome::Passed && !old);
     let flag = args.budget.and_then(|b| usize::try_from(b).ok());
     let budget = crate::budget::resolve(flag, config.run.budget);
-    let max = args.max_blocks;
     // Without the start's failures, the first time the agent is let go, what fails then is kept
     // as the session's baseline (what failed at its first check): it was shown, and the later
     // turns of the session are not blocked on it again.
     let first_failures = unknown.then(|| SessionBaseline::of(&verifications));
+    let stop = Stop {
+        verifications: &verifications,
+        old_errors: &old_errors,
+        known,
+        unknown,
+        first_check,
+        new_failures,
+        max_blocks: args.max_blocks,
+        budget,
+        root: &root,
+    };
     let answer = store.update(harness.key(), &input.chain(), |session| {
-        if !new_failures {
-            if known > 0 {
+        stop.answer(session)
+    })?;
+    if let (Some(first), Answer::Allow { .. }) = (first_failures, &answer) {
+        let json = serde_json::to_string(&first).context("failed to encode a baseline")?;
+        store.keep_baseline(harness.key(), &input.session, &json)?;
+    }
+    Ok(answer)
+}
+
+/// What one stop found, against which its session's chain of blocks is judged.
+struct Stop<'a> {
+    verifications: &'a [Verification],
+    /// For each verification, whether its failure was there when the session began.
+    old_errors: &'a [bool],
+    /// How many failures are set aside as the session's baseline.
+    known: u64,
+    /// Whether what failed before the session is not known (nothing is set aside).
+    unknown: bool,
+    /// Whether this stop kept the session's baseline.
+    first_check: bool,
+    new_failures: bool,
+    max_blocks: u32,
+    budget: usize,
+    root: &'a Path,
+}
+
+impl Stop<'_> {
+    /// The answer to the agent, and the chain's next state when this stop blocks.
+    fn answer(&self, session: &state::Session) -> (Option<state::Session>, Answer) {
+        let (known, max) = (self.known, self.max_blocks);
+        if !self.new_failures {
+            if self.known > 0 {
                 let _ = writeln!(
                     std::io::stderr(),
                     "verdict hook: {known} failure{} {} there when this session began; set \
-                     aside for this session{}",
-                    if known == 1 { "" } else { "s" },
-                    if known == 1 { "was" } else { "were" },
-                    if first_check {
+                 aside for this session{}",
+                    if self.known == 1 { "" } else { "s" },
+                    if self.known == 1 { "was" } else { "were" },
+                    if self.first_check {
                         " (its baseline, kept now)"
                     } else {
                         ""
@@ -695,19 +735,20 @@ fn decide(
             // A pass (of what is new) lets the agent stop and ends the chain.
             return (None, Answer::Allow { message: None });
         }
-        let shown: Vec<Verification> = verifications
+        let shown: Vec<Verification> = self
+            .verifications
             .iter()
-            .zip(&old_errors)
+            .zip(self.old_errors)
             .filter(|(_, old)| !**old)
             .map(|(v, _)| v.clone())
             .collect();
         let failure = failure_key(&shown);
-        let set_aside = if unknown {
+        let set_aside = if self.unknown {
             " (what failed before this session is not known, so every failure counts)".to_owned()
-        } else if known > 0 {
+        } else if self.known > 0 {
             format!(
                 " ({known} failure{} from before this session set aside)",
-                if known == 1 { "" } else { "s" }
+                if self.known == 1 { "" } else { "s" }
             )
         } else {
             String::new()
@@ -715,23 +756,23 @@ fn decide(
         if session.blocks >= max {
             let prefix = format!(
                 "verdict: verification still fails after {} block{} (--max-blocks {max}); \
-                 letting the agent stop. What fails{set_aside}:",
+             letting the agent stop. What fails{set_aside}:",
                 session.blocks,
                 if session.blocks == 1 { "" } else { "s" }
             );
             return (
                 None,
-                Answer::allow(fit::answer(&prefix, &shown, budget, &root)),
+                Answer::allow(fit::answer(&prefix, &shown, self.budget, self.root)),
             );
         }
         if session.last_failure.as_deref() == Some(failure.as_str()) {
             let prefix = format!(
                 "verdict: the same failures as at the last block, so another round would not \
-                 help; letting the agent stop. What fails{set_aside}:"
+             help; letting the agent stop. What fails{set_aside}:"
             );
             return (
                 None,
-                Answer::allow(fit::answer(&prefix, &shown, budget, &root)),
+                Answer::allow(fit::answer(&prefix, &shown, self.budget, self.root)),
             );
         }
         let next = state::Session {
@@ -740,16 +781,11 @@ fn decide(
         };
         let prefix = format!(
             "verdict: the project's verification fails{set_aside}. Fix what it found, then \
-             finish."
+         finish."
         );
-        let reason = fit::answer(&prefix, &shown, budget, &root);
+        let reason = fit::answer(&prefix, &shown, self.budget, self.root);
         (Some(next), Answer::Block { reason })
-    })?;
-    if let (Some(first), Answer::Allow { .. }) = (first_failures, &answer) {
-        let json = serde_json::to_string(&first).context("failed to encode a baseline")?;
-        store.keep_baseline(harness.key(), &input.session, &json)?;
     }
-    Ok(answer)
 }
 
 /// The verifications of the tree `tree`: remembered when it was verified before, else `run`
