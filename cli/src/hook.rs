@@ -556,6 +556,37 @@ fn parse_input(harness: Harness, event_kind: Event, text: &str) -> Result<StopIn
     })
 }
 
+/// The answer to a stop whose start directory is not a directory or is not there; `None` when
+/// it is one.
+fn missing_start(start: &Start) -> Result<Option<Answer>> {
+    // A directory that is not there is no project verdict could verify (a harness naming a
+    // directory the agent removed, or a stale one). Said so, visibly: looking further would
+    // create it (`.verdict/`) or say that no verifier applies, which is not what happened.
+    match std::fs::metadata(&start.dir) {
+        Ok(meta) if meta.is_dir() => Ok(None),
+        Ok(_) => Ok(Some(Answer::allow(format!(
+            "verdict hook: {} ({}) is not a directory; letting the agent stop without \
+                 verifying",
+            start.dir.display(),
+            start.named_by
+        )))),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            Ok(Some(Answer::allow(format!(
+                "verdict hook: {} ({}) does not exist; letting the agent stop without verifying",
+                start.dir.display(),
+                start.named_by
+            ))))
+        }
+        Err(error) => Err(error).with_context(|| {
+            format!(
+                "failed to read {} ({})",
+                start.dir.display(),
+                start.named_by
+            )
+        }),
+    }
+}
+
 /// Reads the input, verifies, and decides.
 fn decide(
     harness: Harness,
@@ -583,35 +614,8 @@ fn decide(
         return Ok(Answer::Allow { message: None });
     }
     let start = start_dir(harness, args, &input)?;
-    // A directory that is not there is no project verdict could verify (a harness naming a
-    // directory the agent removed, or a stale one). Said so, visibly: looking further would
-    // create it (`.verdict/`) or say that no verifier applies, which is not what happened.
-    match std::fs::metadata(&start.dir) {
-        Ok(meta) if meta.is_dir() => {}
-        Ok(_) => {
-            return Ok(Answer::allow(format!(
-                "verdict hook: {} ({}) is not a directory; letting the agent stop without \
-                 verifying",
-                start.dir.display(),
-                start.named_by
-            )));
-        }
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-            return Ok(Answer::allow(format!(
-                "verdict hook: {} ({}) does not exist; letting the agent stop without verifying",
-                start.dir.display(),
-                start.named_by
-            )));
-        }
-        Err(error) => {
-            return Err(error).with_context(|| {
-                format!(
-                    "failed to read {} ({})",
-                    start.dir.display(),
-                    start.named_by
-                )
-            });
-        }
+    if let Some(answer) = missing_start(&start)? {
+        return Ok(answer);
     }
     // The root is where verdict's configuration is (looked for upwards, up to the repository
     // root), else the repository root, else the start itself: a stop from `tests/` verifies, and
