@@ -208,6 +208,33 @@ impl Chaos {
             .collect()
     }
 
+    /// Stops the worker `pid` (SIGSTOP) at a moment it holds no write lock on the database.
+    /// Stopped inside a write, it would hold the lock until it runs again, and every other
+    /// worker's write would wait for it: the fleet stands still, which is what SQLite does, not
+    /// a lease running out, which is what the tests that stop a worker are about.
+    fn stop_between_writes(&self, pid: u32) {
+        let start = Instant::now();
+        loop {
+            signal(pid, "STOP");
+            let free = rusqlite::Connection::open(&self.state)
+                .and_then(|probe| {
+                    // A stopped holder lets go only once it runs again: no use waiting.
+                    probe.busy_timeout(Duration::ZERO)?;
+                    probe.execute_batch("BEGIN IMMEDIATE; ROLLBACK;")
+                })
+                .is_ok();
+            if free {
+                return;
+            }
+            signal(pid, "CONT");
+            assert!(
+                start.elapsed() < LIMIT,
+                "the worker {pid} never let go of the write lock"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
     /// Waits for `file` to hold a pid (a marker a paused process wrote), while `worker` runs.
     fn wait_for(&self, file: &Path, worker: &mut Child) -> Option<i32> {
         let start = Instant::now();
@@ -636,7 +663,7 @@ fn a_worker_stopped_past_its_lease_writes_nothing_when_it_comes_back() {
         .expect("the agent's pid");
     // Cut off: the worker no longer runs, its agent does (in a process group of its own).
     let _unstop = Unstop(w1_pid);
-    signal(w1.id(), "STOP");
+    chaos.stop_between_writes(w1_pid);
     let w2 = chaos.spawn(&["--until-idle", "--lease", "8"], &[], "w2");
     let w2_pid = w2.id();
     // The second worker takes the lease back once it ran out, but not the work directory:

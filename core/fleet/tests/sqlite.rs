@@ -54,6 +54,32 @@ fn a_database_migrated_by_a_newer_verdict_is_refused() {
     }
 }
 
+/// A worker stopped (SIGSTOP, a suspended laptop) inside a write transaction holds the write
+/// lock until it runs again. Opening the database to read it must not wait for that lock, or
+/// `fleet status` and `fleet history` hang for as long as the worker is stopped.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reader_opens_while_another_holds_the_write_lock() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = dir.path().join("fleet.db");
+    open(&path).add(&[task("a")]).await.expect("add");
+    let holder = rusqlite::Connection::open(&path).expect("a connection");
+    holder
+        .execute_batch("BEGIN IMMEDIATE")
+        .expect("the write lock");
+    let reader_path = path.clone();
+    let read = async move {
+        let store = tokio::task::spawn_blocking(move || SqliteStore::open(&reader_path))
+            .await
+            .expect("the open's thread")
+            .expect("opens");
+        store.counts().await.expect("counts")
+    };
+    let counts = tokio::time::timeout(Duration::from_secs(20), read).await;
+    holder.execute_batch("ROLLBACK").expect("released");
+    let counts = counts.expect("opening and reading waited for the write lock");
+    assert_eq!(counts.get(TaskState::Pending), 1, "{counts:?}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_database_of_the_first_schema_gains_the_dashboards_reads() {
     let dir = tempfile::tempdir().expect("a temporary directory");

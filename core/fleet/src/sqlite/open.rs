@@ -94,8 +94,20 @@ fn configure(conn: &Connection) -> rusqlite::Result<String> {
 
 /// Applies the migrations not yet applied, each in its own write transaction that re-reads the
 /// version (two processes may open a new database at once).
+///
+/// The version is read first without the write lock: a database that is up to date is opened
+/// without waiting for a writer, so a reader (`status`, `history`, the dashboard) still answers
+/// while a worker holds the lock, stuck or stopped.
 fn migrate(conn: &mut Connection, path: &Path) -> Result<()> {
     let known = schema::SQLITE.len();
+    let current: i64 = retry_busy(|| conn.query_row("PRAGMA user_version", [], |row| row.get(0)))
+        .map_err(|source| FleetError::Sqlite {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    if usize::try_from(current).is_ok_and(|applied| applied == known) {
+        return Ok(());
+    }
     loop {
         let step = retry_busy(|| {
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
