@@ -84,7 +84,8 @@ pub fn claude_allowed_tools(
 }
 
 /// Whether `prefix` (a program and words) can stand as a rule: plain words only, and for a
-/// runner, words that name what it runs (`npm run lint`, not `npm run` or `npm`).
+/// runner, words that name what it runs (`npm run lint`, not `npm run` or `npm`), which is not
+/// another runner (`python -m tox`, `uv run python`).
 fn names_what_it_runs(prefix: &[String]) -> bool {
     let Some((program, words)) = prefix.split_first() else {
         return false;
@@ -92,13 +93,19 @@ fn names_what_it_runs(prefix: &[String]) -> bool {
     if !prefix.iter().all(|word| plain(word)) {
         return false;
     }
-    let base = program.rsplit('/').next().unwrap_or(program);
-    if !RUNNERS.contains(&base) && !base.starts_with("python") {
+    if !runner(program) {
         return true;
     }
     words
         .last()
-        .is_some_and(|last| !DISPATCHERS.contains(&last.as_str()))
+        .is_some_and(|last| !DISPATCHERS.contains(&last.as_str()) && !runner(last))
+}
+
+/// Whether `program` (a name or a path) is one of the [`RUNNERS`], or a versioned Python
+/// (`python3.12`).
+fn runner(program: &str) -> bool {
+    let base = program.rsplit('/').next().unwrap_or(program);
+    RUNNERS.contains(&base) || base.starts_with("python")
 }
 
 /// The command prefixes (as words) a person or an agent would type to run `argv` again.
@@ -284,6 +291,7 @@ mod tests {
             argv(&["pnpm", "exec", "--", "jest"]),
             argv(&["python3.12", "-c", "print(1)"]),
             argv(&["/usr/bin/python3", "-m", "tox"]),
+            argv(&["uv", "run", "python", "x.py"]),
         ];
         // As declared commands: the same, and words that are not plain.
         let declared = [
@@ -295,6 +303,6 @@ mod tests {
             argv(&["npm", "run", "$(rm -rf /)"]),
         ];
         let rules = claude_allowed_tools(&verified, &declared, root);
-        assert_eq!(rules, ["Bash(python3 -m tox:*)", MCP_VERIFY]);
+        assert_eq!(rules, [MCP_VERIFY]);
     }
 }
