@@ -91,6 +91,11 @@ impl Bench {
 
     /// `verdict loop --agent <preset>` to its end, one attempt, with `env` set.
     fn run_loop_with(&self, preset: &str, env: &[(&str, &str)]) -> Output {
+        self.run_loop_args(preset, &[], env)
+    }
+
+    /// `verdict loop --agent <preset> <args>` to its end, one attempt, with `env` set.
+    fn run_loop_args(&self, preset: &str, args: &[&str], env: &[(&str, &str)]) -> Output {
         Command::new(env!("CARGO_BIN_EXE_verdict"))
             .env("VERDICT_STATE_DIR", ".verdict")
             .args([
@@ -101,6 +106,7 @@ impl Bench {
                 preset,
             ])
             .args(["--max-attempts", "1", "--no-baseline"])
+            .args(args)
             .current_dir(self.root())
             .env("PATH", self.path())
             .env("VERDICT_STANDIN_LOG", self.logs.path())
@@ -256,6 +262,24 @@ fn claude_may_run_the_test_lint_and_type_check_scripts_of_package_json() {
         record["tests_exit"], 1,
         "jest's deliberate failure: {record}"
     );
+}
+
+#[test]
+fn a_check_the_loop_does_not_verify_is_not_allowed() {
+    let bench = Bench::of(Project::polyglot());
+    let out = bench.run_loop_args("claude", &["--only", "eslint"], &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", all(&out));
+    let rules = rules(&bench.record("claude"));
+    assert!(
+        rules.iter().any(|r| r == "Bash(npm run lint:*)"),
+        "{rules:?}"
+    );
+    for rule in &rules {
+        assert!(
+            !rule.starts_with("Bash(npm test") && !rule.contains("typecheck"),
+            "--only eslint: {rule} in {rules:?}"
+        );
+    }
 }
 
 #[test]
