@@ -42,6 +42,10 @@ pub(crate) struct Known {
     /// Verifiers that must pass before it starts, because the project's command runs it after
     /// theirs in an `&&` chain.
     pub(crate) needs: Vec<String>,
+    /// The project's own commands that run what it verifies, as a person types them (`npm
+    /// test`, `pnpm run lint`, `make test`), each as argv words: the loop allows them to Claude
+    /// Code beside the verifier's own command.
+    pub(crate) run_by: Vec<Vec<String>>,
 }
 
 /// The verifiers compiled into this binary.
@@ -52,6 +56,7 @@ fn linked() -> Vec<Known> {
             verifier: Arc::from(verifier),
             origin: Origin::Linked(feature),
             needs: Vec::new(),
+            run_by: Vec::new(),
         }));
     };
     #[cfg(feature = "tsc")]
@@ -90,6 +95,7 @@ pub(crate) fn all(config: &Config, root: &Path) -> Result<Vec<Known>> {
             verifier: Arc::new(verifier),
             origin: Origin::Config(config.label()),
             needs: Vec::new(),
+            run_by: Vec::new(),
         });
     }
     for path in &config.plugins {
@@ -114,7 +120,8 @@ pub(crate) fn all(config: &Config, root: &Path) -> Result<Vec<Known>> {
 
 /// Adds a `script` verifier for each declared command of the project at `root` that no known
 /// verifier covers, and sets the order of a chain's commands: a command (tool verifier or
-/// script) that the project runs after others with `&&` needs their verifiers.
+/// script) that the project runs after others with `&&` needs their verifiers. Each verifier of
+/// a declared command learns the project's commands that run it ([`Known::run_by`]).
 #[cfg(feature = "script")]
 fn scripts(known: &mut Vec<Known>, config: &Config, root: &Path) {
     use std::collections::BTreeSet;
@@ -151,6 +158,7 @@ fn scripts(known: &mut Vec<Known>, config: &Config, root: &Path) {
             verifier: Arc::new(verdict_script::ScriptVerifier::new(name, command.clone())),
             origin: Origin::Script,
             needs: Vec::new(),
+            run_by: Vec::new(),
         });
     }
     // Only scripts and runners under a coverage wrapper become needs: a tool verifier checks
@@ -186,6 +194,11 @@ fn scripts(known: &mut Vec<Known>, config: &Config, root: &Path) {
                     entry.needs.push(need);
                 }
             }
+            for run_by in &command.run_by {
+                if !entry.run_by.contains(run_by) {
+                    entry.run_by.push(run_by.clone());
+                }
+            }
         }
     }
 }
@@ -214,6 +227,7 @@ fn load_plugin(path: &Path) -> Result<Vec<Known>> {
             verifier: Arc::from(verifier),
             origin: origin.clone(),
             needs: Vec::new(),
+            run_by: Vec::new(),
         })
         .collect())
 }

@@ -5,6 +5,8 @@
 //! codex, an untrusted folder for gemini), and otherwise fixes the cart fixture's one failing test.
 //! Each test checks that the run passed, what the stand-in parsed, and what the preset is for: the
 //! tests allowed to Claude Code, no commit in the user's repository, the trusted session.
+//! Claude Code is also allowed the commands the project declares for what the loop verifies
+//! (issue 28, item 2): `npm test`, `npm run lint`, `make test`, and nothing broader.
 
 use crate::support::project;
 
@@ -35,6 +37,11 @@ impl Bench {
             .expect("copy a fixture file");
         }
         project.link_venv();
+        Bench::of(project)
+    }
+
+    /// `project`, with the stand-ins on PATH.
+    fn of(project: Project) -> Bench {
         let bin = tempfile::Builder::new()
             .prefix("verdict-standins-")
             .tempdir()
@@ -79,6 +86,16 @@ impl Bench {
 
     /// `verdict loop --agent <preset>` to its end, one attempt.
     fn run_loop(&self, preset: &str) -> Output {
+        self.run_loop_with(preset, &[])
+    }
+
+    /// `verdict loop --agent <preset>` to its end, one attempt, with `env` set.
+    fn run_loop_with(&self, preset: &str, env: &[(&str, &str)]) -> Output {
+        self.run_loop_args(preset, &[], env)
+    }
+
+    /// `verdict loop --agent <preset> <args>` to its end, one attempt, with `env` set.
+    fn run_loop_args(&self, preset: &str, args: &[&str], env: &[(&str, &str)]) -> Output {
         Command::new(env!("CARGO_BIN_EXE_verdict"))
             .env("VERDICT_STATE_DIR", ".verdict")
             .args([
@@ -89,12 +106,14 @@ impl Bench {
                 preset,
             ])
             .args(["--max-attempts", "1", "--no-baseline"])
+            .args(args)
             .current_dir(self.root())
             .env("PATH", self.path())
             .env("VERDICT_STANDIN_LOG", self.logs.path())
             .env_remove("GEMINI_CLI_TRUST_WORKSPACE")
             .env_remove("CI")
             .env_remove("GITHUB_ACTIONS")
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .output()
             .expect("verdict loop runs")
@@ -179,6 +198,115 @@ fn claude_may_run_the_projects_tests() {
         "the stand-in ran the fixed tests: {record}"
     );
     assert_eq!(record["args"]["--permission-mode"], "acceptEdits");
+}
+
+/// The rules of the `--allowedTools` list the claude stand-in parsed.
+fn rules(record: &Value) -> Vec<String> {
+    record["rules"]
+        .as_array()
+        .expect("rules")
+        .iter()
+        .filter_map(Value::as_str)
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Rules a prefix match makes far broader than any check: a runner with nothing after it, or
+/// a script runner with no script named.
+const TOO_BROAD: &[&str] = &[
+    "Bash(npm:*)",
+    "Bash(npm run:*)",
+    "Bash(npx:*)",
+    "Bash(node:*)",
+    "Bash(make:*)",
+    "Bash(python:*)",
+    "Bash(python3:*)",
+];
+
+#[test]
+fn claude_may_run_the_test_lint_and_type_check_scripts_of_package_json() {
+    // The polyglot example declares `test` (jest), `lint` (eslint) and `typecheck` (tsc), which
+    // verdict's verifiers run in the scripts' place; a script it does not verify is added.
+    let project = Project::polyglot();
+    let path = project.path("package.json");
+    let mut package: Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("package.json")).expect("JSON");
+    package["scripts"]["build"] = "tsc -p .".into();
+    package["scripts"]["lint:fix"] = "eslint --fix .".into();
+    std::fs::write(&path, package.to_string()).expect("write package.json");
+    let bench = Bench::of(project);
+    let out = bench.run_loop_with("claude", &[("VERDICT_STANDIN_TEST", "npm test")]);
+    // The example fails on purpose, and the stand-in fixes nothing in it.
+    assert_eq!(out.status.code(), Some(1), "{}", all(&out));
+    let record = bench.record("claude");
+    let rules = rules(&record);
+    for rule in [
+        "Bash(npm test:*)",
+        "Bash(npm run test:*)",
+        "Bash(npm run lint:*)",
+        "Bash(npm run typecheck:*)",
+        "mcp__verdict__verify",
+    ] {
+        assert!(rules.iter().any(|r| r == rule), "{rule} in {rules:?}");
+    }
+    for rule in &rules {
+        assert!(!TOO_BROAD.contains(&rule.as_str()), "{rule} in {rules:?}");
+        assert!(
+            !rule.contains("build") && !rule.contains("lint:fix"),
+            "a script verdict does not verify: {rule} in {rules:?}"
+        );
+    }
+    // The agent ran the project's own test command, which `acceptEdits` alone refuses.
+    assert_eq!(record["ran_tests"], true, "{record}");
+    assert_eq!(
+        record["tests_exit"], 1,
+        "jest's deliberate failure: {record}"
+    );
+}
+
+#[test]
+fn a_check_the_loop_does_not_verify_is_not_allowed() {
+    let bench = Bench::of(Project::polyglot());
+    let out = bench.run_loop_args("claude", &["--only", "eslint"], &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", all(&out));
+    let rules = rules(&bench.record("claude"));
+    assert!(
+        rules.iter().any(|r| r == "Bash(npm run lint:*)"),
+        "{rules:?}"
+    );
+    for rule in &rules {
+        assert!(
+            !rule.starts_with("Bash(npm test") && !rule.contains("typecheck"),
+            "--only eslint: {rule} in {rules:?}"
+        );
+    }
+}
+
+#[test]
+fn claude_may_run_make_test_when_the_makefile_declares_the_tests() {
+    let bench = Bench::new();
+    std::fs::write(
+        bench.root().join("Makefile"),
+        ".PHONY: test lint
+test:
+	.venv/bin/python -m pytest -q -p no:cacheprovider
+lint:
+	flake8 .
+",
+    )
+    .expect("write the Makefile");
+    let out = bench.run_loop_with("claude", &[("VERDICT_STANDIN_TEST", "make test")]);
+    assert_eq!(out.status.code(), Some(0), "{}", all(&out));
+    let record = bench.record("claude");
+    let rules = rules(&record);
+    assert!(rules.iter().any(|r| r == "Bash(make test:*)"), "{rules:?}");
+    // `make lint` runs flake8, which verdict does not verify: not allowed, nor any target.
+    for rule in &rules {
+        assert!(!TOO_BROAD.contains(&rule.as_str()), "{rule} in {rules:?}");
+        assert!(!rule.starts_with("Bash(make lint"), "{rule} in {rules:?}");
+    }
+    assert_eq!(record["ran_tests"], true, "{record}");
+    assert_eq!(record["tests_exit"], 0, "the fixed tests pass: {record}");
 }
 
 #[test]

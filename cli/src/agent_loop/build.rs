@@ -2,6 +2,7 @@
 //! the policies, the agents (the `claude` preset allowed to run the verification's commands), the
 //! verification, the runner. `verdict loop` and a fleet's attempts build it alike.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -61,6 +62,10 @@ pub(crate) fn build(
 
     // The verification: `verdict run`'s selection, built once.
     let known = registry::all(config, root).map_err(|e| usage(format!("{e:#}")))?;
+    let run_by: BTreeMap<String, Vec<Vec<String>>> = known
+        .iter()
+        .map(|k| (k.verifier.name().to_owned(), k.run_by.clone()))
+        .collect();
     let plan = Plan::new(root, config, known, &settings.only, &config.run.skip)
         .map_err(|e| usage(format!("{e:#}")))?
         .with_fail_fast(false);
@@ -78,7 +83,7 @@ pub(crate) fn build(
             root.display()
         )));
     }
-    let specs = allow_verification(specs, plan.entries(), plan.workspace(), root);
+    let specs = allow_verification(specs, plan.entries(), plan.workspace(), &run_by, root);
 
     let interrupted = Arc::clone(plan.interrupted());
     let runner = crate::verify::runner_for(root);
@@ -210,15 +215,17 @@ fn agents(settings: &RunSettings, config: &Config) -> Result<Vec<AgentSpec>> {
     Ok(specs)
 }
 
-/// The `claude` preset is allowed to run the commands the loop verifies with (and the `verify`
-/// tool of `verdict mcp`): in `acceptEdits` mode a headless session would otherwise be refused
-/// every command, the project's tests included. The rules follow `-p` as one `--allowedTools`
-/// list, one argv element each. Other agents, and a `claude` command line a person wrote, are
-/// left as they are.
+/// The `claude` preset is allowed to run the commands the loop verifies with, the project's own
+/// commands that run what it verifies (`run_by`, by verifier: `npm test`, `npm run lint`), and
+/// the `verify` tool of `verdict mcp`: in `acceptEdits` mode a headless session would otherwise
+/// be refused every command, the project's tests included. The rules follow `-p` as one
+/// `--allowedTools` list, one argv element each. Other agents, and a `claude` command line a
+/// person wrote, are left as they are.
 fn allow_verification(
     mut specs: Vec<AgentSpec>,
     entries: &[Entry],
     workspace: &Workspace,
+    run_by: &BTreeMap<String, Vec<Vec<String>>>,
     root: &Path,
 ) -> Vec<AgentSpec> {
     let Some(claude) = agent::presets::preset("claude") else {
@@ -233,7 +240,15 @@ fn allow_verification(
                 .collect()
         })
         .collect();
-    let rules = agent::allowed::claude_allowed_tools(&commands, root);
+    // Only the checks this run verifies: one that `--only` or a missing tool left out is not
+    // the loop's to allow.
+    let declared: Vec<Vec<String>> = entries
+        .iter()
+        .filter_map(|e| run_by.get(e.verifier.name()))
+        .flatten()
+        .cloned()
+        .collect();
+    let rules = agent::allowed::claude_allowed_tools(&commands, &declared, root);
     for spec in &mut specs {
         if spec.argv.as_slice() != claude {
             continue;

@@ -21,8 +21,10 @@ use verdict_model::split::split_command;
 use verdict_model::verifier::{Applicability, InfraFile, Part as InfraPart, Workspace};
 
 use crate::PackageJson;
+use manager::Manager;
 
 mod checks;
+pub mod manager;
 mod precommit;
 mod scoped;
 mod tasks;
@@ -85,6 +87,11 @@ pub struct Command {
     /// noxfile.py, a pyproject task. A change to them changes what the check runs, so they are
     /// part of the infrastructure of the verifier that runs it.
     pub sources: Vec<InfraFile>,
+    /// The commands a person types to run the check this command is part of, as the project
+    /// declares it (`npm test`, `pnpm run lint`, `make test`, `tox -e typing`), each as argv
+    /// words; empty when it has no name of its own (a line of verdict.toml, the workspace
+    /// root's command scoped to a package).
+    pub run_by: Vec<Vec<String>>,
 }
 
 impl Command {
@@ -379,6 +386,7 @@ impl Declared {
         let mut has_test = false;
         if let Some(package) = &package {
             let scripts = scripts(package);
+            let manager = Manager::of(root);
             for (name, purpose) in ENTRY_SCRIPTS {
                 if scripts
                     .get(*name)
@@ -386,9 +394,11 @@ impl Declared {
                 {
                     has_test |= *purpose == Purpose::Test;
                     let origin = format!("the `{name}` script");
+                    builder.run_by = manager.runs(name);
                     builder.script(root, &scripts, name, *purpose, &origin, &[], 0);
                 }
             }
+            builder.run_by.clear();
         }
         // A workspace package without a test of its own: the root's, as it runs here, or,
         // when it cannot be scoped to the package, said to be not run.
@@ -478,9 +488,12 @@ impl Declared {
             Some(at) => {
                 let purpose = self.commands[at].purpose;
                 let after = std::mem::take(&mut self.commands[at].after);
+                // The project's own command still runs the tool the line stands in for.
+                let run_by = std::mem::take(&mut self.commands[at].run_by);
                 self.commands[at] = Command {
                     purpose,
                     after,
+                    run_by,
                     ..command
                 };
             }
@@ -557,7 +570,15 @@ fn dedup(commands: Vec<Command>) -> Vec<Command> {
         match kept.iter().position(|k| {
             k.words == command.words && k.shell == command.shell && k.text == command.text
         }) {
-            Some(same) => at.push(same),
+            Some(same) => {
+                // Each check that runs it runs it: `npm run check` as much as `npm test`.
+                for run_by in command.run_by {
+                    if !kept[same].run_by.contains(&run_by) {
+                        kept[same].run_by.push(run_by);
+                    }
+                }
+                at.push(same);
+            }
             None => {
                 at.push(kept.len());
                 kept.push(command);
@@ -595,6 +616,8 @@ struct Builder {
     active: Vec<String>,
     /// The files declaring what is being expanded (see [`Command::sources`]).
     sources: Vec<InfraFile>,
+    /// How a person runs what is being expanded (see [`Command::run_by`]).
+    run_by: Vec<Vec<String>>,
 }
 
 impl Builder {
@@ -813,6 +836,7 @@ impl Builder {
             python,
             from_workspace_root: false,
             sources: self.sources.clone(),
+            run_by: self.run_by.clone(),
         });
         self.commands.len() - 1
     }
@@ -1348,6 +1372,7 @@ fn python_entries(root: &Path, builder: &mut Builder) {
         && let Some(target) = makefile.test_target()
     {
         let origin = format!("the Makefile's `{target}` target");
+        builder.run_by = vec![vec!["make".to_owned(), target.to_owned()]];
         if makefile.plain(target) {
             makefile.expand(builder, root, target, Purpose::Test, &origin, &[]);
         } else {
@@ -1357,6 +1382,7 @@ fn python_entries(root: &Path, builder: &mut Builder) {
             builder.push(&line, Purpose::Test, &origin, &[], false, true);
             builder.sources.clear();
         }
+        builder.run_by.clear();
         return;
     }
     if let Some((commands, origin, source)) = tox_commands(root) {
@@ -1367,10 +1393,13 @@ fn python_entries(root: &Path, builder: &mut Builder) {
             glob: "noxfile.py".to_owned(),
             part: InfraPart::Whole,
         };
+        builder.run_by = vec![["nox", "-s", session.as_str()].map(str::to_owned).to_vec()];
         builder.python_sequence(root, &commands, Purpose::Test, &origin, source);
-    } else if let Some((line, origin, source)) = pyproject_test(root) {
+    } else if let Some((line, origin, source, runner)) = pyproject_test(root) {
+        builder.run_by = vec![runner];
         builder.python_sequence(root, &[line], Purpose::Test, &origin, source);
     }
+    builder.run_by.clear();
 }
 
 /// The commands of tox.ini's `[testenv]` section (`{posargs}` and tox's substitutions removed),
@@ -1710,20 +1739,33 @@ fn python_args(args: &str) -> Option<Vec<String>> {
 }
 
 /// The `test` script of pyproject.toml's task runner, with where it comes from.
-fn pyproject_test(root: &Path) -> Option<(String, String, InfraFile)> {
+fn pyproject_test(root: &Path) -> Option<(String, String, InfraFile, Vec<String>)> {
     let text = std::fs::read_to_string(root.join("pyproject.toml")).ok()?;
     let value: toml::Table = toml::from_str(&text).ok()?;
     let tool = value.get("tool")?.as_table()?;
-    let places: [(&[&str], &str); 4] = [
+    let places: [(&[&str], &str, &[&str]); 4] = [
         (
             &["hatch", "envs", "default", "scripts", "test"],
             "[tool.hatch.envs.default.scripts] test",
+            &["hatch", "run", "test"],
         ),
-        (&["poe", "tasks", "test"], "[tool.poe.tasks] test"),
-        (&["pdm", "scripts", "test"], "[tool.pdm.scripts] test"),
-        (&["taskipy", "tasks", "test"], "[tool.taskipy.tasks] test"),
+        (
+            &["poe", "tasks", "test"],
+            "[tool.poe.tasks] test",
+            &["poe", "test"],
+        ),
+        (
+            &["pdm", "scripts", "test"],
+            "[tool.pdm.scripts] test",
+            &["pdm", "run", "test"],
+        ),
+        (
+            &["taskipy", "tasks", "test"],
+            "[tool.taskipy.tasks] test",
+            &["task", "test"],
+        ),
     ];
-    for (path, origin) in places {
+    for (path, origin, runner) in places {
         let mut at = tool.get(path[0]);
         for key in &path[1..] {
             at = at.and_then(|v| v.get(*key));
@@ -1747,7 +1789,8 @@ fn pyproject_test(root: &Path) -> Option<(String, String, InfraFile)> {
                     .collect(),
             ),
         };
-        return Some((line, format!("pyproject.toml's {origin}"), source));
+        let runner = runner.iter().map(|w| (*w).to_owned()).collect();
+        return Some((line, format!("pyproject.toml's {origin}"), source, runner));
     }
     None
 }
@@ -2008,6 +2051,58 @@ mod tests {
             .collect()
     }
 
+    /// Each command as `text ← how the project runs it`.
+    fn run_by(files: &[(&str, &str)]) -> Vec<String> {
+        let dir = project(files);
+        Declared::from_files(dir.path())
+            .commands
+            .iter()
+            .map(|c| {
+                let run_by: Vec<String> = c.run_by.iter().map(|argv| argv.join(" ")).collect();
+                format!("{} <- {}", c.text, run_by.join(" | "))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn each_command_knows_the_projects_command_that_runs_it() {
+        // Through scripts, with the package manager of the lock file; a command two scripts
+        // run is run by both.
+        assert_eq!(
+            run_by(&[
+                (
+                    "package.json",
+                    r#"{"scripts": {"test": "npm run unit", "unit": "jest", "lint": "eslint .",
+                    "check": "npm run lint && tsc --noEmit", "build": "tsc -p ."}}"#,
+                ),
+                ("pnpm-lock.yaml", "lockfileVersion: '9.0'\n"),
+            ]),
+            [
+                "jest <- pnpm test | pnpm run test",
+                "eslint . <- pnpm lint | pnpm run lint | pnpm check | pnpm run check",
+                "tsc --noEmit <- pnpm check | pnpm run check",
+            ]
+        );
+        assert_eq!(
+            run_by(&[("Makefile", "test:\n\tpytest -q\n")]),
+            ["pytest -q <- make test"]
+        );
+        assert_eq!(
+            run_by(&[(
+                "tox.ini",
+                "[testenv]\ncommands = pytest\n\n[testenv:typing]\ncommands = mypy src\n",
+            )]),
+            ["pytest <- ", "mypy src <- tox -e typing"]
+        );
+        assert_eq!(
+            run_by(&[(
+                "pyproject.toml",
+                "[tool.poe.tasks]\ntest = \"pytest -x\"\nlint = \"ruff check .\"\n",
+            )]),
+            ["pytest -x <- poe test", "ruff check . <- poe lint"]
+        );
+    }
+
     #[test]
     fn each_command_names_the_files_that_declare_it() {
         let scripts = |name: &str| format!("package.json Json([\"scripts\", \"{name}\"])");
@@ -2059,6 +2154,7 @@ mod tests {
             python: false,
             from_workspace_root: false,
             sources: Vec::new(),
+            run_by: Vec::new(),
         };
         let c = command("NODE_ENV=test cross-env TZ=UTC npx --yes vitest run");
         assert_eq!(c.program_words(), ["vitest", "run"]);

@@ -19,11 +19,12 @@ an unknown option, a missing or malformed value, or a value outside the accepted
             refuses to run unless `GEMINI_CLI_TRUST_WORKSPACE=true` or `--skip-trust`.
 
 Once its argv is accepted, a stand-in reads the prompt where that CLI reads it, fixes the cart
-fixture's discount (cli/tests/loop/cart), records what it parsed in
+fixture's discount (cli/tests/loop/cart) when there is one, records what it parsed in
 $VERDICT_STANDIN_LOG/<cli>-<n>.json and exits 0. The claude stand-in also does what an agent does
-after a fix: it runs the project's tests, `.venv/bin/python -m pytest -q`, if and only if a
-`Bash(...)` rule of `--allowedTools` allows that command (as `acceptEdits` would otherwise refuse
-it), and records whether it could.
+after a fix: it runs the project's tests, `.venv/bin/python -m pytest -q` or the command in
+$VERDICT_STANDIN_TEST (words split on spaces: `npm test`), if and only if a `Bash(...)` rule of
+`--allowedTools` allows that command (as `acceptEdits` would otherwise refuse it), and records
+whether it could.
 """
 
 import argparse
@@ -171,8 +172,12 @@ def claude(argv):
     prompt = positionals[0] if positionals else sys.stdin.read()
     fix()
     test = [".venv/bin/python", "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    typed = " ".join(test[:3])
+    if os.environ.get("VERDICT_STANDIN_TEST"):
+        test = os.environ["VERDICT_STANDIN_TEST"].split(" ")
+        typed = " ".join(test)
     mode = parsed.get("--permission-mode", "default")
-    may_run = mode == "bypassPermissions" or allowed(rules, " ".join(test[:3]))
+    may_run = mode == "bypassPermissions" or allowed(rules, typed)
     tests_exit = subprocess.run(test, stdout=subprocess.DEVNULL).returncode if may_run else None
     return {"args": parsed, "rules": rules, "prompt": prompt, "ran_tests": may_run,
             "tests_exit": tests_exit}
@@ -280,6 +285,8 @@ def gemini(argv):
 
 def fix():
     path, wrong, right = FIX
+    if not os.path.exists(path):
+        return
     with open(path) as source:
         text = source.read()
     with open(path, "w") as source:

@@ -237,6 +237,7 @@ fn take(builder: &mut Builder, scratch: Builder, check: &Found) -> Option<Unrun>
             command.after.clear();
             command.purpose = purpose;
             command.python = true;
+            command.run_by = vec![check.argv.clone()];
             covered = true;
             builder.commands.push(command);
         } else if let Some(checker) = checks_code(&command.text) {

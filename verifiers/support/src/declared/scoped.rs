@@ -142,6 +142,8 @@ fn scope(command: &Command, rel: &[String]) -> Option<Command> {
         // The root's files lie outside this package's workspace, where the loop's guard
         // does not look.
         sources: Vec::new(),
+        // The root's `npm test` runs every package's tests, not this one's alone.
+        run_by: Vec::new(),
     })
 }
 

@@ -26,7 +26,8 @@
 //! | `gemini` | `gemini --approval-mode yolo -p {prompt}` | argv |
 //!
 //! The `gemini` preset also sets `GEMINI_CLI_TRUST_WORKSPACE=true` in its environment; `verdict
-//! loop` gives the `claude` preset `--allowedTools` for the commands it verifies with.
+//! loop` gives the `claude` preset `--allowedTools` for the commands it verifies with and the
+//! project's own commands for those checks (see [`allowed`]).
 //!
 //! A prompt passed as `{prompt}` is one argv element, subject to the kernel's limit on a single
 //! argument (128 KiB on Linux); past it the agent cannot start (`not_started`). Stdin and
