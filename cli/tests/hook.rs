@@ -7,6 +7,7 @@
 
 use crate::support::project as support;
 use crate::support::project::git_in as git;
+use crate::support::schema;
 
 use std::io::Write;
 use std::path::Path;
@@ -1407,6 +1408,129 @@ fn the_installed_command_is_the_hook() {
         .as_u64()
         .expect("a timeout");
     assert_eq!(timeout, 600);
+}
+
+/// Claude Code's hook points that `verdict hook install claude --post-edit` writes.
+const CLAUDE_POINTS: [&str; 4] = ["Stop", "SubagentStop", "SessionStart", "PostToolUse"];
+
+/// Settings of the user's own, which install keeps beside verdict's hooks.
+const CLAUDE_USER_SETTINGS: &str = r#"{
+  "$schema": "https://json.schemastore.org/claude-code-settings.json",
+  "model": "opus",
+  "permissions": { "allow": ["Bash(npm test)"] },
+  "hooks": {
+    "PostToolUse": [{ "matcher": "Write", "hooks": [{ "type": "command", "command": "fmt.sh" }] }]
+  }
+}"#;
+
+/// Whether one of the hooks under `point` runs `verdict hook claude`.
+fn runs_verdict_at(settings: &Value, point: &str) -> bool {
+    let mut commands = Vec::new();
+    commands_in(&settings["hooks"][point], &mut commands);
+    commands.iter().any(|c| c.contains("verdict hook claude"))
+}
+
+/// Reads a settings file and fails unless it matches Claude Code's published settings schema.
+fn valid_claude_settings(file: &Path, what: &str) -> Value {
+    let text = std::fs::read_to_string(file).expect("the settings file");
+    let settings: Value = serde_json::from_str(&text).expect("JSON");
+    let errors = schema::claude_settings_errors(&settings);
+    assert!(
+        errors.is_empty(),
+        "{what}: {} does not match {}:\n{}\n{text}",
+        file.display(),
+        schema::CLAUDE_SETTINGS_SCHEMA,
+        errors.join("\n")
+    );
+    settings
+}
+
+/// What `verdict hook install claude` writes at every scope, with and without settings of the
+/// user's own and the post-edit hook, matches the schema Claude Code's settings name (the Schema
+/// Store's), and runs verdict at each hook point it installs.
+#[test]
+fn installed_claude_settings_match_the_published_schema() {
+    let project = Project::new(CONFIG);
+    let home = tempfile::tempdir().expect("a temp home");
+    project.write(".claude/settings.json", CLAUDE_USER_SETTINGS);
+    let scopes = [
+        ("project", project.root().join(".claude/settings.json")),
+        ("local", project.root().join(".claude/settings.local.json")),
+        ("user", home.path().join(".claude/settings.json")),
+    ];
+    for (scope, file) in &scopes {
+        // The stop and session-start hooks first, then the post-edit hook added to them.
+        for extra in [&["--timeout", "900"][..], &["--post-edit"][..]] {
+            let mut args = vec!["hook", "install", "claude", "--scope", *scope];
+            args.extend(extra);
+            project.verdict(&args, "", &[("HOME", home.path())]);
+            let what = format!("{scope} scope after `{}`", args.join(" "));
+            let settings = valid_claude_settings(file, &what);
+            let points = if extra == ["--post-edit"] {
+                &CLAUDE_POINTS[..]
+            } else {
+                &CLAUDE_POINTS[..3]
+            };
+            for point in points {
+                assert!(
+                    runs_verdict_at(&settings, point),
+                    "{what}: no verdict hook at {point}:\n{settings:#}"
+                );
+            }
+        }
+    }
+    let shared = valid_claude_settings(&scopes[0].1, "the shared settings");
+    assert_eq!(shared["model"], "opus");
+    assert_eq!(
+        shared["hooks"]["PostToolUse"][0]["hooks"][0]["command"],
+        "fmt.sh"
+    );
+}
+
+/// A change to a settings document.
+type Edit = fn(&mut Value);
+
+/// The check above can fail: settings Claude Code would not read are rejected by the same
+/// validator, each for its own reason, while the settings they were made from pass.
+#[test]
+fn the_published_schema_rejects_settings_claude_code_would_not_read() {
+    let project = Project::new(CONFIG);
+    project.verdict(&["hook", "install", "claude", "--post-edit"], "", &[]);
+    let file = project.root().join(".claude/settings.json");
+    let settings = valid_claude_settings(&file, "as installed");
+    let cases: [(&str, Edit); 6] = [
+        ("a timeout written as a string", |s| {
+            s["hooks"]["Stop"][0]["hooks"][0]["timeout"] = json!("600");
+        }),
+        ("a hook point Claude Code does not have", |s| {
+            s["hooks"]["AfterAgent"] = s["hooks"]["Stop"].clone();
+        }),
+        ("a handler without its type", |s| {
+            if let Some(handler) = s["hooks"]["Stop"][0]["hooks"][0].as_object_mut() {
+                handler.remove("type");
+            }
+        }),
+        (
+            "a handler of Cursor's shape, outside a matcher group",
+            |s| {
+                s["hooks"]["Stop"] = json!([{ "command": "verdict hook claude", "timeout": 600 }]);
+            },
+        ),
+        ("an empty command", |s| {
+            s["hooks"]["SessionStart"][0]["hooks"][0]["command"] = json!("");
+        }),
+        ("a permission rule for a tool that does not exist", |s| {
+            s["permissions"] = json!({ "allow": ["Teleport(*)"] });
+        }),
+    ];
+    for (what, edit) in cases {
+        let mut broken = settings.clone();
+        edit(&mut broken);
+        assert!(
+            !schema::claude_settings_errors(&broken).is_empty(),
+            "{what} was accepted:\n{broken:#}"
+        );
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
