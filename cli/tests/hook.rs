@@ -356,6 +356,49 @@ fn is_block(answer: &Value) -> bool {
     answer["decision"] == "block"
 }
 
+/// The fields of Claude Code's hook output (its Agent SDK's `SyncHookJSONOutput`), and those of
+/// the hook-specific output of its Stop and SubagentStop hooks.
+const CLAUDE_OUTPUT_FIELDS: [&str; 8] = [
+    "continue",
+    "suppressOutput",
+    "stopReason",
+    "decision",
+    "systemMessage",
+    "terminalSequence",
+    "reason",
+    "hookSpecificOutput",
+];
+const CLAUDE_STOP_SPECIFIC_FIELDS: [&str; 2] = ["hookEventName", "additionalContext"];
+
+/// Fails unless a Claude Code stop answer is an object of only the fields Claude Code reads, each
+/// of the type it takes.
+fn check_claude_stop_answer(answer: &Value) {
+    let fields = answer.as_object().expect("an object");
+    for (key, value) in fields {
+        assert!(
+            CLAUDE_OUTPUT_FIELDS.contains(&key.as_str()),
+            "`{key}` is no field of Claude Code's hook output: {answer:#}"
+        );
+        match key.as_str() {
+            "continue" | "suppressOutput" => assert!(value.is_boolean(), "{answer:#}"),
+            "decision" => assert!(value == "block" || value == "approve", "{answer:#}"),
+            "hookSpecificOutput" => {
+                let specific = value.as_object().expect("an object");
+                assert!(
+                    specific
+                        .keys()
+                        .all(|k| CLAUDE_STOP_SPECIFIC_FIELDS.contains(&k.as_str())),
+                    "{answer:#}"
+                );
+                let point = &specific["hookEventName"];
+                assert!(point == "Stop" || point == "SubagentStop", "{answer:#}");
+                assert!(specific["additionalContext"].is_string(), "{answer:#}");
+            }
+            _ => assert!(value.is_string(), "`{key}` is not a string: {answer:#}"),
+        }
+    }
+}
+
 fn message(answer: &Value) -> &str {
     answer["systemMessage"].as_str().unwrap_or("")
 }
@@ -363,16 +406,28 @@ fn message(answer: &Value) -> &str {
 // ---------------------------------------------------------------------------------------------
 // Claude Code
 
+/// Claude Code shows a block's reason as a hook error and a Stop hook's `additionalContext` as
+/// feedback, and gives the model both: the block keeps the agent working with verdict's
+/// instruction as its reason, and what fails is the feedback.
 #[test]
-fn claude_blocks_a_failing_project_with_the_digest_as_reason() {
+fn claude_blocks_a_failing_project_with_the_digest_as_feedback() {
     let project = Project::new(CONFIG);
     project.begin("claude", &project.claude_input("s1", false));
     project.state("unknown type name foo");
     let (answer, _) = project.hook("claude", &project.claude_input("s1", false), &[]);
     assert!(is_block(&answer), "{answer:#}");
     let reason = answer["reason"].as_str().expect("a reason");
-    assert!(reason.contains("src/app.c:1:1"), "{reason}");
-    assert!(reason.contains("unknown type name foo"), "{reason}");
+    assert!(
+        reason.starts_with("verdict: the project's verification fails") && !reason.contains('\n'),
+        "{reason}"
+    );
+    let feedback = &answer["hookSpecificOutput"];
+    assert_eq!(feedback["hookEventName"], "Stop", "{answer:#}");
+    let details = feedback["additionalContext"].as_str().expect("feedback");
+    assert!(details.contains("src/app.c:1:1"), "{details}");
+    assert!(details.contains("unknown type name foo"), "{details}");
+    assert!(details.contains("full log"), "{details}");
+    check_claude_stop_answer(&answer);
     snapshot!("claude_block", project.normalized(&answer));
 }
 
@@ -399,6 +454,7 @@ fn claude_lets_a_passing_project_stop() {
     let (answer, stderr) = project.hook("claude", &project.claude_input("s1", false), &[]);
     assert_eq!(answer, json!({}), "{stderr}");
     assert_eq!(project.read("runs.txt"), "run\n", "the verifier ran once");
+    check_claude_stop_answer(&answer);
     snapshot!("claude_pass", project.normalized(&answer));
 }
 
@@ -420,6 +476,7 @@ fn the_fourth_consecutive_block_lets_the_agent_stop_with_the_failure() {
         stderr.contains("after 3 blocks"),
         "visible on stderr too: {stderr}"
     );
+    check_claude_stop_answer(&answer);
     snapshot!("claude_fourth_block_allows", project.normalized(&answer));
     // Letting go ended the chain: the next stop (a new request) blocks again.
     project.state(FAILURES[4]);
@@ -461,6 +518,7 @@ fn the_same_failure_twice_lets_the_agent_stop() {
         message(&answer).contains("expected semicolon"),
         "{answer:#}"
     );
+    check_claude_stop_answer(&answer);
     snapshot!("claude_same_failure_allows", project.normalized(&answer));
 }
 
@@ -505,7 +563,7 @@ fn a_stop_from_a_subdirectory_verifies_and_counts_at_the_repository_root() {
             "block {} from {dir}: {answer:#}\n{stderr}",
             n + 1
         );
-        let reason = answer["reason"].as_str().unwrap_or_default();
+        let reason = support::hook_prompt(&answer);
         assert!(reason.contains(TEST_NAMES[n]), "{reason}");
     }
     project.failing_test(TEST_NAMES[3]);
@@ -588,7 +646,7 @@ fn a_session_in_a_git_worktree_is_verified_in_its_worktree() {
             decision == "block" || decision == "deny",
             "{harness}: {answer:#}\n{stderr}"
         );
-        let reason = answer["reason"].as_str().unwrap_or_default();
+        let reason = support::hook_prompt(&answer);
         assert!(reason.contains("unknown type name"), "{harness}: {reason}");
         assert!(
             !stderr.contains("set aside"),
@@ -732,6 +790,7 @@ fn a_cwd_that_does_not_exist_lets_the_agent_stop_saying_so() {
         !project.root().join("ghost").exists(),
         "the hook created the missing directory"
     );
+    check_claude_stop_answer(&answer);
     snapshot!("claude_missing_cwd", project.normalized(&answer));
     // Codex's `cwd` and Cursor's `workspace_roots` alike; Cursor's answer has no message field.
     let input = json!({"session_id": "s1", "cwd": ghost, "hook_event_name": "Stop"});
@@ -879,6 +938,7 @@ fn the_deadline_cancels_verification_and_lets_the_agent_stop() {
     assert!(took < Duration::from_secs(10), "took {took:?}");
     assert!(!is_block(&answer), "{answer:#}");
     assert!(message(&answer).contains("1s deadline"), "{answer:#}");
+    check_claude_stop_answer(&answer);
     snapshot!("claude_deadline", project.normalized(&answer));
     // The verifier was killed, not left running.
     let pid = project.read("slow.pid");
@@ -955,7 +1015,7 @@ fn a_slow_suite_is_verified_under_the_installed_limits() {
         "the suite ran whole: {took:?}"
     );
     assert!(is_block(&answer), "{answer:#}");
-    let reason = answer["reason"].as_str().unwrap_or_default();
+    let reason = support::hook_prompt(&answer);
     assert!(reason.contains("still broken"), "{answer:#}");
 }
 
@@ -1593,7 +1653,7 @@ fn a_failure_present_at_session_start_does_not_block_but_a_new_one_does() {
     );
     let (answer, stderr) = project.hook("claude", &project.claude_input("s1", false), &[]);
     assert!(is_block(&answer), "{answer:#}\n{stderr}");
-    let reason = answer["reason"].as_str().unwrap_or_default();
+    let reason = support::hook_prompt(&answer);
     assert!(reason.contains("test_negative"), "{reason}");
     assert!(!reason.contains(TEST_NAMES[0]), "{reason}");
     assert!(
@@ -1658,9 +1718,18 @@ fn subagents_are_counted_apart_and_read_only_ones_let_go() {
     let sub = subagent_input(&project, "s1", "a1", "general-purpose");
     let (answer, _) = project.hook("claude", &sub, &[]);
     assert!(is_block(&answer), "{answer:#}");
+    // The feedback names the hook point that asked.
+    assert_eq!(
+        answer["hookSpecificOutput"]["hookEventName"], "SubagentStop",
+        "{answer:#}"
+    );
     // The parent's first block, not a repeat of the subagent's.
     let (answer, _) = project.hook("claude", &project.claude_input("s1", false), &[]);
     assert!(is_block(&answer), "{answer:#}");
+    assert_eq!(
+        answer["hookSpecificOutput"]["hookEventName"], "Stop",
+        "{answer:#}"
+    );
     let (answer, _) = project.hook("claude", &sub, &[]);
     assert!(message(&answer).contains("same failures"), "{answer:#}");
     // Another subagent of the session has a count of its own.
@@ -1762,9 +1831,13 @@ regex = '^(?P<file>[^:\s]+):(?P<line>\d+):(?P<col>\d+): (?P<severity>error|warni
     for (harness, input, field) in &inputs {
         project.begin(harness, input);
         let (answer, stderr) = project.hook(harness, input, &[]);
-        let text = answer[field]
-            .as_str()
-            .unwrap_or_else(|| panic!("{harness}: {answer:#}\n{stderr}"));
+        // Claude Code's answer gives what fails apart from its reason; the caps hold for both.
+        let text = match answer[field].as_str() {
+            Some(_) if *field == "reason" => support::hook_prompt(&answer),
+            Some(text) => text.to_owned(),
+            None => panic!("{harness}: {answer:#}\n{stderr}"),
+        };
+        let text = text.as_str();
         assert!(text.len() <= 10_000, "{harness}: {} bytes", text.len());
         let tokens = verdict_core::digest::tokens::count(text);
         assert!(tokens <= 2_500, "{harness}: {tokens} tokens");
@@ -1797,7 +1870,7 @@ fn gemini_denies_with_the_reason_then_lets_a_fixed_project_stop() {
         &[("GEMINI_PROJECT_DIR", project.root())],
     );
     assert_eq!(answer["decision"], "deny", "{answer:#}\n{stderr}");
-    let reason = answer["reason"].as_str().unwrap_or_default();
+    let reason = support::hook_prompt(&answer);
     assert!(
         reason.contains("implicit declaration of function baz"),
         "{reason}"
@@ -1972,7 +2045,7 @@ fn a_one_turn_session_that_breaks_a_passing_project_is_blocked_at_its_first_stop
     project.write("calc.py", "def add(a, b):\n    return a - b\n");
     let (answer, stderr) = project.hook("claude", &input, &[]);
     assert!(is_block(&answer), "{answer:#}\n{stderr}");
-    let reason = answer["reason"].as_str().unwrap_or_default();
+    let reason = support::hook_prompt(&answer);
     assert!(reason.contains(TEST_NAMES[0]), "{reason}");
     assert!(!reason.contains("set aside"), "{reason}");
     assert!(!reason.contains("not known"), "{reason}");
@@ -2005,7 +2078,7 @@ fn a_new_failure_on_a_remembered_failing_start_blocks_alone() {
     );
     let (answer, stderr) = project.hook("claude", &input, &[]);
     assert!(is_block(&answer), "{answer:#}\n{stderr}");
-    let reason = answer["reason"].as_str().unwrap_or_default();
+    let reason = support::hook_prompt(&answer);
     assert!(reason.contains("test_negative"), "{reason}");
     assert!(!reason.contains(TEST_NAMES[0]), "{reason}");
     assert!(
@@ -2023,7 +2096,7 @@ fn without_a_known_start_every_failure_blocks_once() {
     let input = project.claude_input("old", false);
     let (answer, stderr) = project.hook("claude", &input, &[]);
     assert!(is_block(&answer), "{answer:#}\n{stderr}");
-    let reason = answer["reason"].as_str().unwrap_or_default();
+    let reason = support::hook_prompt(&answer);
     assert!(reason.contains(TEST_NAMES[0]), "{reason}");
     assert!(
         reason.contains("what failed before this session is not known, so every failure counts"),
@@ -2051,7 +2124,7 @@ fn without_a_known_start_every_failure_blocks_once() {
     );
     let (answer, stderr) = project.hook("claude", &input, &[]);
     assert!(is_block(&answer), "{answer:#}\n{stderr}");
-    let reason = answer["reason"].as_str().unwrap_or_default();
+    let reason = support::hook_prompt(&answer);
     assert!(reason.contains("test_negative"), "{reason}");
     assert!(!reason.contains(TEST_NAMES[0]), "{reason}");
 }
@@ -2080,7 +2153,7 @@ fn a_start_tree_is_verified_when_the_session_begins() {
     );
     let (answer, stderr) = project.hook("claude", &input, &[]);
     assert!(is_block(&answer), "{answer:#}\n{stderr}");
-    let reason = answer["reason"].as_str().unwrap_or_default();
+    let reason = support::hook_prompt(&answer);
     assert!(reason.contains("test_zero"), "{reason}");
 }
 
@@ -2115,7 +2188,7 @@ fn a_start_verification_that_sees_an_edit_is_not_kept() {
     assert!(text.contains("its result is not kept"), "{text}");
     let (answer, stderr) = project.hook("claude", &input, &[]);
     assert!(is_block(&answer), "{answer:#}\n{stderr}");
-    let reason = answer["reason"].as_str().unwrap_or_default();
+    let reason = support::hook_prompt(&answer);
     assert!(reason.contains("not known"), "{reason}");
 }
 
