@@ -102,7 +102,8 @@ pub(crate) struct Args {
 
 #[derive(clap::Subcommand)]
 enum HookCommand {
-    /// Claude Code's Stop and SubagentStop hook: `{"decision":"block","reason":…}` on new failures
+    /// Claude Code's Stop and SubagentStop hook: `{"decision":"block","reason":…}` on new
+    /// failures, what fails as `hookSpecificOutput.additionalContext`
     Claude(StopArgs),
     /// Codex's Stop hook: `{"decision":"block","reason":…}` on new failures
     Codex(StopArgs),
@@ -290,8 +291,17 @@ fn hook(harness: Harness, args: &StopArgs) -> ExitCode {
 enum Answer {
     /// Let the agent stop, showing `message` to the user if there is one.
     Allow { message: Option<String> },
-    /// Keep the agent working, with `reason` as its next instruction.
-    Block { reason: String },
+    /// Keep the agent working: `instruction`, then `details`, is its next prompt.
+    Block {
+        /// What the agent is to do: verdict's own sentence.
+        instruction: String,
+        /// What fails: the digest, ending with where the full log is; empty when the answer had
+        /// to be cut inside the instruction.
+        details: String,
+        /// The hook point of Claude Code that asked (`Stop` or `SubagentStop`), which its
+        /// hook-specific output names.
+        point: &'static str,
+    },
 }
 
 impl Answer {
@@ -301,18 +311,53 @@ impl Answer {
         }
     }
 
+    /// A block with `text`, which [`fit::answer`] composed of `instruction`, a blank line and
+    /// the details.
+    fn block(instruction: &str, text: String, point: &'static str) -> Answer {
+        let details = text
+            .strip_prefix(instruction)
+            .and_then(|rest| rest.strip_prefix("\n\n"));
+        let (instruction, details) = match details {
+            Some(details) => (instruction.to_owned(), details.to_owned()),
+            // Cut inside the instruction (too long a prefix): the text is all instruction.
+            None => (text, String::new()),
+        };
+        Answer::Block {
+            instruction,
+            details,
+            point,
+        }
+    }
+
     /// The JSON object the harness reads on stdout.
     fn to_json(&self, harness: Harness) -> Value {
         match (self, harness) {
-            (Answer::Block { reason }, Harness::Claude | Harness::Codex) => {
-                json!({ "decision": "block", "reason": reason })
+            // Claude Code shows a block's reason as a hook error and `additionalContext` on Stop
+            // and SubagentStop as feedback, and gives the model both: the reason is verdict's
+            // instruction, the feedback what fails.
+            (
+                Answer::Block {
+                    instruction,
+                    details,
+                    point,
+                },
+                Harness::Claude,
+            ) if !details.is_empty() => json!({
+                "decision": "block",
+                "reason": instruction,
+                "hookSpecificOutput": { "hookEventName": point, "additionalContext": details },
+            }),
+            (Answer::Block { .. }, Harness::Claude | Harness::Codex) => {
+                json!({ "decision": "block", "reason": self.prompt() })
             }
             // Gemini CLI's AfterAgent: `deny` rejects the response and sends the reason to the
             // agent as a new prompt.
-            (Answer::Block { reason }, Harness::Gemini) => {
-                json!({ "decision": "deny", "reason": reason })
+            (Answer::Block { .. }, Harness::Gemini) => {
+                json!({ "decision": "deny", "reason": self.prompt() })
             }
-            (Answer::Block { reason }, Harness::Cursor) => json!({ "followup_message": reason }),
+            (Answer::Block { .. }, Harness::Cursor) => {
+                json!({ "followup_message": self.prompt() })
+            }
             (
                 Answer::Allow { message: Some(m) },
                 Harness::Claude | Harness::Codex | Harness::Gemini,
@@ -322,6 +367,19 @@ impl Answer {
             // Cursor's stop output has no field for the user; the message goes to stderr, which
             // Cursor shows in its hooks output.
             (Answer::Allow { .. }, _) => json!({}),
+        }
+    }
+
+    /// A block's whole text, as one prompt: the instruction, a blank line and the details.
+    fn prompt(&self) -> String {
+        match self {
+            Answer::Block {
+                instruction,
+                details,
+                ..
+            } if !details.is_empty() => format!("{instruction}\n\n{details}"),
+            Answer::Block { instruction, .. } => instruction.clone(),
+            Answer::Allow { message } => message.clone().unwrap_or_default(),
         }
     }
 }
@@ -427,6 +485,15 @@ struct Subagent {
 }
 
 impl StopInput {
+    /// Claude Code's hook point that asked: `SubagentStop` for a subagent's stop, else `Stop`.
+    fn point(&self) -> &'static str {
+        if self.subagent.is_some() {
+            "SubagentStop"
+        } else {
+            "Stop"
+        }
+    }
+
     /// What the blocks are counted by: the session, or a subagent of it apart from the parent.
     fn chain(&self) -> String {
         match &self.subagent {
@@ -587,6 +654,26 @@ fn missing_start(start: &Start) -> Result<Option<Answer>> {
     }
 }
 
+/// Whether a stop is verified: not one the harness says did not complete, nor one inside a
+/// `verdict loop` attempt, nor one of a session that cannot edit.
+fn to_verify(input: &StopInput) -> bool {
+    if input.not_completed.is_some() {
+        return false;
+    }
+    if std::env::var_os(LOOP_SESSION_ENV).is_some_and(|v| !v.is_empty()) {
+        // `verdict loop` verifies each attempt of its agent itself, after the agent stops.
+        let _ = writeln!(
+            std::io::stderr(),
+            "verdict hook: inside a `verdict loop` attempt ({LOOP_SESSION_ENV} is set); the \
+             loop verifies it, so the hook lets the agent stop"
+        );
+        return false;
+    }
+    // In plan mode nothing is verified, so nothing is counted: the next turn that can edit is
+    // judged afresh.
+    !input.read_only
+}
+
 /// Reads the input, verifies, and decides.
 fn decide(
     harness: Harness,
@@ -596,21 +683,7 @@ fn decide(
 ) -> Result<Answer> {
     let input = input.context("failed to read the hook input on stdin")?;
     let input = parse_input(harness, Event::Stop, &input)?;
-    if input.not_completed.is_some() {
-        return Ok(Answer::Allow { message: None });
-    }
-    if std::env::var_os(LOOP_SESSION_ENV).is_some_and(|v| !v.is_empty()) {
-        // `verdict loop` verifies each attempt of its agent itself, after the agent stops.
-        let _ = writeln!(
-            std::io::stderr(),
-            "verdict hook: inside a `verdict loop` attempt ({LOOP_SESSION_ENV} is set); the \
-             loop verifies it, so the hook lets the agent stop"
-        );
-        return Ok(Answer::Allow { message: None });
-    }
-    if input.read_only {
-        // Nothing is verified, so nothing is counted: the next turn that can edit is judged
-        // afresh.
+    if !to_verify(&input) {
         return Ok(Answer::Allow { message: None });
     }
     let start = start_dir(harness, args, &input)?;
@@ -689,6 +762,7 @@ fn decide(
         max_blocks: args.max_blocks,
         budget,
         root: &root,
+        point: input.point(),
     };
     let answer = store.update(harness.key(), &input.chain(), |session| {
         stop.answer(session)
@@ -715,6 +789,8 @@ struct Stop<'a> {
     max_blocks: u32,
     budget: usize,
     root: &'a Path,
+    /// Claude Code's hook point of this stop, `Stop` or `SubagentStop`.
+    point: &'static str,
 }
 
 impl Stop<'_> {
@@ -787,8 +863,8 @@ impl Stop<'_> {
             "verdict: the project's verification fails{set_aside}. Fix what it found, then \
          finish."
         );
-        let reason = fit::answer(&prefix, &shown, self.budget, self.root);
-        (Some(next), Answer::Block { reason })
+        let text = fit::answer(&prefix, &shown, self.budget, self.root);
+        (Some(next), Answer::block(&prefix, text, self.point))
     }
 }
 
@@ -1003,20 +1079,41 @@ mod tests {
 
     #[test]
     fn answers_in_each_harness_format() {
-        let block = Answer::Block { reason: "r".into() };
+        let block = Answer::block("i", "i\n\nd".into(), "Stop");
         let note = Answer::allow("m");
         let quiet = Answer::Allow { message: None };
+        // Claude Code: the block's instruction as its reason, what fails as feedback.
         assert_eq!(
             block.to_json(Harness::Claude),
-            json!({"decision": "block", "reason": "r"})
+            json!({
+                "decision": "block",
+                "reason": "i",
+                "hookSpecificOutput": {"hookEventName": "Stop", "additionalContext": "d"}
+            })
         );
+        let subagent = Answer::block("i", "i\n\nd".into(), "SubagentStop");
+        assert_eq!(
+            subagent.to_json(Harness::Claude)["hookSpecificOutput"]["hookEventName"],
+            "SubagentStop"
+        );
+        // A text cut inside the instruction has no details to give apart.
+        let cut = Answer::block("a long instruction", "a long (cut)".into(), "Stop");
+        assert_eq!(
+            cut.to_json(Harness::Claude),
+            json!({"decision": "block", "reason": "a long (cut)"})
+        );
+        // The other harnesses read the whole text as one reason, as before.
         assert_eq!(
             block.to_json(Harness::Codex),
-            json!({"decision": "block", "reason": "r"})
+            json!({"decision": "block", "reason": "i\n\nd"})
+        );
+        assert_eq!(
+            block.to_json(Harness::Gemini),
+            json!({"decision": "deny", "reason": "i\n\nd"})
         );
         assert_eq!(
             block.to_json(Harness::Cursor),
-            json!({"followup_message": "r"})
+            json!({"followup_message": "i\n\nd"})
         );
         assert_eq!(note.to_json(Harness::Claude), json!({"systemMessage": "m"}));
         assert_eq!(note.to_json(Harness::Cursor), json!({}));

@@ -7,6 +7,7 @@
 
 use crate::support::project as support;
 use crate::support::project::git_in as git;
+use crate::support::schema;
 
 use std::io::Write;
 use std::path::Path;
@@ -355,6 +356,49 @@ fn is_block(answer: &Value) -> bool {
     answer["decision"] == "block"
 }
 
+/// The fields of Claude Code's hook output (its Agent SDK's `SyncHookJSONOutput`), and those of
+/// the hook-specific output of its Stop and SubagentStop hooks.
+const CLAUDE_OUTPUT_FIELDS: [&str; 8] = [
+    "continue",
+    "suppressOutput",
+    "stopReason",
+    "decision",
+    "systemMessage",
+    "terminalSequence",
+    "reason",
+    "hookSpecificOutput",
+];
+const CLAUDE_STOP_SPECIFIC_FIELDS: [&str; 2] = ["hookEventName", "additionalContext"];
+
+/// Fails unless a Claude Code stop answer is an object of only the fields Claude Code reads, each
+/// of the type it takes.
+fn check_claude_stop_answer(answer: &Value) {
+    let fields = answer.as_object().expect("an object");
+    for (key, value) in fields {
+        assert!(
+            CLAUDE_OUTPUT_FIELDS.contains(&key.as_str()),
+            "`{key}` is no field of Claude Code's hook output: {answer:#}"
+        );
+        match key.as_str() {
+            "continue" | "suppressOutput" => assert!(value.is_boolean(), "{answer:#}"),
+            "decision" => assert!(value == "block" || value == "approve", "{answer:#}"),
+            "hookSpecificOutput" => {
+                let specific = value.as_object().expect("an object");
+                assert!(
+                    specific
+                        .keys()
+                        .all(|k| CLAUDE_STOP_SPECIFIC_FIELDS.contains(&k.as_str())),
+                    "{answer:#}"
+                );
+                let point = &specific["hookEventName"];
+                assert!(point == "Stop" || point == "SubagentStop", "{answer:#}");
+                assert!(specific["additionalContext"].is_string(), "{answer:#}");
+            }
+            _ => assert!(value.is_string(), "`{key}` is not a string: {answer:#}"),
+        }
+    }
+}
+
 fn message(answer: &Value) -> &str {
     answer["systemMessage"].as_str().unwrap_or("")
 }
@@ -362,16 +406,28 @@ fn message(answer: &Value) -> &str {
 // ---------------------------------------------------------------------------------------------
 // Claude Code
 
+/// Claude Code shows a block's reason as a hook error and a Stop hook's `additionalContext` as
+/// feedback, and gives the model both: the block keeps the agent working with verdict's
+/// instruction as its reason, and what fails is the feedback.
 #[test]
-fn claude_blocks_a_failing_project_with_the_digest_as_reason() {
+fn claude_blocks_a_failing_project_with_the_digest_as_feedback() {
     let project = Project::new(CONFIG);
     project.begin("claude", &project.claude_input("s1", false));
     project.state("unknown type name foo");
     let (answer, _) = project.hook("claude", &project.claude_input("s1", false), &[]);
     assert!(is_block(&answer), "{answer:#}");
     let reason = answer["reason"].as_str().expect("a reason");
-    assert!(reason.contains("src/app.c:1:1"), "{reason}");
-    assert!(reason.contains("unknown type name foo"), "{reason}");
+    assert!(
+        reason.starts_with("verdict: the project's verification fails") && !reason.contains('\n'),
+        "{reason}"
+    );
+    let feedback = &answer["hookSpecificOutput"];
+    assert_eq!(feedback["hookEventName"], "Stop", "{answer:#}");
+    let details = feedback["additionalContext"].as_str().expect("feedback");
+    assert!(details.contains("src/app.c:1:1"), "{details}");
+    assert!(details.contains("unknown type name foo"), "{details}");
+    assert!(details.contains("full log"), "{details}");
+    check_claude_stop_answer(&answer);
     snapshot!("claude_block", project.normalized(&answer));
 }
 
@@ -398,6 +454,7 @@ fn claude_lets_a_passing_project_stop() {
     let (answer, stderr) = project.hook("claude", &project.claude_input("s1", false), &[]);
     assert_eq!(answer, json!({}), "{stderr}");
     assert_eq!(project.read("runs.txt"), "run\n", "the verifier ran once");
+    check_claude_stop_answer(&answer);
     snapshot!("claude_pass", project.normalized(&answer));
 }
 
@@ -419,6 +476,7 @@ fn the_fourth_consecutive_block_lets_the_agent_stop_with_the_failure() {
         stderr.contains("after 3 blocks"),
         "visible on stderr too: {stderr}"
     );
+    check_claude_stop_answer(&answer);
     snapshot!("claude_fourth_block_allows", project.normalized(&answer));
     // Letting go ended the chain: the next stop (a new request) blocks again.
     project.state(FAILURES[4]);
@@ -460,6 +518,7 @@ fn the_same_failure_twice_lets_the_agent_stop() {
         message(&answer).contains("expected semicolon"),
         "{answer:#}"
     );
+    check_claude_stop_answer(&answer);
     snapshot!("claude_same_failure_allows", project.normalized(&answer));
 }
 
@@ -504,7 +563,7 @@ fn a_stop_from_a_subdirectory_verifies_and_counts_at_the_repository_root() {
             "block {} from {dir}: {answer:#}\n{stderr}",
             n + 1
         );
-        let reason = answer["reason"].as_str().unwrap_or_default();
+        let reason = support::hook_prompt(&answer);
         assert!(reason.contains(TEST_NAMES[n]), "{reason}");
     }
     project.failing_test(TEST_NAMES[3]);
@@ -587,7 +646,7 @@ fn a_session_in_a_git_worktree_is_verified_in_its_worktree() {
             decision == "block" || decision == "deny",
             "{harness}: {answer:#}\n{stderr}"
         );
-        let reason = answer["reason"].as_str().unwrap_or_default();
+        let reason = support::hook_prompt(&answer);
         assert!(reason.contains("unknown type name"), "{harness}: {reason}");
         assert!(
             !stderr.contains("set aside"),
@@ -731,6 +790,7 @@ fn a_cwd_that_does_not_exist_lets_the_agent_stop_saying_so() {
         !project.root().join("ghost").exists(),
         "the hook created the missing directory"
     );
+    check_claude_stop_answer(&answer);
     snapshot!("claude_missing_cwd", project.normalized(&answer));
     // Codex's `cwd` and Cursor's `workspace_roots` alike; Cursor's answer has no message field.
     let input = json!({"session_id": "s1", "cwd": ghost, "hook_event_name": "Stop"});
@@ -878,6 +938,7 @@ fn the_deadline_cancels_verification_and_lets_the_agent_stop() {
     assert!(took < Duration::from_secs(10), "took {took:?}");
     assert!(!is_block(&answer), "{answer:#}");
     assert!(message(&answer).contains("1s deadline"), "{answer:#}");
+    check_claude_stop_answer(&answer);
     snapshot!("claude_deadline", project.normalized(&answer));
     // The verifier was killed, not left running.
     let pid = project.read("slow.pid");
@@ -954,7 +1015,7 @@ fn a_slow_suite_is_verified_under_the_installed_limits() {
         "the suite ran whole: {took:?}"
     );
     assert!(is_block(&answer), "{answer:#}");
-    let reason = answer["reason"].as_str().unwrap_or_default();
+    let reason = support::hook_prompt(&answer);
     assert!(reason.contains("still broken"), "{answer:#}");
 }
 
@@ -1409,6 +1470,129 @@ fn the_installed_command_is_the_hook() {
     assert_eq!(timeout, 600);
 }
 
+/// Claude Code's hook points that `verdict hook install claude --post-edit` writes.
+const CLAUDE_POINTS: [&str; 4] = ["Stop", "SubagentStop", "SessionStart", "PostToolUse"];
+
+/// Settings of the user's own, which install keeps beside verdict's hooks.
+const CLAUDE_USER_SETTINGS: &str = r#"{
+  "$schema": "https://json.schemastore.org/claude-code-settings.json",
+  "model": "opus",
+  "permissions": { "allow": ["Bash(npm test)"] },
+  "hooks": {
+    "PostToolUse": [{ "matcher": "Write", "hooks": [{ "type": "command", "command": "fmt.sh" }] }]
+  }
+}"#;
+
+/// Whether one of the hooks under `point` runs `verdict hook claude`.
+fn runs_verdict_at(settings: &Value, point: &str) -> bool {
+    let mut commands = Vec::new();
+    commands_in(&settings["hooks"][point], &mut commands);
+    commands.iter().any(|c| c.contains("verdict hook claude"))
+}
+
+/// Reads a settings file and fails unless it matches Claude Code's published settings schema.
+fn valid_claude_settings(file: &Path, what: &str) -> Value {
+    let text = std::fs::read_to_string(file).expect("the settings file");
+    let settings: Value = serde_json::from_str(&text).expect("JSON");
+    let errors = schema::claude_settings_errors(&settings);
+    assert!(
+        errors.is_empty(),
+        "{what}: {} does not match {}:\n{}\n{text}",
+        file.display(),
+        schema::CLAUDE_SETTINGS_SCHEMA,
+        errors.join("\n")
+    );
+    settings
+}
+
+/// What `verdict hook install claude` writes at every scope, with and without settings of the
+/// user's own and the post-edit hook, matches the schema Claude Code's settings name (the Schema
+/// Store's), and runs verdict at each hook point it installs.
+#[test]
+fn installed_claude_settings_match_the_published_schema() {
+    let project = Project::new(CONFIG);
+    let home = tempfile::tempdir().expect("a temp home");
+    project.write(".claude/settings.json", CLAUDE_USER_SETTINGS);
+    let scopes = [
+        ("project", project.root().join(".claude/settings.json")),
+        ("local", project.root().join(".claude/settings.local.json")),
+        ("user", home.path().join(".claude/settings.json")),
+    ];
+    for (scope, file) in &scopes {
+        // The stop and session-start hooks first, then the post-edit hook added to them.
+        for extra in [&["--timeout", "900"][..], &["--post-edit"][..]] {
+            let mut args = vec!["hook", "install", "claude", "--scope", *scope];
+            args.extend(extra);
+            project.verdict(&args, "", &[("HOME", home.path())]);
+            let what = format!("{scope} scope after `{}`", args.join(" "));
+            let settings = valid_claude_settings(file, &what);
+            let points = if extra == ["--post-edit"] {
+                &CLAUDE_POINTS[..]
+            } else {
+                &CLAUDE_POINTS[..3]
+            };
+            for point in points {
+                assert!(
+                    runs_verdict_at(&settings, point),
+                    "{what}: no verdict hook at {point}:\n{settings:#}"
+                );
+            }
+        }
+    }
+    let shared = valid_claude_settings(&scopes[0].1, "the shared settings");
+    assert_eq!(shared["model"], "opus");
+    assert_eq!(
+        shared["hooks"]["PostToolUse"][0]["hooks"][0]["command"],
+        "fmt.sh"
+    );
+}
+
+/// A change to a settings document.
+type Edit = fn(&mut Value);
+
+/// The check above can fail: settings Claude Code would not read are rejected by the same
+/// validator, each for its own reason, while the settings they were made from pass.
+#[test]
+fn the_published_schema_rejects_settings_claude_code_would_not_read() {
+    let project = Project::new(CONFIG);
+    project.verdict(&["hook", "install", "claude", "--post-edit"], "", &[]);
+    let file = project.root().join(".claude/settings.json");
+    let settings = valid_claude_settings(&file, "as installed");
+    let cases: [(&str, Edit); 6] = [
+        ("a timeout written as a string", |s| {
+            s["hooks"]["Stop"][0]["hooks"][0]["timeout"] = json!("600");
+        }),
+        ("a hook point Claude Code does not have", |s| {
+            s["hooks"]["AfterAgent"] = s["hooks"]["Stop"].clone();
+        }),
+        ("a handler without its type", |s| {
+            if let Some(handler) = s["hooks"]["Stop"][0]["hooks"][0].as_object_mut() {
+                handler.remove("type");
+            }
+        }),
+        (
+            "a handler of Cursor's shape, outside a matcher group",
+            |s| {
+                s["hooks"]["Stop"] = json!([{ "command": "verdict hook claude", "timeout": 600 }]);
+            },
+        ),
+        ("an empty command", |s| {
+            s["hooks"]["SessionStart"][0]["hooks"][0]["command"] = json!("");
+        }),
+        ("a permission rule for a tool that does not exist", |s| {
+            s["permissions"] = json!({ "allow": ["Teleport(*)"] });
+        }),
+    ];
+    for (what, edit) in cases {
+        let mut broken = settings.clone();
+        edit(&mut broken);
+        assert!(
+            !schema::claude_settings_errors(&broken).is_empty(),
+            "{what} was accepted:\n{broken:#}"
+        );
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // A hook a team can leave on (issue 11)
 
@@ -1469,7 +1653,7 @@ fn a_failure_present_at_session_start_does_not_block_but_a_new_one_does() {
     );
     let (answer, stderr) = project.hook("claude", &project.claude_input("s1", false), &[]);
     assert!(is_block(&answer), "{answer:#}\n{stderr}");
-    let reason = answer["reason"].as_str().unwrap_or_default();
+    let reason = support::hook_prompt(&answer);
     assert!(reason.contains("test_negative"), "{reason}");
     assert!(!reason.contains(TEST_NAMES[0]), "{reason}");
     assert!(
@@ -1534,9 +1718,18 @@ fn subagents_are_counted_apart_and_read_only_ones_let_go() {
     let sub = subagent_input(&project, "s1", "a1", "general-purpose");
     let (answer, _) = project.hook("claude", &sub, &[]);
     assert!(is_block(&answer), "{answer:#}");
+    // The feedback names the hook point that asked.
+    assert_eq!(
+        answer["hookSpecificOutput"]["hookEventName"], "SubagentStop",
+        "{answer:#}"
+    );
     // The parent's first block, not a repeat of the subagent's.
     let (answer, _) = project.hook("claude", &project.claude_input("s1", false), &[]);
     assert!(is_block(&answer), "{answer:#}");
+    assert_eq!(
+        answer["hookSpecificOutput"]["hookEventName"], "Stop",
+        "{answer:#}"
+    );
     let (answer, _) = project.hook("claude", &sub, &[]);
     assert!(message(&answer).contains("same failures"), "{answer:#}");
     // Another subagent of the session has a count of its own.
@@ -1638,9 +1831,13 @@ regex = '^(?P<file>[^:\s]+):(?P<line>\d+):(?P<col>\d+): (?P<severity>error|warni
     for (harness, input, field) in &inputs {
         project.begin(harness, input);
         let (answer, stderr) = project.hook(harness, input, &[]);
-        let text = answer[field]
-            .as_str()
-            .unwrap_or_else(|| panic!("{harness}: {answer:#}\n{stderr}"));
+        // Claude Code's answer gives what fails apart from its reason; the caps hold for both.
+        let text = match answer[field].as_str() {
+            Some(_) if *field == "reason" => support::hook_prompt(&answer),
+            Some(text) => text.to_owned(),
+            None => panic!("{harness}: {answer:#}\n{stderr}"),
+        };
+        let text = text.as_str();
         assert!(text.len() <= 10_000, "{harness}: {} bytes", text.len());
         let tokens = verdict_core::digest::tokens::count(text);
         assert!(tokens <= 2_500, "{harness}: {tokens} tokens");
@@ -1673,7 +1870,7 @@ fn gemini_denies_with_the_reason_then_lets_a_fixed_project_stop() {
         &[("GEMINI_PROJECT_DIR", project.root())],
     );
     assert_eq!(answer["decision"], "deny", "{answer:#}\n{stderr}");
-    let reason = answer["reason"].as_str().unwrap_or_default();
+    let reason = support::hook_prompt(&answer);
     assert!(
         reason.contains("implicit declaration of function baz"),
         "{reason}"
@@ -1848,7 +2045,7 @@ fn a_one_turn_session_that_breaks_a_passing_project_is_blocked_at_its_first_stop
     project.write("calc.py", "def add(a, b):\n    return a - b\n");
     let (answer, stderr) = project.hook("claude", &input, &[]);
     assert!(is_block(&answer), "{answer:#}\n{stderr}");
-    let reason = answer["reason"].as_str().unwrap_or_default();
+    let reason = support::hook_prompt(&answer);
     assert!(reason.contains(TEST_NAMES[0]), "{reason}");
     assert!(!reason.contains("set aside"), "{reason}");
     assert!(!reason.contains("not known"), "{reason}");
@@ -1881,7 +2078,7 @@ fn a_new_failure_on_a_remembered_failing_start_blocks_alone() {
     );
     let (answer, stderr) = project.hook("claude", &input, &[]);
     assert!(is_block(&answer), "{answer:#}\n{stderr}");
-    let reason = answer["reason"].as_str().unwrap_or_default();
+    let reason = support::hook_prompt(&answer);
     assert!(reason.contains("test_negative"), "{reason}");
     assert!(!reason.contains(TEST_NAMES[0]), "{reason}");
     assert!(
@@ -1899,7 +2096,7 @@ fn without_a_known_start_every_failure_blocks_once() {
     let input = project.claude_input("old", false);
     let (answer, stderr) = project.hook("claude", &input, &[]);
     assert!(is_block(&answer), "{answer:#}\n{stderr}");
-    let reason = answer["reason"].as_str().unwrap_or_default();
+    let reason = support::hook_prompt(&answer);
     assert!(reason.contains(TEST_NAMES[0]), "{reason}");
     assert!(
         reason.contains("what failed before this session is not known, so every failure counts"),
@@ -1927,7 +2124,7 @@ fn without_a_known_start_every_failure_blocks_once() {
     );
     let (answer, stderr) = project.hook("claude", &input, &[]);
     assert!(is_block(&answer), "{answer:#}\n{stderr}");
-    let reason = answer["reason"].as_str().unwrap_or_default();
+    let reason = support::hook_prompt(&answer);
     assert!(reason.contains("test_negative"), "{reason}");
     assert!(!reason.contains(TEST_NAMES[0]), "{reason}");
 }
@@ -1956,7 +2153,7 @@ fn a_start_tree_is_verified_when_the_session_begins() {
     );
     let (answer, stderr) = project.hook("claude", &input, &[]);
     assert!(is_block(&answer), "{answer:#}\n{stderr}");
-    let reason = answer["reason"].as_str().unwrap_or_default();
+    let reason = support::hook_prompt(&answer);
     assert!(reason.contains("test_zero"), "{reason}");
 }
 
@@ -1991,7 +2188,7 @@ fn a_start_verification_that_sees_an_edit_is_not_kept() {
     assert!(text.contains("its result is not kept"), "{text}");
     let (answer, stderr) = project.hook("claude", &input, &[]);
     assert!(is_block(&answer), "{answer:#}\n{stderr}");
-    let reason = answer["reason"].as_str().unwrap_or_default();
+    let reason = support::hook_prompt(&answer);
     assert!(reason.contains("not known"), "{reason}");
 }
 

@@ -126,7 +126,7 @@ fn the_stop_hook_never_calls_a_failing_verifier_clean() {
     add_a_failing_test(&project);
     let (answer, stderr) = stop(&project, "s1");
     assert_eq!(answer["decision"], "block", "{answer:#}\n{stderr}");
-    let reason = answer["reason"].as_str().unwrap_or_default();
+    let reason = support::hook_prompt(&answer);
     assert!(
         reason.contains(
             "pytest: 4 failed, 1 passed (3 of the failures predate this session, 1 is new)"
@@ -212,7 +212,7 @@ fn tsc_with_errors_from_before_the_session_is_not_called_clean() {
     );
     let (answer, stderr) = stop(&project, "t1");
     assert_eq!(answer["decision"], "block", "{answer:#}\n{stderr}");
-    let reason = answer["reason"].as_str().unwrap_or_default();
+    let reason = support::hook_prompt(&answer);
     assert!(reason.contains("unusedThing"), "{reason}");
     assert!(
         reason.contains("tsc: 1 error") && reason.contains("from before this session"),

@@ -8,6 +8,16 @@ use std::time::Duration;
 
 pub(crate) use verdict_test_support::{path_with_node, tools};
 
+/// What a stop hook's answer tells the agent, whole: the block's `reason`, and after a blank line
+/// the `hookSpecificOutput.additionalContext` Claude Code's answer gives what fails in.
+pub(crate) fn hook_prompt(answer: &serde_json::Value) -> String {
+    let reason = answer["reason"].as_str().unwrap_or_default();
+    match answer["hookSpecificOutput"]["additionalContext"].as_str() {
+        Some(details) => format!("{reason}\n\n{details}"),
+        None => reason.to_owned(),
+    }
+}
+
 /// The repository root.
 pub(crate) fn repo() -> PathBuf {
     verdict_test_support::repo_root()

@@ -1,6 +1,8 @@
 //! The checked-in JSON Schemas (`schemas/`), compiled once per test process, and the checks of
 //! documents against them: every `verdict-run/1` report a test reads back ([`super::project::Out::json`],
-//! [`super::Run::json`]) and every verdict.toml verdict accepts in a test project.
+//! [`super::Run::json`]) and every verdict.toml verdict accepts in a test project. Also Claude
+//! Code's published settings schema, kept beside the hook tests, for the settings that
+//! `verdict hook install claude` writes.
 
 use std::sync::OnceLock;
 
@@ -10,6 +12,10 @@ use serde_json::Value;
 pub(crate) const RUN_SCHEMA: &str = "schemas/verdict-run-1.schema.json";
 /// verdict.toml's schema file, relative to the repository root.
 pub(crate) const CONFIG_SCHEMA: &str = "schemas/verdict-toml.schema.json";
+/// Claude Code's settings schema as the Schema Store publishes it (its source in the README
+/// beside it), relative to the repository root.
+pub(crate) const CLAUDE_SETTINGS_SCHEMA: &str =
+    "cli/tests/hook/schemastore/claude-code-settings.json";
 
 fn compile(rel: &str) -> jsonschema::Validator {
     let path = verdict_test_support::repo_root().join(rel);
@@ -31,6 +37,11 @@ fn config_validator() -> &'static jsonschema::Validator {
     VALIDATOR.get_or_init(|| compile(CONFIG_SCHEMA))
 }
 
+fn claude_settings_validator() -> &'static jsonschema::Validator {
+    static VALIDATOR: OnceLock<jsonschema::Validator> = OnceLock::new();
+    VALIDATOR.get_or_init(|| compile(CLAUDE_SETTINGS_SCHEMA))
+}
+
 /// Where `instance` breaks `validator`'s schema, one line per error.
 fn errors(validator: &jsonschema::Validator, instance: &Value) -> Vec<String> {
     validator
@@ -42,6 +53,12 @@ fn errors(validator: &jsonschema::Validator, instance: &Value) -> Vec<String> {
 /// Where a `verdict-run/1` report breaks the schema.
 pub(crate) fn run_errors(report: &Value) -> Vec<String> {
     errors(run_validator(), report)
+}
+
+/// Where a Claude Code settings file (`.claude/settings.json`, `settings.local.json`, the user's)
+/// breaks Claude Code's published schema.
+pub(crate) fn claude_settings_errors(settings: &Value) -> Vec<String> {
+    errors(claude_settings_validator(), settings)
 }
 
 /// Where a verdict.toml breaks the schema (its TOML read as JSON); a file that is not TOML at all
