@@ -663,6 +663,21 @@ impl Failing {
     }
 }
 
+/// The files of a scoped check's targets, each once and in order: a node id
+/// (`src/a.test.js::adds`) counts as its file, since the JavaScript runners select tests by
+/// file; a path that starts with `-` is written `./-…` so that it cannot be taken for an option.
+pub(crate) fn target_files(targets: &[String]) -> Vec<String> {
+    let mut files: Vec<String> = Vec::new();
+    for target in targets {
+        let file = target.split_once("::").map_or(target.as_str(), |(f, _)| f);
+        let file = safe_path_arg(file.to_owned());
+        if !files.contains(&file) {
+            files.push(file);
+        }
+    }
+    files
+}
+
 /// A path that cannot be taken for an option.
 fn safe_path_arg(path: String) -> String {
     if path.starts_with('-') {
