@@ -83,7 +83,7 @@ pub(crate) fn absolute(path: &Path) -> std::path::PathBuf {
 /// The options that run only this shard's part of the tests (jest and vitest read the same):
 /// `--shard=INDEX/TOTAL`, and `--passWithNoTests`, so that a shard the runner deals no test file
 /// to ends with its JSON report of nothing rather than a `No tests found` error (see
-/// [`empty_shard`]). None for a whole run.
+/// [`empty_run`]). None for a whole run.
 pub(crate) fn shard_args(workspace: &Workspace) -> Vec<String> {
     match workspace.shard {
         Some(shard) if shard.total > 1 => {
@@ -93,14 +93,23 @@ pub(crate) fn shard_args(workspace: &Workspace) -> Vec<String> {
     }
 }
 
-/// A shard the runner dealt no test file to: the command ran with `--shard`, exited 0, and its
-/// JSON report counts no test file and no test. The answer is a pass of nothing, which the
-/// pipeline lists as not run in this shard ([`verdict_model::verifier::Sharding::Split`]); any
+/// A narrowed run the runner found no test for: a shard it dealt no test file to (the command
+/// ran with `--shard`), or a run of the tests related to some files that none is (jest's
+/// `--findRelatedTests`, `vitest related`; jest then prints only `No tests found, exiting with
+/// code 0`), which exited 0 with a JSON report that counts no test file and no test. The answer
+/// is a pass of nothing, which the pipeline lists as not run in this shard
+/// ([`verdict_model::verifier::Sharding::Split`]) and a scoped check as having run nothing; any
 /// other run is read as usual.
-pub(crate) fn empty_shard(tool: &str, spec: &CommandSpec, captured: &Captured) -> Option<Report> {
-    if !spec.args.iter().any(|arg| arg.starts_with("--shard=")) {
+pub(crate) fn empty_run(tool: &str, spec: &CommandSpec, captured: &Captured) -> Option<Report> {
+    let related = spec.args.iter().any(|arg| arg == "--findRelatedTests")
+        || spec.args.first().is_some_and(|arg| arg == "related");
+    let note = if spec.args.iter().any(|arg| arg.starts_with("--shard=")) {
+        format!("{tool} dealt no test file to this shard")
+    } else if related {
+        format!("{tool} found no test related to the files")
+    } else {
         return None;
-    }
+    };
     if captured.exit != (Exit::Code { code: 0 }) {
         return None;
     }
@@ -115,7 +124,7 @@ pub(crate) fn empty_shard(tool: &str, spec: &CommandSpec, captured: &Captured) -
         return None;
     }
     let mut report = Report::new(tool, Outcome::Passed);
-    report.note(format!("{tool} dealt no test file to this shard"));
+    report.note(note);
     Some(report)
 }
 

@@ -237,7 +237,7 @@ impl Verifier for Vitest {
     }
 
     fn interpret(&self, spec: &CommandSpec, captured: &Captured) -> Report {
-        if let Some(report) = crate::empty_shard(NAME, spec, captured) {
+        if let Some(report) = crate::empty_run(NAME, spec, captured) {
             return report;
         }
         let report = crate::interpret_json_and_log(NAME, spec, captured);
