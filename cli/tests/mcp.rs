@@ -951,8 +951,9 @@ const OTHER_TESTS: &str =
 
 /// `verify` with `files` on a pytest project: a test file runs alone, a node id runs that test
 /// alone, a source file runs nothing (pytest has no standard map from a source file to its
-/// tests) and says so. A scoped pass is not cached as the project's: the whole run after it
-/// runs pytest again, and fails.
+/// tests) and says so. A scoped run leaves the cache alone: its pass is not the project's (the
+/// whole run after it runs pytest again, and fails), and its failures do not replace the whole
+/// run's as what `failed_first` re-runs.
 #[test]
 fn files_run_pytest_by_test_file_and_node_id() {
     let project = pytest_project();
@@ -964,6 +965,8 @@ fn files_run_pytest_by_test_file_and_node_id() {
         { "do": "call", "tool": "verify", "args": { "files": ["calc.py"] } },
         { "do": "call", "tool": "verify", "args": { "files": ["tests/test_calc.py::test_zero"] } },
         { "do": "call", "tool": "verify", "args": { "only": ["pytest"] } },
+        { "do": "call", "tool": "verify", "args": { "files": ["tests/test_other.py::test_other_fails"] } },
+        { "do": "call", "tool": "verify", "args": { "failed_first": true, "only": ["pytest"] } },
     ]);
     let out = client(&project, &steps);
     let failures = ["test_add", "test_other_fails"];
@@ -1010,4 +1013,13 @@ fn files_run_pytest_by_test_file_and_node_id() {
     assert_eq!(whole["outcome"], "failed", "{whole:#}");
     assert_eq!(pytest["counts"]["tests_failed"], 2, "{pytest:#}");
     assert!(whole.get("scope").is_none(), "{whole:#}");
+    // The whole run's two failures are re-run first, not the scoped run's one.
+    let again = check_verify(&out[6]["result"], 500, &[]);
+    let pytest = verifier(&again, "pytest");
+    assert!(
+        pytest["notes"][0]
+            .as_str()
+            .is_some_and(|n| n.starts_with("re-ran 2 failed tests first; they still fail")),
+        "{pytest:#}"
+    );
 }
