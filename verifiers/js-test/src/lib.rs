@@ -377,38 +377,7 @@ fn merge_log(tool: &str, mut report: Report, log: Report) -> Report {
     for diagnostic in outside {
         report.push(diagnostic);
     }
-    // What is left of the log's test-named failures that are root causes: vitest's `Failed
-    // Suites` named by a describe block (`FAIL  a.test.ts > db`), a `beforeAll` or `afterAll` that
-    // threw. The JSON report has no place for them: its file is only marked failed.
-    let mut suites = 0;
-    let mut explained = BTreeSet::new();
-    for diagnostic in of_test.into_values().flatten() {
-        if diagnostic.root_cause {
-            explained.extend(diagnostic.file.clone());
-            report.push(diagnostic);
-            suites += 1;
-        }
-    }
-    // A file the JSON report marked failed without saying why, which the log explains.
-    for diagnostic in file_errors {
-        let unexplained = diagnostic.file.as_deref().is_some_and(|file| {
-            report
-                .notes
-                .iter()
-                .chain(report.error.iter())
-                .any(|text| text.contains(&failed_without_reason(tool, file)))
-        });
-        if unexplained {
-            explained.extend(diagnostic.file.clone());
-            report.push(diagnostic);
-            suites += 1;
-        }
-    }
-    report.notes.retain(|note| {
-        !explained
-            .iter()
-            .any(|file| note.contains(&failed_without_reason(tool, file)))
-    });
+    let suites = add_suite_failures(tool, &mut report, of_test, file_errors);
     if suites > 0 {
         let counts = &mut report.counts;
         counts.suites_errored = Some(counts.suites_errored.unwrap_or(0) + suites);
@@ -457,6 +426,48 @@ fn merge_log(tool: &str, mut report: Report, log: Report) -> Report {
         ));
     }
     report
+}
+
+/// Adds to `report` the suites the log shows failing that its JSON report has no place for, and
+/// answers how many: what is left of the log's test-named failures (`of_test`) that are root
+/// causes — vitest's `Failed Suites` named by a describe block (`FAIL  a.test.ts > db`), a
+/// `beforeAll` or `afterAll` that threw — and the log's `file_errors` for files the JSON report
+/// marked failed without saying why (whose notes saying so then go).
+fn add_suite_failures(
+    tool: &str,
+    report: &mut Report,
+    of_test: BTreeMap<(Option<String>, String), Vec<Diagnostic>>,
+    file_errors: Vec<Diagnostic>,
+) -> u64 {
+    let mut suites = 0;
+    let mut explained = BTreeSet::new();
+    for diagnostic in of_test.into_values().flatten() {
+        if diagnostic.root_cause {
+            explained.extend(diagnostic.file.clone());
+            report.push(diagnostic);
+            suites += 1;
+        }
+    }
+    for diagnostic in file_errors {
+        let unexplained = diagnostic.file.as_deref().is_some_and(|file| {
+            report
+                .notes
+                .iter()
+                .chain(report.error.iter())
+                .any(|text| text.contains(&failed_without_reason(tool, file)))
+        });
+        if unexplained {
+            explained.extend(diagnostic.file.clone());
+            report.push(diagnostic);
+            suites += 1;
+        }
+    }
+    report.notes.retain(|note| {
+        !explained
+            .iter()
+            .any(|file| note.contains(&failed_without_reason(tool, file)))
+    });
+    suites
 }
 
 /// The words [`verdict_summarizers::jest_json`] uses for a file marked failed with no reason.
