@@ -24,6 +24,7 @@ mod progress;
 mod registry;
 mod run;
 mod schema;
+mod scoped;
 mod summarize;
 mod unverified;
 mod verify;

@@ -28,6 +28,7 @@ use crate::output::{self, OutputSpec, OutputSpecParser};
 use crate::packages;
 use crate::progress::Progress;
 use crate::registry;
+use crate::scoped::{self, Scoped};
 use crate::unverified;
 use crate::verify::{self, Cut, Plan, Scope};
 
@@ -181,6 +182,7 @@ impl Args {
             baseline: self.baseline.clone(),
             shard: self.shard,
             shard_durations: self.shard_durations.clone(),
+            files: None,
         }
     }
 }
@@ -213,6 +215,8 @@ pub(crate) struct Request {
     pub(crate) shard: Option<verdict_core::verifier::Shard>,
     /// An earlier JSON report whose test durations balance the shards.
     pub(crate) shard_durations: Option<PathBuf>,
+    /// Check only these files (MCP's `verify` with `files`, see [`scoped`]).
+    pub(crate) files: Option<Vec<String>>,
 }
 
 /// A run ready to start: the project, its verifiers in a fresh run directory, and the pipeline's
@@ -236,6 +240,8 @@ pub(crate) struct Prepared {
     pub(crate) unverified: Option<String>,
     /// The shard this run is, if it is one.
     pub(crate) shard: Option<verdict_core::verifier::Shard>,
+    /// What a check of some files only was narrowed to, and what it does not run.
+    pub(crate) scoped: Option<Scoped>,
 }
 
 /// A finished run, ready to render.
@@ -248,6 +254,9 @@ pub(crate) struct Finished {
     pub(crate) outcome: Outcome,
     /// The digest, within the budget.
     pub(crate) digest: digest::Digest,
+    /// A check of some files only: what it was narrowed to, and what did not run (a related
+    /// test run that found no test included).
+    pub(crate) scoped: Option<Scoped>,
 }
 
 /// Loads the configuration, selects the verifiers and creates the run directory: everything of
@@ -286,7 +295,7 @@ pub(crate) fn prepare(request: &Request) -> Result<Prepared> {
     // A check whose tool is not installed is set aside with its install command, unless the
     // run is strict or the check was asked for by name.
     let strict = unverified::strict(request.strict, &config);
-    let (plan, missing) = plan.without_missing_checks(strict, &only, &config);
+    let (mut plan, missing) = plan.without_missing_checks(strict, &only, &config);
     let unverified = unverified::lines(&unverified::unrun(&config, &root), &missing);
     if plan.is_empty() {
         // The packages' note explains the most common case: a monorepo's root with nothing of
@@ -300,6 +309,10 @@ pub(crate) fn prepare(request: &Request) -> Result<Prepared> {
             root.display()
         )));
     }
+    let scoped = match &request.files {
+        Some(files) => Some(narrow(&mut plan, &root, files, request)?),
+        None => None,
+    };
     let baseline = request.baseline.as_deref().map(read_baseline).transpose()?;
     let test_durations = match &request.shard_durations {
         Some(path) => read_durations(path)?,
@@ -314,14 +327,32 @@ pub(crate) fn prepare(request: &Request) -> Result<Prepared> {
         config: config.path.clone(),
         plan,
         workspace,
-        scope: Scope::cached(request.no_cache, request.failed_first),
+        // A scoped check neither reads nor writes the cache: see [`scoped`].
+        scope: match scoped {
+            Some(_) => Scope::default(),
+            None => Scope::cached(request.no_cache, request.failed_first),
+        },
         budget: budget::resolve(request.budget, config.run.budget),
         no_cache: request.no_cache,
         baseline,
         note,
         unverified,
         shard: request.shard,
+        scoped,
     })
+}
+
+/// Narrows `plan` to `files` (see [`scoped`]); a path outside the project is a usage error.
+fn narrow(plan: &mut Plan, root: &Path, files: &[String], request: &Request) -> Result<Scoped> {
+    if request.failed_first || request.shard.is_some() {
+        bail!(usage(
+            "a check of some files cannot re-run failed tests first or run as a shard"
+        ));
+    }
+    let targets = scoped::resolve(root, files).map_err(|e| usage(format!("{e:#}")))?;
+    let (entries, scoped) = scoped::narrow(plan.entries(), plan.workspace(), targets);
+    plan.replace_entries(entries)?;
+    Ok(scoped)
 }
 
 impl Prepared {
@@ -347,6 +378,17 @@ impl Prepared {
 
     /// Sets aside what the baseline already had, and builds the digest.
     pub(crate) fn finish(&self, mut verifications: Vec<Verification>) -> Finished {
+        let mut scoped = self.scoped.clone();
+        if let Some(scoped) = &mut scoped {
+            scoped.take_empty_runs(&mut verifications);
+        }
+        // The digest ends with what the run did not verify: the declared checks no verifier
+        // runs, and for a scoped check its scope and what it left out.
+        let note = match (&self.unverified, &scoped) {
+            (Some(unverified), Some(scoped)) => Some(format!("{}\n{unverified}", scoped.line())),
+            (None, Some(scoped)) => Some(scoped.line()),
+            (unverified, None) => unverified.clone(),
+        };
         let known_failures = match &self.baseline {
             Some(baseline) => baseline.set_aside(&mut verifications, KnownFrom::Baseline),
             None => 0,
@@ -364,7 +406,7 @@ impl Prepared {
                 &here,
                 self.budget,
                 self.no_cache,
-                self.unverified.as_deref(),
+                note.as_deref(),
             )
         } else {
             verify::digest(
@@ -372,7 +414,7 @@ impl Prepared {
                 &verifications,
                 self.budget,
                 self.no_cache,
-                self.unverified.as_deref(),
+                note.as_deref(),
             )
         };
         Finished {
@@ -380,6 +422,7 @@ impl Prepared {
             known_failures,
             outcome,
             digest,
+            scoped,
         }
     }
 }
@@ -444,6 +487,7 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
         known_failures,
         outcome,
         digest,
+        ..
     } = prepared.finish(verifications);
     let repository = Repository::of(&prepared.root);
     if verbosity == Verbosity::Verbose {

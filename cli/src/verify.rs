@@ -170,6 +170,13 @@ impl Plan {
         (self, missing)
     }
 
+    /// Puts `entries` in place of the plan's (a check narrowed to some files).
+    pub(crate) fn replace_entries(&mut self, entries: Vec<Entry>) -> Result<()> {
+        pipeline::validate(&entries).map_err(|e| anyhow!("{e}"))?;
+        self.entries = entries;
+        Ok(())
+    }
+
     /// Whether no verifier is selected.
     pub(crate) fn is_empty(&self) -> bool {
         self.entries.is_empty()

@@ -807,3 +807,219 @@ fn every_log_link_holds_the_output_and_reads_over_the_protocol() {
         assert!(refused.get("result").is_none(), "{refused:#}");
     }
 }
+
+/// The names of the failing tests a `verify` result's digest names, among `names`.
+fn named<'a>(result: &Value, names: &[&'a str]) -> Vec<&'a str> {
+    let digest = result["content"][0]["text"].as_str().unwrap_or_default();
+    names
+        .iter()
+        .copied()
+        .filter(|name| digest.contains(name))
+        .collect()
+}
+
+/// The verifiers a scoped result did not run, by name, with their reasons.
+fn not_run(structured: &Value) -> Vec<(String, String)> {
+    structured["scope"]["not_run"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|n| {
+            let text = |key: &str| n[key].as_str().unwrap_or_default().to_owned();
+            (text("verifier"), text("reason"))
+        })
+        .collect()
+}
+
+/// A jest project with two source files, each with its own test file holding one passing and
+/// one failing test, a third source file no test imports, and `notes`, which cannot be scoped.
+fn jest_project() -> Project {
+    let project = Project::empty();
+    project.write(
+        "package.json",
+        r#"{"name": "scoped", "private": true, "scripts": {"test": "jest"}, "devDependencies": {"jest": "*"}}"#,
+    );
+    for name in ["a", "b"] {
+        project.write(
+            &format!("src/{name}.js"),
+            &format!("exports.{name} = () => '{name}';\n"),
+        );
+        project.write(
+            &format!("test/{name}.test.js"),
+            &format!(
+                "const {{ {name} }} = require('../src/{name}');\n\
+                 test('{name} works', () => expect({name}()).toBe('{name}'));\n\
+                 test('{name} is broken', () => expect({name}()).toBe('not {name}'));\n"
+            ),
+        );
+    }
+    project.write("src/c.js", "exports.c = 3;\n");
+    project.write("calc.py", FIXED_CALC);
+    project.write("verdict.toml", NOTES);
+    project.link_node_modules();
+    project.git_init();
+    project
+}
+
+/// `verify` with `files` on a jest project runs only the tests related to the files (jest's
+/// `--findRelatedTests`): src/a.js runs test/a.test.js alone, whose two tests are the whole
+/// count (checked against the JSON report jest wrote), and b's failure is absent. `notes`,
+/// which cannot be scoped, is named as not run. A file no test imports runs nothing, which is
+/// no pass; a path outside the project is an error.
+#[test]
+fn files_run_only_the_related_jest_tests() {
+    let project = jest_project();
+    let outside = project.root().join("../elsewhere.js").display().to_string();
+    let steps = json!([
+        { "do": "call", "tool": "verify", "args": { "files": ["src/a.js"] } },
+        { "do": "call", "tool": "verify", "args": { "files": ["src/c.js", "src/gone.js"] } },
+        { "do": "call", "tool": "verify", "args": { "files": [outside] } },
+        { "do": "call", "tool": "verify", "args": { "files": ["/etc/passwd"] } },
+    ]);
+    let out = client(&project, &steps);
+
+    let scoped = check_verify(&out[0]["result"], 500, &[("jest", "a.test.js")]);
+    assert_eq!(scoped["outcome"], "failed", "{scoped:#}");
+    let jest = verifier(&scoped, "jest");
+    assert_eq!(jest["scope"], "related_tests", "{jest:#}");
+    assert_eq!(jest["counts"]["tests_passed"], 1, "{jest:#}");
+    assert_eq!(jest["counts"]["tests_failed"], 1, "{jest:#}");
+    assert_eq!(
+        named(&out[0]["result"], &["a is broken", "b is broken"]),
+        ["a is broken"]
+    );
+    // jest's own count, from the report it wrote beside its log.
+    let log = jest["log"].as_str().and_then(|l| l.strip_prefix("file://"));
+    let dir = Path::new(log.expect("a log"))
+        .parent()
+        .expect("the run dir");
+    let own: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("jest.json")).expect("jest's JSON report"),
+    )
+    .expect("JSON");
+    assert_eq!(own["numTotalTests"], 2, "{own:#}");
+    assert_eq!(own["numTotalTestSuites"], 1, "{own:#}");
+    let suite = own["testResults"][0]["name"].as_str().unwrap_or_default();
+    assert!(suite.ends_with("test/a.test.js"), "{suite}");
+    assert_eq!(scoped["scope"]["files"], json!(["src/a.js"]), "{scoped:#}");
+    assert_eq!(
+        not_run(&scoped),
+        [(
+            "notes".to_owned(),
+            "cannot scope to files; run verify without files".to_owned()
+        )]
+    );
+    let digest = out[0]["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        digest.contains("scoped to 1 file (src/a.js), not the whole project")
+            && digest.contains("not run: notes — cannot scope to files"),
+        "{digest}"
+    );
+
+    // No test imports src/c.js: jest ran nothing, which is said and is not a pass.
+    let nothing = check_verify(&out[1]["result"], 500, &[]);
+    assert_eq!(nothing["verifiers"], json!([]), "{nothing:#}");
+    assert_eq!(nothing["outcome"], "errored", "{nothing:#}");
+    assert!(
+        not_run(&nothing).contains(&(
+            "jest".to_owned(),
+            "it found no test related to the files".to_owned()
+        )),
+        "{nothing:#}"
+    );
+    assert_eq!(
+        nothing["scope"]["missing"],
+        json!([{ "file": "src/gone.js", "reason": "does not exist" }])
+    );
+
+    for (i, path) in [(2, "elsewhere.js"), (3, "/etc/passwd")] {
+        let result = &out[i]["result"];
+        assert_eq!(result["isError"], true, "{result:#}");
+        let text = result["content"][0]["text"].as_str().unwrap_or_default();
+        assert!(
+            text.contains(path) && text.contains("outside the project"),
+            "{text}"
+        );
+    }
+}
+
+/// A second pytest file beside tests/test_calc.py, with a failing test of its own.
+const OTHER_TESTS: &str =
+    "def test_other_passes():\n    assert True\n\n\ndef test_other_fails():\n    assert 1 == 2\n";
+
+/// `verify` with `files` on a pytest project: a test file runs alone, a node id runs that test
+/// alone, a source file runs nothing (pytest has no standard map from a source file to its
+/// tests) and says so. A scoped run leaves the cache alone: its pass is not the project's (the
+/// whole run after it runs pytest again, and fails), and its failures do not replace the whole
+/// run's as what `failed_first` re-runs.
+#[test]
+fn files_run_pytest_by_test_file_and_node_id() {
+    let project = pytest_project();
+    project.write("tests/test_other.py", OTHER_TESTS);
+    project.git(&["add", "-A"]);
+    let steps = json!([
+        { "do": "call", "tool": "verify", "args": { "files": ["tests/test_calc.py"] } },
+        { "do": "call", "tool": "verify", "args": { "files": ["tests/test_other.py::test_other_fails"] } },
+        { "do": "call", "tool": "verify", "args": { "files": ["calc.py"] } },
+        { "do": "call", "tool": "verify", "args": { "files": ["tests/test_calc.py::test_zero"] } },
+        { "do": "call", "tool": "verify", "args": { "only": ["pytest"] } },
+        { "do": "call", "tool": "verify", "args": { "files": ["tests/test_other.py::test_other_fails"] } },
+        { "do": "call", "tool": "verify", "args": { "failed_first": true, "only": ["pytest"] } },
+    ]);
+    let out = client(&project, &steps);
+    let failures = ["test_add", "test_other_fails"];
+
+    let by_file = check_verify(&out[0]["result"], 500, &[("pytest", "test_calc.py")]);
+    let pytest = verifier(&by_file, "pytest");
+    assert_eq!(pytest["scope"], "related_tests", "{pytest:#}");
+    assert_eq!(pytest["counts"]["tests_passed"], 1, "{pytest:#}");
+    assert_eq!(pytest["counts"]["tests_failed"], 1, "{pytest:#}");
+    assert_eq!(named(&out[0]["result"], &failures), ["test_add"]);
+    assert_eq!(by_file["outcome"], "failed", "{by_file:#}");
+
+    let by_id = check_verify(&out[1]["result"], 500, &[]);
+    let pytest = verifier(&by_id, "pytest");
+    assert_eq!(pytest["counts"]["tests_failed"], 1, "{pytest:#}");
+    assert_eq!(
+        pytest["counts"]["tests_passed"].as_u64().unwrap_or(0),
+        0,
+        "{pytest:#}"
+    );
+    assert_eq!(named(&out[1]["result"], &failures), ["test_other_fails"]);
+
+    let source = check_verify(&out[2]["result"], 500, &[]);
+    assert_eq!(source["verifiers"], json!([]), "{source:#}");
+    assert_eq!(source["outcome"], "errored", "{source:#}");
+    let reasons = not_run(&source);
+    assert!(
+        reasons
+            .iter()
+            .any(|(v, why)| v == "pytest" && why.contains("no standard way")),
+        "{source:#}"
+    );
+
+    let zero = check_verify(&out[3]["result"], 500, &[]);
+    assert_eq!(zero["outcome"], "passed", "{zero:#}");
+    assert_eq!(verifier(&zero, "pytest")["counts"]["tests_passed"], 1);
+    let digest = out[3]["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(digest.contains("not the whole project"), "{digest}");
+    let whole = check_verify(&out[4]["result"], 500, &[]);
+    let pytest = verifier(&whole, "pytest");
+    assert_eq!(pytest["status"], "ran", "{pytest:#}");
+    assert_eq!(whole["outcome"], "failed", "{whole:#}");
+    assert_eq!(pytest["counts"]["tests_failed"], 2, "{pytest:#}");
+    assert!(whole.get("scope").is_none(), "{whole:#}");
+    // The whole run's two failures are re-run first, not the scoped run's one.
+    let again = check_verify(&out[6]["result"], 500, &[]);
+    let pytest = verifier(&again, "pytest");
+    assert!(
+        pytest["notes"][0]
+            .as_str()
+            .is_some_and(|n| n.starts_with("re-ran 2 failed tests first; they still fail")),
+        "{pytest:#}"
+    );
+}

@@ -19,21 +19,18 @@ use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use verdict_core::Tool;
 use verdict_core::tools::PostEdit;
 
 use anyhow::{Context, Result, anyhow, bail};
 use serde_json::{Value, json};
 use verdict_core::digest::tokens;
-use verdict_core::verifier::{
-    Applicability, Captured, CommandSpec, Inputs, VerifierError, Workspace,
-};
-use verdict_core::{Kind, Outcome, Report, Severity, Verification, Verifier};
+use verdict_core::{Outcome, Severity, Verification};
 
 use super::verify::{self, Cut};
 use super::{ANSWER_MARGIN_SECS, Event, Harness, StopArgs, StopInput, read_stdin, start_dir};
 use crate::config;
 use crate::exit::ExitCode;
+use crate::scoped::{Narrowed, Narrowing, concerns, post_edit};
 
 /// The context's token budget when `--budget` is not given: a few diagnostics, no more, since it
 /// is added after every edit.
@@ -42,9 +39,6 @@ pub(super) const DEFAULT_BUDGET: usize = 150;
 /// The timeout `verdict hook install --post-edit` writes, in seconds: the agent waits for the
 /// hook after each edit.
 pub(super) const TIMEOUT_SECS: u64 = 60;
-
-/// The extensions of the JavaScript files tsc checks when its config allows JavaScript.
-const JS_EXTENSIONS: [&str; 4] = ["js", "jsx", "mjs", "cjs"];
 
 /// The most tokens of one diagnostic's line.
 const MAX_LINE_TOKENS: usize = 60;
@@ -301,10 +295,11 @@ fn fast_entries(
         // Only the fast verifiers run, so what they would wait for is not there.
         entry.needs.clear();
         if narrowed {
-            entry.verifier = Arc::new(OnFiles {
-                inner: Arc::clone(&known.verifier),
-                files: files.to_vec(),
-            });
+            entry.verifier = Arc::new(Narrowed::new(
+                Arc::clone(&known.verifier),
+                files.to_vec(),
+                Narrowing::Files,
+            ));
         }
         entries.push(entry);
     }
@@ -344,98 +339,6 @@ fn edited_files(named: &[PathBuf], base: &Path, canonical_root: &Path) -> Vec<St
         })
         .filter(|file| seen.insert(file.clone()))
         .collect()
-}
-
-/// How the linked verifier `name` is used after an edit, as the table of tools says; a
-/// verifier of the project's own is not run after one unless it is marked `fast`.
-fn post_edit(name: &str) -> PostEdit {
-    Tool::of_verifier(name).map_or(PostEdit::No, |tool| tool.spec().post_edit)
-}
-
-/// Whether a verifier that checks the whole project has anything to say about `files`: tsc of
-/// TypeScript, and of JavaScript when its config allows it; clippy of Rust; a project's own fast
-/// verifier always.
-fn concerns(name: &str, files: &[String], workspace: &Workspace) -> bool {
-    let any = |extensions: &[&str]| {
-        files.iter().any(|file| {
-            Path::new(file)
-                .extension()
-                .and_then(|e| e.to_str())
-                .is_some_and(|e| extensions.contains(&e))
-        })
-    };
-    match post_edit(name) {
-        PostEdit::Project(extensions) => {
-            any(extensions)
-                || (name == Tool::Tsc.name() && any(&JS_EXTENSIONS) && tsc_checks_js(workspace))
-        }
-        // It checks files one by one, and was handed none it checks.
-        PostEdit::Files => false,
-        PostEdit::No => true,
-    }
-}
-
-/// Whether the project's tsc config (or one it extends or references) sets `allowJs` or
-/// `checkJs`: without either, tsc says nothing of a JavaScript file. A config that cannot be read
-/// counts as allowing it (tsc runs, and says what is wrong).
-#[cfg(feature = "tsc")]
-fn tsc_checks_js(workspace: &Workspace) -> bool {
-    let Ok(project) = verdict_tsc::project(workspace) else {
-        return true;
-    };
-    verdict_tsc::config_files(workspace, &project.config)
-        .iter()
-        .filter(|file| Path::new(file).is_absolute())
-        .any(|file| {
-            let Ok(text) = std::fs::read_to_string(file) else {
-                return true;
-            };
-            let Ok(config) = serde_json::from_str::<Value>(&verdict_tsc::strip_jsonc(&text)) else {
-                return true;
-            };
-            let options = &config["compilerOptions"];
-            options["allowJs"] == true || options["checkJs"] == true
-        })
-}
-
-#[cfg(not(feature = "tsc"))]
-fn tsc_checks_js(_workspace: &Workspace) -> bool {
-    true
-}
-
-/// A verifier narrowed to the edited files ([`Verifier::command_for_files`]). Never cached: its
-/// result is of those files alone.
-struct OnFiles {
-    inner: Arc<dyn Verifier>,
-    files: Vec<String>,
-}
-
-impl Verifier for OnFiles {
-    fn name(&self) -> &str {
-        self.inner.name()
-    }
-
-    fn kind(&self) -> Kind {
-        self.inner.kind()
-    }
-
-    fn applies(&self, workspace: &Workspace) -> Applicability {
-        self.inner.applies(workspace)
-    }
-
-    fn command(&self, workspace: &Workspace) -> Result<CommandSpec, VerifierError> {
-        self.inner
-            .command_for_files(workspace, &self.files)
-            .unwrap_or_else(|| self.inner.command(workspace))
-    }
-
-    fn interpret(&self, spec: &CommandSpec, captured: &Captured) -> Report {
-        self.inner.interpret(spec, captured)
-    }
-
-    fn inputs(&self, _workspace: &Workspace) -> Option<Inputs> {
-        None
-    }
 }
 
 /// One diagnostic of an edited file, as the agent reads it.

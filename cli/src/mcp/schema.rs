@@ -57,6 +57,46 @@ fn names(what: &str) -> Value {
     })
 }
 
+/// What a `verify` with `files` was scoped to.
+fn scope() -> Value {
+    let named = |what: &str, key: &str| {
+        json!({
+            "type": "array",
+            "description": what,
+            "items": {
+                "type": "object",
+                "required": [key, "reason"],
+                "properties": {
+                    key: { "type": "string" },
+                    "reason": { "type": "string" },
+                },
+            },
+        })
+    };
+    json!({
+        "type": "object",
+        "description": "With files: the files checked; the verifiers not run and why (cannot scope to files, none of the files is of a kind it checks, no test related to the files); what was named but not checked",
+        "required": ["files", "not_run", "left_out", "missing"],
+        "properties": {
+            "files": names("The files checked, relative to the project (node ids kept)"),
+            "not_run": named("Verifiers not run, and why: the outcome does not cover them", "verifier"),
+            "left_out": {
+                "type": "array",
+                "description": "Files a test verifier ran no test for (a source file pytest cannot map to its tests)",
+                "items": {
+                    "type": "object",
+                    "required": ["verifier", "files"],
+                    "properties": {
+                        "verifier": { "type": "string" },
+                        "files": names("The files"),
+                    },
+                },
+            },
+            "missing": named("Files named that do not exist or are not files", "file"),
+        },
+    })
+}
+
 /// The arguments of `verify`.
 pub(crate) fn verify_input() -> Value {
     json!({
@@ -72,6 +112,12 @@ pub(crate) fn verify_input() -> Value {
             "changed_only": {
                 "type": "boolean",
                 "description": "Report only the verifiers whose inputs changed since their last pass; the others, whose pass still stands, are named in `unchanged`",
+            },
+            "files": {
+                "type": "array",
+                "items": { "type": "string" },
+                "minItems": 1,
+                "description": "Check only these files (relative to the project, or absolute inside it; a test's node id `tests/test_x.py::test_y` too): linters on the files, test runners on their related tests (jest --findRelatedTests, vitest related, pytest by test file and node id). What cannot be scoped is not run and named in `scope.not_run`; the result is never the whole project's. Not with failed_first",
             },
         },
         "additionalProperties": false,
@@ -115,6 +161,11 @@ pub(crate) fn verify_output() -> Value {
                         },
                         "duration_ms": { "type": "integer", "minimum": 0 },
                         "notes": names("How it ran: `cached`, `re-ran 1 failed test first; they pass now, then ran in full`, …"),
+                        "scope": {
+                            "type": "string",
+                            "enum": ["files", "related_tests", "project"],
+                            "description": "With files: checked the files alone, ran their related tests, or checked the whole project the files are part of (tsc, clippy)",
+                        },
                     },
                 },
             },
@@ -123,6 +174,7 @@ pub(crate) fn verify_output() -> Value {
                 "type": "string",
                 "description": "At a monorepo's root: the workspace packages with verifiers of their own that this run did not verify",
             },
+            "scope": scope(),
             "digest": {
                 "type": "object",
                 "required": ["tokens", "budget"],

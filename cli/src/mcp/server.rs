@@ -116,7 +116,9 @@ fn tool_list() -> Vec<Tool> {
             "Run the project's checks as `verdict run` does (only those whose inputs changed since \
              they passed; the rest come from the cache) and return the digest of what failed, the \
              outcome with each verifier's counts, and a link to each verifier's full log. A \
-             failing project is a normal result whose outcome is `failed`.",
+             failing project is a normal result whose outcome is `failed`. With `files`, only \
+             the checks of those files and their related tests run, and `scope.not_run` names \
+             what did not: a quick check of what you just changed, not of the whole project.",
             object(schema::verify_input()),
         )
         .with_raw_output_schema(object(schema::verify_output()))

@@ -26,6 +26,7 @@ use verdict_core::{Outcome, Report, Verification};
 
 use super::workspace::Workspace;
 use crate::exit::ExitCode;
+use crate::scoped::Scoped;
 use crate::verify::Cut;
 use crate::{budget, list, run, summarize};
 
@@ -47,6 +48,8 @@ struct VerifyArgs {
     failed_first: bool,
     #[serde(default)]
     changed_only: bool,
+    #[serde(default)]
+    files: Option<Vec<String>>,
 }
 
 /// The arguments of `summarize_log`.
@@ -118,12 +121,18 @@ pub(crate) async fn verify(
     if let Err(result) = check_budget(args.budget) {
         return Ok(result);
     }
+    if args.files.as_ref().is_some_and(Vec::is_empty) {
+        return Ok(failure(
+            "`files` names no file; leave it out to verify the whole project",
+        ));
+    }
     let request = run::Request {
         dir,
         only: args.only,
         skip: args.skip,
         budget: args.budget,
         failed_first: args.failed_first,
+        files: args.files,
         ..run::Request::default()
     };
     let prepared = match tokio::task::spawn_blocking(move || run::prepare(&request)).await {
@@ -268,6 +277,13 @@ fn verify_result(
             if !v.notes.is_empty() {
                 entry["notes"] = json!(v.notes);
             }
+            if let Some(to) = finished
+                .scoped
+                .as_ref()
+                .and_then(|s| s.narrowed.get(&v.verifier))
+            {
+                entry["scope"] = json!(to.as_str());
+            }
             entry
         })
         .collect();
@@ -282,7 +298,29 @@ fn verify_result(
     if let Some(note) = &prepared.note {
         structured["note"] = json!(note);
     }
+    if let Some(scoped) = &finished.scoped {
+        structured["scope"] = scope(scoped);
+    }
     success(finished.digest.text, links, structured)
+}
+
+/// What a check of some files was scoped to, and what it did not run or check.
+fn scope(scoped: &Scoped) -> Value {
+    json!({
+        "files": scoped.targets.targets,
+        "not_run": scoped.not_run.iter().map(|n| json!({
+            "verifier": n.verifier,
+            "reason": n.reason,
+        })).collect::<Vec<_>>(),
+        "left_out": scoped.left_out.iter().map(|(verifier, files)| json!({
+            "verifier": verifier,
+            "files": files,
+        })).collect::<Vec<_>>(),
+        "missing": scoped.targets.missing.iter().map(|(file, reason)| json!({
+            "file": file,
+            "reason": reason,
+        })).collect::<Vec<_>>(),
+    })
 }
 
 /// The diagnostics a report found, kept and dropped.

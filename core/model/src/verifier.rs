@@ -342,6 +342,22 @@ pub enum Part {
     Ini(String),
 }
 
+/// What a test verifier runs for a check scoped to some files ([`Verifier::related_tests`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Related {
+    /// This command runs the tests related to the targets. A run that finds none of them ran
+    /// nothing: the caller says so, never that it passed.
+    Tests {
+        /// The command.
+        command: CommandSpec,
+        /// The targets it runs no test for, since the tool maps them to none without running
+        /// the whole suite (a source file pytest has no test of by name).
+        left_out: Vec<String>,
+    },
+    /// None of the targets leads to a test the tool can run on its own; the reason says why.
+    Nothing(String),
+}
+
 /// Why a verifier could not even describe its command.
 #[derive(Debug, thiserror::Error)]
 pub enum VerifierError {
@@ -439,6 +455,20 @@ pub trait Verifier: Send + Sync {
         _workspace: &Workspace,
         _files: &[String],
     ) -> Option<Result<CommandSpec, VerifierError>> {
+        None
+    }
+
+    /// A command that runs only the tests related to `targets`, for a check scoped to some files
+    /// (MCP's `verify` with `files`). Each target is a path relative to the workspace root of an
+    /// existing file, or a test's node id (`tests/test_x.py::test_y`) whose file exists; what
+    /// "related" means is the tool's own (jest's `--findRelatedTests`, `vitest related`, test
+    /// files named by path). `None` (the default) when the tool cannot run part of its tests by
+    /// file: the caller then does not run it rather than run it whole.
+    fn related_tests(
+        &self,
+        _workspace: &Workspace,
+        _targets: &[String],
+    ) -> Option<Result<Related, VerifierError>> {
         None
     }
 

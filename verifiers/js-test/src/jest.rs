@@ -17,7 +17,7 @@
 use std::time::Duration;
 
 use verdict_model::verifier::{
-    Applicability, Captured, CommandSpec, ExitCodes, Infrastructure, Inputs, Sharding,
+    Applicability, Captured, CommandSpec, ExitCodes, Infrastructure, Inputs, Related, Sharding,
     VerifierError, Workspace,
 };
 use verdict_model::{Kind, Report, Verifier};
@@ -191,7 +191,7 @@ impl Verifier for Jest {
     }
 
     fn interpret(&self, spec: &CommandSpec, captured: &Captured) -> Report {
-        if let Some(report) = crate::empty_shard(NAME, spec, captured) {
+        if let Some(report) = crate::empty_run(NAME, spec, captured) {
             return report;
         }
         let report = crate::interpret_json_and_log(NAME, spec, captured);
@@ -218,6 +218,27 @@ impl Verifier for Jest {
                 dir_options: &["--projects"],
             },
         )
+    }
+
+    /// jest's own `--findRelatedTests`: the test files that import the targets, directly or
+    /// through other modules, and a test file itself (a node id counts as its file). The
+    /// script's positional patterns are left out, as for a re-run. `--passWithNoTests` makes a
+    /// run that finds no related test exit 0 with its JSON report written, so that it reads as
+    /// having run nothing (which the caller says) rather than as jest failing.
+    fn related_tests(
+        &self,
+        workspace: &Workspace,
+        targets: &[String],
+    ) -> Option<Result<Related, VerifierError>> {
+        Some(self.base(workspace, "jest.json", true).map(|mut command| {
+            command.args.push("--passWithNoTests".to_owned());
+            command.args.push("--findRelatedTests".to_owned());
+            command.args.extend(crate::target_files(targets));
+            Related::Tests {
+                command,
+                left_out: Vec::new(),
+            }
+        }))
     }
 
     /// The failing test files, named by path (`--runTestsByPath`: exact paths, not the regular

@@ -83,7 +83,7 @@ pub(crate) fn absolute(path: &Path) -> std::path::PathBuf {
 /// The options that run only this shard's part of the tests (jest and vitest read the same):
 /// `--shard=INDEX/TOTAL`, and `--passWithNoTests`, so that a shard the runner deals no test file
 /// to ends with its JSON report of nothing rather than a `No tests found` error (see
-/// [`empty_shard`]). None for a whole run.
+/// [`empty_run`]). None for a whole run.
 pub(crate) fn shard_args(workspace: &Workspace) -> Vec<String> {
     match workspace.shard {
         Some(shard) if shard.total > 1 => {
@@ -93,14 +93,23 @@ pub(crate) fn shard_args(workspace: &Workspace) -> Vec<String> {
     }
 }
 
-/// A shard the runner dealt no test file to: the command ran with `--shard`, exited 0, and its
-/// JSON report counts no test file and no test. The answer is a pass of nothing, which the
-/// pipeline lists as not run in this shard ([`verdict_model::verifier::Sharding::Split`]); any
+/// A narrowed run the runner found no test for: a shard it dealt no test file to (the command
+/// ran with `--shard`), or a run of the tests related to some files that none is (jest's
+/// `--findRelatedTests`, `vitest related`; jest then prints only `No tests found, exiting with
+/// code 0`), which exited 0 with a JSON report that counts no test file and no test. The answer
+/// is a pass of nothing, which the pipeline lists as not run in this shard
+/// ([`verdict_model::verifier::Sharding::Split`]) and a scoped check as having run nothing; any
 /// other run is read as usual.
-pub(crate) fn empty_shard(tool: &str, spec: &CommandSpec, captured: &Captured) -> Option<Report> {
-    if !spec.args.iter().any(|arg| arg.starts_with("--shard=")) {
+pub(crate) fn empty_run(tool: &str, spec: &CommandSpec, captured: &Captured) -> Option<Report> {
+    let related = spec.args.iter().any(|arg| arg == "--findRelatedTests")
+        || spec.args.first().is_some_and(|arg| arg == "related");
+    let note = if spec.args.iter().any(|arg| arg.starts_with("--shard=")) {
+        format!("{tool} dealt no test file to this shard")
+    } else if related {
+        format!("{tool} found no test related to the files")
+    } else {
         return None;
-    }
+    };
     if captured.exit != (Exit::Code { code: 0 }) {
         return None;
     }
@@ -115,7 +124,7 @@ pub(crate) fn empty_shard(tool: &str, spec: &CommandSpec, captured: &Captured) -
         return None;
     }
     let mut report = Report::new(tool, Outcome::Passed);
-    report.note(format!("{tool} dealt no test file to this shard"));
+    report.note(note);
     Some(report)
 }
 
@@ -368,38 +377,7 @@ fn merge_log(tool: &str, mut report: Report, log: Report) -> Report {
     for diagnostic in outside {
         report.push(diagnostic);
     }
-    // What is left of the log's test-named failures that are root causes: vitest's `Failed
-    // Suites` named by a describe block (`FAIL  a.test.ts > db`), a `beforeAll` or `afterAll` that
-    // threw. The JSON report has no place for them: its file is only marked failed.
-    let mut suites = 0;
-    let mut explained = BTreeSet::new();
-    for diagnostic in of_test.into_values().flatten() {
-        if diagnostic.root_cause {
-            explained.extend(diagnostic.file.clone());
-            report.push(diagnostic);
-            suites += 1;
-        }
-    }
-    // A file the JSON report marked failed without saying why, which the log explains.
-    for diagnostic in file_errors {
-        let unexplained = diagnostic.file.as_deref().is_some_and(|file| {
-            report
-                .notes
-                .iter()
-                .chain(report.error.iter())
-                .any(|text| text.contains(&failed_without_reason(tool, file)))
-        });
-        if unexplained {
-            explained.extend(diagnostic.file.clone());
-            report.push(diagnostic);
-            suites += 1;
-        }
-    }
-    report.notes.retain(|note| {
-        !explained
-            .iter()
-            .any(|file| note.contains(&failed_without_reason(tool, file)))
-    });
+    let suites = add_suite_failures(tool, &mut report, of_test, file_errors);
     if suites > 0 {
         let counts = &mut report.counts;
         counts.suites_errored = Some(counts.suites_errored.unwrap_or(0) + suites);
@@ -448,6 +426,48 @@ fn merge_log(tool: &str, mut report: Report, log: Report) -> Report {
         ));
     }
     report
+}
+
+/// Adds to `report` the suites the log shows failing that its JSON report has no place for, and
+/// answers how many: what is left of the log's test-named failures (`of_test`) that are root
+/// causes — vitest's `Failed Suites` named by a describe block (`FAIL  a.test.ts > db`), a
+/// `beforeAll` or `afterAll` that threw — and the log's `file_errors` for files the JSON report
+/// marked failed without saying why (whose notes saying so then go).
+fn add_suite_failures(
+    tool: &str,
+    report: &mut Report,
+    of_test: BTreeMap<(Option<String>, String), Vec<Diagnostic>>,
+    file_errors: Vec<Diagnostic>,
+) -> u64 {
+    let mut suites = 0;
+    let mut explained = BTreeSet::new();
+    for diagnostic in of_test.into_values().flatten() {
+        if diagnostic.root_cause {
+            explained.extend(diagnostic.file.clone());
+            report.push(diagnostic);
+            suites += 1;
+        }
+    }
+    for diagnostic in file_errors {
+        let unexplained = diagnostic.file.as_deref().is_some_and(|file| {
+            report
+                .notes
+                .iter()
+                .chain(report.error.iter())
+                .any(|text| text.contains(&failed_without_reason(tool, file)))
+        });
+        if unexplained {
+            explained.extend(diagnostic.file.clone());
+            report.push(diagnostic);
+            suites += 1;
+        }
+    }
+    report.notes.retain(|note| {
+        !explained
+            .iter()
+            .any(|file| note.contains(&failed_without_reason(tool, file)))
+    });
+    suites
 }
 
 /// The words [`verdict_summarizers::jest_json`] uses for a file marked failed with no reason.
@@ -661,6 +681,21 @@ impl Failing {
             .collect();
         Some(format!("^(?:{})$", names.join("|")))
     }
+}
+
+/// The files of a scoped check's targets, each once and in order: a node id
+/// (`src/a.test.js::adds`) counts as its file, since the JavaScript runners select tests by
+/// file; a path that starts with `-` is written `./-…` so that it cannot be taken for an option.
+pub(crate) fn target_files(targets: &[String]) -> Vec<String> {
+    let mut files: Vec<String> = Vec::new();
+    for target in targets {
+        let file = target.split_once("::").map_or(target.as_str(), |(f, _)| f);
+        let file = safe_path_arg(file.to_owned());
+        if !files.contains(&file) {
+            files.push(file);
+        }
+    }
+    files
 }
 
 /// A path that cannot be taken for an option.

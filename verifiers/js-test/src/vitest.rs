@@ -20,7 +20,7 @@
 use std::time::Duration;
 
 use verdict_model::verifier::{
-    Applicability, Captured, CommandSpec, ExitCodes, Infrastructure, Inputs, Sharding,
+    Applicability, Captured, CommandSpec, ExitCodes, Infrastructure, Inputs, Related, Sharding,
     VerifierError, Workspace,
 };
 use verdict_model::{Kind, Report, Verifier};
@@ -237,7 +237,7 @@ impl Verifier for Vitest {
     }
 
     fn interpret(&self, spec: &CommandSpec, captured: &Captured) -> Report {
-        if let Some(report) = crate::empty_shard(NAME, spec, captured) {
+        if let Some(report) = crate::empty_run(NAME, spec, captured) {
             return report;
         }
         let report = crate::interpret_json_and_log(NAME, spec, captured);
@@ -250,6 +250,30 @@ impl Verifier for Vitest {
             tool_files: crate::tool_files(workspace, NAME),
             root: js_monorepo_root(workspace, NAME),
         })
+    }
+
+    /// `vitest related <files> --run`: vitest's own search of the test files that import the
+    /// targets (a node id counts as its file), the script's file filters left out as for a
+    /// re-run. With `--passWithNoTests` a run that finds none reads as having run nothing.
+    fn related_tests(
+        &self,
+        workspace: &Workspace,
+        targets: &[String],
+    ) -> Option<Result<Related, VerifierError>> {
+        Some(
+            self.base(workspace, "vitest.json", true)
+                .map(|mut command| {
+                    // `related` in place of `run`, which stays as `--run`: no watch mode.
+                    command.args[0] = "related".to_owned();
+                    command.args.push("--run".to_owned());
+                    command.args.push("--passWithNoTests".to_owned());
+                    command.args.extend(crate::target_files(targets));
+                    Related::Tests {
+                        command,
+                        left_out: Vec::new(),
+                    }
+                }),
+        )
     }
 
     /// The failing test files as filters (vitest matches them against test file paths) and the

@@ -10,7 +10,9 @@
 use std::path::{Path, PathBuf};
 
 use tempfile::TempDir;
-use verdict_core::verifier::{Applicability, CommandSpec, Exit, Runner, VerifierError, Workspace};
+use verdict_core::verifier::{
+    Applicability, CommandSpec, Exit, Related, Runner, VerifierError, Workspace,
+};
 use verdict_core::{Outcome, Report, Verifier};
 use verdict_js_test::{Jest, Mocha, Vitest};
 use verdict_test_support::{copy_dir, node_runner as runner};
@@ -256,6 +258,49 @@ async fn check_rerun(verifier: &dyn Verifier, dir: &TempDir, previous: &Report, 
     );
 }
 
+/// The command that runs the tests related to `targets`, which the runner always finds itself.
+fn related(verifier: &dyn Verifier, workspace: &Workspace, targets: &[&str]) -> CommandSpec {
+    let targets: Vec<String> = targets.iter().map(|t| (*t).to_owned()).collect();
+    match verifier.related_tests(workspace, &targets) {
+        Some(Ok(Related::Tests { command, left_out })) => {
+            assert!(left_out.is_empty(), "{left_out:?}");
+            command
+        }
+        other => panic!("{}: no related-tests command: {other:?}", verifier.name()),
+    }
+}
+
+/// Scoped to files in a `failing` project: a test file (by node id too) runs alone, its one
+/// failing test and one passing test the whole count; a source file no test imports runs
+/// nothing, which reads as a pass of no test (the pipeline's caller says it ran nothing).
+async fn check_related(verifier: &dyn Verifier, dir: &TempDir, separator: &str) {
+    let workspace = Workspace::new(dir.path());
+    for target in ["test/text.test.js", "test/text.test.js::pads"] {
+        let spec = related(verifier, &workspace, &[target]);
+        let run = run_spec(verifier, &workspace, spec).await;
+        let context = context(&run);
+        assert_eq!(run.report.outcome, Outcome::Failed, "{context}");
+        assert_eq!(run.report.counts.tests_failed, Some(1), "{context}");
+        assert_eq!(run.report.counts.tests_passed, Some(1), "{context}");
+        let names: Vec<_> = run
+            .report
+            .diagnostics
+            .iter()
+            .filter_map(|d| d.test.clone())
+            .collect();
+        assert_eq!(names, [failing_tests(separator)[1].1.clone()], "{context}");
+    }
+    std::fs::write(dir.path().join("src/unused.js"), "// imported by no test\n").expect("write");
+    let spec = related(verifier, &workspace, &["src/unused.js"]);
+    let run = run_spec(verifier, &workspace, spec).await;
+    let context = context(&run);
+    assert_eq!(run.code, Some(0), "{context}");
+    assert_ne!(run.report.outcome, Outcome::Failed, "{context}");
+    let ran =
+        run.report.counts.tests_passed.unwrap_or(0) + run.report.counts.tests_failed.unwrap_or(0);
+    assert_eq!(ran, 0, "{context}");
+}
+
 fn applies(verifier: &dyn Verifier, runner: &str, case: &str) -> Applicability {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures")
@@ -275,6 +320,7 @@ async fn jest_on_every_fixture() {
     );
     assert!(failing.report.summary.is_some(), "{}", context(&failing));
     check_rerun(&jest, &dir, &failing.report, " › ").await;
+    check_related(&jest, &dir, " › ").await;
     check_passing(&run(&jest, "passing").await.1);
     check_syntax(&run(&jest, "syntax").await.1);
     check_config_throws(&run(&jest, "config-throws").await.1);
@@ -297,6 +343,7 @@ async fn vitest_on_every_fixture() {
     let (dir, failing) = run(&vitest, "failing").await;
     check_failing(&failing, " > ");
     check_rerun(&vitest, &dir, &failing.report, " > ").await;
+    check_related(&vitest, &dir, " > ").await;
     check_passing(&run(&vitest, "passing").await.1);
     check_syntax(&run(&vitest, "syntax").await.1);
     check_config_throws(&run(&vitest, "config-throws").await.1);

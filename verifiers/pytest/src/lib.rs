@@ -45,7 +45,7 @@ use verdict_model::Tool;
 
 use verdict_model::verifier::{
     Applicability, Captured, CommandSpec, Exit, ExitCodes, InfraFile, Infrastructure, Inputs, Part,
-    Sharding, VerifierError, Workspace,
+    Related, Sharding, VerifierError, Workspace,
 };
 use verdict_model::{Kind, Outcome, Report, Severity, Verifier};
 use verdict_verifier_support::declared::{self, Declared, Purpose};
@@ -690,6 +690,18 @@ impl Verifier for Pytest {
         infrastructure(workspace)
     }
 
+    /// pytest with the test files and node ids among the targets as arguments, which run
+    /// themselves (pytest then ignores `testpaths`); a source file is left out and said to be,
+    /// since nothing maps it to its tests without running the suite. Neither the declared
+    /// command's paths nor its coverage wrapper apply: a threshold is for the whole suite.
+    fn related_tests(
+        &self,
+        workspace: &Workspace,
+        targets: &[String],
+    ) -> Option<Result<Related, VerifierError>> {
+        Some(related_tests(self, workspace, targets))
+    }
+
     /// pytest with the failing node ids as arguments (and the files that failed to collect): no
     /// dependence on pytest's cache. `None` when the previous run names no failing test, or too
     /// many.
@@ -702,6 +714,45 @@ impl Verifier for Pytest {
         args.extend(ids);
         self.spec(workspace, args).ok()
     }
+}
+
+/// The targets of a scoped check that pytest runs by themselves: node ids
+/// (`tests/test_x.py::test_y`) and the test files its `python_files` names; and the rest, source
+/// files, which no standard mapping leads to their tests.
+fn split_targets(workspace: &Workspace, targets: &[String]) -> (Vec<String>, Vec<String>) {
+    targets
+        .iter()
+        .cloned()
+        .partition(|target| target.contains("::") || shard::is_test_file(workspace, target))
+}
+
+/// See [`Pytest::related_tests`].
+fn related_tests(
+    pytest: &Pytest,
+    workspace: &Workspace,
+    targets: &[String],
+) -> Result<Related, VerifierError> {
+    let (tests, left_out) = split_targets(workspace, targets);
+    if tests.is_empty() {
+        return Ok(Related::Nothing(
+            "none of the files is a test file or node id, and pytest has no standard way to \
+             find the tests of a source file"
+                .to_owned(),
+        ));
+    }
+    let mut args = base_args(workspace);
+    args.extend(tests.into_iter().map(|test| {
+        if test.starts_with('-') {
+            format!("./{test}")
+        } else {
+            test
+        }
+    }));
+    let mut command = pytest.spec(workspace, args)?;
+    for (name, value) in declared_args(workspace).1 {
+        command.env.entry(name).or_insert(value);
+    }
+    Ok(Related::Tests { command, left_out })
 }
 
 /// See [`Pytest::infrastructure`].
@@ -1117,6 +1168,38 @@ mod tests {
         assert_eq!(function_name("K.test_x[1]"), "test_x[1]");
         assert_eq!(function_name("tests/a.py::test_y"), "test_y");
         assert_eq!(function_name("test_z"), "test_z");
+    }
+
+    #[test]
+    fn scoped_targets_run_test_files_and_node_ids_and_leave_sources_out() {
+        let (_dir, workspace) = workspace_with(&[
+            (
+                "pytest.ini",
+                "[pytest]\npython_files = check_*.py test_*.py\n",
+            ),
+            ("calc.py", ""),
+        ]);
+        let targets: Vec<String> = [
+            "calc.py",
+            "tests/check_calc.py",
+            "tests/test_a.py",
+            "tests/calc_test.py",
+            "calc.py::doc",
+        ]
+        .map(str::to_owned)
+        .into();
+        let (tests, left_out) = split_targets(&workspace, &targets);
+        // The configured `python_files` replace pytest's default, which named `*_test.py`.
+        assert_eq!(
+            tests,
+            ["tests/check_calc.py", "tests/test_a.py", "calc.py::doc"]
+        );
+        assert_eq!(left_out, ["calc.py", "tests/calc_test.py"]);
+        let sources = ["calc.py".to_owned()];
+        assert!(matches!(
+            Pytest::default().related_tests(&workspace, &sources),
+            Some(Ok(Related::Nothing(_)))
+        ));
     }
 
     #[test]

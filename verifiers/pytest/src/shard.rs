@@ -176,6 +176,15 @@ fn walk(
     }
 }
 
+/// Whether the file at `path` (relative to the root) is one pytest collects as a test file:
+/// its name matches the configuration's `python_files` (default `test_*.py`, `*_test.py`).
+pub(crate) fn is_test_file(workspace: &Workspace, path: &str) -> bool {
+    let python_files = ini_list(workspace, "python_files")
+        .unwrap_or_else(|| PYTHON_FILES.iter().map(|p| (*p).to_owned()).collect());
+    let name = path.rsplit('/').next().unwrap_or(path);
+    python_files.iter().any(|p| fnmatch(p, name))
+}
+
 /// Whether the run collects doctests (`--doctest-modules`, `--doctest-glob`) in the declared
 /// arguments or the configuration's `addopts`.
 pub(crate) fn collects_doctests(workspace: &Workspace, args: &[String]) -> bool {
