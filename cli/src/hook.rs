@@ -36,6 +36,7 @@
 //! [`post_edit`].
 
 mod baseline;
+mod claude_version;
 mod fit;
 mod install;
 mod post_edit;

@@ -1241,6 +1241,42 @@ fn shared_hooks_run_verdict_from_the_path_and_hint_when_it_is_missing() {
     assert!(project.read("runs.txt").lines().count() >= 1);
 }
 
+/// A Claude Code older than the one whose stop hooks read `additionalContext` rejects the hook's
+/// answer and lets the agent stop: the install says so when it finds one on `PATH`.
+#[test]
+fn install_warns_of_a_claude_code_too_old_for_the_stop_feedback() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let project = Project::new(CONFIG);
+    let bin = tempfile::tempdir().expect("a temp bin");
+    let claude = bin.path().join("claude");
+    let path = format!(
+        "{}:{}",
+        bin.path().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let said_for = |version: &str| {
+        std::fs::write(
+            &claude,
+            format!("#!/bin/sh\necho '{version} (Claude Code)'\n"),
+        )
+        .expect("write claude");
+        std::fs::set_permissions(&claude, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        let _ = std::fs::remove_file(project.root().join(".claude/settings.json"));
+        project.verdict(
+            &["hook", "install", "claude"],
+            "",
+            &[("PATH", Path::new(&path))],
+        )
+    };
+    let (_, err) = said_for("2.1.100");
+    assert!(
+        err.contains("Claude Code 2.1.100") && err.contains("2.1.163 or later"),
+        "{err}"
+    );
+    let (_, err) = said_for("2.1.332");
+    assert!(!err.contains("warning"), "{err}");
+}
+
 /// Shared settings an older install wrote with its absolute path get the command from the `PATH`
 /// in its place at the next install; the user's settings keep the absolute path.
 #[test]

@@ -121,6 +121,11 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
         );
     }
     println!("verdict: {}", trust_step(args.harness));
+    if args.harness == Harness::Claude
+        && let Some(warning) = super::claude_version::too_old_warning()
+    {
+        eprintln!("verdict: {warning}");
+    }
     Ok(ExitCode::Success)
 }
 
