@@ -589,6 +589,25 @@ fn missing_start(start: &Start) -> Result<Option<Answer>> {
     }
 }
 
+/// The answer to a stop that is let go without verifying anything, whatever the project: an
+/// agent that did not complete, an attempt of `verdict loop`, a session that cannot edit.
+fn let_go_unverified(input: &StopInput) -> Option<Answer> {
+    if input.not_completed.is_some() {
+        return Some(Answer::Allow { message: None });
+    }
+    if std::env::var_os(LOOP_SESSION_ENV).is_some_and(|v| !v.is_empty()) {
+        // `verdict loop` verifies each attempt of its agent itself, after the agent stops.
+        let _ = writeln!(
+            std::io::stderr(),
+            "verdict hook: inside a `verdict loop` attempt ({LOOP_SESSION_ENV} is set); the \
+             loop verifies it, so the hook lets the agent stop"
+        );
+        return Some(Answer::Allow { message: None });
+    }
+    // Nothing is verified, so nothing is counted: the next turn that can edit is judged afresh.
+    input.read_only.then_some(Answer::Allow { message: None })
+}
+
 /// Reads the input, verifies, and decides.
 fn decide(
     harness: Harness,
@@ -598,22 +617,8 @@ fn decide(
 ) -> Result<Answer> {
     let input = input.context("failed to read the hook input on stdin")?;
     let input = parse_input(harness, Event::Stop, &input)?;
-    if input.not_completed.is_some() {
-        return Ok(Answer::Allow { message: None });
-    }
-    if std::env::var_os(LOOP_SESSION_ENV).is_some_and(|v| !v.is_empty()) {
-        // `verdict loop` verifies each attempt of its agent itself, after the agent stops.
-        let _ = writeln!(
-            std::io::stderr(),
-            "verdict hook: inside a `verdict loop` attempt ({LOOP_SESSION_ENV} is set); the \
-             loop verifies it, so the hook lets the agent stop"
-        );
-        return Ok(Answer::Allow { message: None });
-    }
-    if input.read_only {
-        // Nothing is verified, so nothing is counted: the next turn that can edit is judged
-        // afresh.
-        return Ok(Answer::Allow { message: None });
+    if let Some(answer) = let_go_unverified(&input) {
+        return Ok(answer);
     }
     let start = start_dir(harness, args, &input)?;
     if let Some(answer) = missing_start(&start)? {

@@ -2057,6 +2057,53 @@ fn the_session_start_answers_at_once_and_the_first_stop_knows_the_start() {
     assert!(left.is_empty(), "copies left: {left:?}");
 }
 
+/// The polyglot example (tsc, eslint, jest and pytest, each with a deliberate failure), the real
+/// tools linked in, in a git repository.
+fn polyglot() -> Project {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let project = Project { dir };
+    verdict_test_support::copy_dir_except(
+        &support::repo().join("examples/polyglot"),
+        project.root(),
+        &[
+            "node_modules",
+            ".venv",
+            ".verdict",
+            ".pytest_cache",
+            "__pycache__",
+        ],
+    );
+    verdict_test_support::link_node_modules(project.root());
+    verdict_test_support::link_venv(project.root());
+    git(project.root(), &["init", "-q", "."]);
+    project
+}
+
+/// The copy gives the project's own results with the real tools: the start tree of the polyglot
+/// example is verified in a copy (its `node_modules` and `.venv` linked in), and a stop in the
+/// project after an edit that breaks nothing sets aside every failure the four tools find, so
+/// each has the fingerprint it has in place.
+#[test]
+fn a_start_verified_in_a_copy_matches_the_project_with_real_tools() {
+    let project = polyglot();
+    let path = support::path_with_node();
+    let env = [("PATH", Path::new(&path))];
+    let input = project.claude_input("poly", false);
+    let start = project.start_input("claude", &input);
+    let (answer, stderr) = project.hook_env("claude", &start, &["--event", "session-start"], &env);
+    assert_eq!(answer, json!({}), "{stderr}");
+    let text = start_log(&project);
+    assert!(text.contains("verified in a copy of it and kept"), "{text}");
+    project.write("NOTES.md", "the agent's notes\n");
+    let (answer, stderr) = project.hook_env("claude", &input, &[], &env);
+    assert_eq!(answer, json!({}), "{answer:#}\n{stderr}");
+    // Each of the four tools' failures, found in the copy, is one the project has.
+    assert!(
+        stderr.contains("5 failures were there when this session began"),
+        "{stderr}"
+    );
+}
+
 /// A start verification that has not finished by the stop's deadline: the stop waits for it up
 /// to the deadline, then counts every failure and says why (fail closed). The verifier is slow in
 /// the start tree only, where `slow-start` is.
