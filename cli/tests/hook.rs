@@ -2057,6 +2057,34 @@ fn the_session_start_answers_at_once_and_the_first_stop_knows_the_start() {
     assert!(left.is_empty(), "copies left: {left:?}");
 }
 
+/// Fail closed: a start tree that cannot be written out (no temporary directory) is not
+/// verified, nothing is kept, and the first stop counts every failure, saying so.
+#[test]
+fn a_start_tree_that_cannot_be_copied_is_not_kept() {
+    let project = Project::new(CONFIG);
+    project.write(".gitignore", "runs.txt\n");
+    project.state("unknown type name foo");
+    let input = project.claude_input("nocopy", false);
+    let start = project.start_input("claude", &input);
+    let nowhere = project.root().join("no-such-dir");
+    let (answer, stderr) = project.hook_env(
+        "claude",
+        &start,
+        &["--event", "session-start"],
+        &[("TMPDIR", nowhere.as_path())],
+    );
+    assert_eq!(answer, json!({}), "{stderr}");
+    let text = start_log(&project);
+    assert!(text.contains("the start tree stays unverified"), "{text}");
+    assert!(!nowhere.exists());
+    project.write("notes.md", "the agent's edit\n");
+    let (answer, stderr) = project.hook("claude", &input, &[]);
+    assert!(is_block(&answer), "{answer:#}\n{stderr}");
+    let reason = answer["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("not known"), "{reason}");
+    assert!(reason.contains("unknown type name foo"), "{reason}");
+}
+
 /// The polyglot example (tsc, eslint, jest and pytest, each with a deliberate failure), the real
 /// tools linked in, in a git repository.
 fn polyglot() -> Project {
