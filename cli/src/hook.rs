@@ -11,9 +11,10 @@
 //! - a session's own failures only: the failures of the tree a session began on (its baseline,
 //!   by the harness's session id) never block that session; only new ones do, matched by
 //!   fingerprint as `verdict run --baseline` matches them. The session-start hook (`--event
-//!   session-start`) records that tree and has it verified ([`start`]); its failures are known
-//!   when that tree was verified, and when they are not, every failure counts (fail closed) until
-//!   the agent is first let go, whose failures are the baseline from then on;
+//!   session-start`) records that tree, answers at once and has it verified in the background,
+//!   in a copy ([`start`], [`copy`]); a stop waits for that within its deadline. Its failures are
+//!   known when that tree was verified, and when they are not, every failure counts (fail
+//!   closed) until the agent is first let go, whose failures are the baseline from then on;
 //! - a stop with no change to the tree since a verification answers from it at once;
 //! - an agent that cannot edit (plan mode, a read-only subagent) is never told to fix code, and a
 //!   subagent's blocks are counted apart from its parent's (by `agent_id`);
@@ -37,6 +38,7 @@
 
 mod baseline;
 mod claude_version;
+mod copy;
 mod fit;
 mod install;
 mod post_edit;
@@ -67,8 +69,9 @@ pub(crate) const ANSWER_MARGIN_SECS: u64 = 10;
 /// Blocks per chain by default.
 const DEFAULT_MAX_BLOCKS: u32 = 3;
 
-/// The session-start hook's timeout as installed, in seconds.
-const START_TIMEOUT_SECS: u64 = 60;
+/// The session-start hook's timeout as installed, in seconds. The hook answers at once; only the
+/// first snapshot of a large tree (every file hashed once) takes seconds.
+const START_TIMEOUT_SECS: u64 = 30;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -85,13 +88,12 @@ Examples:
 The hook always exits 0 and prints one JSON object: it blocks (keeps the agent working) only
 when the project's verification finds failures the session did not begin with; any error of
 verdict itself lets the agent stop with a message. `hook install` writes both events: the
-session-start hook records the tree the session began on and verifies it (waiting up to 20 s,
-then in the background), so that what failed before the session is told from what the session
-broke. With --post-edit it also writes the
-post-edit hook (`--event post-edit`): after each edit, tsc, eslint and clippy (and the project's
-`fast = true` verifiers) run, and the edited files' diagnostics are added to the agent's context,
-within --budget tokens (150); it never blocks. docs/hooks.md describes each harness's settings and
-fields.";
+session-start hook records the tree the session began on, answers at once and verifies that tree
+in the background (in a copy of it), so that what failed before the session is told from what the
+session broke. With --post-edit it also writes the post-edit hook (`--event post-edit`): after
+each edit, tsc, eslint and clippy (and the project's `fast = true` verifiers) run, and the edited
+files' diagnostics are added to the agent's context, within --budget tokens (150); it never
+blocks. docs/hooks.md describes each harness's settings and fields.";
 
 /// Arguments of `verdict hook`.
 #[derive(clap::Args)]
@@ -144,9 +146,9 @@ struct StopArgs {
     #[arg(long, value_name = "TOKENS", value_parser = clap::value_parser!(u64).range(1..))]
     budget: Option<u64>,
 
-    /// With `--event session-start`: verify the project now if its tree is TREE, and keep the
-    /// result for the sessions that begin on it (what the session-start hook runs in the
-    /// background)
+    /// With `--event session-start`: verify TREE, a snapshot of the project, in a copy of it,
+    /// and keep the result for the sessions that begin on it (what the session-start hook runs
+    /// in the background)
     #[arg(long, value_name = "TREE", hide = true)]
     verify_start: Option<String>,
 }
@@ -240,8 +242,8 @@ impl Harness {
         self.hook_timeout_secs() - ANSWER_MARGIN_SECS
     }
 
-    /// The timeout `verdict hook install` writes for the session-start hook, in seconds: it waits
-    /// for the start tree's verification only so long, then lets it go on in the background.
+    /// The timeout `verdict hook install` writes for the session-start hook, in seconds: it
+    /// answers at once, leaving the verification of the start tree to the background.
     pub(crate) fn start_timeout_secs(self) -> u64 {
         START_TIMEOUT_SECS
     }
@@ -655,11 +657,11 @@ fn missing_start(start: &Start) -> Result<Option<Answer>> {
     }
 }
 
-/// Whether a stop is verified: not one the harness says did not complete, nor one inside a
-/// `verdict loop` attempt, nor one of a session that cannot edit.
-fn to_verify(input: &StopInput) -> bool {
+/// The answer to a stop that is let go without verifying anything, whatever the project: an
+/// agent that did not complete, an attempt of `verdict loop`, a session that cannot edit.
+fn let_go_unverified(input: &StopInput) -> Option<Answer> {
     if input.not_completed.is_some() {
-        return false;
+        return Some(Answer::Allow { message: None });
     }
     if std::env::var_os(LOOP_SESSION_ENV).is_some_and(|v| !v.is_empty()) {
         // `verdict loop` verifies each attempt of its agent itself, after the agent stops.
@@ -668,11 +670,10 @@ fn to_verify(input: &StopInput) -> bool {
             "verdict hook: inside a `verdict loop` attempt ({LOOP_SESSION_ENV} is set); the \
              loop verifies it, so the hook lets the agent stop"
         );
-        return false;
+        return Some(Answer::Allow { message: None });
     }
-    // In plan mode nothing is verified, so nothing is counted: the next turn that can edit is
-    // judged afresh.
-    !input.read_only
+    // Nothing is verified, so nothing is counted: the next turn that can edit is judged afresh.
+    input.read_only.then_some(Answer::Allow { message: None })
 }
 
 /// Reads the input, verifies, and decides.
@@ -684,8 +685,8 @@ fn decide(
 ) -> Result<Answer> {
     let input = input.context("failed to read the hook input on stdin")?;
     let input = parse_input(harness, Event::Stop, &input)?;
-    if !to_verify(&input) {
-        return Ok(Answer::Allow { message: None });
+    if let Some(answer) = let_go_unverified(&input) {
+        return Ok(answer);
     }
     let start = start_dir(harness, args, &input)?;
     if let Some(answer) = missing_start(&start)? {
@@ -696,12 +697,7 @@ fn decide(
     // counts its blocks in, the same project as a stop from the root.
     let config = config::discover(&start.dir).map_err(|error| anyhow!("{error}"))?;
     let root = config.project_dir().to_path_buf();
-    if let Some(Subagent {
-        kind: Some(kind), ..
-    }) = &input.subagent
-        && harness == Harness::Claude
-        && subagent::is_read_only(kind, &root)
-    {
+    if read_only_subagent(harness, &input, &root) {
         // It reports to its parent, which can edit, and whose own stop is verified.
         return Ok(Answer::Allow { message: None });
     }
@@ -717,10 +713,12 @@ fn decide(
     }
     let mut store = state::Store::open(&verdict_core::paths::state_db(&root))?;
     let tree = verify::tree_id(&root);
+    let deadline = started + Duration::from_secs(args.deadline_secs(harness));
     let mut verifications = match verified(
         &mut store,
+        &root,
         tree.as_deref(),
-        started,
+        deadline,
         harness,
         args,
         |deadline| verify::run(&root, &config, &selected, deadline),
@@ -730,12 +728,13 @@ fn decide(
     };
     // The failures of the tree the session began on are its baseline; a subagent's stops share
     // their session's. Until it is known, nothing is set aside.
-    let found = baseline::at_stop(
+    let (found, start_late) = session_baseline(
         &mut store,
         harness,
         &input.session,
-        tree.as_deref(),
+        (&root, tree.as_deref()),
         &verifications,
+        deadline,
     )?;
     let (unknown, first_check) = (
         found.is_none(),
@@ -758,6 +757,7 @@ fn decide(
         old_errors: &old_errors,
         known,
         unknown,
+        start_late,
         first_check,
         new_failures,
         max_blocks: args.max_blocks,
@@ -775,6 +775,15 @@ fn decide(
     Ok(answer)
 }
 
+/// Whether the stop is a Claude Code subagent's whose kind cannot edit the project.
+fn read_only_subagent(harness: Harness, input: &StopInput, root: &Path) -> bool {
+    matches!(
+        &input.subagent,
+        Some(Subagent { kind: Some(kind), .. })
+            if harness == Harness::Claude && subagent::is_read_only(kind, root)
+    )
+}
+
 /// What one stop found, against which its session's chain of blocks is judged.
 struct Stop<'a> {
     verifications: &'a [Verification],
@@ -784,6 +793,9 @@ struct Stop<'a> {
     known: u64,
     /// Whether what failed before the session is not known (nothing is set aside).
     unknown: bool,
+    /// Whether the verification of the tree the session began on was still running at the
+    /// deadline (so `unknown`).
+    start_late: bool,
     /// Whether this stop kept the session's baseline.
     first_check: bool,
     new_failures: bool,
@@ -824,7 +836,11 @@ impl Stop<'_> {
             .map(|(v, _)| v.clone())
             .collect();
         let failure = failure_key(&shown);
-        let set_aside = if self.unknown {
+        let set_aside = if self.start_late {
+            " (the verification of the tree this session began on had not finished by the \
+             deadline, so what failed before this session is not known and every failure counts)"
+                .to_owned()
+        } else if self.unknown {
             " (what failed before this session is not known, so every failure counts)".to_owned()
         } else if self.known > 0 {
             format!(
@@ -871,14 +887,32 @@ impl Stop<'_> {
 
 /// The verifications of the tree `tree`: remembered when it was verified before, else `run`
 /// within the hook's deadline (and remembered); a cut run is the answer that lets the agent stop.
+/// A verification of the same tree that a session-start hook started is waited for first, up to
+/// half the time left, rather than run twice.
 fn verified(
     store: &mut state::Store,
+    root: &Path,
     tree: Option<&str>,
-    started: Instant,
+    deadline: Instant,
     harness: Harness,
     args: &StopArgs,
     run: impl FnOnce(Instant) -> Result<std::result::Result<Vec<Verification>, Cut>>,
 ) -> Result<std::result::Result<Vec<Verification>, Answer>> {
+    if let Some(tree) = tree
+        && verify::remembered(store, tree)?.is_none()
+    {
+        let half = deadline.saturating_duration_since(Instant::now()) / 2;
+        if let start::Waited::Ended(waited) =
+            start::wait_for_verification(root, tree, Instant::now() + half)
+        {
+            let _ = writeln!(
+                std::io::stderr(),
+                "verdict hook: waited {:.1}s for the verification of this tree that a session's \
+                 start began",
+                waited.as_secs_f64()
+            );
+        }
+    }
     if let Some(verifications) = tree
         .map(|t| verify::remembered(store, t))
         .transpose()?
@@ -890,7 +924,6 @@ fn verified(
         );
         return Ok(Ok(verifications));
     }
-    let deadline = started + Duration::from_secs(args.deadline_secs(harness));
     match run(deadline)? {
         Ok(verifications) => {
             if let Some(tree) = tree {
@@ -907,6 +940,49 @@ fn verified(
             "verdict hook: interrupted by a signal; stopped the verification and letting the \
              agent stop without a verdict",
         ))),
+    }
+}
+
+/// The session's baseline at a stop whose verification of the tree `place.1` of the project at
+/// `place.0` is `verifications` (see [`baseline::at_stop`]). When it is not known yet because
+/// the verification of the tree the session began on still runs in the background, waits for
+/// it up to `deadline`; the flag says it did not come by then.
+fn session_baseline(
+    store: &mut state::Store,
+    harness: Harness,
+    session: &str,
+    place: (&Path, Option<&str>),
+    verifications: &[Verification],
+    deadline: Instant,
+) -> Result<(Option<baseline::Found>, bool)> {
+    let (root, tree) = place;
+    let found = baseline::at_stop(store, harness, session, tree, verifications)?;
+    if found.is_some() {
+        return Ok((found, false));
+    }
+    let Some(start) = store.session_start(harness.key(), session)? else {
+        return Ok((None, false));
+    };
+    match start::wait_for_verification(root, &start, deadline) {
+        start::Waited::NotRunning => Ok((None, false)),
+        start::Waited::StillRunning => {
+            let _ = writeln!(
+                std::io::stderr(),
+                "verdict hook: the verification of tree {start}, which this session began on, \
+                 had not finished by the deadline; every failure counts"
+            );
+            Ok((None, true))
+        }
+        start::Waited::Ended(waited) => {
+            let _ = writeln!(
+                std::io::stderr(),
+                "verdict hook: waited {:.1}s for the verification of tree {start}, which this \
+                 session began on",
+                waited.as_secs_f64()
+            );
+            let found = baseline::at_stop(store, harness, session, tree, verifications)?;
+            Ok((found, false))
+        }
     }
 }
 

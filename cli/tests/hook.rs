@@ -1713,7 +1713,8 @@ fn an_unchanged_tree_is_answered_from_the_last_verification() {
     project.state("unknown type name foo");
     let (answer, _) = project.hook("claude", &project.claude_input("s1", false), &[]);
     assert!(is_block(&answer), "{answer:#}");
-    assert_eq!(project.read("runs.txt"), "run\nrun\n");
+    // The start tree was verified in a copy of it, whose run counter is its own.
+    assert_eq!(project.read("runs.txt"), "run\n");
     let (answer, stderr) = project.hook("claude", &project.claude_input("s1", true), &[]);
     assert!(message(&answer).contains("same failures"), "{answer:#}");
     assert!(
@@ -1727,16 +1728,12 @@ fn an_unchanged_tree_is_answered_from_the_last_verification() {
     project.start("codex", &project.codex_input("s9"));
     let (answer, _) = project.hook("codex", &project.codex_input("s9"), &[]);
     assert_eq!(answer, json!({}), "a new session begins with the failure");
-    assert_eq!(
-        project.read("runs.txt"),
-        "run\nrun\n",
-        "the verifier ran again"
-    );
+    assert_eq!(project.read("runs.txt"), "run\n", "the verifier ran again");
     // A change of the tree is verified.
     project.state("conflicting types");
     let (answer, _) = project.hook("claude", &project.claude_input("s1", false), &[]);
     assert!(is_block(&answer), "{answer:#}");
-    assert_eq!(project.read("runs.txt"), "run\nrun\nrun\n");
+    assert_eq!(project.read("runs.txt"), "run\nrun\n");
 }
 
 /// A subagent's blocks are its own (by `agent_id`), apart from its parent's; a read-only
@@ -2050,7 +2047,7 @@ fn a_session_that_only_answers_on_a_failing_project_is_let_go() {
     let input = project.claude_input("q1", false);
     let stderr = project.start("claude", &input);
     assert!(stderr.contains("begins on tree"), "{stderr}");
-    assert!(stderr.contains("verified it"), "{stderr}");
+    assert!(stderr.contains("in the background"), "{stderr}");
     let (answer, stderr) = project.hook("claude", &input, &[]);
     assert_eq!(answer, json!({}), "{stderr}");
     // The start hook verified this tree: the stop answers from that verification.
@@ -2173,8 +2170,9 @@ fn a_start_tree_is_verified_when_the_session_begins() {
     let project = Project::pytest();
     let input = project.claude_input("fresh", false);
     let stderr = project.start("claude", &input);
-    assert!(stderr.contains("verified it"), "{stderr}");
-    // The agent edits at once; its first stop is on another tree.
+    assert!(stderr.contains("in the background"), "{stderr}");
+    // The agent edits at once, while the start tree is verified; its first stop is on another
+    // tree.
     project.write("docs/index.md", "# calc, changed by the agent\n");
     let (answer, stderr) = project.hook("claude", &input, &[]);
     assert_eq!(answer, json!({}), "{stderr}");
@@ -2193,39 +2191,220 @@ fn a_start_tree_is_verified_when_the_session_begins() {
     assert!(reason.contains("test_zero"), "{reason}");
 }
 
-/// A start tree whose verification outlasts the session-start hook goes on in the background;
-/// if the agent edits while it runs, its result would mix two trees and is not kept, so the first
-/// stop counts every failure.
+/// The start verification's log, once it says what it did (within 60 s).
+fn start_log(project: &Project) -> String {
+    let log = project.root().join(".verdict/hook/verify-start.log");
+    let until = Instant::now() + Duration::from_secs(60);
+    loop {
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        if text.contains("verdict hook:") || Instant::now() > until {
+            return text;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The tree id the session-start hook's stderr names.
+fn start_tree(stderr: &str) -> String {
+    let (_, rest) = stderr
+        .split_once("begins on tree ")
+        .unwrap_or_else(|| panic!("no tree in {stderr}"));
+    rest.chars().take_while(char::is_ascii_hexdigit).collect()
+}
+
+/// The start verification runs in a copy of the start tree, so an edit the agent makes while it
+/// runs neither mixes into its result nor throws it away (it did: the result was kept only if the
+/// tree was unchanged when the tools ended, and the first stop then counted every failure).
 #[test]
-fn a_start_verification_that_sees_an_edit_is_not_kept() {
+fn a_start_verification_keeps_its_result_whatever_the_agent_edits() {
     let project =
         Project::new(&CONFIG.replace("echo run >> runs.txt;", "echo run >> runs.txt; sleep 2;"));
     project.write(".gitignore", "runs.txt\n");
     project.state("unknown type name foo");
     let input = project.claude_input("slow", false);
+    let stderr = project.start("claude", &input);
+    assert!(stderr.contains("in the background"), "{stderr}");
+    // The agent's edits, while the start tree is verified.
+    project.write("notes.md", "the agent's first edit\n");
+    project.state("conflicting types");
+    let text = start_log(&project);
+    assert!(text.contains("verified in a copy of it and kept"), "{text}");
+    let (answer, stderr) = project.hook("claude", &input, &[]);
+    assert!(is_block(&answer), "{answer:#}\n{stderr}");
+    let reason = answer["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("conflicting types"), "{reason}");
+    assert!(!reason.contains("not known"), "{reason}");
+    // The start's failure back: it was there when the session began, so it does not block.
+    project.state("unknown type name foo");
+    let (answer, stderr) = project.hook("claude", &input, &[]);
+    assert_eq!(answer, json!({}), "{stderr}");
+    assert!(
+        stderr.contains("1 failure was there when this session began"),
+        "{stderr}"
+    );
+}
+
+/// The case: a project whose suite takes 10 s (the real pytest, a test that sleeps), a
+/// tree nobody verified. The session-start hook answers in under a second; the agent adds a
+/// failure at once; its first stop blocks on that failure alone, so the start state was known
+/// (the stop found or waited for the background result), and the copy is gone.
+#[test]
+fn the_session_start_answers_at_once_and_the_first_stop_knows_the_start() {
+    let project = Project::pytest();
+    project.write(
+        "tests/test_slow.py",
+        "import time\n\ndef test_slow():\n    time.sleep(10)\n",
+    );
+    let input = project.claude_input("quick", false);
+    let began = Instant::now();
+    let stderr = project.start("claude", &input);
+    let took = began.elapsed();
+    assert!(
+        took < Duration::from_secs(1),
+        "the hook took {took:?}: {stderr}"
+    );
+    assert!(stderr.contains("in the background"), "{stderr}");
+    let tree = start_tree(&stderr);
+    project.write(
+        "tests/test_more.py",
+        "from calc import add\n\ndef test_negative():\n    assert add(-1, -1) == -2\n",
+    );
+    let (answer, stderr) = project.hook("claude", &input, &[]);
+    assert!(is_block(&answer), "{answer:#}\n{stderr}");
+    let reason = answer["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("test_negative"), "{reason}");
+    assert!(!reason.contains(TEST_NAMES[0]), "{reason}");
+    assert!(
+        reason.contains("1 failure from before this session set aside"),
+        "{reason}"
+    );
+    let text = start_log(&project);
+    assert!(text.contains("verified in a copy of it and kept"), "{text}");
+    let prefix = format!("verdict-start-{}-", &tree[..12]);
+    let left: Vec<_> = std::fs::read_dir(std::env::temp_dir())
+        .expect("the temp dir")
+        .flatten()
+        .filter(|entry| entry.file_name().to_string_lossy().starts_with(&prefix))
+        .map(|entry| entry.path())
+        .collect();
+    assert!(left.is_empty(), "copies left: {left:?}");
+}
+
+/// Fail closed: a start tree that cannot be written out (no temporary directory) is not
+/// verified, nothing is kept, and the first stop counts every failure, saying so.
+#[test]
+fn a_start_tree_that_cannot_be_copied_is_not_kept() {
+    let project = Project::new(CONFIG);
+    project.write(".gitignore", "runs.txt\n");
+    project.state("unknown type name foo");
+    let input = project.claude_input("nocopy", false);
     let start = project.start_input("claude", &input);
-    let (answer, stderr) = project.hook(
+    let nowhere = project.root().join("no-such-dir");
+    let (answer, stderr) = project.hook_env(
         "claude",
         &start,
-        &["--event", "session-start", "--deadline", "1"],
+        &["--event", "session-start"],
+        &[("TMPDIR", nowhere.as_path())],
     );
     assert_eq!(answer, json!({}), "{stderr}");
-    assert!(stderr.contains("in the background"), "{stderr}");
-    project.write("notes.md", "the agent's first edit\n");
-    let log = project.root().join(".verdict/hook/verify-start.log");
-    let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    let text = loop {
-        let text = std::fs::read_to_string(&log).unwrap_or_default();
-        if text.contains("verdict hook:") || std::time::Instant::now() > until {
-            break text;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    };
-    assert!(text.contains("its result is not kept"), "{text}");
+    let text = start_log(&project);
+    assert!(text.contains("the start tree stays unverified"), "{text}");
+    assert!(!nowhere.exists());
+    project.write("notes.md", "the agent's edit\n");
     let (answer, stderr) = project.hook("claude", &input, &[]);
     assert!(is_block(&answer), "{answer:#}\n{stderr}");
     let reason = support::hook_prompt(&answer);
     assert!(reason.contains("not known"), "{reason}");
+    assert!(reason.contains("unknown type name foo"), "{reason}");
+}
+
+/// The polyglot example (tsc, eslint, jest and pytest, each with a deliberate failure), the real
+/// tools linked in, in a git repository.
+fn polyglot() -> Project {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let project = Project { dir };
+    verdict_test_support::copy_dir_except(
+        &support::repo().join("examples/polyglot"),
+        project.root(),
+        &[
+            "node_modules",
+            ".venv",
+            ".verdict",
+            ".pytest_cache",
+            "__pycache__",
+        ],
+    );
+    verdict_test_support::link_node_modules(project.root());
+    verdict_test_support::link_venv(project.root());
+    git(project.root(), &["init", "-q", "."]);
+    project
+}
+
+/// The copy gives the project's own results with the real tools: the start tree of the polyglot
+/// example is verified in a copy (its `node_modules` and `.venv` linked in), and a stop in the
+/// project after an edit that breaks nothing sets aside every failure the four tools find, so
+/// each has the fingerprint it has in place.
+#[test]
+fn a_start_verified_in_a_copy_matches_the_project_with_real_tools() {
+    let project = polyglot();
+    let path = support::path_with_node();
+    let env = [("PATH", Path::new(&path))];
+    let input = project.claude_input("poly", false);
+    let start = project.start_input("claude", &input);
+    let (answer, stderr) = project.hook_env("claude", &start, &["--event", "session-start"], &env);
+    assert_eq!(answer, json!({}), "{stderr}");
+    let text = start_log(&project);
+    assert!(text.contains("verified in a copy of it and kept"), "{text}");
+    project.write("NOTES.md", "the agent's notes\n");
+    let (answer, stderr) = project.hook_env("claude", &input, &[], &env);
+    assert_eq!(answer, json!({}), "{answer:#}\n{stderr}");
+    // Each of the four tools' failures, found in the copy, is one the project has.
+    assert!(
+        stderr.contains("5 failures were there when this session began"),
+        "{stderr}"
+    );
+}
+
+/// A start verification that has not finished by the stop's deadline: the stop waits for it up
+/// to the deadline, then counts every failure and says why (fail closed). The verifier is slow in
+/// the start tree only, where `slow-start` is.
+#[test]
+fn a_start_verification_late_for_the_stop_counts_every_failure() {
+    let project = Project::new(&CONFIG.replace(
+        "echo run >> runs.txt;",
+        "echo run >> runs.txt; if [ -e slow-start ]; then sleep 30; fi;",
+    ));
+    project.write(".gitignore", "runs.txt\n");
+    project.write("slow-start", "");
+    project.state("unknown type name foo");
+    let input = project.claude_input("late", false);
+    project.start("claude", &input);
+    std::fs::remove_file(project.root().join("slow-start")).expect("remove slow-start");
+    let began = Instant::now();
+    let (answer, stderr) = project.hook("claude", &input, &["--deadline", "3"]);
+    assert!(began.elapsed() >= Duration::from_secs(2), "{stderr}");
+    assert!(is_block(&answer), "{answer:#}\n{stderr}");
+    let reason = answer["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains("had not finished by the deadline"),
+        "{reason}"
+    );
+    assert!(reason.contains("unknown type name foo"), "{reason}");
+    // The background verification is stopped: it winds down and says so.
+    let lock = std::fs::read_dir(project.root().join(".verdict/hook"))
+        .expect("the hook directory")
+        .flatten()
+        .find(|entry| entry.file_name().to_string_lossy().ends_with(".lock"))
+        .expect("a lock");
+    let holder = std::fs::read_to_string(lock.path()).expect("the lock's holder");
+    let pid = holder.trim().trim_start_matches("pid ");
+    let killed = Command::new("kill")
+        .args(["-TERM", pid])
+        .status()
+        .expect("kill runs");
+    assert!(killed.success(), "{holder}");
+    let text = start_log(&project);
+    assert!(text.contains("cut short"), "{text}");
 }
 
 /// Each harness's session-start input is read and recorded by its own session id (Cursor's

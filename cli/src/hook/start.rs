@@ -1,27 +1,30 @@
 //! The session-start hook, and the verification of the tree a session begins on.
 //!
 //! A session's stops block only on failures that are new since it began, so what failed on its
-//! start tree must be known. The session-start hook records that tree (a snapshot id) and, when
-//! no verification of it is remembered, verifies it in the background: a detached `verdict hook
-//! <harness> --verify-start <tree>` runs the project's verification in place and keeps the result
-//! by tree id, as a stop does, but only if the tree is still the one it began on when the tools
-//! end. An edit during the run would mix two states, and a failure of the agent's own set aside
-//! as old would be a pass the project never earned.
+//! start tree must be known. The session-start hook records that tree (a snapshot id, pinned so
+//! that its files stay in the snapshot store) and, when no verification of it is remembered,
+//! starts one in the background and answers at once: hooks run on every session, each scripted
+//! `claude -p` among them, and must not hold it up. The detached `verdict hook <harness>
+//! --verify-start <tree>` verifies the tree in a copy of it ([`super::copy`]), never in place:
+//! the agent edits meanwhile, and its edits must neither mix into the result nor throw it away.
+//! The result is kept by tree id, as a stop keeps its own.
 //!
-//! The hook waits for that run up to [`START_WAIT_SECS`], so a quick suite is known before the
-//! agent's first edit; a longer one goes on after the hook has answered. When it is not known at
-//! the first stop, every failure of that stop counts (see the stop hook).
+//! The first stop that needs it waits for that run (its lock is held while it runs) within its
+//! own deadline; when it has not come by then, every failure of that stop counts (see the stop
+//! hook).
 
 use std::io::Write;
 use std::panic::AssertUnwindSafe;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow};
 use verdict_core::agent_loop::agent::LOOP_SESSION_ENV;
 use verdict_core::lock::FileLock;
+use verdict_core::snapshot::{Snapshots, TreeId};
 
+use super::copy::StartCopy;
 use super::{
     ANSWER_MARGIN_SECS, Event, Harness, START_TIMEOUT_SECS, StopArgs, parse_input, read_stdin,
     start_dir, state, verify,
@@ -29,15 +32,18 @@ use super::{
 use crate::config;
 use crate::exit::ExitCode;
 
-/// How long the session-start hook waits for the verification of the start tree before it
-/// answers, in seconds. Long enough for a small project's suite; short enough that a session
-/// does not seem to hang when the suite is long (that one goes on in the background).
-const START_WAIT_SECS: u64 = 20;
+/// How long the session-start hook waits for its background verification to take the tree's
+/// lock, at most: from then on a stop that needs the result knows to wait for it. A process
+/// starts in milliseconds; this bounds a machine under load, not the usual case.
+const HANDSHAKE: Duration = Duration::from_millis(500);
+
+/// How often a wait for a verification looks at its lock.
+const POLL: Duration = Duration::from_millis(50);
 
 /// The session-start hook: records the tree the session begins on, starts its verification when
-/// none is remembered, and answers `{}`, whatever happens (it never holds a session up past its
-/// wait); what went wrong is said on stderr. Without the record the session's first stop knows no
-/// baseline, and every failure counts.
+/// none is remembered, and answers `{}` at once, whatever happens; what went wrong is said on
+/// stderr. Without the record the session's first stop knows no baseline, and every failure
+/// counts.
 pub(super) fn session_start(harness: Harness, args: &StopArgs) -> ExitCode {
     if let Some(tree) = &args.verify_start {
         return verify_start(harness, args, tree);
@@ -49,7 +55,7 @@ pub(super) fn session_start(harness: Harness, args: &StopArgs) -> ExitCode {
     let deadline = started + Duration::from_secs(secs);
     let read = read_stdin(deadline);
     let note = match std::panic::catch_unwind(AssertUnwindSafe(|| {
-        record_start(harness, args, read, deadline)
+        record_start(harness, args, read)
     })) {
         Ok(Ok(note)) => note,
         Ok(Err(error)) => Some(format!(
@@ -71,14 +77,13 @@ pub(super) fn session_start(harness: Harness, args: &StopArgs) -> ExitCode {
     ExitCode::Success
 }
 
-/// Records, by the harness's session id, the snapshot id of the project's tree, and has that tree
-/// verified unless a verification of it is remembered; returns the note for stderr. Nothing is
-/// written into a project no verifier applies to.
+/// Records, by the harness's session id, the snapshot id of the project's tree, and starts its
+/// verification unless one is remembered; returns the note for stderr. Nothing is written into a
+/// project no verifier applies to.
 fn record_start(
     harness: Harness,
     args: &StopArgs,
     input: std::io::Result<String>,
-    deadline: Instant,
 ) -> Result<Option<String>> {
     let input = input.context("failed to read the hook input on stdin")?;
     let input = parse_input(harness, Event::SessionStart, &input)?;
@@ -117,17 +122,28 @@ fn record_start(
     let mut note = format!("verdict hook: this session begins on tree {tree}");
     if verify::remembered(&mut store, &tree)?.is_none() {
         drop(store);
-        let wait = Duration::from_secs(START_WAIT_SECS)
-            .min(deadline.saturating_duration_since(Instant::now()));
-        note.push_str(&spawn_verification(harness, &root, &tree, wait)?);
+        // Its files are read from the snapshot store once the hook has answered; nothing removes
+        // them but a `git gc` of the store, so an unpinned tree is still worth verifying.
+        if let Err(error) = Snapshots::open(&root)
+            .and_then(|snapshots| snapshots.pin(&TreeId::new(tree.clone())?, &pin_name(&tree)))
+        {
+            note.push_str(&format!("; failed to pin it ({error})"));
+        }
+        note.push_str(&spawn_verification(harness, &root, &tree)?);
     }
     Ok(Some(note))
 }
 
+/// The name the start tree is pinned under while it waits for its verification.
+fn pin_name(tree: &str) -> String {
+    format!("hook/start/{tree}")
+}
+
 /// Starts the verification of `tree` in a process of its own (its own process group, so that a
 /// harness that kills the hook leaves it running, and no pipe of the hook's, so that the harness
-/// does not wait for it), and waits for it up to `wait`. Returns the rest of the note.
-fn spawn_verification(harness: Harness, root: &Path, tree: &str, wait: Duration) -> Result<String> {
+/// does not wait for it), and waits only until it holds the tree's lock. Returns the rest of the
+/// note.
+fn spawn_verification(harness: Harness, root: &Path, tree: &str) -> Result<String> {
     use std::os::unix::process::CommandExt as _;
 
     let exe = std::env::current_exe().context("failed to find verdict's own executable")?;
@@ -152,28 +168,66 @@ fn spawn_verification(harness: Harness, root: &Path, tree: &str, wait: Duration)
         .process_group(0)
         .spawn()
         .context("failed to start the verification of the session's start tree")?;
-    let until = Instant::now() + wait;
-    loop {
-        if child
+    // The child says it holds the lock by writing its pid into it.
+    let holder = format!("pid {}", child.id());
+    let lock = lock_path(root, tree);
+    let until = Instant::now() + HANDSHAKE;
+    while Instant::now() < until
+        && FileLock::holder(&lock).as_deref() != Some(holder.as_str())
+        && child
             .try_wait()
-            .context("failed to wait for the verification of the start tree")?
-            .is_some()
-        {
-            return Ok("; verified it".to_owned());
-        }
-        if Instant::now() >= until {
-            return Ok(format!(
-                "; verifying it goes on in the background (log: {})",
-                log_path.display()
-            ));
-        }
-        std::thread::sleep(Duration::from_millis(20));
+            .context("failed to look at the verification of the start tree")?
+            .is_none()
+    {
+        std::thread::sleep(Duration::from_millis(5));
     }
+    Ok(format!(
+        "; verifying it in the background (log: {})",
+        log_path.display()
+    ))
 }
 
 /// verdict's `hook/` directory, where the start verifications keep their log and lock.
-fn hook_dir(root: &Path) -> std::path::PathBuf {
+fn hook_dir(root: &Path) -> PathBuf {
     verdict_core::paths::hook_dir(root)
+}
+
+/// The lock the verification of `tree` holds while it runs.
+fn lock_path(root: &Path, tree: &str) -> PathBuf {
+    hook_dir(root).join(format!("verify-start-{tree}.lock"))
+}
+
+/// How a wait for the verification of a tree ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Waited {
+    /// None was running.
+    NotRunning,
+    /// One was running, and ended after this long.
+    Ended(Duration),
+    /// One is still running at the deadline.
+    StillRunning,
+}
+
+/// Waits until no verification of `tree` started by a session-start hook runs, or `until`.
+pub(super) fn wait_for_verification(root: &Path, tree: &str, until: Instant) -> Waited {
+    let lock = lock_path(root, tree);
+    if !lock.is_file() {
+        return Waited::NotRunning;
+    }
+    let started = Instant::now();
+    loop {
+        match FileLock::try_take(&lock) {
+            // Free: released at once, so that another verification of the tree is not refused.
+            Ok(Some(_free)) if started.elapsed() < POLL => return Waited::NotRunning,
+            Ok(Some(_free)) => return Waited::Ended(started.elapsed()),
+            // A lock that cannot be taken for another reason than a holder tells nothing.
+            Err(_) => return Waited::NotRunning,
+            Ok(None) if Instant::now() >= until => return Waited::StillRunning,
+            Ok(None) => {
+                std::thread::sleep(POLL.min(until.saturating_duration_since(Instant::now())))
+            }
+        }
+    }
 }
 
 /// The background verification of a session's start tree (`--verify-start TREE`): says on
@@ -190,8 +244,8 @@ fn verify_start(harness: Harness, args: &StopArgs, tree: &str) -> ExitCode {
     ExitCode::Success
 }
 
-/// Verifies the project if its tree is `tree`, and keeps the result by that tree if it still is
-/// when the tools end.
+/// Verifies `tree` of the project in a copy of it, and keeps the result by that tree, whatever
+/// the project's tree is by then. Nothing is kept when the copy cannot be made or verified.
 fn verify_start_tree(harness: Harness, args: &StopArgs, tree: &str) -> Result<String> {
     let dir = args
         .dir
@@ -199,31 +253,28 @@ fn verify_start_tree(harness: Harness, args: &StopArgs, tree: &str) -> Result<St
         .context("--verify-start needs --dir, the project's root")?;
     let config = config::discover(dir).map_err(|error| anyhow!("{error}"))?;
     let root = config.project_dir().to_path_buf();
-    let selected = verify::select(&root, &config)?;
-    if selected.is_empty() {
-        return Ok("verdict hook: no verifier applies; nothing to verify".to_owned());
-    }
-    let secs = args.deadline_secs(harness);
-    // One verification per tree at a time, released however this process ends.
-    let lock = hook_dir(&root).join(format!("verify-start-{tree}.lock"));
-    let Some(_lock) =
+    // One verification per tree at a time, released however this process ends; taken first, so
+    // that a stop that comes early finds it held and waits.
+    let lock = lock_path(&root, tree);
+    let Some(mut held) =
         FileLock::try_take(&lock).with_context(|| format!("failed to lock {}", lock.display()))?
     else {
         return Ok(format!(
             "verdict hook: tree {tree} is being verified by another session's start"
         ));
     };
+    held.describe_holder(&format!("pid {}", std::process::id()))
+        .with_context(|| format!("failed to write {}", lock.display()))?;
     let mut store = state::Store::open(&verdict_core::paths::state_db(&root))?;
     if verify::remembered(&mut store, tree)?.is_some() {
+        unpin(&root, tree);
         return Ok(format!("verdict hook: tree {tree} was verified before"));
     }
-    if verify::tree_id(&root).as_deref() != Some(tree) {
-        return Ok(format!(
-            "verdict hook: the tree changed before tree {tree} could be verified"
-        ));
-    }
-    let deadline = Instant::now() + Duration::from_secs(secs);
-    let verifications = match verify::run(&root, &config, &selected, deadline)? {
+    let copy = StartCopy::make(&root, tree);
+    unpin(&root, tree);
+    let copy = copy?;
+    let deadline = Instant::now() + Duration::from_secs(args.deadline_secs(harness));
+    let mut verifications = match verify::run_copy(&root, &config, copy.dir(), deadline)? {
         Ok(verifications) => verifications,
         Err(cut) => {
             return Ok(format!(
@@ -231,13 +282,18 @@ fn verify_start_tree(harness: Harness, args: &StopArgs, tree: &str) -> Result<St
             ));
         }
     };
-    // Taken after the tools ended: an edit while they ran changes it.
-    if verify::tree_id(&root).as_deref() != Some(tree) {
-        return Ok(format!(
-            "verdict hook: the tree changed while tree {tree} was verified; its result is not \
-             kept"
-        ));
-    }
+    copy.relocate(&root, &mut verifications)?;
     verify::remember(&mut store, tree, &verifications)?;
-    Ok(format!("verdict hook: tree {tree} verified and kept"))
+    Ok(format!(
+        "verdict hook: tree {tree} verified in a copy of it and kept"
+    ))
+}
+
+/// Removes the start tree's pin once its files are written out (or never will be); said on
+/// stderr when that fails, which only leaves the tree in the store.
+fn unpin(root: &Path, tree: &str) {
+    if let Err(error) = Snapshots::open(root).and_then(|snapshots| snapshots.unpin(&pin_name(tree)))
+    {
+        eprintln!("verdict hook: failed to unpin tree {tree} ({error})");
+    }
 }

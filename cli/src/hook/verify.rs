@@ -10,12 +10,13 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result, anyhow};
+use anyhow::{Context, Result, anyhow, bail};
 use serde::{Deserialize, Serialize};
 use verdict_core::Verification;
 use verdict_core::model::{Kind, Report, Status};
 use verdict_core::pipeline::{Entry, Event};
 use verdict_core::snapshot::Snapshots;
+use verdict_core::verifier::Workspace;
 
 use super::state::Store;
 use crate::config::Config;
@@ -79,6 +80,65 @@ pub(super) fn run_entries(
 ) -> Result<Result<Vec<Verification>, Cut>> {
     let plan = Plan::of_entries(root, config, entries)?;
     let workspace = plan.start()?;
+    run_plan(
+        &plan,
+        &workspace,
+        root,
+        Scope::cached(false, false),
+        deadline,
+    )
+}
+
+/// Runs the project's verification in `copy`, a copy of one of the trees of the project at
+/// `root` (see [`super::copy`]): what the copy's own configuration selects, which must be what
+/// the project's selects. The run's logs and process records are the project's. The result
+/// cache is neither read nor written: its keys do not name the directory, so an entry written
+/// from the copy would answer the project, with a report that may name the copy.
+pub(super) fn run_copy(
+    root: &Path,
+    config: &Config,
+    copy: &Path,
+    deadline: Instant,
+) -> Result<Result<Vec<Verification>, Cut>> {
+    let selected = select(root, config)?;
+    let copy_config = crate::config::discover(copy).map_err(|e| anyhow!("{e}"))?;
+    if copy_config.project_dir() != copy {
+        bail!(
+            "the copy's configuration names another project ({}); not verified",
+            copy_config.project_dir().display()
+        );
+    }
+    let in_copy = select(copy, &copy_config)?;
+    let names = |known: &[Known]| -> Vec<String> {
+        known.iter().map(|k| k.verifier.name().to_owned()).collect()
+    };
+    if names(&in_copy) != names(&selected) {
+        bail!(
+            "the copy selects other verifiers ({}) than the project ({}); not verified",
+            names(&in_copy).join(", "),
+            names(&selected).join(", ")
+        );
+    }
+    let plan = Plan::of_entries(copy, &copy_config, verify::entries(&in_copy, &copy_config))?;
+    let run_dir = verify::new_run_dir(root)?;
+    let workspace = plan.workspace().clone().with_run_dir(&run_dir);
+    let scope = Scope {
+        cache: false,
+        run_all: false,
+        failed_first: false,
+    };
+    run_plan(&plan, &workspace, root, scope, deadline)
+}
+
+/// Runs `plan` in `workspace` within `scope`, its processes recorded as the project's at `root`,
+/// cancelled at `deadline` or on SIGTERM / SIGINT.
+fn run_plan(
+    plan: &Plan,
+    workspace: &Workspace,
+    root: &Path,
+    scope: Scope,
+    deadline: Instant,
+) -> Result<Result<Vec<Verification>, Cut>> {
     let runtime = verify::runtime()?;
     let verifications = runtime.block_on(async {
         let runner = verify::runner_for(root).with_grace(Duration::from_millis(500));
@@ -99,9 +159,9 @@ pub(super) fn run_entries(
         };
         let mut on_event = |_: Event<'_>| {};
         plan.run(
-            &workspace,
+            workspace,
             plan.entries(),
-            Scope::cached(false, false),
+            scope,
             &runner,
             &mut on_event,
             cut,

@@ -556,6 +556,55 @@ fn a_huge_diff_is_cut_at_a_line() {
     assert!(diff.text.starts_with("diff --git a/big.txt b/big.txt\n"));
 }
 
+/// The session-start hook verifies a tree in a copy of it: the export writes the tree's files,
+/// modes and symlinks as the tree holds them, whatever the workspace holds now, and leaves the
+/// workspace and its next snapshot alone; `ignored` names what the copy must link in.
+#[test]
+fn an_exported_tree_is_the_tree_and_ignored_paths_are_named() {
+    let dir = workspace();
+    let root = dir.path();
+    put(root, ".gitignore", "*.log\nbuild/\n");
+    put(root, "src/a.py", "a = 1\n");
+    put(root, "run.sh", "#!/bin/sh\n");
+    fs::set_permissions(root.join("run.sh"), fs::Permissions::from_mode(0o755)).expect("chmod");
+    symlink("src/a.py", root.join("link.py")).expect("symlink");
+    put(root, "debug.log", "noise\n");
+    put(root, "build/out.js", "x\n");
+    put(root, "web/node_modules/x/index.js", "1\n");
+    let snapshots = open(root);
+    let tree = snapshots.take().expect("take");
+    // The workspace moves on before the export.
+    put(root, "src/a.py", "a = 2\n");
+    put(root, "src/new.py", "new = 1\n");
+    let out = workspace();
+    snapshots.export(&tree, out.path()).expect("export");
+    assert_eq!(read(out.path(), "src/a.py"), "a = 1\n");
+    assert_eq!(mode(out.path(), "run.sh"), 0o755);
+    assert_eq!(
+        fs::read_link(out.path().join("link.py")).expect("a link"),
+        Path::new("src/a.py")
+    );
+    for absent in ["src/new.py", "debug.log", "build", "web/node_modules"] {
+        assert!(!out.path().join(absent).exists(), "{absent}");
+    }
+    assert_eq!(read(root, "src/a.py"), "a = 2\n");
+    let mut ignored = snapshots.ignored().expect("ignored");
+    ignored.sort();
+    let ignored: Vec<String> = ignored
+        .iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .filter(|p| !p.starts_with(".verdict"))
+        .collect();
+    // `web` holds nothing but ignored files, so git names it too.
+    assert_eq!(ignored, ["build", "debug.log", "web", "web/node_modules"]);
+    // A pin can be taken away again.
+    snapshots.pin(&tree, "hook/start/x").expect("pin");
+    snapshots.unpin("hook/start/x").expect("unpin");
+    snapshots
+        .unpin("hook/start/x")
+        .expect("unpin what is not pinned");
+}
+
 #[test]
 fn a_pinned_tree_survives_gc_and_an_unpinned_one_does_not() {
     let dir = workspace();

@@ -1,5 +1,7 @@
 //! Snapshots of a workspace for the retry loop: did an attempt change anything, what did it change
-//! (the unified diff the cheating guard reads), and putting the starting state back (`--reset`).
+//! (the unified diff the cheating guard reads), and putting the starting state back (`--reset`);
+//! for the session-start hook, a tree written out into a directory of its own
+//! ([`Snapshots::export`]).
 //!
 //! A snapshot is a git tree in a private bare repository, `<root>/.verdict/snapshots.git`, written
 //! through a private index, `<root>/.verdict/snapshots.index`. Every git command runs with
@@ -43,6 +45,7 @@
 
 mod diff;
 mod error;
+mod export;
 mod git;
 mod lock;
 mod read;
