@@ -2231,7 +2231,7 @@ fn a_start_verification_keeps_its_result_whatever_the_agent_edits() {
     assert!(text.contains("verified in a copy of it and kept"), "{text}");
     let (answer, stderr) = project.hook("claude", &input, &[]);
     assert!(is_block(&answer), "{answer:#}\n{stderr}");
-    let reason = answer["reason"].as_str().unwrap_or_default();
+    let reason = support::hook_prompt(&answer);
     assert!(reason.contains("conflicting types"), "{reason}");
     assert!(!reason.contains("not known"), "{reason}");
     // The start's failure back: it was there when the session began, so it does not block.
@@ -2271,7 +2271,7 @@ fn the_session_start_answers_at_once_and_the_first_stop_knows_the_start() {
     );
     let (answer, stderr) = project.hook("claude", &input, &[]);
     assert!(is_block(&answer), "{answer:#}\n{stderr}");
-    let reason = answer["reason"].as_str().unwrap_or_default();
+    let reason = support::hook_prompt(&answer);
     assert!(reason.contains("test_negative"), "{reason}");
     assert!(!reason.contains(TEST_NAMES[0]), "{reason}");
     assert!(
@@ -2365,6 +2365,94 @@ fn a_start_verified_in_a_copy_matches_the_project_with_real_tools() {
     );
 }
 
+/// A Rust project's start tree is built in verdict's own target directory, never in the
+/// project's `target` through a link: the copy's build would write the start tree's binaries over
+/// the project's and wait on the agent's builds for cargo's lock.
+#[test]
+fn a_start_verified_in_a_copy_builds_apart_from_the_projects_target() {
+    let project = Project {
+        dir: tempfile::tempdir().expect("a temp dir"),
+    };
+    project.write(
+        "Cargo.toml",
+        "[package]\nname = \"adder\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+    );
+    project.write(
+        "src/lib.rs",
+        "pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n\n#[test]\nfn adds() {\n    assert_eq!(add(2, 3), 5);\n}\n",
+    );
+    project.write(".gitignore", "target/\n");
+    git(project.root(), &["init", "-q", "."]);
+    // The project's own build output, marked as cargo marks it.
+    project.write(
+        "target/CACHEDIR.TAG",
+        "Signature: 8a477f597d28d172789f06886806bc55\n",
+    );
+    project.write("target/mine", "the project's\n");
+    let input = project.claude_input("rust", false);
+    let start = project.start_input("claude", &input);
+    let (answer, stderr) = project.hook_env("claude", &start, &["--event", "session-start"], &[]);
+    assert_eq!(answer, json!({}), "{stderr}");
+    let text = start_log(&project);
+    assert!(text.contains("verified in a copy of it and kept"), "{text}");
+    let mut ours: Vec<String> = std::fs::read_dir(project.root().join("target"))
+        .expect("the project's target")
+        .flatten()
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .collect();
+    ours.sort();
+    assert_eq!(
+        ours,
+        ["CACHEDIR.TAG", "mine"],
+        "the copy built into the project's target"
+    );
+    assert!(
+        project
+            .root()
+            .join(".verdict/hook/start-target/debug")
+            .is_dir(),
+        "{text}"
+    );
+}
+
+/// A copy whose process was killed before it could remove it is removed by the next start
+/// verification; a live one's is left alone.
+#[test]
+fn a_copy_left_by_a_killed_start_verification_is_removed() {
+    let project = Project::new(CONFIG);
+    git(project.root(), &["init", "-q", "."]);
+    let tmp = tempfile::tempdir().expect("a temp dir");
+    let mut gone = Command::new("true").spawn().expect("true starts");
+    let dead = gone.id();
+    gone.wait().expect("true ends");
+    let stale = tmp
+        .path()
+        .join(format!("verdict-start-0123456789ab-{dead}"));
+    std::fs::create_dir_all(stale.join("src")).expect("a stale copy");
+    std::os::unix::fs::symlink(project.root(), stale.join("node_modules")).expect("a link");
+    let live = tmp
+        .path()
+        .join(format!("verdict-start-0123456789ab-{}", std::process::id()));
+    std::fs::create_dir(&live).expect("a live copy");
+    let input = project.claude_input("sweep", false);
+    let start = project.start_input("claude", &input);
+    let env = [("TMPDIR", tmp.path())];
+    let (answer, stderr) = project.hook_env("claude", &start, &["--event", "session-start"], &env);
+    assert_eq!(answer, json!({}), "{stderr}");
+    let text = start_log(&project);
+    assert!(text.contains("verified in a copy of it and kept"), "{text}");
+    assert!(!stale.exists(), "the stale copy is still there");
+    assert!(live.is_dir(), "a live process's copy was removed");
+    // Through its link, nothing of the project went with it.
+    assert!(project.root().join("verdict.toml").is_file());
+    let left: Vec<String> = std::fs::read_dir(tmp.path())
+        .expect("the temp dir")
+        .flatten()
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(left.len(), 1, "{left:?}");
+}
+
 /// A start verification that has not finished by the stop's deadline: the stop waits for it up
 /// to the deadline, then counts every failure and says why (fail closed). The verifier is slow in
 /// the start tree only, where `slow-start` is.
@@ -2384,7 +2472,7 @@ fn a_start_verification_late_for_the_stop_counts_every_failure() {
     let (answer, stderr) = project.hook("claude", &input, &["--deadline", "3"]);
     assert!(began.elapsed() >= Duration::from_secs(2), "{stderr}");
     assert!(is_block(&answer), "{answer:#}\n{stderr}");
-    let reason = answer["reason"].as_str().unwrap_or_default();
+    let reason = support::hook_prompt(&answer);
     assert!(
         reason.contains("had not finished by the deadline"),
         "{reason}"

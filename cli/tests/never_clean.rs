@@ -106,7 +106,24 @@ fn begin(project: &Project, session: &str) {
         &input.to_string(),
     );
     assert_eq!(answer, json!({}), "{stderr}");
-    assert!(stderr.contains("verified it"), "{stderr}");
+    // The hook answers at once and verifies the start tree in the background: its log says
+    // when it is done.
+    let (_, log) = stderr
+        .split_once("(log: ")
+        .unwrap_or_else(|| panic!("no background verification: {stderr}"));
+    let log = log.trim_end().trim_end_matches(')');
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    loop {
+        let text = std::fs::read_to_string(log).unwrap_or_default();
+        if text.contains("kept") {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < until,
+            "the start was not verified: {text}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
 }
 
 /// The stop hook's answer for session `session`.

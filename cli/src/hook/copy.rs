@@ -5,7 +5,8 @@
 //! store into a private directory outside the project: tools look upwards for their
 //! configuration (cargo's workspace, eslint's and tsc's configs), so a copy below the project
 //! would be read as part of it. What the snapshots leave out and tools need (`node_modules`,
-//! `.venv`, `target`, other ignored files) is reachable through symlinks to the project's own.
+//! `.venv`, other ignored files) is reachable through symlinks to the project's own; a build
+//! output directory (cargo's `target`) is not, and the copy's builds go to verdict's own.
 //!
 //! The results are made the project's: verifiers already give paths relative to the directory
 //! they ran in, and any absolute path of the copy left in a report's text is written as the
@@ -32,6 +33,47 @@ const NOT_LINKED: &[&str] = &[
     ".ruff_cache",
 ];
 
+/// How the copies' directories begin; the rest is the tree's id (12 digits) and the pid of the
+/// process that made it, which [`sweep`] reads.
+const PREFIX: &str = "verdict-start-";
+
+/// Removes the copies in the temporary directory whose process is gone: one killed (SIGKILL,
+/// a crash) could not remove its own, and nothing else would. Only this user's are touched.
+pub(super) fn sweep() {
+    use std::os::unix::fs::MetadataExt as _;
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    let uid = rustix::process::getuid().as_raw();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|name| name.strip_prefix(PREFIX))
+            .and_then(|rest| rest.rsplit_once('-'))
+            .and_then(|(_, pid)| pid.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        let ours = entry.metadata().is_ok_and(|m| m.is_dir() && m.uid() == uid);
+        if ours && !alive(pid) {
+            // Symlinks are removed, never followed: the project's own files stay.
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+/// Whether process `pid` exists (one of another user's counts).
+fn alive(pid: i32) -> bool {
+    let Some(pid) = rustix::process::Pid::from_raw(pid) else {
+        return false;
+    };
+    matches!(
+        rustix::process::test_kill_process(pid),
+        Ok(()) | Err(rustix::io::Errno::PERM)
+    )
+}
+
 /// A start tree written out in a private directory; removed on drop.
 pub(super) struct StartCopy {
     dir: PathBuf,
@@ -44,7 +86,7 @@ impl StartCopy {
         let snapshots = Snapshots::open(root).context("failed to open the snapshot store")?;
         let id = TreeId::new(tree.to_owned()).context("not a tree id")?;
         let name = format!(
-            "verdict-start-{}-{}",
+            "{PREFIX}{}-{}",
             &tree[..tree.len().min(12)],
             std::process::id()
         );
@@ -62,7 +104,10 @@ impl StartCopy {
             .ignored()
             .context("failed to list the project's ignored files")?;
         let root = snapshots.root().to_path_buf();
-        for path in ignored.iter().filter(|path| linked(path)) {
+        for path in ignored
+            .iter()
+            .filter(|path| linked(path) && !build_output(&root.join(path)))
+        {
             copy.link(&root, path)?;
         }
         Ok(copy)
@@ -143,6 +188,23 @@ fn linked(path: &Path) -> bool {
         _ => false,
     })
 }
+
+/// Whether `dir` is a tool's build output, marked as a cache directory (a `CACHEDIR.TAG` in it,
+/// as cargo writes in `target`): a build in the copy would write the start tree's artifacts over
+/// the project's (its binaries), and share its build lock with the agent's builds. The copy
+/// builds elsewhere (see [`CARGO_TARGET_DIR`]).
+fn build_output(dir: &Path) -> bool {
+    dir.join("CACHEDIR.TAG").is_file()
+}
+
+/// Where the start verifications build a Rust project, under verdict's own directory: kept
+/// from one session start to the next, so that only the first one builds from nothing.
+pub(super) fn cargo_target_dir(root: &Path) -> PathBuf {
+    verdict_core::paths::hook_dir(root).join("start-target")
+}
+
+/// The variable that moves cargo's build output.
+pub(super) const CARGO_TARGET_DIR: &str = "CARGO_TARGET_DIR";
 
 /// `text` with `from` (a directory) written as `to`.
 fn replace_path(text: &str, from: &Path, to: &Path) -> String {

@@ -162,6 +162,10 @@ fn spawn_verification(harness: Harness, root: &Path, tree: &str) -> Result<Strin
         .arg(root)
         .arg("--verify-start")
         .arg(tree)
+        .env(
+            super::copy::CARGO_TARGET_DIR,
+            super::copy::cargo_target_dir(root),
+        )
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(log)
@@ -270,6 +274,7 @@ fn verify_start_tree(harness: Harness, args: &StopArgs, tree: &str) -> Result<St
         unpin(&root, tree);
         return Ok(format!("verdict hook: tree {tree} was verified before"));
     }
+    super::copy::sweep();
     let copy = StartCopy::make(&root, tree);
     unpin(&root, tree);
     let copy = copy?;
