@@ -62,10 +62,11 @@ const SWITCHES: &[&str] = &[
     "--no-default-browser-check",
     "--metrics-recording-only",
     // The network time, models, translation, casting, the preconnect to the default search
-    // engine (DuckDuckGo in Debian's build) on every navigation, and the autofill server that
-    // every page with a form is reported to.
+    // engine (DuckDuckGo in Debian's build) on every navigation, the autofill server that
+    // every page with a form is reported to, and the omnibox's AI Mode eligibility check
+    // (`www.google.com/async/folae`, which Debian's Chromium 148 was seen to make at start-up).
     "--disable-features=NetworkTimeServiceQuerying,OptimizationHints,Translate,MediaRouter,\
-     PreconnectToSearch,PreconnectToSearchNonGoogle,AutofillServerCommunication",
+     PreconnectToSearch,PreconnectToSearchNonGoogle,AutofillServerCommunication,AimEnabled",
     // Sign-in and the on-demand component installs (the on-device model manifest) have no
     // switch that silences them: pointed at a closed loopback port, they stay off the network.
     "--gaia-url=http://127.0.0.1:9/",
