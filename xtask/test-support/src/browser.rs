@@ -538,9 +538,31 @@ impl Proxy {
     fn seen(&self) -> Vec<String> {
         self.seen
             .lock()
-            .map(|seen| seen.clone())
+            .map(|seen| seen.iter().filter(|s| !s.is_empty()).cloned().collect())
             .unwrap_or_default()
     }
+}
+
+/// Whether a proxy request line (`GET http://host:port/path HTTP/1.1`, `CONNECT host:port …`)
+/// asks for a loopback host.
+fn to_loopback(line: &str) -> bool {
+    let Some(target) = line.split_whitespace().nth(1) else {
+        return false;
+    };
+    let authority = target
+        .split_once("://")
+        .map_or(target, |(_, rest)| rest)
+        .split('/')
+        .next()
+        .unwrap_or_default();
+    let host = match authority.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or_default(),
+        None => authority.split(':').next().unwrap_or_default(),
+    };
+    host == "localhost"
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
 }
 
 /// Records one proxied connection (its request line, or that it sent none) and refuses it.
@@ -559,7 +581,13 @@ fn refuse(stream: TcpStream, seen: &Mutex<Vec<String>>) {
         && let Ok(mut seen) = seen.lock()
         && let Some(slot) = seen.get_mut(index)
     {
-        *slot = line.trim().to_owned();
+        // Chromium sends some requests for the page's own loopback origin (its favicon) through
+        // the proxy all the same: they are refused, but they are not foreign.
+        *slot = if to_loopback(&line) {
+            String::new()
+        } else {
+            line.trim().to_owned()
+        };
     }
     let mut stream = stream;
     let _ = stream
@@ -607,6 +635,22 @@ mod tests {
             }
         });
         format!("http://{address}/")
+    }
+
+    #[test]
+    fn requests_for_loopback_are_told_from_foreign_ones() {
+        for (line, loopback) in [
+            ("GET http://127.0.0.1:37019/favicon.ico HTTP/1.1", true),
+            ("GET http://localhost:8080/ HTTP/1.1", true),
+            ("CONNECT [::1]:443 HTTP/1.1", true),
+            ("CONNECT 127.0.0.1:443 HTTP/1.1", true),
+            ("GET http://example.com/pixel.png HTTP/1.1", false),
+            ("CONNECT www.google.com:443 HTTP/1.1", false),
+            ("GET http://127.0.0.1.example.com/ HTTP/1.1", false),
+            ("", false),
+        ] {
+            assert_eq!(to_loopback(line), loopback, "{line}");
+        }
     }
 
     #[test]
