@@ -158,25 +158,9 @@ fn check_verify(result: &Value, budget: u64, log_holds: &[(&str, &str)]) -> Valu
     structured
 }
 
-/// initialize, tools/list with every schema, list_verifiers, then verify on the failing
-/// project: the digest names the failing test, the structured result agrees with `verdict run
-/// --format json`, progress comes once per verifier, each log is linked. Then the fix is written
-/// and the same (warm) server verifies it as passed, and `changed_only` names what was unchanged.
-#[test]
-fn a_real_client_verifies_a_failing_then_a_passing_project() {
-    let project = pytest_project();
-    let steps = json!([
-        { "do": "initialize" },
-        { "do": "list_tools" },
-        { "do": "call", "tool": "list_verifiers" },
-        { "do": "call", "tool": "verify", "args": { "budget": 300 } },
-        { "do": "write", "file": "calc.py", "text": FIXED_CALC },
-        { "do": "call", "tool": "verify", "args": { "budget": 300 } },
-        { "do": "write", "file": "calc.py", "text": format!("{FIXED_CALC}# faster\n") },
-        { "do": "call", "tool": "verify", "args": { "changed_only": true } },
-    ]);
-    let out = client(&project, &steps);
-
+/// The first three answers of the session: the server's name and capabilities, the three tools
+/// with their schemas, and the verifiers `list_verifiers` says run.
+fn check_handshake_and_listing(out: &[Value]) {
     let init = &out[0]["result"];
     assert_eq!(init["serverInfo"]["name"], "verdict", "{init:#}");
     assert!(init["capabilities"]["tools"].is_object(), "{init:#}");
@@ -206,6 +190,28 @@ fn a_real_client_verifies_a_failing_then_a_passing_project() {
         .filter_map(|v| v["name"].as_str())
         .collect();
     assert_eq!(runs, ["pytest", "notes"], "{listed:#}");
+}
+
+/// initialize, tools/list with every schema, list_verifiers, then verify on the failing
+/// project: the digest names the failing test, the structured result agrees with `verdict run
+/// --format json`, progress comes once per verifier, each log is linked. Then the fix is written
+/// and the same (warm) server verifies it as passed, and `changed_only` names what was unchanged.
+#[test]
+fn a_real_client_verifies_a_failing_then_a_passing_project() {
+    let project = pytest_project();
+    let steps = json!([
+        { "do": "initialize" },
+        { "do": "list_tools" },
+        { "do": "call", "tool": "list_verifiers" },
+        { "do": "call", "tool": "verify", "args": { "budget": 300 } },
+        { "do": "write", "file": "calc.py", "text": FIXED_CALC },
+        { "do": "call", "tool": "verify", "args": { "budget": 300 } },
+        { "do": "write", "file": "calc.py", "text": format!("{FIXED_CALC}# faster\n") },
+        { "do": "call", "tool": "verify", "args": { "changed_only": true } },
+    ]);
+    let out = client(&project, &steps);
+
+    check_handshake_and_listing(&out);
 
     // The failing project.
     let failing = &out[3];
@@ -679,6 +685,37 @@ command = ["sh", "-c", "echo 'DATABASE_PASSWORD=hunter2MkdW9o'; echo 'error: lea
 regex = '^error: (?P<message>.*)$'
 "#;
 
+/// The reads of each link over the protocol: two, each the whole file, redacted.
+fn check_reads(read_links: &Value) {
+    let reads = read_links["reads"].as_array().expect("reads");
+    assert_eq!(reads.len(), 2, "{read_links:#}");
+    for read in reads {
+        let contents = read["result"]["contents"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no contents: {read:#}"));
+        let text = contents[0]["text"].as_str().expect("text");
+        assert_eq!(contents[0]["uri"], read["uri"], "{read:#}");
+        assert!(
+            !text.contains("hunter2MkdW9o"),
+            "a secret was served: {text}"
+        );
+    }
+    let texts: Vec<&str> = reads
+        .iter()
+        .filter_map(|r| r["result"]["contents"][0]["text"].as_str())
+        .collect();
+    assert!(
+        texts.iter().any(|t| t.contains("no-unused-vars")),
+        "{texts:#?}"
+    );
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.contains("DATABASE_PASSWORD=[redacted")),
+        "{texts:#?}"
+    );
+}
+
 /// eslint's log was an empty file (its findings go to `eslint.json`), and `verify` linked it
 /// with `size: 0`; a client could not read a link over the protocol (`resources/read` was
 /// -32601). Now every link names a file that holds the tool's output, the server offers
@@ -759,33 +796,7 @@ fn every_log_link_holds_the_output_and_reads_over_the_protocol() {
     );
 
     // Each link reads over the protocol: the whole file, redacted.
-    let reads = out[2]["reads"].as_array().expect("reads");
-    assert_eq!(reads.len(), 2, "{:#}", out[2]);
-    for read in reads {
-        let contents = read["result"]["contents"]
-            .as_array()
-            .unwrap_or_else(|| panic!("no contents: {read:#}"));
-        let text = contents[0]["text"].as_str().expect("text");
-        assert_eq!(contents[0]["uri"], read["uri"], "{read:#}");
-        assert!(
-            !text.contains("hunter2MkdW9o"),
-            "a secret was served: {text}"
-        );
-    }
-    let texts: Vec<&str> = reads
-        .iter()
-        .filter_map(|r| r["result"]["contents"][0]["text"].as_str())
-        .collect();
-    assert!(
-        texts.iter().any(|t| t.contains("no-unused-vars")),
-        "{texts:#?}"
-    );
-    assert!(
-        texts
-            .iter()
-            .any(|t| t.contains("DATABASE_PASSWORD=[redacted")),
-        "{texts:#?}"
-    );
+    check_reads(&out[2]);
 
     // The newest run's files are listed, the linked ones among them.
     let listed: Vec<&str> = out[3]["result"]["resources"]
