@@ -169,7 +169,16 @@ impl Fleet {
     pub(crate) fn work(&self, extra: &[&str]) -> Out {
         let mut args = vec!["work", "--until-idle", "--min-free-disk", "1"];
         args.extend(extra);
-        let out = self.run(&args);
+        // The worker's warnings (changes it could not keep) are logged only when asked for:
+        // a test that fails shows them with the rest of its output.
+        let child = self
+            .command(&args)
+            .env("VERDICT_LOG", "verdict::fleet=warn")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("verdict starts");
+        let out = finish(child, LIMIT);
         assert_eq!(out.code, 0, "{}", out.all());
         out
     }
