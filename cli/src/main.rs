@@ -197,6 +197,20 @@ fn completions(shell: clap_complete::Shell) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::Success)
 }
 
+/// Shows the warnings of `target` on stderr unless `VERDICT_LOG` says what to log: a long-running
+/// worker's warnings (changes it could not keep, a lease it could not renew, too little disk to
+/// take a task) are what its user needs to know, and were silent without `VERDICT_LOG`.
+pub(crate) fn warn_by_default(target: &str) {
+    if std::env::var_os("VERDICT_LOG").is_some() {
+        return;
+    }
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::new(format!("{target}=warn")))
+        .with_writer(io::stderr)
+        .with_ansi(global::color(global::Stream::Stderr))
+        .try_init();
+}
+
 /// `VERDICT_LOG` (a `tracing` filter such as `info` or `verdict::loop=debug`) turns on verdict's
 /// spans and events on stderr: the loop's `verdict_loop` and `attempt` spans and its decisions.
 /// Unset, nothing is logged and nothing is paid for.

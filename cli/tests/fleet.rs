@@ -169,16 +169,7 @@ impl Fleet {
     pub(crate) fn work(&self, extra: &[&str]) -> Out {
         let mut args = vec!["work", "--until-idle", "--min-free-disk", "1"];
         args.extend(extra);
-        // The worker's warnings (changes it could not keep) are logged only when asked for:
-        // a test that fails shows them with the rest of its output.
-        let child = self
-            .command(&args)
-            .env("VERDICT_LOG", "verdict::fleet=warn")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("verdict starts");
-        let out = finish(child, LIMIT);
+        let out = self.run(&args);
         assert_eq!(out.code, 0, "{}", out.all());
         out
     }
@@ -557,6 +548,38 @@ fn cancelling_a_running_task_stops_its_agent(fleet: Fleet) {
     assert_eq!(fleet.task_status("s")["attempts"], 0);
     let _ = worker.kill();
     let _ = worker.wait();
+}
+
+/// A worker that cannot take a task says why on stderr without being asked for logs: its
+/// warnings (too little disk, changes it could not keep) were silent unless `VERDICT_LOG` was set.
+#[test]
+fn a_worker_with_too_little_disk_says_so_unasked() {
+    let fleet = Fleet::sqlite();
+    fleet.add(&[fleet.task("s", "fix")]);
+    // A petabyte, in MiB.
+    let worker = fleet.spawn(&["work", "--min-free-disk", "1000000000"], "w");
+    let start = Instant::now();
+    loop {
+        let said = std::fs::read_to_string(fleet.path("w.err")).unwrap_or_default();
+        if said.contains("too little free disk to take a task") {
+            break;
+        }
+        assert!(
+            start.elapsed() < LIMIT,
+            "the worker did not say why: {said}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    signal(worker.id(), "TERM");
+    let out = finish(worker, Duration::from_secs(60));
+    assert_eq!(
+        out.code,
+        0,
+        "{}",
+        std::fs::read_to_string(fleet.path("w.err")).unwrap_or_default()
+    );
+    let task = fleet.task_status("s");
+    assert_eq!(task["state"], "pending", "{task:#}");
 }
 
 fn sigterm_drains_a_worker_and_hands_its_attempt_back_uncounted(fleet: Fleet) {

@@ -78,6 +78,7 @@ fn parse_limit(text: &str) -> Result<AgentLimit, String> {
 
 /// Runs `verdict fleet work`.
 pub(crate) fn run(args: &Args) -> Result<ExitCode> {
+    crate::warn_by_default("verdict::fleet");
     let work_base = match &args.work_dir {
         Some(dir) => absolute(dir)?,
         None => paths::fleet_work(&current_dir()?),
